@@ -1,0 +1,184 @@
+"""Cards, card notation and shoes.
+
+A card is a small int so the evaluators can index tables with it: ``rank * 4 + suit`` with
+rank 0..12 for 2..A and suit 0..3 for c d h s; the joker is 52. Multi-deck shoes simply hold the
+same int several times -- identical cards are different physical cards but equal values, which is
+exactly what the evaluators must assume.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import secrets
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import NewType
+
+Card = NewType("Card", int)
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+JOKER = Card(52)
+SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+
+
+class CardError(ValueError):
+    """Unreadable card notation; the message names the offending text (Japanese, for players)."""
+
+
+def make(rank: int, suit: int) -> Card:
+    return Card(rank * 4 + suit)
+
+
+def rank_of(card: Card) -> int:
+    """0..12 for 2..A; 13 for the joker."""
+    return card >> 2
+
+
+def suit_of(card: Card) -> int:
+    """0..3 for c d h s; 4 for the joker."""
+    return card & 3 if card != JOKER else 4
+
+
+def is_joker(card: Card) -> bool:
+    return card == JOKER
+
+
+def card_str(card: Card) -> str:
+    """Canonical form: ``As``, ``Td``, ``JK``."""
+    if card == JOKER:
+        return "JK"
+    if not 0 <= card < 52:
+        raise CardError(f"不正なカード値です: {card}")
+    return RANKS[card >> 2] + SUITS[card & 3]
+
+
+def cards_str(cards: Iterable[Card]) -> list[str]:
+    return [card_str(c) for c in cards]
+
+
+def pretty(card: Card) -> str:
+    """Human display with suit symbols (``A♠``), for chat messages."""
+    if card == JOKER:
+        return "JK"
+    r = RANKS[card >> 2]
+    return ("10" if r == "T" else r) + SUIT_SYMBOLS[SUITS[card & 3]]
+
+
+# --- notation -----------------------------------------------------------------------------
+
+_SUIT_WORDS = {
+    "♠": "s", "♤": "s", "s": "s", "スペード": "s", "すぺーど": "s",
+    "♥": "h", "♡": "h", "h": "h", "ハート": "h", "はーと": "h",
+    "♦": "d", "♢": "d", "d": "d", "ダイヤ": "d", "ダイア": "d", "だいや": "d",
+    "♣": "c", "♧": "c", "c": "c", "クラブ": "c", "クローバー": "c", "くらぶ": "c",
+}
+_RANK_WORDS = {
+    "a": "A", "k": "K", "q": "Q", "j": "J", "t": "T", "10": "T",
+    **{str(n): str(n) for n in range(2, 10)},
+}
+_SUIT_SYM = "♠♤♥♡♦♢♣♧"
+_SUIT_JA = "スペード|すぺーど|ハート|はーと|ダイヤ|ダイア|だいや|クラブ|クローバー|くらぶ"
+_RANK = r"(?:10|[2-9tjqka])"
+# Order matters: the joker first, then forms with explicit suit words, then the compact form.
+CARD_PATTERN = (
+    r"(?:(?P<jk>jk|joker|ジョーカー)"
+    rf"|(?P<jsuit>{_SUIT_JA})の?(?P<jrank>{_RANK})"
+    rf"|(?P<srank>{_RANK})(?P<ssym>[{_SUIT_SYM}cdhs])"
+    rf"|(?P<psym>[{_SUIT_SYM}])(?P<prank>{_RANK}))"
+)
+_CARD_RE = re.compile(CARD_PATTERN)
+_SEP_RE = re.compile(r"[\s,、，/・|]+")
+
+
+def normalize(text: str) -> str:
+    """NFKC (full-width → ASCII, half-width kana → full-width) and lower case."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def _from_match(m: re.Match[str]) -> Card:
+    if m.group("jk"):
+        return JOKER
+    if m.group("jsuit"):
+        rank, suit = m.group("jrank"), m.group("jsuit")
+    elif m.group("srank"):
+        rank, suit = m.group("srank"), m.group("ssym")
+    else:
+        rank, suit = m.group("prank"), m.group("psym")
+    return make(RANKS.index(_RANK_WORDS[rank]), SUITS.index(_SUIT_WORDS[suit]))
+
+
+def parse_card(text: str) -> Card:
+    """One card in any notation the community uses (``As``, ``A♠``, ``Ａ♠``, ``10s``, ``スペードのA``, ``JK``)."""
+    norm = normalize(text.strip())
+    m = _CARD_RE.fullmatch(norm)
+    if m is None:
+        raise CardError(f"カードが読めません: 「{text}」")
+    return _from_match(m)
+
+
+def parse_cards(text: str) -> list[Card]:
+    """All cards in a string, separated by spaces/commas or written together (``AhKh``)."""
+    norm = normalize(text)
+    out: list[Card] = []
+    pos = 0
+    while pos < len(norm):
+        sep = _SEP_RE.match(norm, pos)
+        if sep:
+            pos = sep.end()
+            continue
+        m = _CARD_RE.match(norm, pos)
+        if m is None:
+            bad = _SEP_RE.split(norm[pos:], maxsplit=1)[0]
+            if len(norm) == len(text):  # show the player's own spelling where positions agree
+                bad = text[pos : pos + len(bad)]
+            raise CardError(f"カードが読めません: 「{bad}」")
+        out.append(_from_match(m))
+        pos = m.end()
+    return out
+
+
+def find_cards(text: str) -> list[Card]:
+    """Cards mentioned anywhere in normalized text, for the parser (no error on other words)."""
+    return [_from_match(m) for m in _CARD_RE.finditer(text)]
+
+
+# --- shoes -----------------------------------------------------------------------------------
+
+def full_deck() -> list[Card]:
+    return [Card(i) for i in range(52)]
+
+
+class Shoe:
+    """N decks plus jokers, shuffled by an injectable random source (CSPRNG by default)."""
+
+    def __init__(
+        self, decks: int = 1, jokers: int = 0, rng: random.Random | None = None
+    ) -> None:
+        if decks < 1 or jokers < 0:
+            raise ValueError("a shoe needs at least one deck and a non-negative joker count")
+        self.decks = decks
+        self.jokers = jokers
+        self._rng: random.Random = rng if rng is not None else secrets.SystemRandom()
+        self.cards: list[Card] = []
+        self.reset()
+
+    def reset(self) -> None:
+        """Gather every card and shuffle."""
+        self.cards = full_deck() * self.decks + [JOKER] * self.jokers
+        self._rng.shuffle(self.cards)
+
+    def draw(self, n: int = 1) -> list[Card]:
+        if n > len(self.cards):
+            raise ValueError("the shoe is empty")
+        out, self.cards = self.cards[:n], self.cards[n:]
+        return out
+
+    def remove(self, cards: Sequence[Card]) -> None:
+        """Take specific cards out (e.g. cards already dealt by a transcript)."""
+        for c in cards:
+            self.cards.remove(c)
+
+    def __len__(self) -> int:
+        return len(self.cards)

@@ -1,0 +1,137 @@
+"""The ``referee`` command: a thin shell over the library (CONTRACTS.md §1-3 and the adapters).
+
+Exit codes: 0 done, 2 bad input (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from referee.definitions import GAME_IDS
+
+DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "referee.db"
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"referee: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _dump(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
+
+
+# --- referee hand ------------------------------------------------------------------------------
+
+def cmd_hand(args: argparse.Namespace) -> None:
+    from referee.cards import CardError, cards_str, parse_cards
+    from referee.hands import HandError, evaluate, winners
+
+    try:
+        board = parse_cards(args.board) if args.board is not None else []
+        hands = [evaluate(args.game, parse_cards(text), board) for text in args.cards]
+    except (CardError, HandError) as e:
+        _fail(str(e))
+    out = {
+        "hands": [{"class": h.klass, "name": h.name, "cards": cards_str(h.cards)} for h in hands],
+        "winners": winners(hands),
+    }
+    print(_dump(out))
+
+
+# --- referee parse -----------------------------------------------------------------------------
+
+def cmd_parse(args: argparse.Namespace) -> None:
+    from referee.parse import parse
+
+    if args.text == "-":
+        out = sys.stdout
+        for line in sys.stdin:
+            out.write(_dump(parse(line.rstrip("\r\n"), args.game).to_json()) + "\n")
+        out.flush()
+    else:
+        print(_dump(parse(args.text, args.game).to_json()))
+
+
+# --- referee replay ----------------------------------------------------------------------------
+
+def cmd_replay(args: argparse.Namespace) -> None:
+    from referee.adapters.transcript import TranscriptError, replay
+
+    try:
+        replay(Path(args.file), db=Path(args.db) if args.db else None, out=sys.stdout)
+    except TranscriptError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{args.file}: {e.strerror}")
+
+
+# --- referee play / records ----------------------------------------------------------------
+
+def cmd_play(args: argparse.Namespace) -> None:
+    from referee.adapters.terminal import run
+
+    run(db=Path(args.db), moderator=args.moderator)
+
+
+def cmd_records(args: argparse.Namespace) -> None:
+    from referee.store import StoreError, records
+
+    try:
+        rows = records(Path(args.db), args.kind, player=args.player)
+    except StoreError as e:
+        _fail(str(e))
+    if args.json:
+        for row in rows:
+            print(_dump(row))
+    else:
+        for row in rows:
+            print("  ".join(f"{k}={v}" for k, v in row.items()))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="referee", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    h = sub.add_parser("hand", help="evaluate and compare hands (CONTRACTS.md §1)")
+    h.add_argument("--game", required=True, choices=GAME_IDS)
+    h.add_argument("--board", default=None, help="community cards, e.g. 'Ts 9s 8c'")
+    h.add_argument("cards", nargs="+", help="one argument per hand, e.g. 'Ah Kh Qd Jd'")
+    h.set_defaults(func=cmd_hand)
+
+    pa = sub.add_parser("parse", help="what a chat message means (CONTRACTS.md §2)")
+    pa.add_argument("--game", required=True, choices=GAME_IDS)
+    pa.add_argument("text", help="the message, or - for one message per stdin line")
+    pa.set_defaults(func=cmd_parse)
+
+    r = sub.add_parser("replay", help="referee a transcript, print JSON Lines events (§3)")
+    r.add_argument("--db", default=None, help="SQLite file to persist to (resumable)")
+    r.add_argument("file")
+    r.set_defaults(func=cmd_replay)
+
+    pl = sub.add_parser("play", help="a terminal table: type 'name: message' lines")
+    pl.add_argument("--db", default=str(DEFAULT_DB))
+    pl.add_argument("--moderator", default="dealer", help="name allowed to use moderator commands")
+    pl.set_defaults(func=cmd_play)
+
+    rc = sub.add_parser("records", help="moderator queries on the database")
+    rc.add_argument("--db", default=str(DEFAULT_DB))
+    rc.add_argument("kind", choices=("bank", "penalties", "flags", "hands"))
+    rc.add_argument("--player", default=None)
+    rc.add_argument("--json", action="store_true")
+    rc.set_defaults(func=cmd_records)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""Game definition files (``games/*.toml``): stakes, seats, decks, pay tables and every
+*(config)* ruling of RULES.md, validated by pydantic so a bad file is refused with the file, the
+key and the reason -- never half-loaded.
+
+Multipliers are read as :class:`~decimal.Decimal` (TOML floats are parsed with
+``parse_float=Decimal``) so 3.5x stays exact; payouts are rounded by each game's
+``payout_rounding`` ruling.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
+
+GAMES_DIR = Path(__file__).resolve().parent.parent / "games"
+GAME_IDS = ("omaha", "holdem_aa", "seven", "deuces")
+
+Multiplier = Annotated[Decimal, Field(ge=0)]
+Rounding = Literal["down", "up"]
+
+
+class DefinitionError(ValueError):
+    """A definition file that cannot be used; the message names the file and the key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Seats(_Strict):
+    standard: PositiveInt
+    max: PositiveInt
+
+    @model_validator(mode="after")
+    def _order(self) -> Seats:
+        if self.standard > self.max:
+            raise ValueError("standard must not exceed max")
+        return self
+
+
+class Penalties(_Strict):
+    """Bank points taken by the house-rule penalties (omaha seed; applied by every table)."""
+
+    information_leak: int = Field(1000, ge=0)
+    interference: int = Field(5000, ge=0)
+    flying_action_limit: PositiveInt = 3
+
+
+class Clock(_Strict):
+    """Action clock: a reminder, then check-if-possible-else-fold. Seconds; 0 disables."""
+
+    remind_after: int = Field(60, ge=0)
+    act_after: int = Field(120, ge=0)
+    showdown_default: Literal["open", "muck"] = "open"
+
+
+class Level(_Strict):
+    level: PositiveInt
+    sb: PositiveInt
+    bb: PositiveInt
+    ante: PositiveInt
+
+
+class OmahaRules(_Strict):
+    rules: Literal["loj", "world"] = "loj"
+    level: PositiveInt = 1
+    limit: Literal["pot", "no", "fixed"] = "pot"
+    ante: bool = False
+    equal: bool = False
+    chip_multiplier: PositiveInt = 10
+    leave_rounding: Rounding = "up"
+    levels: list[Level]
+    rake_percent: Multiplier = Decimal(2)
+    rake_min_pot: int = Field(500, ge=0)
+    rake_cap: int = Field(500, ge=0)
+    button_start: Literal["seat1", "random"] = "seat1"
+    oversize_allin: Literal["refuse", "max_raise"] = "refuse"
+    allin_fa_return: Rounding = "up"
+    hand_bonus: dict[str, int]
+    nogame_inactive_percent: int = Field(20, ge=0, le=100)
+    nogame_inactive_cap: int = Field(300, ge=0)
+    side_pot_open_order: Literal["last_first", "main_first"] = "last_first"
+
+    @model_validator(mode="after")
+    def _levels(self) -> OmahaRules:
+        numbers = [lv.level for lv in self.levels]
+        if numbers != list(range(1, len(numbers) + 1)):
+            raise ValueError("levels must be numbered 1, 2, 3, … in order")
+        if self.level > len(numbers):
+            raise ValueError(f"level {self.level} is not among the levels")
+        return self
+
+
+class HoldemAARules(_Strict):
+    ante_unit: PositiveInt = 100
+    aa_max_ratio: Multiplier = Decimal(1)
+    dealer_qualify_pair: int = Field(4, ge=2, le=14)
+    call_table: dict[str, Multiplier]
+    ante_table: dict[str, Multiplier]
+    aa_table: dict[str, Multiplier]
+    mistake_payout: dict[str, Multiplier]
+    bankrupt_below: int = Field(20, ge=0)
+    payout_rounding: Rounding = "down"
+
+
+class SevenRules(_Strict):
+    ante_unit: PositiveInt = 100
+    dealer_seat: PositiveInt = 6
+    bets: dict[str, Multiplier]
+    dq_max_pair: int = Field(3, ge=2, le=14)
+    dq_needs_ace_or_king: bool = True
+    win_count_table: dict[str, Multiplier]
+    result_table: dict[str, Multiplier]
+    hand_table: dict[str, Multiplier]
+    owner_short_table: dict[str, Multiplier]
+    owner_short_table_applies: bool = True
+    joker: dict[str, Multiplier]
+    allin_divisor: PositiveInt = 3
+    bankrupt_below: int = Field(30, ge=0)
+    npc_first_min_rank: int = Field(7, ge=2, le=14)
+    mistake_payout: dict[str, Multiplier]
+    payout_rounding: Rounding = "down"
+
+
+class DeucesRules(_Strict):
+    ante_unit: PositiveInt = 100
+    bonus_decks: PositiveInt = 1
+    bonus_area_size: PositiveInt = 4
+    bonus_table: dict[str, Multiplier]
+    dealer_table: dict[str, Multiplier]
+    player_table: dict[str, Multiplier]
+    dealer_qualify: str = "three_of_a_kind"
+    dealer_strategy: str = "house_way_v1"
+    tie: Literal["push"] = "push"
+    joker: dict[str, Multiplier]
+    allin_divisor: PositiveInt = 2
+    bankrupt_below: int = Field(20, ge=0)
+    mistake_payout: dict[str, Multiplier]
+    payout_rounding: Rounding = "down"
+
+
+class GameDefinition(_Strict):
+    id: Literal["omaha", "holdem_aa", "seven", "deuces"]
+    name: str
+    decks: PositiveInt
+    jokers: int = Field(0, ge=0)
+    seats: Seats
+    penalties: Penalties = Penalties()
+    clock: Clock = Clock()
+    omaha: OmahaRules | None = None
+    holdem_aa: HoldemAARules | None = None
+    seven: SevenRules | None = None
+    deuces: DeucesRules | None = None
+
+    @model_validator(mode="after")
+    def _section(self) -> GameDefinition:
+        present = [g for g in GAME_IDS if getattr(self, g) is not None]
+        if present != [self.id]:
+            raise ValueError(f"a '{self.id}' file needs exactly the [{self.id}] section")
+        return self
+
+
+def _format(err: ValidationError) -> str:
+    first = err.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or "(file)"
+    return f"{key}: {first['msg']}"
+
+
+def load_file(path: Path) -> GameDefinition:
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f, parse_float=Decimal)
+    except OSError as e:
+        raise DefinitionError(f"{path}: cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise DefinitionError(f"{path}: not valid TOML: {e}") from None
+    try:
+        return GameDefinition.model_validate(data)
+    except ValidationError as e:
+        raise DefinitionError(f"{path}: {_format(e)}") from None
+
+
+@cache
+def load(game: str, games_dir: Path = GAMES_DIR) -> GameDefinition:
+    """The definition of ``game`` from ``games/GAME.toml`` (cached: files are read once)."""
+    if game not in GAME_IDS:
+        raise DefinitionError(f"unknown game '{game}' (known: {', '.join(GAME_IDS)})")
+    return load_file(games_dir / f"{game}.toml")

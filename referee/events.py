@@ -1,0 +1,114 @@
+"""Events: what the referee decided, in the shape of CONTRACTS.md §3.
+
+Every accepted change to a table is an event; replay prints them as JSON Lines, the store appends
+them to the event log, and tables are rebuilt from them. Engines may add event kinds of their own
+(subclass :class:`Event` with a new ``event`` literal); tests ignore kinds they do not know.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    event: str
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+class HandStart(Event):
+    event: Literal["hand_start"] = "hand_start"
+    hand: int
+    button: int
+
+
+class ActionEvent(Event):
+    event: Literal["action"] = "action"
+    player: str
+    action: str
+    amount: int = 0
+    to: int | None = None
+
+
+class Rejected(Event):
+    event: Literal["rejected"] = "rejected"
+    player: str
+    text: str
+    reason: str
+
+
+class FlyingAction(Event):
+    event: Literal["flying_action"] = "flying_action"
+    player: str
+    action: str
+    count: int
+
+
+class Flag(Event):
+    event: Literal["flag"] = "flag"
+    id: int
+    player: str
+    kind: Literal["information_leak", "interference"]
+    text: str
+    confidence: Literal["high", "low"]
+
+
+class Penalty(Event):
+    event: Literal["penalty"] = "penalty"
+    player: str
+    kind: Literal[
+        "flying_action_limit", "check_fa", "allin_fa", "information_leak", "interference"
+    ]
+    points: int = 0
+    chips: int = 0
+
+
+class Pot(Event):
+    event: Literal["pot"] = "pot"
+    index: int
+    amount: int
+    shares: dict[str, int]
+
+
+class Rake(Event):
+    event: Literal["rake"] = "rake"
+    amount: int
+
+
+class Settle(Event):
+    event: Literal["settle"] = "settle"
+    player: str
+    result: Literal["win", "lose", "push", "dealer_fold", "dq", "fold"]
+    payout: int
+
+
+class BonusArea(Event):
+    event: Literal["bonus_area"] = "bonus_area"
+    cards: list[str]
+    markers: list[int]
+
+
+class Say(Event):
+    """A message the bot sends: ``to`` is ``room`` or a player's name (a private message)."""
+
+    event: Literal["say"] = "say"
+    to: str
+    text: str
+
+
+class Leave(Event):
+    event: Literal["leave"] = "leave"
+    player: str
+    chips: int
+    bank: int
+
+
+class HandEnd(Event):
+    event: Literal["hand_end"] = "hand_end"
+    hand: int
+    stacks: dict[str, int]

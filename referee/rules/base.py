@@ -1,0 +1,147 @@
+"""The contract between the referee service and a game engine.
+
+An engine is a deterministic state machine: the same inputs (seatings, explicit deals, parsed
+actions, operations and clock ticks) always give the same events. That is what makes the store's
+event log enough to rebuild a table after a crash, and what makes a transcript replay exercise the
+same code as the live bot. Every method validates before it mutates: one that raises leaves the
+table exactly as it was.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+from referee.actions import Parsed
+from referee.cards import Card
+from referee.definitions import GameDefinition
+from referee.events import Event
+
+
+class IllegalAction(Exception):
+    """An action or operation the table cannot accept now. ``reason`` is Japanese, for players."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class OptionError(ValueError):
+    """A table option (``# table:`` line, ``!open`` arguments) that is unknown or out of range."""
+
+
+@dataclass
+class Deal:
+    """Every card (and die) one hand will use, fixed before it starts.
+
+    Transcripts give it explicitly (``# deal:``); the live service draws it from a shuffled
+    :class:`~referee.cards.Shoe` and stores it, so a restart replays the very same hand.
+    ``hands`` are in the order dealt to each player; ``shoe`` is the order cards leave the shoe
+    for replacements and draws; ``dealer`` is the house's hand (``seven``: the dealer seat's).
+    """
+
+    hands: dict[str, list[Card]] = field(default_factory=dict)
+    board: list[Card] = field(default_factory=list)
+    dealer: list[Card] = field(default_factory=list)
+    shoe: list[Card] = field(default_factory=list)
+    dice: list[int] = field(default_factory=list)
+
+
+@dataclass
+class SeatState:
+    seat: int
+    name: str
+    chips: int
+    npc: bool = False
+
+
+class Engine(ABC):
+    """One table of one game. Subclasses implement the rules; the service drives them."""
+
+    game: str
+
+    def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
+        self.definition = definition
+        self.options = dict(options)
+        self.hand_no = 0
+        self.last_slot = False
+
+    # --- seating -------------------------------------------------------------------------
+    @abstractmethod
+    def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
+        """Seat a player with ``chips`` at the table (already converted from bank points)."""
+
+    @abstractmethod
+    def leave(self, name: str) -> list[Event]:
+        """Stand a player up (after the current hand if they are in it); emits ``leave``."""
+
+    def buy_in_chips(self, bank_points: int) -> int:
+        """Table chips for ``bank_points`` brought from the bank (omaha: ×10 unless equal-value)."""
+        return bank_points
+
+    def set_button(self, seat: int) -> None:
+        """``# button: N``: the button seat for the next hand."""
+        raise IllegalAction("このゲームではボタンを指定できません")
+
+    def set_bonus_area(self, cards: list[Card], markers: list[int] | None = None) -> None:
+        """``# bonus:`` (deuces only): the bonus area, oldest first."""
+        raise IllegalAction("このゲームにはボーナスエリアがありません")
+
+    # --- the hand ------------------------------------------------------------------------
+    @abstractmethod
+    def start_hand(self, deal: Deal) -> list[Event]:
+        """Start the next hand with these cards (antes and blinds posted where the game does)."""
+
+    @abstractmethod
+    def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
+        """Apply a player's parsed action (resolved against the state); raises IllegalAction."""
+
+    def tick(self, now: float) -> list[Event]:
+        """The action clock: reminders and default actions due at ``now`` (seconds)."""
+        return []
+
+    # --- operations decided outside the engine (moderators, the leak/interference pipeline) ---
+    def force_fold(self, player: str) -> list[Event]:
+        raise IllegalAction("このゲームでは強制フォールドできません")
+
+    def remove(self, player: str) -> list[Event]:
+        """Remove from the table at once (after a forced fold); emits ``leave``."""
+        raise IllegalAction("このゲームでは強制退席できません")
+
+    def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
+        """``!nogame`` / ``!misdeal @p`` / ``!exposed @p``: the game's dealing-mistake procedure."""
+        raise IllegalAction("このゲームではその手続きはできません")
+
+    def set_last_slot(self, on: bool) -> list[Event]:
+        self.last_slot = on
+        return []
+
+    # --- queries ---------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def in_hand(self) -> bool:
+        """A hand is running (between ``hand_start`` and ``hand_end``)."""
+
+    @abstractmethod
+    def stacks(self) -> dict[str, int]:
+        """Chips at the table of every seated player."""
+
+    @abstractmethod
+    def seated(self) -> list[SeatState]:
+        """Seated players in seat order."""
+
+    def to_act(self) -> str | None:
+        """Whose turn it is, if any one player's."""
+        return None
+
+    def holdings(self, player: str) -> list[Card]:
+        """The cards ``player`` holds or held this hand (leak detection); [] if none."""
+        return []
+
+    def shown(self, player: str) -> list[Card]:
+        """Cards ``player`` has legally shown this hand (these may be talked about)."""
+        return []
+
+    def in_this_hand(self, player: str) -> bool:
+        """Dealt into the current hand (folded or not)."""
+        return bool(self.holdings(player))
