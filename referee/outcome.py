@@ -1,0 +1,57 @@
+"""The unit of work between the referee service and whatever persists it.
+
+The service is store-agnostic (sans-I/O, like the engines): for each input it returns an
+:class:`Outcome` -- the input as it must be replayed (a live deal is drawn once and recorded in
+it), the events it caused and the bank ledger entries. A persistence layer writes one outcome in
+one transaction and can hand the inputs back in order, so a restart rebuilds every table by
+running them again with persistence off. Penalties, flags, hands and the deuces bonus area are
+derived from the events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from referee.events import Event
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """A chat message. ``id`` is unique per source (Matrix event id, transcript ``file:line``)."""
+
+    id: str
+    room: str
+    sender: str
+    text: str
+    time: float | None = None
+    dm: bool = False
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One change of a bank balance; balances are the sums of these, nothing else."""
+
+    player: str
+    delta: int
+    reason: str
+    event_index: int | None = None  # index into Outcome.events of the event that caused it
+
+
+@dataclass
+class Outcome:
+    input_id: str
+    room: str
+    input: dict[str, Any]
+    events: list[Event] = field(default_factory=list)
+    ledger: list[LedgerEntry] = field(default_factory=list)
+
+
+class Persistence(Protocol):
+    def is_processed(self, input_id: str) -> bool: ...
+
+    def save(self, outcome: Outcome) -> None:
+        """Write the outcome atomically (input id, input, events, ledger) or not at all."""
+
+    def inputs(self) -> list[dict[str, Any]]:
+        """Every saved input, in the order saved (for rebuilding tables after a restart)."""
