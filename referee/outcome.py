@@ -6,6 +6,12 @@ it), the events it caused and the bank ledger entries. A persistence layer write
 one transaction and can hand the inputs back in order, so a restart rebuilds every table by
 running them again with persistence off. Penalties, flags, hands and the deuces bonus area are
 derived from the events.
+
+Store note (referee.store, additive): the store derives its tables from these event kinds --
+``penalty``, ``flag``, ``flag_decided`` {``id``, ``decision``: ``confirmed``|``dismissed``} for
+!confirm/!dismiss, ``rank`` {``player``, ``mark``} for rank marks ("" = 無印), ``bonus_area``,
+``hand_start``/``hand_end``; ``LedgerEntry.event_index`` links a ledger row to its event. The
+store also implements :class:`StoredState` (balances, rank marks, bonus area) for start-up.
 """
 
 from __future__ import annotations
@@ -55,3 +61,16 @@ class Persistence(Protocol):
 
     def inputs(self) -> list[dict[str, Any]]:
         """Every saved input, in the order saved (for rebuilding tables after a restart)."""
+
+
+class StoredState(Protocol):
+    """What outlives a table, read back at start-up (implemented by ``referee.store.Store``)."""
+
+    def balances(self) -> dict[str, int]:
+        """Every player's bank balance (the sum of their ledger entries)."""
+
+    def rank_marks(self) -> dict[str, str]:
+        """Each player's latest rank mark from ``rank`` events ("" = no mark, 無印)."""
+
+    def bonus_area(self, room: str | None = None) -> tuple[list[str], list[int]] | None:
+        """The latest ``bonus_area`` (cards oldest first, markers) of ``room``, or of any room."""
