@@ -1,0 +1,322 @@
+"""Shared machinery of the house-banked games (``holdem_aa``, ``seven``, ``deuces``).
+
+Game-independent on purpose: every function takes plain numbers and the relevant ruling values
+(never a game's rules model), so each engine passes its own ``games/*.toml`` section in.
+
+What lives here, and the rulings it implements (RULES.md, seeds):
+
+* **Payouts** (:func:`pay`): a multiplier *includes* the stake (2x = the bet back plus the same
+  again) and is exact (:class:`~decimal.Decimal`); the result is rounded to whole chips by the
+  game's ``payout_rounding`` ruling (``down``: the house keeps the fraction; ``up``: the player
+  gets it). :func:`bet_size` sizes bets quoted in antes (``seven``'s extra raise is 2.5x): always
+  rounded down, so a bet never exceeds what the multiple allows.
+* **Table options** (:func:`table_options`): ``ante=N`` (the table's ante unit) and
+  ``lastslot=on|off``; anything else is an :class:`OptionError`.
+* **Stakes** (:func:`check_ante`, :func:`allin_ante`): a posted ante must be a positive multiple of
+  the table's ante unit (or, with ``ante_multiple = false``, any amount of at least one unit) and
+  must leave the chips the game needs later (``cover`` antes in total: ``holdem_aa`` 2 = ante +
+  call, ``seven`` 3 = ante + two calls). Whoever cannot (or will not) do that goes **all-in**:
+  side bets come off first, then ``1/divisor`` of the rest, rounded down, is the ante; the
+  remainder of the division is not bet.
+* **Seats and bankruptcy** (:class:`HouseTable`): players are seated with table chips (1:1 bank
+  points in the house games), remembered with the chips they sat down with (the last-slot joker
+  effect restores to that), and leave with ``bank = chips``. After every hand a player below the
+  game's ``bankrupt_below`` is bankrupt and stood up (a ``say`` and a ``leave`` event); nobody can
+  sit down below it either.
+* **Joker bonus** (:func:`joker_bonus`): a player who draws a joker is paid at once
+  ``joker.ante`` x their ante and ``joker.bets`` x their action bets so far. In the **last slot**
+  this is preceded by: if the player holds fewer points than when they sat down, their points
+  are restored to that amount; otherwise they also receive ``joker.lastslot_extra`` x ante and
+  x action bets. Ruling: "holds" counts the chips behind plus the bets on the table this hand
+  (the bets are still the player's until settlement), so a player is not "restored" merely
+  because their stake is out.
+* **The house's books** (:class:`HandBook`): every chip a player puts up (``staked``) and every chip
+  the house hands back or pays (``paid``: settlements, joker bonuses, restores, compensations) is
+  booked per player; the ``house`` event carries the totals and ``result = staked - paid``, so
+  for every hand ``sum(stack changes) + result == 0`` (chips are conserved between players and
+  house).
+
+Events added here (CONTRACTS.md §3 allows new kinds): ``joker`` (player, payout, restore, ante,
+bets), ``house`` (hand, staked, paid, result), ``compensation`` (player, payout and the per-bet
+breakdown: a dealing mistake's guaranteed payout).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from typing import Literal
+
+from referee.events import Event, Leave, Say
+from referee.rules.base import IllegalAction, OptionError, SeatState
+
+Rounding = Literal["down", "up"]
+
+__all__ = [
+    "Compensation",
+    "HandBook",
+    "HousePlayer",
+    "HouseResult",
+    "HouseTable",
+    "JokerBonus",
+    "JokerEvent",
+    "Rounding",
+    "allin_ante",
+    "bet_size",
+    "check_ante",
+    "joker_bonus",
+    "pay",
+    "table_options",
+]
+
+
+# --- events ---------------------------------------------------------------------------------
+
+
+class JokerEvent(Event):
+    """A joker drawn by a player: ``payout`` chips paid at once (``restore`` of them by the
+    last-slot restoration), ``ante`` / ``bets`` the stakes the multiples applied to."""
+
+    event: Literal["joker"] = "joker"
+    player: str
+    payout: int
+    restore: int = 0
+    ante: int = 0
+    bets: int = 0
+
+
+class HouseResult(Event):
+    """The house's books for one hand: chips staked by players, paid back to them, and the
+    house's result (``staked - paid``; negative when the house lost)."""
+
+    event: Literal["house"] = "house"
+    hand: int
+    staked: int
+    paid: int
+    result: int
+
+
+class Compensation(Event):
+    """A dealing mistake stopped the game: ``payout`` is what the player receives (stake
+    included), ``bets`` the per-bet breakdown (``{"ante": 200, "call": 200}``)."""
+
+    event: Literal["compensation"] = "compensation"
+    player: str
+    payout: int
+    bets: dict[str, int]
+
+
+# --- arithmetic -----------------------------------------------------------------------------
+
+
+def pay(stake: int, multiplier: Decimal | int, rounding: Rounding = "down") -> int:
+    """Chips paid back for ``stake`` at ``multiplier`` (stake included), rounded by the ruling."""
+    if stake < 0:
+        raise ValueError("a stake cannot be negative")
+    exact = Decimal(stake) * Decimal(multiplier)
+    mode = ROUND_FLOOR if rounding == "down" else ROUND_CEILING
+    return int(exact.to_integral_value(rounding=mode))
+
+
+def bet_size(ante: int, multiple: Decimal | int) -> int:
+    """A bet quoted in antes (raise 2x, extra raise 2.5x), rounded down to whole chips."""
+    return int((Decimal(ante) * Decimal(multiple)).to_integral_value(rounding=ROUND_FLOOR))
+
+
+# --- options and stakes ---------------------------------------------------------------------
+
+
+def table_options(options: dict[str, str], default_unit: int) -> tuple[int, bool]:
+    """``(ante_unit, last_slot)`` from ``# table:`` / ``!open`` options; OptionError otherwise."""
+    unit = default_unit
+    last_slot = False
+    for key, value in options.items():
+        if key == "ante":
+            if not value.isdigit() or int(value) <= 0:
+                raise OptionError(f"アンティ単位は正の整数で指定してください: ante={value}")
+            unit = int(value)
+        elif key == "lastslot":
+            if value not in ("on", "off"):
+                raise OptionError(f"lastslot は on か off です: lastslot={value}")
+            last_slot = value == "on"
+        else:
+            raise OptionError(f"このゲームにないオプションです: {key}")
+    return unit, last_slot
+
+
+def check_ante(
+    amount: int | None,
+    chips: int,
+    unit: int,
+    *,
+    cover: int,
+    side: int = 0,
+    multiple: bool = True,
+) -> int:
+    """Validate a normal (not all-in) ante; returns it or raises IllegalAction (Japanese).
+
+    ``cover`` is how many antes the player must be able to put in over the hand (ante + later
+    bets); ``side`` chips of side bets (``holdem_aa``'s AA) come out of the same stack.
+    """
+    if amount is None:
+        raise IllegalAction(f"アンティの額を指定してください（単位{unit}）")
+    if amount <= 0:
+        raise IllegalAction("アンティは1以上で指定してください")
+    if multiple and amount % unit:
+        raise IllegalAction(f"アンティは{unit}の倍数で指定してください")
+    if not multiple and amount < unit:
+        raise IllegalAction(f"アンティは{unit}以上で指定してください")
+    if amount * cover + side > chips:
+        need = amount * cover + side
+        raise IllegalAction(
+            f"チップが足りません（このアンティには{need}必要、手持ち{chips}）。"
+            "少ないアンティにするか、オールインを宣言してください"
+        )
+    return amount
+
+
+def allin_ante(chips: int, divisor: int, side: int = 0) -> int:
+    """The all-in ante: side bets first, then ``1/divisor`` of the rest (remainder not bet)."""
+    if side > chips:
+        raise IllegalAction("サイドベットが手持ちのチップを超えています")
+    ante = (chips - side) // divisor
+    if ante <= 0:
+        raise IllegalAction("オールインしてもアンティが0になります")
+    return ante
+
+
+# --- joker ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JokerBonus:
+    restore: int  # chips added by the last-slot restoration
+    extra: int  # the last-slot extra multiples
+    normal: int  # the normal effect
+
+    @property
+    def payout(self) -> int:
+        return self.restore + self.extra + self.normal
+
+
+def joker_bonus(
+    *,
+    ante: int,
+    bets: int,
+    holding: int,
+    sat_with: int,
+    last_slot: bool,
+    ante_mult: Decimal | int,
+    bets_mult: Decimal | int,
+    lastslot_extra: Decimal | int,
+    rounding: Rounding = "down",
+) -> JokerBonus:
+    """What a joker pays. ``holding`` = chips behind + bets on the table (see module doc)."""
+    restore = extra = 0
+    if last_slot:
+        if holding < sat_with:
+            restore = sat_with - holding
+        else:
+            extra = pay(ante, lastslot_extra, rounding) + pay(bets, lastslot_extra, rounding)
+    normal = pay(ante, ante_mult, rounding) + pay(bets, bets_mult, rounding)
+    return JokerBonus(restore=restore, extra=extra, normal=normal)
+
+
+# --- the books ------------------------------------------------------------------------------
+
+
+@dataclass
+class HandBook:
+    """Per-player chips staked and paid back during one hand (see module doc)."""
+
+    staked: dict[str, int] = field(default_factory=dict)
+    paid: dict[str, int] = field(default_factory=dict)
+
+    def stake(self, player: str, chips: int) -> None:
+        self.staked[player] = self.staked.get(player, 0) + chips
+
+    def pay(self, player: str, chips: int) -> None:
+        self.paid[player] = self.paid.get(player, 0) + chips
+
+    def event(self, hand: int) -> HouseResult:
+        staked = sum(self.staked.values())
+        paid = sum(self.paid.values())
+        return HouseResult(hand=hand, staked=staked, paid=paid, result=staked - paid)
+
+
+# --- seats ----------------------------------------------------------------------------------
+
+
+@dataclass
+class HousePlayer:
+    seat: int
+    name: str
+    chips: int  # chips behind (stakes on the table are not counted here)
+    npc: bool = False
+    sat_with: int = 0  # chips when seated: the last-slot joker restores to this
+    leaving: bool = False  # leaves when the current hand ends
+
+
+class HouseTable:
+    """Seats of a house-banked table: sitting, leaving (now or after the hand), bankruptcy."""
+
+    def __init__(self, seats: int, bankrupt_below: int, *, npc_allowed: bool) -> None:
+        self.max_seats = seats
+        self.bankrupt_below = bankrupt_below
+        self.npc_allowed = npc_allowed
+        self.players: dict[int, HousePlayer] = {}
+
+    # queries
+    def by_name(self, name: str) -> HousePlayer | None:
+        for p in self.players.values():
+            if p.name == name:
+                return p
+        return None
+
+    def ordered(self) -> list[HousePlayer]:
+        return [self.players[s] for s in sorted(self.players)]
+
+    def states(self) -> list[SeatState]:
+        return [SeatState(p.seat, p.name, p.chips, p.npc) for p in self.ordered()]
+
+    # changes
+    def check_sit(self, seat: int, name: str, chips: int, npc: bool) -> None:
+        if not 1 <= seat <= self.max_seats:
+            raise IllegalAction(f"席番号は1〜{self.max_seats}です")
+        if seat in self.players:
+            raise IllegalAction(f"{seat}番席には{self.players[seat].name}さんが着席しています")
+        if self.by_name(name) is not None:
+            raise IllegalAction(f"{name}さんはすでに着席しています")
+        if npc and not self.npc_allowed:
+            raise IllegalAction("このゲームにはNPCを着席させられません")
+        if chips < self.bankrupt_below:
+            raise IllegalAction(f"チップが{self.bankrupt_below}未満では着席できません（破産）")
+
+    def sit(self, seat: int, name: str, chips: int, npc: bool) -> list[Event]:
+        self.check_sit(seat, name, chips, npc)
+        self.players[seat] = HousePlayer(seat, name, chips, npc, sat_with=chips)
+        what = "NPC" if npc else f"{name}さん"
+        return [Say(to="room", text=f"{what}が{seat}番席に着席しました（チップ{chips}）")]
+
+    def stand(self, name: str, text: str | None = None) -> list[Event]:
+        """Remove a player now; ``leave`` credits the chips 1:1 to the bank."""
+        p = self.by_name(name)
+        if p is None:
+            raise IllegalAction(f"{name}さんは着席していません")
+        del self.players[p.seat]
+        msg = text or f"{p.name}さんが退席しました（チップ{p.chips}）"
+        return [Say(to="room", text=msg), Leave(player=p.name, chips=p.chips, bank=p.chips)]
+
+    def after_hand(self) -> list[Event]:
+        """Bankruptcy and pending leaves, in seat order, after ``hand_end``."""
+        out: list[Event] = []
+        for p in self.ordered():
+            if p.chips < self.bankrupt_below:
+                out += self.stand(
+                    p.name,
+                    f"{p.name}さんはチップが{self.bankrupt_below}未満になったため破産です"
+                    f"（残り{p.chips}）",
+                )
+            elif p.leaving:
+                out += self.stand(p.name)
+        return out

@@ -1,0 +1,127 @@
+"""Shared house-game helpers: payouts and rounding, stakes, all-in, joker bonus, seats."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from referee.events import Leave
+from referee.rules.base import IllegalAction, OptionError
+from referee.rules.house import (
+    HandBook,
+    HouseTable,
+    allin_ante,
+    bet_size,
+    check_ante,
+    joker_bonus,
+    pay,
+    table_options,
+)
+
+
+def test_pay_includes_stake_and_rounds_by_ruling() -> None:
+    assert pay(100, 2) == 200
+    assert pay(100, Decimal("3.5")) == 350
+    assert pay(33, Decimal("3.5")) == 115  # 115.5 down
+    assert pay(33, Decimal("3.5"), "up") == 116
+    assert pay(33, Decimal("1.5"), "down") == 49
+    assert pay(0, 201) == 0
+    with pytest.raises(ValueError):
+        pay(-1, 2)
+
+
+@given(st.integers(0, 10**9), st.decimals(min_value=0, max_value=1000, places=2))
+def test_pay_rounding_brackets_exact(stake: int, mult: Decimal) -> None:
+    exact = Decimal(stake) * mult
+    down, up = pay(stake, mult, "down"), pay(stake, mult, "up")
+    assert down <= exact <= up
+    assert up - down in (0, 1)
+    assert (up == down) == (exact == exact.to_integral_value())
+
+
+def test_bet_size_rounds_down() -> None:
+    assert bet_size(100, Decimal("2.5")) == 250
+    assert bet_size(33, Decimal("2.5")) == 82
+
+
+def test_table_options() -> None:
+    assert table_options({}, 100) == (100, False)
+    assert table_options({"ante": "50", "lastslot": "on"}, 100) == (50, True)
+    for bad in ({"ante": "0"}, {"ante": "x"}, {"lastslot": "yes"}, {"rules": "loj"}):
+        with pytest.raises(OptionError):
+            table_options(bad, 100)
+
+
+def test_check_ante() -> None:
+    assert check_ante(200, 600, 100, cover=3) == 200
+    with pytest.raises(IllegalAction, match="倍数"):
+        check_ante(150, 1000, 100, cover=2)
+    assert check_ante(150, 1000, 100, cover=2, multiple=False) == 150
+    with pytest.raises(IllegalAction, match="以上"):
+        check_ante(50, 1000, 100, cover=2, multiple=False)
+    with pytest.raises(IllegalAction, match="足りません"):
+        check_ante(200, 599, 100, cover=3)
+    with pytest.raises(IllegalAction, match="足りません"):
+        check_ante(100, 250, 100, cover=2, side=51)
+    with pytest.raises(IllegalAction):
+        check_ante(None, 1000, 100, cover=2)
+
+
+@given(st.integers(1, 10**7), st.integers(2, 3), st.integers(0, 10**6))
+def test_allin_ante_never_overcommits(chips: int, divisor: int, side: int) -> None:
+    if side > chips or (chips - side) // divisor == 0:
+        with pytest.raises(IllegalAction):
+            allin_ante(chips, divisor, side)
+        return
+    ante = allin_ante(chips, divisor, side)
+    # the rest covers the later bets (divisor - 1 more antes), and at most divisor-1 chips idle
+    assert side + ante * divisor <= chips < side + (ante + 1) * divisor
+
+
+def test_allin_examples() -> None:
+    assert allin_ante(100, 3) == 33  # seven: remainder 1 not bet
+    assert allin_ante(101, 2, side=21) == 40  # holdem_aa: AA first, then half
+
+
+def test_joker_bonus_normal_and_last_slot() -> None:
+    kw = {"ante_mult": 2, "bets_mult": 2, "lastslot_extra": 3}
+    b = joker_bonus(ante=100, bets=200, holding=1000, sat_with=2000, last_slot=False, **kw)
+    assert (b.restore, b.extra, b.normal, b.payout) == (0, 0, 600, 600)
+    b = joker_bonus(ante=100, bets=200, holding=1000, sat_with=2000, last_slot=True, **kw)
+    assert (b.restore, b.extra, b.normal) == (1000, 0, 600)
+    b = joker_bonus(ante=100, bets=200, holding=2000, sat_with=2000, last_slot=True, **kw)
+    assert (b.restore, b.extra, b.normal, b.payout) == (0, 900, 600, 1500)  # 5x in all
+
+
+def test_handbook_result() -> None:
+    book = HandBook()
+    book.stake("a", 300)
+    book.stake("b", 100)
+    book.pay("a", 600)
+    ev = book.event(3)
+    assert (ev.staked, ev.paid, ev.result) == (400, 600, -200)
+
+
+def test_table_seats_and_bankruptcy() -> None:
+    t = HouseTable(6, 20, npc_allowed=False)
+    t.sit(1, "a", 100, False)
+    with pytest.raises(IllegalAction):
+        t.sit(1, "b", 100, False)
+    with pytest.raises(IllegalAction):
+        t.sit(2, "a", 100, False)
+    with pytest.raises(IllegalAction):
+        t.sit(7, "b", 100, False)
+    with pytest.raises(IllegalAction):
+        t.sit(2, "b", 19, False)
+    with pytest.raises(IllegalAction):
+        t.sit(2, "npc", 100, True)
+    t.sit(3, "c", 100, False)
+    t.players[1].chips = 19
+    t.players[3].leaving = True
+    out = t.after_hand()
+    leaves = [e for e in out if isinstance(e, Leave)]
+    assert [(e.player, e.chips, e.bank) for e in leaves] == [("a", 19, 19), ("c", 100, 100)]
+    assert t.players == {}
