@@ -1,0 +1,143 @@
+"""``referee play``: a terminal table. One person types ``name: message`` lines as several players
+(and transcript directives such as ``# seat 1: alice 20000``); the bot's messages are printed,
+private ones marked with their addressee.
+
+Thin on purpose: it is the same service pipeline as every other adapter. With the store
+available, every input is saved to ``--db`` and the tables are rebuilt from it on start, so a
+session survives a restart.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TextIO
+
+from referee.adapters.transcript import _DIRECTIVE, _MESSAGE, Reader
+from referee.events import Event
+from referee.service import DirectiveError, Referee
+
+ROOM = "terminal"
+BANNER = (
+    "referee — ターミナルテーブル。「名前: メッセージ」で発言、「# seat 1: alice 20000」などの"
+    "指示も使えます。!help でコマンド一覧、Ctrl-D で終了。"
+)
+
+
+def render(ev: Event, verbose: bool = False) -> str | None:
+    """One event as a terminal line: the bot's says always, other events only when verbose."""
+    if ev.event == "say":
+        to = str(getattr(ev, "to", "room"))
+        text = str(getattr(ev, "text", ""))
+        return f"[bot] {text}" if to == "room" else f"[bot → {to}（非公開）] {text}"
+    if ev.event == "rejected":
+        return None  # the say carrying the reason follows it
+    if verbose:
+        data = {k: v for k, v in ev.to_json().items() if k != "event"}
+        return f"  · {ev.event} " + " ".join(f"{k}={v}" for k, v in data.items())
+    return None
+
+
+class Terminal:
+    """Turns typed lines into service inputs (usable from tests with any text streams)."""
+
+    def __init__(self, referee: Referee, room: str = ROOM, session: str | None = None) -> None:
+        self.referee = referee
+        self.room = room
+        self.session = session or uuid.uuid4().hex[:12]
+        self.reader = Reader(room)
+        self.count = 0
+        table = referee.tables.get(room)
+        if table is not None:  # a rebuilt session: directives are checked against its game
+            self.reader.game = table.game
+            self.reader.max_seat = table.engine.definition.seats.max
+            self.reader.names |= {s.name for s in table.engine.seated()}
+
+    def line(self, raw: str, now: float | None = None) -> list[Event]:
+        """One typed line → events. Malformed input becomes a bot reply, never an exception."""
+        line = raw.strip()
+        if not line or line.startswith("##"):
+            return []
+        self.count += 1
+        input_id = f"play:{self.session}:{self.count}"
+        inp: dict[str, Any]
+        if line.startswith("#"):
+            d = _DIRECTIVE.match(line)
+            try:
+                if d is None:
+                    raise ValueError(f"指示が読めません: {line}")
+                name, args = self.reader.directive(d.group("name"), d.group("arg"),
+                                                   d.group("rest"))
+                inp = {"kind": "directive", "id": input_id, "room": self.room, "name": name,
+                       "args": args}
+                out = self.referee.process(inp)
+            except (ValueError, DirectiveError) as e:
+                return [_error(str(e))]
+            return out.events if out is not None else []
+        m = _MESSAGE.match(line)
+        if m is None:
+            return [_error("「名前: メッセージ」の形で入力してください")]
+        self.reader.names.add(m.group("name"))
+        inp = {
+            "kind": "message", "id": input_id, "room": self.room, "sender": m.group("name"),
+            "text": m.group("text"), "time": time.time() if now is None else now,
+            "dm": m.group("dm") is not None,
+        }
+        out = self.referee.process(inp)
+        return out.events if out is not None else []
+
+
+def _error(text: str) -> Event:
+    from referee.events import Say
+
+    return Say(to="room", text=f"（入力エラー）{text}")
+
+
+def serve(
+    terminal: Terminal, lines: Iterable[str], out: TextIO, verbose: bool = False,
+    prompt: bool = False,
+) -> None:
+    if prompt:
+        out.write("> ")
+        out.flush()
+    for raw in lines:
+        for ev in terminal.line(raw):
+            text = render(ev, verbose)
+            if text is not None:
+                out.write(text + "\n")
+        if prompt:
+            out.write("> ")
+        out.flush()
+
+
+def run(db: Path | None, moderator: str = "dealer", verbose: bool = False) -> None:
+    """``referee play``: stdin lines in, the bot's messages out; persisted to ``db``."""
+    store: Any = None
+    referee = Referee(moderators=[moderator])
+    if db is not None:
+        try:
+            from referee.store import Store, StoreError
+        except ImportError:  # the store is not installed yet: play in memory
+            Store = None  # type: ignore[assignment,misc]
+        if Store is not None:
+            try:
+                store = Store(db)
+            except StoreError as e:
+                print(f"referee: {e}", file=sys.stderr)
+                raise SystemExit(2) from None
+            referee.rebuild(store.inputs())
+            referee.persistence = store
+    terminal = Terminal(referee)
+    print(BANNER)
+    if referee.tables.get(ROOM) is None:
+        print("（例）dealer: !open omaha level=3   /   # seat 1: alice 20000   /   dealer: !deal")
+    try:
+        serve(terminal, sys.stdin, sys.stdout, verbose=verbose, prompt=sys.stdin.isatty())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if store is not None:
+            store.close()

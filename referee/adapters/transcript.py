@@ -1,0 +1,296 @@
+"""Transcripts (CONTRACTS.md §3): read the file, run every line through the same pipeline as the
+live bot, print JSON Lines events.
+
+The whole file is read and checked before anything runs, so a malformed transcript fails with
+one line naming the line number and prints nothing. Rule violations are events, not failures.
+
+Input ids: ``transcript:<sha256 of the file up to and including this line>:<line number>``. A
+line's id depends only on what came before it, not on the path or on what follows, so a run
+killed at any point and started again against the same database skips exactly the lines already
+processed (each line's outcome is saved in one transaction), and a transcript that grew since
+the last run continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from referee.cards import CardError, card_str, parse_cards
+from referee.definitions import GAME_IDS, DefinitionError, load
+from referee.events import Event
+from referee.outcome import Persistence
+from referee.service import DirectiveError, Referee
+
+ROOM = "transcript"
+DEAL_KEYS = ("board", "dealer", "shoe", "dice")
+
+
+class TranscriptError(ValueError):
+    """A malformed transcript; the message starts with ``line N:``."""
+
+
+@dataclass
+class Line:
+    """One input of a transcript: a message or a directive, with its input id."""
+
+    lineno: int
+    id: str
+    input: dict[str, Any] = field(default_factory=dict)
+
+
+_DIRECTIVE = re.compile(r"^#\s*(?P<name>[A-Za-z_]+)(?:\s+(?P<arg>\S+?))?\s*:\s*(?P<rest>.*?)\s*$")
+_MESSAGE = re.compile(
+    r"^(?:\[(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?\]\s*)?"
+    r"(?P<name>[^\s:：\[\]#()（）][^:：\[\]]*?)\s*(?P<dm>[(（]\s*dm\s*[)）])?\s*[:：]\s?(?P<text>.*)$"
+)
+_OPTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S+$")
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text.replace(",", ""))
+    except ValueError:
+        raise ValueError(f"{what} is not a number: '{text}'") from None
+
+
+def _cards(text: str) -> list[str]:
+    try:
+        return [card_str(c) for c in parse_cards(text)]
+    except CardError as e:
+        raise ValueError(f"bad card: {e}") from None
+
+
+class Reader:
+    """Turns transcript lines into service inputs, checking them as it goes."""
+
+    def __init__(self, room: str = ROOM) -> None:
+        self.room = room
+        self.game: str | None = None
+        self.max_seat = 0
+        self.names: set[str] = set()
+        self._day = 0.0
+        self._last: float | None = None
+
+    def directive(self, name: str, arg: str | None, rest: str) -> tuple[str, dict[str, Any]]:
+        """One ``# name[ arg]: rest`` line → (directive name, args); ValueError if malformed."""
+        words = rest.split()
+        if name == "table":
+            if arg is not None:
+                words = [arg, *words]
+            if not words:
+                raise ValueError("'# table:' needs a game")
+            game = words[0]
+            if game not in GAME_IDS:
+                raise ValueError(f"unknown game '{game}' (known: {', '.join(GAME_IDS)})")
+            options: dict[str, str] = {}
+            for w in words[1:]:
+                if not _OPTION.match(w):
+                    raise ValueError(f"table option must be key=value: '{w}'")
+                k, v = w.split("=", 1)
+                options[k] = v
+            try:
+                self.max_seat = load(game).seats.max
+            except DefinitionError as e:
+                raise ValueError(str(e)) from None
+            self.game = game
+            return "table", {"game": game, "options": options}
+        if name == "seat":
+            if self.game is None:
+                raise ValueError("'# seat' before '# table:'")
+            if arg is None:
+                raise ValueError("'# seat N: NAME CHIPS [npc]' needs a seat number")
+            seat = _int(arg, "seat")
+            if not 1 <= seat <= self.max_seat:
+                raise ValueError(f"seat {seat} out of range 1..{self.max_seat} for {self.game}")
+            if len(words) not in (2, 3) or (len(words) == 3 and words[2].lower() != "npc"):
+                raise ValueError("'# seat N: NAME CHIPS [npc]' expected")
+            chips = _int(words[1], "chips")
+            if chips < 0:
+                raise ValueError("chips must not be negative")
+            self.names.add(words[0])
+            return "seat", {"seat": seat, "name": words[0], "chips": chips,
+                            "npc": len(words) == 3}
+        if arg is not None:
+            raise ValueError(f"unexpected '{arg}' after '# {name}'")
+        if name == "moderator":
+            if len(words) != 1:
+                raise ValueError("'# moderator: NAME' expected")
+            return "moderator", {"name": words[0]}
+        if name == "bank":
+            if len(words) != 2:
+                raise ValueError("'# bank: NAME POINTS' expected")
+            return "bank", {"name": words[0], "points": _int(words[1], "points")}
+        if name == "rank":
+            if len(words) not in (1, 2):
+                raise ValueError("'# rank: NAME [MARK]' expected")
+            return "rank", {"name": words[0], "mark": words[1] if len(words) == 2 else ""}
+        if name == "button":
+            if self.game is None:
+                raise ValueError("'# button:' before '# table:'")
+            if len(words) != 1:
+                raise ValueError("'# button: N' expected")
+            seat = _int(words[0], "button seat")
+            if not 1 <= seat <= self.max_seat:
+                raise ValueError(f"seat {seat} out of range 1..{self.max_seat} for {self.game}")
+            return "button", {"seat": seat}
+        if name == "bonus":
+            if self.game is None:
+                raise ValueError("'# bonus:' before '# table:'")
+            return "bonus", {"cards": _cards(rest)}
+        if name == "deal":
+            if self.game is None:
+                raise ValueError("'# deal:' before '# table:'")
+            return "deal", self._deal(rest)
+        raise ValueError(f"unknown directive '# {name}'")
+
+    def _deal(self, rest: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"hands": {}, "board": [], "dealer": [], "shoe": [], "dice": []}
+        seen: set[str] = set()
+        for part in rest.split("|"):
+            part = part.strip()
+            if not part:
+                continue
+            if "=" not in part:
+                raise ValueError(f"deal part must be KEY=CARDS: '{part}'")
+            key, value = (s.strip() for s in part.split("=", 1))
+            if key in seen:
+                raise ValueError(f"deal key '{key}' given twice")
+            seen.add(key)
+            if key == "dice":
+                dice = [_int(d, "die") for d in value.split()]
+                if any(not 1 <= d <= 6 for d in dice):
+                    raise ValueError(f"dice must be 1..6: '{value}'")
+                out["dice"] = dice
+            elif key in DEAL_KEYS:
+                out[key] = _cards(value)
+            elif key in self.names:
+                out["hands"][key] = _cards(value)
+            else:
+                raise ValueError(f"unknown deal key '{key}' (not a seated player)")
+        return out
+
+    def time(self, h: str | None, m: str | None, s: str | None) -> float | None:
+        """Seconds since the transcript's first midnight; a time earlier than the last one by
+        more than 12 hours means the clock passed midnight."""
+        if h is None or m is None:
+            return None
+        hh, mm, ss = int(h), int(m), int(s or 0)
+        if hh > 23 or mm > 59 or ss > 59:
+            raise ValueError(f"bad time stamp {h}:{m}:{s or '00'}")
+        t = hh * 3600 + mm * 60 + ss + self._day
+        if self._last is not None and t < self._last - 12 * 3600:
+            self._day += 86400
+            t += 86400
+        self._last = t
+        return float(t)
+
+
+def read(text: str, room: str = ROOM) -> list[Line]:
+    """Every input of a transcript, checked; raises TranscriptError naming the first bad line."""
+    reader = Reader(room)
+    # names that may appear as deal keys: seated by directive or sitting by command
+    for raw in text.splitlines():
+        m = _MESSAGE.match(raw.strip())
+        if m and not raw.lstrip().startswith("#"):
+            reader.names.add(m.group("name"))
+    out: list[Line] = []
+    digest = hashlib.sha256()
+    for lineno, raw in enumerate(text.splitlines(keepends=True), start=1):
+        digest.update(raw.encode("utf-8"))
+        line = raw.strip().lstrip("\ufeff")
+        if not line or line.startswith("##"):
+            continue
+        input_id = f"transcript:{digest.hexdigest()[:24]}:{lineno}"
+        try:
+            if line.startswith("#"):
+                d = _DIRECTIVE.match(line)
+                if d is None:
+                    raise ValueError(f"unreadable directive: {line}")
+                name, args = reader.directive(d.group("name"), d.group("arg"), d.group("rest"))
+                inp: dict[str, Any] = {"kind": "directive", "id": input_id, "room": room,
+                                       "name": name, "args": args, "line": lineno}
+            else:
+                msg = _MESSAGE.match(line)
+                if msg is None:
+                    raise ValueError(f"unreadable line: {line[:60]}")
+                if reader.game is None:
+                    raise ValueError("message before '# table:'")
+                inp = {
+                    "kind": "message", "id": input_id, "room": room,
+                    "sender": msg.group("name"), "text": msg.group("text"),
+                    "time": reader.time(msg.group("h"), msg.group("m"), msg.group("s")),
+                    "dm": msg.group("dm") is not None, "line": lineno,
+                }
+        except ValueError as e:
+            raise TranscriptError(f"line {lineno}: {e}") from None
+        out.append(Line(lineno, input_id, inp))
+    return out
+
+
+def run(
+    lines: list[Line], referee: Referee, skip_processed: bool = True
+) -> Iterator[tuple[Line, list[Event]]]:
+    """Feed inputs to the referee; yields each newly processed line with its events."""
+    for line in lines:
+        if skip_processed and referee.is_processed(line.id):
+            continue
+        try:
+            outcome = referee.process(line.input)
+        except DirectiveError as e:
+            raise TranscriptError(f"line {line.lineno}: {e}") from None
+        if outcome is not None:
+            yield line, outcome.events
+
+
+def replay_events(
+    path: Path | str | None = None,
+    text: str | None = None,
+    referee: Referee | None = None,
+) -> list[Event]:
+    """The events of a whole transcript (library form of ``referee replay``, for tests)."""
+    if text is None:
+        if path is None:
+            raise ValueError("a path or a text is needed")
+        text = Path(path).read_text(encoding="utf-8")
+    ref = referee if referee is not None else Referee()
+    out: list[Event] = []
+    for _, events in run(read(text), ref):
+        out.extend(events)
+    return out
+
+
+def open_store(db: Path) -> Persistence:
+    from referee.store import Store
+
+    return Store(db)
+
+
+def replay(path: Path, db: Path | None, out: TextIO) -> None:
+    """``referee replay [--db PATH] FILE``: print JSON Lines events of the newly processed lines.
+
+    With ``db`` the referee is first rebuilt from every input saved there (persistence off), so
+    tables, bank and flags are exactly as the interrupted run left them; lines already processed
+    are skipped.
+    """
+    text = path.read_text(encoding="utf-8")
+    lines = read(text)  # fail on a malformed transcript before touching the database
+    store: Any = None
+    referee = Referee()
+    if db is not None:
+        store = open_store(db)
+        referee.rebuild(store.inputs())
+        referee.persistence = store
+    try:
+        for _, events in run(lines, referee):
+            for ev in events:
+                out.write(json.dumps(ev.to_json(), ensure_ascii=False) + "\n")
+            out.flush()
+    finally:
+        if store is not None and hasattr(store, "close"):
+            store.close()

@@ -1,0 +1,164 @@
+"""Leak detection: how sure the referee is that a chat message revealed the speaker's hand.
+
+The parser only says *that* a message talks about cards or hand strength (``hand_info``). Here we
+check the claim against what the speaker really holds: naming a hidden card they hold, a pair of
+ranks they hold, a suit count they hold or the hand class they actually make is ``high``
+confidence (the penalty applies at once); anything else is ``low`` (a moderator decides). True and
+false claims are both violations (RULES.md), but only a verified one is certain enough to act on
+without a human.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Literal
+
+from referee.cards import CARD_PATTERN, RANKS, Card, normalize, rank_of, suit_of
+
+Confidence = Literal["high", "low"]
+
+# Cards must not be glued to other ASCII letters: "as" in "as well" is not the ace of spades.
+_BOUNDED_CARD = re.compile(rf"(?<![a-z]){CARD_PATTERN}(?![a-z])")
+_RANK_PAIR = re.compile(r"(?<![a-z0-9])(10|[2-9tjqka])\1(?![a-z0-9])")
+_SUIT_COUNT = re.compile(
+    r"(スペード|ハート|ダイヤ|ダイア|クラブ|[♠♤♥♡♦♢♣♧])(?:が|を)?\s*([2-7二三四五])\s*枚"
+)
+_SUIT_INDEX = {
+    "クラブ": 0, "♣": 0, "♧": 0, "ダイヤ": 1, "ダイア": 1, "♦": 1, "♢": 1,
+    "ハート": 2, "♥": 2, "♡": 2, "スペード": 3, "♠": 3, "♤": 3,
+}
+_KANJI_NUM = {"二": 2, "三": 3, "四": 4, "五": 5}
+
+# Hand-class vocabulary of the community (normalized: NFKC + lower case). Longest names first,
+# so "ストレートフラッシュ" is not also read as "ストレート" and "フラッシュ".
+_CLASS_WORDS: list[tuple[str, str]] = sorted(
+    [
+        ("ロイヤルストレートフラッシュ", "royal_flush"), ("ロイヤルフラッシュ", "royal_flush"),
+        ("ロイヤル", "royal_flush"), ("ストレートフラッシュ", "straight_flush"),
+        ("ストフラ", "straight_flush"), ("フォーカード", "four_of_a_kind"),
+        ("4カード", "four_of_a_kind"), ("クワッズ", "four_of_a_kind"),
+        ("フルハウス", "full_house"), ("フルハ", "full_house"), ("フラッシュ", "flush"),
+        ("ストレート", "straight"), ("スリーカード", "three_of_a_kind"),
+        ("3カード", "three_of_a_kind"), ("トリップス", "three_of_a_kind"),
+        ("セット", "three_of_a_kind"), ("ツーペア", "two_pair"), ("2ペア", "two_pair"),
+        ("ワンペア", "one_pair"), ("1ペア", "one_pair"), ("ハイカード", "high_card"),
+        ("ブタ", "high_card"), ("ファイブカード", "five_of_a_kind"),
+        ("5カード", "five_of_a_kind"), ("フォーデュース", "four_deuces"),
+    ],
+    key=lambda kv: -len(kv[0]),
+)
+
+
+def named_cards(text: str) -> list[Card]:
+    from referee.cards import _from_match  # the notation reader, shared with cards.py
+
+    return [_from_match(m) for m in _BOUNDED_CARD.finditer(normalize(text))]
+
+
+def named_rank_pairs(text: str) -> list[int]:
+    """Ranks written as a pair (``AA``, ``QQ``, ``1010``): rank indices 0..12."""
+    out = []
+    for m in _RANK_PAIR.finditer(normalize(text)):
+        r = m.group(1)
+        out.append(RANKS.index("T" if r == "10" else r.upper()))
+    return out
+
+
+def named_suit_counts(text: str) -> list[tuple[int, int]]:
+    """``スペード2枚`` → (3, 2): at least that many cards of that suit."""
+    out = []
+    for m in _SUIT_COUNT.finditer(normalize(text)):
+        n = m.group(2)
+        out.append((_SUIT_INDEX[m.group(1)], _KANJI_NUM.get(n) or int(n)))
+    return out
+
+
+def named_classes(text: str) -> set[str]:
+    norm = normalize(text)
+    found: set[str] = set()
+    for word, klass in _CLASS_WORDS:
+        w = normalize(word)
+        if w in norm:
+            found.add(klass)
+            norm = norm.replace(w, " ")
+    if "ペア" in norm and not found & {"one_pair", "two_pair"}:
+        found.add("one_pair")
+    return found
+
+
+def _multiset_minus(a: Sequence[Card], b: Sequence[Card]) -> list[Card]:
+    left = Counter(a)
+    left.subtract(Counter(b))
+    return [c for c, n in left.items() for _ in range(max(n, 0))]
+
+
+def made_classes(game: str, holdings: Sequence[Card], board: Sequence[Card]) -> set[str]:
+    """Hand classes the holder makes now (best class, plus pair-type classes of the hole cards).
+
+    Uses the project's evaluators when they can judge the holding; rank counts of the hole cards
+    catch the preflop claims ("AA持ってる") the evaluators cannot judge without a board.
+    """
+    out: set[str] = set()
+    counts = sorted(Counter(rank_of(c) for c in holdings if suit_of(c) != 4).values(), reverse=True)
+    if counts:
+        if counts[0] >= 4:
+            out.add("four_of_a_kind")
+        if counts[0] >= 3:
+            out.add("three_of_a_kind")
+        if counts[0] >= 2:
+            out.add("one_pair")
+        if len(counts) > 1 and counts[0] >= 2 and counts[1] >= 2:
+            out.add("two_pair")
+    try:
+        from referee.hands import evaluate
+    except ImportError:  # evaluators not there yet: rank counts only
+        return out
+    try:
+        if game == "omaha" and len(board) >= 3 and len(holdings) >= 2:
+            for two in itertools.combinations(holdings, 2):
+                for three in itertools.combinations(board, 3):
+                    out.add(evaluate("holdem_aa", list(two), list(three)).klass)
+        elif game == "holdem_aa" and len(board) >= 3:
+            out.add(evaluate(game, list(holdings), list(board)).klass)
+        elif game == "seven" and len(holdings) == 7:
+            out.add(evaluate(game, list(holdings), []).klass)
+        elif game == "deuces" and len(holdings) == 5:
+            out.add(evaluate(game, list(holdings), []).klass)
+    except Exception:  # an evaluator refusing an odd holding must never break the table
+        return out
+    return out
+
+
+def assess_leak(
+    text: str,
+    game: str,
+    holdings: Sequence[Card],
+    shown: Sequence[Card],
+    board: Sequence[Card] = (),
+) -> Confidence | None:
+    """``None`` when the message reveals nothing hidden (it only names legally shown cards, or the
+    speaker holds nothing hidden); otherwise ``high`` when the claim is verified, else ``low``."""
+    hidden = _multiset_minus(holdings, shown)
+    if holdings and not hidden:
+        return None  # everything the speaker holds is face up (seven): nothing left to leak
+    cards = named_cards(text)
+    if any(c in hidden for c in cards):
+        return "high"
+    hidden_ranks = Counter(rank_of(c) for c in hidden)
+    pairs = named_rank_pairs(text)
+    if any(hidden_ranks[r] >= 2 for r in pairs):
+        return "high"
+    hidden_suits = Counter(suit_of(c) for c in hidden)
+    suits = named_suit_counts(text)
+    if any(hidden_suits[s] >= n for s, n in suits):
+        return "high"
+    classes = named_classes(text)
+    if classes and holdings and classes & made_classes(game, holdings, board):
+        return "high"
+    public = list(shown) + list(board)
+    if cards and all(c in public for c in cards) and not (pairs or suits or classes):
+        return None  # talks only about cards everyone can see
+    return "low"

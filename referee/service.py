@@ -1,0 +1,762 @@
+"""The referee service: one pipeline for every adapter (transcript replay, terminal, Matrix, IRC).
+
+Sans-I/O like the engines: an adapter hands in an input (a chat message, or a transcript
+directive) and gets back an :class:`~referee.outcome.Outcome` -- the events to print or send and
+the bank ledger entries. The service owns what outlives a hand and spans tables: the tables per
+room, the point bank (balances are the sum of the ledger, see :mod:`referee.bank`), the flags and
+penalties, rank marks and the set of processed input ids (an input is applied at most once).
+
+Inputs are plain JSON dicts so a store can keep them and a restart can replay them::
+
+    {"kind": "message", "id", "room", "sender", "text", "time": float|None, "dm": bool,
+     "deal": {...}}           # "deal" only once a live !deal drew cards (replayed as recorded)
+    {"kind": "directive", "id", "room", "name": "table"|"seat"|…, "args": {...}}
+
+Message flow: clock tick → command (``!…``) | parse by the table's game → action (seated players
+only; anyone else's action-looking message is ignored, never applied, to keep chat usable for
+spectators) | chat → leak / interference checks. An engine's :class:`IllegalAction` becomes a
+``rejected`` event plus a ``say`` to the room with the reason, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from referee.bank import Bank
+from referee.cards import Card, Shoe, card_str, parse_cards
+from referee.definitions import GAME_IDS, Penalties
+from referee.events import Event, Flag, Leave, Penalty, Rejected, Say
+from referee.flags import assess_leak
+from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
+from referee.rules import Deal, Engine, IllegalAction, OptionError, create
+
+# --- events added by the service (CONTRACTS §3 allows new kinds; the store derives from them) ---
+
+
+class FlagDecided(Event):
+    event: Literal["flag_decided"] = "flag_decided"
+    id: int
+    decision: Literal["confirmed", "dismissed"]
+    by: str
+
+
+class RankChange(Event):
+    event: Literal["rank"] = "rank"
+    player: str
+    mark: str
+    previous: str = ""
+
+
+class BankChange(Event):
+    """A moderator's !grant (or a # bank: directive): the ledger entry points at this event."""
+
+    event: Literal["bank"] = "bank"
+    player: str
+    delta: int
+    balance: int
+    reason: str
+
+
+class DirectiveError(ValueError):
+    """A transcript/terminal directive the table cannot take (the adapter adds the line number)."""
+
+
+@dataclass
+class Table:
+    room: str
+    game: str
+    options: dict[str, str]
+    engine: Engine
+    closing: bool = False
+
+
+@dataclass
+class FlagRecord:
+    id: int
+    room: str
+    player: str
+    kind: Literal["information_leak", "interference"]
+    text: str
+    confidence: Literal["high", "low"]
+    status: Literal["open", "confirmed", "dismissed"] = "open"
+
+
+@dataclass
+class _Ctx:
+    """What one input produced so far."""
+
+    input: dict[str, Any]
+    events: list[Event] = field(default_factory=list)
+    ledger: list[LedgerEntry] = field(default_factory=list)
+
+
+COMMAND_ALIASES = {
+    "着席": "sit", "退席": "leave", "バンク": "bank", "残高": "bank", "ヘルプ": "help",
+    "ペナルティ": "penalties", "配る": "deal", "ディール": "deal", "ノーゲーム": "nogame",
+    "ミスディール": "misdeal", "開始": "open", "終了": "close", "確定": "confirm",
+    "却下": "dismiss", "ラス枠": "lastslot", "付与": "grant", "ランク": "rank",
+}
+
+MODERATOR_COMMANDS = {
+    "open", "close", "deal", "grant", "penalty", "confirm", "dismiss", "nogame", "misdeal",
+    "exposed", "lastslot", "rank",
+}
+
+HELP = {
+    "open": "!open GAME [key=value…] — このルームにテーブルを開きます（モデレーター）",
+    "close": "!close — 現在のハンドの後にテーブルを閉じ、全員を精算します（モデレーター）",
+    "sit": "!sit [席番号] （!着席） — バンクからバイインして着席します",
+    "leave": "!leave （!退席） — 現在のハンドの後に退席し、チップをバンクに戻します",
+    "deal": "!deal — 次のハンドを配ります（モデレーター）",
+    "bank": "!bank [@user] — バンク残高（他人の残高はモデレーターのみ）",
+    "penalties": "!penalties [@user] — ペナルティ記録（他人の記録はモデレーターのみ）",
+    "grant": "!grant @user N [理由] — バンクにNポイントを付与（負で減算）します（モデレーター）",
+    "penalty": "!penalty @user KIND — ペナルティを科します（information_leak / interference）"
+    "（モデレーター）",
+    "confirm": "!confirm ID — フラグを確定し、ペナルティを適用します（モデレーター）",
+    "dismiss": "!dismiss ID — フラグを却下します（モデレーター）",
+    "nogame": "!nogame — ノーゲーム（ディーリングミスの手続き）（モデレーター）",
+    "misdeal": "!misdeal @user — 誤配布の手続き（モデレーター）",
+    "exposed": "!exposed @user — カード露出の手続き（モデレーター）",
+    "lastslot": "!lastslot on|off — ラス枠のジョーカー効果を切り替えます（モデレーター）",
+    "rank": "!rank @user MARK — ランク印を設定します（- で無印）（モデレーター）",
+    "help": "!help [コマンド] — 使い方",
+}
+
+PENALTY_KINDS = ("information_leak", "interference")
+PENALTY_NAMES = {"information_leak": "ハンド情報の公開", "interference": "干渉行為"}
+# Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
+_SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).strip()
+
+
+def _user(arg: str) -> str:
+    return arg[1:] if arg.startswith("@") and len(arg) > 1 else arg
+
+
+def _points(n: int) -> str:
+    return f"{n:,}P"
+
+
+def deal_to_json(deal: Deal) -> dict[str, Any]:
+    return {
+        "hands": {k: [card_str(c) for c in v] for k, v in deal.hands.items()},
+        "board": [card_str(c) for c in deal.board],
+        "dealer": [card_str(c) for c in deal.dealer],
+        "shoe": [card_str(c) for c in deal.shoe],
+        "dice": list(deal.dice),
+    }
+
+
+def deal_from_json(data: dict[str, Any]) -> Deal:
+    def cards(xs: Iterable[str]) -> list[Card]:
+        return parse_cards(" ".join(xs))
+
+    return Deal(
+        hands={k: cards(v) for k, v in data.get("hands", {}).items()},
+        board=cards(data.get("board", [])),
+        dealer=cards(data.get("dealer", [])),
+        shoe=cards(data.get("shoe", [])),
+        dice=[int(d) for d in data.get("dice", [])],
+    )
+
+
+# Cards a live deal needs per game: (per player, dealer, board, spare shoe, dice).
+_DEAL_PLAN: dict[str, tuple[int, int, int, int, int]] = {
+    "omaha": (4, 0, 5, 0, 0),
+    "holdem_aa": (2, 2, 5, 0, 0),
+    "seven": (7, 7, 0, 20, 1),
+    "deuces": (5, 5, 0, 120, 0),
+}
+
+
+def draw_deal(engine: Engine, rng: random.Random) -> Deal:
+    """A live deal from a freshly shuffled shoe of the game's decks and jokers.
+
+    An engine may define ``draw_deal(shoe, rng) -> Deal`` to size its own deal; otherwise the
+    plan above is used (enough spare cards for every replacement and draw the rules allow).
+    """
+    d = engine.definition
+    shoe = Shoe(decks=d.decks, jokers=d.jokers, rng=rng)
+    own: Callable[[Shoe, random.Random], Deal] | None = getattr(engine, "draw_deal", None)
+    if callable(own):
+        return own(shoe, rng)
+    per, dealer, board, spare, dice = _DEAL_PLAN[engine.definition.id]
+    deal = Deal()
+    for s in engine.seated():
+        deal.hands[s.name] = shoe.draw(per)
+    deal.dealer = shoe.draw(dealer)
+    deal.board = shoe.draw(board)
+    deal.shoe = shoe.draw(min(spare, len(shoe)))
+    deal.dice = [rng.randint(1, 6) for _ in range(dice)]
+    return deal
+
+
+class Referee:
+    """Every table the bot runs, the bank, flags and penalties; see the module docstring."""
+
+    def __init__(
+        self,
+        moderators: Iterable[str] = (),
+        persistence: Persistence | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.moderators: set[str] = set(moderators)
+        self.persistence = persistence
+        self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
+        self.tables: dict[str, Table] = {}
+        self.bank = Bank()
+        self.flags: dict[int, FlagRecord] = {}
+        self.penalties: list[dict[str, Any]] = []
+        self.ranks: dict[str, str] = {}
+        self.processed: set[str] = set()
+        self._next_flag = 1
+
+    # --- entry points ----------------------------------------------------------------------
+    def handle(self, incoming: Incoming) -> list[Event]:
+        """One chat message; the events it caused ([] if already processed)."""
+        out = self.process(
+            {
+                "kind": "message", "id": incoming.id, "room": incoming.room,
+                "sender": incoming.sender, "text": incoming.text, "time": incoming.time,
+                "dm": incoming.dm,
+            }
+        )
+        return out.events if out is not None else []
+
+    def directive(self, input_id: str, room: str, name: str, args: dict[str, Any]) -> list[Event]:
+        """A transcript/terminal directive (``# seat``, ``# deal`` …); raises DirectiveError."""
+        out = self.process(
+            {"kind": "directive", "id": input_id, "room": room, "name": name, "args": args}
+        )
+        return out.events if out is not None else []
+
+    def is_processed(self, input_id: str) -> bool:
+        if input_id in self.processed:
+            return True
+        return self.persistence is not None and self.persistence.is_processed(input_id)
+
+    def process(self, inp: dict[str, Any]) -> Outcome | None:
+        """Apply one input once: ``None`` if it was already processed, else its Outcome (saved
+        to the persistence, if any, before it is returned)."""
+        input_id = str(inp["id"])
+        if self.is_processed(input_id):
+            return None
+        ctx = _Ctx(input=dict(inp))
+        room = str(inp.get("room", ""))
+        if inp.get("kind") == "directive":
+            self._directive(ctx, room, str(inp["name"]), dict(inp.get("args", {})))
+        else:
+            self._message(ctx, room)
+        self.processed.add(input_id)
+        outcome = Outcome(input_id=input_id, room=room, input=ctx.input, events=ctx.events,
+                          ledger=ctx.ledger)
+        if self.persistence is not None:
+            self.persistence.save(outcome)
+        return outcome
+
+    def rebuild(self, inputs: Iterable[dict[str, Any]]) -> None:
+        """Re-run saved inputs with persistence off: the same state as when they were saved."""
+        saved, self.persistence = self.persistence, None
+        try:
+            for inp in inputs:
+                self.process(inp)
+        finally:
+            self.persistence = saved
+
+    # --- state queries ---------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """A comparable snapshot (tests: a rebuild reaches the same state)."""
+        return {
+            "balances": self.bank.balances(),
+            "ledger": [(e.player, e.delta, e.reason) for e in self.bank.ledger],
+            "tables": {
+                room: {
+                    "game": t.game, "options": t.options, "closing": t.closing,
+                    "hand": t.engine.hand_no, "in_hand": t.engine.in_hand,
+                    "stacks": t.engine.stacks(),
+                    "seated": [(s.seat, s.name, s.chips, s.npc) for s in t.engine.seated()],
+                }
+                for room, t in sorted(self.tables.items())
+            },
+            "flags": {i: (f.player, f.kind, f.confidence, f.status) for i, f in self.flags.items()},
+            "penalties": list(self.penalties),
+            "ranks": dict(self.ranks),
+            "moderators": sorted(self.moderators),
+            "processed": sorted(self.processed),
+        }
+
+    def is_moderator(self, name: str) -> bool:
+        return name in self.moderators
+
+    def seated_names(self, room: str) -> set[str]:
+        t = self.tables.get(room)
+        return {s.name for s in t.engine.seated()} if t else set()
+
+    # --- emitting ----------------------------------------------------------------------------
+    def _emit(self, ctx: _Ctx, events: Iterable[Event]) -> None:
+        """Record events; leave credits and penalty debits become ledger entries here, once."""
+        for ev in events:
+            ctx.events.append(ev)
+            idx = len(ctx.events) - 1
+            if isinstance(ev, Leave) or ev.event == "leave":
+                pts = int(getattr(ev, "bank", 0) or 0)
+                if pts:
+                    self._ledger(ctx, str(getattr(ev, "player", "")), pts, "leave", idx)
+            elif isinstance(ev, Penalty) or ev.event == "penalty":
+                pts = int(getattr(ev, "points", 0) or 0)
+                player = str(getattr(ev, "player", ""))
+                self.penalties.append(
+                    {"player": player, "kind": str(getattr(ev, "kind", "")), "points": pts,
+                     "room": ctx.input.get("room", "")}
+                )
+                if pts:
+                    self._ledger(ctx, player, -pts, f"penalty:{getattr(ev, 'kind', '')}", idx)
+
+    def _ledger(self, ctx: _Ctx, player: str, delta: int, reason: str, idx: int | None) -> None:
+        entry = LedgerEntry(player=player, delta=delta, reason=reason, event_index=idx)
+        self.bank.apply(entry)
+        ctx.ledger.append(entry)
+
+    def _say(self, ctx: _Ctx, text: str, to: str = "room") -> None:
+        self._emit(ctx, [Say(to=to, text=text)])
+
+    def _after(self, ctx: _Ctx, table: Table) -> None:
+        """A closing table cashes everyone out once no hand is running."""
+        if not table.closing or table.engine.in_hand:
+            return
+        for s in list(table.engine.seated()):
+            try:
+                self._emit(ctx, table.engine.leave(s.name))
+            except IllegalAction:
+                pass
+        if self.tables.get(table.room) is table:
+            del self.tables[table.room]
+        self._say(ctx, "テーブルを閉じました。ありがとうございました。")
+
+    # --- directives ----------------------------------------------------------------------------
+    def _table(self, room: str) -> Table:
+        t = self.tables.get(room)
+        if t is None:
+            raise DirectiveError("no table: a '# table:' line must come first")
+        return t
+
+    def _directive(self, ctx: _Ctx, room: str, name: str, args: dict[str, Any]) -> None:
+        try:
+            self._directive_inner(ctx, room, name, args)
+        except IllegalAction as e:
+            raise DirectiveError(e.reason) from None
+        except OptionError as e:
+            raise DirectiveError(str(e)) from None
+
+    def _directive_inner(self, ctx: _Ctx, room: str, name: str, args: dict[str, Any]) -> None:
+        if name == "table":
+            game = str(args["game"])
+            if game not in GAME_IDS:
+                raise DirectiveError(f"unknown game '{game}'")
+            old = self.tables.get(room)
+            if old is not None and old.engine.in_hand:
+                raise DirectiveError("a hand is running at this table")
+            options = {str(k): str(v) for k, v in dict(args.get("options", {})).items()}
+            self.tables[room] = Table(room, game, options, create(game, options))
+        elif name == "moderator":
+            self.moderators.add(str(args["name"]))
+        elif name == "bank":
+            player, points = str(args["name"]), int(args["points"])
+            delta = points - self.bank.balance(player)
+            ev = BankChange(player=player, delta=delta, balance=points, reason="transcript")
+            self._emit(ctx, [ev])
+            self._ledger(ctx, player, delta, "opening balance", len(ctx.events) - 1)
+        elif name == "rank":
+            self._set_rank(ctx, str(args["name"]), str(args.get("mark", "")))
+        elif name == "seat":
+            t = self._table(room)
+            self._emit(ctx, t.engine.sit(int(args["seat"]), str(args["name"]),
+                                         int(args["chips"]), bool(args.get("npc", False))))
+        elif name == "button":
+            self._table(room).engine.set_button(int(args["seat"]))
+        elif name == "bonus":
+            cards = parse_cards(" ".join(args.get("cards", [])))
+            markers = args.get("markers")
+            self._table(room).engine.set_bonus_area(
+                cards, [int(m) for m in markers] if markers is not None else None
+            )
+        elif name == "deal":
+            t = self._table(room)
+            deal = deal_from_json(args)
+            seated = self.seated_names(room)
+            for player in deal.hands:
+                if player not in seated:
+                    raise DirectiveError(f"'{player}' is not seated at this table")
+            self._emit(ctx, t.engine.start_hand(deal))
+            self._after(ctx, t)
+        else:
+            raise DirectiveError(f"unknown directive '{name}'")
+
+    # --- messages ----------------------------------------------------------------------------
+    def _message(self, ctx: _Ctx, room: str) -> None:
+        inp = ctx.input
+        sender, text = str(inp.get("sender", "")), str(inp.get("text", ""))
+        now = inp.get("time")
+        dm = bool(inp.get("dm", False))
+        table = self.tables.get(room)
+        if table is not None and now is not None:
+            self._emit(ctx, table.engine.tick(float(now)))
+            self._after(ctx, table)
+            table = self.tables.get(room)
+        norm = _nfkc(text)
+        if norm.startswith("!"):
+            self._command(ctx, room, sender, norm[1:], dm)
+            return
+        if table is None:
+            return
+        from referee.parse import parse
+
+        parsed = parse(text, table.game)
+        if parsed.kind == "command":
+            self._command(ctx, room, sender, norm.lstrip("!"), dm)
+            return
+        if dm:
+            self._dm(ctx, table, sender, norm)
+            return
+        seated = sender in self.seated_names(room)
+        if parsed.kind == "action" and seated:
+            try:
+                events = table.engine.act(sender, parsed, float(now) if now is not None else None)
+            except IllegalAction as e:
+                self._emit(ctx, [Rejected(player=sender, text=text, reason=e.reason),
+                                 Say(to="room", text=f"{sender}さん: {e.reason}")])
+                return
+            self._emit(ctx, events)
+            if parsed.hand_info and parsed.action not in _SHOW_ACTIONS:
+                self._check_leak(ctx, table, sender, text)
+            self._after(ctx, table)
+            return
+        if parsed.hand_info and seated:
+            self._check_leak(ctx, table, sender, text)
+        if parsed.advice:
+            self._check_interference(ctx, table, sender, text, seated)
+        self._after(ctx, table)
+
+    def _dm(self, ctx: _Ctx, table: Table, sender: str, text: str) -> None:
+        """A private message to the bot: players may ask for their own cards, privately."""
+        if any(w in text for w in ("手札", "ハンド", "カード", "hand")):
+            held = table.engine.holdings(sender)
+            if held:
+                from referee.cards import pretty
+
+                self._say(ctx, "あなたの手札: " + " ".join(pretty(c) for c in held), to=sender)
+            else:
+                self._say(ctx, "現在のハンドに参加していません。", to=sender)
+
+    # --- flags ---------------------------------------------------------------------------------
+    def _new_flag(
+        self, ctx: _Ctx, room: str, player: str, kind: Literal["information_leak", "interference"],
+        text: str, confidence: Literal["high", "low"],
+    ) -> FlagRecord:
+        rec = FlagRecord(self._next_flag, room, player, kind, text, confidence)
+        self._next_flag += 1
+        self.flags[rec.id] = rec
+        self._emit(ctx, [Flag(id=rec.id, player=player, kind=kind, text=text,
+                              confidence=confidence)])
+        return rec
+
+    def _check_leak(self, ctx: _Ctx, table: Table, player: str, text: str) -> None:
+        eng = table.engine
+        if not eng.in_hand:
+            return
+        board_fn: Callable[[], Sequence[Card]] | None = getattr(eng, "board", None)
+        board = list(board_fn()) if callable(board_fn) else []
+        conf = assess_leak(text, table.game, eng.holdings(player), eng.shown(player), board)
+        if conf is None:
+            return
+        rec = self._new_flag(ctx, table.room, player, "information_leak", text, conf)
+        if conf == "high":
+            rec.status = "confirmed"
+            self._apply_penalty(ctx, table.room, player, "information_leak", flag=rec.id)
+        else:
+            self._say(ctx, f"フラグ#{rec.id}: {player}さんの発言がハンド情報の公開にあたる可能性が"
+                           "あります。モデレーターの判断を待ちます（!confirm / !dismiss）。")
+
+    def _check_interference(
+        self, ctx: _Ctx, table: Table, player: str, text: str, seated: bool
+    ) -> None:
+        if not table.engine.in_hand or self.is_moderator(player):
+            return
+        rec = self._new_flag(ctx, table.room, player, "interference", text, "low")
+        self._say(ctx, f"フラグ#{rec.id}: {player}さんの発言が干渉行為にあたる可能性があります。"
+                       "モデレーターの判断を待ちます（!confirm / !dismiss）。")
+
+    def _penalty_points(self, room: str) -> Penalties:
+        t = self.tables.get(room)
+        return t.engine.definition.penalties if t is not None else Penalties()
+
+    def _apply_penalty(
+        self, ctx: _Ctx, room: str, player: str, kind: str, flag: int | None = None
+    ) -> None:
+        """Forced fold + removal from the table + bank points (+ demotion for interference)."""
+        table = self.tables.get(room)
+        pen = self._penalty_points(room)
+        points = pen.information_leak if kind == "information_leak" else pen.interference
+        if table is not None and player in self.seated_names(room):
+            if table.engine.in_hand:
+                try:
+                    self._emit(ctx, table.engine.force_fold(player))
+                except IllegalAction:
+                    pass  # not in this hand (or already folded): nothing to fold
+            self._emit(ctx, [Penalty(player=player, kind=kind, points=points)])
+            try:
+                self._emit(ctx, table.engine.remove(player))
+            except IllegalAction:
+                pass
+        else:
+            self._emit(ctx, [Penalty(player=player, kind=kind, points=points)])
+        ref = f"（フラグ#{flag}）" if flag is not None else ""
+        self._say(ctx, f"{player}さん: {PENALTY_NAMES[kind]}{ref}のペナルティ — 強制フォールド・"
+                       f"強制退席、バンクから{_points(points)}を没収します。")
+        if kind == "interference":
+            mark = self.ranks.get(player, "")
+            if mark:
+                self._set_rank(ctx, player, "")
+                self._say(ctx, f"{player}さんのランク印「{mark}」を降格（無印）しました。")
+        if table is not None:
+            self._after(ctx, table)
+
+    def _set_rank(self, ctx: _Ctx, player: str, mark: str) -> None:
+        prev = self.ranks.get(player, "")
+        self.ranks[player] = mark
+        self._emit(ctx, [RankChange(player=player, mark=mark, previous=prev)])
+
+    # --- commands ------------------------------------------------------------------------------
+    def _command(self, ctx: _Ctx, room: str, sender: str, body: str, dm: bool) -> None:
+        parts = body.split()
+        reply_to = sender if dm else "room"
+        if not parts:
+            self._say(ctx, "コマンドが空です。!help で使い方を表示します。", to=reply_to)
+            return
+        name = COMMAND_ALIASES.get(parts[0], parts[0].lower())
+        args = parts[1:]
+        handler = getattr(self, f"_cmd_{name}", None)
+        if handler is None:
+            self._say(ctx, f"「!{parts[0]}」というコマンドはありません。!help で一覧を表示します。",
+                      to=reply_to)
+            return
+        if name in MODERATOR_COMMANDS and not self.is_moderator(sender):
+            self._say(ctx, f"{sender}さん: 「!{parts[0]}」はモデレーター専用のコマンドです。"
+                           "権限がないため実行しませんでした。", to=reply_to)
+            return
+        table = self.tables.get(room)
+        try:
+            handler(ctx, room, sender, args, reply_to)
+        except IllegalAction as e:
+            self._say(ctx, f"{sender}さん: {e.reason}", to=reply_to)
+        except OptionError as e:
+            self._say(ctx, f"{sender}さん: テーブル設定が不正です: {e}", to=reply_to)
+        if table is not None:
+            self._after(ctx, table)
+
+    def _need_table(self, room: str) -> Table:
+        t = self.tables.get(room)
+        if t is None:
+            raise IllegalAction("このルームにはテーブルがありません（!open で開きます）")
+        return t
+
+    def _cmd_help(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        if args:
+            key = COMMAND_ALIASES.get(args[0].lstrip("!"), args[0].lstrip("!").lower())
+            self._say(ctx, HELP.get(key, f"「{args[0]}」というコマンドはありません。"), to=to)
+        else:
+            self._say(ctx, "コマンド一覧: " + " ".join(f"!{k}" for k in HELP)
+                      + "（!help コマンド で詳細）", to=to)
+
+    def _cmd_open(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        if not args:
+            raise IllegalAction("ゲームを指定してください: " + " ".join(GAME_IDS))
+        game = args[0]
+        if game not in GAME_IDS:
+            raise IllegalAction(f"未知のゲームです: {game}（{' '.join(GAME_IDS)}）")
+        if room in self.tables:
+            raise IllegalAction("このルームにはすでにテーブルがあります（!close で閉じます）")
+        options: dict[str, str] = {}
+        for kv in args[1:]:
+            if "=" not in kv:
+                raise IllegalAction(f"オプションは key=value の形で指定してください: {kv}")
+            k, v = kv.split("=", 1)
+            options[k] = v
+        engine = create(game, options)
+        self.tables[room] = Table(room, game, options, engine)
+        self._say(ctx, f"{engine.definition.name} のテーブルを開きました。!sit で着席できます。")
+
+    def _cmd_close(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        t = self._need_table(room)
+        t.closing = True
+        if t.engine.in_hand:
+            self._say(ctx, "このハンドの終了後にテーブルを閉じます。")
+        # _command calls _after, which cashes everyone out when no hand is running
+
+    def _cmd_sit(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        t = self._need_table(room)
+        if t.closing:
+            raise IllegalAction("このテーブルは終了処理中です")
+        eng = t.engine
+        if sender in self.seated_names(room):
+            raise IllegalAction("すでに着席しています")
+        taken = {s.seat for s in eng.seated()}
+        if args:
+            try:
+                seat = int(args[0])
+            except ValueError:
+                raise IllegalAction(f"席番号が読めません: {args[0]}") from None
+            if not 1 <= seat <= eng.definition.seats.max:
+                raise IllegalAction(f"席番号は 1〜{eng.definition.seats.max} です")
+            if seat in taken:
+                raise IllegalAction(f"{seat}番席は埋まっています")
+        else:
+            free = [n for n in range(1, eng.definition.seats.max + 1) if n not in taken]
+            if not free:
+                raise IllegalAction("空席がありません")
+            seat = free[0]
+        points = self.bank.balance(sender)
+        if points <= 0:
+            raise IllegalAction(f"バンク残高がありません（{_points(points)}）")
+        chips = eng.buy_in_chips(points)
+        events = eng.sit(seat, sender, chips)  # raises before anything changes
+        self._emit(ctx, events)
+        self._emit(ctx, [BankChange(player=sender, delta=-points, balance=0, reason="buy_in")])
+        self._ledger(ctx, sender, -points, "buy_in", len(ctx.events) - 1)
+        if not any(e.event == "say" for e in events):
+            self._say(ctx, f"{sender}さんが{seat}番席に着席しました（チップ {chips:,}）。")
+
+    def _cmd_leave(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        t = self._need_table(room)
+        if sender not in self.seated_names(room):
+            raise IllegalAction("着席していません")
+        events = t.engine.leave(sender)
+        self._emit(ctx, events)
+        if not any(e.event == "leave" for e in events):
+            self._say(ctx, f"{sender}さんはこのハンドの終了後に退席します。")
+
+    def _cmd_deal(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        t = self._need_table(room)
+        if t.engine.in_hand:
+            raise IllegalAction("ハンドの進行中です")
+        recorded = ctx.input.get("deal")
+        deal = deal_from_json(recorded) if recorded else draw_deal(t.engine, self.rng)
+        events = t.engine.start_hand(deal)
+        ctx.input["deal"] = deal_to_json(deal)  # a rebuild deals exactly these cards again
+        self._emit(ctx, events)
+        # The engine tells each player their own cards; make sure they get them privately.
+        if not any(e.event == "say" and getattr(e, "to", "room") != "room" for e in events):
+            from referee.cards import pretty
+
+            for name, cards in deal.hands.items():
+                self._say(ctx, "あなたの手札: " + " ".join(pretty(c) for c in cards), to=name)
+
+    def _target(self, sender: str, args: list[str], to: str, what: str) -> str:
+        if args:
+            target = _user(args[0])
+            if target != sender and not self.is_moderator(sender):
+                raise IllegalAction(f"他の人の{what}はモデレーターのみ確認できます")
+            return target
+        return sender
+
+    def _cmd_bank(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        who = self._target(sender, args, to, "バンク残高")
+        self._say(ctx, f"{who}さんのバンク残高: {_points(self.bank.balance(who))}", to=to)
+
+    def _cmd_penalties(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        who = self._target(sender, args, to, "ペナルティ記録")
+        rows = [p for p in self.penalties if p["player"] == who]
+        if not rows:
+            self._say(ctx, f"{who}さんのペナルティ記録はありません。", to=to)
+            return
+        items = "、".join(f"{p['kind']} {_points(int(p['points']))}" for p in rows)
+        self._say(ctx, f"{who}さんのペナルティ記録（{len(rows)}件）: {items}", to=to)
+
+    def _cmd_grant(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        if len(args) < 2:
+            raise IllegalAction("使い方: " + HELP["grant"])
+        who = _user(args[0])
+        try:
+            n = int(args[1].replace(",", ""))
+        except ValueError:
+            raise IllegalAction(f"ポイント数が読めません: {args[1]}") from None
+        reason = " ".join(args[2:]) or "grant"
+        bal = self.bank.balance(who) + n
+        self._emit(ctx, [BankChange(player=who, delta=n, balance=bal, reason=reason)])
+        self._ledger(ctx, who, n, f"grant:{reason}", len(ctx.events) - 1)
+        self._say(ctx, f"{who}さんのバンクに{_points(n)}（{reason}）。残高 {_points(bal)}", to=to)
+
+    def _cmd_penalty(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        if len(args) < 2 or args[1] not in PENALTY_KINDS:
+            raise IllegalAction("使い方: " + HELP["penalty"])
+        self._apply_penalty(ctx, room, _user(args[0]), args[1])
+
+    def _flag_arg(self, args: list[str]) -> FlagRecord:
+        if not args:
+            raise IllegalAction("フラグ番号を指定してください")
+        try:
+            fid = int(args[0].lstrip("#"))
+        except ValueError:
+            raise IllegalAction(f"フラグ番号が読めません: {args[0]}") from None
+        rec = self.flags.get(fid)
+        if rec is None:
+            raise IllegalAction(f"フラグ#{fid}はありません")
+        if rec.status != "open":
+            raise IllegalAction(f"フラグ#{fid}はすでに処理済みです")
+        return rec
+
+    def _cmd_confirm(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        rec = self._flag_arg(args)
+        rec.status = "confirmed"
+        self._emit(ctx, [FlagDecided(id=rec.id, decision="confirmed", by=sender)])
+        self._apply_penalty(ctx, rec.room, rec.player, rec.kind, flag=rec.id)
+
+    def _cmd_dismiss(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        rec = self._flag_arg(args)
+        rec.status = "dismissed"
+        self._emit(ctx, [FlagDecided(id=rec.id, decision="dismissed", by=sender)])
+        self._say(ctx, f"フラグ#{rec.id}（{rec.player}さん）を却下しました。")
+
+    def _mistake(self, ctx: _Ctx, room: str, kind: str, args: list[str]) -> None:
+        t = self._need_table(room)
+        player = _user(args[0]) if args else None
+        if kind != "nogame" and player is None:
+            raise IllegalAction("対象のプレイヤーを @user で指定してください")
+        self._emit(ctx, t.engine.dealing_mistake(kind, player))
+
+    def _cmd_nogame(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        self._mistake(ctx, room, "nogame", [])
+
+    def _cmd_misdeal(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        self._mistake(ctx, room, "misdeal", args)
+
+    def _cmd_exposed(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        self._mistake(ctx, room, "exposed", args)
+
+    def _cmd_lastslot(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        t = self._need_table(room)
+        if not args or args[0].lower() not in ("on", "off"):
+            raise IllegalAction("使い方: " + HELP["lastslot"])
+        on = args[0].lower() == "on"
+        self._emit(ctx, t.engine.set_last_slot(on))
+        self._say(ctx, "ラス枠を開始しました。" if on else "ラス枠を終了しました。")
+
+    def _cmd_rank(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        if len(args) < 2:
+            raise IllegalAction("使い方: " + HELP["rank"])
+        who, mark = _user(args[0]), "" if args[1] in ("-", "無印") else args[1]
+        self._set_rank(ctx, who, mark)
+        self._say(ctx, f"{who}さんのランク印を「{mark or '無印'}」にしました。", to=to)
+
+
+def events_json(events: Sequence[Event]) -> list[dict[str, Any]]:
+    return [e.to_json() for e in events]
