@@ -12,6 +12,13 @@ Store note (referee.store, additive): the store derives its tables from these ev
 !confirm/!dismiss, ``rank`` {``player``, ``mark``} for rank marks ("" = 無印), ``bonus_area``,
 ``hand_start``/``hand_end``; ``LedgerEntry.event_index`` links a ledger row to its event. The
 store also implements :class:`StoredState` (balances, rank marks, bonus area) for start-up.
+
+Service note (referee.service, additive): ``Outcome.input`` is a JSON dict with ``kind``
+``message`` {``id room sender text time dm``, plus ``deal`` once a live !deal drew cards} or
+``directive`` {``id room name args``}; ``Referee.rebuild(store.inputs())`` re-runs them. Service
+event kinds besides CONTRACTS §3: ``bank`` {``player delta balance reason``} (a !grant, a buy-in
+or a ``# bank:`` opening balance; its ledger entry points at it), ``flag_decided`` (adds ``by``)
+and ``rank`` (adds ``previous``).
 """
 
 from __future__ import annotations
