@@ -30,11 +30,11 @@ def _dump(obj: Any) -> str:
 
 def cmd_hand(args: argparse.Namespace) -> None:
     from referee.cards import CardError, cards_str, parse_cards
-    from referee.hands import HandError, evaluate, winners
+    from referee.hands import HandError, evaluate_many, winners
 
     try:
         board = parse_cards(args.board) if args.board is not None else []
-        hands = [evaluate(args.game, parse_cards(text), board) for text in args.cards]
+        hands = evaluate_many(args.game, [parse_cards(text) for text in args.cards], board)
     except (CardError, HandError) as e:
         _fail(str(e))
     out = {
