@@ -96,8 +96,36 @@ class OmahaRules(_Strict):
         return self
 
 
+STANDARD_CLASSES = (
+    "royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush", "straight",
+    "three_of_a_kind", "two_pair", "one_pair", "high_card",
+)
+"""``omaha`` / ``holdem_aa`` class ids, strongest first (CONTRACTS.md §1)."""
+
+SEVEN_CLASSES = (
+    "seven_straight_flush", "seven_of_a_kind", "royal_flush", "straight_flush", "seven_straight",
+    "big_house", "five_of_a_kind", "seven_flush", "middle_house", "four_of_a_kind", "full_house",
+    "flush", "straight", "defective_house", "three_of_a_kind", "two_pair", "one_pair", "high_card",
+)
+"""``seven`` class ids, strongest first (CONTRACTS.md §1)."""
+
+
+def _house_rows(
+    name: str, table: dict[str, Decimal], *, allowed: tuple[str, ...] = (),
+    required: tuple[str, ...] = (),
+) -> None:
+    """A pay table may hold only known rows and must hold the rows the engine reads."""
+    unknown = sorted(set(table) - set(allowed) - set(required))
+    if unknown:
+        raise ValueError(f"{name}: unknown rows {unknown}")
+    missing = [k for k in required if k not in table]
+    if missing:
+        raise ValueError(f"{name}: missing rows {missing}")
+
+
 class HoldemAARules(_Strict):
     ante_unit: PositiveInt = 100
+    ante_multiple: bool = True  # antes in multiples of the unit (false: any amount >= the unit)
     aa_max_ratio: Multiplier = Decimal(1)
     dealer_qualify_pair: int = Field(4, ge=2, le=14)
     call_table: dict[str, Multiplier]
@@ -107,14 +135,26 @@ class HoldemAARules(_Strict):
     bankrupt_below: int = Field(20, ge=0)
     payout_rounding: Rounding = "down"
 
+    @model_validator(mode="after")
+    def _tables(self) -> HoldemAARules:
+        _house_rows("call_table", self.call_table, required=("win", "lose", "push", "dealer_fold"))
+        _house_rows("ante_table", self.ante_table, allowed=STANDARD_CLASSES,
+                    required=("other", "push", "lose"))
+        _house_rows("aa_table", self.aa_table, allowed=(*STANDARD_CLASSES[:-2], "pair_of_aces"))
+        _house_rows("mistake_payout", self.mistake_payout, required=("ante", "aa", "call"))
+        return self
+
 
 class SevenRules(_Strict):
     ante_unit: PositiveInt = 100
+    ante_multiple: bool = True  # antes in multiples of the unit (false: any amount >= the unit)
     dealer_seat: PositiveInt = 6
     bets: dict[str, Multiplier]
     dq_max_pair: int = Field(3, ge=2, le=14)
     dq_needs_ace_or_king: bool = True
+    dq_when_dealer_folds: bool = False  # the seed: a folded dealer hand means every player wins
     win_count_table: dict[str, Multiplier]
+    win_count_dealer_seat: bool = True  # the dealer seat's hand counts as a player beaten
     result_table: dict[str, Multiplier]
     hand_table: dict[str, Multiplier]
     owner_short_table: dict[str, Multiplier]
@@ -123,25 +163,89 @@ class SevenRules(_Strict):
     allin_divisor: PositiveInt = 3
     bankrupt_below: int = Field(30, ge=0)
     npc_first_min_rank: int = Field(7, ge=2, le=14)
+    npc_ante_units: PositiveInt = 1  # an NPC antes this many table ante units
     mistake_payout: dict[str, Multiplier]
     payout_rounding: Rounding = "down"
+
+    @model_validator(mode="after")
+    def _tables(self) -> SevenRules:
+        _house_rows("bets", self.bets, required=(
+            "call", "raise", "hyper_raise_ante", "hyper_raise_round", "extra_raise"))
+        counts = sorted(int(k) for k in self.win_count_table if k.isdigit())
+        if len(counts) != len(self.win_count_table) or counts != list(range(len(counts))):
+            raise ValueError("win_count_table: rows must be the win counts 0, 1, 2, …")
+        _house_rows("result_table", self.result_table, required=("win", "lose", "push", "dq"))
+        _house_rows("hand_table", self.hand_table, allowed=SEVEN_CLASSES, required=("other",))
+        _house_rows("owner_short_table", self.owner_short_table, allowed=SEVEN_CLASSES)
+        _house_rows("joker", self.joker, required=("ante", "bets", "lastslot_extra"))
+        _house_rows("mistake_payout", self.mistake_payout, required=("ante", "call"))
+        return self
+
+
+DEUCES_CLASSES = (
+    "natural_royal_flush", "four_deuces", "wild_royal_flush", "five_of_a_kind", "straight_flush",
+    "four_of_a_kind", "full_house", "flush", "straight", "three_of_a_kind", "two_pair",
+    "one_pair", "high_card",
+)
+"""``deuces`` class ids, strongest first (CONTRACTS.md §1)."""
+
+DeucesClass = Literal[
+    "natural_royal_flush", "four_deuces", "wild_royal_flush", "five_of_a_kind", "straight_flush",
+    "four_of_a_kind", "full_house", "flush", "straight", "three_of_a_kind", "two_pair",
+    "one_pair", "high_card",
+]
+
+
+def _at_least(klass: str) -> tuple[str, ...]:
+    return DEUCES_CLASSES[: DEUCES_CLASSES.index(klass) + 1]
+
+
+def _check_rows(
+    name: str, table: dict[str, Decimal], need: tuple[str, ...], extra: set[str]
+) -> None:
+    unknown = set(table) - set(DEUCES_CLASSES) - extra
+    if unknown:
+        raise ValueError(f"{name}: unknown rows {sorted(unknown)}")
+    missing = [k for k in (*need, *sorted(extra)) if k not in table]
+    if missing:
+        raise ValueError(f"{name}: missing rows {missing}")
 
 
 class DeucesRules(_Strict):
     ante_unit: PositiveInt = 100
+    ante_multiple: bool = True
     bonus_decks: PositiveInt = 1
     bonus_area_size: PositiveInt = 4
     bonus_table: dict[str, Multiplier]
     dealer_table: dict[str, Multiplier]
     player_table: dict[str, Multiplier]
-    dealer_qualify: str = "three_of_a_kind"
-    dealer_strategy: str = "house_way_v1"
+    dealer_qualify: DeucesClass = "three_of_a_kind"
+    dealer_strategy: Literal["house_way_v1"] = "house_way_v1"
+    dealer_duplicate_bonus: Literal["none", "players"] = "none"
     tie: Literal["push"] = "push"
-    joker: dict[str, Multiplier]
+    joker: dict[Literal["ante", "bets", "lastslot_extra"], Multiplier]
     allin_divisor: PositiveInt = 2
     bankrupt_below: int = Field(20, ge=0)
-    mistake_payout: dict[str, Multiplier]
+    mistake_payout: dict[Literal["ante", "play"], Multiplier]
+    mistake_pays_folded: bool = True
     payout_rounding: Rounding = "down"
+
+    @model_validator(mode="after")
+    def _tables(self) -> DeucesRules:
+        # The bonus table and the player's ante table pay from three of a kind up; the dealer's
+        # table needs every class the dealer can qualify with and lose (a natural royal can't lose).
+        _check_rows("bonus_table", self.bonus_table, _at_least("three_of_a_kind"), set())
+        _check_rows("player_table", self.player_table, _at_least("three_of_a_kind"), {"other"})
+        _check_rows(
+            "dealer_table", self.dealer_table, _at_least(self.dealer_qualify)[1:], {"dealer_fold"}
+        )
+        for key in ("ante", "bets", "lastslot_extra"):
+            if key not in self.joker:
+                raise ValueError(f"joker: missing {key}")
+        for key in ("ante", "play"):
+            if key not in self.mistake_payout:
+                raise ValueError(f"mistake_payout: missing {key}")
+        return self
 
 
 class GameDefinition(_Strict):
