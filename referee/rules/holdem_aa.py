@@ -1,0 +1,423 @@
+"""``holdem_aa``: Casino Hold'em against the dealer, with the AA side bet (seeds/holdem-aa.txt).
+
+Flow of one hand (a pure state machine; the service or a transcript drives it):
+
+1. ``start_hand(Deal)``: every seated player needs 2 cards in ``Deal.hands``, the dealer 2 in
+   ``Deal.dealer`` and the board 5 (flop, turn, river). Nothing is dealt yet: each seated player
+   posts a stake by message -- ``ante`` with ``amount`` (and optionally ``aa``) or ``allin``.
+2. When every seated player has posted, the cards are dealt: each player gets their two cards by
+   a private ``say``, the flop is shown to the room.
+3. Each player calls (another ante) or folds, in any order (the decisions are independent: nobody
+   sees anyone else's cards, so there is no turn order to keep).
+4. When all have decided: the callers' hands are opened and the AA bets settled on hole + flop
+   (a pair of aces or better pays by the AA table, anything else loses; a folded player's AA is
+   lost even if it qualified); the dealer's hand is opened, turn and river dealt; the dealer
+   qualifies with a pair of ``dealer_qualify_pair`` (4) or better; every bet is settled.
+
+Settlement (multipliers include the stake, ``payout_rounding`` rounds them): call bet by the
+``call_table`` (win 2x, lose 0, push 1x, dealer fold 1x); the ante, on a win or a dealer fold, by
+the ``ante_table`` row of the player's hand (``other`` for a hand without a row), on a push by
+``push``, on a loss by ``lose``. One ``settle`` event per player carries the total paid back
+(``payout``) and the breakdown (``ante``/``call``/``aa`` payouts, ``hand`` class).
+
+Rulings (RULES.md plus gaps decided here):
+
+* Stakes: an ante is a positive multiple of the table's ante unit (``ante_multiple``; otherwise
+  any amount of at least one unit) and must leave chips for the call: ``2 x ante + AA <= chips``.
+  AA is optional, at most ``aa_max_ratio`` x the ante (rounded down). ALL-IN (the seed's rule):
+  the AA is placed first, then half of the remaining chips (rounded down) is the ante; the AA must
+  still not exceed that ante. The all-in player can always cover the call.
+* An ante message repeated, or sent outside the stake phase, is refused; so is a decision by a
+  player who already decided ("すでにフォールドしています" after a fold).
+* A player who leaves before posting is simply out of the hand; one who leaves after posting
+  stays in it (their bets play as they stand; an undecided player is folded only by a moderator
+  via ``force_fold``) and stands up when the hand ends. ``remove`` folds and stands up at once.
+* Bankruptcy: after each hand, a player with fewer than ``bankrupt_below`` (20) chips is stood up.
+* The bank converts 1:1 (``buy_in_chips`` is the identity; ``leave`` credits the chips).
+* Dealing mistake (``dealing_mistake`` any kind, i.e. ``!nogame``/``!misdeal``/``!exposed``: the bot
+  deals, so a mistake the moderator reports is one that burns a card): the game stops and every
+  player who posted receives the guarantee -- ante 2x, AA 8x, call 2x (``mistake_payout``),
+  folded players included ("配当0倍が確定して回収されていたとしても保障"). "More if already
+  certain": the AA result is fixed once the flop is out, so a player who has not folded gets
+  ``max(guarantee, AA table)`` on the AA; the ante and call results are never certain before the
+  engine settles (it settles everything in one step when the last decision arrives).
+* There is no button; ``hand_start`` reports ``button`` 0. NPC seats are refused (the NPC rule is
+  ``seven``'s).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from referee.actions import Parsed
+from referee.cards import Card, is_joker, pretty
+from referee.definitions import GameDefinition, HoldemAARules
+from referee.events import ActionEvent, Event, HandEnd, HandStart, Say, Settle
+from referee.hands import NAMES, evaluate, pair_floor
+from referee.rules.base import Deal, Engine, IllegalAction, OptionError, SeatState
+from referee.rules.house import (
+    Compensation,
+    HandBook,
+    HouseTable,
+    allin_ante,
+    check_ante,
+    pay,
+    table_options,
+)
+
+ACE = 12
+
+
+def show(cards: list[Card]) -> str:
+    return " ".join(pretty(c) for c in cards)
+
+
+@dataclass
+class _Seat:
+    """One player's part in the current hand."""
+
+    name: str
+    cards: list[Card]
+    ante: int = 0
+    aa: int = 0
+    call: int = 0
+    posted: bool = False
+    allin: bool = False
+    decided: bool = False
+    folded: bool = False
+    opened: bool = False
+
+
+class HoldemAAEngine(Engine):
+    game = "holdem_aa"
+
+    def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
+        super().__init__(definition, options)
+        if definition.holdem_aa is None:
+            raise OptionError("holdem_aa の定義がありません")
+        self.rules: HoldemAARules = definition.holdem_aa
+        self.ante_unit, self.last_slot = table_options(options, self.rules.ante_unit)
+        self.table = HouseTable(definition.seats.max, self.rules.bankrupt_below, npc_allowed=False)
+        self.phase = "idle"  # idle | stakes | decide
+        self.seats: dict[str, _Seat] = {}  # in seat order
+        self.dealer: list[Card] = []
+        self.board: list[Card] = []
+        self.book = HandBook()
+
+    # --- seating ---------------------------------------------------------------------------
+    def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
+        return self.table.sit(seat, name, chips, npc)
+
+    def leave(self, name: str) -> list[Event]:
+        p = self.table.by_name(name)
+        if p is None:
+            raise IllegalAction(f"{name}さんは着席していません")
+        s = self.seats.get(name)
+        if self.phase == "idle" or s is None:
+            return self.table.stand(name)
+        if self.phase == "stakes" and not s.posted:
+            del self.seats[name]
+            out = self.table.stand(name)
+            return out + self._maybe_deal()
+        p.leaving = True
+        return [Say(to="room", text=f"{name}さんはこのゲームの終了後に退席します")]
+
+    # --- the hand --------------------------------------------------------------------------
+    def start_hand(self, deal: Deal) -> list[Event]:
+        if self.phase != "idle":
+            raise IllegalAction("ゲームの途中です")
+        players = self.table.ordered()
+        if not players:
+            raise IllegalAction("着席しているプレイヤーがいません")
+        names = [p.name for p in players]
+        unknown = sorted(set(deal.hands) - set(names))
+        if unknown:
+            raise IllegalAction(f"着席していないプレイヤーの配牌があります: {', '.join(unknown)}")
+        for n in names:
+            if len(deal.hands.get(n, [])) != 2:
+                raise IllegalAction(f"{n}さんの配牌は2枚必要です")
+        if len(deal.dealer) != 2:
+            raise IllegalAction("ディーラーの配牌は2枚必要です")
+        if len(deal.board) != 5:
+            raise IllegalAction("コミュニティーカードは5枚必要です")
+        every = [c for n in names for c in deal.hands[n]] + list(deal.dealer) + list(deal.board)
+        if any(is_joker(c) for c in every):
+            raise IllegalAction("このゲームにジョーカーはありません")
+        if len(set(every)) != len(every):
+            raise IllegalAction("1デックのゲームで同じカードが重複しています")
+
+        self.hand_no += 1
+        self.phase = "stakes"
+        self.seats = {n: _Seat(n, list(deal.hands[n])) for n in names}
+        self.dealer = list(deal.dealer)
+        self.board = list(deal.board)
+        self.book = HandBook()
+        return [
+            HandStart(hand=self.hand_no, button=0),
+            Say(
+                to="room",
+                text=f"ゲーム{self.hand_no}を始めます。アンティ（単位{self.ante_unit}）を"
+                "ベットしてください（AAはアンティ以下で任意）",
+            ),
+        ]
+
+    def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
+        name = action.action
+        s = self.seats.get(player)
+        if self.phase == "idle" or s is None:
+            raise IllegalAction("このゲームに参加していません")
+        if name in ("ante", "allin"):
+            return self._stake(s, action)
+        if name in ("call", "fold"):
+            if self.phase != "decide":
+                raise IllegalAction("まだ全員のベットが揃っていません")
+            if s.folded:
+                raise IllegalAction("すでにフォールドしています")
+            if s.decided:
+                raise IllegalAction("すでにコールしています")
+            return self._decide(s, name == "call")
+        raise IllegalAction("このゲームではできないアクションです（コールかフォールド）")
+
+    # stakes
+    def _stake(self, s: _Seat, action: Parsed) -> list[Event]:
+        if self.phase != "stakes":
+            raise IllegalAction("ベットの受付は終わっています")
+        if s.posted:
+            raise IllegalAction("すでにベットしています")
+        p = self.table.by_name(s.name)
+        assert p is not None
+        aa = action.aa or 0
+        if aa < 0:
+            raise IllegalAction("AAの額が正しくありません")
+        allin = action.action == "allin"
+        if allin:
+            ante = allin_ante(p.chips, 2, aa)
+        else:
+            ante = check_ante(
+                action.amount, p.chips, self.ante_unit, cover=2, side=aa,
+                multiple=self.rules.ante_multiple,
+            )
+        aa_max = pay(ante, self.rules.aa_max_ratio, "down")
+        if aa > aa_max:
+            raise IllegalAction(f"AAはアンティ以下にしてください（最大{aa_max}）")
+        # validated: mutate
+        p.chips -= ante + aa
+        s.ante, s.aa, s.posted, s.allin = ante, aa, True, allin
+        self.book.stake(s.name, ante + aa)
+        out: list[Event] = [
+            ActionEvent(player=s.name, action="ante", amount=ante + aa, ante=ante, aa=aa,
+                        allin=allin or None)
+        ]
+        return out + self._maybe_deal()
+
+    def _maybe_deal(self) -> list[Event]:
+        """Deal once every player in the hand has posted (and settle if nobody is left to
+        decide: the hand may have been emptied by leaves and forced folds)."""
+        if self.phase != "stakes":
+            return []
+        if not self.seats:
+            return self._finish([])
+        if not all(s.posted for s in self.seats.values()):
+            return []
+        self.phase = "decide"
+        out: list[Event] = []
+        for s in self.seats.values():
+            out.append(Say(to=s.name, text=f"ゲーム{self.hand_no} あなたのハンド: {show(s.cards)}"))
+        out.append(
+            Say(
+                to="room",
+                text=f"フロップ: {show(self.board[:3])}　コールかフォールドを宣言してください",
+            )
+        )
+        if all(s.decided for s in self.seats.values()):
+            out += self._showdown()
+        return out
+
+    # decisions
+    def _decide(self, s: _Seat, call: bool) -> list[Event]:
+        p = self.table.by_name(s.name)
+        out: list[Event] = []
+        if call:
+            chips = p.chips if p is not None else 0
+            if chips < s.ante:  # cannot happen for a seated player: the stake rule reserved it
+                raise IllegalAction("コールするチップが足りません")
+            assert p is not None
+            p.chips -= s.ante
+            s.call = s.ante
+            self.book.stake(s.name, s.ante)
+            out.append(ActionEvent(player=s.name, action="call", amount=s.ante))
+        else:
+            s.folded = True
+            out.append(ActionEvent(player=s.name, action="fold", amount=0))
+        s.decided = True
+        if all(x.decided for x in self.seats.values()):
+            out += self._showdown()
+        return out
+
+    def _aa_payout(self, s: _Seat) -> tuple[int, str | None]:
+        """The AA bet's payout on hole + flop, and the table row that paid (None: lost)."""
+        if not s.aa:
+            return 0, None
+        hv = evaluate("holdem_aa", s.cards, self.board[:3])
+        row: str | None = hv.klass
+        if hv.klass == "one_pair":
+            row = "pair_of_aces" if hv.key >= pair_floor("holdem_aa", ACE) else None
+        if row is None or row not in self.rules.aa_table:
+            return 0, None
+        return pay(s.aa, self.rules.aa_table[row], self.rules.payout_rounding), row
+
+    def _showdown(self) -> list[Event]:
+        r = self.rules
+        rnd = r.payout_rounding
+        out: list[Event] = []
+        callers = [s for s in self.seats.values() if not s.folded]
+        aa_pay: dict[str, int] = {}
+        for s in callers:
+            s.opened = True
+            paid, row = self._aa_payout(s)
+            aa_pay[s.name] = paid
+            text = f"{s.name}さんのハンド: {show(s.cards)}"
+            if s.aa:
+                label = "Aワンペア" if row == "pair_of_aces" else NAMES["holdem_aa"].get(row or "")
+                text += f"　AA {label} 配当{paid}" if row else "　AA 没収"
+            out.append(Say(to="room", text=text))
+        dealer_hv = None
+        qualified = False
+        if callers:
+            dealer_hv = evaluate("holdem_aa", self.dealer, self.board)
+            qualified = dealer_hv.key >= pair_floor("holdem_aa", r.dealer_qualify_pair - 2)
+            out.append(
+                Say(
+                    to="room",
+                    text=f"ディーラー: {show(self.dealer)}　ボード: {show(self.board)}　"
+                    f"{dealer_hv.name}" + ("" if qualified else "（ディーラーフォールド）"),
+                )
+            )
+        for s in self.seats.values():
+            if s.folded:
+                out.append(Settle(player=s.name, result="fold", payout=0, ante=0, call=0, aa=0))
+                continue
+            assert dealer_hv is not None
+            hv = evaluate("holdem_aa", s.cards, self.board)
+            ante_row = hv.klass if hv.klass in r.ante_table else "other"
+            if not qualified:
+                result = "dealer_fold"
+                ante_p = pay(s.ante, r.ante_table[ante_row], rnd)
+                call_p = pay(s.call, r.call_table["dealer_fold"], rnd)
+            elif hv > dealer_hv:
+                result = "win"
+                ante_p = pay(s.ante, r.ante_table[ante_row], rnd)
+                call_p = pay(s.call, r.call_table["win"], rnd)
+            elif hv == dealer_hv:
+                result = "push"
+                ante_p = pay(s.ante, r.ante_table["push"], rnd)
+                call_p = pay(s.call, r.call_table["push"], rnd)
+            else:
+                result = "lose"
+                ante_p = pay(s.ante, r.ante_table["lose"], rnd)
+                call_p = pay(s.call, r.call_table["lose"], rnd)
+            total = ante_p + call_p + aa_pay[s.name]
+            out.append(
+                Settle(player=s.name, result=result, payout=total, ante=ante_p, call=call_p,
+                       aa=aa_pay[s.name], hand=hv.klass)
+            )
+        return out + self._finish(out)
+
+    def _finish(self, so_far: list[Event]) -> list[Event]:
+        """Credit the payouts booked in ``so_far``, close the books, end the hand."""
+        out: list[Event] = []
+        for e in so_far:
+            if isinstance(e, (Settle, Compensation)):
+                self.book.pay(e.player, e.payout)
+                p = self.table.by_name(e.player)
+                if p is not None:
+                    p.chips += e.payout
+        out.append(self.book.event(self.hand_no))
+        out.append(HandEnd(hand=self.hand_no, stacks=self.stacks()))
+        self.phase = "idle"
+        self.seats = {}
+        out += self.table.after_hand()
+        return out
+
+    # --- operations ----------------------------------------------------------------------
+    def force_fold(self, player: str) -> list[Event]:
+        s = self.seats.get(player)
+        if self.phase == "idle" or s is None:
+            raise IllegalAction(f"{player}さんはこのゲームに参加していません")
+        if s.folded:
+            raise IllegalAction(f"{player}さんはすでにフォールドしています")
+        if self.phase == "stakes":
+            if not s.posted:
+                del self.seats[player]
+                return [Say(to="room", text=f"{player}さんはこのゲームから外れました")]
+            s.folded = s.decided = True
+            return [ActionEvent(player=player, action="fold", amount=0)]
+        if s.decided:
+            raise IllegalAction(f"{player}さんはすでにコールしています")
+        return self._decide(s, call=False)
+
+    def remove(self, player: str) -> list[Event]:
+        if self.table.by_name(player) is None:
+            raise IllegalAction(f"{player}さんは着席していません")
+        out: list[Event] = []
+        s = self.seats.get(player)
+        if self.phase != "idle" and s is not None and not s.folded:
+            out += self.force_fold(player)
+        if self.table.by_name(player) is not None:  # the fold may have ended the hand
+            out += self.table.stand(player)
+        out += self._maybe_deal()
+        return out
+
+    def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
+        return self.compensate()
+
+    def compensate(self) -> list[Event]:
+        """Stop the game and pay every posted player the guaranteed payouts (module doc)."""
+        if self.phase == "idle":
+            raise IllegalAction("進行中のゲームがありません")
+        m = self.rules.mistake_payout
+        rnd = self.rules.payout_rounding
+        out: list[Event] = [
+            Say(to="room", text="ディールミスのためゲームを中断し、保障配当を行います")
+        ]
+        for s in self.seats.values():
+            if not s.posted:
+                continue
+            bets = {"ante": pay(s.ante, m["ante"], rnd)}
+            if s.aa:
+                aa = pay(s.aa, m["aa"], rnd)
+                if self.phase == "decide" and not s.folded:
+                    aa = max(aa, self._aa_payout(s)[0])
+                bets["aa"] = aa
+            if s.call:
+                bets["call"] = pay(s.call, m["call"], rnd)
+            out.append(Compensation(player=s.name, payout=sum(bets.values()), bets=bets))
+        return out + self._finish(out)
+
+    # --- queries ---------------------------------------------------------------------------
+    @property
+    def in_hand(self) -> bool:
+        return self.phase != "idle"
+
+    def stacks(self) -> dict[str, int]:
+        return {p.name: p.chips for p in self.table.ordered()}
+
+    def seated(self) -> list[SeatState]:
+        return self.table.states()
+
+    def holdings(self, player: str) -> list[Card]:
+        s = self.seats.get(player)
+        return list(s.cards) if s is not None and self.phase == "decide" else []
+
+    def shown(self, player: str) -> list[Card]:
+        s = self.seats.get(player)
+        return list(s.cards) if s is not None and s.opened else []
+
+    def pending(self) -> list[str]:
+        """Players the table is waiting for (stake or decision), in seat order."""
+        if self.phase == "stakes":
+            return [s.name for s in self.seats.values() if not s.posted]
+        if self.phase == "decide":
+            return [s.name for s in self.seats.values() if not s.decided]
+        return []
+
