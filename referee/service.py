@@ -473,8 +473,12 @@ class Referee:
         eng = table.engine
         if not eng.in_hand:
             return
-        board_fn: Callable[[], Sequence[Card]] | None = getattr(eng, "board", None)
-        board = list(board_fn()) if callable(board_fn) else []
+        board: list[Card] = []
+        for attr in ("board_cards", "public_cards"):  # optional engine query: the visible board
+            fn: Callable[[], Sequence[Card]] | None = getattr(eng, attr, None)
+            if callable(fn):
+                board = list(fn())
+                break
         conf = assess_leak(text, table.game, eng.holdings(player), eng.shown(player), board)
         if conf is None:
             return

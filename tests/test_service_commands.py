@@ -1,0 +1,181 @@
+"""Chat commands (CONTRACTS.md §4) through the service: permissions, the bank and its ledger,
+tables opened and closed, live deals recorded so a rebuild replays the same cards."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+import pytest
+
+from referee.events import Event
+from referee.outcome import Incoming
+from referee.service import Referee
+from referee.store import Store
+
+ROOM = "!room"
+_ids = itertools.count()
+
+
+def msg(ref: Referee, sender: str, text: str, room: str = ROOM, dm: bool = False) -> list[Event]:
+    return ref.handle(Incoming(id=f"m{next(_ids)}", room=room, sender=sender, text=text, dm=dm))
+
+
+def says(events: list[Event], to: str = "room") -> list[str]:
+    return [str(getattr(e, "text", "")) for e in events if e.event == "say" and
+            getattr(e, "to", None) == to]
+
+
+def kinds(events: list[Event]) -> list[str]:
+    return [e.event for e in events]
+
+
+def j(events: list[Event]) -> list[dict[str, Any]]:
+    return [e.to_json() for e in events]
+
+
+@pytest.fixture
+def ref() -> Referee:
+    r = Referee(moderators=["dealer"], rng=random.Random(7))
+    msg(r, "dealer", "!grant @alice 2000 初回")
+    msg(r, "dealer", "!grant @bob 1500")
+    return r
+
+
+def test_moderator_commands_refused_in_japanese_without_change(ref: Referee) -> None:
+    before = ref.state()
+    for text in ("!open omaha", "!grant @mallory 100000", "!deal", "!close", "!penalty @bob "
+                 "interference", "!confirm 1", "!nogame", "!lastslot on", "!rank @bob 金"):
+        ev = msg(ref, "mallory", text)
+        assert kinds(ev) == ["say"], text
+        assert "モデレーター専用" in says(ev)[0]
+    after = ref.state()
+    for key in ("balances", "ledger", "tables", "flags", "penalties", "ranks"):
+        assert after[key] == before[key]
+
+
+def test_bank_is_private_to_oneself_unless_moderator(ref: Referee) -> None:
+    assert says(msg(ref, "alice", "!bank")) == ["aliceさんのバンク残高: 2,000P"]
+    ev = msg(ref, "alice", "!bank @bob")
+    assert "モデレーター" in says(ev)[0] and "1,500" not in says(ev)[0]
+    assert says(msg(ref, "dealer", "!bank @bob")) == ["bobさんのバンク残高: 1,500P"]
+    # asked by private message, answered privately
+    assert says(msg(ref, "alice", "!残高", dm=True), to="alice") == ["aliceさんのバンク残高: 2,000P"]
+
+
+def test_grant_negative_and_reason_are_ledger_entries(ref: Referee) -> None:
+    ev = msg(ref, "dealer", "!grant @alice -500 遅刻")
+    bank = [e for e in j(ev) if e["event"] == "bank"]
+    assert bank == [{"event": "bank", "player": "alice", "delta": -500, "balance": 1500,
+                     "reason": "遅刻"}]
+    assert ref.bank.balance("alice") == 1500
+    assert sum(e.delta for e in ref.bank.ledger if e.player == "alice") == 1500
+    assert "ポイント数が読めません" in says(msg(ref, "dealer", "!grant @alice lots"))[0]
+
+
+def test_open_sit_deal_leave_close_round_trip(ref: Referee) -> None:
+    ev = msg(ref, "dealer", "!open omaha level=3 rules=world")
+    assert ROOM in ref.tables and ref.tables[ROOM].options == {"level": "3", "rules": "world"}
+    ev = msg(ref, "alice", "!sit")
+    assert ref.tables[ROOM].engine.stacks() == {"alice": 20000}  # bank points x10
+    assert ref.bank.balance("alice") == 0
+    assert [e for e in j(ev) if e["event"] == "bank"][0]["delta"] == -2000
+    msg(ref, "bob", "!着席 5")
+    assert [(s.seat, s.name) for s in ref.tables[ROOM].engine.seated()] == [(1, "alice"),
+                                                                            (5, "bob")]
+    assert "すでに着席" in says(msg(ref, "bob", "!sit"))[0]
+    ev = msg(ref, "dealer", "!deal")
+    assert "hand_start" in kinds(ev)
+    assert ref.tables[ROOM].engine.in_hand
+    # every player got their own cards privately; the room got none of them
+    hands = {p: ref.tables[ROOM].engine.holdings(p) for p in ("alice", "bob")}
+    assert all(len(h) == 4 for h in hands.values())
+    # closing during a hand waits for its end
+    ev = msg(ref, "dealer", "!close")
+    assert ROOM in ref.tables and ref.tables[ROOM].closing
+    assert "!deal" not in says(ev)
+
+
+def test_close_between_hands_cashes_everyone_out(ref: Referee) -> None:
+    msg(ref, "dealer", "!open omaha")
+    msg(ref, "alice", "!sit")
+    msg(ref, "bob", "!sit")
+    ev = msg(ref, "dealer", "!close")
+    leaves = {e["player"]: e["bank"] for e in j(ev) if e["event"] == "leave"}
+    assert leaves == {"alice": 2000, "bob": 1500}
+    assert ROOM not in ref.tables
+    assert ref.bank.balances() == {"alice": 2000, "bob": 1500}
+
+
+def test_leave_credits_bank_by_the_game_rule(ref: Referee) -> None:
+    msg(ref, "dealer", "!open omaha")
+    msg(ref, "alice", "!sit")
+    ev = msg(ref, "alice", "!退席")
+    assert [e for e in j(ev) if e["event"] == "leave"] == [
+        {"event": "leave", "player": "alice", "chips": 20000, "bank": 2000}
+    ]
+    assert ref.bank.balance("alice") == 2000
+    assert "着席していません" in says(msg(ref, "alice", "!leave"))[0]
+
+
+def test_sit_without_points_or_table_is_refused(ref: Referee) -> None:
+    assert "テーブルがありません" in says(msg(ref, "alice", "!sit"))[0]
+    msg(ref, "dealer", "!open omaha")
+    assert "バンク残高がありません" in says(msg(ref, "zed", "!sit"))[0]
+    assert "埋まっています" not in says(msg(ref, "alice", "!sit 2"))[0]
+    assert "埋まっています" in says(msg(ref, "bob", "!sit 2"))[0]
+    assert ref.bank.balance("bob") == 1500
+
+
+def test_open_refuses_unknown_games_and_options(ref: Referee) -> None:
+    assert "未知のゲーム" in says(msg(ref, "dealer", "!open poker"))[0]
+    assert ROOM not in ref.tables
+    assert says(msg(ref, "dealer", "!open omaha level=99"))
+    assert ROOM not in ref.tables
+
+
+def test_help_and_unknown_command(ref: Referee) -> None:
+    assert "!sit" in says(msg(ref, "anyone", "!help"))[0]
+    assert says(msg(ref, "anyone", "!help grant"))[0].startswith("!grant")
+    assert "ありません" in says(msg(ref, "anyone", "!frobnicate"))[0]
+
+
+def test_rank_and_manual_penalty(ref: Referee) -> None:
+    msg(ref, "dealer", "!rank @bob 金")
+    assert ref.ranks["bob"] == "金"
+    ev = msg(ref, "dealer", "!penalty @bob interference")
+    pen = [e for e in j(ev) if e["event"] == "penalty"]
+    assert pen == [{"event": "penalty", "player": "bob", "kind": "interference", "points": 5000,
+                    "chips": 0}]
+    assert ref.bank.balance("bob") == 1500 - 5000
+    assert ref.ranks["bob"] == ""
+    assert [e for e in j(ev) if e["event"] == "rank"] == [
+        {"event": "rank", "player": "bob", "mark": "", "previous": "金"}
+    ]
+    assert "information_leak 1,000P" not in says(msg(ref, "bob", "!penalties"))[0]
+    assert "interference 5,000P" in says(msg(ref, "bob", "!penalties"))[0]
+
+
+def test_input_processed_once(ref: Referee) -> None:
+    inc = Incoming(id="same", room=ROOM, sender="dealer", text="!grant @alice 1")
+    assert ref.handle(inc)
+    assert ref.handle(inc) == []
+    assert ref.bank.balance("alice") == 2001
+
+
+def test_live_deal_is_recorded_and_rebuild_replays_the_same_cards(ref: Referee) -> None:
+    store = Store(":memory:")
+    live = Referee(moderators=["dealer"], persistence=store)  # CSPRNG shoe
+    for who, text in [("dealer", "!grant @alice 2000"), ("dealer", "!grant @bob 1500"),
+                      ("dealer", "!open omaha"), ("alice", "!sit"), ("bob", "!sit"),
+                      ("dealer", "!deal")]:
+        msg(live, who, text)
+    saved = store.inputs()
+    assert "deal" in saved[-1] and len(saved[-1]["deal"]["hands"]["alice"]) == 4
+    rebuilt = Referee(moderators=["dealer"])
+    rebuilt.rebuild(saved)
+    assert rebuilt.state() == live.state()
+    for p in ("alice", "bob"):
+        assert rebuilt.tables[ROOM].engine.holdings(p) == live.tables[ROOM].engine.holdings(p)
+    assert store.balances() == live.bank.balances()

@@ -1,0 +1,139 @@
+"""The transcript format of CONTRACTS.md §3: what each line becomes, and malformed lines refused
+with their line number (before anything runs)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.adapters.transcript import TranscriptError, read
+
+HEADER = """## a comment
+# table: omaha rules=world level=3
+# moderator: dealer
+# seat 1: alice 20000
+# seat 2: bob 20000
+# seat 3: carol 20000
+# button: 1
+# deal: alice=Ah Kh Qd Jd | bob=2c 3c 4d 5d | carol=9h 9d 8s 7s | board=Ts 9s 8c 2h 3h
+"""
+
+
+def test_contract_example_lines() -> None:
+    text = HEADER + (
+        "[21:00:01] carol: こ\n"
+        "\n"
+        "[21:00:03] alice: メイク300\n"
+        "[21:00:04] carol (dm): 今の手札は？\n"
+        "dealer: !nogame\n"
+    )
+    lines = read(text)
+    kinds = [(ln.lineno, ln.input["kind"], ln.input.get("name")) for ln in lines]
+    assert kinds[:7] == [
+        (2, "directive", "table"), (3, "directive", "moderator"), (4, "directive", "seat"),
+        (5, "directive", "seat"), (6, "directive", "seat"), (7, "directive", "button"),
+        (8, "directive", "deal"),
+    ]
+    table = lines[0].input["args"]
+    assert table == {"game": "omaha", "options": {"rules": "world", "level": "3"}}
+    assert lines[2].input["args"] == {"seat": 1, "name": "alice", "chips": 20000, "npc": False}
+    deal = lines[6].input["args"]
+    assert deal["hands"] == {
+        "alice": ["Ah", "Kh", "Qd", "Jd"], "bob": ["2c", "3c", "4d", "5d"],
+        "carol": ["9h", "9d", "8s", "7s"],
+    }
+    assert deal["board"] == ["Ts", "9s", "8c", "2h", "3h"]
+    msgs = [ln.input for ln in lines if ln.input["kind"] == "message"]
+    assert [(m["sender"], m["text"], m["dm"], m["time"]) for m in msgs] == [
+        ("carol", "こ", False, 21 * 3600 + 1.0),
+        ("alice", "メイク300", False, 21 * 3600 + 3.0),
+        ("carol", "今の手札は？", True, 21 * 3600 + 4.0),
+        ("dealer", "!nogame", False, None),
+    ]
+    assert [m["line"] for m in msgs] == [9, 11, 12, 13]
+
+
+def test_deal_keys_joker_dice_shoe_and_npc_seat() -> None:
+    text = (
+        "# table: seven\n# seat 1: alice 3000\n# seat 6: house 9000 npc\n"
+        "# deal: alice=JK 2c 3c 4c 5c 6c 7c | house=As Ks Qs Js Ts 9s 8s | dice=3 | shoe=10h Ad\n"
+    )
+    lines = read(text)
+    assert lines[2].input["args"]["npc"] is True
+    deal = lines[3].input["args"]
+    assert deal["hands"]["alice"][0] == "JK"
+    assert deal["dice"] == [3]
+    assert deal["shoe"] == ["Th", "Ad"]
+
+
+def test_time_passes_midnight() -> None:
+    lines = read("# table: omaha\n[23:59:59] a: x\n[00:00:02] a: y\n")
+    assert [ln.input["time"] for ln in lines[1:]] == [86399.0, 86402.0]
+
+
+@pytest.mark.parametrize(
+    "bad,lineno,words",
+    [
+        ("# tabel: omaha", 1, "unknown directive"),
+        ("# table: poker", 1, "unknown game"),
+        ("# table: omaha level", 1, "key=value"),
+        ("[21:00:00] alice: こ", 1, "before '# table:'"),
+        ("# table: omaha\n# seat 9: alice 100", 2, "out of range"),
+        ("# table: omaha\n# seat 0: alice 100", 2, "out of range"),
+        ("# table: omaha\n# seat 1: alice lots", 2, "not a number"),
+        ("# table: omaha\n# seat 1: alice 100\n# deal: alice=Ah Kh Qx Jd", 3, "bad card"),
+        ("# table: omaha\n# seat 1: alice 100\n# deal: zed=Ah Kh Qd Jd", 3, "unknown deal key"),
+        ("# table: omaha\n# seat 1: alice 100\n# deal: alice Ah", 3, "KEY=CARDS"),
+        ("# table: omaha\n## ok\n\nthis is not a line", 4, "unreadable"),
+        ("# table: omaha\n[25:00:00] alice: hi", 2, "time"),
+        ("# seat 1: alice 100", 1, "before '# table:'"),
+        ("# table: seven\n# seat 1: a 1\n# deal: dice=7", 3, "dice"),
+    ],
+)
+def test_malformed_line_names_its_number(bad: str, lineno: int, words: str) -> None:
+    with pytest.raises(TranscriptError) as e:
+        read(bad + "\n")
+    assert str(e.value).startswith(f"line {lineno}: ")
+    assert words in str(e.value)
+
+
+def test_cli_exit_2_with_one_line_and_no_events(tmp_path: Path) -> None:
+    f = tmp_path / "bad.txt"
+    f.write_text("# table: omaha\n# seat 1: alice 100\n# moderator: dealer\n# frobnicate: x\n",
+                 encoding="utf-8")
+    r = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "replay", str(f)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert r.returncode == 2
+    assert r.stdout == ""
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and "line 4" in err[0]
+
+
+_line = st.sampled_from([
+    "[21:00:01] alice: こ", "bob: C", "## note", "", "carol (dm): 手札", "dealer: !help",
+    "[21:00:05] bob: メイク300",
+])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_line, max_size=12), st.lists(_line, max_size=6))
+def test_ids_depend_only_on_the_lines_before(head: list[str], tail: list[str]) -> None:
+    """A transcript that grows keeps the ids of its old lines (resume works); ids are unique."""
+    base = "# table: omaha\n# seat 1: alice 100\n"
+    short = read(base + "\n".join(head) + "\n")
+    longer = read(base + "\n".join(head + tail) + "\n")
+    assert [ln.id for ln in longer[: len(short)]] == [ln.id for ln in short]
+    assert len({ln.id for ln in longer}) == len(longer)
+
+
+def test_ids_differ_between_different_transcripts() -> None:
+    a = read("# table: omaha\nalice: x\n")
+    b = read("# table: holdem_aa\nalice: x\n")
+    assert a[1].id != b[1].id
