@@ -1,0 +1,333 @@
+"""The store's SQLite schema, as an ordered list of versioned migrations.
+
+A database records the version it has reached in ``schema_version`` (one row per applied
+migration). Opening it applies the missing migrations in order, each in its own transaction
+together with its ``schema_version`` row, so an interrupted migration leaves the previous version
+intact and the next open simply tries again. Never edit a released migration: append a new one.
+
+Speed: every B-tree page a commit touches costs a WAL frame write (~20-40 us measured here), and
+that dominates the cost of a chat message. So an ordinary message touches ONE page: its
+``inputs`` row (rowid-appended) carries its events as a JSON array, and there is no index on
+``input_id`` -- the store keeps the processed ids in memory and re-checks them inside each write
+transaction (see ``Store.save``), which is what makes "never applied twice" hold even with a
+second writer. ``events`` is a view of the log, one row per event, ``(input_seq, idx)`` its key.
+
+Layout: ``inputs`` and ``ledger`` are the append-only record (triggers refuse UPDATE and DELETE);
+``bank`` is maintained only by a trigger on ``ledger`` and guarded so that no balance can change
+without exactly one new ledger row. ``penalties``, ``flags``, ``hands``, ``ranks`` and
+``bonus_area`` are projections of the event log (see :func:`project`), so a migration that adds
+one can fill it from the events already stored.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import sqlite_utils
+
+
+class StoreError(Exception):
+    """A database the referee cannot use (missing, not SQLite, not ours, too new, bad input)."""
+
+
+def _append_only(table: str) -> str:
+    return f"""
+CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END;
+CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END;
+"""
+
+
+_V1 = (
+    """
+CREATE TABLE schema_version (
+    version     INTEGER PRIMARY KEY,
+    description TEXT NOT NULL,
+    applied_at  REAL NOT NULL
+);
+CREATE TABLE inputs (
+    seq          INTEGER PRIMARY KEY,
+    input_id     TEXT NOT NULL,          -- unique: enforced by Store.save (no index, see above)
+    room         TEXT NOT NULL,
+    input        TEXT NOT NULL,          -- JSON: the input as it must be replayed
+    events       TEXT NOT NULL,          -- JSON array: the events it caused, each its to_json()
+    processed_at REAL NOT NULL           -- wall clock (seconds since the epoch)
+);
+CREATE VIEW events AS
+    SELECT i.seq AS input_seq, CAST(j.key AS INTEGER) AS idx, i.room AS room,
+           json_extract(j.value, '$.event') AS kind, j.value AS data
+    FROM inputs i, json_each(i.events) j
+    ORDER BY i.seq, CAST(j.key AS INTEGER);
+CREATE TABLE ledger (
+    id        INTEGER PRIMARY KEY,
+    player    TEXT NOT NULL,
+    delta     INTEGER NOT NULL,
+    reason    TEXT NOT NULL,
+    input_seq INTEGER NOT NULL REFERENCES inputs(seq),
+    event_idx INTEGER                    -- the event of that input that caused it, if any
+);
+CREATE INDEX ledger_player ON ledger(player, id);
+CREATE TABLE bank (
+    player         TEXT PRIMARY KEY,
+    balance        INTEGER NOT NULL,
+    last_ledger_id INTEGER NOT NULL REFERENCES ledger(id)
+);
+-- The only writer of bank: one ledger row moves one balance by its delta.
+CREATE TRIGGER ledger_to_bank AFTER INSERT ON ledger
+BEGIN
+    INSERT INTO bank(player, balance, last_ledger_id) VALUES (NEW.player, NEW.delta, NEW.id)
+    ON CONFLICT(player) DO UPDATE
+        SET balance = balance + excluded.balance, last_ledger_id = excluded.last_ledger_id;
+END;
+-- Guards: a balance row appears or changes only as the effect of the newest ledger row, once.
+CREATE TRIGGER bank_insert_guard BEFORE INSERT ON bank
+WHEN NOT EXISTS (
+    SELECT 1 FROM ledger
+    WHERE id = NEW.last_ledger_id AND id = (SELECT max(id) FROM ledger)
+      AND player = NEW.player AND delta = NEW.balance)
+BEGIN SELECT RAISE(ABORT, 'bank: a balance changes only with a new ledger row'); END;
+CREATE TRIGGER bank_update_guard BEFORE UPDATE ON bank
+WHEN NOT (
+    NEW.player = OLD.player AND NEW.last_ledger_id > OLD.last_ledger_id
+    AND EXISTS (
+        SELECT 1 FROM ledger
+        WHERE id = NEW.last_ledger_id AND id = (SELECT max(id) FROM ledger)
+          AND player = NEW.player AND delta = NEW.balance - OLD.balance))
+BEGIN SELECT RAISE(ABORT, 'bank: a balance changes only with a new ledger row'); END;
+CREATE TRIGGER bank_no_delete BEFORE DELETE ON bank
+BEGIN SELECT RAISE(ABORT, 'bank: balances are never deleted'); END;
+"""
+    + _append_only("inputs")
+    + _append_only("ledger")
+)
+
+_V2 = """
+CREATE TABLE penalties (
+    id        INTEGER PRIMARY KEY,
+    room      TEXT NOT NULL,
+    player    TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    points    INTEGER NOT NULL,
+    chips     INTEGER NOT NULL,
+    input_seq INTEGER NOT NULL REFERENCES inputs(seq),
+    event_idx INTEGER NOT NULL
+);
+CREATE INDEX penalties_player ON penalties(player, id);
+CREATE TABLE flags (
+    id                 INTEGER PRIMARY KEY,
+    room               TEXT NOT NULL,
+    flag_id            INTEGER NOT NULL,     -- the id moderators type (!confirm ID)
+    player             TEXT NOT NULL,
+    kind               TEXT NOT NULL,
+    text               TEXT NOT NULL,
+    confidence         TEXT NOT NULL,
+    status             TEXT NOT NULL DEFAULT 'open',  -- open | confirmed | dismissed
+    input_seq          INTEGER NOT NULL REFERENCES inputs(seq),
+    event_idx          INTEGER NOT NULL,
+    decided_input_seq  INTEGER REFERENCES inputs(seq)
+);
+CREATE INDEX flags_id ON flags(room, flag_id);
+CREATE INDEX flags_player ON flags(player, id);
+CREATE TABLE hands (
+    id              INTEGER PRIMARY KEY,
+    room            TEXT NOT NULL,
+    hand            INTEGER NOT NULL,
+    button          INTEGER,
+    stacks          TEXT,                   -- JSON {name: chips} from hand_end
+    start_input_seq INTEGER REFERENCES inputs(seq),
+    end_input_seq   INTEGER REFERENCES inputs(seq)
+);
+CREATE INDEX hands_room ON hands(room, hand, id);
+CREATE TABLE ranks (
+    player    TEXT PRIMARY KEY,
+    mark      TEXT NOT NULL,
+    input_seq INTEGER NOT NULL REFERENCES inputs(seq)
+);
+CREATE TABLE bonus_area (
+    room      TEXT PRIMARY KEY,
+    cards     TEXT NOT NULL,                -- JSON list, oldest first
+    markers   TEXT NOT NULL,                -- JSON list
+    input_seq INTEGER NOT NULL REFERENCES inputs(seq),
+    event_idx INTEGER NOT NULL
+);
+"""
+
+PROJECTED_KINDS = frozenset(
+    {"penalty", "flag", "flag_decided", "hand_start", "hand_end", "rank", "bonus_area"}
+)
+
+_DECISIONS = {"confirmed": "confirmed", "confirm": "confirmed",
+              "dismissed": "dismissed", "dismiss": "dismissed"}
+
+
+def project(
+    conn: sqlite3.Connection,
+    input_seq: int,
+    room: str,
+    events: Iterable[tuple[int, str, dict[str, Any]]],
+) -> None:
+    """Apply the projected kinds among ``events`` ((index, kind, data) of one input) to the
+    derived tables. Used by every save and by migrations that build a table from the log."""
+    penalties: list[tuple[Any, ...]] = []
+    for idx, kind, d in events:
+        if kind == "penalty":
+            penalties.append((room, d["player"], d["kind"], int(d.get("points", 0)),
+                              int(d.get("chips", 0)), input_seq, idx))
+        elif kind == "flag":
+            conn.execute(
+                "INSERT INTO flags(room, flag_id, player, kind, text, confidence, input_seq,"
+                " event_idx) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (room, int(d["id"]), d["player"], d["kind"], d.get("text", ""),
+                 d.get("confidence", ""), input_seq, idx),
+            )
+        elif kind == "flag_decided":
+            status = _DECISIONS.get(str(d.get("decision", "")), str(d.get("decision", "")))
+            fid = int(d["id"])
+            # The latest flag with that id in this room; a decision typed elsewhere (a DM)
+            # falls back to the latest flag with that id anywhere.
+            cur = conn.execute(
+                "UPDATE flags SET status = ?, decided_input_seq = ? WHERE id ="
+                " (SELECT max(id) FROM flags WHERE room = ? AND flag_id = ?)",
+                (status, input_seq, room, fid),
+            )
+            if cur.rowcount == 0:
+                conn.execute(
+                    "UPDATE flags SET status = ?, decided_input_seq = ? WHERE id ="
+                    " (SELECT max(id) FROM flags WHERE flag_id = ?)",
+                    (status, input_seq, fid),
+                )
+        elif kind == "hand_start":
+            conn.execute(
+                "INSERT INTO hands(room, hand, button, start_input_seq) VALUES (?, ?, ?, ?)",
+                (room, int(d["hand"]), d.get("button"), input_seq),
+            )
+        elif kind == "hand_end":
+            stacks = json.dumps(d.get("stacks", {}), ensure_ascii=False, separators=(",", ":"))
+            cur = conn.execute(
+                "UPDATE hands SET stacks = ?, end_input_seq = ? WHERE id ="
+                " (SELECT max(id) FROM hands WHERE room = ? AND hand = ?)",
+                (stacks, input_seq, room, int(d["hand"])),
+            )
+            if cur.rowcount == 0:
+                conn.execute(
+                    "INSERT INTO hands(room, hand, stacks, end_input_seq) VALUES (?, ?, ?, ?)",
+                    (room, int(d["hand"]), stacks, input_seq),
+                )
+        elif kind == "rank":
+            conn.execute(
+                "INSERT INTO ranks(player, mark, input_seq) VALUES (?, ?, ?) ON CONFLICT(player)"
+                " DO UPDATE SET mark = excluded.mark, input_seq = excluded.input_seq",
+                (d["player"], str(d.get("mark") or ""), input_seq),
+            )
+        elif kind == "bonus_area":
+            conn.execute(
+                "INSERT INTO bonus_area(room, cards, markers, input_seq, event_idx)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(room) DO UPDATE SET cards = excluded.cards,"
+                " markers = excluded.markers, input_seq = excluded.input_seq,"
+                " event_idx = excluded.event_idx",
+                (room, json.dumps(d.get("cards", [])), json.dumps(d.get("markers", [])),
+                 input_seq, idx),
+            )
+    if penalties:
+        conn.executemany(
+            "INSERT INTO penalties(room, player, kind, points, chips, input_seq, event_idx)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            penalties,
+        )
+
+
+def _project_log(db: sqlite_utils.Database) -> None:
+    """Fill the derived tables from every event already in the log (in log order)."""
+    conn = db.conn
+    rows = conn.execute("SELECT seq, room, events FROM inputs ORDER BY seq").fetchall()
+    for input_seq, room, events in rows:
+        evs = [(i, d.get("event", ""), d) for i, d in enumerate(json.loads(events))]
+        project(conn, input_seq, room, [e for e in evs if e[1] in PROJECTED_KINDS])
+
+
+def _v1(db: sqlite_utils.Database) -> None:
+    _script(db.conn, _V1)
+
+
+def _v2(db: sqlite_utils.Database) -> None:
+    _script(db.conn, _V2)
+    _project_log(db)
+
+
+def _script(conn: sqlite3.Connection, sql: str) -> None:
+    """Run a multi-statement script inside the open transaction (executescript would commit)."""
+    buf = ""
+    for line in sql.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            conn.execute(buf)
+            buf = ""
+    if buf.strip():
+        raise StoreError(f"incomplete SQL in migration: {buf[:60]!r}")
+
+
+Migration = tuple[int, str, Callable[[sqlite_utils.Database], None]]
+
+MIGRATIONS: Sequence[Migration] = (
+    (1, "inputs, event log, ledger and guarded bank", _v1),
+    (2, "penalties, flags, hands, ranks, bonus area projected from the event log", _v2),
+)
+
+LATEST = MIGRATIONS[-1][0]
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    """The version a database has reached: 0 for an empty file; StoreError if it isn't ours."""
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "schema_version" not in names:
+        if names:
+            raise StoreError("not a referee database (no schema_version table)")
+        return 0
+    row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
+    return int(row[0] or 0)
+
+
+def migrate(
+    db: sqlite_utils.Database,
+    target: int | None = None,
+    migrations: Sequence[Migration] = MIGRATIONS,
+) -> int:
+    """Bring ``db`` to ``target`` (default: the latest of ``migrations``); return the version
+    reached.
+
+    Each step re-reads the version inside its write transaction, so two processes opening the
+    same fresh file cannot both apply a migration.
+    """
+    conn = db.conn
+    latest = migrations[-1][0]
+    target = latest if target is None else target
+    version = current_version(conn)
+    if version > latest:
+        raise StoreError(
+            f"database schema version {version} is newer than this referee supports ({latest});"
+            " upgrade the referee"
+        )
+    for number, description, step in migrations:
+        if number <= version or number > target:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if current_version(conn) >= number:
+                conn.execute("ROLLBACK")
+                continue
+            step(db)
+            conn.execute(
+                "INSERT INTO schema_version(version, description, applied_at) VALUES (?, ?, ?)",
+                (number, description, time.time()),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    return current_version(conn)
