@@ -61,7 +61,8 @@ def test_bank_is_private_to_oneself_unless_moderator(ref: Referee) -> None:
     assert "モデレーター" in says(ev)[0] and "1,500" not in says(ev)[0]
     assert says(msg(ref, "dealer", "!bank @bob")) == ["bobさんのバンク残高: 1,500P"]
     # asked by private message, answered privately
-    assert says(msg(ref, "alice", "!残高", dm=True), to="alice") == ["aliceさんのバンク残高: 2,000P"]
+    private = says(msg(ref, "alice", "!残高", dm=True), to="alice")
+    assert private == ["aliceさんのバンク残高: 2,000P"]
 
 
 def test_grant_negative_and_reason_are_ledger_entries(ref: Referee) -> None:
@@ -80,7 +81,7 @@ def test_open_sit_deal_leave_close_round_trip(ref: Referee) -> None:
     ev = msg(ref, "alice", "!sit")
     assert ref.tables[ROOM].engine.stacks() == {"alice": 20000}  # bank points x10
     assert ref.bank.balance("alice") == 0
-    assert [e for e in j(ev) if e["event"] == "bank"][0]["delta"] == -2000
+    assert next(e for e in j(ev) if e["event"] == "bank")["delta"] == -2000
     msg(ref, "bob", "!着席 5")
     assert [(s.seat, s.name) for s in ref.tables[ROOM].engine.seated()] == [(1, "alice"),
                                                                             (5, "bob")]
