@@ -1,0 +1,732 @@
+"""``seven``: the 7-card game from a 6-deck shoe with the dice-picked dealer hand
+(seeds/seven-card.txt, RULES.md).
+
+Flow of one hand (a pure state machine; the service or a transcript drives it):
+
+1. ``start_hand(Deal)``: every seated player needs 7 cards in ``Deal.hands`` (in the order they
+   are dealt to them); the dealer seat (``dealer_seat``, 6), when no player sits there, needs 7 in
+   ``Deal.dealer``. ``Deal.dice`` are used in this order: **if the table has no button yet** (first
+   hand, no ``# button:`` / :meth:`set_button`) the first die places the button (its face is the
+   seat, empty or not); every following die is a roll for the **dealer hand**, a roll naming a
+   seat without a hand is rolled again (the next die). The dice are checked at the start, so a
+   hand never stops for lack of dice.
+2. Every seated player posts an ante (``ante`` with ``amount``, or ``allin``); NPC seats post
+   ``npc_ante_units`` units at once (all-in when they cannot cover three antes).
+3. One card at a time from the button's left (the dealer seat included) until everyone has 3, all
+   face up. First action in turn from the button's left: call (1x ante), raise (2x), hyper raise
+   (the ante is doubled and both rounds are committed at 2x each: 6x in play), fold.
+4. Two more cards each (face up). Second action: call, raise, extra raise (2.5x), fold; hyper
+   raisers are skipped (already committed).
+5. Two more cards each (face up, ruling). Every remaining player declares the 2 discards or names
+   a 7-card hand; NPCs and the dealer seat declare the best hand automatically.
+6. The die picks the dealer hand; settlement (below); the button moves one seat clockwise (to the
+   next seat holding a player or the dealer seat).
+
+Settlement (multipliers include the stake; ``payout_rounding`` rounds each bet's payout):
+
+* If the dealer hand's seat folded, no win count, no owner payout, and every other remaining
+  player wins ("無条件でＷＩＮ"; with ``dq_when_dealer_folds`` a DQ hand still gets the DQ result).
+* Otherwise the dealer hand's wins are counted: every other *remaining* hand it beats (kickers
+  count, DQ hands count; folded players have no hand and do not count; the dealer seat's own hand
+  counts when ``win_count_dealer_seat``, which is what makes "5 WIN" reachable with five players).
+  The owner (a player whose hand was picked) is paid on every bet by ``win_count_table``, except
+  that when their hand has a row in ``owner_short_table`` (and ``owner_short_table_applies``) their
+  **ante** is paid by that row instead. Their ``settle`` result is ``win`` / ``push`` / ``lose`` by
+  whether the payout is above / equal to / below what they bet, with ``wins`` and
+  ``dealer_hand: true``.
+* Every other remaining player: DQ (a pair of ``dq_max_pair`` (3s) or worse, and, with
+  ``dq_needs_ace_or_king``, no A and no K among the 7 cards; a joker always makes a better pair, so
+  a joker hand is never DQ) -> ``dq``: every bet back (1x); else against the dealer hand:
+  ``win``: the ante by ``hand_table`` (``other`` for a hand without a row), the action bets by
+  ``result_table.win``; ``push`` 1x; ``lose`` 0. A dealer-fold win is ``win`` with
+  ``dealer_fold: true``. Folded players settle ``fold`` with 0.
+
+Other rulings (gaps decided here):
+
+* Stakes: an ante is a positive multiple of the table's ante unit (``ante_multiple``) and the
+  chips must cover 3 antes (ante + two calls:
+  「アンティベットに対して最低３倍のチップを必要とする」).
+  ALL-IN: ``1/allin_divisor`` (⅓) of the chips, rounded down, is the ante; the remainder is not
+  bet; afterwards only call and fold are allowed.
+* A raise (or hyper / extra raise) is allowed only when the chips left afterwards still cover the
+  calls still to come (a round-one raise must leave one ante for the second round), so nobody is
+  ever stuck unable to call. Bets quoted in antes (extra raise 2.5x) are rounded down.
+* Acting out of turn is refused (all cards are face up, so order matters); acting after folding,
+  a hyper raise in round two, an extra raise in round one, a second declaration, a discard that
+  weakens the hand (including discarding from a 7-card class) and naming a class other than the
+  hand's own are refused with a Japanese reason and change nothing.
+* Jokers: when a player is *dealt* a joker (cards 1-3 after the antes, 4-5 after the first action,
+  6-7 after the second) they are paid at once ``joker.ante`` x their current ante and
+  ``joker.bets`` x their action bets so far; in the last slot first the restore / extra effect of
+  :mod:`referee.rules.house`. The dealer seat's joker pays nobody. Folded players are not dealt.
+* NPC seats: at the first action an NPC folds unless it holds a card of rank
+  ``npc_first_min_rank`` (7) or higher (a joker counts); at the second unless its five cards are
+  ace-high or better (any pair, straight or flush, or an A, or a joker); otherwise it calls.
+* Bankruptcy: after each hand a player with fewer than ``bankrupt_below`` (30) chips is stood up.
+* Dealing mistake (``dealing_mistake`` any kind): the game stops; every player who posted gets
+  the guarantee, ante 2x and action bets 2x (``mistake_payout``), folded players included. No
+  higher payout is ever "already certain": the result depends on the die, rolled last.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from referee.actions import Parsed
+from referee.cards import JOKER, Card, CardError, is_joker, parse_card, pretty, rank_of, suit_of
+from referee.definitions import SEVEN_CLASSES, GameDefinition, SevenRules
+from referee.events import ActionEvent, Event, HandEnd, HandStart, Say, Settle
+from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_floor, class_of, pair_floor, seven_key
+from referee.rules.base import Deal, Engine, IllegalAction, OptionError, SeatState
+from referee.rules.house import (
+    Compensation,
+    HandBook,
+    HouseTable,
+    JokerEvent,
+    allin_ante,
+    bet_size,
+    check_ante,
+    joker_bonus,
+    pay,
+    table_options,
+)
+
+ACE, KING = 12, 11
+ROUNDS = {"round1": 1, "round2": 2}
+
+
+def show(cards: list[Card]) -> str:
+    return " ".join(pretty(c) for c in cards)
+
+
+def ace_high_or_better(cards: list[Card]) -> bool:
+    """The NPC's second-action test on its 5 cards: any pair or better, or an ace (a joker is
+    either)."""
+    if any(is_joker(c) for c in cards):
+        return True
+    ranks = [rank_of(c) for c in cards]
+    if ACE in ranks or len(set(ranks)) < len(ranks):
+        return True
+    if len({suit_of(c) for c in cards}) == 1:
+        return True
+    rs = set(ranks)
+    return len(rs) == 5 and (max(rs) - min(rs) == 4 or rs == {12, 0, 1, 2, 3})
+
+
+@dataclass
+class _Hand:
+    """One seat's part in the current hand (a player's, or the dealer seat's)."""
+
+    seat: int
+    name: str | None  # None: the dealer seat
+    cards: list[Card]
+    npc: bool = False
+    dealt: int = 0
+    base: int = 0  # the ante as posted (bets are quoted in it)
+    ante: int = 0  # the ante now (doubled by a hyper raise)
+    bets: int = 0  # action bets (call / raise / hyper / extra)
+    posted: bool = False
+    allin: bool = False
+    folded: bool = False
+    hyper: bool = False
+    acted: set[int] = field(default_factory=set)
+    declared: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}さん" if self.name else "ディーラー席"
+
+
+class SevenEngine(Engine):
+    game = "seven"
+
+    def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
+        super().__init__(definition, options)
+        if definition.seven is None:
+            raise OptionError("seven の定義がありません")
+        self.rules: SevenRules = definition.seven
+        self.ante_unit, self.last_slot = table_options(options, self.rules.ante_unit)
+        self.max_seats = definition.seats.max
+        self.table = HouseTable(self.max_seats, self.rules.bankrupt_below, npc_allowed=True)
+        self.button: int | None = None
+        self.phase = "idle"  # idle | stakes | round1 | round2 | declare
+        self.hands: dict[int, _Hand] = {}  # by seat, in deal order (the button's left first)
+        self.dice: list[int] = []  # the dealer-hand rolls of this hand
+        self.book = HandBook()
+
+    # --- seating ---------------------------------------------------------------------------
+    def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
+        return self.table.sit(seat, name, chips, npc)
+
+    def set_button(self, seat: int) -> None:
+        if not 1 <= seat <= self.max_seats:
+            raise IllegalAction(f"ボタンは1〜{self.max_seats}番席です")
+        if self.phase != "idle":
+            raise IllegalAction("ゲームの途中です")
+        self.button = seat
+
+    def leave(self, name: str) -> list[Event]:
+        p = self.table.by_name(name)
+        if p is None:
+            raise IllegalAction(f"{name}さんは着席していません")
+        h = self.hands.get(p.seat)
+        if self.phase == "idle" or h is None or h.name != name:
+            return self.table.stand(name)
+        if self.phase == "stakes" and not h.posted:
+            del self.hands[p.seat]
+            return self.table.stand(name) + self._advance()
+        p.leaving = True
+        return [Say(to="room", text=f"{name}さんはこのゲームの終了後に退席します")]
+
+    # --- the hand --------------------------------------------------------------------------
+    def _dealer_seat_free(self) -> bool:
+        return self.rules.dealer_seat not in self.table.players
+
+    def start_hand(self, deal: Deal) -> list[Event]:
+        if self.phase != "idle":
+            raise IllegalAction("ゲームの途中です")
+        players = self.table.ordered()
+        if not players:
+            raise IllegalAction("着席しているプレイヤーがいません")
+        names = [p.name for p in players]
+        unknown = sorted(set(deal.hands) - set(names))
+        if unknown:
+            raise IllegalAction(f"着席していないプレイヤーの配牌があります: {', '.join(unknown)}")
+        for n in names:
+            if len(deal.hands.get(n, [])) != 7:
+                raise IllegalAction(f"{n}さんの配牌は7枚必要です")
+        dealer_hand = self._dealer_seat_free()
+        if dealer_hand and len(deal.dealer) != 7:
+            raise IllegalAction("ディーラー席の配牌は7枚必要です")
+        if not dealer_hand and deal.dealer:
+            raise IllegalAction("ディーラー席にはプレイヤーが着席しています（dealer の配牌は不要）")
+        every = [c for n in names for c in deal.hands[n]] + list(deal.dealer)
+        counts = Counter(every)
+        if counts[JOKER] > self.definition.jokers:
+            raise IllegalAction(f"ジョーカーは{self.definition.jokers}枚までです")
+        over = [c for c, k in counts.items() if c != JOKER and k > self.definition.decks]
+        if over:
+            raise IllegalAction(f"同じカードは{self.definition.decks}枚までです: {pretty(over[0])}")
+        dice = list(deal.dice)
+        if any(not 1 <= d <= 6 for d in dice):
+            raise IllegalAction("ダイスの目は1〜6です")
+        button = self.button
+        if button is None:
+            if not dice:
+                raise IllegalAction("ボタンを決めるダイスがありません")
+            button = dice.pop(0)
+        seats_with_hand = {p.seat for p in players} | (
+            {self.rules.dealer_seat} if dealer_hand else set()
+        )
+        if not any(d in seats_with_hand for d in dice):
+            raise IllegalAction("ディーラーハンドを決めるダイスがありません（空席の目は振り直し）")
+
+        # validated: mutate
+        self.hand_no += 1
+        self.button = button
+        self.dice = dice
+        self.book = HandBook()
+        order = sorted(seats_with_hand, key=lambda s: (s - button - 1) % self.max_seats)
+        self.hands = {}
+        for seat in order:
+            p = self.table.players.get(seat)
+            if p is None:
+                self.hands[seat] = _Hand(seat, None, list(deal.dealer), posted=True)
+            else:
+                self.hands[seat] = _Hand(seat, p.name, list(deal.hands[p.name]), npc=p.npc)
+        self.phase = "stakes"
+        out: list[Event] = [
+            HandStart(hand=self.hand_no, button=button),
+            Say(
+                to="room",
+                text=f"ゲーム{self.hand_no}を始めます（ボタン{button}番席）。"
+                f"アンティ（単位{self.ante_unit}）をベットしてください",
+            ),
+        ]
+        for h in self._players():
+            if h.npc:
+                out += self._npc_stake(h)
+        return out + self._advance()
+
+    def _players(self) -> list[_Hand]:
+        return [h for h in self.hands.values() if h.name is not None]
+
+    def _chips(self, h: _Hand) -> int:
+        p = self.table.by_name(h.name or "")
+        return p.chips if p is not None else 0
+
+    def _take(self, h: _Hand, chips: int) -> None:
+        p = self.table.by_name(h.name or "")
+        assert p is not None
+        p.chips -= chips
+        self.book.stake(p.name, chips)
+
+    # stakes
+    def _npc_stake(self, h: _Hand) -> list[Event]:
+        chips = self._chips(h)
+        ante = self.ante_unit * self.rules.npc_ante_units
+        allin = ante * self.rules.allin_divisor > chips
+        if allin:
+            ante = chips // self.rules.allin_divisor
+        if ante <= 0:  # cannot happen above the bankruptcy line; sit the hand out as a fold
+            h.posted = h.folded = True
+            return [ActionEvent(player=h.name or "", action="fold", amount=0)]
+        return self._post(h, ante, allin)
+
+    def _post(self, h: _Hand, ante: int, allin: bool) -> list[Event]:
+        self._take(h, ante)
+        h.base = h.ante = ante
+        h.posted, h.allin = True, allin
+        return [ActionEvent(player=h.name or "", action="ante", amount=ante, allin=allin or None)]
+
+    def _stake(self, h: _Hand, action: Parsed) -> list[Event]:
+        if self.phase != "stakes":
+            raise IllegalAction("アンティの受付は終わっています")
+        if h.posted:
+            raise IllegalAction("すでにアンティをベットしています")
+        chips = self._chips(h)
+        if action.action == "allin":
+            ante = allin_ante(chips, self.rules.allin_divisor)
+            return self._post(h, ante, True) + self._advance()
+        ante = check_ante(action.amount, chips, self.ante_unit, cover=self.rules.allin_divisor,
+                          multiple=self.rules.ante_multiple)
+        return self._post(h, ante, False) + self._advance()
+
+    # --- the state machine ----------------------------------------------------------------
+    def _advance(self) -> list[Event]:
+        """Move on as far as nobody needs to be asked: deal, NPC actions, settlement."""
+        out: list[Event] = []
+        while True:
+            if self.phase == "stakes":
+                if not self._players():
+                    return out + self._finish([])
+                if not all(h.posted for h in self._players()):
+                    return out
+                self.phase = "round1"
+                out += self._deal_cards(3)
+            elif self.phase in ROUNDS:
+                rnd = ROUNDS[self.phase]
+                actor = self._actor()
+                if actor is None:
+                    if not any(not h.folded for h in self._players()):
+                        return out + self._settle()
+                    if rnd == 1:
+                        self.phase = "round2"
+                    else:
+                        self.phase = "declare"
+                    out += self._deal_cards(2)
+                    continue
+                if not actor.npc:
+                    return out
+                out += self._npc_act(actor, rnd)
+            elif self.phase == "declare":
+                for h in self.hands.values():
+                    if not h.folded and not h.declared and (h.npc or h.name is None):
+                        h.declared = True
+                if all(h.declared or h.folded for h in self.hands.values()):
+                    return out + self._settle()
+                return out
+            else:
+                return out
+
+    def _actor(self) -> _Hand | None:
+        """Whose turn it is in the current action round (deal order, the button's left first)."""
+        rnd = ROUNDS.get(self.phase)
+        if rnd is None:
+            return None
+        for h in self._players():
+            if h.folded or rnd in h.acted or (rnd == 2 and h.hyper):
+                continue
+            return h
+        return None
+
+    def _deal_cards(self, n: int) -> list[Event]:
+        """Deal ``n`` more cards to every seat still in, one at a time from the button's left;
+        the deal is shown to the room and jokers paid."""
+        out: list[Event] = []
+        live = [h for h in self.hands.values() if not h.folded]
+        for h in live:
+            h.dealt += n
+        lines = [f"{h.seat}番 {h.label}: {show(h.cards[: h.dealt])}" for h in live]
+        out.append(Say(to="room", text="配札 " + " / ".join(lines)))
+        for h in live:
+            if h.name is not None and JOKER in h.cards[h.dealt - n : h.dealt]:
+                for _ in range(h.cards[h.dealt - n : h.dealt].count(JOKER)):
+                    out += self._joker(h)
+        if self.phase == "declare":
+            out.append(
+                Say(to="room", text="捨てる2枚を宣言してください（7枚役の場合は手役名を宣言）")
+            )
+        return out
+
+    def _joker(self, h: _Hand) -> list[Event]:
+        p = self.table.by_name(h.name or "")
+        assert p is not None
+        j = self.rules.joker
+        b = joker_bonus(
+            ante=h.ante, bets=h.bets, holding=p.chips + h.ante + h.bets, sat_with=p.sat_with,
+            last_slot=self.last_slot, ante_mult=j["ante"], bets_mult=j["bets"],
+            lastslot_extra=j["lastslot_extra"], rounding=self.rules.payout_rounding,
+        )
+        p.chips += b.payout
+        self.book.pay(p.name, b.payout)
+        text = f"{p.name}さんにジョーカー！ {b.payout}を配当"
+        if b.restore:
+            text += f"（ラス枠: 着席時のポイントまで{b.restore}補填）"
+        elif b.extra:
+            text += "（ラス枠: 計5倍）"
+        return [
+            JokerEvent(player=p.name, payout=b.payout, restore=b.restore, ante=h.ante,
+                       bets=h.bets),
+            Say(to="room", text=text),
+        ]
+
+    # --- actions ---------------------------------------------------------------------------
+    def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
+        p = self.table.by_name(player)
+        h = self.hands.get(p.seat) if p is not None else None
+        if self.phase == "idle" or h is None or h.name != player:
+            raise IllegalAction("このゲームに参加していません")
+        name = action.action
+        if name in ("ante", "allin") and self.phase == "stakes":
+            return self._stake(h, action)
+        if h.folded:
+            raise IllegalAction("すでにフォールドしています")
+        if name in ("ante", "allin"):
+            if name == "allin" and self.phase in ROUNDS:
+                raise IllegalAction("オールインはアンティの時に宣言してください")
+            raise IllegalAction("アンティの受付は終わっています")
+        if name in ("call", "raise", "hyper_raise", "extra_raise", "fold"):
+            return self._action(h, name)
+        if name == "discard":
+            return self._declare(h, action)
+        raise IllegalAction("このゲームではできないアクションです")
+
+    def _cost(self, h: _Hand, name: str, rnd: int) -> tuple[int, int]:
+        """(chips this action puts in, chips that must remain for later calls); validates."""
+        b = self.rules.bets
+        if name == "call":
+            return bet_size(h.base, b["call"]), 0
+        if h.allin:
+            raise IllegalAction("オールイン後はレイズできません（コールかフォールド）")
+        later = bet_size(h.base, b["call"]) if rnd == 1 else 0
+        if name == "raise":
+            return bet_size(h.base, b["raise"]), later
+        if name == "hyper_raise":
+            if rnd != 1:
+                raise IllegalAction("ハイパーレイズは第1アクションでのみ選択できます")
+            ante = bet_size(h.base, b["hyper_raise_ante"])
+            return ante + 2 * bet_size(h.base, b["hyper_raise_round"]), 0
+        # extra_raise
+        if rnd != 2:
+            raise IllegalAction("エクストラレイズは第2アクションでのみ選択できます")
+        return bet_size(h.base, b["extra_raise"]), 0
+
+    def _action(self, h: _Hand, name: str) -> list[Event]:
+        if self.phase not in ROUNDS:
+            if self.phase == "stakes":
+                raise IllegalAction("まだ全員のアンティが揃っていません")
+            raise IllegalAction("アクションの時間ではありません")
+        rnd = ROUNDS[self.phase]
+        actor = self._actor()
+        if actor is not h:
+            if rnd == 2 and h.hyper:
+                raise IllegalAction("ハイパーレイズ済みのため第2アクションはありません")
+            who = f"（{actor.name}さんの番です）" if actor is not None and actor.name else ""
+            raise IllegalAction("あなたの番ではありません" + who)
+        if name == "fold":
+            h.folded = True
+            h.acted.add(rnd)
+            return [ActionEvent(player=h.name or "", action="fold", amount=0), *self._advance()]
+        cost, reserve = self._cost(h, name, rnd)
+        chips = self._chips(h)
+        if cost + reserve > chips:
+            raise IllegalAction(f"チップが足りません（必要{cost + reserve}、手持ち{chips}）")
+        return self._apply(h, name, rnd, cost) + self._advance()
+
+    def _apply(self, h: _Hand, name: str, rnd: int, cost: int) -> list[Event]:
+        self._take(h, cost)
+        if name == "hyper_raise":
+            extra_ante = bet_size(h.base, self.rules.bets["hyper_raise_ante"])
+            h.ante += extra_ante
+            h.bets += cost - extra_ante
+            h.hyper = True
+        else:
+            h.bets += cost
+        h.acted.add(rnd)
+        return [ActionEvent(player=h.name or "", action=name, amount=cost)]
+
+    def _npc_act(self, h: _Hand, rnd: int) -> list[Event]:
+        seen = h.cards[: h.dealt]
+        if rnd == 1:
+            keep = any(
+                is_joker(c) or rank_of(c) + 2 >= self.rules.npc_first_min_rank for c in seen
+            )
+        else:
+            keep = ace_high_or_better(seen)
+        cost = bet_size(h.base, self.rules.bets["call"])
+        if keep and cost <= self._chips(h):
+            return self._apply(h, "call", rnd, cost)
+        h.folded = True
+        h.acted.add(rnd)
+        return [ActionEvent(player=h.name or "", action="fold", amount=0)]
+
+    # --- declarations ------------------------------------------------------------------------
+    def _declare(self, h: _Hand, action: Parsed) -> list[Event]:
+        if self.phase != "declare":
+            raise IllegalAction("まだ捨て札を宣言する時ではありません")
+        if h.declared:
+            raise IllegalAction("すでに宣言済みです")
+        best = seven_key(h.cards)
+        klass = class_of("seven", best)
+        if action.hand is not None:
+            if action.hand not in SEVEN_CLASSES:
+                raise IllegalAction("手役名がわかりません")
+            named = class_floor("seven", action.hand)
+            if named > best:
+                raise IllegalAction(f"その手役はできていません（{NAMES['seven'][klass]}です）")
+            if action.hand != klass:
+                raise IllegalAction(
+                    f"自ら手役を落とす宣言は認められません（{NAMES['seven'][klass]}があります）"
+                )
+            text = f"{h.label}: {NAMES['seven'][klass]}を宣言"
+        else:
+            names = action.cards or []
+            if len(names) != 2:
+                raise IllegalAction("捨てるカードを2枚宣言してください")
+            try:
+                discards = [parse_card(c) for c in names]
+            except CardError as e:
+                raise IllegalAction(str(e)) from None
+            keep = list(h.cards)
+            for c in discards:
+                if c not in keep:
+                    raise IllegalAction(f"{pretty(c)}は手札にありません")
+                keep.remove(c)
+            if klass in SEVEN_CARD_CLASSES:
+                raise IllegalAction(
+                    f"7枚役（{NAMES['seven'][klass]}）ができています。手役名を宣言してください"
+                )
+            if seven_key(keep) != best:
+                raise IllegalAction(
+                    f"その捨て札では手役が弱くなります（{NAMES['seven'][klass]}があります）"
+                )
+            text = f"{h.label}: {show(discards)}を捨てて{NAMES['seven'][klass]}"
+        h.declared = True
+        return [
+            ActionEvent(player=h.name or "", action="discard", amount=0),
+            Say(to="room", text=text),
+            *self._advance(),
+        ]
+
+    # --- settlement --------------------------------------------------------------------------
+    def _dq(self, h: _Hand, key: int) -> bool:
+        r = self.rules
+        limit = r.dq_max_pair - 2  # rank 0..12 of the worst pair that is still DQ
+        weak = key < (
+            pair_floor("seven", limit + 1) if limit < ACE else class_floor("seven", "two_pair")
+        )
+        if not weak:
+            return False
+        if r.dq_needs_ace_or_king:
+            ranks = {rank_of(c) for c in h.cards if not is_joker(c)}
+            return ACE not in ranks and KING not in ranks and JOKER not in h.cards
+        return True
+
+    def _settle(self) -> list[Event]:
+        r = self.rules
+        rnd = r.payout_rounding
+        out: list[Event] = []
+        keys = {s: seven_key(h.cards) for s, h in self.hands.items() if not h.folded}
+        live_players = [h for h in self._players() if not h.folded]
+        if not live_players:
+            # everybody folded: nothing to compare, no die
+            for h in self._players():
+                out.append(Settle(player=h.name or "", result="fold", payout=0))
+            return out + self._finish(out)
+        rolls: list[int] = []
+        dealer_seat = 0
+        for d in self.dice:
+            rolls.append(d)
+            if d in self.hands:
+                dealer_seat = d
+                break
+        dh = self.hands[dealer_seat]
+        out.append(
+            Say(
+                to="room",
+                text="ダイス: " + "→".join(str(d) for d in rolls)
+                + f"　ディーラーハンドは{dealer_seat}番 {dh.label}"
+                + ("（フォールド）" if dh.folded else ""),
+            )
+        )
+        wins = 0
+        if not dh.folded:
+            dkey = keys[dealer_seat]
+            for s, k in keys.items():
+                if s == dealer_seat:
+                    continue
+                if self.hands[s].name is None and not r.win_count_dealer_seat:
+                    continue
+                if dkey > k:
+                    wins += 1
+        top = max(int(k) for k in r.win_count_table)
+        for h in self._players():
+            name = h.name or ""
+            staked = h.ante + h.bets
+            if h.folded:
+                out.append(Settle(player=name, result="fold", payout=0))
+                continue
+            key = keys[h.seat]
+            klass = class_of("seven", key)
+            if h.seat == dealer_seat:
+                mult = r.win_count_table[str(min(wins, top))]
+                ante_p = pay(h.ante, mult, rnd)
+                if r.owner_short_table_applies and klass in r.owner_short_table:
+                    ante_p = pay(h.ante, r.owner_short_table[klass], rnd)
+                bets_p = pay(h.bets, mult, rnd)
+                total = ante_p + bets_p
+                result = "win" if total > staked else "push" if total == staked else "lose"
+                out.append(Settle(player=name, result=result, payout=total, ante=ante_p,
+                                  bets=bets_p, hand=klass, wins=wins, dealer_hand=True))
+                continue
+            dq = self._dq(h, key)
+            if dh.folded and not (dq and r.dq_when_dealer_folds):
+                result = "win"
+            elif dq:
+                result = "dq"
+            elif key > keys[dealer_seat]:
+                result = "win"
+            elif key == keys[dealer_seat]:
+                result = "push"
+            else:
+                result = "lose"
+            if result == "win":
+                ante_p = pay(h.ante, r.hand_table.get(klass, r.hand_table["other"]), rnd)
+            else:
+                ante_p = pay(h.ante, r.result_table[result], rnd)
+            bets_p = pay(h.bets, r.result_table[result], rnd)
+            out.append(Settle(player=name, result=result, payout=ante_p + bets_p, ante=ante_p,
+                              bets=bets_p, hand=klass, dealer_fold=dh.folded or None))
+        lines = [f"{e.player}: {e.result} {e.payout}" for e in out if isinstance(e, Settle)]
+        out.append(Say(to="room", text="精算 " + " / ".join(lines)))
+        return out + self._finish(out)
+
+    def _finish(self, so_far: list[Event]) -> list[Event]:
+        """Credit the payouts in ``so_far``, close the books, end the hand, move the button."""
+        out: list[Event] = []
+        for e in so_far:
+            if isinstance(e, (Settle, Compensation)):
+                self.book.pay(e.player, e.payout)
+                p = self.table.by_name(e.player)
+                if p is not None:
+                    p.chips += e.payout
+        out.append(self.book.event(self.hand_no))
+        out.append(HandEnd(hand=self.hand_no, stacks=self.stacks()))
+        self.phase = "idle"
+        self.hands = {}
+        out += self.table.after_hand()
+        self._move_button()
+        return out
+
+    def _move_button(self) -> None:
+        if self.button is None:
+            return
+        taken = set(self.table.players)
+        if self._dealer_seat_free():
+            taken.add(self.rules.dealer_seat)
+        for step in range(1, self.max_seats + 1):
+            seat = (self.button - 1 + step) % self.max_seats + 1
+            if seat in taken:
+                self.button = seat
+                return
+
+    # --- operations ----------------------------------------------------------------------
+    def force_fold(self, player: str) -> list[Event]:
+        p = self.table.by_name(player)
+        h = self.hands.get(p.seat) if p is not None else None
+        if self.phase == "idle" or h is None or h.name != player:
+            raise IllegalAction(f"{player}さんはこのゲームに参加していません")
+        if h.folded:
+            raise IllegalAction(f"{player}さんはすでにフォールドしています")
+        if self.phase == "stakes" and not h.posted:
+            del self.hands[h.seat]
+            out: list[Event] = [Say(to="room", text=f"{player}さんはこのゲームから外れました")]
+            return out + self._advance()
+        h.folded = True
+        if self.phase in ROUNDS:
+            h.acted.add(ROUNDS[self.phase])
+        return [ActionEvent(player=player, action="fold", amount=0), *self._advance()]
+
+    def remove(self, player: str) -> list[Event]:
+        p = self.table.by_name(player)
+        if p is None:
+            raise IllegalAction(f"{player}さんは着席していません")
+        out: list[Event] = []
+        h = self.hands.get(p.seat)
+        if self.phase != "idle" and h is not None and h.name == player and not h.folded:
+            out += self.force_fold(player)
+        if self.table.by_name(player) is not None:
+            out += self.table.stand(player)
+        return out
+
+    def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
+        return self.compensate()
+
+    def compensate(self) -> list[Event]:
+        """Stop the game and pay every posted player the guarantee (module doc)."""
+        if self.phase == "idle":
+            raise IllegalAction("進行中のゲームがありません")
+        m = self.rules.mistake_payout
+        rnd = self.rules.payout_rounding
+        out: list[Event] = [
+            Say(to="room", text="ディールミスのためゲームを中断し、保障配当を行います")
+        ]
+        for h in self._players():
+            if not h.posted or not h.ante:
+                continue
+            bets = {"ante": pay(h.ante, m["ante"], rnd)}
+            if h.bets:
+                bets["call"] = pay(h.bets, m["call"], rnd)
+            out.append(Compensation(player=h.name or "", payout=sum(bets.values()), bets=bets))
+        return out + self._finish(out)
+
+    # --- queries ---------------------------------------------------------------------------
+    @property
+    def in_hand(self) -> bool:
+        return self.phase != "idle"
+
+    def stacks(self) -> dict[str, int]:
+        return {p.name: p.chips for p in self.table.ordered()}
+
+    def seated(self) -> list[SeatState]:
+        return self.table.states()
+
+    def to_act(self) -> str | None:
+        actor = self._actor()
+        return actor.name if actor is not None else None
+
+    def _hand_of(self, player: str) -> _Hand | None:
+        p = self.table.by_name(player)
+        h = self.hands.get(p.seat) if p is not None else None
+        return h if h is not None and h.name == player else None
+
+    def holdings(self, player: str) -> list[Card]:
+        h = self._hand_of(player)
+        return list(h.cards[: h.dealt]) if h is not None else []
+
+    def shown(self, player: str) -> list[Card]:
+        # every card of this game is dealt face up
+        return self.holdings(player)
+
+    def pending(self) -> list[str]:
+        """Players the table is waiting for, in turn order."""
+        if self.phase == "stakes":
+            return [h.name or "" for h in self._players() if not h.posted]
+        if self.phase in ROUNDS:
+            actor = self._actor()
+            return [actor.name or ""] if actor is not None else []
+        if self.phase == "declare":
+            return [h.name or "" for h in self._players() if not h.folded and not h.declared]
+        return []
