@@ -91,7 +91,10 @@ def cmd_records(args: argparse.Namespace) -> None:
             print(_dump(row))
     else:
         for row in rows:
-            print("  ".join(f"{k}={v}" for k, v in row.items()))
+            print("  ".join(
+                f"{k}={_dump(v) if isinstance(v, dict | list) else ('-' if v is None else v)}"
+                for k, v in row.items()
+            ))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,137 @@
+"""``referee records --db PATH {bank,penalties,flags,hands} [--player NAME] [--json]``: one
+moderator query per record kind, through the real command line."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.cli import main
+from referee.events import Event, Flag, HandEnd, HandStart, Penalty
+from referee.outcome import LedgerEntry, Outcome
+from referee.store import Store, StoreError, records
+
+ROOM = "!omaha:example.org"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "referee.db"
+    with Store(path) as s:
+        def save(i: int, events: list[Event], ledger: list[LedgerEntry] | None = None,
+                 room: str = ROOM) -> None:
+            s.save(Outcome(f"m{i}", room, {"id": f"m{i}"}, events, ledger or []))
+
+        save(1, [Event(event="bank", player="alice", delta=30000, balance=30000, reason="grant"),
+                 Event(event="bank", player="bob", delta=20000, balance=20000, reason="grant")],
+             [LedgerEntry("alice", 30000, "grant", 0), LedgerEntry("bob", 20000, "grant", 1)])
+        save(2, [HandStart(hand=1, button=1)])
+        save(3, [Flag(id=1, player="bob", kind="information_leak", text="俺Aある",
+                      confidence="high")])
+        save(4, [Event(event="flag_decided", id=1, decision="confirmed", by="dealer"),
+                 Penalty(player="bob", kind="information_leak", points=1000)],
+             [LedgerEntry("bob", -1000, "penalty:information_leak", 1)])
+        save(5, [HandEnd(hand=1, stacks={"alice": 3100, "bob": 0})])
+        save(6, [HandStart(hand=1, button=1), HandEnd(hand=1, stacks={"carol": 500})],
+             room="!deuces:example.org")
+        save(7, [Flag(id=2, player="alice", kind="interference", text="それ下手",
+                      confidence="low")])
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, Any]]:
+    main(["records", *argv, "--json"])
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def test_bank(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "--db", str(db), "bank") == [
+        {"player": "alice", "balance": 30000}, {"player": "bob", "balance": 19000}]
+    assert run(capsys, "--db", str(db), "bank", "--player", "bob") == [
+        {"player": "bob", "balance": 19000}]
+    assert run(capsys, "--db", str(db), "bank", "--player", "nobody") == []
+
+
+def test_penalties(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run(capsys, "--db", str(db), "penalties")
+    assert len(rows) == 1
+    row = rows[0]
+    assert {k: row[k] for k in ("room", "player", "kind", "points", "chips", "input_id")} == {
+        "room": ROOM, "player": "bob", "kind": "information_leak", "points": 1000, "chips": 0,
+        "input_id": "m4"}
+    assert row["time"].endswith("+00:00")
+    assert run(capsys, "--db", str(db), "penalties", "--player", "alice") == []
+
+
+def test_flags(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run(capsys, "--db", str(db), "flags")
+    assert [(r["id"], r["player"], r["kind"], r["confidence"], r["status"], r["text"],
+             r["decided_by"]) for r in rows] == [
+        (1, "bob", "information_leak", "high", "confirmed", "俺Aある", "m4"),
+        (2, "alice", "interference", "low", "open", "それ下手", None)]
+    assert [r["id"] for r in run(capsys, "--db", str(db), "flags", "--player", "alice")] == [2]
+
+
+def test_hands(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run(capsys, "--db", str(db), "hands")
+    assert rows == [
+        {"room": ROOM, "hand": 1, "button": 1, "stacks": {"alice": 3100, "bob": 0},
+         "started": "m2", "ended": "m5"},
+        {"room": "!deuces:example.org", "hand": 1, "button": 1, "stacks": {"carol": 500},
+         "started": "m6", "ended": "m6"},
+    ]
+    assert [r["room"] for r in run(capsys, "--db", str(db), "hands", "--player", "carol")] == [
+        "!deuces:example.org"]
+
+
+def test_text_output(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["records", "--db", str(db), "hands", "--player", "bob"])
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f'room={ROOM}  hand=1  button=1  stacks={{"alice": 3100, "bob": 0}}'
+                   "  started=m2  ended=m5"]
+    main(["records", "--db", str(db), "bank"])
+    assert capsys.readouterr().out.splitlines() == [
+        "player=alice  balance=30000", "player=bob  balance=19000"]
+
+
+def test_ledger_kind_in_the_library(db: Path) -> None:
+    rows = records(db, "ledger", player="bob")
+    assert [(r["delta"], r["reason"], r["event"]) for r in rows] == [
+        (20000, "grant", "bank"), (-1000, "penalty:information_leak", "penalty")]
+    with pytest.raises(StoreError, match="unknown record kind"):
+        records(db, "everything")
+
+
+def test_records_never_creates_a_database(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no such database"):
+        records(tmp_path / "typo.db", "bank")
+    assert not (tmp_path / "typo.db").exists()
+
+
+@pytest.mark.parametrize("case", ["missing", "not_sqlite", "not_ours", "directory"])
+def test_errors_are_one_line_exit_2(tmp_path: Path, case: str) -> None:
+    path = tmp_path / "x.db"
+    if case == "not_sqlite":
+        path.write_bytes(b"\x00garbage" * 1000)
+    elif case == "not_ours":
+        c = sqlite3.connect(path)
+        c.execute("CREATE TABLE t (x)")
+        c.commit()
+        c.close()
+    elif case == "directory":
+        path.mkdir()
+    r = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "records", "--db", str(path), "bank"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert r.returncode == 2
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("referee: ") and str(path) in lines[0]
+    assert "Traceback" not in r.stderr
