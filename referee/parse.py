@@ -1,0 +1,268 @@
+"""Chat text → :class:`~referee.actions.Parsed` (CONTRACTS.md §2), read the way the table's human
+dealer reads it.
+
+Pipeline, cheapest first, so the common cases never reach the parser:
+
+1. ``!`` after NFKC (so ``！`` too) → a command; its name is looked up in ``grammar/commands.lark``
+   (``着席`` → ``sit``), the rest are ``args`` as typed.
+2. :func:`normalize`: NFKC (full-width → ASCII, half-width kana → full-width), case folding,
+   katakana → hiragana (コール = こーる = ｺｰﾙ), 〜/~ → ー.
+3. A message is an action only if the WHOLE text (minus trailing punctuation and laughter) is a
+   sentence of the game's grammar, ``grammar/GAME.lark`` (Lark LALR, contextual lexer, built once
+   per game). Before Lark, a regular expression made from the terminals the grammar accepts first
+   rejects most chat in well under a microsecond; texts longer than :data:`MAX_ACTION_CHARS` are
+   never actions.
+4. Everything else is chat; :mod:`referee.lexicon` sets ``hand_info`` / ``advice`` on it.
+
+The vocabulary (what counts as a call in which game, the hand names of ``seven``, the command
+aliases) lives in the grammar files, not here. Nothing a player types makes :func:`parse` raise:
+a text that is not a complete action is chat, and an action whose amount cannot be read
+(「メイク abc」) is that action without its amount, so the referee can say what is missing.
+
+``hand_info`` on an action is true when the action itself shows or names cards (a fold with
+cards shown, an open, a discard, a named hand): that is legal at the right moment, and the engine
+decides whether it is; on chat and commands it comes from the lexicon.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any, get_args
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import LarkError
+
+from referee import lexicon
+from referee.actions import ActionName, Parsed
+from referee.cards import RANKS, SUITS, card_str, make
+
+GRAMMAR_DIR = Path(__file__).resolve().parent.parent / "grammar"
+# Longer texts are never actions (the longest real declaration -- an omaha open with four cards
+# and a few words -- is well under 100 characters); they are still scanned as chat.
+MAX_ACTION_CHARS = 200
+# More digits than any chip count: not read as a number (and int() would refuse > 4300 digits).
+_MAX_DIGITS = 15
+
+# katakana → hiragana (ァ..ヶ), wave dashes → the long-vowel mark.
+_KANA = str.maketrans(
+    {chr(c): chr(c - 0x60) for c in range(0x30A1, 0x30F7)} | {"〜": "ー", "~": "ー"}
+)
+# Trailing decoration that never changes what a declaration means (コール！ コールｗ こー).
+# (Not ー: it ends words -- ハイパー, ポーカー.)
+_TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
+_STRETCH = re.compile("ーー+")
+
+
+def normalize(text: str) -> str:
+    """The form grammars and lexicon read: NFKC, case-folded, katakana as hiragana, 〜 as ー."""
+    return unicodedata.normalize("NFKC", text).casefold().translate(_KANA)
+
+
+def _strip_tail(norm: str) -> str:
+    """Drop trailing punctuation, 笑 / (笑) and laughing w's (not the w of "show")."""
+    while True:
+        s = norm.rstrip(_TRAILING)
+        if s.endswith("(笑)"):
+            s = s[:-3]
+        elif s.endswith("笑"):
+            s = s[:-1]
+        elif s.endswith("w"):
+            t = s.rstrip("w")
+            if not t or not ("a" <= t[-1] <= "z"):
+                s = t
+        if s == norm:
+            return s.lstrip()
+        norm = s
+
+
+# --- tree → fields ---------------------------------------------------------------------------------
+
+class _NotAnAction(Exception):
+    """Raised while building: the text parsed, but is not an action after all (chat)."""
+
+
+_SUIT_OF = {
+    "s": "s", "♠": "s", "♤": "s", "す": "s",
+    "h": "h", "♥": "h", "♡": "h", "は": "h",
+    "d": "d", "♦": "d", "♢": "d", "だ": "d",
+    "c": "c", "♣": "c", "♧": "c", "く": "c",
+}
+
+
+def _card(tok: str) -> str:
+    """A CARD token of grammar/common.lark (normalised) → canonical ``As``."""
+    if tok in ("jk", "joker", "じょーかー"):
+        return "JK"
+    if tok[0] not in "123456789tjqka":  # suit first: ♠A, すぺーどのa
+        suit, rank = _SUIT_OF[tok[0]], tok[-2:] if tok.endswith("10") else tok[-1]
+    else:
+        rank, suit = ("10" if tok.startswith("10") else tok[0]), _SUIT_OF[tok[-1]]
+    r = "T" if rank == "10" else rank.upper()
+    return card_str(make(RANKS.index(r), SUITS.index(suit)))
+
+
+_SCALE = {"k": 1000, "千": 1000, "万": 10000}
+
+
+def _amount(text: str) -> int | None:
+    """An AMOUNT token (1,800 / 1.5k / 2万 / 1万5千) → chips; None when not a whole number."""
+    t = text.replace(",", "")
+    if sum(ch.isdigit() for ch in t) > _MAX_DIGITS:
+        return None
+    try:
+        if "万" in t:
+            head, _, tail = t.partition("万")
+            total = Decimal(head) * 10000
+            if tail:
+                total += Decimal(tail[:-1]) * 1000 if tail.endswith("千") else Decimal(tail)
+        elif t[-1] in _SCALE:
+            total = Decimal(t[:-1]) * _SCALE[t[-1]]
+        else:
+            total = Decimal(t)
+    except InvalidOperation:
+        return None
+    return int(total) if total == total.to_integral_value() else None
+
+
+Field = tuple[str, Any]
+
+
+class _Build(Transformer[Token, Any]):
+    """Builds the action's fields while LALR reduces (no parse tree is kept)."""
+
+    def start(self, c: list[dict[str, Any]]) -> dict[str, Any]:
+        return c[0]
+
+    def cards(self, c: list[Token]) -> Field:
+        return ("cards", [_card(str(t)) for t in c])
+
+    def bare_cards(self, c: list[Field]) -> Field:
+        if len(c[0][1]) != 2:  # seven: two cards alone are the discard; anything else is chat
+            raise _NotAnAction
+        return c[0]
+
+    def amount(self, c: list[Token]) -> Field:
+        return ("amount", _amount(str(c[0])))
+
+    def junk(self, c: list[Token]) -> Field:
+        return ("amount", None)
+
+    def pot(self, c: list[Token]) -> Field:
+        return ("pot", True)
+
+    def hand(self, c: list[Token]) -> Field:
+        return ("hand", c[0].type.removeprefix("HAND_").lower())
+
+    def aa(self, c: list[Field]) -> Field:
+        return ("aa", c[0][1] if c else None)
+
+    def kept(self, c: list[Field]) -> Field:
+        return ("keep", c[0][1] if c else [])
+
+    def thrown(self, c: list[Field]) -> Field:
+        return ("discard", c[0][1] if c else [])
+
+
+def _action_callback(name: str) -> Callable[[Any, list[Field]], dict[str, Any]]:
+    def build(self: Any, c: list[Field]) -> dict[str, Any]:
+        fields: dict[str, Any] = {"action": name}
+        fields.update(c)
+        if name == "raise" and "amount" in fields:  # a raise is declared as a make: the total
+            fields["to"] = fields.pop("amount")
+        return fields
+
+    return build
+
+
+# One callback per action rule; the rule name is the CONTRACTS action id.
+for _name in get_args(ActionName):
+    setattr(_Build, _name, _action_callback(_name))
+
+
+# --- grammars --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Grammar:
+    lark: Lark
+    gate: re.Pattern[str]  # the terminals a sentence can start with, as one regular expression
+
+
+@cache
+def _grammar(game: str) -> _Grammar:
+    path = GRAMMAR_DIR / f"{game}.lark"
+    if not path.is_file():
+        raise ValueError(f"no grammar for game {game!r}")
+    lark = Lark.open(
+        str(path), parser="lalr", lexer="contextual", import_paths=[str(GRAMMAR_DIR)],
+        transformer=_Build(), maybe_placeholders=False,
+    )
+    first = sorted(lark.parse_interactive("").accepts())
+    gate = "|".join(f"(?:{lark.get_terminal(t).pattern.to_regexp()})" for t in first)
+    return _Grammar(lark, re.compile(gate))
+
+
+@cache
+def _commands() -> Lark:
+    return Lark.open(str(GRAMMAR_DIR / "commands.lark"), parser="lalr")
+
+
+@lru_cache(maxsize=1024)
+def _command_name(name: str) -> str:
+    norm = normalize(name)
+    try:
+        return str(_commands().parse(norm).children[0].data)  # type: ignore[union-attr]
+    except LarkError:
+        return norm
+
+
+# --- parse -----------------------------------------------------------------------------------------
+
+def _chat(norm: str, game: str) -> Parsed:
+    hand_info, advice = lexicon.scan(norm, game)
+    return Parsed.model_construct(kind="chat", hand_info=hand_info, advice=advice)
+
+
+def _command(text: str, game: str) -> Parsed:
+    words = text.lstrip("!").split()
+    hand_info, advice = lexicon.scan(normalize(text), game)
+    return Parsed.model_construct(
+        kind="command", command=_command_name(words[0]) if words else "", args=words[1:],
+        hand_info=hand_info, advice=advice,
+    )
+
+
+def _action(norm: str, game: str) -> Parsed | None:
+    core = _STRETCH.sub("ー", _strip_tail(norm))  # こーーーる = こーる
+    g = _grammar(game)
+    if not core or g.gate.match(core) is None:
+        return None
+    try:
+        fields: dict[str, Any] = g.lark.parse(core)  # type: ignore[assignment]
+    except (LarkError, _NotAnAction):
+        return None
+    shows = any(fields.get(k) for k in ("cards", "keep", "discard", "hand"))
+    return Parsed.model_construct(kind="action", hand_info=shows, advice=False, **fields)
+
+
+@lru_cache(maxsize=8192)
+def parse(text: str, game: str) -> Parsed:
+    """What one chat message of a ``game`` table means. Never raises for any ``str``.
+
+    ``game`` is a game id (``omaha`` ``holdem_aa`` ``seven`` ``deuces``); an unknown id is a
+    programming error (ValueError). Results are cached: chat repeats a lot (「こ」「F」「gg」).
+    """
+    nfkc = unicodedata.normalize("NFKC", text).lstrip()
+    if nfkc.startswith("!"):
+        return _command(nfkc, game)
+    norm = nfkc.casefold().translate(_KANA)
+    if len(norm) <= MAX_ACTION_CHARS:
+        parsed = _action(norm, game)
+        if parsed is not None:
+            return parsed
+    return _chat(norm, game)
