@@ -142,6 +142,10 @@ class Engine(ABC):
         """Cards ``player`` has legally shown this hand (these may be talked about)."""
         return []
 
+    def board_cards(self) -> list[Card]:
+        """Community cards face up to everyone now (leak checks judge hand-class claims on them)."""
+        return []
+
     def in_this_hand(self, player: str) -> bool:
         """Dealt into the current hand (folded or not)."""
         return bool(self.holdings(player))
