@@ -97,6 +97,7 @@ __all__ = [
     "DealerDiscard",
     "DeucesEngine",
     "Duplicate",
+    "Showdown",
     "area_class",
     "draw_bonus_area",
     "refill_order",
@@ -133,6 +134,15 @@ class BonusPayout(Event):
     multiplier: str
     markers: int
     amount: int
+
+
+class Showdown(Event):
+    """A final hand at settlement: ``player`` (``dealer`` for the house), its cards and class."""
+
+    event: Literal["showdown"] = "showdown"
+    player: str
+    cards: list[str]
+    klass: str
 
 
 class DealerDiscard(Event):
@@ -291,6 +301,20 @@ class DeucesEngine(Engine):
             table=HouseTable(definition.seats.max, self.rules.bankrupt_below, npc_allowed=False),
             last_slot=last_slot,
         )
+
+    def draw_deal(self, shoe: Shoe, rng: random.Random) -> Deal:
+        """A live deal (used by the service): five cards each and the dealer's from the shuffled
+        shoe, 120 spare cards for replacements and the refill, and -- only while the bonus area
+        is empty, i.e. before the very first game -- four cards from a separate one-deck shoe as
+        ``board`` (the initial bonus area)."""
+        deal = Deal()
+        for p in self._s.table.ordered():
+            deal.hands[p.name] = shoe.draw(5)
+        deal.dealer = shoe.draw(5)
+        deal.shoe = shoe.draw(min(120, len(shoe)))
+        if not self._s.bonus:
+            deal.board = draw_bonus_area(rng, self.rules.bonus_area_size)
+        return deal
 
     # --- transactional plumbing -------------------------------------------------------------
 
@@ -767,6 +791,7 @@ class DeucesEngine(Engine):
         if playing:
             dclass, dvalue = _evaluate(h.dealer)
             qualified = _order(dclass) <= _order(self.rules.dealer_qualify)
+            out.append(Showdown(player=DEALER, cards=cards_str(h.dealer), klass=dclass))
             if qualified:
                 out.append(Say(to="room", text=f"ディーラーは{_ja(dclass)}です"))
             else:
@@ -786,6 +811,7 @@ class DeucesEngine(Engine):
             if p.status != "played":
                 continue
             pclass, pvalue = _evaluate(p.cards)
+            results.append(Showdown(player=p.name, cards=cards_str(p.cards), klass=pclass))
             ante_mult = self.rules.player_table.get(pclass, self.rules.player_table["other"])
             result: Literal["win", "lose", "push", "dealer_fold"]
             if not qualified:
