@@ -97,6 +97,23 @@ def cmd_records(args: argparse.Namespace) -> None:
             ))
 
 
+# --- referee matrix ----------------------------------------------------------------------------
+
+def cmd_matrix(args: argparse.Namespace) -> None:
+    from referee.adapters.matrix import ConfigError, load_config
+    from referee.adapters.matrix import run as run_matrix
+
+    try:
+        config = load_config(Path(args.config) if args.config else None, {
+            "homeserver": args.homeserver, "user_id": args.user_id, "password": args.password,
+            "access_token": args.access_token, "device_id": args.device_id,
+            "database": args.db, "store_dir": args.store_dir, "moderators": args.moderator,
+        })
+    except ConfigError as e:
+        _fail(str(e))
+    run_matrix(config)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="referee", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -128,6 +145,18 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--player", default=None)
     rc.add_argument("--json", action="store_true")
     rc.set_defaults(func=cmd_records)
+
+    mx = sub.add_parser("matrix", help="run the bot on a Matrix homeserver (docs/matrix.md)")
+    mx.add_argument("--config", default=None, help="TOML file ([matrix] table); flags override it")
+    mx.add_argument("--homeserver", default=None, help="e.g. https://matrix.example.org")
+    mx.add_argument("--user-id", default=None, help="the bot's id: @referee:example.org")
+    mx.add_argument("--password", default=None, help="or env REFEREE_MATRIX_PASSWORD")
+    mx.add_argument("--access-token", default=None)
+    mx.add_argument("--device-id", default=None)
+    mx.add_argument("--db", default=None, help="SQLite database (tables, bank, the bot's state)")
+    mx.add_argument("--store-dir", default=None, help="end-to-end crypto store directory")
+    mx.add_argument("--moderator", action="append", default=[], help="a moderator's Matrix id")
+    mx.set_defaults(func=cmd_matrix)
     return p
 
 

@@ -12,3 +12,11 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q -e ".[test]"
     touch "$stamp"
 fi
+# Matrix bot and its tests: matrix-nio with end-to-end encryption (vodozemac wheel); checked on
+# its own so a .venv made before the Matrix extra was added gets it too.
+if ! .venv/bin/python -c "import nio, vodozemac" 2>/dev/null; then
+    .venv/bin/python -m pip install -q -e ".[matrix]"
+fi
+# The Matrix tests' homeserver: Synapse in its own venv (.venv-synapse; its pins never meet ours).
+# Idempotent (a stamp file); ~50 s the first time.
+.venv/bin/python -m referee.adapters.matrix_synapse install

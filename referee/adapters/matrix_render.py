@@ -1,0 +1,96 @@
+"""Matrix message content for the bot's ``say`` events: a plain ``body`` plus an HTML
+``formatted_body`` (card suits coloured, players mentioned as pills), and the reverse mapping of
+Matrix user ids to the short names the referee uses for players.
+
+Pure functions (no I/O) so the formatting is testable without a homeserver.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from typing import Any
+
+RED = "#d00000"
+BLACK = "#000000"
+_CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♠♥♦♣])")
+_SUIT_COLOUR = {"♥": RED, "♦": RED, "♠": BLACK, "♣": BLACK}
+_MXID = re.compile(r"@([a-z0-9._=\-/+]+):([A-Za-z0-9.\-]+(?::[0-9]+)?)")
+_PILL = re.compile(r'<a href="https://matrix\.to/#/(@[^"]+)">(.*?)</a>', re.S)
+
+
+def name_of(mxid: str, server: str) -> str:
+    """The referee's name for a Matrix user: the localpart on the bot's own homeserver, else
+    the full id without ``@`` (unique, and still typeable as ``@name`` in commands)."""
+    if not mxid.startswith("@"):
+        return mxid
+    local, _, host = mxid[1:].partition(":")
+    return local if host == server else mxid[1:]
+
+
+def mxid_of(name: str, server: str) -> str:
+    return "@" + name if ":" in name else f"@{name}:{server}"
+
+
+def incoming_text(body: str, formatted: str | None, server: str) -> str:
+    """A received message's text with mentions rewritten to ``@name`` (what the referee's
+    commands take): ``@alice:hs`` ids, and pills whose label Element puts in the plain body."""
+    text = body
+    if formatted:
+        for m in _PILL.finditer(formatted):
+            label = html.unescape(re.sub(r"<[^>]+>", "", m.group(2))).strip()
+            target = "@" + name_of(m.group(1), server)
+            if label and label in text and label != target:
+                text = text.replace(label, target, 1)
+    return _MXID.sub(lambda m: "@" + name_of(m.group(0), server), text)
+
+
+def _mention_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    ordered = sorted({n for n in names if n}, key=len, reverse=True)
+    if not ordered:
+        return None
+    alts = "|".join(re.escape(n) for n in ordered)
+    # Not inside a longer ASCII word: "al" must not match inside "alice".
+    return re.compile(rf"(?<![0-9A-Za-z_.\-])@?({alts})(?![0-9A-Za-z_\-])")
+
+
+def render(text: str, server: str, mention: Iterable[str] = ()) -> dict[str, Any]:
+    """``m.room.message`` content for one say: plain body, HTML body, ``m.mentions``."""
+    pattern = _mention_pattern(mention)
+    mentioned: list[str] = []
+    out: list[str] = []
+    pos = 0
+    spans: list[tuple[int, int, str]] = []
+    for m in _CARD.finditer(text):
+        colour = _SUIT_COLOUR[m.group(2)]
+        spans.append((m.start(), m.end(),
+                      f'<font color="{colour}" data-mx-color="{colour}">'
+                      f"<b>{html.escape(m.group(0))}</b></font>"))
+    if pattern is not None:
+        for m in pattern.finditer(text):
+            if any(s < m.end() and m.start() < e for s, e, _ in spans):
+                continue
+            uid = mxid_of(m.group(1), server)
+            if uid not in mentioned:
+                mentioned.append(uid)
+            spans.append((m.start(), m.end(),
+                          f'<a href="https://matrix.to/#/{html.escape(uid)}">'
+                          f"{html.escape(m.group(1))}</a>"))
+    spans.sort()
+    for start, end, rep in spans:
+        if start < pos:
+            continue
+        out.append(html.escape(text[pos:start]))
+        out.append(rep)
+        pos = end
+    out.append(html.escape(text[pos:]))
+    formatted = "".join(out).replace("\n", "<br>")
+    content: dict[str, Any] = {
+        "msgtype": "m.text",
+        "body": text,
+        "format": "org.matrix.custom.html",
+        "formatted_body": formatted,
+        "m.mentions": {"user_ids": mentioned} if mentioned else {},
+    }
+    return content
