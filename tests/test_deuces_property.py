@@ -1,0 +1,104 @@
+"""``deuces`` over many random deals (live-style: ``draw_deal`` from a shuffled six-deck shoe):
+chips are conserved between the players and the house, the bonus area stays a valid four-card
+area, and refused actions change nothing."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.actions import action
+from referee.cards import JOKER, Shoe, card_str
+from referee.rules import IllegalAction, create
+from referee.rules.deuces import DeucesEngine
+
+NAMES = ["alice", "bob", "carol", "dave", "erin"]
+
+
+def _decide(rng: random.Random, cards: list[str]) -> Any:
+    roll = rng.random()
+    if roll < 0.2:
+        return action("fold")
+    if roll < 0.6:
+        return action("play", keep=rng.sample(cards, rng.randint(0, 5)))
+    if roll < 0.9:
+        return action("play", discard=rng.sample(cards, rng.randint(0, 5)))
+    return action("play")
+
+
+def _check_hand(events: list[dict[str, Any]], before: dict[str, int]) -> None:
+    """Every chip that left a player is in a payout or in the house's result."""
+    staked: dict[str, int] = {}
+    received: dict[str, int] = {}
+    for e in events:
+        kind = e["event"]
+        if kind == "action":
+            staked[e["player"]] = staked.get(e["player"], 0) + e["amount"]
+        elif kind in ("settle", "joker", "compensation"):
+            received[e["player"]] = received.get(e["player"], 0) + e["payout"]
+        elif kind == "bonus_payout":
+            received[e["player"]] = received.get(e["player"], 0) + e["amount"]
+    end = next(e for e in events if e["event"] == "hand_end")
+    house = next(e for e in events if e["event"] == "house")
+    for name, chips in before.items():
+        assert end["stacks"][name] == chips - staked.get(name, 0) + received.get(name, 0), name
+    assert house["staked"] == sum(staked.values())
+    assert house["paid"] == sum(received.values())
+    assert sum(before.values()) - sum(end["stacks"].values()) == house["result"]
+
+
+def _check_area(e: DeucesEngine) -> None:
+    cards, markers = e.bonus_area
+    assert len(cards) <= 4 and len(set(cards)) == len(cards) and JOKER not in cards
+    assert len(markers) == len(cards) and all(m >= 0 for m in markers)
+    assert all(m == 0 for c, m in zip(cards, markers, strict=True) if c >> 2 == 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    players=st.integers(1, 5),
+    hands=st.integers(1, 6),
+    last_slot=st.booleans(),
+)
+def test_chips_are_conserved_over_random_deals(
+    seed: int, players: int, hands: int, last_slot: bool
+) -> None:
+    rng = random.Random(seed)
+    e = create("deuces", {"ante": "10", "lastslot": "on" if last_slot else "off"})
+    assert isinstance(e, DeucesEngine)
+    for i in range(players):
+        e.sit(i + 1, NAMES[i], rng.choice([25, 60, 150, 1000, 5000]))
+    for _ in range(hands):
+        if not e.seated():
+            break
+        before = e.stacks()
+        deal = e.draw_deal(Shoe(decks=6, jokers=1, rng=rng), rng)
+        out = [x.to_json() for x in e.start_hand(deal)]
+        for p in e.seated():
+            if rng.random() < 0.5 or p.chips < 40:
+                a = action("allin")
+            else:
+                a = action("ante", amount=10 * rng.randint(1, max(1, p.chips // 20 // 10)))
+            out += [x.to_json() for x in e.act(p.name, a)]
+        if rng.random() < 0.05:
+            out += [x.to_json() for x in e.dealing_mistake("nogame")]
+        while e.in_hand:
+            for p in e.seated():
+                if not e.in_this_hand(p.name) or not e.in_hand:
+                    continue
+                cards = [card_str(c) for c in e.shown(p.name)]
+                # a refused action (card not held, second decision) must leave no trace
+                snapshot = (e.stacks(), e.bonus_area, e.shown(p.name))
+                try:
+                    out += [x.to_json() for x in e.act(p.name, _decide(rng, cards))]
+                except IllegalAction:
+                    assert (e.stacks(), e.bonus_area, e.shown(p.name)) == snapshot
+            _check_area(e)
+        _check_hand(out, before)
+        _check_area(e)
+        # bankrupt players were stood up
+        assert all(p.chips >= 20 for p in e.seated())
