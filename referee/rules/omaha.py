@@ -1,0 +1,1126 @@
+"""Pot-limit Omaha ring game (RULES.md `omaha`, seeds/omaha-ring.txt): a pure state machine.
+
+Money is handled by :mod:`referee.rules.betting` (rounds, legal ranges, side pots); this module
+adds seating, the button and blinds, cards, flying actions, showdown order, rake, odd chips, the
+hand bonus and the dealing-mistake procedures. Every public method validates before it mutates.
+
+Rulings made here (RULES.md is silent or leaves them to the moderator):
+- A flying action (FA) is judged as if it were the player's turn at the moment it is declared: a
+  raise FA must name a make that would be legal then, and reserves its chips; a call FA reserves
+  the call; a fold FA folds at once. A second FA while one is pending is counted (towards the third
+  FA) but the first declaration stands. A "call" with nothing to call means check.
+- An all-in FA folds the player at once; half their stack goes into the main pot as dead money and
+  half returns (the returned half rounded up, ``allin_fa_return``).
+- The check-FA penalty (one BB, or what the player has left) is dead money in the main pot.
+- Reserved FA chips of a player folded by a penalty or the third FA stay in the pot (dead money).
+- World rules, newcomers: a player seated after the table's first hand posts a live BB on their first
+  hand (in the SB seat, the BB replaces the SB).
+- NO GAME: every active player receives the pots they are eligible for; every folded player dealt in
+  receives 20% of the whole pot, at most 300 *points* worth of chips (300 × chip multiplier), paid
+  by the house. No rake.
+- Exposed hand (``!exposed @p``): the house pays that player half the pot (floor) at the end of the
+  hand; their cards stay face up. Exposed board card (``!exposed``): the next board card is shown
+  and burned, replaced by the next card of the deal's shoe.
+- After everyone else folds the pot is awarded at once; the winner may still OPEN (all or some
+  cards) or CLOSE until the next hand starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from referee.actions import Parsed
+from referee.cards import Card, card_str, cards_str, parse_card, pretty
+from referee.definitions import GameDefinition, OmahaRules
+from referee.events import (
+    ActionEvent,
+    Event,
+    FlyingAction,
+    HandEnd,
+    HandStart,
+    Leave,
+    Penalty,
+    Pot,
+    Rake,
+    Say,
+)
+from referee.hands import class_of, omaha_key
+from referee.rules.base import Deal, Engine, IllegalAction, OptionError, SeatState
+from referee.rules.betting import Betting, Options, Seat
+
+STREET_NAMES = ("プリフロップ", "フロップ", "ターン", "リバー")
+CLASS_JA = {
+    "royal_flush": "ロイヤルフラッシュ", "straight_flush": "ストレートフラッシュ",
+    "four_of_a_kind": "フォーカード", "full_house": "フルハウス", "flush": "フラッシュ",
+    "straight": "ストレート", "three_of_a_kind": "スリーカード", "two_pair": "ツーペア",
+    "one_pair": "ワンペア", "high_card": "ハイカード",
+}
+
+
+def _cards(cs: list[Card]) -> str:
+    return " ".join(pretty(c) for c in cs)
+
+
+class OmahaEvent(Event):
+    """Engine-specific events (tests ignore kinds they do not know)."""
+
+
+@dataclass(slots=True)
+class _Sitter:
+    seat: int
+    name: str
+    chips: int
+    fa_count: int = 0
+    bonus: int = 0  # hand bonus points earned this seating, credited on leaving
+    newcomer: bool = False
+    leaving: bool = False
+
+
+@dataclass(slots=True)
+class _FA:
+    kind: str  # "check" | "call" | "raise"
+    to: int  # raise: the make; call: the bet it called
+    chips: int  # reserved (not yet in the betting stack accounting)
+
+
+@dataclass(slots=True)
+class _Player:
+    name: str
+    seat: int
+    idx: int  # index in Betting.seats (clockwise from the button's left)
+    hole: list[Card]
+    fa: _FA | None = None
+    restrict: str | None = None  # "call_or_fold" | "raise_or_fold" after a β flying action
+    shown: list[Card] = field(default_factory=list)
+    opened: bool = False
+    mucked: bool = False
+    removed: bool = False
+    credit: int = 0  # house payments due at the end of the hand (exposed hand)
+
+
+def _parse_options(rules: OmahaRules, options: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "rules": rules.rules, "level": rules.level, "limit": rules.limit,
+        "ante": rules.ante, "equal": rules.equal,
+    }
+    onoff = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False}
+    for key, raw in options.items():
+        val = str(raw).strip().lower()
+        if key == "rules":
+            if val not in ("loj", "world"):
+                raise OptionError(f"rules は loj か world です（指定: {raw}）")
+            out["rules"] = val
+        elif key == "level":
+            if not val.isdigit() or not 1 <= int(val) <= len(rules.levels):
+                raise OptionError(f"level は 1〜{len(rules.levels)} です（指定: {raw}）")
+            out["level"] = int(val)
+        elif key == "limit":
+            if val not in ("pot", "no", "fixed"):
+                raise OptionError(f"limit は pot / no / fixed です（指定: {raw}）")
+            out["limit"] = val
+        elif key in ("ante", "equal"):
+            if val not in onoff:
+                raise OptionError(f"{key} は on か off です（指定: {raw}）")
+            out[key] = onoff[val]
+        else:
+            raise OptionError(f"omaha のテーブルに {key} という設定はありません")
+    return out
+
+
+class OmahaEngine(Engine):
+    game = "omaha"
+
+    def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
+        super().__init__(definition, options)
+        if definition.omaha is None:
+            raise OptionError("omaha の定義がありません")
+        self.rules: OmahaRules = definition.omaha
+        opts = _parse_options(self.rules, self.options)
+        self.world: bool = opts["rules"] == "world"
+        self.limit: str = opts["limit"]
+        self.ante_on: bool = opts["ante"]
+        self.equal: bool = opts["equal"]
+        lv = self.rules.levels[opts["level"] - 1]
+        self.sb, self.bb = lv.sb, lv.bb
+        self.ante = lv.ante if self.ante_on else 0
+        self.max_seats = definition.seats.max
+        self.fa_limit = definition.penalties.flying_action_limit
+        self.mult = 1 if self.equal else self.rules.chip_multiplier
+        self.sitters: dict[int, _Sitter] = {}
+        self.by_name: dict[str, _Sitter] = {}
+        self.button: int | None = None
+        self._button_set = False
+        self.total_rake = 0
+        self.house_paid = 0  # LOJ top-ups and compensations, for the conservation checks
+        self._clear_hand()
+        self._now: float | None = None
+        self._turn_since: float | None = None
+        self._reminded = False
+
+    # --- helpers -------------------------------------------------------------------------
+    def _clear_hand(self) -> None:
+        self.phase = "idle"  # idle | betting | showdown | over
+        self.players: list[_Player] = []
+        self.pmap: dict[str, _Player] = {}
+        self.bet: Betting | None = None
+        self.board: list[Card] = []
+        self.spare: list[Card] = []
+        self.shown_board = 0
+        self.street = 0
+        self.aggressor: int | None = None
+        self.flop_seen = False
+        self.sd_queue: list[int] = []
+        self.winner_after_fold: str | None = None
+        self._snapshot: list[tuple[int, int, int, bool]] = []
+        self._snap_money: tuple[int, int, int] = (0, 0, 0)
+        self._first_idx = 0
+        self._keys: dict[int, int] = {}
+
+    def _b(self) -> Betting:
+        assert self.bet is not None
+        return self.bet
+
+    def _seat_of(self, name: str) -> _Sitter:
+        s = self.by_name.get(name)
+        if s is None:
+            raise IllegalAction(f"{name} さんは着席していません")
+        return s
+
+    def to_points(self, chips: int) -> int:
+        """Play chips back to bank points (÷10 rounded up, or as-is at an equal-value table)."""
+        if self.mult == 1:
+            return chips
+        if self.rules.leave_rounding == "up":
+            return -(-chips // self.mult)
+        return chips // self.mult
+
+    def buy_in_chips(self, bank_points: int) -> int:
+        if bank_points < 0:
+            raise IllegalAction("ポイントが足りません")
+        return bank_points * self.mult
+
+    # --- seating ---------------------------------------------------------------------------
+    def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
+        if npc:
+            raise IllegalAction("オマハにNPCはいません")
+        if not 1 <= seat <= self.max_seats:
+            raise IllegalAction(f"席は 1〜{self.max_seats} 番です")
+        if seat in self.sitters:
+            raise IllegalAction(f"{seat}番席は埋まっています")
+        if name in self.by_name:
+            raise IllegalAction(f"{name} さんはすでに着席しています")
+        if chips <= 0:
+            raise IllegalAction("チップがありません（破産しています）")
+        s = _Sitter(seat, name, chips, newcomer=self.world and self.hand_no > 0)
+        self.sitters[seat] = s
+        self.by_name[name] = s
+        return [Say(to="room", text=f"{name} さんが {seat}番席に着席しました（{chips}）")]
+
+    def _leave_event(self, s: _Sitter, chips: int) -> list[Event]:
+        del self.sitters[s.seat]
+        del self.by_name[s.name]
+        bank = self.to_points(chips) + s.bonus
+        return [
+            Leave(player=s.name, chips=chips, bank=bank),
+            Say(to="room", text=f"{s.name} さんが退席しました（{chips} → バンク {bank}）"),
+        ]
+
+    def leave(self, name: str) -> list[Event]:
+        s = self._seat_of(name)
+        if self.phase in ("betting", "showdown") and name in self.pmap and not self.pmap[
+            name
+        ].removed:
+            s.leaving = True
+            return [Say(to="room", text=f"{name} さんはこのハンドの後に退席します")]
+        return self._leave_event(s, s.chips)
+
+    def set_button(self, seat: int) -> None:
+        if not 1 <= seat <= self.max_seats:
+            raise IllegalAction(f"席は 1〜{self.max_seats} 番です")
+        if self.in_hand:
+            raise IllegalAction("ハンド中はボタンを動かせません")
+        self.button = seat
+        self._button_set = True
+
+    # --- queries -------------------------------------------------------------------------------
+    @property
+    def in_hand(self) -> bool:
+        return self.phase in ("betting", "showdown")
+
+    def stacks(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for seat in sorted(self.sitters):
+            s = self.sitters[seat]
+            p = self.pmap.get(s.name) if self.in_hand else None
+            if p is not None and self.bet is not None:
+                out[s.name] = self.bet.seats[p.idx].stack - (p.fa.chips if p.fa else 0)
+            else:
+                out[s.name] = s.chips
+        return out
+
+    def seated(self) -> list[SeatState]:
+        st = self.stacks()
+        return [SeatState(seat, s.name, st[s.name]) for seat, s in sorted(self.sitters.items())]
+
+    def to_act(self) -> str | None:
+        if self.phase == "betting":
+            i = self._b().to_act()
+            return None if i is None else self.players[i].name
+        if self.phase == "showdown" and self.sd_queue:
+            return self.players[self.sd_queue[0]].name
+        return None
+
+    def holdings(self, player: str) -> list[Card]:
+        p = self.pmap.get(player)
+        return list(p.hole) if p else []
+
+    def shown(self, player: str) -> list[Card]:
+        p = self.pmap.get(player)
+        return list(p.shown) if p else []
+
+    def board_cards(self) -> list[Card]:
+        return self.board[: self.shown_board]
+
+    def options_for(self, player: str) -> Options:
+        """The legal range of ``player`` now (tests, the lock-step check, help messages)."""
+        p = self.pmap[player]
+        return self._b().options(p.idx)
+
+    # --- the hand ---------------------------------------------------------------------------
+    def _next_seat(self, seat: int, eligible: list[int]) -> int:
+        for k in range(1, self.max_seats + 1):
+            cand = (seat - 1 + k) % self.max_seats + 1
+            if cand in eligible:
+                return cand
+        raise AssertionError("no eligible seat")
+
+    def start_hand(self, deal: Deal) -> list[Event]:
+        if self.in_hand:
+            raise IllegalAction("ハンドが進行中です")
+        ready = sorted(seat for seat, s in self.sitters.items() if s.chips > 0)
+        if len(ready) < 2:
+            raise IllegalAction("プレイヤーが2人以上必要です")
+        if self._button_set and self.button is not None:
+            button = self.button if self.button in ready else self._next_seat(self.button, ready)
+        elif self.button is None:
+            start = 1 if self.rules.button_start == "seat1" else ready[0]
+            button = start if start in ready else self._next_seat(start, ready)
+        else:
+            button = self._next_seat(self.button, ready)
+        order: list[int] = []
+        seat = button
+        for _ in range(len(ready)):
+            seat = self._next_seat(seat, ready)
+            order.append(seat)
+        names = [self.sitters[s].name for s in order]
+        # validate the deal before touching anything
+        for nm in deal.hands:
+            if nm not in self.by_name:
+                raise IllegalAction(f"配札に着席していない {nm} さんがいます")
+        for nm in names:
+            if len(deal.hands.get(nm, [])) != 4:
+                raise IllegalAction(f"{nm} さんの手札は4枚必要です")
+        if len(deal.board) + len(deal.shoe) < 5:
+            raise IllegalAction("ボードのカードが足りません（5枚必要です）")
+        used = [c for nm in names for c in deal.hands[nm]] + list(deal.board) + list(deal.shoe)
+        if len(set(used)) != len(used) or any(not 0 <= c < 52 for c in used):
+            raise IllegalAction("配札に重複または不正なカードがあります")
+
+        self._clear_hand()
+        self.hand_no += 1
+        self.button = button
+        self._button_set = False
+        self.board = list(deal.board)
+        self.spare = list(deal.shoe)
+        while len(self.board) < 5:
+            self.board.append(self.spare.pop(0))
+        self.players = [
+            _Player(nm, order[i], i, list(deal.hands[nm])) for i, nm in enumerate(names)
+        ]
+        self.pmap = {p.name: p for p in self.players}
+        n = len(self.players)
+        seats = [Seat(self.sitters[s].chips) for s in order]
+        bet = Betting(seats, self.bb, self.limit)
+        self.bet = bet
+        events: list[Event] = [HandStart(hand=self.hand_no, button=button)]
+        posts: list[str] = []
+        if self.ante:
+            for i in range(n):
+                bet.post(i, self.ante, live=False)
+            posts.append(f"アンティ {self.ante}")
+        if n == 2:
+            sb_i, bb_i = 1, 0  # heads-up: the button posts the SB and acts first preflop
+        else:
+            sb_i, bb_i = 0, 1
+        for i, p in enumerate(self.players):
+            sitter = self.sitters[p.seat]
+            if i == bb_i:
+                paid = bet.post(i, self.bb)
+                posts.append(f"BB {p.name} {paid}")
+            elif sitter.newcomer:
+                paid = bet.post(i, self.bb)
+                posts.append(f"BB（途中参加） {p.name} {paid}")
+            elif i == sb_i:
+                paid = bet.post(i, self.sb)
+                posts.append(f"SB {p.name} {paid}")
+            sitter.newcomer = False
+        self.phase = "betting"
+        self.street = 0
+        self._first_idx = (bb_i + 1) % n
+        bet.start_round(self._first_idx, 0, facing=self.bb)
+        self._snapshot = [(s.stack, s.bet, s.committed, s.folded) for s in bet.seats]
+        self._snap_money = (bet.collected, bet.dead, bet.max_bet)
+        btn_name = self.sitters[button].name
+        events.append(Say(
+            to="room",
+            text=f"ハンド#{self.hand_no} 開始 ボタン: {button}番 {btn_name} / " + " / ".join(posts),
+        ))
+        for p in self.players:
+            events.append(Say(to=p.name, text=f"ハンド#{self.hand_no} あなたの手札: {_cards(p.hole)}"))
+        self._turn_since = self._now
+        self._reminded = False
+        events.extend(self._advance())
+        return events
+
+    # --- resolving the player's intent ----------------------------------------------------------
+    def _resolve(self, p: _Player, a: Parsed) -> tuple[str, int]:
+        """Turn a parsed betting action into ("fold"|"check"|"call"|"raise", make) or refuse."""
+        b = self._b()
+        s = b.seats[p.idx]
+        o = b.options(p.idx)
+        name = a.action
+        if name == "fold":
+            return "fold", 0
+        if name == "check":
+            if o.call > 0:
+                raise IllegalAction(f"ベットがあるのでチェックできません（コール {o.call} かフォールド）")
+            return "check", 0
+        if name == "call":
+            return ("call", 0) if o.call > 0 else ("check", 0)
+        allin_to = s.stack + s.bet
+        word = "メイク" if b.max_bet > 0 else "ベット"
+        if name == "allin":
+            if o.can_raise:
+                if allin_to > o.max_to:
+                    if self.rules.oversize_allin == "max_raise":
+                        return "raise", o.max_to
+                    raise IllegalAction(
+                        f"オールイン（{allin_to}）は上限を超えています。{word}は最大 {o.max_to} です"
+                    )
+                return "raise", allin_to
+            if o.no_raise_reason in ("covered", "no_opponent") and o.call > 0:
+                return "call", 0
+            if o.call == 0:
+                raise IllegalAction("ここではオールインできません（チェックかフォールド）")
+            raise IllegalAction(f"ここではレイズできません（コール {o.call} かフォールド）")
+        if name in ("bet", "raise"):
+            if a.pot:
+                if not o.can_raise:
+                    raise IllegalAction(self._no_raise_text(o))
+                return "raise", o.max_to
+            to = a.to if a.to is not None else a.amount
+            if to is None:
+                raise IllegalAction(f"{word}額を指定してください（例: {word}{max(o.min_to, self.bb)}）")
+            if not o.can_raise:
+                raise IllegalAction(self._no_raise_text(o))
+            if to == allin_to and o.min_to <= to <= o.max_to:
+                return "raise", to
+            if not o.min_to <= to <= o.max_to:
+                if o.min_to == o.max_to:
+                    raise IllegalAction(f"{word}は {o.min_to} で宣言してください")
+                raise IllegalAction(f"{word}は {o.min_to}〜{o.max_to} の範囲で宣言してください")
+            return "raise", to
+        raise IllegalAction("今はそのアクションはできません")
+
+    @staticmethod
+    def _no_raise_text(o: Options) -> str:
+        if o.call == 0:
+            return "ここではベットできません（チェックかフォールド）"
+        return f"ここではレイズできません（コール {o.call} かフォールド）"
+
+    def _apply(self, p: _Player, kind: str, to: int) -> list[Event]:
+        b = self._b()
+        if kind == "fold":
+            b.fold(p.idx)
+            return [ActionEvent(player=p.name, action="fold")]
+        if kind == "check":
+            b.check_call(p.idx)
+            return [ActionEvent(player=p.name, action="check")]
+        if kind == "call":
+            paid = b.check_call(p.idx)
+            act = "allin" if b.seats[p.idx].stack == 0 else "call"
+            return [ActionEvent(player=p.name, action=act, amount=paid, to=b.seats[p.idx].bet)]
+        before = b.max_bet
+        paid = b.raise_to(p.idx, to)
+        self.aggressor = p.idx
+        if b.seats[p.idx].stack == 0:
+            act = "allin"
+        else:
+            act = "raise" if before > 0 else "bet"
+        return [ActionEvent(player=p.name, action=act, amount=paid, to=to)]
+
+    # --- act ------------------------------------------------------------------------------------
+    def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
+        if now is not None:
+            self._now = now
+        if action.kind != "action" or action.action is None:
+            raise IllegalAction("アクションではありません")
+        name = action.action
+        sitter = self._seat_of(player)
+        p = self.pmap.get(player)
+        if self.phase == "over" and name in ("open", "close") and player == self.winner_after_fold:
+            return self._post_hand_show(sitter, p, action)
+        if not self.in_hand:
+            raise IllegalAction("ハンド中ではありません")
+        if p is None or p.removed:
+            raise IllegalAction("このハンドに参加していません")
+        b = self._b()
+        seat = b.seats[p.idx]
+        if seat.folded:
+            raise IllegalAction("すでにフォールドしています")
+        if self.phase == "showdown":
+            return self._showdown_act(p, action)
+        if name in ("open", "muck", "close"):
+            raise IllegalAction("ショーダウンではありません")
+        if name not in ("fold", "check", "call", "bet", "raise", "allin"):
+            raise IllegalAction("オマハにはないアクションです")
+        if seat.stack == 0:
+            raise IllegalAction("オールイン済みです")
+        if b.to_act() != p.idx:
+            return self._flying(p, action)
+        show = self._fold_cards(p, action) if name == "fold" else []
+        kind, to = self._resolve(p, action)
+        if p.restrict == "call_or_fold" and kind not in ("fold", "call"):
+            raise IllegalAction(f"コール {b.options(p.idx).call} かフォールドしてください")
+        if p.restrict == "raise_or_fold" and kind not in ("fold", "raise"):
+            o = b.options(p.idx)
+            raise IllegalAction(f"メイク {o.min_to}〜{o.max_to} でレイズするかフォールドしてください")
+        p.restrict = None
+        events = self._apply(p, kind, to)
+        if show:
+            p.shown = show
+            events.append(Say(to="room", text=f"{p.name} さんがフォールドして公開: {_cards(show)}"))
+        self._turn_since = self._now
+        self._reminded = False
+        events.extend(self._advance())
+        return events
+
+    def _fold_cards(self, p: _Player, action: Parsed) -> list[Card]:
+        if not action.cards:
+            return []
+        try:
+            cards = [parse_card(c) for c in action.cards]
+        except ValueError as e:
+            raise IllegalAction(str(e)) from None
+        hole = list(p.hole)
+        for c in cards:
+            if c not in hole:
+                raise IllegalAction(f"{pretty(c)} は手札にありません")
+            hole.remove(c)
+        return cards
+
+    # --- flying actions ----------------------------------------------------------------------
+    def _flying(self, p: _Player, action: Parsed) -> list[Event]:
+        b = self._b()
+        sitter = self.sitters[p.seat]
+        name = action.action
+        pending = p.fa is not None
+        resolved: tuple[str, int] | None = None
+        if not pending and name == "check":
+            resolved = ("check", 0)  # accepted even facing a bet: β3 judges it at the turn
+        elif not pending and name == "call":
+            resolved = ("call", 0) if b.options(p.idx).call > 0 else ("check", 0)
+        elif not pending and name not in ("allin", "fold"):
+            resolved = self._resolve(p, action)  # refuses malformed/out-of-range declarations
+        sitter.fa_count += 1
+        events: list[Event] = [FlyingAction(player=p.name, action=name, count=sitter.fa_count)]
+        if sitter.fa_count >= self.fa_limit:
+            events.append(Penalty(player=p.name, kind="flying_action_limit"))
+            events.append(Say(
+                to="room",
+                text=f"{p.name} さんはフライングアクション{sitter.fa_count}回目のため、"
+                "フォールド扱いで強制退席です",
+            ))
+            events.extend(self._fold_now(p))
+            events.extend(self._remove_now(p))
+            events.extend(self._advance())
+            return events
+        if pending:
+            events.append(Say(to="room", text=f"{p.name} さんのフライングアクションは最初の宣言が有効です"))
+            return events
+        if name == "allin":
+            s = b.seats[p.idx]
+            half = s.stack // 2 if self.rules.allin_fa_return == "up" else -(-s.stack // 2)
+            s.stack -= half
+            s.committed += half
+            b.dead += half
+            events.append(Penalty(player=p.name, kind="allin_fa", chips=half))
+            events.append(Say(
+                to="room",
+                text=f"{p.name} さんのオールインのフライングアクションは無効です。フォールド扱いとなり、"
+                f"{half} がポットに入ります",
+            ))
+            events.extend(self._fold_now(p))
+            events.extend(self._advance())
+            return events
+        if name == "fold":
+            show = self._fold_cards(p, action)
+            events.extend(self._fold_now(p))
+            if show:
+                p.shown = show
+                events.append(Say(to="room", text=f"{p.name} さんがフォールドして公開: {_cards(show)}"))
+            events.extend(self._advance())
+            return events
+        assert resolved is not None
+        kind, to = resolved
+        s = b.seats[p.idx]
+        if kind == "check":
+            p.fa = _FA("check", b.max_bet, 0)
+        elif kind == "call":
+            p.fa = _FA("call", b.max_bet, min(s.stack, b.max_bet - s.bet))
+        else:
+            p.fa = _FA("raise", to, to - s.bet)
+        events.append(Say(
+            to="room",
+            text=f"{p.name} さんのフライングアクション（{sitter.fa_count}回目）を記録しました。"
+            "順番が来たときに適用します",
+        ))
+        return events
+
+    def _resolve_fa(self, p: _Player) -> list[Event]:
+        """The player with a pending FA is now to act: apply it (α) or restrict them (β)."""
+        b = self._b()
+        fa = p.fa
+        assert fa is not None
+        p.fa = None
+        o = b.options(p.idx)
+        s = b.seats[p.idx]
+        events: list[Event] = []
+        if fa.kind == "check":
+            if o.call == 0:
+                events.append(OmahaEvent(event="fa_applied", player=p.name, action="check"))
+                return events + self._apply(p, "check", 0)
+            pen = min(self.bb, s.stack)
+            s.stack -= pen
+            b.dead += pen
+            p.restrict = "call_or_fold"
+            events.append(Penalty(player=p.name, kind="check_fa", chips=pen))
+            events.append(Say(
+                to="room",
+                text=f"{p.name} さんのチェック（フライング）は無効です。ペナルティ {pen} をポットに入れ、"
+                f"コール {b.options(p.idx).call} かフォールドしてください",
+            ))
+            if s.stack == 0:  # the penalty took everything: nothing left to decide
+                p.restrict = None
+                events.extend(self._apply(p, "call", 0))
+            return events
+        if fa.kind == "call":
+            if b.max_bet == fa.to:
+                events.append(OmahaEvent(event="fa_applied", player=p.name, action="call"))
+                return events + self._apply(p, "call", 0)
+            self._commit_reserve(p.idx, fa.chips)
+            p.restrict = "call_or_fold"
+            events.append(OmahaEvent(event="fa_void", player=p.name, action="call", chips=fa.chips))
+            events.append(Say(
+                to="room",
+                text=f"{p.name} さんのコール（フライング）は状況が変わりました。出したチップ {fa.chips} は"
+                f"戻りません。コール {b.options(p.idx).call} かフォールドしてください",
+            ))
+            return events
+        # raise
+        if o.can_raise and o.min_to <= fa.to <= o.max_to:
+            events.append(OmahaEvent(event="fa_applied", player=p.name, action="raise"))
+            return events + self._apply(p, "raise", fa.to)
+        self._commit_reserve(p.idx, fa.chips)
+        o = b.options(p.idx)
+        events.append(OmahaEvent(event="fa_void", player=p.name, action="raise", chips=fa.chips))
+        if o.can_raise:
+            p.restrict = "raise_or_fold"
+            text = f"メイク {o.min_to}〜{o.max_to} でレイズするかフォールドしてください"
+        else:
+            p.restrict = "call_or_fold"
+            text = f"レイズできないため、コール {o.call} かフォールドしてください"
+        events.append(Say(
+            to="room",
+            text=f"{p.name} さんのレイズ（フライング）は無効になりました。出したチップ {fa.chips} は戻りません。"
+            + text,
+        ))
+        return events
+
+    def _commit_reserve(self, i: int, chips: int) -> None:
+        s = self._b().seats[i]
+        s.stack -= chips
+        s.bet += chips
+        s.committed += chips
+
+    def _fold_now(self, p: _Player) -> list[Event]:
+        """Fold out of turn (FA fold, penalties): reserved FA chips stay in the pot."""
+        b = self._b()
+        if p.fa is not None and p.fa.chips:
+            s = b.seats[p.idx]
+            s.stack -= p.fa.chips
+            s.committed += p.fa.chips
+            b.dead += p.fa.chips
+        p.fa = None
+        p.restrict = None
+        if b.to_act() == p.idx:
+            b.fold(p.idx)
+        else:
+            b.fold_out_of_turn(p.idx)
+        return [ActionEvent(player=p.name, action="fold")]
+
+    def _remove_now(self, p: _Player) -> list[Event]:
+        b = self._b()
+        s = b.seats[p.idx]
+        chips = s.stack
+        s.stack = 0
+        p.removed = True
+        sitter = self.sitters[p.seat]
+        return self._leave_event(sitter, chips)
+
+    # --- moving the hand along -------------------------------------------------------------------
+    def _advance(self) -> list[Event]:
+        """After any change: resolve pending FAs, end rounds, deal streets, reach the showdown."""
+        events: list[Event] = []
+        b = self._b()
+        while self.phase == "betting":
+            if b.live_count() <= 1:
+                events.extend(self._end_round())
+                events.extend(self._award_uncontested())
+                return events
+            i = b.to_act()
+            if i is not None:
+                p = self.players[i]
+                if p.fa is not None:
+                    events.extend(self._resolve_fa(p))
+                    continue
+                events.append(self._prompt(p))
+                return events
+            events.extend(self._end_round())
+            if self.street == 3:
+                events.extend(self._start_showdown())
+                return events
+            self.street += 1
+            self.aggressor = None
+            self.shown_board = 3 if self.street == 1 else self.shown_board + 1
+            if self.street == 1:
+                self.flop_seen = True
+            events.append(Say(
+                to="room",
+                text=f"{STREET_NAMES[self.street]}: {_cards(self.board[: self.shown_board])}",
+            ))
+            if b.betting_possible():
+                b.start_round(0, self.street)
+            self._turn_since = self._now
+            self._reminded = False
+        return events
+
+    def _end_round(self) -> list[Event]:
+        b = self._b()
+        for p in self.players:
+            p.fa = None
+            p.restrict = None
+        ret = b.end_round()
+        if ret is None:
+            return []
+        j, back = ret
+        return [OmahaEvent(event="returned", player=self.players[j].name, amount=back)]
+
+    def _prompt(self, p: _Player) -> Event:
+        o = self._b().options(p.idx)
+        parts = ["チェック" if o.call == 0 else f"コール {o.call}"]
+        if o.can_raise:
+            word = "メイク" if self._b().max_bet > 0 else "ベット"
+            parts.append(f"{word} {o.min_to}〜{o.max_to}" if o.min_to < o.max_to else f"{word} {o.min_to}")
+        parts.append("フォールド")
+        return Say(to="room", text=f"{p.name} さんの番です（{' / '.join(parts)}）")
+
+    # --- settlement ------------------------------------------------------------------------------
+    def _rake_for(self, total: int) -> int:
+        if self.world and not self.flop_seen:
+            return 0
+        if total < self.rules.rake_min_pot:
+            return 0
+        r = int(Decimal(total) * self.rules.rake_percent // 100)
+        return min(r, self.rules.rake_cap)
+
+    def _take_rake(self, amounts: list[int]) -> tuple[list[int], int]:
+        rake = self._rake_for(sum(amounts))
+        left = rake
+        out = list(amounts)
+        for k in range(len(out)):  # main pot first
+            take = min(left, out[k])
+            out[k] -= take
+            left -= take
+        self.total_rake += rake
+        return out, rake
+
+    def _award_uncontested(self) -> list[Event]:
+        b = self._b()
+        winner = next(p for p in self.players if not b.seats[p.idx].folded)
+        total = sum(ps.amount for ps in b.pots())
+        (amount,), rake = self._take_rake([total])
+        events: list[Event] = []
+        if rake:
+            events.append(Rake(amount=rake))
+        b.seats[winner.idx].stack += amount
+        events.append(Pot(index=0, amount=amount, shares={winner.name: amount}))
+        events.append(Say(
+            to="room",
+            text=f"{winner.name} さんがポット {amount} を獲得しました（オープンかクローズを宣言できます）",
+        ))
+        self.winner_after_fold = winner.name
+        return events + self._finish()
+
+    def _post_hand_show(self, s: _Sitter, p: _Player | None, action: Parsed) -> list[Event]:
+        if p is None:
+            raise IllegalAction("このハンドに参加していません")
+        self.winner_after_fold = None
+        if action.action == "close":
+            return [Say(to="room", text=f"{p.name} さんはクローズしました")]
+        cards = self._fold_cards(p, action) if action.cards else list(p.hole)
+        p.shown = cards
+        return [Say(to="room", text=f"{p.name} さんがオープン: {_cards(cards)}")]
+
+    def _sd_order(self) -> list[int]:
+        b = self._b()
+        n = len(self.players)
+        start = 0
+        if self.world and self.aggressor is not None:
+            start = self.aggressor
+        rot = [(start + k) % n for k in range(n)]
+        seq: list[int] = []
+        pots = b.pots()
+        if self.rules.side_pot_open_order == "last_first":
+            pots = pots[::-1]
+        for ps in pots:
+            for i in rot:
+                if i in ps.eligible and i not in seq:
+                    seq.append(i)
+        return seq
+
+    def _start_showdown(self) -> list[Event]:
+        b = self._b()
+        events: list[Event] = []
+        while self.shown_board < 5:  # all-in: run the board out
+            self.shown_board = 3 if self.shown_board == 0 else self.shown_board + 1
+            self.street = {3: 1, 4: 2, 5: 3}[self.shown_board]
+            self.aggressor = None
+            if self.shown_board >= 3:
+                self.flop_seen = True
+            events.append(Say(
+                to="room",
+                text=f"{STREET_NAMES[self.street]}: {_cards(self.board[: self.shown_board])}",
+            ))
+        self.phase = "showdown"
+        self.street = 4
+        self.sd_queue = self._sd_order()
+        first = True
+        while self.sd_queue:
+            i = self.sd_queue[0]
+            p = self.players[i]
+            if first or b.seats[i].stack == 0:
+                events.extend(self._open(p))
+                self.sd_queue.pop(0)
+                first = False
+                continue
+            break
+        if not self.sd_queue:
+            return events + self._settle()
+        events.append(Say(to="room", text=f"{self.players[self.sd_queue[0]].name} さん、オープンかマックを宣言してください"))
+        self._turn_since = self._now
+        self._reminded = False
+        return events
+
+    def _hand_value(self, p: _Player) -> int:
+        key = self._keys.get(p.idx)
+        if key is None:
+            key = omaha_key(p.hole, self.board[:5])
+            self._keys[p.idx] = key
+        return key
+
+    def _open(self, p: _Player) -> list[Event]:
+        p.opened = True
+        p.shown = list(p.hole)
+        klass = class_of("omaha", self._hand_value(p))
+        bonus = self.rules.hand_bonus.get(klass, 0)
+        events: list[Event] = [Say(
+            to="room",
+            text=f"{p.name} さんがオープン: {_cards(p.hole)}（{CLASS_JA.get(klass, klass)}）",
+        )]
+        if bonus:
+            sitter = self.sitters.get(p.seat)
+            if sitter is not None and sitter.name == p.name:
+                sitter.bonus += bonus
+                events.append(OmahaEvent(event="hand_bonus", player=p.name, hand=klass, bank=bonus))
+                events.append(Say(to="room", text=f"{p.name} さんにハンドボーナス {bonus} ポイント（退席時に加算）"))
+        return events
+
+    def _showdown_act(self, p: _Player, action: Parsed) -> list[Event]:
+        b = self._b()
+        if not self.sd_queue or self.sd_queue[0] != p.idx:
+            raise IllegalAction("まだあなたの番ではありません")
+        name = action.action
+        events: list[Event]
+        if name == "open":
+            events = self._open(p)
+        elif name in ("muck", "fold"):
+            show = self._fold_cards(p, action)
+            p.mucked = True
+            b.seats[p.idx].folded = True
+            p.shown = show
+            text = f"{p.name} さんはマックしました" + (f"（公開: {_cards(show)}）" if show else "")
+            events = [ActionEvent(player=p.name, action="muck"), Say(to="room", text=text)]
+        else:
+            raise IllegalAction("オープンかマックを宣言してください")
+        self.sd_queue.pop(0)
+        while self.sd_queue and b.seats[self.sd_queue[0]].stack == 0:
+            events.extend(self._open(self.players[self.sd_queue.pop(0)]))
+        if self.sd_queue:
+            events.append(Say(to="room", text=f"{self.players[self.sd_queue[0]].name} さん、オープンかマックを宣言してください"))
+            self._turn_since = self._now
+            self._reminded = False
+            return events
+        return events + self._settle()
+
+    def _settle(self) -> list[Event]:
+        b = self._b()
+        pots = b.pots()
+        amounts, rake = self._take_rake([ps.amount for ps in pots])
+        events: list[Event] = []
+        if rake:
+            events.append(Rake(amount=rake))
+        values = {p.idx: self._hand_value(p) for p in self.players if p.opened}
+        order = range(len(pots) - 1, -1, -1) if self.rules.side_pot_open_order == "last_first" \
+            else range(len(pots))
+        labels = ["メインポット"] + [f"サイドポット{k}" for k in range(1, len(pots))]
+        for k in order:
+            amount = amounts[k]
+            contenders = [i for i in pots[k].eligible if i in values]
+            if not contenders:  # everyone eligible mucked: cannot happen (the first opener is in)
+                contenders = list(pots[k].eligible)
+            best = max(values[i] for i in contenders)
+            winners = sorted(i for i in contenders if values[i] == best)
+            share, odd = divmod(amount, len(winners))
+            shares: dict[str, int] = {}
+            if odd and not self.world:
+                share += 1  # LOJ: the house tops every winner up to the rounded-up share
+                top = share * len(winners) - amount
+                self.house_paid += top
+                events.append(OmahaEvent(event="house_topup", index=k, amount=top))
+                odd = 0
+            for i in winners:
+                shares[self.players[i].name] = share
+            if odd:  # World: the odd chips go to the winner first clockwise from the button
+                shares[self.players[winners[0]].name] += odd
+            for i in winners:
+                b.seats[i].stack += shares[self.players[i].name]
+            events.append(Pot(index=k, amount=amount, shares=shares))
+            events.append(Say(
+                to="room",
+                text=f"{labels[k]} {amount} → " + "、".join(f"{n} {c}" for n, c in shares.items()),
+            ))
+        return events + self._finish()
+
+    def _finish(self) -> list[Event]:
+        """Chips back to the seats, hand_end, then leavers and the bankrupt stand up."""
+        b = self._b()
+        for p in self.players:
+            if p.removed:
+                continue
+            sitter = self.sitters.get(p.seat)
+            if sitter is None or sitter.name != p.name:
+                continue
+            sitter.chips = b.seats[p.idx].stack + p.credit
+            if p.credit:
+                self.house_paid += p.credit
+        self.phase = "over"
+        events: list[Event] = [HandEnd(hand=self.hand_no, stacks=self.stacks())]
+        for p in self.players:
+            sitter = self.sitters.get(p.seat)
+            if sitter is None or sitter.name != p.name:
+                continue
+            if sitter.chips == 0:
+                events.append(Say(to="room", text=f"{p.name} さんは破産しました"))
+                events.extend(self._leave_event(sitter, 0))
+            elif sitter.leaving:
+                events.extend(self._leave_event(sitter, sitter.chips))
+        return events
+
+    # --- operations ------------------------------------------------------------------------------
+    def force_fold(self, player: str) -> list[Event]:
+        self._seat_of(player)
+        if not self.in_hand:
+            return []
+        p = self.pmap.get(player)
+        if p is None or p.removed or self._b().seats[p.idx].folded:
+            return []
+        if self.phase == "showdown":
+            b = self._b()
+            p.mucked = True
+            b.seats[p.idx].folded = True
+            events: list[Event] = [ActionEvent(player=p.name, action="fold")]
+            if p.idx in self.sd_queue:
+                self.sd_queue.remove(p.idx)
+            if p.opened:
+                p.opened = False
+            if not self.sd_queue:
+                return events + self._settle()
+            return events
+        events = self._fold_now(p)
+        events.extend(self._advance())
+        return events
+
+    def remove(self, player: str) -> list[Event]:
+        s = self._seat_of(player)
+        p = self.pmap.get(player) if self.in_hand else None
+        if p is None or p.removed:
+            return self._leave_event(s, s.chips)
+        events = self.force_fold(player)
+        if self.in_hand:
+            events.extend(self._remove_now(p))
+            return events
+        # the fold ended the hand; the player is still seated with their final chips
+        if player in self.by_name:
+            s.leaving = False
+            events.extend(self._leave_event(s, s.chips))
+        return events
+
+    def penalize(self, player: str, kind: str, points: int) -> list[Event]:
+        """A penalty decided elsewhere (leak / interference): forced fold, removal, and the bank
+        points to take, reported in the ``penalty`` event (the bank is the service's)."""
+        if kind not in ("information_leak", "interference"):
+            raise IllegalAction(f"未知のペナルティです: {kind}")
+        self._seat_of(player)
+        events: list[Event] = [Penalty(player=player, kind=kind, points=points)]
+        return events + self.remove(player)
+
+    def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
+        """``misdeal`` (wrong hand sent preflop: rewind, burn, redeal that player), ``nogame``
+        (NO GAME payments), ``exposed`` (a player's hand seen: half the pot to them, cards stay up;
+        without a player, the next board card is shown and burned)."""
+        if not self.in_hand:
+            raise IllegalAction("ハンド中ではありません")
+        if kind == "misdeal":
+            return self._misdeal(player)
+        if kind == "nogame":
+            return self._nogame()
+        if kind == "exposed":
+            return self._exposed(player)
+        raise IllegalAction(f"未知の手続きです: {kind}（misdeal / nogame / exposed）")
+
+    def _misdeal(self, player: str | None) -> list[Event]:
+        if player is None or player not in self.pmap or self.pmap[player].removed:
+            raise IllegalAction("誤配の対象プレイヤーを指定してください")
+        if self.phase != "betting" or self.street != 0:
+            raise IllegalAction("プリフロップ以外の誤配は NO GAME です（!nogame）")
+        if len(self.spare) < 4:
+            raise IllegalAction("替えのカードがありません")
+        p = self.pmap[player]
+        b = self._b()
+        burned = p.hole
+        p.hole = self.spare[:4]
+        self.spare = self.spare[4:]
+        for q, (stack, bet, committed, folded) in zip(self.players, self._snapshot, strict=True):
+            s = b.seats[q.idx]
+            q.fa = None
+            q.restrict = None
+            q.shown = []
+            if q.removed:
+                continue
+            s.stack, s.bet, s.committed, s.folded = stack, bet, committed, folded
+        b.collected, b.dead, b.max_bet = self._snap_money
+        b.dead += sum(b.seats[q.idx].committed for q in self.players if q.removed) - sum(
+            c for q, (_, _, c, _) in zip(self.players, self._snapshot, strict=True) if q.removed
+        )
+        self.aggressor = None
+        b.start_round(self._first_idx, 0, facing=self.bb)
+        events: list[Event] = [
+            OmahaEvent(event="misdeal", player=player, burned=cards_str(burned)),
+            Say(to="room", text=f"誤配: {player} さんの手札 {_cards(burned)} を公開してバーンします。"
+                "アクションを最初からやり直します"),
+            Say(to=player, text=f"ハンド#{self.hand_no} 新しい手札: {_cards(p.hole)}"),
+        ]
+        self._turn_since = self._now
+        events.extend(self._advance())
+        return events
+
+    def _nogame(self) -> list[Event]:
+        b = self._b()
+        events = self._end_round() if self.phase == "betting" else []
+        pots = b.pots()
+        total = sum(ps.amount for ps in pots)
+        pct = self.rules.nogame_inactive_percent
+        cap = self.rules.nogame_inactive_cap * self.mult
+        inactive = min(total * pct // 100, cap)
+        payments: dict[str, int] = {}
+        paid = 0
+        for p in self.players:
+            if p.removed:
+                continue
+            if b.seats[p.idx].folded:
+                amt = inactive
+            else:
+                amt = sum(ps.amount for ps in pots if p.idx in ps.eligible)
+            b.seats[p.idx].stack += amt
+            payments[p.name] = amt
+            paid += amt
+        self.house_paid += paid - total
+        events.append(OmahaEvent(event="nogame", pot=total, payments=payments))
+        events.append(Say(
+            to="room",
+            text="NO GAME: " + "、".join(f"{n} {c}" for n, c in payments.items()),
+        ))
+        return events + self._finish()
+
+    def _exposed(self, player: str | None) -> list[Event]:
+        if player is not None:
+            p = self.pmap.get(player)
+            if p is None or p.removed:
+                raise IllegalAction(f"{player} さんはこのハンドに参加していません")
+            half = self._b().pot_total() // 2
+            p.credit += half
+            p.shown = list(p.hole)
+            return [
+                OmahaEvent(event="exposed", player=player, cards=cards_str(p.hole), chips=half),
+                Say(to="room", text=f"{player} さんの手札が見えました: {_cards(p.hole)}。"
+                    f"ポットの半額 {half} をお支払いします（ハンド終了時）。手札は公開のまま続行します"),
+            ]
+        if self.shown_board >= 5 or self.phase != "betting":
+            raise IllegalAction("バーンするボードのカードがありません")
+        if not self.spare:
+            raise IllegalAction("替えのカードがありません")
+        burned = self.board.pop(self.shown_board)
+        self.board.append(self.spare.pop(0))
+        return [
+            OmahaEvent(event="burned", card=card_str(burned)),
+            Say(to="room", text=f"見えてしまったカード {pretty(burned)} を公開してバーンします"),
+        ]
+
+    # --- the clock -------------------------------------------------------------------------------
+    def tick(self, now: float) -> list[Event]:
+        clock = self.definition.clock
+        if self._turn_since is None or self._now is None:
+            self._now = now
+            self._turn_since = now
+        self._now = max(self._now, now)
+        who = self.to_act()
+        if who is None:
+            return []
+        waited = now - self._turn_since
+        if clock.act_after and waited >= clock.act_after:
+            p = self.pmap[who]
+            if self.phase == "showdown":
+                word = "open" if clock.showdown_default == "open" else "muck"
+                return self.act(who, Parsed(kind="action", action=word), now)
+            o = self._b().options(p.idx)
+            word = "check" if o.call == 0 and p.restrict is None else "fold"
+            return [Say(to="room", text=f"{who} さんは時間切れです")] + self.act(
+                who, Parsed(kind="action", action=word), now
+            )
+        if clock.remind_after and waited >= clock.remind_after and not self._reminded:
+            self._reminded = True
+            return [Say(to="room", text=f"{who} さん、アクションをお願いします")]
+        return []
