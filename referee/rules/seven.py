@@ -70,11 +70,22 @@ Other rulings (gaps decided here):
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from dataclasses import dataclass, field
 
 from referee.actions import Parsed
-from referee.cards import JOKER, Card, CardError, is_joker, parse_card, pretty, rank_of, suit_of
+from referee.cards import (
+    JOKER,
+    Card,
+    CardError,
+    Shoe,
+    is_joker,
+    parse_card,
+    pretty,
+    rank_of,
+    suit_of,
+)
 from referee.definitions import SEVEN_CLASSES, GameDefinition, SevenRules
 from referee.events import ActionEvent, Event, HandEnd, HandStart, Say, Settle
 from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_floor, class_of, pair_floor, seven_key
@@ -691,6 +702,26 @@ class SevenEngine(Engine):
                 bets["call"] = pay(h.bets, m["call"], rnd)
             out.append(Compensation(player=h.name or "", payout=sum(bets.values()), bets=bets))
         return out + self._finish(out)
+
+    def draw_deal(self, shoe: Shoe, rng: random.Random) -> Deal:
+        """A live deal (the service calls this): 7 cards per seated player, 7 for the dealer seat
+        when no player sits there, a button die if the table has no button yet, then dealer-hand
+        rolls up to the first that names a seat with a hand (the same rule ``start_hand`` uses)."""
+        deal = Deal()
+        for p in self.table.ordered():
+            deal.hands[p.name] = shoe.draw(7)
+        with_hand = set(self.table.players)
+        if self._dealer_seat_free():
+            deal.dealer = shoe.draw(7)
+            with_hand.add(self.rules.dealer_seat)
+        if self.button is None:
+            deal.dice.append(rng.randint(1, 6))
+        while with_hand:
+            d = rng.randint(1, 6)
+            deal.dice.append(d)
+            if d in with_hand:
+                break
+        return deal
 
     # --- queries ---------------------------------------------------------------------------
     @property

@@ -1,0 +1,479 @@
+"""seven engine, driven directly: every pay-table row, every result, NPC folds, jokers in and out
+of the last slot, illegal actions, all-in and bankruptcy, compensation, chip conservation."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.actions import Parsed, action
+from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
+from referee.definitions import load
+from referee.events import Event
+from referee.hands import SEVEN_CARD_CLASSES, seven_eval
+from referee.rules.base import Deal, IllegalAction
+from referee.rules.seven import SevenEngine, ace_high_or_better
+
+WEAK = "2c 2d 5h 7s 9c Jd Kh"  # a pair of 2s (with a K: never DQ)
+
+HANDS = {
+    "seven_straight_flush": "2h 3h 4h 5h 6h 7h 8h",
+    "seven_of_a_kind": "Kc Kd Kh Ks Kc Kd Kh",
+    "royal_flush": "Ah Kh Qh Jh Th 2c 3d",
+    "straight_flush": "9s 8s 7s 6s 5s 2c Kd",
+    "seven_straight": "2c 3d 4h 5s 6c 7d 8h",
+    "big_house": "Qc Qd Qh Qs Jc Jd Jh",
+    "five_of_a_kind": "9c 9d 9h 9s 9c 2d 4h",
+    "seven_flush": "2d 4d 6d 8d Td Qd Kd",
+    "middle_house": "8c 8d 8h 5c 5d 3c 3d",
+    "four_of_a_kind": "7c 7d 7h 7s 2c 4d 9h",
+    "full_house": "6c 6d 6h 4c 4d 2s 9h",
+    "flush": "Ac Jc 8c 5c 2c 3d 9h",
+    "straight": "9c Td Jh Qs Kc 2d 3h",
+    "defective_house": "Ac Ad Kc Kd 9h 9s 2c",
+    "three_of_a_kind": "5c 5d 5h 9s Jc Kd 2h",
+    "two_pair": "Jc Jd 4h 4s 9c Kd 2h",
+    "one_pair": "Ac Ad 3h 5s 8c Td Qh",
+    "high_card": "Ac 3d 5h 7s 9c Jd Kh",
+}
+
+
+def engine(**options: str) -> SevenEngine:
+    return SevenEngine(load("seven"), dict(options))
+
+
+def ev(events: list[Event], kind: str) -> list[dict[str, Any]]:
+    return [e.to_json() for e in events if e.event == kind]
+
+
+def settle(events: list[Event]) -> dict[str, dict[str, Any]]:
+    return {e["player"]: e for e in ev(events, "settle")}
+
+
+def declaration(cards: list[Card]) -> Parsed:
+    """The honest declaration for 7 cards: the class name or the 2 cards outside the best 5."""
+    best = seven_eval(cards)
+    if best.klass in SEVEN_CARD_CLASSES:
+        return action("discard", hand=best.klass)
+    rest = Counter(cards) - Counter(best.cards)
+    return action("discard", cards=[card_str(c) for c in rest.elements()])
+
+
+def play(
+    e: SevenEngine, hands: dict[str, str], dice: list[int], script: list[tuple[str, str]],
+    dealer: str | None = WEAK, ante: int = 100,
+) -> list[Event]:
+    """Start a hand, post antes for the humans, run ``script`` (player, action), declare honestly."""
+    deal = Deal(hands={n: parse_cards(h) for n, h in hands.items()},
+                dealer=parse_cards(dealer) if dealer else [], dice=dice)
+    out = e.start_hand(deal)
+    npcs = {s.name for s in e.seated() if s.npc}
+    for n in hands:
+        if n not in npcs:
+            out += e.act(n, action("allin") if ante == 0 else action("ante", amount=ante))
+    for n, a in script:
+        out += e.act(n, action(a))  # type: ignore[arg-type]
+    for n in e.pending():
+        if e.phase == "declare":
+            out += e.act(n, declaration(deal.hands[n]))
+    return out
+
+
+def solo(hand: str, dealer: str = WEAK, die: int = 6, **options: str) -> list[Event]:
+    e = engine(**options)
+    e.sit(1, "p", 10_000)
+    e.set_button(6)
+    return play(e, {"p": hand}, [die], [("p", "call"), ("p", "call")], dealer=dealer)
+
+
+HAND_ROWS = [(k, m) for k, m in load("seven").seven.hand_table.items() if k != "other"]
+
+
+@pytest.mark.parametrize(("klass", "mult"), HAND_ROWS)
+def test_hand_table_rows(klass: str, mult: Any) -> None:
+    s = settle(solo(HANDS[klass]))["p"]
+    assert (s["result"], s["hand"]) == ("win", klass)
+    assert s["ante"] == int(100 * mult)
+    assert s["bets"] == 400  # two calls, 2x
+
+
+@pytest.mark.parametrize("klass", ["flush", "straight", "defective_house", "three_of_a_kind",
+                                   "two_pair", "one_pair"])
+def test_hand_table_other_row(klass: str) -> None:
+    s = settle(solo(HANDS[klass]))["p"]
+    assert (s["result"], s["hand"], s["ante"], s["bets"]) == ("win", klass, 200, 400)
+
+
+@pytest.mark.parametrize(("klass", "mult"), list(load("seven").seven.owner_short_table.items()))
+def test_owner_short_table_rows(klass: str, mult: Any) -> None:
+    # the die picks the player's own hand: it beats the dealer seat (1 win: 1x on the bets)
+    s = settle(solo(HANDS[klass], die=1))["p"]
+    assert s["dealer_hand"] is True and s["wins"] == 1
+    assert (s["ante"], s["bets"]) == (int(100 * mult), 200)
+    assert s["result"] == "win"
+
+
+H_K = "Kc Kd 2h 4s 6c 8d Th"  # pair of kings
+H_9 = "9c 9d 2h 4s 6c Jd Qh"  # pair of nines (no A/K, but better than a pair of 3s)
+H_5 = "5c 5d 2h 7s 9c Jd Kh"  # pair of fives
+
+
+@pytest.mark.parametrize("wins", [0, 1, 2, 3, 4, 5])
+def test_win_count_rows(wins: int) -> None:
+    e = engine()
+    names = ["o", "a", "b", "c", "d"]
+    for seat, n in enumerate(names, start=1):
+        e.sit(seat, n, 10_000)
+    e.set_button(6)
+    others = [H_5] * wins + [H_K] * (5 - wins)  # a, b, c, d, then the dealer seat
+    hands = {"o": H_9} | dict(zip(names[1:], others[:4], strict=True))
+    script = [(n, "call") for n in names] * 2
+    out = play(e, hands, [1], script, dealer=others[4])
+    s = settle(out)["o"]
+    mult = load("seven").seven.win_count_table[str(wins)]
+    assert s["wins"] == wins
+    assert s["payout"] == int(300 * mult)
+    assert s["result"] == {0: "lose", 1: "push"}.get(wins, "win")
+    for n, h in zip(names[1:], others[:4], strict=True):  # the others play against o's hand
+        assert settle(out)[n]["result"] == ("lose" if h == H_5 else "win")
+
+
+def test_result_rows_lose_push_dq_fold() -> None:
+    e = engine()
+    for seat, n in enumerate(["w", "l", "t", "q", "f"], start=1):
+        e.sit(seat, n, 10_000)
+    e.set_button(6)
+    hands = {"w": H_K, "l": H_5, "t": H_9, "q": "8c 3d 5h 7s 2c Jd Qh", "f": H_K}
+    script = [("w", "call"), ("l", "call"), ("t", "call"), ("q", "call"), ("f", "fold")]
+    script += [("w", "call"), ("l", "raise"), ("t", "call"), ("q", "extra_raise")]
+    out = play(e, hands, [6], script, dealer=H_9)
+    s = settle(out)
+    assert (s["w"]["result"], s["w"]["payout"]) == ("win", 200 + 400)
+    assert (s["l"]["result"], s["l"]["payout"]) == ("lose", 0)
+    assert (s["t"]["result"], s["t"]["payout"]) == ("push", 300)  # identical pair of 9s
+    assert (s["q"]["result"], s["q"]["payout"]) == ("dq", 100 + 100 + 250)
+    assert (s["f"]["result"], s["f"]["payout"]) == ("fold", 0)
+    end = ev(out, "hand_end")[0]["stacks"]
+    assert end == {"w": 10_300, "l": 9_600, "t": 10_000, "q": 10_000, "f": 9_900}
+
+
+def test_dq_rule() -> None:
+    # a pair of 3s without A or K is DQ; with a K it plays; a pair of 4s plays without A/K
+    for hand, result in [("3c 3d 5h 7s 9c Jd Qh", "dq"), ("3c 3d 5h 7s 9c Jd Kh", "win"),
+                         ("4c 4d 6h 8s Tc Jd Qh", "win"), ("2c 5d 7h 9s Tc Jd Qh", "dq"),
+                         ("2c 5d 7h 9s Tc Jd Ah", "lose")]:
+        assert settle(solo(hand, dealer="2c 2d 5h 7s 8c 9d Th"))["p"]["result"] == result, hand
+
+
+def test_dealer_hand_folded_every_player_wins() -> None:
+    e = engine()
+    for seat, n in enumerate(["a", "b", "c"], start=1):
+        e.sit(seat, n, 10_000)
+    e.set_button(6)
+    hands = {"a": H_K, "b": "8c 3d 5h 7s 2c Jd Qh", "c": H_5}
+    out = play(e, hands, [5, 1], [("a", "fold"), ("b", "call"), ("c", "raise"),
+                                  ("b", "call"), ("c", "call")])
+    s = settle(out)
+    assert s["a"]["result"] == "fold"
+    assert "wins" not in s["a"]
+    assert (s["b"]["result"], s["b"]["dealer_fold"], s["b"]["payout"]) == ("win", True, 600)
+    assert (s["c"]["result"], s["c"]["payout"]) == ("win", 200 + 600)
+    assert "ダイス: 5→1" in " ".join(x["text"] for x in ev(out, "say"))
+
+
+def test_npc_folds_at_each_action_and_calls() -> None:
+    e = engine()
+    e.sit(1, "h", 10_000)
+    e.sit(2, "n1", 10_000, npc=True)
+    e.sit(3, "n2", 10_000, npc=True)
+    e.sit(4, "n3", 10_000, npc=True)
+    e.set_button(6)
+    hands = {
+        "h": H_K,
+        "n1": "2c 3d 6h Ks Ac 4d 5h",  # no card of 7+ in the first three: folds at once
+        "n2": "7c 3d 6h 2s 4c Kd Jh",  # a 7 first, then 7 6 4 3 2: no pair, no ace: folds
+        "n3": "Tc 3d 6h Ad 4c Kd Jh",  # a T, then an ace: calls twice
+    }
+    out = e.start_hand(Deal(hands={n: parse_cards(c) for n, c in hands.items()},
+                            dealer=parse_cards(WEAK), dice=[4]))
+    antes = [a["player"] for a in ev(out, "action") if a["action"] == "ante"]
+    assert antes == ["n1", "n2", "n3"]  # NPCs post at once, one unit
+    assert e.to_act() is None  # waiting for h's ante
+    out += e.act("h", action("ante", amount=100))
+    assert e.to_act() == "h"
+    out += e.act("h", action("call"))
+    acts = [(a["player"], a["action"]) for a in ev(out, "action") if a["action"] != "ante"]
+    assert acts == [("h", "call"), ("n1", "fold"), ("n2", "call"), ("n3", "call")]
+    out += e.act("h", action("call"))
+    acts = [(a["player"], a["action"]) for a in ev(out, "action") if a["action"] != "ante"]
+    assert acts[4:] == [("h", "call"), ("n2", "fold"), ("n3", "call")]
+    assert e.pending() == ["h"]  # the NPC declared by itself
+    out += e.act("h", declaration(parse_cards(H_K)))
+    s = settle(out)
+    assert (s["n1"]["result"], s["n2"]["result"]) == ("fold", "fold")
+    # the die picks n3's A-high: it beats neither h's kings nor the dealer seat's 2s
+    assert (s["n3"]["dealer_hand"], s["n3"]["wins"], s["n3"]["result"]) == (True, 0, "lose")
+    assert s["h"]["result"] == "win"
+
+
+def test_npc_second_action_test() -> None:
+    cards = parse_cards
+    assert not ace_high_or_better(cards("7c 3d 6h 2s 4c"))
+    assert ace_high_or_better(cards("7c 3d 6h 2s Ac"))
+    assert ace_high_or_better(cards("7c 3d 7h 2s 4c"))
+    assert ace_high_or_better(cards("7c 3c 6c 2c 9c"))  # flush
+    assert ace_high_or_better(cards("7c 3d 6h 5s 4c"))  # straight
+    assert ace_high_or_better(cards("7c 3d 6h 2s JK"))
+
+
+def test_joker_outside_last_slot() -> None:
+    e = engine()
+    e.sit(1, "p", 10_000)
+    e.set_button(6)
+    # joker dealt as the 4th card: after the first action (a raise: 2x ante)
+    out = play(e, {"p": "Ac Kd 9h JK 6c 2d Th"}, [6], [("p", "raise"), ("p", "call")])
+    j = ev(out, "joker")[0]
+    assert (j["player"], j["payout"], j["restore"], j["ante"], j["bets"]) == ("p", 600, 0, 100, 200)
+    # the joker plays wild: A A (pair of aces) beats the dealer's pair of 2s
+    s = settle(out)["p"]
+    assert (s["result"], s["hand"]) == ("win", "one_pair")
+    assert e.stacks()["p"] == 10_000 - 400 + 600 + s["payout"]
+
+
+def test_joker_in_first_three_pays_on_the_ante_only() -> None:
+    e = engine()
+    e.sit(1, "p", 10_000)
+    e.set_button(6)
+    out = play(e, {"p": "JK Kd 9h Ac 5c 2d 3h"}, [6], [("p", "call"), ("p", "call")])
+    assert ev(out, "joker")[0]["payout"] == 200
+
+
+def test_joker_last_slot_extra_and_restore() -> None:
+    e = engine(lastslot="on")
+    e.sit(1, "p", 3_000)
+    e.set_button(6)
+    # not below the sitting points: 5x ante and 5x action bets
+    out = play(e, {"p": "Ac Kd 9h JK 5c 2d 3h"}, [6], [("p", "call"), ("p", "call")])
+    assert ev(out, "joker")[0]["payout"] == 500 + 500
+    # lose a hand, then a joker restores the points to 3000 first (no extra 3x)
+    e2 = engine()
+    e2.sit(1, "p", 3_000)
+    e2.set_button(6)
+    play(e2, {"p": H_5}, [6], [("p", "call"), ("p", "call")], dealer=H_K)
+    assert e2.stacks()["p"] == 2_700
+    e2.set_last_slot(True)
+    out = play(e2, {"p": "Ac Kd 9h JK 5c 2d 3h"}, [6], [("p", "call"), ("p", "call")])
+    j = ev(out, "joker")[0]
+    assert (j["restore"], j["payout"]) == (300, 300 + 200 + 200)
+    assert "ラス枠" in " ".join(x["text"] for x in ev(out, "say"))
+
+
+def test_dealer_seat_joker_pays_nobody() -> None:
+    out = solo(H_K, dealer="JK 2d 5h 7s 9c Jd 3h")
+    assert ev(out, "joker") == []
+
+
+def rejected(e: SevenEngine, player: str, act: Parsed, match: str) -> None:
+    before = (e.stacks(), e.phase, e.pending(), e.to_act())
+    with pytest.raises(IllegalAction, match=match):
+        e.act(player, act)
+    assert (e.stacks(), e.phase, e.pending(), e.to_act()) == before
+
+
+def test_illegal_actions_change_nothing() -> None:
+    e = engine()
+    e.sit(1, "a", 10_000)
+    e.sit(2, "b", 10_000)
+    e.sit(3, "c", 500)
+    e.set_button(6)
+    hands = {"a": HANDS["full_house"], "b": HANDS["big_house"], "c": H_5}
+    e.start_hand(Deal(hands={n: parse_cards(h) for n, h in hands.items()},
+                      dealer=parse_cards(WEAK), dice=[6]))
+    rejected(e, "a", action("call"), "揃っていません")
+    rejected(e, "a", action("ante", amount=50), "倍数")
+    rejected(e, "c", action("ante", amount=200), "足りません")  # 3 antes needed
+    e.act("a", action("ante", amount=100))
+    rejected(e, "a", action("ante", amount=100), "すでに")
+    e.act("b", action("ante", amount=100))
+    e.act("c", action("ante", amount=100))  # 400 chips left
+    rejected(e, "b", action("call"), "あなたの番ではありません")
+    rejected(e, "a", action("extra_raise"), "第2アクションでのみ")
+    rejected(e, "a", action("discard", cards=["2s", "9h"]), "まだ")
+    e.act("a", action("fold"))
+    rejected(e, "a", action("call"), "すでにフォールド")
+    e.act("b", action("hyper_raise"))
+    rejected(e, "c", action("hyper_raise"), "チップが足りません")  # 500 needed, 400 left
+    e.act("c", action("raise"))
+    rejected(e, "b", action("call"), "ハイパーレイズ済み")
+    rejected(e, "c", action("hyper_raise"), "第1アクションでのみ")
+    rejected(e, "c", action("extra_raise"), "チップが足りません")
+    e.act("c", action("call"))
+    assert e.phase == "declare"
+    # b holds a big house (a 7-card class): discarding is weakening, a weaker name too
+    rejected(e, "b", action("discard", cards=["Jc", "Jd"]), "7枚役")
+    rejected(e, "b", action("discard", hand="four_of_a_kind"), "落とす")
+    rejected(e, "b", action("discard", hand="seven_of_a_kind"), "できていません")
+    # c holds a pair of 5s: keeping the pair is required
+    rejected(e, "c", action("discard", cards=["5c", "2h"]), "弱く")
+    rejected(e, "c", action("discard", cards=["Ac", "2h"]), "手札にありません")
+    rejected(e, "c", action("discard", cards=["2h"]), "2枚")
+    e.act("c", action("discard", cards=["2h", "7s"]))
+    rejected(e, "c", action("discard", cards=["2h", "7s"]), "宣言済み")
+    out = e.act("b", action("discard", hand="big_house"))
+    s = settle(out)
+    assert s["b"]["ante"] == 200 * 10  # hyper raise doubled the ante; big house 10x
+    assert s["b"]["bets"] == 400 * 2
+
+
+def test_allin_third_no_raises_and_bankruptcy() -> None:
+    e = engine()
+    e.sit(1, "p", 100)
+    e.set_button(6)
+    out = e.start_hand(Deal(hands={"p": parse_cards(H_5)}, dealer=parse_cards(H_K), dice=[6]))
+    out += e.act("p", action("allin"))
+    assert ev(out, "action")[-1]["amount"] == 33 and e.stacks()["p"] == 67
+    rejected(e, "p", action("raise"), "オールイン後")
+    rejected(e, "p", action("hyper_raise"), "オールイン後")
+    out += e.act("p", action("call"))
+    rejected(e, "p", action("extra_raise"), "オールイン後")
+    out += e.act("p", action("call"))
+    out += e.act("p", declaration(parse_cards(H_5)))
+    assert settle(out)["p"]["result"] == "lose"
+    assert ev(out, "hand_end")[0]["stacks"] == {"p": 1}
+    assert [(x["player"], x["chips"], x["bank"]) for x in ev(out, "leave")] == [("p", 1, 1)]
+    with pytest.raises(IllegalAction, match="30未満"):
+        e.sit(1, "q", 29)
+
+
+def test_button_die_dealing_order_and_button_moves() -> None:
+    e = engine()
+    e.sit(2, "a", 10_000)
+    e.sit(4, "b", 10_000)
+    # no button yet: the first die (3) places it; seat 4 is dealt first, then 6, then 2
+    out = e.start_hand(Deal(hands={"a": parse_cards(H_5), "b": parse_cards(H_K)},
+                            dealer=parse_cards(WEAK), dice=[3, 1, 5, 6]))
+    assert ev(out, "hand_start")[0]["button"] == 3
+    e.act("a", action("ante", amount=100))
+    out = e.act("b", action("ante", amount=100))
+    deal_line = ev(out, "say")[0]["text"]
+    assert deal_line.index("4番") < deal_line.index("6番") < deal_line.index("2番")
+    assert e.to_act() == "b"
+    for n in ("b", "a", "b", "a"):
+        out = e.act(n, action("call"))
+    out = e.act("b", declaration(parse_cards(H_K)))
+    out += e.act("a", declaration(parse_cards(H_5)))
+    assert "ダイス: 1→5→6" in " ".join(x["text"] for x in ev(out, "say"))  # 1, 5 empty: rolled again
+    assert e.button == 4
+    out = e.start_hand(Deal(hands={"a": parse_cards(H_5), "b": parse_cards(H_K)},
+                            dealer=parse_cards(WEAK), dice=[2]))
+    assert ev(out, "hand_start")[0]["button"] == 4
+
+
+def test_bad_deals_refused() -> None:
+    e = engine()
+    e.sit(1, "a", 10_000)
+    good: dict[str, Any] = {"hands": {"a": parse_cards(H_5)}, "dealer": parse_cards(WEAK),
+                            "dice": [6]}
+    for bad in ({"hands": {"a": parse_cards("2c 3c")}}, {"dealer": []}, {"dice": []},
+                {"dice": [2, 3]}, {"dice": [7]},
+                {"hands": {"a": parse_cards("JK JK 2c 3c 4c 5c 6c")}},
+                {"hands": {"a": parse_cards("2c 2c 2c 2c 2c 2c 2c")}}):
+        e.button = 6
+        with pytest.raises(IllegalAction):
+            e.start_hand(Deal(**(good | bad)))
+        assert not e.in_hand
+    e.button = None
+    with pytest.raises(IllegalAction, match="ダイス"):
+        e.start_hand(Deal(**good))  # one die: the button takes it, none left for the dealer hand
+
+
+def test_compensation_guarantee() -> None:
+    e = engine()
+    for seat, n in enumerate(["a", "b", "c"], start=1):
+        e.sit(seat, n, 10_000)
+    e.set_button(6)
+    e.start_hand(Deal(hands={"a": parse_cards(H_K), "b": parse_cards(H_5),
+                             "c": parse_cards("JK 3d 5h 7s 2c Jd Qh")},
+                      dealer=parse_cards(WEAK), dice=[6]))
+    for n in ("a", "b", "c"):
+        e.act(n, action("ante", amount=100))
+    e.act("a", action("hyper_raise"))
+    e.act("b", action("fold"))
+    out = e.dealing_mistake("nogame")
+    comp = {x["player"]: x for x in ev(out, "compensation")}
+    assert comp["a"]["bets"] == {"ante": 400, "call": 800}
+    assert comp["b"]["bets"] == {"ante": 200}
+    assert comp["c"]["bets"] == {"ante": 200}
+    # c keeps the joker bonus paid at the deal (2x ante)
+    assert e.stacks() == {"a": 10_000 - 600 + 1200, "b": 10_100, "c": 10_000 - 100 + 200 + 200}
+    assert ev(out, "house")[0]["result"] == -sum(v - 10_000 for v in e.stacks().values())
+
+
+def test_draw_deal_is_playable() -> None:
+    e = engine()
+    e.sit(1, "a", 10_000)
+    e.sit(3, "b", 10_000)
+    rng = random.Random(7)
+    deal = e.draw_deal(Shoe(6, 1, rng=rng), rng)
+    assert sorted(deal.hands) == ["a", "b"] and len(deal.dealer) == 7
+    assert deal.dice[-1] in (1, 3, 6)
+    assert e.start_hand(deal)
+
+
+# --- chip conservation over random deals ---------------------------------------------------
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.booleans())
+def test_chips_conserved(seed: int, players: int, last_slot: bool) -> None:
+    rng = random.Random(seed)
+    e = engine(lastslot="on" if last_slot else "off")
+    for i in range(players):
+        e.sit(i + 1, f"p{i}", rng.choice([30, 100, 350, 1000, 5000]), npc=rng.random() < 0.3)
+    for _ in range(3):
+        if not e.stacks():
+            break
+        before = e.stacks()
+        deal = e.draw_deal(Shoe(6, 1, rng=rng), rng)
+        held = [h for h in [*deal.hands.values(), deal.dealer] if JOKER in h]
+        if not held and rng.random() < 0.5:  # the shoe's one joker, dealt to a player often
+            hand = rng.choice(list(deal.hands.values()))
+            hand[rng.randrange(7)] = JOKER
+        out = e.start_hand(deal)
+        while e.in_hand:
+            if e.phase == "stakes":
+                n = e.pending()[0]
+                c = e.stacks()[n]
+                ante = 100 * rng.randint(1, 3)
+                act = action("ante", amount=ante) if 3 * ante <= c and rng.random() < 0.8 \
+                    else action("allin")
+            elif e.phase == "declare":
+                n = e.pending()[0]
+                act = declaration(deal.hands[n])
+            else:
+                n = e.to_act() or ""
+                act = action(rng.choice(["call", "call", "raise", "hyper_raise", "extra_raise",
+                                         "fold"]))  # type: ignore[arg-type]
+            try:
+                out += e.act(n, act)
+            except IllegalAction:
+                out += e.act(n, action("call"))
+        house = ev(out, "house")[0]
+        end = ev(out, "hand_end")[0]["stacks"]
+        assert sum(end.values()) + house["result"] == sum(before.values())
+        staked = dict.fromkeys(before, 0)
+        for a in ev(out, "action"):
+            staked[a["player"]] += a["amount"]
+        bonus = dict.fromkeys(before, 0)
+        for j in ev(out, "joker"):
+            bonus[j["player"]] += j["payout"]
+        for n, s in settle(out).items():
+            assert end[n] == before[n] - staked[n] + bonus[n] + s["payout"]
+        assert house["staked"] == sum(staked.values())
+        assert house["paid"] == sum(bonus.values()) + sum(s["payout"] for s in settle(out).values())
+        assert all(v >= 30 for v in e.stacks().values())
