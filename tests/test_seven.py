@@ -68,7 +68,7 @@ def play(
     e: SevenEngine, hands: dict[str, str], dice: list[int], script: list[tuple[str, str]],
     dealer: str | None = WEAK, ante: int = 100,
 ) -> list[Event]:
-    """Start a hand, post antes for the humans, run ``script`` (player, action), declare honestly."""
+    """Start a hand, post the humans' antes, run ``script`` (player, action), declare honestly."""
     deal = Deal(hands={n: parse_cards(h) for n, h in hands.items()},
                 dealer=parse_cards(dealer) if dealer else [], dice=dice)
     out = e.start_hand(deal)
@@ -367,7 +367,8 @@ def test_button_die_dealing_order_and_button_moves() -> None:
         out = e.act(n, action("call"))
     out = e.act("b", declaration(parse_cards(H_K)))
     out += e.act("a", declaration(parse_cards(H_5)))
-    assert "ダイス: 1→5→6" in " ".join(x["text"] for x in ev(out, "say"))  # 1, 5 empty: rolled again
+    # seats 1 and 5 are empty: rolled again
+    assert "ダイス: 1→5→6" in " ".join(x["text"] for x in ev(out, "say"))
     assert e.button == 4
     out = e.start_hand(Deal(hands={"a": parse_cards(H_5), "b": parse_cards(H_K)},
                             dealer=parse_cards(WEAK), dice=[2]))
