@@ -473,12 +473,7 @@ class Referee:
         eng = table.engine
         if not eng.in_hand:
             return
-        board: list[Card] = []
-        for attr in ("board_cards", "public_cards"):  # optional engine query: the visible board
-            fn: Callable[[], Sequence[Card]] | None = getattr(eng, attr, None)
-            if callable(fn):
-                board = list(fn())
-                break
+        board = eng.board_cards()
         conf = assess_leak(text, table.game, eng.holdings(player), eng.shown(player), board)
         if conf is None:
             return
@@ -645,7 +640,7 @@ class Referee:
             raise IllegalAction("着席していません")
         events = t.engine.leave(sender)
         self._emit(ctx, events)
-        if not any(e.event == "leave" for e in events):
+        if not any(e.event in ("leave", "say") for e in events):
             self._say(ctx, f"{sender}さんはこのハンドの終了後に退席します。")
 
     def _cmd_deal(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
