@@ -1,0 +1,176 @@
+"""Crash test: ``referee replay --db`` killed with SIGKILL at random points, restarted until it
+finishes, ends with exactly the database and stacks of an uninterrupted run, and no message is
+applied twice.
+
+The kills are real: the replay runs as a separate process and is sent SIGKILL at random moments
+(some by a timer during start-up and rebuild, most a random few output lines into the run plus a
+random sub-10 ms delay, so they land during parsing, the engine, a save's transaction or the
+printing). Nothing in the referee knows it is being tested.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from crash_transcript import omaha_transcript  # tests/ is on sys.path (rootdir-less import)
+
+from referee.adapters.transcript import read
+from referee.service import Referee
+from referee.store import Store
+
+HANDS = 50
+KILLS = 12
+
+
+def _replay(db: Path, transcript: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "replay", "--db", str(db), str(transcript)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+
+
+def _drain(proc: subprocess.Popen[bytes], lines: list[bytes], got: threading.Event,
+           want: list[int]) -> None:
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line)
+        if len(lines) >= want[0]:
+            got.set()
+    got.set()
+
+
+def _dump(db: Path) -> dict[str, Any]:
+    """Everything in the database except wall-clock timestamps."""
+    conn = sqlite3.connect(db)
+    try:
+        out: dict[str, Any] = {
+            "inputs": conn.execute(
+                "SELECT seq, input_id, room, input, events FROM inputs ORDER BY seq").fetchall(),
+        }
+        for table in ("ledger", "bank", "penalties", "flags", "hands", "ranks", "bonus_area"):
+            out[table] = conn.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+        out["duplicates"] = conn.execute(
+            "SELECT input_id, count(*) FROM inputs GROUP BY input_id HAVING count(*) > 1"
+        ).fetchall()
+        out["integrity"] = conn.execute("PRAGMA integrity_check").fetchone()[0]
+        return out
+    finally:
+        conn.close()
+
+
+def _state(db: Path) -> dict[str, Any]:
+    """The referee rebuilt from the database: tables with their stacks, bank, flags, …"""
+    with Store(db) as s:
+        ref = Referee()
+        ref.rebuild(s.inputs())
+        return ref.state()
+
+
+@pytest.mark.slow
+def test_sigkill_at_random_points_resumes_exactly(tmp_path: Path) -> None:
+    rng = random.Random(20261129)
+    transcript = tmp_path / "long.txt"
+    transcript.write_text(omaha_transcript(HANDS, seed=7), encoding="utf-8")
+    n_inputs = len(read(transcript.read_text(encoding="utf-8")))
+
+    # the uninterrupted run
+    ref_db = tmp_path / "reference.db"
+    t0 = time.perf_counter()
+    ref = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "replay", "--db", str(ref_db), str(transcript)],
+        capture_output=True, timeout=120,
+    )
+    full_time = time.perf_counter() - t0
+    assert ref.returncode == 0, ref.stderr.decode()
+    ref_out = ref.stdout.splitlines(keepends=True)
+    assert sum(b'"hand_end"' in line for line in ref_out) == HANDS
+
+    # killed again and again
+    db = tmp_path / "crashed.db"
+    kills = 0
+    progress: list[int] = []
+    while kills < KILLS:
+        proc = _replay(db, transcript)
+        lines: list[bytes] = []
+        got = threading.Event()
+        done = _count(db)
+        remaining = max(1, len(ref_out) * (n_inputs - done) // n_inputs)
+        if kills in (0, 6):
+            # by time alone: during interpreter start-up, the rebuild or the first lines
+            want = [10**9]
+            threading.Thread(target=_drain, args=(proc, lines, got, want), daemon=True).start()
+            time.sleep(rng.uniform(0.0, full_time / 2))
+        else:
+            want = [rng.randint(1, max(1, remaining // (KILLS - kills + 1)))]
+            threading.Thread(target=_drain, args=(proc, lines, got, want), daemon=True).start()
+            got.wait(timeout=120)
+            time.sleep(rng.uniform(0.0, 0.01))
+        if proc.poll() is not None:
+            break  # it finished before the kill: fine, it is the last run
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        assert proc.returncode == -signal.SIGKILL
+        kills += 1
+        progress.append(_count(db))
+        assert _duplicates(db) == []
+
+    # the run that finishes
+    last = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "replay", "--db", str(db), str(transcript)],
+        capture_output=True, timeout=120,
+    )
+    assert last.returncode == 0, last.stderr.decode()
+
+    print(f"\n{kills} SIGKILLs; inputs saved at each kill: {progress} of {n_inputs}")
+    assert kills >= 10, f"only {kills} kills landed before the run finished"
+    # the kills landed at different points of the transcript, not all at start-up
+    assert len(set(progress)) >= kills // 2, progress
+    assert 0 < max(progress) < n_inputs
+
+    # the resumed run printed exactly the events of the lines not processed before
+    last_out = last.stdout.splitlines(keepends=True)
+    assert last_out == ref_out[len(ref_out) - len(last_out):]
+
+    want, got_db = _dump(ref_db), _dump(db)
+    assert got_db["integrity"] == "ok"
+    assert got_db["duplicates"] == []
+    assert len(got_db["inputs"]) == n_inputs
+    for key in want:
+        assert got_db[key] == want[key], key
+    assert _state(db) == _state(ref_db)
+    final = json.loads(got_db["hands"][-1][4])
+    assert final and final == json.loads(want["hands"][-1][4])
+
+
+def _duplicates(db: Path) -> list[Any]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(
+            "SELECT input_id FROM inputs GROUP BY input_id HAVING count(*) > 1").fetchall()
+    except sqlite3.OperationalError:  # killed before the schema was committed
+        return []
+    finally:
+        conn.close()
+
+
+def _count(db: Path) -> int:
+    if not db.exists():
+        return 0
+    conn = sqlite3.connect(db)
+    try:
+        return int(conn.execute("SELECT count(*) FROM inputs").fetchone()[0])
+    except sqlite3.OperationalError:  # killed before the schema was committed
+        return 0
+    finally:
+        conn.close()
