@@ -413,6 +413,10 @@ class HoldemAAEngine(Engine):
         s = self.seats.get(player)
         return list(s.cards) if s is not None and s.opened else []
 
+    def board_cards(self) -> list[Card]:
+        """The flop once it is out (turn and river are dealt only as the hand settles)."""
+        return list(self.board[:3]) if self.phase == "decide" else []
+
     def pending(self) -> list[str]:
         """Players the table is waiting for (stake or decision), in seat order."""
         if self.phase == "stakes":
