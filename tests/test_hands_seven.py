@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import pytest
 from hypothesis import given, settings
@@ -67,7 +67,7 @@ def test_each_class_is_recognised(klass: str) -> None:
     assert ev(strong) >= ev(weak)
 
 
-@pytest.mark.parametrize("upper,lower", list(zip(SEVEN, SEVEN[1:], strict=False)))
+@pytest.mark.parametrize("upper,lower", list(pairwise(SEVEN)))
 def test_the_weakest_of_each_class_beats_the_strongest_of_the_next(upper: str, lower: str) -> None:
     weak_upper, strong_lower = ev(EXAMPLES[upper][1]), ev(EXAMPLES[lower][0])
     assert weak_upper > strong_lower
@@ -103,7 +103,8 @@ def test_all_seven_shapes() -> None:
     assert ev("9c 9d 9h 9s 9c 4d 4h").klass == "five_of_a_kind"  # 5 + 2
     assert ev("9c 9d 9h 9s 4c 4d 2h").klass == "four_of_a_kind"  # 4 + 2 + 1
     v = ev("9c 9d 9h 4s 4c 4d 2h")  # 3 + 3 + 1: the higher three and a pair of the other
-    assert v.klass == "full_house" and [card_str(c) for c in v.cards] == ["9c", "9d", "9h", "4s", "4c"]
+    assert v.klass == "full_house"
+    assert [card_str(c) for c in v.cards] == ["9c", "9d", "9h", "4s", "4c"]
     assert ev("9c 9d 9h 4s 4c 2d 2h").klass == "middle_house"  # 3 + 2 + 2
     assert ev("9c 9d 4h 4s 2c 2d Ah").klass == "defective_house"  # 2 + 2 + 2 + 1
     assert ev("9c 9d 4h 4s Kc 2d Ah").klass == "two_pair"  # 2 + 2 + 1 + 1 + 1
@@ -237,7 +238,9 @@ dense_hand = st.lists(
     st.builds(lambda r, s: r * 4 + s, st.integers(0, 3), st.integers(0, 1)), min_size=7, max_size=7
 )
 runny_hand = st.lists(
-    st.builds(lambda r, s: r * 4 + s, st.sampled_from([0, 1, 2, 3, 4, 5, 6, 12]), st.integers(0, 1)),
+    st.builds(
+        lambda r, s: r * 4 + s, st.sampled_from([0, 1, 2, 3, 4, 5, 6, 12]), st.integers(0, 1)
+    ),
     min_size=7, max_size=7,
 )
 

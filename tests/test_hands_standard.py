@@ -26,7 +26,6 @@ from referee.hands import (
     pair_floor,
     winners,
 )
-from referee.hands.names import STANDARD
 from referee.hands.standard import key_from_cards
 
 
@@ -192,7 +191,8 @@ def test_holdem_aa_takes_the_best_five_of_all_with_a_three_to_five_card_board() 
     assert evaluate("holdem_aa", hole, cs("Ah Ad Kc")).klass == "full_house"
     assert evaluate("holdem_aa", hole, cs("2c 3h 4d 5s")).klass == "straight"
     v = evaluate("holdem_aa", hole, cs("2c 3h 4d 5s 9c"))
-    assert v.klass == "straight" and [card_str(c) for c in v.cards] == ["5s", "4d", "3h", "2c", "As"]
+    assert v.klass == "straight"
+    assert [card_str(c) for c in v.cards] == ["5s", "4d", "3h", "2c", "As"]
     # playing the board
     v = evaluate("holdem_aa", cs("2c 3d"), cs("Ts Js Qs Ks As"))
     assert v.klass == "royal_flush" and 0 not in v.cards
