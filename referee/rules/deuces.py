@@ -407,12 +407,6 @@ class DeucesEngine(Engine):
             raise IllegalAction("2にはマーカーを置けません")
         self._s.bonus = [_Slot(c, m) for c, m in zip(cards, marks, strict=True)]
 
-    def set_last_slot(self, on: bool) -> list[Event]:
-        self.last_slot = on
-        self._s.last_slot = on
-        word = "オン" if on else "オフ"
-        return [Say(to="room", text=f"ラス枠を{word}にしました")]
-
     # --- the hand ---------------------------------------------------------------------------
 
     def start_hand(self, deal: Deal) -> list[Event]:
@@ -541,13 +535,13 @@ class DeucesEngine(Engine):
                 raise IllegalAction("残すカードと捨てるカードが手札と合いません")
         if keep is not None:
             if _take(p.cards, keep) is None:
-                missing = [card_str(c) for c in keep if keep.count(c) > p.cards.count(c)]
+                missing = sorted({card_str(c) for c in keep if keep.count(c) > p.cards.count(c)})
                 raise IllegalAction(f"持っていないカードは残せません: {' '.join(missing)}")
             kept = keep
         elif throw is not None:
             rest = _take(p.cards, throw)
             if rest is None:
-                missing = [card_str(c) for c in throw if throw.count(c) > p.cards.count(c)]
+                missing = sorted({card_str(c) for c in throw if throw.count(c) > p.cards.count(c)})
                 raise IllegalAction(f"持っていないカードは捨てられません: {' '.join(missing)}")
             kept = rest
         else:
