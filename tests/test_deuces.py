@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from referee.actions import Parsed, action
-from referee.cards import JOKER, parse_cards
+from referee.cards import JOKER, cards_str, parse_cards
 from referee.definitions import load
 from referee.events import Event
 from referee.rules import Deal, IllegalAction, OptionError, create
@@ -607,3 +607,123 @@ def test_sitting_out_before_the_ante() -> None:
 )
 def test_house_way(hand: str, kept: str) -> None:
     assert sorted(house_way_v1(C(hand))) == sorted(C(kept))
+
+
+# --- configuration (games/deuces.toml) -------------------------------------------------------
+
+def configured(**changes: Any) -> DeucesEngine:
+    d = load("deuces")
+    assert d.deuces is not None
+    return DeucesEngine(d.model_copy(update={"deuces": d.deuces.model_copy(update=changes)}), {})
+
+
+def test_config_dealer_duplicates_pay_the_players() -> None:
+    e = configured(dealer_duplicate_bonus="players")
+    e.sit(1, "alice", 100_000)
+    e.set_bonus_area(C("Ts Tc 5h 6h"))
+    _, ev = play({"alice": "Ac Kd 9c 6s 4h"}, "Tc Td Th Th 3c", shoe="4d 8s 9s", e=e)
+    # the dealer's second Th joins T T: three tens in the area, alice (still in) is paid 2x ante
+    assert [(b["player"], b["klass"], b["amount"]) for b in of(ev, "bonus_payout")] == [
+        ("alice", "three_of_a_kind", 200)
+    ]
+
+
+def test_config_folded_players_without_mistake_guarantee() -> None:
+    e = configured(mistake_pays_folded=False)
+    e.sit(1, "alice", 1000)
+    e.sit(2, "bob", 1000)
+    e.start_hand(Deal(hands={"alice": C("Ac Kd 9c 6s 4h"), "bob": C("Qc Qd 9d 6h 4s")},
+                      dealer=C("3c 6d 9h Js Kc"), shoe=C("4h 5c 8d Qs As")))
+    e.act("alice", action("ante", amount=100))
+    e.act("bob", action("ante", amount=100))
+    e.act("bob", action("fold"))
+    ev = e.dealing_mistake("misdeal", "alice")
+    assert [(c["player"], c["payout"]) for c in of(ev, "compensation")] == [("alice", 200)]
+
+
+def test_config_dealer_qualifies_lower() -> None:
+    e = configured(dealer_qualify="one_pair",
+                   dealer_table={**RULES.dealer_table, "two_pair": 2, "one_pair": 2})
+    e.sit(1, "alice", 10_000)
+    # the dealer keeps its pair of queens and draws 3h 6h 8h: it qualifies with one pair now;
+    # alice's two pair beats it: the ante pays "other" 0x, the play bet 2x
+    _, ev = play({"alice": "Ac Ad 9c 9s 4h"}, "Qc Qd 5h 7s 9d", shoe="3h 6h 8h", e=e)
+    assert settle(ev) == {"alice": ("win", 0 + 200)}
+
+
+def _definition_data() -> dict[str, Any]:
+    import tomllib
+    from decimal import Decimal
+
+    from referee.definitions import GAMES_DIR
+
+    with (GAMES_DIR / "deuces.toml").open("rb") as f:
+        return tomllib.load(f, parse_float=Decimal)
+
+
+@pytest.mark.parametrize(
+    ("table", "row"),
+    [("bonus_table", "flush"), ("player_table", "other"), ("dealer_table", "dealer_fold"),
+     ("player_table", "straight"), ("dealer_table", "three_of_a_kind"), ("joker", "ante"),
+     ("mistake_payout", "play")],
+)
+def test_definition_refuses_a_missing_row(table: str, row: str) -> None:
+    from pydantic import ValidationError
+
+    from referee.definitions import GameDefinition
+
+    data = _definition_data()
+    GameDefinition.model_validate(data)  # the shipped file is valid
+    del data["deuces"][table][row]
+    with pytest.raises(ValidationError, match=table):
+        GameDefinition.model_validate(data)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("dealer_strategy", "gut_feeling"), ("dealer_qualify", "six_of_a_kind"),
+     ("dealer_duplicate_bonus", "everyone"), ("surprise", 1)],
+)
+def test_definition_refuses_unknown_values(key: str, value: Any) -> None:
+    from pydantic import ValidationError
+
+    from referee.definitions import GameDefinition
+
+    data = _definition_data()
+    data["deuces"][key] = value
+    with pytest.raises(ValidationError):
+        GameDefinition.model_validate(data)
+    data = _definition_data()
+    data["deuces"]["bonus_table"]["six_of_a_kind"] = 99
+    with pytest.raises(ValidationError, match="unknown rows"):
+        GameDefinition.model_validate(data)
+
+
+# --- the live deal and the saved bonus area --------------------------------------------------
+
+def test_draw_deal_draws_the_first_bonus_area_only_when_empty() -> None:
+    import random
+
+    from referee.cards import Shoe
+
+    e = engine()
+    e.sit(1, "alice", 1000)
+    rng = random.Random(7)
+    deal = e.draw_deal(Shoe(decks=6, jokers=1, rng=rng), rng)
+    assert len(deal.hands["alice"]) == 5 and len(deal.dealer) == 5 and len(deal.shoe) == 120
+    assert len(deal.board) == 4 and len(set(deal.board)) == 4 and JOKER not in deal.board
+    ev = e.start_hand(deal)
+    assert of(ev, "bonus_area")[0]["cards"] == cards_str(deal.board)
+    e.act("alice", action("ante", amount=100))
+    e.act("alice", action("fold"))
+    assert e.draw_deal(Shoe(decks=6, jokers=1, rng=rng), rng).board == []
+
+
+def test_saved_bonus_area_round_trips() -> None:
+    e, _ = play({"alice": "Td Td 4c 6h 8s"}, "3c 6d 9h Js Kc", shoe="Ad", bonus="Tc Td Th 3c",
+                actions=[("alice", action("fold"))])
+    saved = e.bonus_area
+    assert saved == (C("Tc Td Th 3c"), [0, 1, 0, 0])
+    fresh = engine()
+    fresh.set_bonus_area(*saved)
+    assert fresh.bonus_area == saved
