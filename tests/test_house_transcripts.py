@@ -4,7 +4,8 @@ Each transcript is replayed exactly as ``referee replay`` does (the library func
 parser, service and engine) and checked against its own ``## expect KIND …`` comment lines, in
 order (an ordered subsequence of the events):
 
-    ## expect settle NAME RESULT PAYOUT [key=value …]   a settle event (extra keys compared too)
+    ## expect settle NAME RESULT PAYOUT [key=value …]   a settle event (extra keys compared too;
+                                                       ``bets.ante=200`` reads a nested key)
     ## expect stacks NAME=CHIPS …                      a hand_end with exactly these stacks
     ## expect rejected NAME TEXT                       a rejected event whose reason contains TEXT
     ## expect action NAME ACTION [AMOUNT]              an action event
@@ -51,6 +52,13 @@ def _kv(words: list[str]) -> dict[str, Any]:
     return out
 
 
+def _get(ev: dict[str, Any], key: str) -> Any:
+    """``bets.ante`` reads a nested key."""
+    for part in key.split("."):
+        ev = ev.get(part) if isinstance(ev, dict) else None  # type: ignore[assignment]
+    return ev
+
+
 def expectations(text: str) -> list[tuple[int, str, list[str]]]:
     out = []
     for lineno, line in enumerate(text.splitlines(), start=1):
@@ -68,7 +76,7 @@ def matches(ev: dict[str, Any], kind: str, words: list[str]) -> bool:
             want = {"result": words[1], "payout": int(words[2])} | _kv(words[3:])
         else:
             want = {"payout": int(words[1])} | _kv(words[2:])
-        return all(ev.get(k) == v for k, v in want.items())
+        return all(_get(ev, k) == v for k, v in want.items())
     if kind == "stacks":
         return ev["event"] == "hand_end" and ev["stacks"] == {
             k: int(v) for k, v in (w.split("=") for w in words)

@@ -321,6 +321,8 @@ class HoldemAAEngine(Engine):
                 Settle(player=s.name, result=result, payout=total, ante=ante_p, call=call_p,
                        aa=aa_pay[s.name], hand=hv.klass)
             )
+        lines = [f"{e.player}: {e.result} {e.payout}" for e in out if isinstance(e, Settle)]
+        out.append(Say(to="room", text="精算 " + " / ".join(lines)))
         return out + self._finish(out)
 
     def _finish(self, so_far: list[Event]) -> list[Event]:
