@@ -12,16 +12,27 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
-from referee.cards import CARD_PATTERN, RANKS, Card, normalize, rank_of, suit_of
+from referee.cards import (
+    CARD_PATTERN,
+    RANKS,
+    Card,
+    CardError,
+    normalize,
+    parse_card,
+    rank_of,
+    suit_of,
+)
 
 Confidence = Literal["high", "low"]
 
-# Cards must not be glued to other ASCII letters: "as" in "as well" is not the ace of spades.
-_BOUNDED_CARD = re.compile(rf"(?<![a-z]){CARD_PATTERN}(?![a-z])")
+# Cards must not be glued to other ASCII letters, and a compact card with a letter suit needs an
+# upper-case or numeric rank: "as" in "as well" is not the ace of spades, "As" is.
+_BOUNDED_CARD = re.compile(rf"{CARD_PATTERN}(?!(?-i:[a-z]))", re.IGNORECASE)
 _RANK_PAIR = re.compile(r"(?<![a-z0-9])(10|[2-9tjqka])\1(?![a-z0-9])")
 _SUIT_COUNT = re.compile(
     r"(スペード|ハート|ダイヤ|ダイア|クラブ|[♠♤♥♡♦♢♣♧])(?:が|を)?\s*([2-7二三四五])\s*枚"
@@ -53,9 +64,22 @@ _CLASS_WORDS: list[tuple[str, str]] = sorted(
 
 
 def named_cards(text: str) -> list[Card]:
-    from referee.cards import _from_match  # the notation reader, shared with cards.py
-
-    return [_from_match(m) for m in _BOUNDED_CARD.finditer(normalize(text))]
+    out: list[Card] = []
+    norm = unicodedata.normalize("NFKC", text)
+    last_end = -1
+    for m in _BOUNDED_CARD.finditer(norm):
+        before = norm[m.start() - 1] if m.start() > 0 else ""
+        if before.isascii() and before.islower() and m.start() != last_end:
+            continue  # glued to a word ("Tsunami"), unless right after a card ("AhKh")
+        rank, suit = m.group("srank"), m.group("ssym")
+        if rank and suit and suit.isascii() and rank.islower():
+            continue  # "as", "ks", "th": English words, not cards
+        try:
+            out.append(parse_card(m.group(0)))
+        except CardError:
+            continue
+        last_end = m.end()
+    return out
 
 
 def named_rank_pairs(text: str) -> list[int]:

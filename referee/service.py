@@ -268,7 +268,12 @@ class Referee:
         saved, self.persistence = self.persistence, None
         try:
             for inp in inputs:
-                self.process(inp)
+                try:
+                    self.process(inp)
+                except DirectiveError:
+                    # saved inputs ran once; one refused now (a changed rule) must not stop the
+                    # restart of every other table
+                    self.processed.add(str(inp["id"]))
         finally:
             self.persistence = saved
 

@@ -50,8 +50,12 @@ class Terminal:
         self.session = session or uuid.uuid4().hex[:12]
         self.reader = Reader(room)
         self.count = 0
-        table = referee.tables.get(room)
-        if table is not None:  # a rebuilt session: directives are checked against its game
+
+    def _sync(self) -> None:
+        """Directives are checked against the room's table, however it was opened (!open,
+        ``# table:`` or a rebuild)."""
+        table = self.referee.tables.get(self.room)
+        if table is not None:
             self.reader.game = table.game
             self.reader.max_seat = table.engine.definition.seats.max
             self.reader.names |= {s.name for s in table.engine.seated()}
@@ -65,6 +69,7 @@ class Terminal:
         input_id = f"play:{self.session}:{self.count}"
         inp: dict[str, Any]
         if line.startswith("#"):
+            self._sync()
             d = _DIRECTIVE.match(line)
             try:
                 if d is None:
@@ -104,7 +109,11 @@ def serve(
         out.write("> ")
         out.flush()
     for raw in lines:
-        for ev in terminal.line(raw):
+        try:
+            events = terminal.line(raw)
+        except Exception as e:  # a bug must not end the table for everyone; say so and go on
+            events = [_error(f"内部エラーのため処理できませんでした（{type(e).__name__}）")]
+        for ev in events:
             text = render(ev, verbose)
             if text is not None:
                 out.write(text + "\n")
