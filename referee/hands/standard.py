@@ -39,21 +39,26 @@ def key_from_cards(cards: Sequence[int]) -> int:
     return pack(5, _CAT[name], tb)
 
 
+# rank bitmasks of the ten straights, highest first (the wheel: A-2-3-4-5)
+_STRAIGHTS = [(0x1F << low, low + 4) for low in range(8, -1, -1)] + [(0x100F, 3)]
+
+
 def _build_flush() -> list[int]:
-    """Best straight-flush/flush key for every rank bitmask with >= 5 ranks (else 0)."""
+    """Best straight-flush/flush key for every rank bitmask of 5..7 ranks (else 0)."""
     table = [0] * 8192
-    sf, fl = _CAT["straight_flush"], _CAT["flush"]
-    for mask in range(8192):
-        if mask.bit_count() < 5:
-            continue
-        ranks = {r for r in range(13) if mask >> r & 1}
-        top = straight_top(ranks)
-        if top == 12:
-            table[mask] = pack(5, _CAT["royal_flush"], (12,))
-        elif top >= 0:
-            table[mask] = pack(5, sf, (top,))
-        else:
-            table[mask] = pack(5, fl, tuple(sorted(ranks, reverse=True)[:5]))
+    royal, sf, fl = _CAT["royal_flush"] << 20, _CAT["straight_flush"] << 20, _CAT["flush"] << 20
+    for n in (5, 6, 7):
+        for ranks in combinations(range(12, -1, -1), n):
+            mask = 0
+            for r in ranks:
+                mask |= 1 << r
+            for smask, top in _STRAIGHTS:
+                if mask & smask == smask:
+                    table[mask] = royal | 12 << 16 if top == 12 else sf | top << 16
+                    break
+            else:
+                a, b, c, d, e = ranks[:5]
+                table[mask] = fl | a << 16 | b << 12 | c << 8 | d << 4 | e
     return table
 
 
