@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from referee.hands.core import best_of, categories, straight_top
+from referee.hands.core import best_of, categories
 from referee.hands.names import STANDARD, pack
 
 _CAT = {name: len(STANDARD) - 1 - i for i, name in enumerate(STANDARD)}
