@@ -596,22 +596,21 @@ class DeucesEngine(Engine):
             p.held = list(p.dealt)
             p.status = "deciding"
             out.append(Say(to=p.name, text=f"あなたの手札: {_show(p.cards)}"))
-        for p in active:
-            for c in p.cards:
-                if c == JOKER:
-                    out += self._joker(s, p)
         kept = self._dealer_way(list(h.dealer))
-        dealer_kept = list(h.dealer)
-        rest = _take(dealer_kept, kept)
-        assert rest is not None, "a dealer strategy must keep a part of the hand"
+        if _take(h.dealer, kept) is None:  # pragma: no cover - a strategy bug, not a table state
+            raise ValueError(f"dealer strategy kept cards it does not hold: {cards_str(kept)}")
         h.dealer = list(kept)
         out += [
             DealerDiscard(count=5 - len(kept)),
             Say(to="room", text=f"ディーラーは{5 - len(kept)}枚捨てました"),
         ]
         for p in active:
+            # the hand is opened in the room (seed ④), so a dealt joker is announced only now
             p.shown = list(p.cards)
             out.append(Say(to="room", text=f"{p.seat}番席 {p.name}さんの手札: {_show(p.cards)}"))
+            for c in p.cards:
+                if c == JOKER:
+                    out += self._joker(s, p)
             out += self._dedupe(s, p, check=1)
         h.phase = "decide"
         out.append(
