@@ -656,13 +656,9 @@ class Referee:
         deal = deal_from_json(recorded) if recorded else draw_deal(t.engine, self.rng)
         events = t.engine.start_hand(deal)
         ctx.input["deal"] = deal_to_json(deal)  # a rebuild deals exactly these cards again
+        # Each engine tells players their cards when its rules say so (holdem_aa only after
+        # the stakes: an AA bet must be placed blind), so nothing is sent here.
         self._emit(ctx, events)
-        # The engine tells each player their own cards; make sure they get them privately.
-        if not any(e.event == "say" and getattr(e, "to", "room") != "room" for e in events):
-            from referee.cards import pretty
-
-            for name, cards in deal.hands.items():
-                self._say(ctx, "あなたの手札: " + " ".join(pretty(c) for c in cards), to=name)
 
     def _target(self, sender: str, args: list[str], to: str, what: str) -> str:
         if args:
