@@ -33,7 +33,7 @@ async def drive_omaha(t: Table, sent: list[tuple[str, str]]) -> None:
     while hand_end(t) is None:
         msgs = t.bot_room_messages()
         if seen >= len(msgs):
-            await wait_for(lambda n=seen: len(t.bot_room_messages()) > n  # type: ignore[misc]
+            await wait_for(lambda n=seen: len(t.bot_room_messages()) > n
                            or hand_end(t) is not None, 30, "the bot's next prompt")
             continue
         m = msgs[seen]
@@ -129,6 +129,7 @@ def test_omaha_hand_private_cards_and_replay(make_table: TableFactory, tmp_path:
             hole = check_private_cards(t, 4)
             check_room_hides(t, hole, r"オープン: ")
             # Suits are coloured in the HTML body.
+            await t.reply(0, "^リバー")
             board_msgs = [m for m in t.bot_room_messages() if m.body.startswith("リバー")]
             assert board_msgs and "data-mx-color" in (board_msgs[0].formatted or "")
             board = cards_in(board_msgs[0].body)
@@ -144,6 +145,50 @@ def test_omaha_hand_private_cards_and_replay(make_table: TableFactory, tmp_path:
             stacks = replay_stacks("\n".join(lines) + "\n", tmp_path)
             assert stacks == {k: int(v) for k, v in end["stacks"].items()}
             assert sum(stacks.values()) <= 40_000
+        finally:
+            await t.close()
+
+    run(scenario())
+
+
+def test_holdem_aa_round_private_cards_and_replay(make_table: TableFactory,
+                                                  tmp_path: Path) -> None:
+    async def scenario() -> None:
+        t = await make_table(["carol", "dave"])
+        try:
+            c, d = t.players
+            await t.command(t.mod, f"!grant @{c.name} 2000", "残高")
+            await t.command(t.mod, f"!grant @{d.name} 2000", "残高")
+            await t.command(t.mod, "!open holdem_aa", "テーブルを開きました")
+            await t.command(c, "!sit", "着席")
+            await t.command(d, "!sit", "着席")
+            await t.command(t.mod, "!deal", "アンティ")
+            sent = [(c.name, "アンティ100 AA50"), (d.name, "アンティ100")]
+            n = len(t.bot_room_messages())
+            for who, text in sent:
+                await t.say(t.by_name(who), text)
+            await t.reply(n, "コールかフォールド")
+            for p in (c, d):
+                await t.say(p, "コール")
+                sent.append((p.name, "コール"))
+            await wait_for(lambda: hand_end(t) is not None, 60, "the end of the game")
+            end = hand_end(t)
+            assert end is not None
+            hole = check_private_cards(t, 2)
+            check_room_hides(t, hole, r"さんのハンド: ")
+            shown = (await t.reply(0, "ディーラー:.*ボード:")).body
+            dealer_part, _, board_part = shown.partition("ボード:")
+            dealer, board = cards_in(dealer_part), cards_in(board_part)
+            assert len(dealer) == 2 and len(board) == 5
+            seats = [_SEAT.search(m.body) for m in t.bot_room_messages()]
+            lines = ["# table: holdem_aa", f"# moderator: {t.mod.name}"]
+            for s in seats:
+                if s:
+                    lines.append(f"# seat {s.group(2)}: {s.group(1)} {s.group(3).replace(',', '')}")
+            lines.append(_deal_line(hole, dealer=dealer, board=board))
+            lines += [f"{who}: {text}" for who, text in sent]
+            stacks = replay_stacks("\n".join(lines) + "\n", tmp_path)
+            assert stacks == {k: int(v) for k, v in end["stacks"].items()}
         finally:
             await t.close()
 
