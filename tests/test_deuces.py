@@ -727,3 +727,32 @@ def test_saved_bonus_area_round_trips() -> None:
     fresh = engine()
     fresh.set_bonus_area(*saved)
     assert fresh.bonus_area == saved
+
+
+# --- the clock ------------------------------------------------------------------------------
+
+def test_clock_reminds_then_sits_out_then_folds() -> None:
+    clock = load("deuces").clock
+    e = engine()
+    e.sit(1, "alice", 1000)
+    e.sit(2, "bob", 1000)
+    e.set_bonus_area(C("3c 7d 9h Ks"))
+    e.start_hand(Deal(hands={"alice": C("Ac Kd 9c 6s 4h"), "bob": C("Qc Qd 9d 6h 4s")},
+                      dealer=C("3c 6d 9h Js Kc"), shoe=C("4h 5c 8d Qs As")))
+    assert e.tick(1000.0) == []  # the ante phase starts being timed
+    e.act("alice", action("ante", amount=100), now=1001.0)
+    ev = e.tick(1000.0 + clock.remind_after)
+    assert [x["text"] for x in of(ev, "say")] == ["bobさん、アンティをお願いします"]
+    assert e.tick(1000.0 + clock.remind_after + 1) == []  # reminded once
+    ev = e.tick(1000.0 + clock.act_after)
+    assert not e.in_this_hand("bob")
+    assert "あなたの手札: A♣ K♦ 9♣ 6♠ 4♥" in [x["text"] for x in of(ev, "say")]
+    # the decision clock starts now; alice never answers: reminded, then folded
+    t0 = 1000.0 + clock.act_after
+    assert of(e.tick(t0 + clock.remind_after), "say")[0]["text"] == (
+        "aliceさん、勝負かフォールドの宣言をお願いします"
+    )
+    ev = e.tick(t0 + clock.act_after)
+    assert settle(ev) == {"alice": ("fold", 0)}
+    assert e.stacks() == {"alice": 900, "bob": 1000}
+    assert e.tick(t0 + 10 * clock.act_after) == []  # no hand: nothing to time

@@ -193,6 +193,16 @@ def test_dealing_mistake_compensation() -> None:
     assert stacks(evs) == [{"alice": 10_200, "bob": 10_100, "carol": 10_100}]
 
 
+def test_action_clock() -> None:
+    evs = events("clock.txt")
+    says = [e["text"] for e in of(evs, "say") if e["to"] == "room"]
+    assert "bobさん、アンティをお願いします" in says
+    assert "時間切れのためbobさんはこのハンドを見送ります" in says
+    assert "時間切れのためaliceさんはフォールドです" in says
+    assert settles(evs) == [("alice", "fold", 0)]
+    assert stacks(evs) == [{"alice": 9900, "bob": 10000}]
+
+
 def test_chips_balance_in_every_transcript() -> None:
     """Every chip that left a player is in a payout or in the house's result: per hand, each
     stack moves by exactly (payouts received - chips staked), and the house's result is the

@@ -62,6 +62,9 @@ Rulings made here (RULES.md is silent; documented so a community can disagree)
   and the antes go back.
 * **Button**: the duplicate check starts at the button seat; it is seat 1 (the first occupied
   seat from 1) unless ``# button:`` / :meth:`set_button` says otherwise. It does not move.
+* **Clock** (``[clock]``, shared by all games): the first time seen in a phase starts it;
+  after ``remind_after`` seconds the awaited players are reminded once, after ``act_after`` a
+  player who has not anted sits the hand out and one who has not decided folds.
 * Leaving: between hands at once; during a hand after it (an ante not yet posted: at once).
   Chips go to the bank 1:1. Bankrupt below ``bankrupt_below`` (20) after any hand.
 """
@@ -267,6 +270,8 @@ class _Hand:
     dealer: list[Card]
     shoe: list[Card]
     phase: Literal["ante", "decide"] = "ante"
+    since: float | None = None  # when the current phase started (the first time seen)
+    reminded: bool = False
     book: HandBook = field(default_factory=HandBook)
 
     def get(self, name: str) -> _Player | None:
@@ -466,6 +471,8 @@ class DeucesEngine(Engine):
         p = h.get(player)
         if p is None or p.status == "out":
             raise IllegalAction("このハンドに参加していません")
+        if h.since is None and now is not None:
+            h.since = now
         name = action.action
         if h.phase == "ante":
             out = self._act_ante(s, h, p, action)
@@ -488,6 +495,8 @@ class DeucesEngine(Engine):
             raise IllegalAction(
                 "今は「勝負」（残すカードか捨てるカードを指定）か「フォールド」です"
             )
+        if s.hand is not None and s.hand.since is None and now is not None:
+            s.hand.since = now  # a new phase began with this action
         self._commit(s)
         return out
 
@@ -613,6 +622,8 @@ class DeucesEngine(Engine):
                     out += self._joker(s, p)
             out += self._dedupe(s, p, check=1)
         h.phase = "decide"
+        h.since = None  # the decision clock starts at the next tick
+        h.reminded = False
         out.append(
             Say(
                 to="room",
@@ -842,6 +853,49 @@ class DeucesEngine(Engine):
         s.hand = None
         out.append(HandEnd(hand=h.number, stacks={p.name: p.chips for p in s.table.ordered()}))
         out += s.table.after_hand()
+        return out
+
+    # --- the clock ----------------------------------------------------------------------------
+
+    def tick(self, now: float) -> list[Event]:
+        """The action clock (``[clock]`` of the definition): after ``remind_after`` seconds in a
+        phase the players still awaited are reminded once; after ``act_after`` a player who has
+        not anted sits the hand out and one who has not decided folds."""
+        s = self._copy()
+        h = s.hand
+        if h is None:
+            return []
+        clock = self.definition.clock
+        if h.since is None:
+            h.since = now
+            self._commit(s)
+            return []
+        waited = now - h.since
+        status = "ante" if h.phase == "ante" else "deciding"
+        late = [p for p in h.players if p.status == status]
+        if not late:
+            return []
+        names = "、".join(f"{p.name}さん" for p in late)
+        out: list[Event] = []
+        if clock.act_after and waited >= clock.act_after:
+            if h.phase == "ante":
+                for p in late:
+                    p.status = "out"
+                out.append(Say(to="room", text=f"時間切れのため{names}はこのハンドを見送ります"))
+                out += self._maybe_deal(s)
+            else:
+                for p in late:
+                    p.status = "folded"
+                    out.append(ActionEvent(player=p.name, action="fold"))
+                out.append(Say(to="room", text=f"時間切れのため{names}はフォールドです"))
+                out += self._maybe_resolve(s)
+            if s.hand is not None and s.hand.since is None:
+                s.hand.since = now
+        elif clock.remind_after and waited >= clock.remind_after and not h.reminded:
+            h.reminded = True
+            what = "アンティ" if h.phase == "ante" else "勝負かフォールドの宣言"
+            out.append(Say(to="room", text=f"{names}、{what}をお願いします"))
+        self._commit(s)
         return out
 
     # --- operations ---------------------------------------------------------------------------
