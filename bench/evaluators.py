@@ -1,0 +1,162 @@
+"""Hands per second: our evaluators against treys, pokerkit, eval7 and phevaluator.
+
+Every library scores the SAME seeded hands in the SAME run; each measurement repeats its pass
+until it has run for ``--min-time`` seconds. Our lookup tables fill lazily, so one untimed
+warm-up pass runs first (the cold pass is timed and printed too). Libraries that are not
+installed are skipped. Run: ``.venv/bin/python bench/evaluators.py [--hands N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable, Sequence
+from itertools import combinations
+from typing import Any
+
+from referee.cards import Card, card_str
+from referee.hands import best5_key, deuces_key, omaha_key, seven_key
+
+
+def rate(fn: Callable[[], Any], n: int, min_time: float) -> float:
+    """Hands per second of ``fn`` (one pass over ``n`` hands), repeated for ``min_time``."""
+    reps, spent = 0, 0.0
+    while spent < min_time:
+        t = time.perf_counter()
+        fn()
+        spent += time.perf_counter() - t
+        reps += 1
+    return n * reps / spent
+
+
+def report(title: str, ours: float, others: dict[str, float]) -> None:
+    print(f"\n{title}")
+    print(f"  {'ours':<34} {ours:>12,.0f} hands/s")
+    for name, r in others.items():
+        print(f"  {name:<34} {r:>12,.0f} hands/s   ours = {ours / r:7.1f}x")
+
+
+def seven_card(hands: Sequence[list[int]], min_time: float) -> None:
+    n = len(hands)
+    t = time.perf_counter()
+    for h in hands:
+        best5_key(h)
+    cold = n / (time.perf_counter() - t)
+    ours = rate(lambda: [best5_key(h) for h in hands], n, min_time)
+    others: dict[str, float] = {}
+    strs = [[card_str(Card(c)) for c in h] for h in hands]
+    try:
+        import treys
+
+        ev = treys.Evaluator()
+        th = [[treys.Card.new(s) for s in h] for h in strs]
+        others["treys Evaluator.evaluate"] = rate(
+            lambda: [ev.evaluate(h[:2], h[2:]) for h in th], n, min_time
+        )
+    except ImportError:
+        pass
+    try:
+        import pokerkit
+
+        ph = [list(pokerkit.Card.parse("".join(h))) for h in strs]
+        others["pokerkit StandardHighHand"] = rate(
+            lambda: [pokerkit.StandardHighHand.from_game(h[:2], h[2:]) for h in ph], n, min_time
+        )
+    except ImportError:
+        pass
+    try:
+        import eval7
+
+        eh = [[eval7.Card(s) for s in h] for h in strs]
+        others["eval7 (C extension)"] = rate(lambda: [eval7.evaluate(h) for h in eh], n, min_time)
+    except ImportError:
+        pass
+    try:
+        import phevaluator
+
+        ev7 = phevaluator.evaluate_cards
+        others["phevaluator evaluate_cards"] = rate(lambda: [ev7(*h) for h in hands], n, min_time)
+    except ImportError:
+        pass
+    report(f"7-card hands (best 5 of 7), {n:,} hands; ours cold first pass {cold:,.0f}/s",
+           ours, others)
+
+
+def omaha(deals: Sequence[tuple[list[int], list[int]]], min_time: float) -> None:
+    n = len(deals)
+    t = time.perf_counter()
+    for h, b in deals:
+        omaha_key(h, b)
+    cold = n / (time.perf_counter() - t)
+    ours = rate(lambda: [omaha_key(h, b) for h, b in deals], n, min_time)
+    others: dict[str, float] = {}
+    try:
+        import pokerkit
+
+        pd = [(list(pokerkit.Card.parse("".join(card_str(Card(c)) for c in h))),
+               list(pokerkit.Card.parse("".join(card_str(Card(c)) for c in b)))) for h, b in deals]
+        others["pokerkit OmahaHoldemHand"] = rate(
+            lambda: [pokerkit.OmahaHoldemHand.from_game(h, b) for h, b in pd], n, min_time
+        )
+    except ImportError:
+        pass
+    try:
+        import treys
+
+        ev = treys.Evaluator()
+        tc = [treys.Card.new(card_str(Card(c))) for c in range(52)]
+        td = [([tc[c] for c in h], [tc[c] for c in b]) for h, b in deals]
+
+        def treys60() -> None:
+            for h, b in td:
+                min(ev._five([*x, *y]) for x in combinations(h, 2) for y in combinations(b, 3))
+
+        others["treys, 60 five-card lookups"] = rate(treys60, n, min_time)
+    except ImportError:
+        pass
+    try:
+        import phevaluator
+
+        evo = phevaluator.evaluate_omaha_cards
+        others["phevaluator evaluate_omaha_cards"] = rate(
+            lambda: [evo(*b, *h) for h, b in deals], n, min_time
+        )
+    except ImportError:
+        pass
+    report(f"Omaha (exactly 2 of 4 + 3 of 5), {n:,} deals; ours cold first pass {cold:,.0f}/s",
+           ours, others)
+
+
+def house_games(rng: random.Random, n: int, min_time: float) -> None:
+    """Our six-deck evaluators alone (no library knows these games)."""
+    seven = [[rng.randrange(52) for _ in range(7)] for _ in range(n)]
+    deuces = [[rng.randrange(52) for _ in range(5)] for _ in range(n)]
+    for h in seven:
+        seven_key(h)
+    for h in deuces:
+        deuces_key(h)
+    print("\nHouse games, six-deck shoe, no jokers (ours only; warm caches)")
+    print(f"  {'seven_key (7 cards)':<34} {rate(lambda: [seven_key(h) for h in seven], n, min_time):>12,.0f} hands/s")  # noqa: E501
+    print(f"  {'deuces_key (5 cards)':<34} {rate(lambda: [deuces_key(h) for h in deuces], n, min_time):>12,.0f} hands/s")  # noqa: E501
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--hands", type=int, default=5000, help="hands/deals per test (default 5000)")
+    ap.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
+    ap.add_argument("--seed", type=int, default=2026)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    hands = [rng.sample(range(52), 7) for _ in range(args.hands)]
+    seven_card(hands, args.min_time)
+    deals = []
+    for _ in range(args.hands):
+        d = rng.sample(range(52), 9)
+        deals.append((d[:4], d[4:]))
+    omaha(deals, args.min_time)
+    house_games(rng, args.hands, args.min_time)
+
+
+if __name__ == "__main__":
+    main()
