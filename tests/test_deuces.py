@@ -756,3 +756,33 @@ def test_clock_reminds_then_sits_out_then_folds() -> None:
     assert settle(ev) == {"alice": ("fold", 0)}
     assert e.stacks() == {"alice": 900, "bob": 1000}
     assert e.tick(t0 + 10 * clock.act_after) == []  # no hand: nothing to time
+
+
+# --- penalties: forced fold and removal -----------------------------------------------------
+
+def test_force_fold_and_remove_mid_hand() -> None:
+    e = engine()
+    for i, n in enumerate(("alice", "bob", "carol")):
+        e.sit(i + 1, n, 1000)
+    e.set_bonus_area(C("3c 7d 9h Ks"))
+    e.start_hand(Deal(
+        hands={
+            "alice": C("Ac Kd 9c 6s 4h"), "bob": C("Qc Qd 9d 6h 4s"), "carol": C("5c 7d 8h 9s Js"),
+        },
+        dealer=C("Tc Td Th Ts 3c"), shoe=C("4h 5c 8d Qs As"),
+    ))
+    # before her ante carol is simply left out of the hand
+    assert of(e.force_fold("carol"), "action") == []
+    assert not e.in_this_hand("carol")
+    e.act("alice", action("ante", amount=100))
+    e.act("bob", action("ante", amount=100))
+    # bob is removed (an information leak, say): folded, ante lost, stood up at once
+    ev = e.remove("bob")
+    assert of(ev, "leave") == [{"event": "leave", "player": "bob", "chips": 900, "bank": 900}]
+    with pytest.raises(IllegalAction):
+        e.force_fold("bob")
+    ev = e.act("alice", action("play"))
+    assert settle(ev) == {"alice": ("lose", 0), "bob": ("fold", 0)}
+    assert of(ev, "hand_end")[0]["stacks"] == {"alice": 800, "carol": 1000}
+    house = of(ev, "house")[0]
+    assert (house["staked"], house["paid"], house["result"]) == (300, 0, 300)

@@ -450,6 +450,7 @@ class DeucesEngine(Engine):
         out += [
             HandStart(hand=s.hand_no, button=button),
             self._area_event(s),
+            Say(to="room", text=self._area_text(s)),
             Say(
                 to="room",
                 text=f"第{s.hand_no}ハンドを始めます。アンティをベットしてください"
@@ -719,6 +720,13 @@ class DeucesEngine(Engine):
             area.pop(0)
         out.append(self._area_event(s))
         return out
+
+    def _area_text(self, s: _State) -> str:
+        if not s.bonus:
+            return "ボーナスエリア: （空）"
+        cards = " ".join(pretty(x.card) for x in s.bonus)
+        marks = "、".join(f"{pretty(x.card)}×{x.markers}" for x in s.bonus if x.markers)
+        return f"ボーナスエリア: {cards}" + (f"（マーカー: {marks}）" if marks else "")
 
     def _area_event(self, s: _State) -> BonusArea:
         return BonusArea(
