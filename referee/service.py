@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from referee.bank import Bank
-from referee.cards import Card, Shoe, card_str, parse_cards
+from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
 from referee.definitions import GAME_IDS, Penalties
 from referee.events import Event, Flag, Leave, Penalty, Rejected, Say
 from referee.flags import assess_leak
@@ -156,9 +156,16 @@ def deal_to_json(deal: Deal) -> dict[str, Any]:
     }
 
 
+_CARD_OF: dict[str, Card] = {card_str(Card(i)): Card(i) for i in range(52)} | {"JK": JOKER}
+
+
 def deal_from_json(data: dict[str, Any]) -> Deal:
     def cards(xs: Iterable[str]) -> list[Card]:
-        return parse_cards(" ".join(xs))
+        xs = list(xs)
+        try:
+            return [_CARD_OF[x] for x in xs]  # canonical strings: the common, fast case
+        except KeyError:
+            return parse_cards(" ".join(xs))
 
     return Deal(
         hands={k: cards(v) for k, v in data.get("hands", {}).items()},
@@ -367,9 +374,8 @@ class Referee:
             game = str(args["game"])
             if game not in GAME_IDS:
                 raise DirectiveError(f"unknown game '{game}'")
-            old = self.tables.get(room)
-            if old is not None and old.engine.in_hand:
-                raise DirectiveError("a hand is running at this table")
+            # A directive sets the scene: it replaces whatever table the room had (a transcript
+            # run against a database that an earlier transcript left mid-hand must not fail).
             options = {str(k): str(v) for k, v in dict(args.get("options", {})).items()}
             self.tables[room] = Table(room, game, options, create(game, options))
         elif name == "moderator":

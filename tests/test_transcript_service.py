@@ -154,3 +154,35 @@ def test_processed_input_is_never_applied_twice() -> None:
     again = [e for _, evs in run(read(text), ref, skip_processed=False) for e in evs]
     assert first and again == []
     assert ref.state() == state
+
+
+@pytest.mark.parametrize(
+    "text,lineno,words",
+    [
+        ("# table: omaha level=99\n", 1, "level"),
+        ("# table: omaha\n# seat 1: alice 100\n# seat 2: bob 100\n"
+         "# deal: alice=Ah Kh Qd | bob=2c 3c 4d 5d | board=Ts 9s 8c 2h 3h\n", 4, "4枚"),
+        ("# table: omaha\n# seat 1: alice 100\n# seat 1: bob 100\n", 3, "埋まっています"),
+        ("# table: omaha\n# bonus: As Ks Qs Js\n", 2, "ボーナスエリア"),
+    ],
+)
+def test_directives_the_table_refuses_exit_2_naming_the_line(
+    tmp_path: Path, text: str, lineno: int, words: str
+) -> None:
+    f = tmp_path / "t.txt"
+    f.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "referee.cli", "replay", str(f)],
+                       capture_output=True, text=True, timeout=60, encoding="utf-8")
+    assert r.returncode == 2
+    (err,) = r.stderr.strip().splitlines()
+    assert f"line {lineno}: " in err and words in err
+
+
+def test_dealing_mistake_commands_reach_the_engine() -> None:
+    base = (DIR / "rejected.txt").read_text(encoding="utf-8").split("[21:00:01]")[0]
+    text = base + "dealer: !exposed @bob\nbob: !misdeal @alice\ndealer: !misdeal\n"
+    evs = [e.to_json() for e in replay_events(text=text)]
+    assert of(evs, "exposed", player="bob")  # half the pot to bob, his cards stay face up
+    says = room_says(evs)
+    assert any("「!misdeal」はモデレーター専用" in s for s in says)
+    assert says[-1] == "dealerさん: 対象のプレイヤーを @user で指定してください"
