@@ -186,3 +186,13 @@ def test_dealing_mistake_commands_reach_the_engine() -> None:
     says = room_says(evs)
     assert any("「!misdeal」はモデレーター専用" in s for s in says)
     assert says[-1] == "dealerさん: 対象のプレイヤーを @user で指定してください"
+
+
+def test_house_table_leaks_verified_by_cards_and_by_hand_class() -> None:
+    ref = Referee()
+    evs = events("holdem_aa_leak.txt", ref)
+    assert [(f["player"], f["confidence"]) for f in of(evs, "flag")] == [
+        ("bob", "high"), ("alice", "high")]  # 7♣ 2♦ named; AA + A♠ on the flop = trips
+    assert [p["player"] for p in of(evs, "penalty")] == ["bob", "alice"]
+    assert ref.bank.balance("bob") == 1500 - 1000 + of(evs, "leave", player="bob")[0]["bank"]
+    assert "transcript" not in ref.tables or not ref.tables["transcript"].engine.seated()
