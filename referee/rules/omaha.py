@@ -13,8 +13,8 @@ Rulings made here (RULES.md is silent or leaves them to the moderator):
   half returns (the returned half rounded up, ``allin_fa_return``).
 - The check-FA penalty (one BB, or what the player has left) is dead money in the main pot.
 - Reserved FA chips of a player folded by a penalty or the third FA stay in the pot (dead money).
-- World rules, newcomers: a player seated after the table's first hand posts a live BB on their first
-  hand (in the SB seat, the BB replaces the SB).
+- World rules, newcomers: a player seated after the table's first hand posts a live BB on their
+  first hand (in the SB seat, the BB replaces the SB).
 - NO GAME: every active player receives the pots they are eligible for; every folded player dealt in
   receives 20% of the whole pot, at most 300 *points* worth of chips (300 × chip multiplier), paid
   by the house. No rake.
@@ -48,7 +48,7 @@ from referee.events import (
 )
 from referee.hands import class_of, omaha_key
 from referee.rules.base import Deal, Engine, IllegalAction, OptionError, SeatState
-from referee.rules.betting import Betting, Options, Seat
+from referee.rules.betting import Betting, Limit, Options, Seat
 
 STREET_NAMES = ("プリフロップ", "フロップ", "ターン", "リバー")
 CLASS_JA = {
@@ -92,6 +92,7 @@ class _Player:
     idx: int  # index in Betting.seats (clockwise from the button's left)
     hole: list[Card]
     fa: _FA | None = None
+    reserved: int = 0  # chips a voided (β) FA left in: they count towards the next action
     restrict: str | None = None  # "call_or_fold" | "raise_or_fold" after a β flying action
     shown: list[Card] = field(default_factory=list)
     opened: bool = False
@@ -139,7 +140,7 @@ class OmahaEngine(Engine):
         self.rules: OmahaRules = definition.omaha
         opts = _parse_options(self.rules, self.options)
         self.world: bool = opts["rules"] == "world"
-        self.limit: str = opts["limit"]
+        self.limit: Limit = opts["limit"]
         self.ante_on: bool = opts["ante"]
         self.equal: bool = opts["equal"]
         lv = self.rules.levels[opts["level"] - 1]
@@ -255,7 +256,7 @@ class OmahaEngine(Engine):
             s = self.sitters[seat]
             p = self.pmap.get(s.name) if self.in_hand else None
             if p is not None and self.bet is not None:
-                out[s.name] = self.bet.seats[p.idx].stack - (p.fa.chips if p.fa else 0)
+                out[s.name] = self.bet.seats[p.idx].stack - p.reserved
             else:
                 out[s.name] = s.chips
         return out
@@ -378,7 +379,8 @@ class OmahaEngine(Engine):
             text=f"ハンド#{self.hand_no} 開始 ボタン: {button}番 {btn_name} / " + " / ".join(posts),
         ))
         for p in self.players:
-            events.append(Say(to=p.name, text=f"ハンド#{self.hand_no} あなたの手札: {_cards(p.hole)}"))
+            text = f"ハンド#{self.hand_no} あなたの手札: {_cards(p.hole)}"
+            events.append(Say(to=p.name, text=text))
         self._turn_since = self._now
         self._reminded = False
         events.extend(self._advance())
@@ -395,19 +397,24 @@ class OmahaEngine(Engine):
             return "fold", 0
         if name == "check":
             if o.call > 0:
-                raise IllegalAction(f"ベットがあるのでチェックできません（コール {o.call} かフォールド）")
+                raise IllegalAction(
+                    f"ベットがあるのでチェックできません（コール {o.call} かフォールド）"
+                )
             return "check", 0
         if name == "call":
             return ("call", 0) if o.call > 0 else ("check", 0)
         allin_to = s.stack + s.bet
         word = "メイク" if b.max_bet > 0 else "ベット"
         if name == "allin":
+            if s.stack <= o.call:
+                return "call", 0
             if o.can_raise:
                 if allin_to > o.max_to:
                     if self.rules.oversize_allin == "max_raise":
                         return "raise", o.max_to
                     raise IllegalAction(
-                        f"オールイン（{allin_to}）は上限を超えています。{word}は最大 {o.max_to} です"
+                        f"オールイン（{allin_to}）は上限を超えています。"
+                        f"{word}は最大 {o.max_to} です"
                     )
                 return "raise", allin_to
             if o.no_raise_reason in ("covered", "no_opponent") and o.call > 0:
@@ -422,7 +429,8 @@ class OmahaEngine(Engine):
                 return "raise", o.max_to
             to = a.to if a.to is not None else a.amount
             if to is None:
-                raise IllegalAction(f"{word}額を指定してください（例: {word}{max(o.min_to, self.bb)}）")
+                example = f"{word}{max(o.min_to, self.bb)}"
+                raise IllegalAction(f"{word}額を指定してください（例: {example}）")
             if not o.can_raise:
                 raise IllegalAction(self._no_raise_text(o))
             if to == allin_to and o.min_to <= to <= o.max_to:
@@ -443,8 +451,10 @@ class OmahaEngine(Engine):
     def _apply(self, p: _Player, kind: str, to: int) -> list[Event]:
         b = self._b()
         if kind == "fold":
+            self._commit_reserve(p)
             b.fold(p.idx)
             return [ActionEvent(player=p.name, action="fold")]
+        p.reserved = 0  # a call or a raise puts in at least the reserved chips
         if kind == "check":
             b.check_call(p.idx)
             return [ActionEvent(player=p.name, action="check")]
@@ -496,7 +506,9 @@ class OmahaEngine(Engine):
             raise IllegalAction(f"コール {b.options(p.idx).call} かフォールドしてください")
         if p.restrict == "raise_or_fold" and kind not in ("fold", "raise"):
             o = b.options(p.idx)
-            raise IllegalAction(f"メイク {o.min_to}〜{o.max_to} でレイズするかフォールドしてください")
+            raise IllegalAction(
+                f"メイク {o.min_to}〜{o.max_to} でレイズするかフォールドしてください"
+            )
         p.restrict = None
         events = self._apply(p, kind, to)
         if show:
@@ -548,19 +560,19 @@ class OmahaEngine(Engine):
             events.extend(self._advance())
             return events
         if pending:
-            events.append(Say(to="room", text=f"{p.name} さんのフライングアクションは最初の宣言が有効です"))
+            text = f"{p.name} さんのフライングアクションは最初の宣言が有効です"
+            events.append(Say(to="room", text=text))
             return events
         if name == "allin":
             s = b.seats[p.idx]
             half = s.stack // 2 if self.rules.allin_fa_return == "up" else -(-s.stack // 2)
             s.stack -= half
-            s.committed += half
             b.dead += half
             events.append(Penalty(player=p.name, kind="allin_fa", chips=half))
             events.append(Say(
                 to="room",
-                text=f"{p.name} さんのオールインのフライングアクションは無効です。フォールド扱いとなり、"
-                f"{half} がポットに入ります",
+                text=f"{p.name} さんのオールインのフライングアクションは無効です。"
+                f"フォールド扱いとなり、{half} がポットに入ります",
             ))
             events.extend(self._fold_now(p))
             events.extend(self._advance())
@@ -570,7 +582,8 @@ class OmahaEngine(Engine):
             events.extend(self._fold_now(p))
             if show:
                 p.shown = show
-                events.append(Say(to="room", text=f"{p.name} さんがフォールドして公開: {_cards(show)}"))
+                text = f"{p.name} さんがフォールドして公開: {_cards(show)}"
+                events.append(Say(to="room", text=text))
             events.extend(self._advance())
             return events
         assert resolved is not None
@@ -582,6 +595,7 @@ class OmahaEngine(Engine):
             p.fa = _FA("call", b.max_bet, min(s.stack, b.max_bet - s.bet))
         else:
             p.fa = _FA("raise", to, to - s.bet)
+        p.reserved = p.fa.chips
         events.append(Say(
             to="room",
             text=f"{p.name} さんのフライングアクション（{sitter.fa_count}回目）を記録しました。"
@@ -609,7 +623,8 @@ class OmahaEngine(Engine):
             events.append(Penalty(player=p.name, kind="check_fa", chips=pen))
             events.append(Say(
                 to="room",
-                text=f"{p.name} さんのチェック（フライング）は無効です。ペナルティ {pen} をポットに入れ、"
+                text=f"{p.name} さんのチェック（フライング）は無効です。"
+                f"ペナルティ {pen} をポットに入れ、"
                 f"コール {b.options(p.idx).call} かフォールドしてください",
             ))
             if s.stack == 0:  # the penalty took everything: nothing left to decide
@@ -620,21 +635,19 @@ class OmahaEngine(Engine):
             if b.max_bet == fa.to:
                 events.append(OmahaEvent(event="fa_applied", player=p.name, action="call"))
                 return events + self._apply(p, "call", 0)
-            self._commit_reserve(p.idx, fa.chips)
             p.restrict = "call_or_fold"
             events.append(OmahaEvent(event="fa_void", player=p.name, action="call", chips=fa.chips))
             events.append(Say(
                 to="room",
-                text=f"{p.name} さんのコール（フライング）は状況が変わりました。出したチップ {fa.chips} は"
-                f"戻りません。コール {b.options(p.idx).call} かフォールドしてください",
+                text=f"{p.name} さんのコール（フライング）は状況が変わりました。"
+                f"出したチップ {fa.chips} は戻りません。"
+                f"コール {b.options(p.idx).call} かフォールドしてください",
             ))
             return events
         # raise
         if o.can_raise and o.min_to <= fa.to <= o.max_to:
             events.append(OmahaEvent(event="fa_applied", player=p.name, action="raise"))
             return events + self._apply(p, "raise", fa.to)
-        self._commit_reserve(p.idx, fa.chips)
-        o = b.options(p.idx)
         events.append(OmahaEvent(event="fa_void", player=p.name, action="raise", chips=fa.chips))
         if o.can_raise:
             p.restrict = "raise_or_fold"
@@ -644,25 +657,24 @@ class OmahaEngine(Engine):
             text = f"レイズできないため、コール {o.call} かフォールドしてください"
         events.append(Say(
             to="room",
-            text=f"{p.name} さんのレイズ（フライング）は無効になりました。出したチップ {fa.chips} は戻りません。"
-            + text,
+            text=f"{p.name} さんのレイズ（フライング）は無効になりました。"
+            f"出したチップ {fa.chips} は戻りません。" + text,
         ))
         return events
 
-    def _commit_reserve(self, i: int, chips: int) -> None:
-        s = self._b().seats[i]
-        s.stack -= chips
-        s.bet += chips
-        s.committed += chips
+    def _commit_reserve(self, p: _Player) -> None:
+        """A player folding with FA chips reserved: those chips stay in the pot."""
+        if p.reserved:
+            s = self._b().seats[p.idx]
+            s.stack -= p.reserved
+            s.bet += p.reserved
+            s.committed += p.reserved
+            p.reserved = 0
 
     def _fold_now(self, p: _Player) -> list[Event]:
         """Fold out of turn (FA fold, penalties): reserved FA chips stay in the pot."""
         b = self._b()
-        if p.fa is not None and p.fa.chips:
-            s = b.seats[p.idx]
-            s.stack -= p.fa.chips
-            s.committed += p.fa.chips
-            b.dead += p.fa.chips
+        self._commit_reserve(p)
         p.fa = None
         p.restrict = None
         if b.to_act() == p.idx:
@@ -722,6 +734,7 @@ class OmahaEngine(Engine):
         for p in self.players:
             p.fa = None
             p.restrict = None
+            p.reserved = 0
         ret = b.end_round()
         if ret is None:
             return []
@@ -733,7 +746,8 @@ class OmahaEngine(Engine):
         parts = ["チェック" if o.call == 0 else f"コール {o.call}"]
         if o.can_raise:
             word = "メイク" if self._b().max_bet > 0 else "ベット"
-            parts.append(f"{word} {o.min_to}〜{o.max_to}" if o.min_to < o.max_to else f"{word} {o.min_to}")
+            rng = f"{o.min_to}〜{o.max_to}" if o.min_to < o.max_to else f"{o.min_to}"
+            parts.append(f"{word} {rng}")
         parts.append("フォールド")
         return Say(to="room", text=f"{p.name} さんの番です（{' / '.join(parts)}）")
 
@@ -769,7 +783,8 @@ class OmahaEngine(Engine):
         events.append(Pot(index=0, amount=amount, shares={winner.name: amount}))
         events.append(Say(
             to="room",
-            text=f"{winner.name} さんがポット {amount} を獲得しました（オープンかクローズを宣言できます）",
+            text=f"{winner.name} さんがポット {amount} を獲得しました"
+            "（オープンかクローズを宣言できます）",
         ))
         self.winner_after_fold = winner.name
         return events + self._finish()
@@ -829,10 +844,14 @@ class OmahaEngine(Engine):
             break
         if not self.sd_queue:
             return events + self._settle()
-        events.append(Say(to="room", text=f"{self.players[self.sd_queue[0]].name} さん、オープンかマックを宣言してください"))
+        events.append(self._sd_prompt())
         self._turn_since = self._now
         self._reminded = False
         return events
+
+    def _sd_prompt(self) -> Event:
+        name = self.players[self.sd_queue[0]].name
+        return Say(to="room", text=f"{name} さん、オープンかマックを宣言してください")
 
     def _hand_value(self, p: _Player) -> int:
         key = self._keys.get(p.idx)
@@ -855,7 +874,8 @@ class OmahaEngine(Engine):
             if sitter is not None and sitter.name == p.name:
                 sitter.bonus += bonus
                 events.append(OmahaEvent(event="hand_bonus", player=p.name, hand=klass, bank=bonus))
-                events.append(Say(to="room", text=f"{p.name} さんにハンドボーナス {bonus} ポイント（退席時に加算）"))
+                text = f"{p.name} さんにハンドボーナス {bonus} ポイント（退席時に加算）"
+                events.append(Say(to="room", text=text))
         return events
 
     def _showdown_act(self, p: _Player, action: Parsed) -> list[Event]:
@@ -867,6 +887,8 @@ class OmahaEngine(Engine):
         if name == "open":
             events = self._open(p)
         elif name in ("muck", "fold"):
+            if b.live_count() <= 1:
+                raise IllegalAction("ほかに勝負する人がいないため、オープンしてください")
             show = self._fold_cards(p, action)
             p.mucked = True
             b.seats[p.idx].folded = True
@@ -879,7 +901,7 @@ class OmahaEngine(Engine):
         while self.sd_queue and b.seats[self.sd_queue[0]].stack == 0:
             events.extend(self._open(self.players[self.sd_queue.pop(0)]))
         if self.sd_queue:
-            events.append(Say(to="room", text=f"{self.players[self.sd_queue[0]].name} さん、オープンかマックを宣言してください"))
+            events.append(self._sd_prompt())
             self._turn_since = self._now
             self._reminded = False
             return events
@@ -892,6 +914,9 @@ class OmahaEngine(Engine):
         events: list[Event] = []
         if rake:
             events.append(Rake(amount=rake))
+        for p in self.players:  # safety: a live hand nobody asked about (force folds) is opened
+            if not p.opened and not b.seats[p.idx].folded:
+                events.extend(self._open(p))
         values = {p.idx: self._hand_value(p) for p in self.players if p.opened}
         order = range(len(pots) - 1, -1, -1) if self.rules.side_pot_open_order == "last_first" \
             else range(len(pots))
@@ -899,8 +924,6 @@ class OmahaEngine(Engine):
         for k in order:
             amount = amounts[k]
             contenders = [i for i in pots[k].eligible if i in values]
-            if not contenders:  # everyone eligible mucked: cannot happen (the first opener is in)
-                contenders = list(pots[k].eligible)
             best = max(values[i] for i in contenders)
             winners = sorted(i for i in contenders if values[i] == best)
             share, odd = divmod(amount, len(winners))
@@ -959,6 +982,8 @@ class OmahaEngine(Engine):
             return []
         if self.phase == "showdown":
             b = self._b()
+            if b.live_count() <= 1:
+                return []  # the last hand standing: the pot is theirs, penalties follow the hand
             p.mucked = True
             b.seats[p.idx].folded = True
             events: list[Event] = [ActionEvent(player=p.name, action="fold")]
@@ -980,6 +1005,9 @@ class OmahaEngine(Engine):
             return self._leave_event(s, s.chips)
         events = self.force_fold(player)
         if self.in_hand:
+            if not self._b().seats[p.idx].folded:  # last hand standing at the showdown
+                s.leaving = True
+                return [*events, Say(to="room", text=f"{player} さんはこのハンドの後に退席します")]
             events.extend(self._remove_now(p))
             return events
         # the fold ended the hand; the player is still seated with their final chips
@@ -1027,20 +1055,19 @@ class OmahaEngine(Engine):
             s = b.seats[q.idx]
             q.fa = None
             q.restrict = None
+            q.reserved = 0
             q.shown = []
             if q.removed:
                 continue
             s.stack, s.bet, s.committed, s.folded = stack, bet, committed, folded
+        # a player removed meanwhile keeps their chips in the middle (as a folded player's bet)
         b.collected, b.dead, b.max_bet = self._snap_money
-        b.dead += sum(b.seats[q.idx].committed for q in self.players if q.removed) - sum(
-            c for q, (_, _, c, _) in zip(self.players, self._snapshot, strict=True) if q.removed
-        )
         self.aggressor = None
         b.start_round(self._first_idx, 0, facing=self.bb)
         events: list[Event] = [
             OmahaEvent(event="misdeal", player=player, burned=cards_str(burned)),
-            Say(to="room", text=f"誤配: {player} さんの手札 {_cards(burned)} を公開してバーンします。"
-                "アクションを最初からやり直します"),
+            Say(to="room", text=f"誤配: {player} さんの手札 {_cards(burned)} を公開して"
+                "バーンします。アクションを最初からやり直します"),
             Say(to=player, text=f"ハンド#{self.hand_no} 新しい手札: {_cards(p.hole)}"),
         ]
         self._turn_since = self._now
@@ -1086,7 +1113,8 @@ class OmahaEngine(Engine):
             return [
                 OmahaEvent(event="exposed", player=player, cards=cards_str(p.hole), chips=half),
                 Say(to="room", text=f"{player} さんの手札が見えました: {_cards(p.hole)}。"
-                    f"ポットの半額 {half} をお支払いします（ハンド終了時）。手札は公開のまま続行します"),
+                    f"ポットの半額 {half} をお支払いします（ハンド終了時）。"
+                    "手札は公開のまま続行します"),
             ]
         if self.shown_board >= 5 or self.phase != "betting":
             raise IllegalAction("バーンするボードのカードがありません")
@@ -1117,9 +1145,10 @@ class OmahaEngine(Engine):
                 return self.act(who, Parsed(kind="action", action=word), now)
             o = self._b().options(p.idx)
             word = "check" if o.call == 0 and p.restrict is None else "fold"
-            return [Say(to="room", text=f"{who} さんは時間切れです")] + self.act(
-                who, Parsed(kind="action", action=word), now
-            )
+            return [
+                Say(to="room", text=f"{who} さんは時間切れです"),
+                *self.act(who, Parsed(kind="action", action=word), now),
+            ]
         if clock.remind_after and waited >= clock.remind_after and not self._reminded:
             self._reminded = True
             return [Say(to="room", text=f"{who} さん、アクションをお願いします")]
