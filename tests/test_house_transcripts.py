@@ -32,6 +32,7 @@ import pytest
 from referee.adapters.transcript import replay_events
 
 ROOT = Path(__file__).parent / "transcripts"
+EVENT = {"stacks": "hand_end"}  # expectation kind -> event name, where they differ
 FILES = sorted((ROOT / "holdem_aa").glob("*.txt")) + sorted((ROOT / "seven").glob("*.txt"))
 
 
@@ -124,7 +125,7 @@ def test_transcript(path: Path) -> None:
             i += 1
         assert i < len(events), (
             f"{path.name}:{lineno}: expected {kind} {' '.join(words)} not found in order; "
-            f"events of that kind: {[e for e in events if e['event'] == kind][-6:]}"
+            f"events of that kind: {[e for e in events if e['event'] == EVENT.get(kind, kind)]}"
         )
         i += 1
     assert check_books(events) == sum(1 for e in events if e["event"] == "hand_end")

@@ -399,6 +399,8 @@ class SevenEngine(Engine):
         h = self.hands.get(p.seat) if p is not None else None
         if self.phase == "idle" or h is None or h.name != player:
             raise IllegalAction("このゲームに参加していません")
+        if h.npc:
+            raise IllegalAction("NPCの席は自動で行動します")
         name = action.action
         if name in ("ante", "allin") and self.phase == "stakes":
             return self._stake(h, action)
