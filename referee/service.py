@@ -488,6 +488,8 @@ class Referee:
         conf = assess_leak(text, table.game, eng.holdings(player), eng.shown(player), board)
         if conf is None:
             return
+        if conf == "high" and getattr(eng, "phase", None) == "showdown":
+            conf = "low"  # the showdown is a proper moment to show: a moderator decides
         rec = self._new_flag(ctx, table.room, player, "information_leak", text, conf)
         if conf == "high":
             rec.status = "confirmed"

@@ -196,3 +196,11 @@ def test_house_table_leaks_verified_by_cards_and_by_hand_class() -> None:
     assert [p["player"] for p in of(evs, "penalty")] == ["bob", "alice"]
     assert ref.bank.balance("bob") == 1500 - 1000 + of(evs, "leave", player="bob")[0]["bank"]
     assert "transcript" not in ref.tables or not ref.tables["transcript"].engine.seated()
+
+
+def test_showdown_claims_are_left_to_the_moderator_and_talk_after_the_hand_is_free() -> None:
+    ref = Referee()
+    evs = events("showdown_talk.txt", ref)
+    assert [(f["player"], f["confidence"]) for f in of(evs, "flag")] == [("alice", "low")]
+    assert not of(evs, "penalty") and not of(evs, "rejected")
+    assert of(evs, "hand_end")[0]["stacks"] == {"alice": 20100, "bob": 19900}
