@@ -3,8 +3,15 @@
 The referee flags *information leaks* (RULES.md: nobody may reveal anything about a current hand
 outside the proper moments, true or false) and *interference* (criticising an action, coaching
 that affects the game, demanding a change). This module only answers two lexical questions about
-one normalised message (see :func:`referee.parse.normalize`: NFKC, case-folded, katakana as
-hiragana); whether a hand is running, who wrote it and what to do is the service's business.
+one message in the form :func:`referee.parse.normalize` gives (NFKC, case-folded, katakana as
+hiragana, so ナッツ, なっつ and ﾅｯﾂ are one word). Whether a hand is running, who wrote it and what
+to do is the service's business.
+
+Speed: a short message is searched with one alternation per question (a few microseconds). A long
+one (pasted text, spam) is searched word by word instead: every pattern starts with a literal or
+a character class, so each search skips through the text in C and a 10,000-character message
+costs about a millisecond whatever it contains, instead of trying every alternative at every
+position.
 
 What ``hand_info`` catches (any one is enough):
 
@@ -48,46 +55,48 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from referee.cards import CARD_PATTERN
+# Texts longer than this are scanned pattern by pattern (see the module docstring).
+LONG = 600
 
-# --- hand information ----------------------------------------------------------------------------
+_SUITS = "♠♤♥♡♦♢♣♧"
+_RANK = "(?:10|[2-9tjqka])"
+_CARD = rf"(?:{_RANK}[cdhs{_SUITS}]|[{_SUITS}]{_RANK})"
 
-# A run of cards with nothing alphanumeric glued on either side (so "ask", "yeah" are not cards).
-_CARD_RUN = (
-    r"(?<![a-z0-9])(?:" + re.sub(r"\?P<\w+>", "?:", CARD_PATTERN) + r")+(?![a-z0-9])"
-)
-_RANK = r"(?:10|[2-9tjqka])"
-# 2-4 ranks with at least one letter (AA, AK, KQo, AAKK, T9); pure digits are counts, not ranks.
-_RANK_RUN = rf"(?<![a-z0-9])(?=[0-9tjqka]*[tjqka]){_RANK}{{2,4}}[so]?(?![a-z0-9])"
-_LONE_RANK = r"(?<![a-z0-9.])[akqj](?![a-z0-9])"
-_DIGIT_RANK = (
-    r"(?<![0-9.,])(?:10|[2-9])の?(?:ぺあ|わんぺあ|ぽけっと|すりーかーど|とりっぷす|せっと|"
-    r"ふぉーかーど|はい(?!ぱー)|が(?:来|き|落|出|入)|を(?:持|引)|持って|引い)"
-)
-_HAND_WORDS = "|".join([
+
+def _led(first: str, pattern: str) -> str:
+    """``pattern`` behind a consuming [first] class, so a search can skip in C to candidates.
+
+    The class eats the first character, then a one-character lookbehind steps back and checks the
+    whole pattern from there (its own lookbehinds included).
+    """
+    return f"[{first}](?<=(?={pattern}).)"
+
+
+_HAND: list[str] = [
+    # a run of compact cards (As, A♠, ♠A, 10s, AhKh) with nothing alphanumeric glued on
+    _led(f"1-9tjqka{_SUITS}", rf"(?<![a-z0-9]){_CARD}(?:(?![a-z0-9])|(?={_CARD}))"),
+    # a lone A K Q J (Kが来た); not the k of 1.5k
+    _led("akqj", r"(?<![a-z0-9.])[akqj](?![a-z0-9])"),
+    # a digit rank tied to a hand word (7が来た, 5ハイ; 9のペア is caught by ペア anyway)
+    _led("1-9", r"(?<![0-9.,])(?:10|[2-9])の?(?:はい(?!ぱー)|が(?:来|き|落|出|入)|を(?:持|引)|持って|引い)"),
     # ranks and suits by name
     "えーす", "きんぐ", "くいーん", "じゃっく", "すぺーど", "はーと", "だいや", "だいあ", "くらぶ",
     "くろーばー", "すーてっど", "同すーと", "おふすーと", "suited", "offsuit",
-    # hand classes (all games)
+    # hand classes of every game
     "ぺあ", "とりっぷす", "とりぷす", "すりーかーど", "すりかー", "すりーおぶあ?かいんど",
-    "せっと(?!あっ?ぷ|する|して|で買|ばっく)", "すとれーと(?!に)", "すとふら", "ふらっしゅ",
-    "ふるはう", "ふぉーかーど", "ふぉーおぶあ?かいんど", "ふぁいぶおぶあ?かいんど", "くあっず",
-    "くわっず", "ろいやる", "ぶた(?!肉|汁|丼|ばら)", "のーぺあ", "はいかーど", "きっかー",
+    "せっと(?!あっ?ぷ|する|して|で買|ばっく)", "すとれーと(?!に)", "すとふら", "すとどろ", "ふらっしゅ",
+    "ふらどろ", "ふるはう", "ふぉーかーど", "ふぉーおぶあ?かいんど", "ふぁいぶおぶあ?かいんど",
+    "くあっず", "くわっず", "ろいやる", "ぶた(?!肉|汁|丼|ばら)", "のーぺあ", "はいかーど", "きっかー",
     "びっぐはうす", "みどるはうす", "でぃふぇくてぃぶ", "せぶん(?:ふらっしゅ|すとれーと|おぶ|かーど)",
     "でゅーす", "でゅーしーず", "わいるど", "じょーかー", "手役", "手札", "ぽけっと",
-    "役(?:なし|無し|が(?:な|でき|入|揃)|は|入|でき|完成|揃)",
-    # draws
-    "どろー", "ふらどろ", "すとどろ", "がっと", "おーぷんえんど", "両面", "ばっくどあ", "らんなー",
-    "あうつ",
-    # strength
-    "(?<!ー)なっつ", "もんすたー", "ぶらふ", "(?:いい|良い|強い|弱い|ごみ|くそ|糞|最強|最弱)手",
-    "手が(?:いい|良い|強|弱|悪|入|来|ひど|しょぼ)",
+    "役(?:なし|無し|が(?:な|でき|入|揃)|は|入|でき|完成|揃)", "手が(?:いい|良い|強|弱|悪|入|来|ひど|しょぼ)",
+    # draws and strength
+    "どろー", "がっと", "おーぷんえんど", "ばっくどあ", "らんなー", "あうつ", "両面",
+    "なっつ(?<!ーなっつ)", "もんすたー", "ぶらふ", _led("いよ強弱ごく糞最", "(?:いい|良い|強い|弱い|ごみ|くそ|糞|最強|最弱)手"),
     # English
-    r"(?<![a-z])(?:pairs?|trips|set|straight|flush|full ?house|quads|nuts?|boat|kicker|"
-    r"top ?pair|overpair|gutshot|oesd|outs|draw|bluff)(?![a-z])",
-])
-
-# --- advice ----------------------------------------------------------------------------------------
+    _led("ptsfqnbkgod", r"(?<![a-z])(?:pairs?|trips|set|straight|flush|full ?house|quads|nuts?|"
+         r"boat|kicker|top ?pair|overpair|gutshot|oesd|outs|draw|bluff)(?![a-z])"),
+]
 
 _ACTION = (
     "(?:こーる|れいず|ふぉーるど|ふぉるど|ちぇっく|べっと|おーるいん|めいく|降り|おり(?=[たるれろなと])|"
@@ -99,29 +108,71 @@ _MODAL = (
     "すれば|すりゃ|しちゃ(?:だめ|駄目)|するな|でしょ|だろ|しかない|一択|はない|は?ありえな|"
     "は悪手|は下手|はへた|はみす|はおかしい|は微妙|に(?:変え|変更|し)(?:て|たら|ろ|な(?:よ|さい)))"
 )
-_ADVICE_WORDS = "|".join([
-    rf"{_ACTION}[^。\n!?？]{{0,6}}?{_MODAL}",
-    rf"(?:なんで|なぜ|何故|どうして)[^。\n]{{0,15}}?{_ACTION}",
-    r"悪手", "みすぷれ", r"(?<![るぐ])みす(?:だ|でしょ|じゃ|って)", "下手(?:くそ|糞)", "へたくそ",
+_ACTION_LED = _led("これふちべおめ降ぽぶ押攻あ打参見crfbsj", _ACTION)
+# An action word with a normative/imperative ending: コールすべき, 降りたほうがいい, レイズに変えて.
+_SHOULD = _led("これふちべおめ降ぽぶ押攻あ打参見crfbsj", rf"{_ACTION}[^。\n!?？]{{0,6}}?{_MODAL}")
+# "why" + an action word: なんでそこでコールするの. These two are costly where one half repeats
+# without the other, so a long text is only searched for them once the other half is in it.
+_WHY = _led("など何", rf"(?:なんで|なぜ|何故|どうして)[^。\n]{{0,15}}?{_ACTION}")
+_MODAL_LED = _led("すべしっるたでだ一はに", _MODAL)
+_ADVICE: list[str] = [
+    # orders to fold: 降りろ, 降りとけ, 降りれば
+    "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)",
+    # "why" + an action word: なんでそこでコールするの (see _WHY)
+    # critique and demands to change, on their own
+    "悪手", "みすぷれ", "みす(?<![るぐ]みす)(?:だ|でしょ|じゃ|って)", "下手(?:くそ|糞)", "へたくそ",
     "ありえな(?:い|すぎ)",
-    r"(?:訂正|撤回|取り?消|やり直|考え直)(?:して|したら|しろ|しな|すべき|すれば|せ(?:よ|ば)?)",
-    r"(?<![a-z])(?:should(?:n'?t)?(?: have)?|why (?:did|would) you|bad|terrible|awful) "
-    r"(?:call|raise|fold|check|bet|shove|play)",
+    _led("訂撤取やと考", r"(?:訂正|撤回|取り?消|やり直|考え直)(?:して|したら|しろ|しな|すべき|すれば|せ(?:よ|ば)?)"),
+    _led("sbtwa", r"(?<![a-z])(?:should(?:n'?t)?(?: have)?|why (?:did|would) you|bad|terrible|awful) "
+         r"(?:call|raise|fold|check|bet|shove|play)"),
     "misplay",
-])
+]
 
+# 2-4 ranks with at least one letter: AA, AK, KQo, AAKK, T9 (pure digits are counts).
+_RANK_RUN = rf"(?<![a-z0-9])(?=[0-9tjqka]*[tjqka]){_RANK}{{2,4}}[so]?(?![a-z0-9])"
 # In holdem_aa, "AA 50" / "AAベット" / "AAなし" name the side bet, not a pair of aces.
 _AA_SIDE_BET = r"(?!aa\s*(?:\d|べっと|bet|賭|かけ|なし|無し|配当))"
 
 
+class _Question:
+    """One yes/no question over a list of patterns, compiled for short and for long texts.
+
+    ``guarded`` patterns are searched in a long text only after their guard is found in it.
+    """
+
+    def __init__(self, patterns: list[str], guarded: tuple[tuple[str, str], ...] = ()) -> None:
+        every = [*patterns, *(p for _, p in guarded)]
+        self.short = re.compile("|".join(f"(?:{p})" for p in every))
+        # Long texts: one expression per leading literal character (a search for a literal
+        # prefix skips through the text in C), and the patterns led otherwise one by one.
+        by_first: dict[str, list[str]] = {}
+        rest: list[str] = []
+        for p in patterns:
+            if p[0] in "[(\\.^$" or p[1:2] in ("?", "*", "+", "{"):
+                rest.append(p)
+            else:
+                by_first.setdefault(p[0], []).append(p[1:])
+        self.each = [
+            *(re.compile(f"{c}(?:{'|'.join(tails)})") for c, tails in by_first.items()),
+            *(re.compile(p) for p in rest),
+        ]
+        self.guarded = [(re.compile(g), re.compile(p)) for g, p in guarded]
+
+    def __call__(self, text: str) -> bool:
+        if len(text) <= LONG:
+            return self.short.search(text) is not None
+        return any(p.search(text) is not None for p in self.each) or any(
+            g.search(text) is not None and p.search(text) is not None for g, p in self.guarded
+        )
+
+
 @cache
-def _patterns(game: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    rank_run = _AA_SIDE_BET + _RANK_RUN if game == "holdem_aa" else _RANK_RUN
-    hand = "|".join([_CARD_RUN, rank_run, _LONE_RANK, _DIGIT_RANK, _HAND_WORDS])
-    return re.compile(hand), re.compile(_ADVICE_WORDS)
+def _questions(game: str) -> tuple[_Question, _Question]:
+    rank_run = (_AA_SIDE_BET if game == "holdem_aa" else "") + _RANK_RUN
+    return _Question([_led("1-9tjqka", rank_run), *_HAND]), _Question(_ADVICE, ((_MODAL_LED, _SHOULD), (_ACTION_LED, _WHY)))
 
 
 def scan(norm: str, game: str) -> tuple[bool, bool]:
     """(hand_info, advice) for one normalised message of ``game``."""
-    hand, advice = _patterns(game)
-    return hand.search(norm) is not None, advice.search(norm) is not None
+    hand, advice = _questions(game)
+    return hand(norm), advice(norm)

@@ -49,10 +49,12 @@ MAX_ACTION_CHARS = 200
 # More digits than any chip count: not read as a number (and int() would refuse > 4300 digits).
 _MAX_DIGITS = 15
 
-# katakana → hiragana (ァ..ヶ), wave dashes → the long-vowel mark.
-_KANA = str.maketrans(
-    {chr(c): chr(c - 0x60) for c in range(0x30A1, 0x30F7)} | {"〜": "ー", "~": "ー"}
-)
+# katakana → hiragana (ァ..ヶ), wave dashes → the long-vowel mark. A list indexed by code point:
+# str.translate looks it up faster than a dict, and code points past its end stay as they are.
+_KANA = [chr(c) for c in range(0x30F7)]
+for _c in range(0x30A1, 0x30F7):
+    _KANA[_c] = chr(_c - 0x60)
+_KANA[ord("〜")] = _KANA[ord("~")] = "ー"
 # Trailing decoration that never changes what a declaration means (コール！ コールｗ こー).
 # (Not ー: it ends words -- ハイパー, ポーカー.)
 _TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
@@ -187,10 +189,50 @@ for _name in get_args(ActionName):
 
 # --- grammars --------------------------------------------------------------------------------------
 
+# Placeholders for the cards of a skeleton (see _Grammar.skeleton): letter ranks, so they lex as
+# the player's own cards do wherever a card may stand, and like a word where one may not.
+_CARD_HOLDERS = [r + s for r in "akqjt" for s in "cdhs"]
+_AMOUNT_HOLDER = 1_000_001  # + the slot's index: seven digits no real single-digit literal meets
+
+
 @dataclass(frozen=True)
 class _Grammar:
+    """One game's grammar, and the two cheap tests that keep most messages away from Lark."""
+
     lark: Lark
     gate: re.Pattern[str]  # the terminals a sentence can start with, as one regular expression
+    slots: re.Pattern[str] | None  # the grammar's own CARD and AMOUNT terminals
+
+    def skeleton(self, core: str) -> tuple[str, dict[int, int | None], dict[str, str]] | None:
+        """``core`` with its cards and amounts replaced by numbered placeholders.
+
+        「メイク1800」 and 「メイク2400」 share the skeleton 「めいく1000001」, so the grammar runs once
+        for both (see _parse_skeleton) and the values are put back afterwards. The placeholders
+        are matched by the same terminals as the originals, so the parse cannot differ. Single
+        digits stay as typed (7 is also the 7 of 7ストレート). None when there are too many cards.
+        """
+        if self.slots is None:
+            return core, {}, {}
+        amounts: dict[int, int | None] = {}
+        cards: dict[str, str] = {}
+        parts: list[str] = []
+        pos = 0
+        for m in self.slots.finditer(core):
+            if m.lastgroup == "card":
+                if len(cards) == len(_CARD_HOLDERS):
+                    return None
+                holder = _CARD_HOLDERS[len(cards)]
+                cards[_card(holder)] = _card(m.group())
+            elif len(m.group()) > 1:
+                holder = str(_AMOUNT_HOLDER + len(amounts))
+                amounts[int(holder)] = _amount(m.group())
+            else:
+                continue
+            parts.append(core[pos : m.start()])
+            parts.append(holder)
+            pos = m.end()
+        parts.append(core[pos:])
+        return "".join(parts), amounts, cards
 
 
 @cache
@@ -202,9 +244,27 @@ def _grammar(game: str) -> _Grammar:
         str(path), parser="lalr", lexer="contextual", import_paths=[str(GRAMMAR_DIR)],
         transformer=_Build(), maybe_placeholders=False,
     )
+
+    def regexp(name: str) -> str:
+        return str(lark.get_terminal(name).pattern.to_regexp())
+
     first = sorted(lark.parse_interactive("").accepts())
-    gate = "|".join(f"(?:{lark.get_terminal(t).pattern.to_regexp()})" for t in first)
-    return _Grammar(lark, re.compile(gate))
+    gate = "|".join(f"(?:{regexp(t)})" for t in first)
+    names = {t.name for t in lark.terminals}
+    slots = [f"(?P<{n.lower()}>{regexp(n)})" for n in ("CARD", "AMOUNT") if n in names]
+    return _Grammar(lark, re.compile(gate), re.compile("|".join(slots)) if slots else None)
+
+
+@lru_cache(maxsize=4096)
+def _parse_skeleton(core: str, game: str) -> dict[str, Any] | None:
+    """The grammar's reading of a (skeleton) text: the action's fields, or None for chat."""
+    g = _grammar(game)
+    if g.gate.match(core) is None:
+        return None
+    try:
+        return g.lark.parse(core)  # type: ignore[no-any-return]
+    except (LarkError, _NotAnAction):
+        return None
 
 
 @cache
@@ -225,29 +285,46 @@ def _command_name(name: str) -> str:
 
 def _chat(norm: str, game: str) -> Parsed:
     hand_info, advice = lexicon.scan(norm, game)
-    return Parsed.model_construct(kind="chat", hand_info=hand_info, advice=advice)
+    return Parsed(kind="chat", hand_info=hand_info, advice=advice)
 
 
 def _command(text: str, game: str) -> Parsed:
     words = text.lstrip("!").split()
     hand_info, advice = lexicon.scan(normalize(text), game)
-    return Parsed.model_construct(
+    return Parsed(
         kind="command", command=_command_name(words[0]) if words else "", args=words[1:],
         hand_info=hand_info, advice=advice,
     )
 
 
+_CARD_FIELDS = ("cards", "keep", "discard")
+_AMOUNT_FIELDS = ("amount", "to", "aa")
+
+
 def _action(norm: str, game: str) -> Parsed | None:
     core = _STRETCH.sub("ー", _strip_tail(norm))  # こーーーる = こーる
+    if not core:
+        return None
     g = _grammar(game)
-    if not core or g.gate.match(core) is None:
+    skeleton = g.skeleton(core)
+    if skeleton is None:
+        fields = _parse_skeleton.__wrapped__(core, game)
+        amounts: dict[int, int | None] = {}
+        cards: dict[str, str] = {}
+    else:
+        text, amounts, cards = skeleton
+        fields = _parse_skeleton(text, game)
+    if fields is None:
         return None
-    try:
-        fields: dict[str, Any] = g.lark.parse(core)  # type: ignore[assignment]
-    except (LarkError, _NotAnAction):
-        return None
-    shows = any(fields.get(k) for k in ("cards", "keep", "discard", "hand"))
-    return Parsed.model_construct(kind="action", hand_info=shows, advice=False, **fields)
+    out = dict(fields)
+    for key in _AMOUNT_FIELDS:
+        if key in out and out[key] in amounts:
+            out[key] = amounts[out[key]]
+    for key in _CARD_FIELDS:
+        if key in out:
+            out[key] = [cards.get(c, c) for c in out[key]]
+    shows = any(out.get(k) for k in (*_CARD_FIELDS, "hand"))
+    return Parsed(kind="action", hand_info=shows, advice=False, **out)
 
 
 @lru_cache(maxsize=8192)

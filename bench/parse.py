@@ -1,0 +1,191 @@
+"""Messages per second of ``referee parse --game GAME -`` (stdin, JSON Lines) against a plain
+regular-expression parser, on the SAME seeded mix of messages in the SAME run.
+
+Both run as subprocesses reading the messages on stdin and writing one JSON object per line, so
+both pay the same process start, decoding and JSON output; the referee goes through the real CLI
+(``python -m referee.cli parse``). The baseline is the parser one would write first: a dozen
+``re.fullmatch`` patterns over NFKC-lowered text, no grammar, no lexicon, no chat flags.
+
+The mix imitates a table's chat: short actions (many repeat, as they do at a real table), actions
+with random amounts and cards, chat, chat that starts like an action, hand talk, advice, commands,
+and a few 10,000-character pastes. Also printed: process start-up, the cold rate (parse cache
+cleared before every message, in-process) and the time of 10,000-character messages.
+
+Run: ``.venv/bin/python bench/parse.py [--messages 100000] [--game omaha]``.
+Target: >= 20,000 messages/s through the CLI; a 10,000-character message under 5 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+import unicodedata
+
+TARGET_RATE = 20_000
+TARGET_LONG_MS = 5.0
+
+_SHORT = [
+    "こ", "C", "c", "コール", "call", "ｺｰﾙ", "こーる", "コールで", "チェック", "ち", "check", "x",
+    "F", "f", "ふぉ", "フォールド", "fold", "降り", "降ります", "オールイン", "AI", "all in",
+    "ポット", "ポットベット", "ポットレイズ", "マック", "オープン", "クローズ", "レイズ", "R", "メイク",
+]
+_AMOUNT = ["メイク{}", "make {}", "レイズ {}", "R{}", "{}にレイズ", "ベット{}", "B{}", "bet {}",
+           "{}ベット", "メイク{}で"]
+_CHAT = [
+    "こんにちは", "こんばんは", "よろしくお願いします", "gg", "ｇｇ", "ナイスハンド！", "ｗｗｗ", "草",
+    "トイレ行ってきます", "今日は寒いね", "ちょっと待って", "おつかれさまです", "ありがとう",
+    "いまの凄かった", "そろそろ寝ます", "また明日", "了解です", "はい", "うーん", "まじか",
+    "次のハンドから参加します", "回線落ちてた", "ディーラーさんお願いします", "ナイスフォールド",
+]
+_NEAR = ["コールする？", "ちぇっ", "降りたい", "こっち", "Fランク", "call me", "ポットいくら？",
+         "オールインかな", "レイズしてもいいよ", "ここ", "コーラ飲みたい"]
+_HAND = ["AA持ってるから降りない", "フラッシュドロー引いてる", "ナッツだわ", "スペード2枚あるんだよね",
+         "Kが来た", "セットできた", "降りたのはQQでした", "AKsだったのに", "ツーペアです"]
+_ADVICE = ["なんでそこでコールするの", "今のはレイズすべきでしょ", "降りたほうがいいよ",
+           "それはミスだよ、訂正したら？", "チェックしとけ", "悪手だね"]
+_COMMANDS = ["!bank", "!sit 3", "!leave", "!help", "！着席", "!penalties @alice", "!deal"]
+_RANKS, _SUITS = "23456789TJQKA", "cdhs"
+
+
+def _card(rng: random.Random) -> str:
+    return rng.choice(_RANKS) + rng.choice(_SUITS)
+
+
+def _amount(rng: random.Random) -> str:
+    n = rng.randrange(1, 400) * 50
+    form = rng.random()
+    if form < 0.6:
+        return str(n)
+    if form < 0.75:
+        return f"{n:,}"
+    if form < 0.85:
+        return "".join(chr(ord(c) + 0xFEE0) for c in str(n))  # full-width digits
+    return f"{n / 1000:g}k"
+
+
+def messages(n: int, seed: int = 7) -> list[str]:
+    """``n`` chat lines of an omaha table, seeded."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    for i in range(n):
+        r = rng.random()
+        if i % 20_000 == 19_999:
+            out.append("".join(rng.choice("あいうえおかきくけこ、。AKQ ") for _ in range(10_000)))
+        elif r < 0.35:
+            out.append(rng.choice(_SHORT))
+        elif r < 0.50:
+            out.append(rng.choice(_AMOUNT).format(_amount(rng)))
+        elif r < 0.55:
+            cards = " ".join(_card(rng) for _ in range(rng.randrange(1, 5)))
+            out.append(rng.choice(["F {}", "オープン {}", "マック {}", "フォールド {}だけ見せます"])
+                       .format(cards))
+        elif r < 0.80:
+            out.append(rng.choice(_CHAT) + rng.choice(["", "", "！", "ｗ", "〜", f" {rng.randrange(99)}"]))
+        elif r < 0.88:
+            out.append(rng.choice(_NEAR))
+        elif r < 0.94:
+            out.append(rng.choice(_HAND))
+        elif r < 0.98:
+            out.append(rng.choice(_ADVICE))
+        else:
+            out.append(rng.choice(_COMMANDS))
+    return out
+
+
+# --- the baseline: a plain regular-expression parser (run as a worker subprocess) --------------
+
+_BASELINE = [(re.compile(p), a) for p, a in [
+    (r"(?:c|call|こ|コール|こーる)", "call"), (r"(?:x|ch|check|ち|チェック)", "check"),
+    (r"(?:f|fold|ふぉ|フォールド|降り(?:ます)?)", "fold"),
+    (r"(?:r|raise|make|レイズ|メイク)\s*([\d,]+)?", "raise"), (r"(?:b|bet|ベット)\s*([\d,]+)?", "bet"),
+    (r"(?:ai|all ?in|オールイン)", "allin"), (r"(?:pot|ポット)", "raise"),
+    (r"(?:muck|マック)", "muck"), (r"(?:open|オープン)", "open"), (r"(?:close|クローズ)", "close"),
+]]
+
+
+def _baseline_worker() -> None:
+    out = sys.stdout
+    for line in sys.stdin:
+        text = unicodedata.normalize("NFKC", line.rstrip("\r\n")).lower().strip()
+        obj: dict[str, object] = {"kind": "chat"}
+        if text.startswith("!"):
+            obj = {"kind": "command", "command": text[1:].split(" ")[0]}
+        else:
+            for pattern, action in _BASELINE:
+                m = pattern.fullmatch(text)
+                if m:
+                    obj = {"kind": "action", "action": action}
+                    if m.groups() and m.group(1):
+                        obj["amount"] = int(m.group(1).replace(",", ""))
+                    break
+        out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+# --- measurement ---------------------------------------------------------------------------------
+
+def _run(cmd: list[str], data: str) -> tuple[float, int]:
+    t = time.perf_counter()
+    done = subprocess.run(cmd, input=data, capture_output=True, text=True, encoding="utf-8",
+                          check=True)
+    return time.perf_counter() - t, done.stdout.count("\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--messages", type=int, default=100_000)
+    ap.add_argument("--game", default="omaha")
+    ap.add_argument("--baseline-worker", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.baseline_worker:
+        _baseline_worker()
+        return
+
+    msgs = messages(args.messages)
+    data = "\n".join(msgs) + "\n"
+    referee = [sys.executable, "-m", "referee.cli", "parse", "--game", args.game, "-"]
+    baseline = [sys.executable, __file__, "--baseline-worker"]
+
+    start_ref, _ = _run(referee, "こ\n")
+    start_base, _ = _run(baseline, "こ\n")
+    t_ref, n_ref = _run(referee, data)
+    t_base, n_base = _run(baseline, data)
+    assert n_ref == n_base == len(msgs), (n_ref, n_base, len(msgs))
+    rate_ref, rate_base = len(msgs) / t_ref, len(msgs) / t_base
+
+    from referee.parse import parse
+
+    sample = msgs[: min(len(msgs), 20_000)]
+    t = time.perf_counter()
+    for m in sample:
+        parse.cache_clear()
+        parse(m, args.game)
+    cold = len(sample) / (time.perf_counter() - t)
+    longs = ["あ" * 10_000, "コールで" * 2_500, "A♠" * 5_000, msgs[19_999] if len(msgs) > 19_999
+             else "x" * 10_000]
+    long_ms = []
+    for m in longs:
+        best = float("inf")
+        for _ in range(5):
+            parse.cache_clear()
+            t = time.perf_counter()
+            parse(m, args.game)
+            best = min(best, time.perf_counter() - t)
+        long_ms.append(best * 1000)
+
+    print(f"{len(msgs):,} mixed messages ({len(set(msgs)):,} distinct), game {args.game}, stdin mode")
+    print(f"  referee parse (CLI)   {rate_ref:>10,.0f} msg/s   {t_ref:6.2f} s   (start-up {start_ref:.2f} s)")
+    print(f"  regex baseline        {rate_base:>10,.0f} msg/s   {t_base:6.2f} s   (start-up {start_base:.2f} s)")
+    print(f"  referee / baseline    {rate_ref / rate_base:10.2f}x")
+    print(f"  cold, in-process (cache cleared per message): {cold:,.0f} msg/s")
+    print(f"  10,000-character messages: {', '.join(f'{ms:.2f}' for ms in long_ms)} ms (best of 5)")
+    ok = rate_ref >= TARGET_RATE and max(long_ms) < TARGET_LONG_MS
+    print(f"  target >= {TARGET_RATE:,} msg/s and < {TARGET_LONG_MS} ms: {'met' if ok else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
