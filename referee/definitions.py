@@ -222,6 +222,7 @@ class DeucesRules(_Strict):
     dealer_qualify: DeucesClass = "three_of_a_kind"
     dealer_strategy: Literal["house_way_v1"] = "house_way_v1"
     dealer_duplicate_bonus: Literal["none", "players"] = "none"
+    duplicate_choice: bool = True
     tie: Literal["push"] = "push"
     joker: dict[Literal["ante", "bets", "lastslot_extra"], Multiplier]
     allin_divisor: PositiveInt = 2

@@ -786,3 +786,74 @@ def test_force_fold_and_remove_mid_hand() -> None:
     assert of(ev, "hand_end")[0]["stacks"] == {"alice": 800, "carol": 1000}
     house = of(ev, "house")[0]
     assert (house["staked"], house["paid"], house["result"]) == (300, 0, 300)
+
+
+# --- the player's choice of duplicate order -------------------------------------------------
+
+TWO_KINDS = {"alice": "Ah Kd Ah Kd 5s", "bob": "Qc Jd 9d 6h 4s"}
+
+
+def test_several_duplicate_kinds_wait_for_the_players_choice() -> None:
+    e, ev = play(TWO_KINDS, "3c 6d 9h Js Kc", shoe="7c 8c 4h 5c 8d Qs As", bonus="3c 7d 9h Ks",
+                 actions=[])
+    assert e.to_act() == "alice"
+    assert of(ev, "duplicate") == []
+    assert "先に取り除くカード" in of(ev, "say")[-1]["text"]
+    before = fingerprint(e)
+    for who, a in [
+        ("bob", action("play")),  # everyone waits for alice
+        ("alice", action("play")),  # no card named
+        ("alice", action("play", discard=["5s"])),  # not a duplicate
+        ("alice", action("play", discard=["Ah", "Kd"])),  # one card only
+    ]:
+        with pytest.raises(IllegalAction):
+            e.act(who, a)
+        assert fingerprint(e) == before
+    ev = e.act("alice", action("play", discard=["Kd"]))
+    # Kd first (the area: 7d 9h Ks Kd), then Ah is the only kind left and goes by itself
+    assert [(d["card"], d["replacement"]) for d in of(ev, "duplicate")] == [
+        ("Kd", "7c"), ("Ah", "8c"),
+    ]
+    assert e.bonus_area == (C("9h Ks Kd Ah"), [0, 0, 0, 0])
+    assert e.shown("alice") == C("Ah Kd 8c 7c 5s")
+    assert e.to_act() is None
+    e.act("alice", action("fold"))
+    ev = e.act("bob", action("fold"))
+    assert settle(ev) == {"alice": ("fold", 0), "bob": ("fold", 0)}
+
+
+def test_duplicate_choice_defaults_on_the_clock_and_when_switched_off() -> None:
+    clock = load("deuces").clock
+    e, _ = play(TWO_KINDS, "3c 6d 9h Js Kc", shoe="7c 8c 4h 5c 8d Qs As", actions=[])
+    assert e.tick(0.0) == []
+    assert "先に取り除く重複カードの指定" in of(e.tick(clock.remind_after), "say")[0]["text"]
+    ev = e.tick(clock.act_after)
+    default = [(d["card"], d["replacement"]) for d in of(ev, "duplicate")]
+    assert default == [("Ah", "7c"), ("Kd", "8c")]  # the second Ah comes before the second Kd
+    assert e.to_act() is None
+    off = configured(duplicate_choice=False)
+    off.sit(1, "alice", 100_000)
+    off.sit(2, "bob", 100_000)
+    _, ev = play(TWO_KINDS, "3c 6d 9h Js Kc", shoe="7c 8c 4h 5c 8d Qs As", actions=[], e=off)
+    assert [(d["card"], d["replacement"]) for d in of(ev, "duplicate")] == default
+
+
+def test_force_fold_of_the_chooser_applies_the_default_order() -> None:
+    e, _ = play(TWO_KINDS, "3c 6d 9h Js Kc", shoe="7c 8c 4h 5c 8d Qs As", actions=[])
+    ev = e.force_fold("alice")
+    assert [d["card"] for d in of(ev, "duplicate")] == ["Ah", "Kd"]
+    ev = e.act("bob", action("fold"))
+    assert settle(ev) == {"alice": ("fold", 0), "bob": ("fold", 0)}
+
+
+def test_choice_at_the_second_check() -> None:
+    # alice keeps Ah Kd and draws Ah Kd 9s: two kinds after the refill; the dealer waits
+    e, ev = play({"alice": "Ah Kd 3c 5d 7s"}, "Tc Td Th Ts 3c", shoe="Ah Kd 9s 4h 6h",
+                 actions=[("alice", action("play", keep=["Ah", "Kd"]))])
+    assert e.to_act() == "alice" and of(ev, "settle") == []
+    ev = e.act("alice", action("play", discard=["Ah"]))
+    assert [(d["card"], d["replacement"], d["check"]) for d in of(ev, "duplicate")] == [
+        ("Ah", "4h", 2), ("Kd", "6h", 2),
+    ]
+    assert final(ev) == {"dealer": "Tc Td Th Ts 3c", "alice": "Ah Kd 4h 6h 9s"}
+    assert settle(ev) == {"alice": ("lose", 0)}

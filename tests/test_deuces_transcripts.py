@@ -193,6 +193,20 @@ def test_dealing_mistake_compensation() -> None:
     assert stacks(evs) == [{"alice": 10_200, "bob": 10_100, "carol": 10_100}]
 
 
+def test_player_chooses_the_duplicate_order() -> None:
+    evs = events("duplicate_choice.txt")
+    assert [(e["player"], e["text"]) for e in of(evs, "rejected")] == [
+        ("bob", "全部残す"),  # the check waits for alice
+        ("alice", "5s を捨てる"),  # not a duplicate
+    ]
+    assert [(e["card"], e["replacement"]) for e in of(evs, "duplicate")] == [
+        ("Kd", "7c"), ("Ah", "8c"),
+    ]
+    last = of(evs, "bonus_area")[-1]
+    assert (last["cards"], last["markers"]) == (["9h", "Ks", "Kd", "Ah"], [0, 0, 0, 0])
+    assert stacks(evs) == [{"alice": 9900, "bob": 9900}]
+
+
 def test_action_clock() -> None:
     evs = events("clock.txt")
     says = [e["text"] for e in of(evs, "say") if e["to"] == "room"]

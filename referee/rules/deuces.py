@@ -13,11 +13,11 @@ The hand, as the engine runs it
    chips, rounded down, the rest of the division not bet). A normal ante must be a multiple of
    the table unit (*config* ``ante_multiple``) and leave chips for the play bet (an equal
    amount). ``fold`` before the ante sits the hand out.
-3. When everyone has anted: each player's five cards are sent privately, jokers in them pay at
-   once, the dealer discards by the house way (:mod:`referee.rules.deuces_dealer`, *config*
-   ``dealer_strategy``; the discards are not refilled yet), then the **duplicate check**: from the
-   button seat in seat order each hand is opened in the room and identical cards are removed one
-   at a time and replaced from the shoe (``Deal.shoe``, in order).
+3. When everyone has anted: each player's five cards are sent privately, the dealer discards by
+   the house way (:mod:`referee.rules.deuces_dealer`, *config* ``dealer_strategy``; the discards
+   are not refilled yet), the hands are opened in the room (jokers in them pay now), then the
+   **duplicate check**: from the button seat in seat order identical cards are removed one at a
+   time and replaced from the shoe (``Deal.shoe``, in order).
 4. Each player ``play``s (``keep`` or ``discard`` cards; a bare play keeps all five; ``discard``
    with cards is the same) adding a bet equal to the ante, or ``fold``s (the ante is lost).
 5. When everyone has decided: the refill (one card at a time, in seat order with the dealer
@@ -27,10 +27,13 @@ The hand, as the engine runs it
 
 Rulings made here (RULES.md is silent; documented so a community can disagree)
 --------------------------------------------------------------------------------
-* **Duplicate order**: the seed lets the player choose the order when several kinds are
-  duplicated; the engine uses a fixed order instead -- the first card, in the order the hand is
-  held (cards as dealt, a replacement taking the removed card's place), that is identical to an
-  earlier card is removed. A triplet loses two cards, one at a time. Jokers are never duplicates.
+* **Duplicate order**: cards go one at a time; the later copy is removed and its replacement
+  takes its place in the hand. When several kinds are duplicated the seed lets the player choose
+  which goes first: the check stops (``to_act()`` names the player, the room is told) until they
+  name one (``discard`` of that one card, 「Ah を捨てる」); on the clock, or with *config*
+  ``duplicate_choice = false``, the default order applies -- the kind whose second copy comes
+  first in the hand as held. A triplet loses two cards, one at a time. Jokers are never
+  duplicates. The dealer always uses the default order.
 * **Bonus area**: the bonus deck is a single deck, so a removed card's twin is either placed in
   the area (newest last) or, when it is already there, gets a marker (never for a 2: nothing
   happens then, and nothing is judged). After each change the area is judged (five cards with the
@@ -228,6 +231,15 @@ def _show(cards: list[Card]) -> str:
     return " ".join(pretty(c) for c in cards)
 
 
+def _dup_kinds(cards: list[Card]) -> list[Card]:
+    """Cards held more than once (jokers never count), in the order their copies appear."""
+    out: list[Card] = []
+    for i, c in enumerate(cards):
+        if c != JOKER and c in cards[:i] and c not in out:
+            out.append(c)
+    return out
+
+
 def _take(hand: list[Card], cards: list[Card]) -> list[Card] | None:
     """``hand`` minus the multiset ``cards``; None when ``cards`` is not part of the hand."""
     left = list(hand)
@@ -269,9 +281,12 @@ class _Hand:
     players: list[_Player]  # in check order: from the button, seat order
     dealer: list[Card]
     shoe: list[Card]
-    phase: Literal["ante", "decide"] = "ante"
+    phase: Literal["ante", "check", "decide"] = "ante"
     since: float | None = None  # when the current phase started (the first time seen)
     reminded: bool = False
+    check: int = 0  # the duplicate check running: 1 before the decisions, 2 after the refill
+    dealer_opened: bool = False
+    queue: list[str] = field(default_factory=list)  # hands still to check (``dealer`` last)
     book: HandBook = field(default_factory=HandBook)
 
     def get(self, name: str) -> _Player | None:
@@ -358,6 +373,11 @@ class DeucesEngine(Engine):
         h = self._s.hand
         p = h.get(player) if h else None
         return p is not None and p.status != "out"
+
+    def to_act(self) -> str | None:
+        """The player who must name which duplicate goes first, while the check waits for them."""
+        h = self._s.hand
+        return h.queue[0] if h is not None and h.phase == "check" and h.queue else None
 
     @property
     def bonus_area(self) -> tuple[list[Card], list[int]]:
@@ -477,6 +497,8 @@ class DeucesEngine(Engine):
         name = action.action
         if h.phase == "ante":
             out = self._act_ante(s, h, p, action)
+        elif h.phase == "check":
+            out = self._act_choose(s, h, p, action)
         elif p.status == "folded":
             raise IllegalAction("すでにフォールドしています")
         elif p.status == "played":
@@ -530,6 +552,27 @@ class DeucesEngine(Engine):
             Say(to="room", text=f"{p.name}さん {label}{ante}"),
         ]
         return out + self._maybe_deal(s)
+
+    def _act_choose(self, s: _State, h: _Hand, p: _Player, action: Parsed) -> list[Event]:
+        """The player whose hand holds several kinds of duplicates names the one removed first."""
+        chooser = h.queue[0]
+        if p.name != chooser:
+            raise IllegalAction(f"重複カードの確認中です。{chooser}さんの指定をお待ちください")
+        kinds = _dup_kinds(p.cards)
+        listed = " ".join(card_str(c) for c in kinds)
+        named = action.discard if action.discard else (action.cards or [])
+        if action.action not in ("play", "discard") or len(named) != 1:
+            raise IllegalAction(
+                f"先に取り除く重複カードを1枚、「{card_str(kinds[0])} を捨てる」のように"
+                f"指定してください（重複: {listed}）"
+            )
+        try:
+            card = parse_card(named[0])
+        except CardError as e:
+            raise IllegalAction(str(e)) from None
+        if card not in kinds:
+            raise IllegalAction(f"{card_str(card)}は重複していません（重複: {listed}）")
+        return self._run_checks(s, first=card)
 
     def _act_play(self, s: _State, h: _Hand, p: _Player, action: Parsed) -> list[Event]:
         try:
@@ -615,40 +658,95 @@ class DeucesEngine(Engine):
             Say(to="room", text=f"ディーラーは{5 - len(kept)}枚捨てました"),
         ]
         for p in active:
-            # the hand is opened in the room (seed ④), so a dealt joker is announced only now
+            # the hands are opened in the room (seed ④), so a dealt joker is announced only now
             p.shown = list(p.cards)
             out.append(Say(to="room", text=f"{p.seat}番席 {p.name}さんの手札: {_show(p.cards)}"))
             for c in p.cards:
                 if c == JOKER:
                     out += self._joker(s, p)
-            out += self._dedupe(s, p, check=1)
-        h.phase = "decide"
-        h.since = None  # the decision clock starts at the next tick
-        h.reminded = False
-        out.append(
-            Say(
-                to="room",
-                text="勝負なら残すカードか捨てるカードを指定してください（アンティと同額を追加ベット）。"
-                "降りるなら「フォールド」",
-            )
-        )
-        return out
+        h.check = 1
+        h.queue = [p.name for p in active]
+        return out + self._run_checks(s)
 
-    def _dedupe(self, s: _State, p: _Player | None, check: int) -> list[Event]:
-        """Remove identical cards one at a time from ``p``'s hand (None: the dealer's)."""
+    def _new_phase(self, h: _Hand, phase: Literal["check", "decide"]) -> None:
+        h.phase = phase
+        h.since = None  # the clock of the new phase starts at the next time seen
+        h.reminded = False
+
+    def _run_checks(
+        self, s: _State, first: Card | None = None, default: bool = False
+    ) -> list[Event]:
+        """Work through the duplicate check's queue; stop when a player must choose the order.
+
+        ``first``: the card the player at the head of the queue chose to remove first;
+        ``default``: remove theirs in the default order (their clock ran out)."""
+        h = s.hand
+        assert h is not None
+        out: list[Event] = []
+        while h.queue:
+            owner = h.queue[0]
+            p = h.get(owner) if owner != DEALER else None
+            if p is None and owner != DEALER:  # pragma: no cover - players never leave the queue
+                h.queue.pop(0)
+                continue
+            if p is None and not h.dealer_opened:
+                h.dealer_opened = True
+                out.append(Say(to="room", text=f"ディーラーのハンド: {_show(h.dealer)}"))
+            events, waiting = self._dedupe(s, p, h.check, first=first, default=default)
+            out += events
+            first, default = None, False
+            if waiting:
+                assert p is not None
+                kinds = " ".join(pretty(c) for c in _dup_kinds(p.cards))
+                if h.phase != "check":
+                    self._new_phase(h, "check")
+                out.append(
+                    Say(
+                        to="room",
+                        text=f"{p.name}さん、重複カードが複数あります（{kinds}）。先に取り除くカードを"
+                        f"「{card_str(_dup_kinds(p.cards)[0])} を捨てる」のように指定してください",
+                    )
+                )
+                return out
+            h.queue.pop(0)
+        if h.check == 1:
+            self._new_phase(h, "decide")
+            out.append(
+                Say(
+                    to="room",
+                    text="勝負なら残すカードか捨てるカードを指定してください"
+                    "（アンティと同額を追加ベット）。降りるなら「フォールド」",
+                )
+            )
+            # players forced to fold during the check leave nobody to wait for
+            return out + self._maybe_resolve(s)
+        return out + self._settle(s)
+
+    def _dedupe(
+        self, s: _State, p: _Player | None, check: int, first: Card | None = None,
+        default: bool = False,
+    ) -> tuple[list[Event], bool]:
+        """Remove identical cards one at a time from ``p``'s hand (None: the dealer's).
+
+        Returns the events and whether it stopped for the player to choose which kind goes
+        first (several kinds duplicated, ``duplicate_choice`` on, no ``first`` given)."""
         h = s.hand
         assert h is not None
         out: list[Event] = []
         cards = p.cards if p is not None else h.dealer
         who = p.name if p is not None else DEALER
         while True:
-            i = next(
-                (i for i, c in enumerate(cards) if c != JOKER and c in cards[:i]),
-                None,
-            )
-            if i is None:
-                return out
-            card = cards[i]
+            kinds = _dup_kinds(cards)
+            if not kinds:
+                return out, False
+            if first is not None:
+                card, first = first, None
+            elif p is not None and len(kinds) > 1 and self.rules.duplicate_choice and not default:
+                return out, True
+            else:
+                card = kinds[0]
+            # the later copy goes (the first copy keeps its place in the hand)
+            i = next(i for i, c in enumerate(cards) if c == card and c in cards[:i])
             new = self._draw(h)
             cards[i] = new
             if p is not None:
@@ -769,28 +867,31 @@ class DeucesEngine(Engine):
             return []
         out: list[Event] = []
         playing = sorted((p for p in h.players if p.status == "played"), key=lambda p: p.seat)
-        if playing:
-            counts = [(p.name, len(p.cards)) for p in playing] + [(DEALER, len(h.dealer))]
-            by_name = {p.name: p for p in playing}
-            for who in refill_order(counts):
-                c = self._draw(h)
-                if who == DEALER:
-                    h.dealer.append(c)
-                    continue
-                q = by_name[who]
-                q.cards.append(c)
-                q.held.append(c)
-                out.append(Say(to=q.name, text=f"補充: {pretty(c)}"))
-                if c == JOKER:
-                    out += self._joker(s, q)
-            for p in h.players:
-                if p.status == "played":
-                    p.shown = list(p.cards)
-                    out.append(Say(to="room", text=f"{p.name}さんのハンド: {_show(p.cards)}"))
-                    out += self._dedupe(s, p, check=2)
-            out.append(Say(to="room", text=f"ディーラーのハンド: {_show(h.dealer)}"))
-            out += self._dedupe(s, None, check=2)
-        return out + self._settle(s)
+        if not playing:  # everyone folded: the dealer is not refilled
+            return self._settle(s)
+        counts = [(p.name, len(p.cards)) for p in playing] + [(DEALER, len(h.dealer))]
+        by_name = {p.name: p for p in playing}
+        jokers: dict[str, int] = {}
+        for who in refill_order(counts):
+            c = self._draw(h)
+            if who == DEALER:
+                h.dealer.append(c)
+                continue
+            q = by_name[who]
+            q.cards.append(c)
+            q.held.append(c)
+            out.append(Say(to=q.name, text=f"補充: {pretty(c)}"))
+            if c == JOKER:
+                jokers[who] = jokers.get(who, 0) + 1
+        checked = [p for p in h.players if p.status == "played"]  # from the button
+        for p in checked:
+            p.shown = list(p.cards)
+            out.append(Say(to="room", text=f"{p.name}さんのハンド: {_show(p.cards)}"))
+            for _ in range(jokers.get(p.name, 0)):
+                out += self._joker(s, p)
+        h.check = 2
+        h.queue = [p.name for p in checked] + [DEALER]
+        return out + self._run_checks(s)
 
     def _settle(self, s: _State) -> list[Event]:
         h = s.hand
@@ -879,14 +980,21 @@ class DeucesEngine(Engine):
             self._commit(s)
             return []
         waited = now - h.since
-        status = "ante" if h.phase == "ante" else "deciding"
-        late = [p for p in h.players if p.status == status]
+        if h.phase == "check":
+            late = [p for p in h.players if p.name == h.queue[0]]
+        else:
+            status = "ante" if h.phase == "ante" else "deciding"
+            late = [p for p in h.players if p.status == status]
         if not late:
             return []
         names = "、".join(f"{p.name}さん" for p in late)
         out: list[Event] = []
         if clock.act_after and waited >= clock.act_after:
-            if h.phase == "ante":
+            if h.phase == "check":
+                text = f"時間切れのため{names}の重複カードは順に取り除きます"
+                out.append(Say(to="room", text=text))
+                out += self._run_checks(s, default=True)
+            elif h.phase == "ante":
                 for p in late:
                     p.status = "out"
                 out.append(Say(to="room", text=f"時間切れのため{names}はこのハンドを見送ります"))
@@ -901,7 +1009,10 @@ class DeucesEngine(Engine):
                 s.hand.since = now
         elif clock.remind_after and waited >= clock.remind_after and not h.reminded:
             h.reminded = True
-            what = "アンティ" if h.phase == "ante" else "勝負かフォールドの宣言"
+            what = {
+                "ante": "アンティ", "check": "先に取り除く重複カードの指定",
+                "decide": "勝負かフォールドの宣言",
+            }[h.phase]
             out.append(Say(to="room", text=f"{names}、{what}をお願いします"))
         self._commit(s)
         return out
@@ -967,18 +1078,28 @@ class DeucesEngine(Engine):
             raise IllegalAction(f"{player}さんはこのハンドでフォールドできる状態にありません")
         if p.status == "played":
             raise IllegalAction(f"{player}さんはすでに勝負を宣言しています")
+        out: list[Event] = []
+        if h.phase == "check" and h.queue and h.queue[0] == player:
+            # they were choosing the order of their duplicates: the default order, then the fold
+            out += self._run_checks(s, default=True)
+            if s.hand is None:  # pragma: no cover - check 1 never ends the hand by itself
+                return out
+        elif h.phase == "check" and player in h.queue:
+            h.queue.remove(player)
         if p.status == "ante":
             p.status = "out"
-            out: list[Event] = [Say(to="room", text=f"{player}さんはこのハンドに参加できません")]
+            out.append(Say(to="room", text=f"{player}さんはこのハンドに参加できません"))
         else:
             p.status = "folded"
-            out = [
+            out += [
                 ActionEvent(player=player, action="fold"),
                 Say(to="room", text=f"{player}さんは強制フォールドです（アンティ没収）"),
             ]
         if h.phase == "ante":
             return out + self._maybe_deal(s)
-        return out + self._maybe_resolve(s)
+        if h.phase == "decide":
+            return out + self._maybe_resolve(s)
+        return out
 
     def remove(self, player: str) -> list[Event]:
         s = self._copy()
