@@ -47,7 +47,7 @@ Rulings made here (RULES.md is silent; documented so a community can disagree)
   (``# bonus:`` in transcripts). When the area is empty at ``start_hand`` and the deal has a
   ``board`` of four distinct natural cards, those become the area (the service draws them with
   :func:`draw_bonus_area` from a one-deck shoe); otherwise the area starts empty and fills up.
-* **Jokers**: a joker paid out when it reaches a player -- dealt, as a duplicate's replacement or
+* **Jokers**: a joker pays out when it reaches a player -- dealt, as a duplicate's replacement or
   at the refill (``referee.rules.house.joker_bonus``: 2x ante and 2x the play bet if made; last
   slot first restores a player below their sit-down chips, otherwise 3x more). Wild; the
   evaluator does not let it stand for a card already in the hand.
@@ -59,10 +59,10 @@ Rulings made here (RULES.md is silent; documented so a community can disagree)
 * **Dealing mistakes** (``!nogame``, ``!misdeal``, ``!exposed``): the game stops and each player
   is paid the guarantee (``mistake_payout``: 2x ante, 2x the play bet if made), folded players
   too (*config* ``mistake_pays_folded``: the seed guarantees it "even if a 0x result was certain
-  and collected"). In this engine the hand resolves the moment the last player decides, so a
-  mistake can only be reported while hands are still drawing: no payout above the guarantee
-  can be certain yet. Before the cards are dealt (the ante phase) the hand is simply cancelled
-  and the antes go back.
+  and collected"). In this engine the hand resolves the moment the last decision (or duplicate
+  choice) comes in, so a mistake can only be reported before the final hands exist: no payout
+  above the guarantee can be certain yet. Before the cards are dealt (the ante phase) the hand
+  is simply cancelled and the antes go back.
 * **Button**: the duplicate check starts at the button seat; it is seat 1 (the first occupied
   seat from 1) unless ``# button:`` / :meth:`set_button` says otherwise. It does not move.
 * **Clock** (``[clock]``, shared by all games): the first time seen in a phase starts it;
@@ -70,6 +70,12 @@ Rulings made here (RULES.md is silent; documented so a community can disagree)
   player who has not anted sits the hand out and one who has not decided folds.
 * Leaving: between hands at once; during a hand after it (an ante not yet posted: at once).
   Chips go to the bank 1:1. Bankrupt below ``bankrupt_below`` (20) after any hand.
+
+Events beyond CONTRACTS.md §3 (``hand_start``, ``action``, ``settle``, ``bonus_area``, ``say``,
+``leave``, ``hand_end``): ``duplicate`` (a card removed and its replacement), ``bonus_payout``,
+``dealer_discard`` (how many, not which), ``showdown`` (final hands at settlement) and, from
+:mod:`referee.rules.house`, ``joker``, ``compensation`` and ``house`` (the house's books:
+``staked - paid`` = the house's result for the hand).
 """
 
 from __future__ import annotations
