@@ -341,3 +341,25 @@ def test_chips_conserved(seed: int, players: int) -> None:
             assert s["payout"] >= 0
         assert house["staked"] == sum(staked.values())
         assert all(v >= 20 for v in e.stacks().values())
+
+
+def test_action_clock_sits_out_then_folds() -> None:
+    e = engine()
+    e.sit(1, "a", 1000)
+    e.sit(2, "b", 1000)
+    e.start_hand(Deal(hands={"a": parse_cards("As Kd"), "b": parse_cards("2c 2d")},
+                      dealer=parse_cards("3h 3s"), board=parse_cards("9c 8c 7c 6d 5h")))
+    e.act("a", action("ante", amount=100), now=1000.0)
+    assert e.tick(1059.0) == []
+    remind = e.tick(1060.0)
+    assert [x["text"] for x in ev(remind, "say")] == ["bさん、アンティをベットしてください"]
+    assert e.tick(1061.0) == []  # reminded once
+    out = e.tick(1120.0)  # b sits this hand out; a is dealt
+    assert "時間切れ" in ev(out, "say")[0]["text"]
+    assert e.pending() == ["a"] and e.holdings("a")
+    assert e.tick(1179.0) == []
+    out = e.tick(1240.0)  # a never decides: folded
+    assert settle(out) == {"a": {"event": "settle", "player": "a", "result": "fold", "payout": 0,
+                                 "ante": 0, "call": 0, "aa": 0}}
+    assert e.stacks() == {"a": 900, "b": 1000}
+    assert e.tick(5000.0) == []

@@ -478,3 +478,27 @@ def test_chips_conserved(seed: int, players: int, last_slot: bool) -> None:
         assert house["staked"] == sum(staked.values())
         assert house["paid"] == sum(bonus.values()) + sum(s["payout"] for s in settle(out).values())
         assert all(v >= 30 for v in e.stacks().values())
+
+
+def test_action_clock_defaults() -> None:
+    e = engine()
+    for seat, n in enumerate(["a", "b", "c"], start=1):
+        e.sit(seat, n, 10_000)
+    e.set_button(6)
+    e.start_hand(Deal(hands={"a": parse_cards(H_K), "b": parse_cards(H_5), "c": parse_cards(H_9)},
+                      dealer=parse_cards(WEAK), dice=[6]))
+    e.act("a", action("ante", amount=100), now=0.0)
+    e.act("b", action("ante", amount=100), now=5.0)
+    assert "cさん" in ev(e.tick(65.0), "say")[0]["text"]
+    e.tick(125.0)  # c sits the hand out
+    assert e.to_act() == "a" and e.holdings("c") == []
+    e.act("a", action("call"), now=130.0)
+    out = e.tick(250.0)  # b does not act: folded
+    assert ("b", "fold") in [(x["player"], x["action"]) for x in ev(out, "action")]
+    e.act("a", action("call"), now=260.0)
+    assert e.phase == "declare"
+    out = e.tick(380.0)  # a's best hand is declared for them
+    assert "自動宣言" in " ".join(x["text"] for x in ev(out, "say"))
+    s = settle(out)
+    assert (s["a"]["result"], s["b"]["result"]) == ("win", "fold")
+    assert "c" not in s and e.stacks()["c"] == 10_000

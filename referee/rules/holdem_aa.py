@@ -59,6 +59,7 @@ from referee.rules.house import (
     Compensation,
     HandBook,
     HouseTable,
+    WaitClock,
     allin_ante,
     check_ante,
     pay,
@@ -103,6 +104,7 @@ class HoldemAAEngine(Engine):
         self.dealer: list[Card] = []
         self.board: list[Card] = []
         self.book = HandBook()
+        self.clock = WaitClock()
 
     # --- seating ---------------------------------------------------------------------------
     def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
@@ -152,6 +154,7 @@ class HoldemAAEngine(Engine):
         self.dealer = list(deal.dealer)
         self.board = list(deal.board)
         self.book = HandBook()
+        self.clock.restart()
         return [
             HandStart(hand=self.hand_no, button=0),
             Say(
@@ -167,16 +170,46 @@ class HoldemAAEngine(Engine):
         if self.phase == "idle" or s is None:
             raise IllegalAction("このゲームに参加していません")
         if name in ("ante", "allin"):
-            return self._stake(s, action)
-        if name in ("call", "fold"):
+            out = self._stake(s, action)
+        elif name in ("call", "fold"):
             if self.phase != "decide":
                 raise IllegalAction("まだ全員のベットが揃っていません")
             if s.folded:
                 raise IllegalAction("すでにフォールドしています")
             if s.decided:
                 raise IllegalAction("すでにコールしています")
-            return self._decide(s, name == "call")
-        raise IllegalAction("このゲームではできないアクションです（コールかフォールド）")
+            out = self._decide(s, name == "call")
+        else:
+            raise IllegalAction("このゲームではできないアクションです（コールかフォールド）")
+        self.clock.restart(now)
+        return out
+
+    def tick(self, now: float) -> list[Event]:
+        """The action clock (``clock`` in the definition; restarted whenever anyone acts): a
+        reminder to the players awaited, then the default -- a player who has not posted sits
+        this hand out, an undecided player folds."""
+        if self.phase == "idle":
+            return []
+        c = self.definition.clock
+        due = self.clock.due(now, c.remind_after, c.act_after)
+        waiting = self.pending()
+        if due is None or not waiting:
+            return []
+        who = "、".join(f"{n}さん" for n in waiting)
+        if due == "remind":
+            what = "アンティをベット" if self.phase == "stakes" else "コールかフォールドを宣言"
+            return [Say(to="room", text=f"{who}、{what}してください")]
+        self.clock.restart(now)
+        out: list[Event] = [Say(to="room", text=f"{who}は時間切れです")]
+        if self.phase == "stakes":
+            for n in waiting:
+                del self.seats[n]
+            out.append(Say(to="room", text=f"{who}は今回のゲームに参加しません"))
+            return out + self._maybe_deal()
+        for n in waiting:
+            if self.phase == "decide":
+                out += self._decide(self.seats[n], call=False)
+        return out
 
     # stakes
     def _stake(self, s: _Seat, action: Parsed) -> list[Event]:

@@ -30,6 +30,9 @@ What lives here, and the rulings it implements (RULES.md, seeds):
   x action bets. Ruling: "holds" counts the chips behind plus the bets on the table this hand
   (the bets are still the player's until settlement), so a player is not "restored" merely
   because their stake is out.
+* **The action clock** (:class:`WaitClock`): the game definition's ``clock`` reminds the players
+  the table waits for after ``remind_after`` seconds and applies the default after ``act_after``
+  (each engine documents its defaults: sit the hand out, fold, declare the best hand).
 * **The house's books** (:class:`HandBook`): every chip a player puts up (``staked``) and every chip
   the house hands back or pays (``paid``: settlements, joker bonuses, restores, compensations) is
   booked per player; the ``house`` event carries the totals and ``result = staked - paid``, so
@@ -61,6 +64,7 @@ __all__ = [
     "JokerBonus",
     "JokerEvent",
     "Rounding",
+    "WaitClock",
     "allin_ante",
     "bet_size",
     "check_ante",
@@ -242,6 +246,39 @@ class HandBook:
         staked = sum(self.staked.values())
         paid = sum(self.paid.values())
         return HouseResult(hand=hand, staked=staked, paid=paid, result=staked - paid)
+
+
+# --- the action clock -----------------------------------------------------------------------
+
+
+@dataclass
+class WaitClock:
+    """How long the table has been waiting for the same thing (engines get time only as an
+    argument). ``restart(now)`` on every change of what is awaited; ``now`` may be unknown (a
+    transcript line without a time stamp): then the wait starts at the next ``waited`` call."""
+
+    since: float | None = None
+    reminded: bool = False
+
+    def restart(self, now: float | None = None) -> None:
+        self.since = now
+        self.reminded = False
+
+    def waited(self, now: float) -> float:
+        if self.since is None or now < self.since:
+            self.since = now
+        return now - self.since
+
+    def due(self, now: float, remind_after: int, act_after: int) -> str | None:
+        """``"act"`` when the default action is due, ``"remind"`` once before that, else None
+        (a limit of 0 disables it)."""
+        waited = self.waited(now)
+        if act_after and waited >= act_after:
+            return "act"
+        if remind_after and waited >= remind_after and not self.reminded:
+            self.reminded = True
+            return "remind"
+        return None
 
 
 # --- seats ----------------------------------------------------------------------------------

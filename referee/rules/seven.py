@@ -95,6 +95,7 @@ from referee.rules.house import (
     HandBook,
     HouseTable,
     JokerEvent,
+    WaitClock,
     allin_ante,
     bet_size,
     check_ante,
@@ -165,6 +166,7 @@ class SevenEngine(Engine):
         self.hands: dict[int, _Hand] = {}  # by seat, in deal order (the button's left first)
         self.dice: list[int] = []  # the dealer-hand rolls of this hand
         self.book = HandBook()
+        self.clock = WaitClock()
 
     # --- seating ---------------------------------------------------------------------------
     def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
@@ -247,6 +249,7 @@ class SevenEngine(Engine):
             else:
                 self.hands[seat] = _Hand(seat, p.name, list(deal.hands[p.name]), npc=p.npc)
         self.phase = "stakes"
+        self.clock.restart()
         out: list[Event] = [
             HandStart(hand=self.hand_no, button=button),
             Say(
@@ -401,6 +404,11 @@ class SevenEngine(Engine):
             raise IllegalAction("このゲームに参加していません")
         if h.npc:
             raise IllegalAction("NPCの席は自動で行動します")
+        out = self._act(h, action)
+        self.clock.restart(now)
+        return out
+
+    def _act(self, h: _Hand, action: Parsed) -> list[Event]:
         name = action.action
         if name in ("ante", "allin") and self.phase == "stakes":
             return self._stake(h, action)
@@ -415,6 +423,41 @@ class SevenEngine(Engine):
         if name == "discard":
             return self._declare(h, action)
         raise IllegalAction("このゲームではできないアクションです")
+
+    def tick(self, now: float) -> list[Event]:
+        """The action clock (``clock`` in the definition; restarted whenever anyone acts): a
+        reminder to the players awaited, then the default -- a player who has not posted sits
+        this hand out, the player to act folds, an undeclared hand is declared at its best."""
+        if self.phase == "idle":
+            return []
+        c = self.definition.clock
+        due = self.clock.due(now, c.remind_after, c.act_after)
+        waiting = self.pending()
+        if due is None or not waiting:
+            return []
+        who = "、".join(f"{n}さん" for n in waiting)
+        if due == "remind":
+            what = {"stakes": "アンティをベット", "declare": "捨てる2枚を宣言"}.get(
+                self.phase, "アクションを宣言")
+            return [Say(to="room", text=f"{who}、{what}してください")]
+        self.clock.restart(now)
+        out: list[Event] = [Say(to="room", text=f"{who}は時間切れです")]
+        if self.phase == "stakes":
+            for h in self._players():
+                if not h.posted:
+                    del self.hands[h.seat]
+            out.append(Say(to="room", text=f"{who}は今回のゲームに参加しません"))
+            return out + self._advance()
+        if self.phase in ROUNDS:
+            actor = self._actor()
+            assert actor is not None
+            return out + self._action(actor, "fold")
+        for h in self._players():
+            if not h.folded and not h.declared:
+                h.declared = True
+                klass = class_of("seven", seven_key(h.cards))
+                out.append(Say(to="room", text=f"{h.label}: {NAMES['seven'][klass]}（自動宣言）"))
+        return out + self._advance()
 
     def _cost(self, h: _Hand, name: str, rnd: int) -> tuple[int, int]:
         """(chips this action puts in, chips that must remain for later calls); validates."""
