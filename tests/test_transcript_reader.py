@@ -137,3 +137,25 @@ def test_ids_differ_between_different_transcripts() -> None:
     a = read("# table: omaha\nalice: x\n")
     b = read("# table: holdem_aa\nalice: x\n")
     assert a[1].id != b[1].id
+
+
+_junk = st.lists(
+    st.sampled_from([
+        *"#: []()=|abcdeNS0123456789\n\tｘ♠JKdmseatbl",
+        "dm", "seat ", "# table: omaha", "# deal: ", "alice", "npc", "# seat 1: bob 5", "\n# ",
+        "[21:00:00] ", "As Kd", "board=", "dice=9", "\r\n", "\u2028"]),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_junk)
+def test_any_text_is_read_or_refused_with_a_line_number(text: str) -> None:
+    try:
+        lines = read(text)
+    except TranscriptError as e:
+        assert str(e).startswith("line ")
+        n = int(str(e).split(":")[0].split()[1])
+        assert 1 <= n <= max(1, len(text.splitlines()))
+    else:
+        assert all(ln.input["kind"] in ("message", "directive") for ln in lines)
