@@ -76,7 +76,7 @@ def cmd_replay(args: argparse.Namespace) -> None:
 def cmd_play(args: argparse.Namespace) -> None:
     from referee.adapters.terminal import run
 
-    run(db=Path(args.db), moderator=args.moderator)
+    run(db=Path(args.db), moderator=args.moderator, verbose=args.verbose)
 
 
 def cmd_records(args: argparse.Namespace) -> None:
@@ -137,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="a terminal table: type 'name: message' lines")
     pl.add_argument("--db", default=str(DEFAULT_DB))
     pl.add_argument("--moderator", default="dealer", help="name allowed to use moderator commands")
+    pl.add_argument("-v", "--verbose", action="store_true", help="also print every event")
     pl.set_defaults(func=cmd_play)
 
     rc = sub.add_parser("records", help="moderator queries on the database")

@@ -27,6 +27,14 @@ BANNER = (
 )
 
 
+GUIDE = """はじめ方（例）:
+  {moderator}: !open omaha level=3      テーブルを開く（モデレーター）
+  {moderator}: !grant @alice 2000       バンクにポイントを付与
+  alice: !sit                      着席（バンクからバイイン）
+  {moderator}: !deal                    次のハンドを配る
+  alice: コール / bob: メイク300 …   アクション"""
+
+
 def render(ev: Event, verbose: bool = False) -> str | None:
     """One event as a terminal line: the bot's says always, other events only when verbose."""
     if ev.event == "say":
@@ -141,8 +149,14 @@ def run(db: Path | None, moderator: str = "dealer", verbose: bool = False) -> No
             referee.persistence = store
     terminal = Terminal(referee)
     print(BANNER)
-    if referee.tables.get(ROOM) is None:
-        print("（例）dealer: !open omaha level=3   /   # seat 1: alice 20000   /   dealer: !deal")
+    table = referee.tables.get(ROOM)
+    if table is None:
+        print(GUIDE.format(moderator=moderator))
+    else:
+        names = "、".join(s.name for s in table.engine.seated()) or "なし"
+        state = "ハンド進行中" if table.engine.in_hand else "ハンド間"
+        game = table.engine.definition.name
+        print(f"前回のテーブルを復元しました: {game}（着席: {names}、{state}）")
     try:
         serve(terminal, sys.stdin, sys.stdout, verbose=verbose, prompt=sys.stdin.isatty())
     except KeyboardInterrupt:
