@@ -167,7 +167,9 @@ class HoldemAAEngine(Engine):
     def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
         name = action.action
         s = self.seats.get(player)
-        if self.phase == "idle" or s is None:
+        if self.phase == "idle":
+            raise IllegalAction("進行中のゲームがありません")
+        if s is None:
             raise IllegalAction("このゲームに参加していません")
         if name in ("ante", "allin"):
             out = self._stake(s, action)

@@ -400,7 +400,9 @@ class SevenEngine(Engine):
     def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
         p = self.table.by_name(player)
         h = self.hands.get(p.seat) if p is not None else None
-        if self.phase == "idle" or h is None or h.name != player:
+        if self.phase == "idle":
+            raise IllegalAction("進行中のゲームがありません")
+        if h is None or h.name != player:
             raise IllegalAction("このゲームに参加していません")
         if h.npc:
             raise IllegalAction("NPCの席は自動で行動します")
@@ -483,7 +485,9 @@ class SevenEngine(Engine):
         if self.phase not in ROUNDS:
             if self.phase == "stakes":
                 raise IllegalAction("まだ全員のアンティが揃っていません")
-            raise IllegalAction("アクションの時間ではありません")
+            raise IllegalAction(
+                "アクションは終わりました。捨てる2枚（7枚役なら手役名）を宣言してください"
+            )
         rnd = ROUNDS[self.phase]
         actor = self._actor()
         if actor is not h:
