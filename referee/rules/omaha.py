@@ -59,6 +59,9 @@ CLASS_JA = {
 }
 
 
+BOARD_WORDS = ("board", "ボード", "card", "カード")
+
+
 def _cards(cs: list[Card]) -> str:
     return " ".join(pretty(c) for c in cs)
 
@@ -1028,7 +1031,8 @@ class OmahaEngine(Engine):
     def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
         """``misdeal`` (wrong hand sent preflop: rewind, burn, redeal that player), ``nogame``
         (NO GAME payments), ``exposed`` (a player's hand seen: half the pot to them, cards stay up;
-        without a player, the next board card is shown and burned)."""
+        without a player -- or with ``board`` / ``ボード``, as in ``!exposed board`` -- the next
+        board card is shown and burned)."""
         if not self.in_hand:
             raise IllegalAction("ハンド中ではありません")
         if kind == "misdeal":
@@ -1103,6 +1107,8 @@ class OmahaEngine(Engine):
         return events + self._finish()
 
     def _exposed(self, player: str | None) -> list[Event]:
+        if player in BOARD_WORDS and player not in self.pmap:
+            player = None  # `!exposed board`: a board card was seen
         if player is not None:
             p = self.pmap.get(player)
             if p is None or p.removed:
