@@ -180,3 +180,22 @@ def test_live_deal_is_recorded_and_rebuild_replays_the_same_cards(ref: Referee) 
     for p in ("alice", "bob"):
         assert rebuilt.tables[ROOM].engine.holdings(p) == live.tables[ROOM].engine.holdings(p)
     assert store.balances() == live.bank.balances()
+
+
+def test_close_during_a_hand_cashes_out_when_it_ends(ref: Referee) -> None:
+    pytest.importorskip("referee.parse")
+    msg(ref, "dealer", "!open omaha")
+    msg(ref, "alice", "!sit")
+    msg(ref, "bob", "!sit")
+    msg(ref, "dealer", "!deal")
+    msg(ref, "dealer", "!close")
+    assert "このハンドの終了後にテーブルを閉じます。" in says(msg(ref, "dealer", "!close"))
+    first = ref.tables[ROOM].engine.to_act()
+    assert first is not None
+    ev = msg(ref, first, "フォールド")
+    assert ROOM not in ref.tables
+    leaves = {e["player"]: e for e in j(ev) if e["event"] == "leave"}
+    assert set(leaves) == {"alice", "bob"}
+    assert ref.bank.balances() == {p: leaves[p]["bank"] for p in ("alice", "bob")}
+    assert says(ev)[-1] == "テーブルを閉じました。ありがとうございました。"
+    assert "!sit" in says(msg(ref, "dealer", "!open omaha"))[0]  # the room can open a new one

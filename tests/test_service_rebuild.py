@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from referee.adapters.transcript import read, replay, run
+from referee.outcome import Incoming
 from referee.service import Referee
 from referee.store import Store
 
@@ -113,3 +114,22 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
         assert [i["id"] for i in b.inputs()] == [i["id"] for i in a.inputs()]
         assert b.events() == a.events()
         assert b.balances() == a.balances()
+
+
+def test_resume_warns_when_the_rebuild_does_not_reproduce_the_bank() -> None:
+    from referee.adapters import resume
+    from referee.outcome import LedgerEntry, Outcome
+
+    store = Store(":memory:")
+    ref = Referee(moderators=["mod"], persistence=store)
+    ref.handle(Incoming(id="1", room="r", sender="mod", text="!grant @alice 100"))
+    assert resume(Referee(moderators=["mod"]), store) == []
+    # a ledger row no input explains (e.g. written by an older version with other rules)
+    store.save(Outcome(input_id="2", room="r",
+                       input={"kind": "message", "id": "2", "room": "r", "sender": "x",
+                              "text": "hi", "time": None, "dm": False},
+                       ledger=[LedgerEntry("alice", 5, "manual")]))
+    again = Referee(moderators=["mod"])
+    warnings = resume(again, store)
+    assert warnings == ["bank of alice: 105 in the database, 100 after the rebuild"]
+    assert again.persistence is store

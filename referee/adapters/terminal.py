@@ -145,8 +145,10 @@ def run(db: Path | None, moderator: str = "dealer", verbose: bool = False) -> No
             except StoreError as e:
                 print(f"referee: {e}", file=sys.stderr)
                 raise SystemExit(2) from None
-            referee.rebuild(store.inputs())
-            referee.persistence = store
+            from referee.adapters import resume
+
+            for warning in resume(referee, store):
+                print(f"referee: 警告: {warning}", file=sys.stderr)
     terminal = Terminal(referee)
     print(BANNER)
     table = referee.tables.get(ROOM)

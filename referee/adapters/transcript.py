@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -283,9 +284,11 @@ def replay(path: Path, db: Path | None, out: TextIO) -> None:
     store: Any = None
     referee = Referee()
     if db is not None:
+        from referee.adapters import resume
+
         store = open_store(db)
-        referee.rebuild(store.inputs())
-        referee.persistence = store
+        for warning in resume(referee, store):
+            print(f"referee: warning: {warning}", file=sys.stderr)
     try:
         for _, events in run(lines, referee):
             for ev in events:
