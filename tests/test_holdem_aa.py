@@ -363,3 +363,42 @@ def test_action_clock_sits_out_then_folds() -> None:
                                  "ante": 0, "call": 0, "aa": 0}}
     assert e.stacks() == {"a": 900, "b": 1000}
     assert e.tick(5000.0) == []
+
+
+def test_definition_tables_are_checked(tmp_path: Any) -> None:
+    from referee.definitions import GAMES_DIR, DefinitionError, load_file
+
+    src = (GAMES_DIR / "holdem_aa.toml").read_text(encoding="utf-8")
+    for broken, key in ((src.replace("dealer_fold = 1\n", ""), "call_table"),
+                        (src.replace("push = 1\nlose = 0\n", "lose = 0\n"), "ante_table"),
+                        (src.replace("pair_of_aces = 8\n", "one_pair = 8\n"), "aa_table"),
+                        (src.replace("aa = 8\n", ""), "mistake_payout")):
+        f = tmp_path / "holdem_aa.toml"
+        f.write_text(broken, encoding="utf-8")
+        with pytest.raises(DefinitionError, match=key):
+            load_file(f)
+
+
+def test_config_rulings() -> None:
+    d = load("holdem_aa")
+    assert d.holdem_aa is not None
+
+    def ruled(**changes: Any) -> HoldemAAEngine:
+        rules = d.holdem_aa.model_copy(update=changes)  # type: ignore[union-attr]
+        return HoldemAAEngine(d.model_copy(update={"holdem_aa": rules}), {})
+
+    # dealer qualification threshold: with pairs of 3s allowed the dealer's 3s play (and win)
+    e = ruled(dealer_qualify_pair=3)
+    e.sit(1, "p", 10_000)
+    e.start_hand(Deal(hands={"p": parse_cards("2c 5d")}, dealer=parse_cards("3c 3d"),
+                      board=parse_cards("Ah 7s 9c Jd Ks")))
+    e.act("p", action("ante", amount=100))
+    assert settle(e.act("p", action("call")))["p"]["result"] == "lose"
+    # antes of any size from one unit up
+    e = ruled(ante_multiple=False)
+    e.sit(1, "p", 10_000)
+    e.start_hand(Deal(hands={"p": parse_cards("2c 5d")}, dealer=parse_cards("3c 3d"),
+                      board=parse_cards("Ah 7s 9c Jd Ks")))
+    with pytest.raises(IllegalAction, match="以上"):
+        e.act("p", action("ante", amount=99))
+    assert ev(e.act("p", action("ante", amount=150)), "action")[0]["ante"] == 150

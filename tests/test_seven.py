@@ -502,3 +502,71 @@ def test_action_clock_defaults() -> None:
     s = settle(out)
     assert (s["a"]["result"], s["b"]["result"]) == ("win", "fold")
     assert "c" not in s and e.stacks()["c"] == 10_000
+
+
+def ruled(**changes: Any) -> SevenEngine:
+    d = load("seven")
+    assert d.seven is not None
+    return SevenEngine(d.model_copy(update={"seven": d.seven.model_copy(update=changes)}), {})
+
+
+def test_config_rulings() -> None:
+    # the dealer seat's hand may be left out of the win count
+    for flag, wins in ((True, 1), (False, 0)):
+        e = ruled(win_count_dealer_seat=flag)
+        e.sit(1, "p", 10_000)
+        e.set_button(6)
+        out = play(e, {"p": H_K}, [1], [("p", "call"), ("p", "call")])
+        assert settle(out)["p"]["wins"] == wins
+    # the owner's short table may be switched off: the ante then follows the win count (1x)
+    e = ruled(owner_short_table_applies=False)
+    e.sit(1, "p", 10_000)
+    e.set_button(6)
+    out = play(e, {"p": HANDS["royal_flush"]}, [1], [("p", "call"), ("p", "call")])
+    assert settle(out)["p"]["ante"] == 100
+    # a folded dealer hand may still leave DQ hands with the DQ result
+    e = ruled(dq_when_dealer_folds=True)
+    for seat, n in enumerate(["a", "q"], start=1):
+        e.sit(seat, n, 10_000)
+    e.set_button(6)
+    out = play(e, {"a": H_K, "q": "8c 3d 5h 7s 2c Jd Qh"}, [1],
+               [("a", "fold"), ("q", "call"), ("q", "call")])
+    assert settle(out)["q"]["result"] == "dq"
+    # payouts rounded up instead of down (2.5x on an ante of 5: 13, not 12)
+    d = load("seven")
+    assert d.seven is not None
+    e = SevenEngine(d.model_copy(update={"seven": d.seven.model_copy(
+        update={"payout_rounding": "up"})}), {"ante": "5"})
+    e.sit(1, "p", 10_000)
+    e.set_button(6)
+    out = play(e, {"p": HANDS["full_house"]}, [6], [("p", "call"), ("p", "call")], ante=5)
+    assert settle(out)["p"]["ante"] == 13
+
+
+def test_player_in_the_dealer_seat() -> None:
+    e = engine()
+    e.sit(1, "a", 10_000)
+    e.sit(6, "b", 10_000)  # a sixth player takes the dealer seat: no separate dealer hand
+    e.set_button(6)
+    with pytest.raises(IllegalAction, match="ディーラー席"):
+        e.start_hand(Deal(hands={"a": parse_cards(H_K), "b": parse_cards(H_5)},
+                          dealer=parse_cards(WEAK), dice=[6]))
+    out = play(e, {"a": H_K, "b": H_5}, [6],
+               [("a", "call"), ("b", "call"), ("a", "call"), ("b", "call")], dealer=None)
+    s = settle(out)
+    assert (s["b"]["dealer_hand"], s["b"]["wins"], s["b"]["result"]) == (True, 0, "lose")
+    assert s["a"]["result"] == "win"
+
+
+def test_definition_tables_are_checked(tmp_path: Any) -> None:
+    from referee.definitions import GAMES_DIR, DefinitionError, load_file
+
+    src = (GAMES_DIR / "seven.toml").read_text(encoding="utf-8")
+    for broken, key in ((src.replace("dq = 1\n", ""), "result_table"),
+                        (src.replace("other = 2\n", "othr = 2\n"), "hand_table"),
+                        (src.replace("2 = 1.5\n", "two = 1.5\n"), "win_count_table"),
+                        (src.replace("royal_flush = 15\n", "royal = 15\n"), "owner_short_table")):
+        f = tmp_path / "seven.toml"
+        f.write_text(broken, encoding="utf-8")
+        with pytest.raises(DefinitionError, match=key):
+            load_file(f)
