@@ -21,10 +21,11 @@ What ``hand_info`` catches (any one is enough):
   (2-4 ranks with at least one letter), a lone ``A``/``K``/``Q``/``J`` (``Kが来た``), a digit rank
   tied to a hand word (``9のペア``, ``7が来た``), rank names (エース, キング, クイーン, ジャック);
 - suit words (スペード, ハート, ダイヤ, クラブ, スーテッド, suited);
-- hand classes of every game (ペア, ツーペア, セット, トリップス, ストレート, フラッシュ, フルハウス,
-  フォーカード, ストフラ, ロイヤル, ブタ/ノーペア, ビッグハウス, ミドルハウス, セブンフラッシュ,
-  デュース, ワイルド, ジョーカー, キッカー and English names);
-- draws (ドロー, フラドロ, ガットショット, オープンエンド, 両面, バックドア, ランナーランナー, アウツ);
+- hand classes of every game (ペア, ツーペア, セット, トリップス, ストレート, フラッシュ,
+  フルハウス, フォーカード, ストフラ, ロイヤル, ブタ/ノーペア, ビッグハウス, ミドルハウス,
+  セブンフラッシュ, デュース, ワイルド, ジョーカー, キッカー and English names);
+- draws (ドロー, フラドロ, ガットショット, オープンエンド, 両面, バックドア, ランナーランナー,
+  アウツ);
 - strength talk (ナッツ, モンスター, ブラフ, いい手/強い手/弱い手/ゴミ手, 手が悪い/入った, 役なし).
 
 What ``advice`` catches:
@@ -78,21 +79,25 @@ _HAND: list[str] = [
     # a lone A K Q J (Kが来た); not the k of 1.5k
     _led("akqj", r"(?<![a-z0-9.])[akqj](?![a-z0-9])"),
     # a digit rank tied to a hand word (7が来た, 5ハイ; 9のペア is caught by ペア anyway)
-    _led("1-9", r"(?<![0-9.,])(?:10|[2-9])の?(?:はい(?!ぱー)|が(?:来|き|落|出|入)|を(?:持|引)|持って|引い)"),
+    _led("1-9", r"(?<![0-9.,])(?:10|[2-9])の?"
+                r"(?:はい(?!ぱー)|が(?:来|き|落|出|入)|を(?:持|引)|持って|引い)"),
     # ranks and suits by name
     "えーす", "きんぐ", "くいーん", "じゃっく", "すぺーど", "はーと", "だいや", "だいあ", "くらぶ",
     "くろーばー", "すーてっど", "同すーと", "おふすーと", "suited", "offsuit",
     # hand classes of every game
     "ぺあ", "とりっぷす", "とりぷす", "すりーかーど", "すりかー", "すりーおぶあ?かいんど",
-    "せっと(?!あっ?ぷ|する|して|で買|ばっく)", "すとれーと(?!に)", "すとふら", "すとどろ", "ふらっしゅ",
-    "ふらどろ", "ふるはう", "ふぉーかーど", "ふぉーおぶあ?かいんど", "ふぁいぶおぶあ?かいんど",
-    "くあっず", "くわっず", "ろいやる", "ぶた(?!肉|汁|丼|ばら)", "のーぺあ", "はいかーど", "きっかー",
-    "びっぐはうす", "みどるはうす", "でぃふぇくてぃぶ", "せぶん(?:ふらっしゅ|すとれーと|おぶ|かーど)",
-    "でゅーす", "でゅーしーず", "わいるど", "じょーかー", "手役", "手札", "ぽけっと",
-    "役(?:なし|無し|が(?:な|でき|入|揃)|は|入|でき|完成|揃)", "手が(?:いい|良い|強|弱|悪|入|来|ひど|しょぼ)",
+    "せっと(?!あっ?ぷ|する|して|で買|ばっく)", "すとれーと(?!に)", "すとふら", "すとどろ",
+    "ふらっしゅ", "ふらどろ", "ふるはう", "ふぉーかーど", "ふぉーおぶあ?かいんど",
+    "ふぁいぶおぶあ?かいんど", "くあっず", "くわっず", "ろいやる", "ぶた(?!肉|汁|丼|ばら)",
+    "のーぺあ", "はいかーど", "きっかー", "びっぐはうす", "みどるはうす", "でぃふぇくてぃぶ",
+    "せぶん(?:ふらっしゅ|すとれーと|おぶ|かーど)", "でゅーす", "でゅーしーず", "わいるど",
+    "じょーかー", "手役", "手札", "ぽけっと",
+    "役(?:なし|無し|が(?:な|でき|入|揃)|は|入|でき|完成|揃)",
+    "手が(?:いい|良い|強|弱|悪|入|来|ひど|しょぼ)",
     # draws and strength
     "どろー", "がっと", "おーぷんえんど", "ばっくどあ", "らんなー", "あうつ", "両面",
-    "なっつ(?<!ーなっつ)", "もんすたー", "ぶらふ", _led("いよ強弱ごく糞最", "(?:いい|良い|強い|弱い|ごみ|くそ|糞|最強|最弱)手"),
+    "なっつ(?<!ーなっつ)", "もんすたー", "ぶらふ",
+    _led("いよ強弱ごく糞最", "(?:いい|良い|強い|弱い|ごみ|くそ|糞|最強|最弱)手"),
     # English
     _led("ptsfqnbkgod", r"(?<![a-z])(?:pairs?|trips|set|straight|flush|full ?house|quads|nuts?|"
          r"boat|kicker|top ?pair|overpair|gutshot|oesd|outs|draw|bluff)(?![a-z])"),
@@ -122,9 +127,10 @@ _ADVICE: list[str] = [
     # critique and demands to change, on their own
     "悪手", "みすぷれ", "みす(?<![るぐ]みす)(?:だ|でしょ|じゃ|って)", "下手(?:くそ|糞)", "へたくそ",
     "ありえな(?:い|すぎ)",
-    _led("訂撤取やと考", r"(?:訂正|撤回|取り?消|やり直|考え直)(?:して|したら|しろ|しな|すべき|すれば|せ(?:よ|ば)?)"),
-    _led("sbtwa", r"(?<![a-z])(?:should(?:n'?t)?(?: have)?|why (?:did|would) you|bad|terrible|awful) "
-         r"(?:call|raise|fold|check|bet|shove|play)"),
+    _led("訂撤取やと考", r"(?:訂正|撤回|取り?消|やり直|考え直)"
+                          r"(?:して|したら|しろ|しな|すべき|すれば|せ(?:よ|ば)?)"),
+    _led("sbtwa", r"(?<![a-z])(?:should(?:n'?t)?(?: have)?|why (?:did|would) you|bad|terrible|"
+                  r"awful) (?:call|raise|fold|check|bet|shove|play)"),
     "misplay",
 ]
 
@@ -134,42 +140,59 @@ _RANK_RUN = rf"(?<![a-z0-9])(?=[0-9tjqka]*[tjqka]){_RANK}{{2,4}}[so]?(?![a-z0-9]
 _AA_SIDE_BET = r"(?!aa\s*(?:\d|べっと|bet|賭|かけ|なし|無し|配当))"
 
 
+_META = set("\\.^$*+?{}[]()|")
+
+
+def _literal_prefix(pattern: str) -> str:
+    """The characters every match of ``pattern`` starts with ("" when it starts with syntax)."""
+    out: list[str] = []
+    for ch in pattern:
+        if ch in _META:
+            if ch in "?*{":  # the previous character is optional or repeated
+                out = out[:-1]
+            break
+        out.append(ch)
+    return "".join(out)
+
+
 class _Question:
     """One yes/no question over a list of patterns, compiled for short and for long texts.
 
-    ``guarded`` patterns are searched in a long text only after their guard is found in it.
+    A short text is searched with one alternation. A long one word by word: a pattern led by a
+    literal is only searched once ``str.__contains__`` (C, skipping by the word's length) has
+    found that literal; a pattern that is nothing but a literal needs nothing more. ``guarded``
+    patterns are searched in a long text only once their guard has been found in it.
     """
 
     def __init__(self, patterns: list[str], guarded: tuple[tuple[str, str], ...] = ()) -> None:
         every = [*patterns, *(p for _, p in guarded)]
         self.short = re.compile("|".join(f"(?:{p})" for p in every))
-        # Long texts: one expression per leading literal character (a search for a literal
-        # prefix skips through the text in C), and the patterns led otherwise one by one.
-        by_first: dict[str, list[str]] = {}
-        rest: list[str] = []
+        self.words: list[str] = []  # plain literals
+        self.led: list[tuple[str, re.Pattern[str]]] = []  # (literal prefix or "", pattern)
         for p in patterns:
-            if p[0] in "[(\\.^$" or p[1:2] in ("?", "*", "+", "{"):
-                rest.append(p)
+            prefix = _literal_prefix(p)
+            if prefix == p:
+                self.words.append(p)
             else:
-                by_first.setdefault(p[0], []).append(p[1:])
-        self.each = [
-            *(re.compile(f"{c}(?:{'|'.join(tails)})") for c, tails in by_first.items()),
-            *(re.compile(p) for p in rest),
-        ]
+                self.led.append((prefix, re.compile(p)))
         self.guarded = [(re.compile(g), re.compile(p)) for g, p in guarded]
 
     def __call__(self, text: str) -> bool:
         if len(text) <= LONG:
             return self.short.search(text) is not None
-        return any(p.search(text) is not None for p in self.each) or any(
-            g.search(text) is not None and p.search(text) is not None for g, p in self.guarded
+        return (
+            any(w in text for w in self.words)
+            or any((not pre or pre in text) and p.search(text) is not None for pre, p in self.led)
+            or any(g.search(text) is not None and p.search(text) is not None
+                   for g, p in self.guarded)
         )
 
 
 @cache
 def _questions(game: str) -> tuple[_Question, _Question]:
     rank_run = (_AA_SIDE_BET if game == "holdem_aa" else "") + _RANK_RUN
-    return _Question([_led("1-9tjqka", rank_run), *_HAND]), _Question(_ADVICE, ((_MODAL_LED, _SHOULD), (_ACTION_LED, _WHY)))
+    hand = _Question([_led("1-9tjqka", rank_run), *_HAND])
+    return hand, _Question(_ADVICE, ((_MODAL_LED, _SHOULD), (_ACTION_LED, _WHY)))
 
 
 def scan(norm: str, game: str) -> tuple[bool, bool]:

@@ -38,25 +38,37 @@ def test_corpus_is_there() -> None:
     assert len(_corpus()) >= 80  # the file is read, not silently empty
 
 
-# --- actions: what players type beyond the corpus -------------------------------------------------
+# --- actions: what players type beyond the corpus ---------------------------------------------
 
 ACTIONS: list[tuple[str, str, dict[str, Any]]] = [
     # call
-    ("omaha", "ｺ", {"action": "call"}), ("omaha", "Ｃ", {"action": "call"}),
-    ("omaha", "CALL", {"action": "call"}), ("omaha", "こーる", {"action": "call"}),
-    ("omaha", "コールで", {"action": "call"}), ("omaha", "コールします", {"action": "call"}),
-    ("omaha", "コールお願いします", {"action": "call"}), ("omaha", "こ！", {"action": "call"}),
-    ("omaha", "コールｗ", {"action": "call"}), ("omaha", "じゃあコール", {"action": "call"}),
-    ("omaha", "コーーール", {"action": "call"}), ("omaha", "  こ  ", {"action": "call"}),
+    ("omaha", "ｺ", {"action": "call"}),
+    ("omaha", "Ｃ", {"action": "call"}),
+    ("omaha", "CALL", {"action": "call"}),
+    ("omaha", "こーる", {"action": "call"}),
+    ("omaha", "コールで", {"action": "call"}),
+    ("omaha", "コールします", {"action": "call"}),
+    ("omaha", "コールお願いします", {"action": "call"}),
+    ("omaha", "こ！", {"action": "call"}),
+    ("omaha", "コールｗ", {"action": "call"}),
+    ("omaha", "じゃあコール", {"action": "call"}),
+    ("omaha", "コーーール", {"action": "call"}),
+    ("omaha", "  こ  ", {"action": "call"}),
     ("omaha", "コール〜", {"action": "call"}),
     # check
-    ("omaha", "ちぇっく", {"action": "check"}), ("omaha", "ﾁｪｯｸ", {"action": "check"}),
-    ("omaha", "x", {"action": "check"}), ("omaha", "Ｘ", {"action": "check"}),
-    ("omaha", "チ", {"action": "check"}), ("omaha", "チェックで", {"action": "check"}),
+    ("omaha", "ちぇっく", {"action": "check"}),
+    ("omaha", "ﾁｪｯｸ", {"action": "check"}),
+    ("omaha", "x", {"action": "check"}),
+    ("omaha", "Ｘ", {"action": "check"}),
+    ("omaha", "チ", {"action": "check"}),
+    ("omaha", "チェックで", {"action": "check"}),
     # fold
-    ("omaha", "ふぉーるど", {"action": "fold"}), ("omaha", "降り", {"action": "fold"}),
-    ("omaha", "おり", {"action": "fold"}), ("omaha", "降ります", {"action": "fold"}),
-    ("omaha", "フォ", {"action": "fold"}), ("omaha", "ＦＯＬＤ", {"action": "fold"}),
+    ("omaha", "ふぉーるど", {"action": "fold"}),
+    ("omaha", "降り", {"action": "fold"}),
+    ("omaha", "おり", {"action": "fold"}),
+    ("omaha", "降ります", {"action": "fold"}),
+    ("omaha", "フォ", {"action": "fold"}),
+    ("omaha", "ＦＯＬＤ", {"action": "fold"}),
     ("omaha", "フォルド", {"action": "fold"}),
     # raise (make)
     ("omaha", "make 1800", {"action": "raise", "to": 1800}),
@@ -87,9 +99,12 @@ ACTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("omaha", "ポットで", {"action": "raise", "pot": True}),
     ("omaha", "pot bet", {"action": "bet", "pot": True}),
     # all-in
-    ("omaha", "all-in", {"action": "allin"}), ("omaha", "allin", {"action": "allin"}),
-    ("omaha", "ALL IN", {"action": "allin"}), ("omaha", "おーるいん", {"action": "allin"}),
-    ("omaha", "ａｉ", {"action": "allin"}), ("omaha", "全部いく", {"action": "allin"}),
+    ("omaha", "all-in", {"action": "allin"}),
+    ("omaha", "allin", {"action": "allin"}),
+    ("omaha", "ALL IN", {"action": "allin"}),
+    ("omaha", "おーるいん", {"action": "allin"}),
+    ("omaha", "ａｉ", {"action": "allin"}),
+    ("omaha", "全部いく", {"action": "allin"}),
     ("omaha", "オールインで", {"action": "allin"}),
     # fold / open / muck / close with cards
     ("omaha", "As Kdでフォールド", {"action": "fold", "cards": ["As", "Kd"]}),
@@ -101,16 +116,24 @@ ACTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("omaha", "open", {"action": "open"}),
     ("omaha", "見せます", {"action": "open"}),
     ("omaha", "Aｓだけ見せます", {"action": "open", "cards": ["As"]}),
-    ("omaha", "muck", {"action": "muck"}), ("omaha", "まっく", {"action": "muck"}),
+    ("omaha", "muck", {"action": "muck"}),
+    ("omaha", "まっく", {"action": "muck"}),
     ("omaha", "K♥だけ見せてマック", {"action": "muck", "cards": ["Kh"]}),
-    ("omaha", "close", {"action": "close"}), ("omaha", "見せません", {"action": "close"}),
+    ("omaha", "close", {"action": "close"}),
+    ("omaha", "見せません", {"action": "close"}),
     # seven
-    ("seven", "ｺ", {"action": "call"}), ("seven", "ｈｒ", {"action": "hyper_raise"}),
-    ("seven", "はい！", {"action": "hyper_raise"}), ("seven", "ﾊｲﾊﾟｰ", {"action": "hyper_raise"}),
-    ("seven", "はいぱー", {"action": "hyper_raise"}), ("seven", "hyper raise", {"action": "hyper_raise"}),
-    ("seven", "ＥＲ", {"action": "extra_raise"}), ("seven", "extra", {"action": "extra_raise"}),
-    ("seven", "エク", {"action": "extra_raise"}), ("seven", "レイズ", {"action": "raise"}),
-    ("seven", "降ります", {"action": "fold"}), ("seven", "アンティ100", {"action": "ante", "amount": 100}),
+    ("seven", "ｺ", {"action": "call"}),
+    ("seven", "ｈｒ", {"action": "hyper_raise"}),
+    ("seven", "はい！", {"action": "hyper_raise"}),
+    ("seven", "ﾊｲﾊﾟｰ", {"action": "hyper_raise"}),
+    ("seven", "はいぱー", {"action": "hyper_raise"}),
+    ("seven", "hyper raise", {"action": "hyper_raise"}),
+    ("seven", "ＥＲ", {"action": "extra_raise"}),
+    ("seven", "extra", {"action": "extra_raise"}),
+    ("seven", "エク", {"action": "extra_raise"}),
+    ("seven", "レイズ", {"action": "raise"}),
+    ("seven", "降ります", {"action": "fold"}),
+    ("seven", "アンティ100", {"action": "ante", "amount": 100}),
     ("seven", "オールイン", {"action": "allin"}),
     ("seven", "3cと7dを捨てます", {"action": "discard", "cards": ["3c", "7d"]}),
     ("seven", "3c7d捨て", {"action": "discard", "cards": ["3c", "7d"]}),
@@ -131,7 +154,8 @@ ACTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("holdem_aa", "アンティ100 AAなし", {"action": "ante", "amount": 100}),
     ("holdem_aa", "100アンティ", {"action": "ante", "amount": 100}),
     ("holdem_aa", "アンティ", {"action": "ante"}),
-    ("holdem_aa", "こーる", {"action": "call"}), ("holdem_aa", "降り", {"action": "fold"}),
+    ("holdem_aa", "こーる", {"action": "call"}),
+    ("holdem_aa", "降り", {"action": "fold"}),
     ("holdem_aa", "オールイン", {"action": "allin"}),
     # deuces
     ("deuces", "As Ks 2dを残す", {"action": "play", "keep": ["As", "Ks", "2d"]}),
@@ -160,12 +184,20 @@ def test_actions(game: str, text: str, expect: dict[str, Any]) -> None:
     assert not extra & set(got), got
 
 
-# --- unreadable amounts: the action without its amount --------------------------------------------
+# --- unreadable amounts: the action without its amount ----------------------------------------
 
-@pytest.mark.parametrize("text,action", [
-    ("メイク abc", "raise"), ("レイズ 3x", "raise"), ("make 1.2.3", "raise"),
-    ("メイク1.2345k", "raise"), ("ベット xyz", "bet"), ("メイク" + "9" * 40, "raise"),
-])
+
+@pytest.mark.parametrize(
+    "text,action",
+    [
+        ("メイク abc", "raise"),
+        ("レイズ 3x", "raise"),
+        ("make 1.2.3", "raise"),
+        ("メイク1.2345k", "raise"),
+        ("ベット xyz", "bet"),
+        ("メイク" + "9" * 40, "raise"),
+    ],
+)
 def test_unreadable_amount_keeps_the_action(text: str, action: str) -> None:
     got = parse(text, "omaha").to_json()
     assert got["kind"] == "action" and got["action"] == action
@@ -177,28 +209,73 @@ def test_unreadable_ante_amount() -> None:
     assert got == {"kind": "action", "action": "ante", "hand_info": False, "advice": False}
 
 
-# --- chat: never a wrong action ----------------------------------------------------------------------
+# --- chat: never a wrong action ---------------------------------------------------------------
 
 CHAT = [
     # starts like an action, is not one
-    ("omaha", "こんにちは"), ("omaha", "ここ"), ("omaha", "コーラ飲みたい"), ("omaha", "ちょっと待って"),
-    ("omaha", "ちぇっ"), ("omaha", "降りたい"), ("omaha", "降りない"), ("omaha", "降りた"),
-    ("omaha", "コールする？"), ("omaha", "コール?"), ("omaha", "コールしない"), ("omaha", "Fランク"),
-    ("omaha", "call me"), ("omaha", "caller"), ("omaha", "checkmate"), ("omaha", "foldable"),
-    ("omaha", "ベットする人いる？"), ("omaha", "レイズしてもいいよ"), ("omaha", "ポットいくら？"),
-    ("omaha", "オールインかな"), ("omaha", "pp"), ("omaha", "bb"), ("omaha", "1800"),
-    ("omaha", "Kが来た"), ("omaha", "As"), ("omaha", "As Kd"), ("omaha", "ask"),
-    ("omaha", "全部"), ("omaha", "見せて"), ("omaha", "オープンって何"), ("omaha", "gg"),
-    ("omaha", "おりこうさん"), ("omaha", "xx"), ("omaha", "はい"), ("omaha", "ハイパー"),
-    ("omaha", "ER"), ("omaha", "アンティ100"), ("omaha", "捨て 2h 4s"),
+    ("omaha", "こんにちは"),
+    ("omaha", "ここ"),
+    ("omaha", "コーラ飲みたい"),
+    ("omaha", "ちょっと待って"),
+    ("omaha", "ちぇっ"),
+    ("omaha", "降りたい"),
+    ("omaha", "降りない"),
+    ("omaha", "降りた"),
+    ("omaha", "コールする？"),
+    ("omaha", "コール?"),
+    ("omaha", "コールしない"),
+    ("omaha", "Fランク"),
+    ("omaha", "call me"),
+    ("omaha", "caller"),
+    ("omaha", "checkmate"),
+    ("omaha", "foldable"),
+    ("omaha", "ベットする人いる？"),
+    ("omaha", "レイズしてもいいよ"),
+    ("omaha", "ポットいくら？"),
+    ("omaha", "オールインかな"),
+    ("omaha", "pp"),
+    ("omaha", "bb"),
+    ("omaha", "1800"),
+    ("omaha", "Kが来た"),
+    ("omaha", "As"),
+    ("omaha", "As Kd"),
+    ("omaha", "ask"),
+    ("omaha", "全部"),
+    ("omaha", "見せて"),
+    ("omaha", "オープンって何"),
+    ("omaha", "gg"),
+    ("omaha", "おりこうさん"),
+    ("omaha", "xx"),
+    ("omaha", "はい"),
+    ("omaha", "ハイパー"),
+    ("omaha", "ER"),
+    ("omaha", "アンティ100"),
+    ("omaha", "捨て 2h 4s"),
     # game vocabulary: はい only in seven; check/bet/open only where they exist
-    ("holdem_aa", "はい"), ("deuces", "はい"), ("holdem_aa", "チェック"), ("seven", "チェック"),
-    ("seven", "ベット600"), ("deuces", "コール"), ("holdem_aa", "AA"), ("holdem_aa", "オープン"),
-    ("seven", "はいはい"), ("seven", "はーい"), ("seven", "はいどうぞ"), ("seven", "As"),
-    ("seven", "3c 7d 8s"), ("seven", "フルハウス"), ("seven", "ストレートかな"),
-    ("deuces", "As Ks"), ("deuces", "全部"), ("deuces", "ホールデム"),
+    ("holdem_aa", "はい"),
+    ("deuces", "はい"),
+    ("holdem_aa", "チェック"),
+    ("seven", "チェック"),
+    ("seven", "ベット600"),
+    ("deuces", "コール"),
+    ("holdem_aa", "AA"),
+    ("holdem_aa", "オープン"),
+    ("seven", "はいはい"),
+    ("seven", "はーい"),
+    ("seven", "はいどうぞ"),
+    ("seven", "As"),
+    ("seven", "3c 7d 8s"),
+    ("seven", "フルハウス"),
+    ("seven", "ストレートかな"),
+    ("deuces", "As Ks"),
+    ("deuces", "全部"),
+    ("deuces", "ホールデム"),
     # empty and odd
-    ("omaha", ""), ("omaha", "   "), ("omaha", "\x00\x01"), ("omaha", "ｗｗｗ"), ("omaha", "!?"[1:]),
+    ("omaha", ""),
+    ("omaha", "   "),
+    ("omaha", "\x00\x01"),
+    ("omaha", "ｗｗｗ"),
+    ("omaha", "!?"[1:]),
 ]
 
 
@@ -207,41 +284,102 @@ def test_chat(game: str, text: str) -> None:
     assert parse(text, game).kind == "chat"
 
 
-# --- commands ---------------------------------------------------------------------------------------
+# --- commands ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text,command,args", [
-    ("!bank", "bank", []), ("!sit 3", "sit", ["3"]), ("！着席", "sit", []),
-    ("!退席", "leave", []), ("!SIT", "sit", []), ("  !deal", "deal", []),
-    ("!grant @alice 500", "grant", ["@alice", "500"]),
-    ("!penalty @Bob information_leak", "penalty", ["@Bob", "information_leak"]),
-    ("!open omaha level=3", "open", ["omaha", "level=3"]), ("!confirm 12", "confirm", ["12"]),
-    ("!lastslot on", "lastslot", ["on"]), ("!ヘルプ", "help", []), ("!nogame", "nogame", []),
-    ("!frobnicate x", "frobnicate", ["x"]), ("!", "", []),
-])
+
+@pytest.mark.parametrize(
+    "text,command,args",
+    [
+        ("!bank", "bank", []),
+        ("!sit 3", "sit", ["3"]),
+        ("！着席", "sit", []),
+        ("!退席", "leave", []),
+        ("!SIT", "sit", []),
+        ("  !deal", "deal", []),
+        ("!grant @alice 500", "grant", ["@alice", "500"]),
+        ("!penalty @Bob information_leak", "penalty", ["@Bob", "information_leak"]),
+        ("!open omaha level=3", "open", ["omaha", "level=3"]),
+        ("!confirm 12", "confirm", ["12"]),
+        ("!lastslot on", "lastslot", ["on"]),
+        ("!ヘルプ", "help", []),
+        ("!nogame", "nogame", []),
+        ("!frobnicate x", "frobnicate", ["x"]),
+        ("!", "", []),
+    ],
+)
 def test_commands(text: str, command: str, args: list[str]) -> None:
     got = parse(text, "omaha")
     assert (got.kind, got.command, got.args) == ("command", command, args)
 
 
-# --- hand information and advice ------------------------------------------------------------------
+# --- hand information and advice --------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "AA持ってる", "ＫＫだった", "AKsなら", "A♠あるよ", "スペードのA持ってる", "ハート3枚", "9のペア",
-    "7が来た", "Qが落ちた", "ツーペアです", "トリップス", "ストレートドロー", "フラドロ", "ガットショット",
-    "ナッツ確定", "フルハウス", "クアッズ", "ブタでした", "役なし", "いい手だった", "手が悪い",
-    "エースが2枚", "ｋｋ", "I have the nuts", "flush draw", "ワンペア", "キッカー負け", "ジョーカー引いた",
-    "デュース3枚", "ビッグハウス", "AhKh",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AA持ってる",
+        "ＫＫだった",
+        "AKsなら",
+        "A♠あるよ",
+        "スペードのA持ってる",
+        "ハート3枚",
+        "9のペア",
+        "7が来た",
+        "Qが落ちた",
+        "ツーペアです",
+        "トリップス",
+        "ストレートドロー",
+        "フラドロ",
+        "ガットショット",
+        "ナッツ確定",
+        "フルハウス",
+        "クアッズ",
+        "ブタでした",
+        "役なし",
+        "いい手だった",
+        "手が悪い",
+        "エースが2枚",
+        "ｋｋ",
+        "I have the nuts",
+        "flush draw",
+        "ワンペア",
+        "キッカー負け",
+        "ジョーカー引いた",
+        "デュース3枚",
+        "ビッグハウス",
+        "AhKh",
+    ],
+)
 def test_hand_info(text: str) -> None:
     got = parse(text, "omaha")
     assert got.kind == "chat" and got.hand_info
 
 
-@pytest.mark.parametrize("text", [
-    "こんにちは", "よろしくお願いします", "gg", "ナイスハンド！", "ｗｗｗ", "トイレ行ってきます", "今日は寒いね",
-    "22時に落ちます", "2人待ち", "ドーナッツ食べたい", "おつかれさま", "ask him", "ok", "ありがとう♥",
-    "またね〜", "セットアップ中", "3000点負けた", "おはよう", "ナイスフォールド",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "こんにちは",
+        "よろしくお願いします",
+        "gg",
+        "ナイスハンド！",
+        "ｗｗｗ",
+        "トイレ行ってきます",
+        "今日は寒いね",
+        "22時に落ちます",
+        "2人待ち",
+        "ドーナッツ食べたい",
+        "おつかれさま",
+        "ask him",
+        "ok",
+        "ありがとう♥",
+        "またね〜",
+        "セットアップ中",
+        "3000点負けた",
+        "おはよう",
+        "ナイスフォールド",
+    ],
+)
 def test_no_hand_info(text: str) -> None:
     assert not parse(text, "omaha").hand_info
 
@@ -253,33 +391,66 @@ def test_holdem_aa_side_bet_is_not_aces() -> None:
     assert parse("AA 50にしとこ", "omaha").hand_info  # elsewhere AA is a pair of aces
 
 
-@pytest.mark.parametrize("text", [
-    "なんでそこでコールするの", "今のはレイズすべきでしょ", "降りたほうがいいよ", "それはミスだよ、訂正したら？",
-    "降りろ", "チェックしとけ", "フォールドでしょ", "ベットしかない", "コールはないわ", "悪手だね",
-    "どうして降りたの", "レイズに変えて", "下手くそ", "取り消して", "you should fold", "why did you call",
-    "bad call", "オールインするべき",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "なんでそこでコールするの",
+        "今のはレイズすべきでしょ",
+        "降りたほうがいいよ",
+        "それはミスだよ、訂正したら？",
+        "降りろ",
+        "チェックしとけ",
+        "フォールドでしょ",
+        "ベットしかない",
+        "コールはないわ",
+        "悪手だね",
+        "どうして降りたの",
+        "レイズに変えて",
+        "下手くそ",
+        "取り消して",
+        "you should fold",
+        "why did you call",
+        "bad call",
+        "オールインするべき",
+    ],
+)
 def test_advice(text: str) -> None:
     got = parse(text, "omaha")
     assert got.kind == "chat" and got.advice
 
 
-@pytest.mark.parametrize("text", [
-    "今日は寒いね", "ナイスコール", "コールしてくれてありがとう", "よろしくお願いします", "ディールミスです",
-    "寝たほうがいいよ", "がんばって", "ナイスフォールド", "gg", "お願いします",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "今日は寒いね",
+        "ナイスコール",
+        "コールしてくれてありがとう",
+        "よろしくお願いします",
+        "ディールミスです",
+        "寝たほうがいいよ",
+        "がんばって",
+        "ナイスフォールド",
+        "gg",
+        "お願いします",
+    ],
+)
 def test_no_advice(text: str) -> None:
     assert not parse(text, "omaha").advice
 
 
 def test_actions_carry_no_advice_and_hand_info_only_when_showing() -> None:
     assert parse("F", "omaha").to_json() == {
-        "kind": "action", "action": "fold", "hand_info": False, "advice": False}
+        "kind": "action",
+        "action": "fold",
+        "hand_info": False,
+        "advice": False,
+    }
     assert parse("F As", "omaha").hand_info
     assert parse("アンティ100 AA50", "holdem_aa").hand_info is False
 
 
-# --- normalisation ------------------------------------------------------------------------------
+# --- normalisation ----------------------------------------------------------------------------
+
 
 def test_normalize() -> None:
     assert normalize("ｺｰﾙ") == normalize("コール") == normalize("こーる") == "こーる"
@@ -287,7 +458,8 @@ def test_normalize() -> None:
     assert normalize("ハイパー〜") == "はいぱーー"
 
 
-# --- robustness: anything at all ------------------------------------------------------------------
+# --- robustness: anything at all --------------------------------------------------------------
+
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(), st.sampled_from(GAMES))
@@ -308,7 +480,9 @@ def test_long_text_never_raises(text: str, game: str) -> None:
     assert got.kind == ("command" if normalize(text).lstrip().startswith("!") else "chat")
 
 
-_ALPHABET = st.sampled_from(list("こちふぉーるどめいくれアイズベットポ0123456789,.k万千 ascdhkqjtx♠♥!？。w"))
+_ALPHABET = st.sampled_from(
+    list("こちふぉーるどめいくれアイズベットポ0123456789,.k万千 ascdhkqjtx♠♥!？。w")
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -320,12 +494,25 @@ def test_near_miss_text_never_raises(text: str, game: str) -> None:
         assert key not in got or isinstance(got[key], int)
 
 
-# --- speed ---------------------------------------------------------------------------------------
+# --- speed ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "あ" * 10_000, "ア" * 10_000, "こーるで" * 2_500, "なんで" * 3_333, "a " * 5_000, "A♠" * 5_000,
-    "1 " * 5_000, "ｗ" * 10_000, "x" * 10_000, "今日は寒いね、" * 1_428, "\x00" * 10_000,
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "あ" * 10_000,
+        "ア" * 10_000,
+        "こーるで" * 2_500,
+        "なんで" * 3_333,
+        "a " * 5_000,
+        "A♠" * 5_000,
+        "1 " * 5_000,
+        "ｗ" * 10_000,
+        "x" * 10_000,
+        "今日は寒いね、" * 1_428,
+        "\x00" * 10_000,
+    ],
+)
 def test_long_message_under_5ms(text: str) -> None:
     assert len(text) >= 9_996 and len(text) > MAX_ACTION_CHARS
     # CPU time, best of five: on a shared 2-core CI machine wall time measures the neighbours.
@@ -340,16 +527,27 @@ def test_long_message_under_5ms(text: str) -> None:
 
 # --- the CLI, both modes ----------------------------------------------------------------------
 
+
 def _cli(*args: str, stdin: str | None = None) -> str:
     return subprocess.run(
-        [sys.executable, "-m", "referee.cli", "parse", *args], input=stdin, capture_output=True,
-        text=True, encoding="utf-8", check=True, timeout=60,
+        [sys.executable, "-m", "referee.cli", "parse", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=True,
+        timeout=60,
     ).stdout
 
 
 def test_cli_single_message() -> None:
     assert json.loads(_cli("--game", "omaha", "メイク１８００")) == {
-        "kind": "action", "action": "raise", "to": 1800, "hand_info": False, "advice": False}
+        "kind": "action",
+        "action": "raise",
+        "to": 1800,
+        "hand_info": False,
+        "advice": False,
+    }
 
 
 def test_cli_stdin_json_lines_in_order() -> None:
