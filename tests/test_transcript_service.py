@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from referee.adapters.transcript import read, replay_events, run
+from referee.adapters.transcript import TranscriptError, read, replay_events, run
 from referee.service import Referee
 
 pytest.importorskip("referee.parse")
@@ -169,13 +169,18 @@ def test_processed_input_is_never_applied_twice() -> None:
 def test_directives_the_table_refuses_exit_2_naming_the_line(
     tmp_path: Path, text: str, lineno: int, words: str
 ) -> None:
-    f = tmp_path / "t.txt"
-    f.write_text(text, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "referee.cli", "replay", str(f)],
-                       capture_output=True, text=True, timeout=60, encoding="utf-8")
-    assert r.returncode == 2
-    (err,) = r.stderr.strip().splitlines()
-    assert f"line {lineno}: " in err and words in err
+    with pytest.raises(TranscriptError) as e:
+        for _ in run(read(text), Referee()):
+            pass
+    assert str(e.value).startswith(f"line {lineno}: ") and words in str(e.value)
+    if lineno == 1:  # and through the command: exit 2, one line on stderr
+        f = tmp_path / "t.txt"
+        f.write_text(text, encoding="utf-8")
+        r = subprocess.run([sys.executable, "-m", "referee.cli", "replay", str(f)],
+                           capture_output=True, text=True, timeout=60, encoding="utf-8")
+        assert r.returncode == 2
+        (err,) = r.stderr.strip().splitlines()
+        assert f"line {lineno}: " in err and words in err
 
 
 def test_dealing_mistake_commands_reach_the_engine() -> None:
