@@ -439,7 +439,9 @@ class Referee:
             self._dm(ctx, table, sender, norm)
             return
         seated = sender in self.seated_names(room)
-        if parsed.kind == "action" and seated:
+        # An action word inside advice (「コールしなよ」) is about someone else's action: never
+        # apply it as the speaker's own.
+        if parsed.kind == "action" and seated and not parsed.advice:
             try:
                 events = table.engine.act(sender, parsed, float(now) if now is not None else None)
             except IllegalAction as e:
