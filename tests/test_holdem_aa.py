@@ -402,3 +402,54 @@ def test_config_rulings() -> None:
     with pytest.raises(IllegalAction, match="以上"):
         e.act("p", action("ante", amount=99))
     assert ev(e.act("p", action("ante", amount=150)), "action")[0]["ante"] == 150
+
+
+def snapshot(e: HoldemAAEngine) -> str:
+    return repr((e.phase, e.hand_no, e.stacks(), e.seats, e.book, e.table.players))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6))
+def test_random_play_refusals_leave_no_trace(seed: int, players: int) -> None:
+    """Random messages from random players (most of them illegal at that moment), the clock,
+    and now and then a dealing mistake: a refused action changes nothing, the books balance."""
+    rng = random.Random(seed)
+    e = engine()
+    for i in range(players):
+        e.sit(i + 1, f"p{i}", rng.choice([25, 90, 400, 1000, 5000]))
+    now = 0.0
+    for _ in range(3):
+        if not e.stacks():
+            break
+        before = e.stacks()
+        deal, _ = random_hand(rng, before)
+        out = e.start_hand(deal)
+        while e.in_hand:
+            now += rng.choice([1.0, 5.0, 70.0])
+            roll = rng.random()
+            if roll < 0.03:
+                out += e.dealing_mistake("nogame")
+                break
+            if roll < 0.1:
+                out += e.tick(now)
+                continue
+            who = rng.choice([*before, "nobody"])
+            act = rng.choice([
+                action("ante", amount=rng.choice([None, 50, 100, 200, 1000]),
+                       aa=rng.choice([None, 0, 50, 100, 300])),
+                action("allin", aa=rng.choice([None, 10, 100])),
+                action("call"), action("call"), action("fold"), action("raise", to=300),
+                action("discard", cards=["2c", "3c"]),
+            ])
+            snap = snapshot(e)
+            try:
+                out += e.act(who, act, now)
+            except IllegalAction as err:
+                assert err.reason
+                assert snapshot(e) == snap
+        house = ev(out, "house")[0]
+        end = ev(out, "hand_end")[0]["stacks"]
+        assert sum(end.values()) + house["result"] == sum(before.values())
+        paid = sum(x["payout"] for x in ev(out, "settle") + ev(out, "compensation"))
+        staked = sum(a["amount"] for a in ev(out, "action"))
+        assert (house["staked"], house["paid"]) == (staked, paid)

@@ -422,7 +422,10 @@ def test_draw_deal_is_playable() -> None:
     rng = random.Random(7)
     deal = e.draw_deal(Shoe(6, 1, rng=rng), rng)
     assert sorted(deal.hands) == ["a", "b"] and len(deal.dealer) == 7
-    assert deal.dice[-1] in (1, 3, 6)
+    # the button die, then rolls up to the first seat with a hand, then 12 spare rolls
+    rolls = deal.dice[1:-12]
+    assert rolls[-1] in (1, 3, 6) and all(d not in (1, 3, 6) for d in rolls[:-1])
+    assert len(deal.dice[-12:]) == 12
     assert e.start_hand(deal)
 
 
@@ -570,3 +573,74 @@ def test_definition_tables_are_checked(tmp_path: Any) -> None:
         f.write_text(broken, encoding="utf-8")
         with pytest.raises(DefinitionError, match=key):
             load_file(f)
+
+
+def snapshot(e: SevenEngine) -> str:
+    return repr((e.phase, e.hand_no, e.stacks(), e.hands, e.book, e.table.players, e.button))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6))
+def test_random_play_refusals_leave_no_trace(seed: int, players: int) -> None:
+    """Random messages from random players (most of them illegal at that moment), the clock,
+    and now and then a dealing mistake: a refused action changes nothing, the books balance."""
+    rng = random.Random(seed)
+    e = engine(lastslot=rng.choice(["on", "off"]))
+    for i in range(players):
+        e.sit(i + 1, f"p{i}", rng.choice([30, 100, 350, 1000, 5000]), npc=rng.random() < 0.2)
+    now = 0.0
+    for _ in range(3):
+        if not e.stacks():
+            break
+        before = e.stacks()
+        deal = e.draw_deal(Shoe(6, 1, rng=rng), rng)
+        out = e.start_hand(deal)
+        while e.in_hand:
+            now += rng.choice([1.0, 5.0, 70.0])
+            roll = rng.random()
+            if roll < 0.02:
+                out += e.dealing_mistake("nogame")
+                break
+            if roll < 0.1:
+                out += e.tick(now)
+                continue
+            who = rng.choice([*before, "nobody"])
+            cards = deal.hands.get(who, [])
+            act = rng.choice([
+                action("ante", amount=rng.choice([None, 50, 100, 200, 1000])),
+                action("allin"), action("call"), action("call"), action("raise"),
+                action("hyper_raise"), action("extra_raise"), action("fold"),
+                action("discard", cards=[card_str(c) for c in rng.sample(cards, 2)]
+                       if cards else ["2c", "3c"]),
+                action("discard", hand=rng.choice(["big_house", "seven_flush", "seven_straight"])),
+                declaration(cards) if cards else action("fold"),
+            ])
+            snap = snapshot(e)
+            try:
+                out += e.act(who, act, now)
+            except IllegalAction as err:
+                assert err.reason
+                assert snapshot(e) == snap
+        house = ev(out, "house")[0]
+        end = ev(out, "hand_end")[0]["stacks"]
+        assert sum(end.values()) + house["result"] == sum(before.values())
+        paid = sum(x["payout"] for x in ev(out, "settle") + ev(out, "compensation")
+                   + ev(out, "joker"))
+        staked = sum(a["amount"] for a in ev(out, "action"))
+        assert (house["staked"], house["paid"]) == (staked, paid)
+
+
+def test_die_for_a_seat_vacated_during_the_antes() -> None:
+    e = engine()
+    e.sit(1, "a", 10_000)
+    e.sit(2, "b", 10_000)
+    e.set_button(6)
+    e.start_hand(Deal(hands={"a": parse_cards(H_K), "b": parse_cards(H_5)},
+                      dealer=parse_cards(WEAK), dice=[2]))
+    e.act("a", action("ante", amount=100))
+    out = e.leave("b")  # before posting: out of the hand (and the table) at once
+    assert [x["player"] for x in ev(out, "leave")] == ["b"]
+    out = e.act("a", action("call")) + e.act("a", action("call"))
+    out += e.act("a", declaration(parse_cards(H_K)))
+    assert "ダイスが尽きたため" in " ".join(x["text"] for x in ev(out, "say"))
+    assert settle(out)["a"]["result"] == "win"  # against the dealer seat's 2s

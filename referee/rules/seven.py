@@ -9,7 +9,9 @@ Flow of one hand (a pure state machine; the service or a transcript drives it):
    hand, no ``# button:`` / :meth:`set_button`) the first die places the button (its face is the
    seat, empty or not); every following die is a roll for the **dealer hand**, a roll naming a
    seat without a hand is rolled again (the next die). The dice are checked at the start, so a
-   hand never stops for lack of dice.
+   hand never stops for lack of dice; should the only seat hit be vacated during the antes (a
+   player leaving or timing out before posting) and no die be left, the dealer seat's hand (or,
+   with a player there, the first hand from the button's left) is the dealer hand.
 2. Every seated player posts an ante (``ante`` with ``amount``, or ``allin``); NPC seats post
    ``npc_ante_units`` units at once (all-in when they cannot cover three antes).
 3. One card at a time from the button's left (the dealer seat included) until everyone has 3, all
@@ -612,12 +614,19 @@ class SevenEngine(Engine):
             if d in self.hands:
                 dealer_seat = d
                 break
+        note = ""
+        if not dealer_seat:  # the hit seat was vacated during the antes and the dice ran out
+            dealer_seat = (
+                self.rules.dealer_seat if self.rules.dealer_seat in self.hands
+                else next(iter(self.hands))
+            )
+            note = "（ダイスが尽きたため）"
         dh = self.hands[dealer_seat]
         out.append(
             Say(
                 to="room",
                 text="ダイス: " + "→".join(str(d) for d in rolls)
-                + f"　ディーラーハンドは{dealer_seat}番 {dh.label}"
+                + f"　ディーラーハンドは{dealer_seat}番 {dh.label}{note}"
                 + ("（フォールド）" if dh.folded else ""),
             )
         )
@@ -770,6 +779,8 @@ class SevenEngine(Engine):
             deal.dice.append(d)
             if d in with_hand:
                 break
+        # spare rolls, in case the seat hit is vacated before the cards are dealt
+        deal.dice += [rng.randint(1, 6) for _ in range(12)]
         return deal
 
     # --- queries ---------------------------------------------------------------------------
