@@ -557,3 +557,37 @@ def test_cli_stdin_json_lines_in_order() -> None:
     assert len(out) == len(lines)
     for case, line in zip(cases, out, strict=True):
         assert _contains(json.loads(line), case["expect"]), (case, line)
+
+
+# --- the skeleton cache reads exactly what the grammar reads ------------------------------------
+
+_SLOTTY = st.sampled_from(
+    ["メイク", "レイズ", "ベット", "B", "R", "F", "オープン", "マック", "捨て", "残す", "アンティ",
+     "AA", "1800", "1,800", "1.5k", "2万", "7", "10", "As", "Kd", "10s", "A♠", "スペードのA", "jk",
+     " ", "に", "まで", "で", "だけ見せます", "abc", "x", "ストレート", "セブン", "フラッシュ"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_SLOTTY, max_size=6).map("".join), st.sampled_from(GAMES))
+def test_skeleton_parse_equals_direct_parse(text: str, game: str) -> None:
+    from referee.parse import _parse_skeleton, _strip_tail
+
+    got = parse(text, game)
+    core = _strip_tail(normalize(text))
+    direct = _parse_skeleton.__wrapped__(core, game) if core else None
+    if direct is None:
+        assert got.kind == "chat"
+    else:
+        assert got.kind == "action"
+        assert {k: v for k, v in got.to_json().items() if k not in ("kind", "hand_info", "advice")} \
+            == {k: v for k, v in direct.items() if v is not None}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_grammar_builds_lalr_without_conflicts(game: str) -> None:
+    from referee.parse import _grammar
+
+    g = _grammar(game)  # Lark raises GrammarError on any LALR conflict
+    assert g.lark.options.parser == "lalr"
+    assert g.gate.match("こ" if game != "deuces" else "ふぉ")
