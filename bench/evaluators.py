@@ -4,7 +4,8 @@ Every library scores the SAME seeded hands in the SAME run; each measurement rep
 until it has used ``--min-time`` seconds of CPU. Times are this process's CPU time
 (``time.process_time``), so other load on a shared machine distorts the ratios less. Our
 lookup tables fill lazily, so the first (cold) pass is timed and printed separately.
-Libraries that are not installed are skipped. Run: ``.venv/bin/python bench/evaluators.py [--hands N]``.
+Libraries that are not installed are skipped.
+Run: ``.venv/bin/python bench/evaluators.py [--hands N] [--min-time S]``.
 """
 
 from __future__ import annotations
