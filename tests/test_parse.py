@@ -580,8 +580,9 @@ def test_skeleton_parse_equals_direct_parse(text: str, game: str) -> None:
         assert got.kind == "chat"
     else:
         assert got.kind == "action"
-        assert {k: v for k, v in got.to_json().items() if k not in ("kind", "hand_info", "advice")} \
-            == {k: v for k, v in direct.items() if v is not None}
+        flags = ("kind", "hand_info", "advice")
+        fields = {k: v for k, v in got.to_json().items() if k not in flags}
+        assert fields == {k: v for k, v in direct.items() if v is not None}
 
 
 @pytest.mark.parametrize("game", GAMES)
