@@ -243,10 +243,13 @@ def test_second_writer_cannot_apply_twice(tmp_path: Path) -> None:
         # b has not seen m1 yet; the check inside its write transaction catches it
         with pytest.raises(AlreadyProcessed):
             b.save(outcome(1, [], [LedgerEntry("alice", 10, "grant")]))
-        assert b.is_processed("m1")
+        assert b.is_processed("m1")  # learnt inside that transaction
         b.save(outcome(2))
+        with pytest.raises(AlreadyProcessed):
+            a.save(outcome(2))
         assert a.is_processed("m2")
         assert a.balances() == b.balances() == {"alice": 10}
+        assert count(a, "inputs") == 2
     finally:
         a.close()
         b.close()
@@ -372,3 +375,23 @@ def test_failed_migration_keeps_previous_version(tmp_path: Path) -> None:
     conn.close()
     with Store(path) as s:  # still usable
         s.save(outcome(1))
+
+
+def test_background_checkpoints_and_clean_close(tmp_path: Path) -> None:
+    import time
+
+    from referee.store.db import CHECKPOINT_EVERY
+
+    path = tmp_path / "r.db"
+    s = Store(path)
+    initial = path.stat().st_size
+    for i in range(CHECKPOINT_EVERY * 2 + 10):
+        s.save(outcome(i, [Say(to="room", text="x" * 200)]))
+    deadline = time.monotonic() + 10
+    while path.stat().st_size == initial and time.monotonic() < deadline:
+        time.sleep(0.05)  # the checkpoint thread copies the WAL into the file meanwhile
+    assert path.stat().st_size > initial
+    s.close()
+    assert not Path(str(path) + "-wal").exists()
+    with Store(path) as again:
+        assert len(again.inputs()) == CHECKPOINT_EVERY * 2 + 10

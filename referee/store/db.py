@@ -23,6 +23,7 @@ from types import TracebackType
 from typing import Any
 
 import sqlite_utils
+from pydantic import SerializeAsAny, TypeAdapter
 
 from referee.events import Event
 from referee.outcome import Outcome
@@ -36,11 +37,17 @@ class AlreadyProcessed(StoreError):
 _to_json = Event.to_json
 
 
-def _event_json(e: Event) -> str:
-    # model_dump_json is pydantic's compiled serializer: the same dict as to_json(), 3x faster.
-    if type(e).to_json is _to_json:
-        return e.model_dump_json(exclude_none=True)
-    return json.dumps(e.to_json(), ensure_ascii=False, separators=(",", ":"))
+_EVENTS = TypeAdapter(list[SerializeAsAny[Event]])
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # built once, not per call
+
+
+def _events_json(events: list[Event]) -> str:
+    """The events as one JSON array, each exactly its ``to_json()``."""
+    # pydantic's compiled serializer does the whole list in one call (2x json.dumps' speed);
+    # an event class with its own to_json() is honoured.
+    if all(type(e).to_json is _to_json for e in events):
+        return _EVENTS.dump_json(events, exclude_none=True).decode()
+    return _JSON.encode([e.to_json() for e in events])
 
 
 def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
@@ -81,6 +88,44 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
     return conn
 
 
+CHECKPOINT_EVERY = 500  # saves between background checkpoints (~1-2 WAL pages per save)
+
+
+class _Checkpointer:
+    """A daemon thread that runs PASSIVE checkpoints on request, on its own connection."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._wake = threading.Event()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="store-checkpoint", daemon=True)
+        self._thread.start()
+
+    def request(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA busy_timeout = 10000")
+            while True:
+                self._wake.wait()
+                self._wake.clear()
+                if self._stopping:
+                    return
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error:
+                    pass  # best effort: the next request (or closing) checkpoints again
+        finally:
+            conn.close()
+
+
 class Store:
     """The referee's database. Open it once per process; one writer at a time (BEGIN IMMEDIATE
     makes a second writer wait, never interleave)."""
@@ -101,10 +146,21 @@ class Store:
         self._ids: set[str] = set()
         self._known_seq = 0
         self._refresh_ids()
+        # Checkpoints (copying the WAL back into the database, with an fsync of each) would
+        # otherwise run inside every ~1000th commit and stall that chat message for tens of ms;
+        # a background thread with its own connection does them instead (the GIL is released
+        # while SQLite works, and a checkpoint never blocks our writes).
+        self._checkpointer: _Checkpointer | None = None
+        self._saves = 0
+        if self.path != ":memory:":
+            self.conn.execute("PRAGMA wal_autocheckpoint = 0")
 
     # --- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
-        self.conn.close()
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
+            self._checkpointer = None
+        self.conn.close()  # the last connection to close checkpoints and removes the WAL
 
     def __enter__(self) -> Store:
         return self
@@ -118,11 +174,13 @@ class Store:
         self.close()
 
     # --- Persistence ---------------------------------------------------------------------
-    def _refresh_ids(self) -> None:
+    def _refresh_ids(self, upto: int | None = None) -> None:
         """Take in the ids of inputs saved since we last looked (by another writer, or at open).
 
-        Inputs are only ever appended, so ``max(seq)`` tells whether anything is new (O(1))."""
-        last = self.conn.execute("SELECT max(seq) FROM inputs").fetchone()[0] or 0
+        Inputs are only ever appended (rowids in order), so ``max(seq)`` tells what is new."""
+        last = upto
+        if last is None:
+            last = self.conn.execute("SELECT max(seq) FROM inputs").fetchone()[0] or 0
         if last != self._known_seq:
             rows = self.conn.execute(
                 "SELECT input_id FROM inputs WHERE seq > ? AND seq <= ?", (self._known_seq, last)
@@ -131,11 +189,9 @@ class Store:
             self._known_seq = last
 
     def is_processed(self, input_id: str) -> bool:
-        with self._lock:
-            if input_id in self._ids:
-                return True
-            self._refresh_ids()
-            return input_id in self._ids
+        """From memory (the ids of this database as of opening, plus every save since): no SQL
+        on the hot path. An input another writer saved meanwhile is still refused by save()."""
+        return input_id in self._ids
 
     def save(self, outcome: Outcome) -> None:
         """Write the input, its events, the derived rows and its ledger in one transaction.
@@ -149,19 +205,32 @@ class Store:
                 raise StoreError(f"ledger delta must be an int chip count: {entry!r}")
             if entry.event_index is not None and not 0 <= entry.event_index < n:
                 raise StoreError(f"ledger entry points at no event: {entry!r}")
-        input_json = json.dumps(outcome.input, ensure_ascii=False, separators=(",", ":"))
+        input_json = _JSON.encode(outcome.input)
         kinds = [e.event for e in outcome.events]
-        events_json = "[" + ",".join(_event_json(e) for e in outcome.events) + "]"
+        events_json = _events_json(outcome.events)
         room = outcome.room
         input_id = outcome.input_id
         conn = self.conn
         with self._lock:
+            if input_id in self._ids:
+                raise AlreadyProcessed(f"input {input_id!r} was already processed")
+            if not outcome.ledger and PROJECTED_KINDS.isdisjoint(kinds):
+                # Most chat messages: one row, so one statement is the whole transaction. It
+                # inserts only if nobody appended since we last looked (else: the full path).
+                try:
+                    cur = conn.execute(
+                        "INSERT INTO inputs(input_id, room, input, events, processed_at)"
+                        " SELECT ?, ?, ?, ?, ?"
+                        " WHERE (SELECT coalesce(max(seq), 0) FROM inputs) = ?",
+                        (input_id, room, input_json, events_json, time.time(), self._known_seq),
+                    )
+                except sqlite3.OperationalError:  # busy: another writer; take the full path
+                    cur = None
+                if cur is not None and cur.rowcount == 1 and cur.lastrowid is not None:
+                    self._saved(input_id, cur.lastrowid)
+                    return
             conn.execute("BEGIN IMMEDIATE")
             try:
-                # Under the write lock: nobody can add an input between this check and COMMIT.
-                self._refresh_ids()
-                if input_id in self._ids:
-                    raise AlreadyProcessed(f"input {input_id!r} was already processed")
                 cur = conn.execute(
                     "INSERT INTO inputs(input_id, room, input, events, processed_at)"
                     " VALUES (?, ?, ?, ?, ?)",
@@ -169,6 +238,12 @@ class Store:
                 )
                 seq = cur.lastrowid
                 assert seq is not None
+                if seq != self._known_seq + 1:
+                    # Another writer appended inputs since we last looked. We hold the write
+                    # lock, so nothing can be added before our COMMIT: check them now.
+                    self._refresh_ids(upto=seq - 1)
+                    if input_id in self._ids:
+                        raise AlreadyProcessed(f"input {input_id!r} was already processed")
                 derived = [
                     (i, kinds[i], outcome.events[i].to_json())
                     for i in range(n)
@@ -190,8 +265,16 @@ class Store:
                 if isinstance(e, sqlite3.Error | KeyError | TypeError | ValueError):
                     raise StoreError(f"cannot save input {input_id!r}: {e!r}") from e
                 raise
-            self._ids.add(input_id)
-            self._known_seq = seq
+            self._saved(input_id, seq)
+
+    def _saved(self, input_id: str, seq: int) -> None:
+        self._ids.add(input_id)
+        self._known_seq = seq
+        self._saves += 1
+        if self._saves % CHECKPOINT_EVERY == 0 and self.path != ":memory:":
+            if self._checkpointer is None:
+                self._checkpointer = _Checkpointer(self.path)
+            self._checkpointer.request()
 
     def inputs(self, room: str | None = None) -> list[dict[str, Any]]:
         """Every saved input (of ``room``, or all), in the order saved."""
