@@ -225,6 +225,9 @@ class Referee:
         self.penalties: list[dict[str, Any]] = []
         self.ranks: dict[str, str] = {}
         self.processed: set[str] = set()
+        # The deuces bonus area outlives tables and sessions (RULES.md): the last one seen, so a
+        # table opened later starts from it. Derived from events, so a rebuild restores it too.
+        self.bonus_area: tuple[list[str], list[int]] | None = None
         self._next_flag = 1
 
     # --- entry points ----------------------------------------------------------------------
@@ -302,6 +305,7 @@ class Referee:
             "flags": {i: (f.player, f.kind, f.confidence, f.status) for i, f in self.flags.items()},
             "penalties": list(self.penalties),
             "ranks": dict(self.ranks),
+            "bonus_area": self.bonus_area,
             "moderators": sorted(self.moderators),
             "processed": sorted(self.processed),
         }
@@ -319,6 +323,9 @@ class Referee:
         for ev in events:
             ctx.events.append(ev)
             idx = len(ctx.events) - 1
+            if ev.event == "bonus_area":
+                self.bonus_area = (list(getattr(ev, "cards", [])),
+                                   [int(m) for m in getattr(ev, "markers", [])])
             if isinstance(ev, Leave) or ev.event == "leave":
                 pts = int(getattr(ev, "bank", 0) or 0)
                 if pts:
@@ -350,6 +357,11 @@ class Referee:
                 self._emit(ctx, table.engine.leave(s.name))
             except IllegalAction:
                 pass
+        area: Any = getattr(table.engine, "bonus_area", None)  # deuces: a property
+        if callable(area):
+            area = area()
+        if isinstance(area, tuple) and area and area[0]:
+            self.bonus_area = ([card_str(c) for c in area[0]], [int(m) for m in area[1]])
         if self.tables.get(table.room) is table:
             del self.tables[table.room]
         self._say(ctx, "テーブルを閉じました。ありがとうございました。")
@@ -606,6 +618,9 @@ class Referee:
             k, v = kv.split("=", 1)
             options[k] = v
         engine = create(game, options)
+        if game == "deuces" and self.bonus_area is not None:
+            cards, markers = self.bonus_area
+            engine.set_bonus_area(parse_cards(" ".join(cards)), markers)
         self.tables[room] = Table(room, game, options, engine)
         self._say(ctx, f"{engine.definition.name} のテーブルを開きました。!sit で着席できます。")
 

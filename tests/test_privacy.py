@@ -73,8 +73,13 @@ def leaks(text: str) -> list[str]:
         table = ref.tables.get(room)
         if table is not None:
             for p in {s.name for s in table.engine.seated()}:
-                held.setdefault(p, [])
-                held[p] = held[p] + table.engine.holdings(p)
+                # what they hold now, if anything (a misdeal replaces a hand: the burned one is
+                # public); otherwise what they held before the input
+                now = table.engine.holdings(p)
+                if now:
+                    held[p] = now
+                else:
+                    held.setdefault(p, [])
                 shown[p] = shown.get(p, []) + table.engine.shown(p)
         # The input that ends a hand may open the hands still in it (the showdown); engines need
         # not remember what was shown once the hand is over, so those players are exempt there.

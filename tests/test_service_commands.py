@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from referee.cards import card_str
 from referee.events import Event
 from referee.outcome import Incoming
 from referee.service import Referee
@@ -199,3 +200,19 @@ def test_close_during_a_hand_cashes_out_when_it_ends(ref: Referee) -> None:
     assert ref.bank.balances() == {p: leaves[p]["bank"] for p in ("alice", "bob")}
     assert says(ev)[-1] == "テーブルを閉じました。ありがとうございました。"
     assert "!sit" in says(msg(ref, "dealer", "!open omaha"))[0]  # the room can open a new one
+
+
+def test_deuces_bonus_area_outlives_the_table_and_a_restart(ref: Referee) -> None:
+    store = Store(":memory:")
+    live = Referee(moderators=["dealer"], persistence=store)
+    msg(live, "dealer", "!open deuces")
+    live.directive("b1", ROOM, "bonus", {"cards": ["As", "Kd", "7h", "3c"]})
+    msg(live, "dealer", "!close")
+    assert ROOM not in live.tables
+    msg(live, "dealer", "!open deuces")
+    area = live.tables[ROOM].engine.bonus_area  # type: ignore[attr-defined]
+    assert [card_str(c) for c in area[0]] == ["As", "Kd", "7h", "3c"]
+    rebuilt = Referee(moderators=["dealer"])
+    rebuilt.rebuild(store.inputs())
+    assert rebuilt.tables[ROOM].engine.bonus_area == area  # type: ignore[attr-defined]
+    assert rebuilt.state() == live.state()

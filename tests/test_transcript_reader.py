@@ -123,13 +123,16 @@ _line = st.sampled_from([
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(_line, max_size=12), st.lists(_line, max_size=6))
-def test_ids_depend_only_on_the_lines_before(head: list[str], tail: list[str]) -> None:
-    """A transcript that grows keeps the ids of its old lines (resume works); ids are unique."""
+@given(st.lists(_line, max_size=12), st.lists(_line, min_size=1, max_size=6))
+def test_ids_name_the_whole_transcript(head: list[str], tail: list[str]) -> None:
+    """The same file gives the same ids (resume works); a file that shares only its first lines
+    with another is another transcript (its lines run again); ids are unique in a file."""
     base = "# table: omaha\n# seat 1: alice 100\n"
     short = read(base + "\n".join(head) + "\n")
-    longer = read(base + "\n".join(head + tail) + "\n")
-    assert [ln.id for ln in longer[: len(short)]] == [ln.id for ln in short]
+    again = read(base + "\n".join(head) + "\n")
+    assert [ln.id for ln in again] == [ln.id for ln in short]
+    longer = read(base + "\n".join(head + tail) + "\nbob: x\n")
+    assert not {ln.id for ln in longer} & {ln.id for ln in short}
     assert len({ln.id for ln in longer}) == len(longer)
 
 

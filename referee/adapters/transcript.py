@@ -4,11 +4,12 @@ live bot, print JSON Lines events.
 The whole file is read and checked before anything runs, so a malformed transcript fails with
 one line naming the line number and prints nothing. Rule violations are events, not failures.
 
-Input ids: ``transcript:<sha256 of the file up to and including this line>:<line number>``. A
-line's id depends only on what came before it, not on the path or on what follows, so a run
-killed at any point and started again against the same database skips exactly the lines already
-processed (each line's outcome is saved in one transaction), and a transcript that grew since
-the last run continues where it stopped.
+Input ids: ``transcript:<sha256 of the whole file>:<line number>``, independent of the path. A
+run killed at any point and started again against the same database skips exactly the lines
+already processed (each line's outcome is saved in one transaction, the referee is first rebuilt
+from every saved input), so it ends exactly as an uninterrupted run. The whole file, not only
+the lines before, names the line: two transcripts that merely share their first lines (a common
+``# table:`` header) are different transcripts, and each of their lines runs.
 """
 
 from __future__ import annotations
@@ -201,13 +202,12 @@ def read(text: str, room: str = ROOM) -> list[Line]:
         if m and not raw.lstrip().startswith("#"):
             reader.names.add(m.group("name"))
     out: list[Line] = []
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
     for lineno, raw in enumerate(text.splitlines(keepends=True), start=1):
-        digest.update(raw.encode("utf-8"))
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("##"):
             continue
-        input_id = f"transcript:{digest.hexdigest()[:24]}:{lineno}"
+        input_id = f"transcript:{digest}:{lineno}"
         try:
             if line.startswith("#"):
                 d = _DIRECTIVE.match(line)
