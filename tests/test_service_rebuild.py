@@ -133,3 +133,18 @@ def test_resume_warns_when_the_rebuild_does_not_reproduce_the_bank() -> None:
     warnings = resume(again, store)
     assert warnings == ["bank of alice: 105 in the database, 100 after the rebuild"]
     assert again.persistence is store
+
+
+def test_transcripts_sharing_a_header_both_run_against_one_database(tmp_path: Path) -> None:
+    a = ROOT / "data" / "omaha-example.txt"
+    header = [ln for ln in a.read_text(encoding="utf-8").splitlines() if ln.startswith("#")]
+    b = tmp_path / "b.txt"
+    b.write_text("\n".join([*header, "[21:00:01] alice: フォールド", "[21:00:02] bob: フォールド"])
+                 + "\n", encoding="utf-8")
+    fresh = io.StringIO()
+    replay(b, None, fresh)
+    db = tmp_path / "shared.db"
+    replay(a, db, io.StringIO())
+    out = io.StringIO()
+    replay(b, db, out)
+    assert out.getvalue() == fresh.getvalue() != ""
