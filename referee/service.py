@@ -16,6 +16,25 @@ Message flow: clock tick → command (``!…``) | parse by the table's game → 
 only; anyone else's action-looking message is ignored, never applied, to keep chat usable for
 spectators) | chat → leak / interference checks. An engine's :class:`IllegalAction` becomes a
 ``rejected`` event plus a ``say`` to the room with the reason, and changes nothing.
+
+Policies (RULES.md "hand information" / "interference"; the rulings made here):
+
+* Leak: a seated player's chat that the parser marks ``hand_info`` while a hand runs, unless it
+  only names cards legally shown or on the board (:func:`referee.flags.assess_leak`). ``high``
+  (the claim matches what they hold: a hidden card, a pair of ranks, a suit count, the hand class
+  they make) → forced fold, removal, the definition's ``information_leak`` points at once;
+  ``low`` → a flag for ``!confirm``/``!dismiss``. During the showdown a verified claim is only
+  ``low`` (it is the proper moment to show). Spectators hold no cards and are not flagged;
+  private messages to the bot are never leaks.
+* Interference: ``advice`` during a hand by anyone but a moderator is a ``low`` flag; confirmed,
+  it costs a forced fold and removal (if seated), ``interference`` points and the rank mark
+  (demoted to 無印; marks come from ``!rank`` / ``# rank:``).
+* Bank: every change is a ledger entry -- ``leave`` events credit their ``bank``, ``penalty``
+  events debit their ``points`` (whoever emitted them), ``!grant``/``!sit``/``# bank:`` emit a
+  ``bank`` event with their entry. Balances may go negative (a penalty larger than the bank).
+* Live deals (``!deal``) come from a CSPRNG-shuffled shoe (or the engine's ``draw_deal``) and
+  are recorded in the input; the deuces bonus area of a closed table carries over to the next
+  ``!open deuces``.
 """
 
 from __future__ import annotations
@@ -23,7 +42,7 @@ from __future__ import annotations
 import random
 import secrets
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -782,6 +801,3 @@ class Referee:
         self._set_rank(ctx, who, mark)
         self._say(ctx, f"{who}さんのランク印を「{mark or '無印'}」にしました。", to=to)
 
-
-def events_json(events: Sequence[Event]) -> list[dict[str, Any]]:
-    return [e.to_json() for e in events]
