@@ -15,7 +15,8 @@ store also implements :class:`StoredState` (balances, rank marks, bonus area) fo
 
 Service note (referee.service, additive): ``Outcome.input`` is a JSON dict with ``kind``
 ``message`` {``id room sender text time dm``, plus ``deal`` once a live !deal drew cards} or
-``directive`` {``id room name args``}; ``Referee.rebuild(store.inputs())`` re-runs them. Service
+``directive`` {``id room name args``} or ``tick`` {``id room time``} (a live adapter's timer
+driving the action clock); ``Referee.rebuild(store.inputs())`` re-runs them. Service
 event kinds besides CONTRACTS §3: ``bank`` {``player delta balance reason``} (a !grant, a buy-in
 or a ``# bank:`` opening balance; its ledger entry points at it), ``flag_decided`` (adds ``by``)
 and ``rank`` (adds ``previous``).

@@ -11,6 +11,7 @@ Inputs are plain JSON dicts so a store can keep them and a restart can replay th
     {"kind": "message", "id", "room", "sender", "text", "time": float|None, "dm": bool,
      "deal": {...}}           # "deal" only once a live !deal drew cards (replayed as recorded)
     {"kind": "directive", "id", "room", "name": "table"|"seat"|…, "args": {...}}
+    {"kind": "tick", "id", "room", "time": float}   # the action clock, without a message
 
 Message flow: clock tick → command (``!…``) | parse by the table's game → action (seated players
 only; anyone else's action-looking message is ignored, never applied, to keep chat usable for
@@ -283,6 +284,8 @@ class Referee:
         room = str(inp.get("room", ""))
         if inp.get("kind") == "directive":
             self._directive(ctx, room, str(inp["name"]), dict(inp.get("args", {})))
+        elif inp.get("kind") == "tick":
+            self._tick(ctx, room, float(inp["time"]))
         else:
             self._message(ctx, room)
         self.processed.add(input_id)
@@ -291,6 +294,18 @@ class Referee:
         if self.persistence is not None:
             self.persistence.save(outcome)
         return outcome
+
+    def tick(self, input_id: str, room: str, now: float) -> list[Event]:
+        """The action clock with no message (a live adapter's timer): reminders and timeouts.
+        Saved like any input, so a rebuild times out the same players."""
+        out = self.process({"kind": "tick", "id": input_id, "room": room, "time": now})
+        return out.events if out is not None else []
+
+    def _tick(self, ctx: _Ctx, room: str, now: float) -> None:
+        table = self.tables.get(room)
+        if table is not None:
+            self._emit(ctx, table.engine.tick(now))
+            self._after(ctx, table)
 
     def rebuild(self, inputs: Iterable[dict[str, Any]]) -> None:
         """Re-run saved inputs with persistence off: the same state as when they were saved."""
@@ -451,8 +466,7 @@ class Referee:
         dm = bool(inp.get("dm", False))
         table = self.tables.get(room)
         if table is not None and now is not None:
-            self._emit(ctx, table.engine.tick(float(now)))
-            self._after(ctx, table)
+            self._tick(ctx, room, float(now))
             table = self.tables.get(room)
         norm = _nfkc(text)
         if norm.startswith("!"):

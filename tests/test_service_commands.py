@@ -216,3 +216,24 @@ def test_deuces_bonus_area_outlives_the_table_and_a_restart(ref: Referee) -> Non
     rebuilt.rebuild(store.inputs())
     assert rebuilt.tables[ROOM].engine.bonus_area == area  # type: ignore[attr-defined]
     assert rebuilt.state() == live.state()
+
+
+def test_clock_ticks_without_messages_time_out_the_player_and_rebuild_alike() -> None:
+    pytest.importorskip("referee.parse")
+    store = Store(":memory:")
+    live = Referee(moderators=["dealer"], persistence=store)
+    for who, text in [("dealer", "!grant @alice 2000"), ("dealer", "!grant @bob 1500"),
+                      ("dealer", "!open omaha"), ("alice", "!sit"), ("bob", "!sit"),
+                      ("dealer", "!deal")]:
+        live.handle(Incoming(id=f"t{who}{text}", room=ROOM, sender=who, text=text, time=1000.0))
+    first = live.tables[ROOM].engine.to_act()
+    assert first is not None
+    clock = live.tables[ROOM].engine.definition.clock
+    reminded = live.tick("k1", ROOM, 1000.0 + clock.remind_after)
+    assert any(first in s for s in says(reminded))
+    timed_out = live.tick("k2", ROOM, 1000.0 + clock.act_after)
+    assert next(e.to_json() for e in timed_out if e.event == "action")["player"] == first
+    assert live.tick("k2", ROOM, 5000.0) == []  # an input id applies once
+    rebuilt = Referee(moderators=["dealer"])
+    rebuilt.rebuild(store.inputs())
+    assert rebuilt.state() == live.state()
