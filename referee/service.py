@@ -512,6 +512,8 @@ class Referee:
                 from referee.cards import pretty
 
                 self._say(ctx, "あなたの手札: " + " ".join(pretty(c) for c in held), to=sender)
+            elif table.engine.in_hand and sender in self.seated_names(table.room):
+                self._say(ctx, "まだカードは配られていません。", to=sender)
             else:
                 self._say(ctx, "現在のハンドに参加していません。", to=sender)
 
