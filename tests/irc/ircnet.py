@@ -1,0 +1,278 @@
+"""Real-server helpers for the IRC adapter's tests: one ngIRCd (Debian's package, installed by
+scripts/ngircd.sh when missing) per test session on a free 127.0.0.1 port, run in the foreground
+from a generated configuration in a temp dir and always stopped; scripted players are small
+asyncio IRC clients on the raw protocol; the bot runs as ``referee irc`` in a subprocess (or
+in-process where a test needs to reach inside).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def ngircd_binary() -> str:
+    found = shutil.which("ngircd") or ("/usr/sbin/ngircd" if os.path.exists("/usr/sbin/ngircd")
+                                       else None)
+    if found is None:
+        subprocess.run(["bash", str(ROOT / "scripts" / "ngircd.sh"), "install"], check=True,
+                       timeout=600)
+        found = shutil.which("ngircd") or "/usr/sbin/ngircd"
+    return found
+
+
+CONF = """[Global]
+\tName = irc.test
+\tInfo = referee test server
+\tAdminInfo1 = referee tests
+\tAdminInfo2 = 127.0.0.1
+\tAdminEMail = nobody@invalid
+\tListen = 127.0.0.1
+\tPorts = {port}
+\tPidFile = {dir}/ngircd.pid
+\tMotdPhrase = referee test server
+[Limits]
+\tMaxNickLength = 30
+\tMaxConnectionsIP = 0
+\tPingTimeout = 120
+\tPongTimeout = 20
+[Options]
+\tPAM = no
+\tIdent = no
+\tDNS = no
+\tChrootDir =
+"""
+
+
+class Ngircd:
+    """ngircd -n (no daemon) with its own config; ``restart`` keeps the port."""
+
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="referee-ngircd-"))
+        os.chmod(self.dir, 0o777)  # ngircd drops root for "nobody": let it write its pid file
+        self.port = _free_port()
+        self.conf = self.dir / "ngircd.conf"
+        self.conf.write_text(CONF.format(port=self.port, dir=self.dir), encoding="utf-8")
+        self.log = self.dir / "ngircd.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.binary = ngircd_binary()
+
+    def start(self, timeout: float = 15.0) -> float:
+        t0 = time.monotonic()
+        log = open(self.log, "ab")
+        self.proc = subprocess.Popen([self.binary, "-n", "-f", str(self.conf)], stdout=log,
+                                     stderr=subprocess.STDOUT)
+        log.close()
+        while time.monotonic() - t0 < timeout:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"ngircd exited: {self.log.read_text(errors='replace')}")
+            with contextlib.suppress(OSError), socket.create_connection(
+                    ("127.0.0.1", self.port), timeout=0.5) as s:
+                s.sendall(b"QUIT\r\n")
+                return time.monotonic() - t0
+            time.sleep(0.05)
+        raise RuntimeError("ngircd did not start listening")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc = None
+
+    def restart(self) -> float:
+        self.stop()
+        return self.start()
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# --- scripted clients ---------------------------------------------------------------------
+
+_LINE = re.compile(r"^(?::(?P<prefix>\S+) )?(?P<cmd>\S+)(?P<args>.*)$")
+
+
+def parse_line(line: str) -> tuple[str, str, list[str]]:
+    m = _LINE.match(line)
+    if m is None:
+        return "", "", []
+    rest = m.group("args").lstrip(" ")
+    args: list[str] = []
+    while rest:
+        if rest.startswith(":"):
+            args.append(rest[1:])
+            break
+        word, _, rest = rest.partition(" ")
+        args.append(word)
+        rest = rest.lstrip(" ")
+    return m.group("prefix") or "", m.group("cmd").upper(), args
+
+
+@dataclass
+class Msg:
+    sender: str
+    target: str
+    text: str
+    raw: bytes
+    at: float
+
+    @property
+    def private(self) -> bool:
+        return not self.target.startswith(("#", "&", "+", "!"))
+
+
+@dataclass
+class Client:
+    """A scripted IRC user: registers, joins, records every PRIVMSG/NOTICE, answers PING."""
+
+    port: int
+    nick: str
+    channels: list[str] = field(default_factory=list)
+    messages: list[Msg] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    reader: asyncio.StreamReader | None = None
+    writer: asyncio.StreamWriter | None = None
+    task: asyncio.Task[None] | None = None
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def connect(self, timeout: float = 10.0) -> None:
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.task = asyncio.create_task(self._read())
+        self.raw(f"NICK {self.nick}")
+        self.raw(f"USER {self.nick} 0 * :{self.nick}")
+        await self.wait_line(lambda ln: f" 001 {self.nick} " in ln, timeout)
+        for c in self.channels:
+            self.raw(f"JOIN {c}")
+            await self.wait_line(lambda ln, c=c: f" 366 {self.nick} {c} " in ln, timeout)
+
+    def raw(self, line: str) -> None:
+        assert self.writer is not None
+        self.writer.write(line.encode("utf-8") + b"\r\n")
+
+    def say(self, target: str, text: str) -> None:
+        self.raw(f"PRIVMSG {target} :{text}")
+
+    async def _read(self) -> None:
+        assert self.reader is not None
+        while True:
+            raw = await self.reader.readline()
+            if not raw:
+                break
+            line = raw.rstrip(b"\r\n").decode("utf-8", "replace")
+            self.lines.append(line)
+            prefix, cmd, args = parse_line(line)
+            if cmd == "PING":
+                self.raw("PONG :" + (args[0] if args else ""))
+            elif cmd in ("PRIVMSG", "NOTICE") and len(args) >= 2 and "!" in prefix:
+                self.messages.append(Msg(prefix.split("!", 1)[0], args[0], args[1], raw,
+                                         time.monotonic()))
+            elif cmd == "NICK" and prefix.split("!", 1)[0] == self.nick and args:
+                self.nick = args[0]
+            self._changed.set()
+        self._changed.set()
+
+    async def wait_line(self, pred: Callable[[str], bool], timeout: float = 10.0,
+                        start: int = 0) -> str:
+        return await self._wait(lambda: next((ln for ln in self.lines[start:] if pred(ln)),
+                                             None), timeout, "line")
+
+    async def wait_msg(self, pred: Callable[[Msg], bool], timeout: float = 15.0,
+                       start: int = 0) -> Msg:
+        return await self._wait(lambda: next((m for m in self.messages[start:] if pred(m)),
+                                             None), timeout, "message")
+
+    async def _wait(self, find: Callable[[], object], timeout: float, what: str) -> Msg | str:
+        end = time.monotonic() + timeout
+        while True:
+            found = find()
+            if found is not None:
+                return found  # type: ignore[return-value]
+            left = end - time.monotonic()
+            if left <= 0:
+                tail = "\n".join(self.lines[-15:])
+                raise AssertionError(f"{self.nick}: no matching {what} in {timeout}s; last:\n"
+                                     f"{tail}")
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), min(left, 0.5))
+
+    async def reconnect(self, timeout: float = 10.0) -> None:
+        """After the server went away: a new connection with the same nick and channels."""
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+        if self.writer is not None:
+            with contextlib.suppress(Exception):
+                self.writer.close()
+        await self.connect(timeout)
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            with contextlib.suppress(Exception):
+                self.raw("QUIT :bye")
+                await self.writer.drain()
+                self.writer.close()
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+
+
+# --- the bot as a process ----------------------------------------------------------------------
+
+class BotProcess:
+    """``referee irc`` in a subprocess, logging to a file; stopped with SIGTERM."""
+
+    def __init__(self, port: int, db: Path, channels: list[str], moderators: list[str],
+                 nick: str = "referee", extra: list[str] | None = None) -> None:
+        self.log = db.with_suffix(".log")
+        args = [sys.executable, "-m", "referee.cli", "irc", "--server", "127.0.0.1",
+                "--port", str(port), "--no-tls", "--nick", nick, "--db", str(db),
+                "--interval", "0.35", "--burst", "3"]
+        for c in channels:
+            args += ["--channel", c]
+        for m in moderators:
+            args += ["--moderator", m]
+        args += extra or []
+        out = open(self.log, "ab")
+        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        out.close()
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        return int(self.proc.returncode)
+
+    def output(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
