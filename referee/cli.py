@@ -114,6 +114,27 @@ def cmd_matrix(args: argparse.Namespace) -> None:
     run_matrix(config)
 
 
+# --- referee irc -------------------------------------------------------------------------------
+
+def cmd_irc(args: argparse.Namespace) -> None:
+    from referee.adapters.irc import ConfigError as IrcConfigError
+    from referee.adapters.irc import load_config as load_irc_config
+    from referee.adapters.irc import run as run_irc
+
+    channels = [c for group in args.channel for c in group.split(",") if c]
+    try:
+        config = load_irc_config(Path(args.config) if args.config else None, {
+            "server": args.server, "port": args.port, "tls": args.tls,
+            "tls_verify": args.tls_verify, "tls_ca": args.tls_ca, "nick": args.nick,
+            "channels": channels, "moderators": args.moderator, "database": args.db,
+            "require_identified": args.require_identified, "encoding": args.encoding,
+            "interval": args.interval, "burst": args.burst,
+        })
+    except IrcConfigError as e:
+        _fail(str(e))
+    run_irc(config)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="referee", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -158,6 +179,29 @@ def build_parser() -> argparse.ArgumentParser:
     mx.add_argument("--store-dir", default=None, help="end-to-end crypto store directory")
     mx.add_argument("--moderator", action="append", default=[], help="a moderator's Matrix id")
     mx.set_defaults(func=cmd_matrix)
+
+    ir = sub.add_parser("irc", help="run the bot in IRC channels (docs/irc.md)")
+    ir.add_argument("--config", default=None, help="TOML file ([irc] table); flags override it")
+    ir.add_argument("--server", default=None, help="IRC server host name")
+    ir.add_argument("--port", type=int, default=None, help="default 6667, or 6697 with --tls")
+    ir.add_argument("--tls", action=argparse.BooleanOptionalAction, default=None,
+                    help="connect with TLS (--no-tls: plain text)")
+    ir.add_argument("--tls-verify", action=argparse.BooleanOptionalAction, default=None,
+                    help="check the server certificate (default on)")
+    ir.add_argument("--tls-ca", default=None, help="CA file to check the certificate with")
+    ir.add_argument("--nick", default=None, help="the bot's nick (default referee)")
+    ir.add_argument("--channel", action="append", default=[],
+                    help="a channel to run a table in (repeat, or comma-separate)")
+    ir.add_argument("--moderator", action="append", default=[], help="a moderator's nick")
+    ir.add_argument("--require-identified", action=argparse.BooleanOptionalAction,
+                    default=None, help="moderator commands only from nicks identified to "
+                    "services (networks with NickServ)")
+    ir.add_argument("--db", default=None, help="SQLite database (tables, bank)")
+    ir.add_argument("--encoding", default=None, help="channel encoding (default utf-8)")
+    ir.add_argument("--interval", type=float, default=None,
+                    help="flood control: seconds per line after a burst (default 1.0)")
+    ir.add_argument("--burst", type=int, default=None, help="lines sent at once (default 5)")
+    ir.set_defaults(func=cmd_irc)
     return p
 
 
