@@ -799,7 +799,33 @@ def test_seating_checks() -> None:
 def test_action_clock_reminds_then_checks_or_folds() -> None:
     eng = table(3)
     deal(eng)
-    assert eng.tick(0.0) == []
+    assert eng.tick(0.0) == []  # the first reading after the deal starts carol's clock
+    assert eng.tick(30.0) == []
     assert "アクションをお願いします" in says(eng.tick(60.0))[0]
     ev = eng.tick(120.0)
     assert kinds(ev, "action")[0]["action"] == "fold" and eng.to_act() == "alice"
+
+
+def test_action_clock_starts_at_the_first_reading_after_a_deal() -> None:
+    eng = table(3)
+    deal(eng)
+    act(eng, "carol", "fold")
+    eng.act("alice", action("fold"), now=100.0)  # hand 1 over at t=100
+    deal(eng)  # hours later: the deal carries no time
+    assert eng.tick(5000.0) == []  # not a timeout: the clock starts now
+    assert eng.to_act() is not None
+    assert kinds(eng.tick(5120.0), "action")[0]["action"] == "fold"
+
+
+def test_action_clock_at_showdown_opens() -> None:
+    eng = table(2)
+    deal(eng)
+    while eng.phase == "betting":
+        who = eng.to_act()
+        assert who is not None
+        o = eng.options_for(who)
+        act(eng, who, "call" if o.call else "check")
+    assert eng.phase == "showdown"
+    eng.tick(0.0)
+    ev = eng.tick(200.0)
+    assert any("オープン" in t for t in says(ev)) and not eng.in_hand

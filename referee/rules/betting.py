@@ -77,10 +77,16 @@ class Betting:
     acted: set[int] = field(default_factory=set)
     short_allins: list[int] = field(default_factory=list)
     fixed_cap: int = 4  # fixed limit: bets + raises per round
+    _cache: dict[int, Options] = field(default_factory=dict, repr=False, compare=False)
+
+    def touch(self) -> None:
+        """Forget cached options: call after changing seats or the middle from outside."""
+        self._cache.clear()
 
     # --- setup ---------------------------------------------------------------------------
     def post(self, i: int, amount: int, *, live: bool = True) -> int:
         """Post a forced bet (blind: ``live``; ante: dead but attributed). Returns chips posted."""
+        self._cache.clear()
         s = self.seats[i]
         paid = min(amount, s.stack)
         s.stack -= paid
@@ -96,6 +102,7 @@ class Betting:
     def start_round(self, first: int, street: int, *, facing: int | None = None) -> None:
         """Begin a betting round with ``first`` to act; ``facing`` sets the bet to call preflop
         (the big blind even when the big blind's poster was short)."""
+        self._cache.clear()
         self.street = street
         if facing is not None and facing > self.max_bet:
             self.max_bet = facing
@@ -139,6 +146,14 @@ class Betting:
     def options(self, i: int) -> Options:
         """The legal range for player ``i`` as if it were their turn now (also used to judge
         flying actions, which are declared before the turn)."""
+        cached = self._cache.get(i)
+        if cached is not None:
+            return cached
+        out = self._options(i)
+        self._cache[i] = out
+        return out
+
+    def _options(self, i: int) -> Options:
         s = self.seats[i]
         call = min(s.stack, self.max_bet - s.bet)
         reason = ""
@@ -183,6 +198,7 @@ class Betting:
         self.acted.add(i)
 
     def fold(self, i: int) -> None:
+        self._cache.clear()
         self._pop(i)
         self.seats[i].folded = True
         if self.live_count() <= 1:
@@ -190,6 +206,7 @@ class Betting:
 
     def check_call(self, i: int) -> int:
         """Check or call (all-in for less when short); returns chips put in."""
+        self._cache.clear()
         s = self.seats[i]
         amount = min(s.stack, self.max_bet - s.bet)
         self._pop(i)
@@ -200,6 +217,7 @@ class Betting:
 
     def raise_to(self, i: int, to: int) -> int:
         """Bet or raise to a total of ``to`` (validated by the caller); returns chips put in."""
+        self._cache.clear()
         s = self.seats[i]
         self._pop(i)
         completion = to - self.max_bet
@@ -228,6 +246,7 @@ class Betting:
 
     def fold_out_of_turn(self, i: int) -> None:
         """A fold declared before the player's turn (penalties, all-in flying actions)."""
+        self._cache.clear()
         if i in self.actors:
             self.actors.remove(i)
         self.seats[i].folded = True
@@ -239,6 +258,7 @@ class Betting:
         """Return the uncalled part of the largest bet and gather the bets into the middle.
 
         Returns ``(index, chips returned)`` when something went back."""
+        self._cache.clear()
         returned: tuple[int, int] | None = None
         live_bets = sorted(
             ((s.bet, j) for j, s in enumerate(self.seats) if s.bet > 0), reverse=True

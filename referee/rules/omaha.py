@@ -384,7 +384,9 @@ class OmahaEngine(Engine):
         for p in self.players:
             text = f"ハンド#{self.hand_no} あなたの手札: {_cards(p.hole)}"
             events.append(Say(to=p.name, text=text))
-        self._turn_since = self._now
+        # the first clock reading after the deal starts the turn (a deal carries no time, and
+        # the previous message's time could be long ago)
+        self._turn_since = None
         self._reminded = False
         events.extend(self._advance())
         return events
@@ -571,6 +573,7 @@ class OmahaEngine(Engine):
             half = s.stack // 2 if self.rules.allin_fa_return == "up" else -(-s.stack // 2)
             s.stack -= half
             b.dead += half
+            b.touch()
             events.append(Penalty(player=p.name, kind="allin_fa", chips=half))
             events.append(Say(
                 to="room",
@@ -622,6 +625,7 @@ class OmahaEngine(Engine):
             pen = min(self.bb, s.stack)
             s.stack -= pen
             b.dead += pen
+            b.touch()
             p.restrict = "call_or_fold"
             events.append(Penalty(player=p.name, kind="check_fa", chips=pen))
             events.append(Say(
@@ -673,6 +677,7 @@ class OmahaEngine(Engine):
             s.bet += p.reserved
             s.committed += p.reserved
             p.reserved = 0
+            self._b().touch()
 
     def _fold_now(self, p: _Player) -> list[Event]:
         """Fold out of turn (FA fold, penalties): reserved FA chips stay in the pot."""
@@ -691,6 +696,7 @@ class OmahaEngine(Engine):
         s = b.seats[p.idx]
         chips = s.stack
         s.stack = 0
+        b.touch()
         p.removed = True
         sitter = self.sitters[p.seat]
         return self._leave_event(sitter, chips)
@@ -895,6 +901,7 @@ class OmahaEngine(Engine):
             show = self._fold_cards(p, action)
             p.mucked = True
             b.seats[p.idx].folded = True
+            b.touch()
             p.shown = show
             text = f"{p.name} さんはマックしました" + (f"（公開: {_cards(show)}）" if show else "")
             events = [ActionEvent(player=p.name, action="muck"), Say(to="room", text=text)]
@@ -953,6 +960,7 @@ class OmahaEngine(Engine):
     def _finish(self) -> list[Event]:
         """Chips back to the seats, hand_end, then leavers and the bankrupt stand up."""
         b = self._b()
+        b.touch()
         for p in self.players:
             if p.removed:
                 continue
@@ -989,6 +997,7 @@ class OmahaEngine(Engine):
                 return []  # the last hand standing: the pot is theirs, penalties follow the hand
             p.mucked = True
             b.seats[p.idx].folded = True
+            b.touch()
             events: list[Event] = [ActionEvent(player=p.name, action="fold")]
             if p.idx in self.sd_queue:
                 self.sd_queue.remove(p.idx)
@@ -1066,6 +1075,7 @@ class OmahaEngine(Engine):
             s.stack, s.bet, s.committed, s.folded = stack, bet, committed, folded
         # a player removed meanwhile keeps their chips in the middle (as a folded player's bet)
         b.collected, b.dead, b.max_bet = self._snap_money
+        b.touch()
         self.aggressor = None
         b.start_round(self._first_idx, 0, facing=self.bb)
         events: list[Event] = [
@@ -1136,10 +1146,10 @@ class OmahaEngine(Engine):
     # --- the clock -------------------------------------------------------------------------------
     def tick(self, now: float) -> list[Event]:
         clock = self.definition.clock
-        if self._turn_since is None or self._now is None:
-            self._now = now
+        self._now = now if self._now is None else max(self._now, now)
+        if self._turn_since is None:
             self._turn_since = now
-        self._now = max(self._now, now)
+            return []
         who = self.to_act()
         if who is None:
             return []
@@ -1147,7 +1157,8 @@ class OmahaEngine(Engine):
         if clock.act_after and waited >= clock.act_after:
             p = self.pmap[who]
             if self.phase == "showdown":
-                word = "open" if clock.showdown_default == "open" else "muck"
+                last = self._b().live_count() <= 1
+                word = "open" if clock.showdown_default == "open" or last else "muck"
                 return self.act(who, Parsed(kind="action", action=word), now)
             o = self._b().options(p.idx)
             word = "check" if o.call == 0 and p.restrict is None else "fold"
