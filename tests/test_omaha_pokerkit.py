@@ -143,14 +143,17 @@ def play_one(rng: random.Random, definition: object) -> dict[str, int]:
         assert all(abs(a - b) <= odd_pots for a, b in zip(ours, theirs, strict=True))
     else:
         assert ours == theirs, (final, st.stacks)
-    return {"decisions": decisions, "showdown": int(sum(st.statuses) > 1),
+    allins = sum(1 for ev in events if ev.event == "action"
+                 and ev.action == "allin")  # type: ignore[attr-defined]
+    return {"decisions": decisions, "showdown": int(sum(st.statuses) > 1), "allins": allins,
             "odd_chip_hands": int(odd_pots > 0), "differs": int(ours != theirs)}
 
 
 def _run(count: int, seed: int) -> dict[str, int]:
     rng = random.Random(seed)
     definition = _definition()
-    totals = {"decisions": 0, "showdown": 0, "hands": 0, "odd_chip_hands": 0, "differs": 0}
+    totals = {"decisions": 0, "showdown": 0, "hands": 0, "odd_chip_hands": 0, "differs": 0,
+              "allins": 0}
     for _ in range(count):
         out = play_one(rng, definition)
         totals["hands"] += 1
@@ -161,7 +164,7 @@ def _run(count: int, seed: int) -> dict[str, int]:
 
 def test_lockstep_quick() -> None:
     totals = _run(150, seed=7)
-    assert totals["hands"] == 150 and totals["decisions"] > 500
+    assert totals["hands"] == 150 and totals["decisions"] > 500 and totals["allins"] > 50
 
 
 @pytest.mark.slow
@@ -169,4 +172,4 @@ def test_lockstep_2000_hands() -> None:
     t0 = time.perf_counter()
     totals = _run(2000, seed=20261129)
     print(f"lock-step: {totals} in {time.perf_counter() - t0:.1f}s")
-    assert totals["hands"] == 2000
+    assert totals["hands"] == 2000 and totals["allins"] > 1000

@@ -55,6 +55,52 @@ def test_side_pots_pay_each_player_what_they_matched(raw: list[tuple[int, bool, 
         assert p.eligible and all(not seats[j].folded for j in p.eligible)
 
 
+# --- betting rounds alone ---------------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 3000), min_size=2, max_size=8), st.sampled_from(["pot", "no",
+       "fixed"]), st.integers(0, 2**32 - 1))
+def test_betting_rounds_conserve_chips_and_ranges_are_sane(stacks: list[int], limit: str,
+                                                          seed: int) -> None:
+    rng = random.Random(seed)
+    n = len(stacks)
+    b = Betting([Seat(x) for x in stacks], 20, limit)  # type: ignore[arg-type]
+    total = sum(stacks)
+    b.post(0 if n > 2 else 1, 10)
+    b.post(1 if n > 2 else 0, 20)
+    b.start_round((2 if n > 2 else 1) % n, 0, facing=20)
+    for street in range(4):
+        if street:
+            b.end_round()
+            if not b.betting_possible() or b.live_count() <= 1:
+                break
+            b.start_round(0, street)
+        guard = 0
+        while not b.round_over:
+            guard += 1
+            assert guard < 200
+            i = b.to_act()
+            assert i is not None
+            o = b.options(i)
+            s = b.seats[i]
+            assert 0 <= o.call <= s.stack and not s.folded and s.stack > 0
+            if o.can_raise:
+                assert b.max_bet < o.min_to <= o.max_to <= s.stack + s.bet
+                if limit == "pot":
+                    assert o.max_to <= max(o.min_to, 2 * b.max_bet - s.bet + b.pot_total())
+            r = rng.random()
+            if o.call and r < 0.2:
+                b.fold(i)
+            elif o.can_raise and r < 0.6:
+                b.raise_to(i, rng.choice([o.min_to, o.max_to, rng.randint(o.min_to, o.max_to)]))
+            else:
+                b.check_call(i)
+            assert sum(x.stack for x in b.seats) + b.pot_total() == total
+            assert all(x.stack >= 0 for x in b.seats)
+    b.end_round()
+    assert sum(p.amount for p in b.pots()) + sum(x.stack for x in b.seats) == total
+
+
 # --- whole tables ---------------------------------------------------------------
 
 def money(eng: OmahaEngine, left: int) -> int:
