@@ -716,9 +716,10 @@ class IrcBot:
 
 def _next_nick(current: str, wanted: str) -> str:
     """The next nick to try when ours is taken: referee_, referee__, then referee1, 2 …"""
-    if len(current) < len(wanted) + 2:
+    tail = current[len(wanted):] if current.startswith(wanted) else ""
+    if tail in ("", "_"):
         return current + "_"
-    tail = current[len(wanted):].lstrip("_")
+    tail = tail.lstrip("_")
     return f"{wanted}{int(tail) + 1 if tail.isdigit() else 1}"
 
 

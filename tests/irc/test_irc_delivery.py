@@ -1,0 +1,155 @@
+"""Delivery against the real ngIRCd with the bot in-process: long messages split at the line limit
+without breaking a card or a word, a burst paced and delivered whole and in order, moderator
+commands refused from unidentified nicks when identification is required, a nick still held by
+a known player not believed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from ircnet import Client, Ngircd
+
+from referee.adapters.irc import IrcBot, IrcConfig
+from referee.cards import Card, pretty
+
+pytestmark = [pytest.mark.server, pytest.mark.timeout(60)]
+
+_CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
+
+
+async def with_bot(ngircd: Ngircd, tmp: Path, channel: str,
+                   body: Callable[[IrcBot], Awaitable[None]], **cfg: object) -> IrcBot:
+    config = IrcConfig(server="127.0.0.1", port=ngircd.port, channels=[channel],
+                       database=tmp / "bot.db", nick="referee", moderators=["dealer"],
+                       **cfg)  # type: ignore[arg-type]
+    bot = IrcBot(config)
+    task = asyncio.create_task(bot.run())
+    try:
+        end = time.monotonic() + 15
+        while not bot.joined and time.monotonic() < end:
+            await asyncio.sleep(0.05)  # the bot's own state: nothing to wait on from outside
+        assert bot.joined, "the bot did not join"
+        await body(bot)
+    finally:
+        bot.stopping.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, 15)
+        bot.close()
+    return bot
+
+
+def test_long_message_split_at_the_line_limit(ngircd: Ngircd, tmp_path: Path) -> None:
+    cards = [pretty(Card(i)) for i in range(52)]
+    text = ("ハンド#7 ボード: " + " ".join(cards) + "。" + "長い説明、" * 60 + " "
+            + " ".join(f"player{i} 12,345" for i in range(40)))
+    raws: list[bytes] = []
+
+    async def body(bot: IrcBot) -> None:
+        c = Client(ngircd.port, "watcher", ["#split"])
+        await c.connect()
+        try:
+            bot.send("#split", text)
+            await c.wait_msg(lambda m: "player39 12,345" in m.text, 30)
+            raws.extend(m.raw for m in c.messages if m.sender == "referee")
+        finally:
+            await c.close()
+
+    asyncio.run(with_bot(ngircd, tmp_path, "#split", body))
+    assert len(raws) >= -(-len(text.encode()) // 512) >= 4
+    lines = [r.decode("utf-8") for r in raws]
+    for r in raws:
+        assert len(r) <= 512  # the line as relayed by the server, prefix and CR LF included
+    texts = [ln.split(" :", 1)[1].rstrip("\r\n") for ln in lines]
+    assert re.sub(r"\s+", "", "".join(texts)) == re.sub(r"\s+", "", text)
+    assert [m.group(0) for t in texts for m in _CARD.finditer(t)] == cards
+    words = [w for t in texts for w in t.split() if w.startswith("player") or w == "12,345"]
+    assert words == [w for i in range(40) for w in (f"player{i}", "12,345")]
+    print(f"\n{len(text.encode())} bytes sent as {len(raws)} lines, longest {max(map(len, raws))}"
+          " bytes relayed")
+
+
+def test_burst_is_paced_and_complete(ngircd: Ngircd, tmp_path: Path) -> None:
+    n = 24
+    times: list[float] = []
+
+    async def body(bot: IrcBot) -> None:
+        c = Client(ngircd.port, "counter", ["#flood"])
+        await c.connect()
+        try:
+            for i in range(n):
+                bot.send("#flood", f"line {i}")
+            await c.wait_msg(lambda m: m.text == f"line {n - 1}", 40)
+            got = [m for m in c.messages if m.sender == "referee" and m.text.startswith("line")]
+            assert [m.text for m in got] == [f"line {i}" for i in range(n)]  # none dropped
+            times.extend(m.at for m in got)
+            assert bot.connects == 1  # never thrown off for flooding
+        finally:
+            await c.close()
+
+    asyncio.run(with_bot(ngircd, tmp_path, "#flood", body, interval=0.25, burst=4))
+    span = times[-1] - times[0]
+    # burst 4, then one per 0.25 s: at least (n - 4) * 0.25 s from first to last
+    assert span >= (n - 4) * 0.25 * 0.9
+    print(f"\n{n} lines delivered in order in {span:.2f}s (pacer 0.25 s/line, burst 4)")
+
+
+def test_moderator_commands_need_identification(ngircd: Ngircd, tmp_path: Path) -> None:
+    """ngIRCd runs no services: with require_identified the moderator's commands are refused,
+    and never reach the referee (nothing stored); a player's commands still work."""
+
+    async def body(bot: IrcBot) -> None:
+        d = Client(ngircd.port, "dealer", ["#ident"])
+        await d.connect()
+        try:
+            d.say("#ident", "!open omaha")
+            m = await d.wait_msg(lambda m: m.sender == "referee", 20)
+            assert "識別" in m.text
+            d.say("#ident", "!help sit")
+            m = await d.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
+        finally:
+            await d.close()
+
+    asyncio.run(with_bot(ngircd, tmp_path, "#ident", body, require_identified=True))
+    conn = sqlite3.connect(str(tmp_path / "bot.db"))
+    texts = [r[0] for r in conn.execute("SELECT json_extract(input, '$.text') FROM inputs")]
+    conn.close()
+    assert texts == ["!help sit"]
+
+
+def test_nick_of_a_seated_player_taken_by_someone_else(ngircd: Ngircd, tmp_path: Path) -> None:
+    """alice sits, renames to alice_; a newcomer takes the nick alice: not believed to be her."""
+
+    async def body(bot: IrcBot) -> None:
+        d = Client(ngircd.port, "dealer", ["#nicks"])
+        a = Client(ngircd.port, "alice", ["#nicks"])
+        await asyncio.gather(d.connect(), a.connect())
+        e: Client | None = None
+        try:
+            d.say("#nicks", "!open omaha")
+            await d.wait_msg(lambda m: m.sender == "referee" and "開きました" in m.text)
+            d.say("#nicks", "!grant @alice 20000")
+            await d.wait_msg(lambda m: m.sender == "referee" and "alice" in m.text)
+            a.say("#nicks", "!sit")
+            await d.wait_msg(lambda m: m.sender == "referee" and "着席" in m.text)
+            a.raw("NICK alice_")
+            await a.wait_line(lambda ln: " NICK " in ln and ln.startswith(":alice!"))
+            e = Client(ngircd.port, "alice", ["#nicks"])
+            await e.connect()
+            e.say("#nicks", "!leave")
+            m = await e.wait_msg(lambda m: m.sender == "referee", 20)
+            assert m.private and "別の参加者" in m.text
+            a.say("#nicks", "!bank")  # the real alice, under her new nick, is still alice
+            await d.wait_msg(lambda m: m.sender == "referee" and "aliceさんのバンク" in m.text, 20)
+        finally:
+            for c in (d, a, e):
+                if c is not None:
+                    await c.close()
+
+    asyncio.run(with_bot(ngircd, tmp_path, "#nicks", body))
