@@ -41,6 +41,9 @@ Rulings (RULES.md plus gaps decided here):
   certain": the AA result is fixed once the flop is out, so a player who has not folded gets
   ``max(guarantee, AA table)`` on the AA; the ante and call results are never certain before the
   engine settles (it settles everything in one step when the last decision arrives).
+* The action clock (``clock``, restarted whenever anyone acts): a reminder after
+  ``remind_after`` seconds; after ``act_after`` a player who has not posted sits the hand out and
+  an undecided player folds.
 * There is no button; ``hand_start`` reports ``button`` 0. NPC seats are refused (the NPC rule is
   ``seven``'s).
 """

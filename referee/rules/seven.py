@@ -64,6 +64,11 @@ Other rulings (gaps decided here):
 * NPC seats: at the first action an NPC folds unless it holds a card of rank
   ``npc_first_min_rank`` (7) or higher (a joker counts); at the second unless its five cards are
   ace-high or better (any pair, straight or flush, or an A, or a joker); otherwise it calls.
+  An NPC never raises, antes ``npc_ante_units`` units and declares its best hand; messages sent
+  under an NPC seat's name are refused.
+* The action clock (``clock``): a reminder after ``remind_after`` seconds, and after
+  ``act_after`` a player who has not posted sits the hand out, the player to act folds, and
+  undeclared hands are declared at their best.
 * Bankruptcy: after each hand a player with fewer than ``bankrupt_below`` (30) chips is stood up.
 * Dealing mistake (``dealing_mistake`` any kind): the game stops; every player who posted gets
   the guarantee, ante 2x and action bets 2x (``mistake_payout``), folded players included. No
