@@ -162,3 +162,18 @@ def test_any_text_is_read_or_refused_with_a_line_number(text: str) -> None:
         assert 1 <= n <= max(1, len(text.splitlines()))
     else:
         assert all(ln.input["kind"] in ("message", "directive") for ln in lines)
+
+
+def test_not_utf8_and_bad_database_exit_2(tmp_path: Path) -> None:
+    f = tmp_path / "latin.txt"
+    f.write_bytes(b"# table: omaha\n# seat 1: alice 100\n" + b"alice: caf\xe9\n")
+    notdb = tmp_path / "dir.db"
+    notdb.mkdir()
+    good = tmp_path / "good.txt"
+    good.write_text("# table: omaha\n", encoding="utf-8")
+    for args, words in (([str(f)], "line 3: not UTF-8"), (["--db", str(notdb), str(good)], "--db")):
+        r = subprocess.run([sys.executable, "-m", "referee.cli", "replay", *args],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2, r.stderr
+        (err,) = r.stderr.strip().splitlines()
+        assert words in err

@@ -234,6 +234,15 @@ def read(text: str, room: str = ROOM) -> list[Line]:
     return out
 
 
+def decode(data: bytes) -> str:
+    """A transcript file's text (UTF-8, an optional BOM); TranscriptError names a bad line."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        lineno = data[: e.start].count(b"\n") + 1
+        raise TranscriptError(f"line {lineno}: not UTF-8 text") from None
+
+
 def run(
     lines: list[Line], referee: Referee, skip_processed: bool = True
 ) -> Iterator[tuple[Line, list[Event]]]:
@@ -258,7 +267,7 @@ def replay_events(
     if text is None:
         if path is None:
             raise ValueError("a path or a text is needed")
-        text = Path(path).read_text(encoding="utf-8")
+        text = decode(Path(path).read_bytes())
     ref = referee if referee is not None else Referee()
     out: list[Event] = []
     for _, events in run(read(text), ref):
@@ -279,14 +288,18 @@ def replay(path: Path, db: Path | None, out: TextIO) -> None:
     tables, bank and flags are exactly as the interrupted run left them; lines already processed
     are skipped.
     """
-    text = path.read_text(encoding="utf-8")
+    text = decode(path.read_bytes())
     lines = read(text)  # fail on a malformed transcript before touching the database
     store: Any = None
     referee = Referee()
     if db is not None:
         from referee.adapters import resume
+        from referee.store import StoreError
 
-        store = open_store(db)
+        try:
+            store = open_store(db)
+        except StoreError as e:
+            raise TranscriptError(f"--db: {e}") from None
         for warning in resume(referee, store):
             print(f"referee: warning: {warning}", file=sys.stderr)
     try:
