@@ -192,10 +192,12 @@ for _name in get_args(ActionName):
 
 # --- grammars -----------------------------------------------------------------------------------
 
-# Placeholders for the cards of a skeleton (see _Grammar.skeleton): letter ranks, so they lex as
-# the player's own cards do wherever a card may stand, and like a word where one may not.
-_CARD_HOLDERS = [r + s for r in "akqjt" for s in "cdhs"]
-_AMOUNT_HOLDER = 1_000_001  # + the slot's index: seven digits no real single-digit literal meets
+# An amount in a skeleton (see _Grammar.skeleton): seven digits, which no single-digit literal
+# left as typed can meet, plus the slot's index.
+_AMOUNT_HOLDER = 1_000_001
+# An amount glued after these may be the end of a longer token (JUNK "1800b2万", the 5000 of
+# "2万5000"): left as typed.
+_GLUE = "a-z0-9.,+*倍万千"
 
 
 @dataclass(frozen=True)
@@ -204,39 +206,30 @@ class _Grammar:
 
     lark: Lark
     gate: re.Pattern[str]  # the terminals a sentence can start with, as one regular expression
-    slots: re.Pattern[str] | None  # the grammar's own CARD and AMOUNT terminals
+    slots: re.Pattern[str]  # the grammar's own AMOUNT terminal (and CARD, to step over cards)
 
-    def skeleton(self, core: str) -> tuple[str, dict[int, int | None], dict[str, str]] | None:
-        """``core`` with its cards and amounts replaced by numbered placeholders.
+    def skeleton(self, core: str) -> tuple[str, dict[int, int | None]]:
+        """``core`` with its amounts replaced by numbered placeholders, and their values.
 
         「メイク1800」 and 「メイク2400」 share the skeleton 「めいく1000001」, so the grammar
-        runs once for both (see _parse_skeleton) and the values are put back afterwards. The
-        placeholders are matched by the same terminals as the originals, so the parse cannot
-        differ. Single digits stay as typed (7 is also the 7 of 7ストレート). None when there are
-        too many cards.
+        runs once for both (see _parse_skeleton) and the values are put back afterwards. A
+        placeholder is lexed exactly as the amount it replaces: both are whole AMOUNT tokens
+        starting with a digit, with the same text on either side. Left as typed: amounts glued
+        to a letter or digit before them (B600), single digits (the 7 of 7ストレート) and cards
+        (the 10 of 10♠ is not an amount).
         """
-        if self.slots is None:
-            return core, {}, {}
         amounts: dict[int, int | None] = {}
-        cards: dict[str, str] = {}
         parts: list[str] = []
         pos = 0
         for m in self.slots.finditer(core):
-            if m.lastgroup == "card":
-                if len(cards) == len(_CARD_HOLDERS):
-                    return None
-                holder = _CARD_HOLDERS[len(cards)]
-                cards[_card(holder)] = _card(m.group())
-            elif len(m.group()) > 1:
-                holder = str(_AMOUNT_HOLDER + len(amounts))
-                amounts[int(holder)] = _amount(m.group())
-            else:
+            if m.lastgroup != "amount" or len(m.group()) == 1:
                 continue
-            parts.append(core[pos : m.start()])
-            parts.append(holder)
+            holder = _AMOUNT_HOLDER + len(amounts)
+            amounts[holder] = _amount(m.group())
+            parts += (core[pos : m.start()], str(holder))
             pos = m.end()
         parts.append(core[pos:])
-        return "".join(parts), amounts, cards
+        return "".join(parts), amounts
 
 
 @cache
@@ -255,8 +248,10 @@ def _grammar(game: str) -> _Grammar:
     first = sorted(lark.parse_interactive("").accepts())  # type: ignore[no-untyped-call]
     gate = "|".join(f"(?:{regexp(t)})" for t in first)
     names = {t.name for t in lark.terminals}
-    slots = [f"(?P<{n.lower()}>{regexp(n)})" for n in ("CARD", "AMOUNT") if n in names]
-    return _Grammar(lark, re.compile(gate), re.compile("|".join(slots)) if slots else None)
+    slots = [f"(?<![{_GLUE}])(?P<amount>{regexp('AMOUNT')})"]
+    if "CARD" in names:  # tried first, as the lexer does (CARD has the higher priority)
+        slots.insert(0, f"(?P<card>{regexp('CARD')})")
+    return _Grammar(lark, re.compile(gate), re.compile("|".join(slots)))
 
 
 @lru_cache(maxsize=4096)
@@ -302,33 +297,19 @@ def _command(text: str, game: str) -> Parsed:
     )
 
 
-_CARD_FIELDS = ("cards", "keep", "discard")
-_AMOUNT_FIELDS = ("amount", "to", "aa")
-
-
 def _action(norm: str, game: str) -> Parsed | None:
     core = _STRETCH.sub("ー", _strip_tail(norm))  # こーーーる = こーる
     if not core:
         return None
-    g = _grammar(game)
-    skeleton = g.skeleton(core)
-    if skeleton is None:
-        fields = _parse_skeleton.__wrapped__(core, game)
-        amounts: dict[int, int | None] = {}
-        cards: dict[str, str] = {}
-    else:
-        text, amounts, cards = skeleton
-        fields = _parse_skeleton(text, game)
+    skeleton, amounts = _grammar(game).skeleton(core)
+    fields = _parse_skeleton(skeleton, game)
     if fields is None:
         return None
     out = dict(fields)
-    for key in _AMOUNT_FIELDS:
+    for key in ("amount", "to", "aa"):
         if key in out and out[key] in amounts:
             out[key] = amounts[out[key]]
-    for key in _CARD_FIELDS:
-        if key in out:
-            out[key] = [cards.get(c, c) for c in out[key]]
-    shows = any(out.get(k) for k in (*_CARD_FIELDS, "hand"))
+    shows = any(out.get(k) for k in ("cards", "keep", "discard", "hand"))
     return Parsed(kind="action", hand_info=shows, advice=False, **out)
 
 

@@ -564,11 +564,12 @@ def test_cli_stdin_json_lines_in_order() -> None:
 _SLOTTY = st.sampled_from(
     ["メイク", "レイズ", "ベット", "B", "R", "F", "オープン", "マック", "捨て", "残す", "アンティ",
      "AA", "1800", "1,800", "1.5k", "2万", "7", "10", "As", "Kd", "10s", "A♠", "スペードのA", "jk",
-     " ", "に", "まで", "で", "だけ見せます", "abc", "x", "ストレート", "セブン", "フラッシュ"]
+     " ", "に", "まで", "で", "だけ見せます", "abc", "x", "ストレート", "セブン", "フラッシュ",
+     "B2万", "♠", "b", "1800b", "倍", "+", "の", "aa50", "10♠", "千", "k", "0"]
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(st.lists(_SLOTTY, max_size=6).map("".join), st.sampled_from(GAMES))
 def test_skeleton_parse_equals_direct_parse(text: str, game: str) -> None:
     from referee.parse import _parse_skeleton, _strip_tail
