@@ -88,7 +88,7 @@ class Terminal:
                        "args": args}
                 out = self.referee.process(inp)
             except (ValueError, DirectiveError) as e:
-                return [_error(str(e))]
+                return [_error(f"指示が不正です: {e}")]
             return out.events if out is not None else []
         m = _MESSAGE.match(line)
         if m is None:
