@@ -88,6 +88,18 @@ class Player:
         await self.sync_once(full=True)
         self.task = asyncio.create_task(self._loop())
 
+    async def pause(self) -> None:
+        """Stop syncing (a burst then costs the homeserver less); ``resume`` catches up."""
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+            self.task = None
+
+    def resume(self) -> None:
+        if self.task is None:
+            self.task = asyncio.create_task(self._loop())
+
     async def stop(self) -> None:
         if self.task is not None:
             self.task.cancel()

@@ -1,0 +1,49 @@
+"""Rulings typed in a Matrix room: a flying action and a hand-information leak produce the
+rulings and penalty records of RULES.md, which a moderator then reads with !penalties."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import TableFactory, run
+
+pytestmark = [pytest.mark.server, pytest.mark.timeout(300)]
+
+
+def test_flying_action_and_leak_penalties(make_table: TableFactory) -> None:
+    async def scenario() -> None:
+        t = await make_table(["alice", "bob", "carol"])
+        try:
+            a, b, c = t.players
+            for p in t.players:
+                await t.command(t.mod, f"!grant @{p.name} 2000", "残高")
+            await t.command(t.mod, "!open omaha level=1", "テーブルを開きました")
+            for p in t.players:
+                await t.command(p, "!sit", "着席")
+            await t.command(t.mod, "!deal", f"{a.name} ?さんの番です")
+            # carol (big blind) checks before her turn: a flying action, recorded.
+            await t.command(c, "チェック", "フライング")
+            # alice raises, so carol's check is no longer legal at her turn: RULES.md β3.
+            await t.command(a, "メイク60", f"{b.name} ?さんの番です")
+            ruling = await t.command(b, "フォールド", "ペナルティ")
+            assert c.name in ruling.body and "フライング" in ruling.body
+            await t.command(c, "コール", "フロップ")
+            # alice tells the room about her hand: information leak.
+            leak = await t.command(a, "俺のハンドはAのペアだよ", "ハンド情報")
+            assert a.name in leak.body and "1,000P" in leak.body
+            fa = [e for e in t.bot.events() if e.get("event") == "flying_action"]
+            assert [(e["player"], e["count"]) for e in fa] == [(c.name, 1)]
+            pens = {(e["player"], e["kind"]) for e in t.bot.events()
+                    if e.get("event") == "penalty"}
+            assert (c.name, "check_fa") in pens
+            assert (a.name, "information_leak") in pens
+            r = await t.command(t.mod, f"!penalties @{a.name}", "ペナルティ記録")
+            assert "information_leak" in r.body and "1,000P" in r.body
+            r = await t.command(t.mod, f"!penalties @{c.name}", "ペナルティ記録")
+            assert "check_fa" in r.body
+            # A player may not read someone else's record.
+            r = await t.command(b, f"!penalties @{a.name}", "モデレーター")
+            assert "information_leak" not in r.body
+        finally:
+            await t.close()
+
+    run(scenario())
