@@ -14,7 +14,8 @@ Store note (referee.store, additive): the store derives its tables from these ev
 store also implements :class:`StoredState` (balances, rank marks, bonus area) for start-up.
 
 Service note (referee.service, additive): ``Outcome.input`` is a JSON dict with ``kind``
-``message`` {``id room sender text time dm``, plus ``deal`` once a live !deal drew cards} or
+``message`` {``id room sender text time dm``, plus ``deal`` once a live !deal drew cards and
+``auto_deals`` [deal, …] when an ``auto=on`` table dealt by itself during the input} or
 ``directive`` {``id room name args``} or ``tick`` {``id room time``} (a live adapter's timer
 driving the action clock); ``Referee.rebuild(store.inputs())`` re-runs them. Service
 event kinds besides CONTRACTS §3: ``bank`` {``player delta balance reason``} (a !grant, a buy-in

@@ -33,9 +33,10 @@ Policies (RULES.md "hand information" / "interference"; the rulings made here):
 * Bank: every change is a ledger entry -- ``leave`` events credit their ``bank``, ``penalty``
   events debit their ``points`` (whoever emitted them), ``!grant``/``!sit``/``# bank:`` emit a
   ``bank`` event with their entry. Balances may go negative (a penalty larger than the bank).
-* Live deals (``!deal``) come from a CSPRNG-shuffled shoe (or the engine's ``draw_deal``) and
-  are recorded in the input; the deuces bonus area of a closed table carries over to the next
-  ``!open deuces``.
+* Live deals (``!deal``, or by themselves at a ``!open GAME auto=on`` table ``AUTO_DEAL_AFTER``
+  seconds after a hand ends) come from a CSPRNG-shuffled shoe (or the engine's ``draw_deal``)
+  and are recorded in the input (``deal`` / ``auto_deals``); the deuces bonus area of a closed
+  table carries over to the next ``!open deuces``.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ class Table:
     options: dict[str, str]
     engine: Engine
     closing: bool = False
+    auto: bool = False  # deal the next hand by itself (``!open GAME auto=on``)
+    ended_at: float | None = None  # time of the input that ended the last hand
 
 
 @dataclass
@@ -113,6 +116,7 @@ class _Ctx:
     input: dict[str, Any]
     events: list[Event] = field(default_factory=list)
     ledger: list[LedgerEntry] = field(default_factory=list)
+    auto_used: int = 0  # automatic deals taken from input["auto_deals"] so far
 
 
 COMMAND_ALIASES = {
@@ -128,7 +132,8 @@ MODERATOR_COMMANDS = {
 }
 
 HELP = {
-    "open": "!open GAME [key=value…] — このルームにテーブルを開きます（モデレーター）",
+    "open": "!open GAME [key=value…] [auto=on] — このルームにテーブルを開きます"
+    "（auto=on で自動配札）（モデレーター）",
     "close": "!close — 現在のハンドの後にテーブルを閉じ、全員を精算します（モデレーター）",
     "sit": "!sit [席番号] （!着席） — バンクからバイインして着席します",
     "leave": "!leave （!退席） — 現在のハンドの後に退席し、チップをバンクに戻します",
@@ -149,6 +154,7 @@ HELP = {
 }
 
 PENALTY_KINDS = ("information_leak", "interference")
+AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic deal
 PENALTY_NAMES = {"information_leak": "ハンド情報の公開", "interference": "干渉行為"}
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
@@ -330,6 +336,7 @@ class Referee:
             "tables": {
                 room: {
                     "game": t.game, "options": t.options, "closing": t.closing,
+                    "auto": t.auto, "ended_at": t.ended_at,
                     "hand": t.engine.hand_no, "in_hand": t.engine.in_hand,
                     "stacks": t.engine.stacks(),
                     "seated": [(s.seat, s.name, s.chips, s.npc) for s in t.engine.seated()],
@@ -357,7 +364,12 @@ class Referee:
         for ev in events:
             ctx.events.append(ev)
             idx = len(ctx.events) - 1
-            if ev.event == "bonus_area":
+            if ev.event == "hand_end":
+                t = self.tables.get(str(ctx.input.get("room", "")))
+                if t is not None:
+                    now = ctx.input.get("time")
+                    t.ended_at = float(now) if now is not None else None
+            elif ev.event == "bonus_area":
                 self.bonus_area = (list(getattr(ev, "cards", [])),
                                    [int(m) for m in getattr(ev, "markers", [])])
             if isinstance(ev, Leave) or ev.event == "leave":
@@ -383,8 +395,11 @@ class Referee:
         self._emit(ctx, [Say(to=to, text=text)])
 
     def _after(self, ctx: _Ctx, table: Table) -> None:
-        """A closing table cashes everyone out once no hand is running."""
-        if not table.closing or table.engine.in_hand:
+        """Between hands: a closing table cashes everyone out; an automatic one deals."""
+        if table.engine.in_hand:
+            return
+        if not table.closing:
+            self._auto_deal(ctx, table)
             return
         for s in list(table.engine.seated()):
             try:
@@ -399,6 +414,31 @@ class Referee:
         if self.tables.get(table.room) is table:
             del self.tables[table.room]
         self._say(ctx, "テーブルを閉じました。ありがとうございました。")
+
+    def _auto_deal(self, ctx: _Ctx, table: Table) -> None:
+        """Deal the next hand of an ``auto`` table once ``AUTO_DEAL_AFTER`` seconds passed since
+        the last one ended (time from the inputs, so a rebuild deals at the same input; the
+        pause lets a winner open or close). The cards are recorded in the input."""
+        if not table.auto or self.tables.get(table.room) is not table:
+            return
+        now = ctx.input.get("time")
+        if now is not None and table.ended_at is not None:
+            if float(now) - table.ended_at < AUTO_DEAL_AFTER:
+                return
+        recorded: list[dict[str, Any]] = ctx.input.setdefault("auto_deals", [])
+        used = ctx.auto_used
+        deal = (deal_from_json(recorded[used]) if used < len(recorded)
+                else draw_deal(table.engine, self.rng))
+        try:
+            events = table.engine.start_hand(deal)
+        except IllegalAction:
+            if not recorded:
+                del ctx.input["auto_deals"]
+            return  # not ready (too few players): the next input tries again
+        if used == len(recorded):
+            recorded.append(deal_to_json(deal))
+        ctx.auto_used += 1
+        self._emit(ctx, events)
 
     # --- directives ----------------------------------------------------------------------------
     def _table(self, room: str) -> Table:
@@ -652,12 +692,16 @@ class Referee:
                 raise IllegalAction(f"オプションは key=value の形で指定してください: {kv}")
             k, v = kv.split("=", 1)
             options[k] = v
+        auto = options.pop("auto", "off")
+        if auto not in ("on", "off"):
+            raise IllegalAction("auto は on か off です")
         engine = create(game, options)
         if game == "deuces" and self.bonus_area is not None:
             cards, markers = self.bonus_area
             engine.set_bonus_area(parse_cards(" ".join(cards)), markers)
-        self.tables[room] = Table(room, game, options, engine)
-        self._say(ctx, f"{engine.definition.name} のテーブルを開きました。!sit で着席できます。")
+        self.tables[room] = Table(room, game, options, engine, auto=auto == "on")
+        self._say(ctx, f"{engine.definition.name} のテーブルを開きました。!sit で着席できます。"
+                  + ("（2人以上でハンドを自動で配ります）" if auto == "on" else ""))
 
     def _cmd_close(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         t = self._need_table(room)

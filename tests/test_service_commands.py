@@ -229,6 +229,7 @@ def test_clock_ticks_without_messages_time_out_the_player_and_rebuild_alike() ->
     first = live.tables[ROOM].engine.to_act()
     assert first is not None
     clock = live.tables[ROOM].engine.definition.clock
+    assert live.tick("k0", ROOM, 1000.0) == []  # the clock starts at its first reading
     reminded = live.tick("k1", ROOM, 1000.0 + clock.remind_after)
     assert any(first in s for s in says(reminded))
     timed_out = live.tick("k2", ROOM, 1000.0 + clock.act_after)
@@ -237,3 +238,36 @@ def test_clock_ticks_without_messages_time_out_the_player_and_rebuild_alike() ->
     rebuilt = Referee(moderators=["dealer"])
     rebuilt.rebuild(store.inputs())
     assert rebuilt.state() == live.state()
+
+
+def test_auto_table_deals_by_itself_after_a_pause_and_rebuilds_alike() -> None:
+    pytest.importorskip("referee.parse")
+    from referee.service import AUTO_DEAL_AFTER
+
+    store = Store(":memory:")
+    live = Referee(moderators=["dealer"], persistence=store)
+    n = itertools.count()
+
+    def at(t: float, who: str, text: str) -> list[Event]:
+        return live.handle(Incoming(id=f"a{next(n)}", room=ROOM, sender=who, text=text, time=t))
+
+    at(0, "dealer", "!grant @alice 2000")
+    at(0, "dealer", "!grant @bob 2000")
+    assert "自動" in says(at(1, "dealer", "!open omaha auto=on"))[0]
+    assert "hand_start" not in kinds(at(2, "alice", "!sit"))  # one player: nothing to deal
+    assert "hand_start" in kinds(at(3, "bob", "!sit"))
+    first = live.tables[ROOM].engine.to_act()
+    assert first is not None
+    assert "hand_end" in kinds(at(4, first, "フォールド"))
+    assert "hand_start" not in kinds(at(4 + AUTO_DEAL_AFTER / 2, "alice", "gg"))
+    ev = at(4 + AUTO_DEAL_AFTER, "bob", "gg")
+    assert [e.to_json()["hand"] for e in ev if e.event == "hand_start"] == [2]
+    assert "auto_deals" in store.inputs()[-1]
+    rebuilt = Referee(moderators=["dealer"])
+    rebuilt.rebuild(store.inputs())
+    assert rebuilt.state() == live.state()
+    for p in ("alice", "bob"):
+        assert rebuilt.tables[ROOM].engine.holdings(p) == live.tables[ROOM].engine.holdings(p)
+    assert "auto は on か off" in says(live.handle(Incoming(
+        id="other", room="!other", sender="dealer", text="!open deuces auto=maybe")))[0]
+    assert "!other" not in live.tables
