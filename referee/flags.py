@@ -108,8 +108,6 @@ def named_classes(text: str) -> set[str]:
         if w in norm:
             found.add(klass)
             norm = norm.replace(w, " ")
-    if "ペア" in norm and not found & {"one_pair", "two_pair"}:
-        found.add("one_pair")
     return found
 
 
@@ -119,41 +117,35 @@ def _multiset_minus(a: Sequence[Card], b: Sequence[Card]) -> list[Card]:
     return [c for c, n in left.items() for _ in range(max(n, 0))]
 
 
-def made_classes(game: str, holdings: Sequence[Card], board: Sequence[Card]) -> set[str]:
-    """Hand classes the holder makes now (best class, plus pair-type classes of the hole cards).
+def made_class(game: str, holdings: Sequence[Card], board: Sequence[Card]) -> str | None:
+    """The best hand class the holder makes now with the visible board, or None when the
+    evaluators cannot judge it yet (no board in omaha/holdem_aa, an incomplete hand).
 
-    Uses the project's evaluators when they can judge the holding; rank counts of the hole cards
-    catch the preflop claims ("AA持ってる") the evaluators cannot judge without a board.
+    Only the best class counts: a player holding a pair who says "ペアボード" about the board
+    must not be taken for naming their hand. Preflop claims ("AA持ってる") are caught by the
+    rank-pair rule instead.
     """
-    out: set[str] = set()
-    counts = sorted(Counter(rank_of(c) for c in holdings if suit_of(c) != 4).values(), reverse=True)
-    if counts:
-        if counts[0] >= 4:
-            out.add("four_of_a_kind")
-        if counts[0] >= 3:
-            out.add("three_of_a_kind")
-        if counts[0] >= 2:
-            out.add("one_pair")
-        if len(counts) > 1 and counts[0] >= 2 and counts[1] >= 2:
-            out.add("two_pair")
     try:
         from referee.hands import evaluate
-    except ImportError:  # evaluators not there yet: rank counts only
-        return out
+    except ImportError:  # evaluators not there yet
+        return None
     try:
         if game == "omaha" and len(board) >= 3 and len(holdings) >= 2:
-            for two in itertools.combinations(holdings, 2):
-                for three in itertools.combinations(board, 3):
-                    out.add(evaluate("holdem_aa", list(two), list(three)).klass)
-        elif game == "holdem_aa" and len(board) >= 3:
-            out.add(evaluate(game, list(holdings), list(board)).klass)
-        elif game == "seven" and len(holdings) == 7:
-            out.add(evaluate(game, list(holdings), []).klass)
-        elif game == "deuces" and len(holdings) == 5:
-            out.add(evaluate(game, list(holdings), []).klass)
+            best = max(
+                evaluate("holdem_aa", list(two), list(three))
+                for two in itertools.combinations(holdings, 2)
+                for three in itertools.combinations(board, 3)
+            )
+            return best.klass
+        if game == "holdem_aa" and len(board) >= 3 and len(holdings) == 2:
+            return evaluate(game, list(holdings), list(board)).klass
+        if game == "seven" and len(holdings) == 7:
+            return evaluate(game, list(holdings), []).klass
+        if game == "deuces" and len(holdings) == 5:
+            return evaluate(game, list(holdings), []).klass
     except Exception:  # an evaluator refusing an odd holding must never break the table
-        return out
-    return out
+        return None
+    return None
 
 
 def assess_leak(
@@ -180,7 +172,7 @@ def assess_leak(
     if any(hidden_suits[s] >= n for s, n in suits):
         return "high"
     classes = named_classes(text)
-    if classes and holdings and classes & made_classes(game, holdings, board):
+    if classes and holdings and made_class(game, holdings, board) in classes:
         return "high"
     public = list(shown) + list(board)
     if cards and all(c in public for c in cards) and not (pairs or suits or classes):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from referee.cards import Card, card_str, parse_cards
 from referee.flags import (
     assess_leak,
-    made_classes,
+    made_class,
     named_cards,
     named_classes,
     named_rank_pairs,
@@ -43,16 +43,23 @@ def test_rank_pairs_suit_counts_and_classes() -> None:
     assert named_classes("ストレートフラッシュ狙い") == {"straight_flush"}
     assert named_classes("セットできた") == {"three_of_a_kind"}
     assert named_classes("フラッシュドロー") == {"flush"}
-    assert named_classes("ペア") == {"one_pair"}
+    assert named_classes("ワンペア") == {"one_pair"}
     assert named_classes("こんにちは") == set()
 
 
-def test_made_classes_uses_the_board() -> None:
-    hole, board = c("Ah Kh Qd Jd"), c("Ts 9s 8c")
-    assert "straight" in made_classes("omaha", hole, board)
-    assert "flush" not in made_classes("omaha", hole, board)
-    assert "one_pair" in made_classes("omaha", c("Ah Ad Kc Qs"), [])
-    assert "three_of_a_kind" in made_classes("holdem_aa", c("Ah Ad"), c("As 9s 4h"))
+def test_made_class_is_the_best_with_the_visible_board() -> None:
+    assert made_class("omaha", c("Ah Kh Qd Jd"), c("Ts 9s 8c")) == "straight"
+    assert made_class("omaha", c("Ah Ad Kc Qs"), []) is None  # preflop: rank pairs decide
+    assert made_class("holdem_aa", c("Ah Ad"), c("As 9s 4h")) == "three_of_a_kind"
+    assert made_class("seven", c("2c 3c 4c 5c 6c 7c 8c"), []) == "seven_straight_flush"
+    assert made_class("deuces", c("As Ks Qs Js Ts"), []) == "natural_royal_flush"
+
+
+def test_a_pair_in_hand_is_not_named_by_talk_of_a_paired_board() -> None:
+    hole, board = c("Ah Ad Kc Qs"), c("9s 9h 4c")
+    assert made_class("omaha", hole, board) == "two_pair"
+    assert assess_leak("ペアボードだね", "omaha", hole, [], board) == "low"
+    assert assess_leak("ツーペアある", "omaha", hole, [], board) == "high"
 
 
 def test_assess_leak() -> None:
