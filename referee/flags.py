@@ -163,13 +163,16 @@ def assess_leak(
     cards = named_cards(text)
     if any(c in hidden for c in cards):
         return "high"
+    # A pair of ranks or a suit count the board itself shows may be talk about the board.
+    board_ranks = Counter(rank_of(c) for c in board)
     hidden_ranks = Counter(rank_of(c) for c in hidden)
     pairs = named_rank_pairs(text)
-    if any(hidden_ranks[r] >= 2 for r in pairs):
+    if any(hidden_ranks[r] >= 2 and board_ranks[r] < 2 for r in pairs):
         return "high"
+    board_suits = Counter(suit_of(c) for c in board)
     hidden_suits = Counter(suit_of(c) for c in hidden)
     suits = named_suit_counts(text)
-    if any(hidden_suits[s] >= n for s, n in suits):
+    if any(hidden_suits[s] >= n and board_suits[s] < n for s, n in suits):
         return "high"
     classes = named_classes(text)
     if classes and holdings and made_class(game, holdings, board) in classes:

@@ -85,3 +85,10 @@ def test_naming_any_hidden_card_is_high(cards: list[int]) -> None:
     hole = [Card(x) for x in cards]
     for card in hole:
         assert assess_leak(f"{card_str(card)}持ってる", "omaha", hole, []) == "high"
+
+
+def test_counts_the_board_shows_are_not_verified_claims() -> None:
+    hole, board = c("Ks Kh 7s 2s"), c("Kd Kc 9s 8s 3s")
+    assert assess_leak("ボードにKK", "omaha", hole, [], board) == "low"
+    assert assess_leak("スペード3枚", "omaha", hole, [], board) == "low"
+    assert assess_leak("スペード3枚", "omaha", hole, [], c("Kd Kc 9s")) == "high"
