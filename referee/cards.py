@@ -110,7 +110,10 @@ def _from_match(m: re.Match[str]) -> Card:
 
 
 def parse_card(text: str) -> Card:
-    """One card in any notation the community uses (``As``, ``A♠``, ``Ａ♠``, ``10s``, ``スペードのA``, ``JK``)."""
+    """One card in any notation the community uses.
+
+    ``As``, ``A♠``, ``Ａ♠``, ``10s``, ``スペードのA``, ``JK``.
+    """
     norm = normalize(text.strip())
     m = _CARD_RE.fullmatch(norm)
     if m is None:
