@@ -153,6 +153,7 @@ class OmahaEngine(Engine):
         self.fa_limit = definition.penalties.flying_action_limit
         self.mult = 1 if self.equal else self.rules.chip_multiplier
         self.sitters: dict[int, _Sitter] = {}
+        self._order: list[_Sitter] | None = None
         self.by_name: dict[str, _Sitter] = {}
         self.button: int | None = None
         self._button_set = False
@@ -220,11 +221,13 @@ class OmahaEngine(Engine):
         s = _Sitter(seat, name, chips, newcomer=self.world and self.hand_no > 0)
         self.sitters[seat] = s
         self.by_name[name] = s
+        self._order = None
         return [Say(to="room", text=f"{name} さんが {seat}番席に着席しました（{chips}）")]
 
     def _leave_event(self, s: _Sitter, chips: int) -> list[Event]:
         del self.sitters[s.seat]
         del self.by_name[s.name]
+        self._order = None
         bank = self.to_points(chips) + s.bonus
         return [
             Leave(player=s.name, chips=chips, bank=bank),
@@ -254,19 +257,26 @@ class OmahaEngine(Engine):
         return self.phase in ("betting", "showdown")
 
     def stacks(self) -> dict[str, int]:
+        order = self._seat_order()
+        bet = self.bet
+        if bet is None or self.phase not in ("betting", "showdown"):
+            return {s.name: s.chips for s in order}
         out: dict[str, int] = {}
-        for seat in sorted(self.sitters):
-            s = self.sitters[seat]
-            p = self.pmap.get(s.name) if self.in_hand else None
-            if p is not None and self.bet is not None:
-                out[s.name] = self.bet.seats[p.idx].stack - p.reserved
-            else:
-                out[s.name] = s.chips
+        pmap = self.pmap
+        for s in order:
+            p = pmap.get(s.name)
+            out[s.name] = s.chips if p is None else bet.seats[p.idx].stack - p.reserved
         return out
+
+    def _seat_order(self) -> list[_Sitter]:
+        """Seated players in seat order (cached: the service asks on every message)."""
+        if self._order is None:
+            self._order = [self.sitters[k] for k in sorted(self.sitters)]
+        return self._order
 
     def seated(self) -> list[SeatState]:
         st = self.stacks()
-        return [SeatState(seat, s.name, st[s.name]) for seat, s in sorted(self.sitters.items())]
+        return [SeatState(s.seat, s.name, st[s.name]) for s in self._seat_order()]
 
     def to_act(self) -> str | None:
         if self.phase == "betting":
