@@ -399,6 +399,10 @@ class IrcBot:
         etype = str(event.type)
         if etype == "all_raw_messages":
             return
+        if etype in ("whoisaccount", "307", "endofwhois", "nosuchnick"):
+            # answered here, not queued: the worker may be the one waiting for this reply
+            self._on_whois(etype, event)
+            return
         self._inbox.put_nowait(event)
 
     async def _worker(self) -> None:
@@ -463,8 +467,6 @@ class IrcBot:
                 n = raw.lstrip("~&@%+")
                 if n and self.fold(n) != self.fold(self.nickname):
                     self.identity(n)
-        elif t in ("whoisaccount", "307", "endofwhois", "nosuchnick"):
-            self._on_whois(t, ev)
         elif t in ("pubmsg", "privmsg"):
             if nick and self.fold(nick) != self.fold(self.nickname):
                 await self._on_message(nick, str(ev.target), str(ev.arguments[0]), t == "privmsg")
@@ -702,7 +704,8 @@ class IrcBot:
     async def _drain(self, timeout: float) -> None:
         """On shutdown: give queued lines a moment to go out."""
         end = time.monotonic() + timeout
-        while self.outbox and self.registered and time.monotonic() < end:
+        while (self.registered and time.monotonic() < end
+               and any(self._resolve(x) for x in self.outbox)):
             await asyncio.sleep(0.1)
 
     async def _sleep(self, seconds: float) -> None:

@@ -56,6 +56,10 @@ CONF = """[Global]
 \tMaxConnectionsIP = 0
 \tPingTimeout = 120
 \tPongTimeout = 20
+[SSL]
+\tCertFile = {dir}/cert.pem
+\tKeyFile = {dir}/key.pem
+\tPorts = {tls_port}
 [Options]
 \tPAM = no
 \tIdent = no
@@ -71,8 +75,18 @@ class Ngircd:
         self.dir = Path(tempfile.mkdtemp(prefix="referee-ngircd-"))
         os.chmod(self.dir, 0o777)  # ngircd drops root for "nobody": let it write its pid file
         self.port = _free_port()
+        self.tls_port = _free_port()
+        self.cert = self.dir / "cert.pem"
+        # a self-signed certificate for 127.0.0.1: the TLS test trusts exactly this file
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                        "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                        "-keyout", str(self.dir / "key.pem"), "-out", str(self.cert)],
+                       check=True, capture_output=True, timeout=60)
+        for f in ("key.pem", "cert.pem"):
+            os.chmod(self.dir / f, 0o644)
         self.conf = self.dir / "ngircd.conf"
-        self.conf.write_text(CONF.format(port=self.port, dir=self.dir), encoding="utf-8")
+        self.conf.write_text(CONF.format(port=self.port, tls_port=self.tls_port, dir=self.dir),
+                             encoding="utf-8")
         self.log = self.dir / "ngircd.log"
         self.proc: subprocess.Popen[bytes] | None = None
         self.binary = ngircd_binary()
@@ -254,7 +268,7 @@ class BotProcess:
         self.log = db.with_suffix(".log")
         args = [sys.executable, "-m", "referee.cli", "irc", "--server", "127.0.0.1",
                 "--port", str(port), "--no-tls", "--nick", nick, "--db", str(db),
-                "--interval", "0.35", "--burst", "3"]
+                "--interval", "0.15", "--burst", "5"]
         for c in channels:
             args += ["--channel", c]
         for m in moderators:

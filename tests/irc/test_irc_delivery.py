@@ -26,7 +26,8 @@ _CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
 
 async def with_bot(ngircd: Ngircd, tmp: Path, channel: str,
                    body: Callable[[IrcBot], Awaitable[None]], **cfg: object) -> IrcBot:
-    config = IrcConfig(server="127.0.0.1", port=ngircd.port, channels=[channel],
+    port = ngircd.tls_port if cfg.get("tls") else ngircd.port
+    config = IrcConfig(server="127.0.0.1", port=port, channels=[channel],
                        database=tmp / "bot.db", nick="referee", moderators=["dealer"],
                        **cfg)  # type: ignore[arg-type]
     bot = IrcBot(config)
@@ -153,3 +154,39 @@ def test_nick_of_a_seated_player_taken_by_someone_else(ngircd: Ngircd, tmp_path:
                     await c.close()
 
     asyncio.run(with_bot(ngircd, tmp_path, "#nicks", body))
+
+
+def test_tls_connection(ngircd: Ngircd, tmp_path: Path) -> None:
+    """TLS on: the bot checks the server's certificate (against the test CA file) and plays."""
+
+    async def body(bot: IrcBot) -> None:
+        c = Client(ngircd.port, "tlsuser", ["#tls"])
+        await c.connect()
+        try:
+            c.say("#tls", "!help sit")
+            await c.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
+        finally:
+            await c.close()
+
+    config = dict(tls=True, tls_ca=ngircd.cert)
+    bot = asyncio.run(with_bot(ngircd, tmp_path, "#tls", body, **config))
+    assert bot.config.effective_port == ngircd.tls_port
+
+
+def test_tls_refuses_an_unknown_certificate(ngircd: Ngircd, tmp_path: Path) -> None:
+    """With verification on and no trust in the self-signed certificate, the bot never
+    connects (it keeps retrying with backoff) -- it does not fall back to plain text."""
+    config = IrcConfig(server="127.0.0.1", port=ngircd.tls_port, channels=["#tls2"],
+                       database=tmp_path / "bot.db", tls=True)
+
+    async def go() -> IrcBot:
+        bot = IrcBot(config)
+        task = asyncio.create_task(bot.run())
+        await asyncio.sleep(2.5)  # a negative: some time must pass for it to mean anything
+        bot.stopping.set()
+        await asyncio.wait_for(task, 10)
+        bot.close()
+        return bot
+
+    bot = asyncio.run(go())
+    assert bot.connects == 0 and not bot.registered

@@ -20,7 +20,7 @@ from ircnet import ROOT, BotProcess, Client, Msg, Ngircd
 
 from referee.cards import card_str, parse_cards
 
-pytestmark = [pytest.mark.server, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(90)]
 
 PLAYERS = ("alice", "bob", "carol")
 BOT = "referee"
