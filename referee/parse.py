@@ -195,9 +195,10 @@ for _name in get_args(ActionName):
 # An amount in a skeleton (see _Grammar.skeleton): seven digits, which no single-digit literal
 # left as typed can meet, plus the slot's index.
 _AMOUNT_HOLDER = 1_000_001
-# An amount glued after these may be the end of a longer token (JUNK "1800b2万", the 5000 of
-# "2万5000"): left as typed.
-_GLUE = "a-z0-9.,+*倍万千"
+# An amount glued after these may be the end of a longer AMOUNT (the 5000 of 2万5000, the 800 of
+# 1,800): left as typed. After a letter it is safe: no token but JUNK (which carries no value)
+# runs from letters into digits, so B600 and b1000001 parse alike.
+_GLUE = "0-9.,+*倍万千"
 
 
 @dataclass(frozen=True)
@@ -214,18 +215,21 @@ class _Grammar:
         「メイク1800」 and 「メイク2400」 share the skeleton 「めいく1000001」, so the grammar
         runs once for both (see _parse_skeleton) and the values are put back afterwards. A
         placeholder is lexed exactly as the amount it replaces: both are whole AMOUNT tokens
-        starting with a digit, with the same text on either side. Left as typed: amounts glued
-        to a letter or digit before them (B600), single digits (the 7 of 7ストレート) and cards
-        (the 10 of 10♠ is not an amount).
+        starting with a digit, with the same text on either side. Left as typed: amounts that
+        may continue a number before them (see _GLUE), single digits (the 7 of 7ストレート) and
+        cards (the 10 of 10♠ is not an amount).
         """
         amounts: dict[int, int | None] = {}
         parts: list[str] = []
         pos = 0
         for m in self.slots.finditer(core):
-            if m.lastgroup != "amount" or len(m.group()) == 1:
+            text = m.group()
+            if m.lastgroup != "amount" or len(text) == 1:
                 continue
+            if ("万" in text or "千" in text) and "a" <= core[m.start() - 1 : m.start()] <= "z":
+                continue  # JUNK would stop at 万 in "b2万" but run through "b1000001"
             holder = _AMOUNT_HOLDER + len(amounts)
-            amounts[holder] = _amount(m.group())
+            amounts[holder] = _amount(text)
             parts += (core[pos : m.start()], str(holder))
             pos = m.end()
         parts.append(core[pos:])
@@ -254,7 +258,7 @@ def _grammar(game: str) -> _Grammar:
     return _Grammar(lark, re.compile(gate), re.compile("|".join(slots)))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _parse_skeleton(core: str, game: str) -> dict[str, Any] | None:
     """The grammar's reading of a (skeleton) text: the action's fields, or None for chat."""
     g = _grammar(game)
@@ -283,9 +287,14 @@ def _command_name(name: str) -> str:
 
 # --- parse --------------------------------------------------------------------------------------
 
+# Chat is one of four answers; Parsed is frozen, so they are built once.
+_CHAT = {
+    (h, a): Parsed(kind="chat", hand_info=h, advice=a) for h in (False, True) for a in (False, True)
+}
+
+
 def _chat(norm: str, game: str) -> Parsed:
-    hand_info, advice = lexicon.scan(norm, game)
-    return Parsed(kind="chat", hand_info=hand_info, advice=advice)
+    return _CHAT[lexicon.scan(norm, game)]
 
 
 def _command(text: str, game: str) -> Parsed:
@@ -313,7 +322,7 @@ def _action(norm: str, game: str) -> Parsed | None:
     return Parsed(kind="action", hand_info=shows, advice=False, **out)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=32768)
 def parse(text: str, game: str) -> Parsed:
     """What one chat message of a ``game`` table means. Never raises for any ``str``.
 
