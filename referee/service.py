@@ -521,6 +521,10 @@ class Referee:
             self._command(ctx, room, sender, norm.lstrip("!"), dm)
             return
         if dm:
+            if parsed.kind == "action" and sender in self.seated_names(room):
+                self._say(ctx, "アクションはテーブルのルームで宣言してください"
+                               "（個別メッセージでは受け付けません）。", to=sender)
+                return
             self._dm(ctx, table, sender, norm)
             return
         seated = sender in self.seated_names(room)

@@ -209,3 +209,17 @@ def test_showdown_claims_are_left_to_the_moderator_and_talk_after_the_hand_is_fr
     assert [(f["player"], f["confidence"]) for f in of(evs, "flag")] == [("alice", "low")]
     assert not of(evs, "penalty") and not of(evs, "rejected")
     assert of(evs, "hand_end")[0]["stacks"] == {"alice": 20100, "bob": 19900}
+
+
+def test_private_messages_are_answered_privately_and_never_act() -> None:
+    base = (DIR / "rejected.txt").read_text(encoding="utf-8").split("[21:00:01]")[0]
+    text = base + "alice (dm): コール\nalice (dm): 手札は？\nzed (dm): 手札\nalice: コール\n"
+    evs = [e.to_json() for e in replay_events(text=text)]
+    assert of(evs, "say", to="alice")[-2:] == [
+        {"event": "say", "to": "alice", "text": "アクションはテーブルのルームで宣言してください"
+                                                "（個別メッセージでは受け付けません）。"},
+        {"event": "say", "to": "alice", "text": "あなたの手札: A♥ K♥ Q♦ J♦"},
+    ]
+    assert of(evs, "say", to="zed") == [
+        {"event": "say", "to": "zed", "text": "現在のハンドに参加していません。"}]
+    assert [a["player"] for a in of(evs, "action")] == ["alice"]  # only the call in the room
