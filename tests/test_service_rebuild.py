@@ -10,7 +10,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -97,17 +96,19 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
     killed = tmp_path / "killed.db"
     rng = random.Random(11)
     partial = 0
-    for _ in range(6):
-        p = subprocess.Popen([*cmd, str(killed), str(path)], stdout=subprocess.DEVNULL,
+    for _ in range(5):
+        p = subprocess.Popen([*cmd, str(killed), str(path)], stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(1.2, 2.5))
-        if p.poll() is not None:
-            break
+        assert p.stdout is not None
+        # past start-up and rebuild for sure: kill after a random number of printed events
+        for _ in range(rng.randint(1, 400)):
+            if not p.stdout.readline():
+                break
         os.kill(p.pid, signal.SIGKILL)
         p.wait()
-        if killed.exists():
-            with Store(killed) as b:
-                partial += 0 < len(b.inputs()) < total
+        p.stdout.close()
+        with Store(killed) as b:
+            partial += 0 < len(b.inputs()) < total
     subprocess.run([*cmd, str(killed), str(path)], check=True, capture_output=True, timeout=120)
     assert partial >= 1, "no run was killed mid-way: the test proved nothing"
     with Store(full) as a, Store(killed) as b:
