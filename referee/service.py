@@ -123,7 +123,7 @@ COMMAND_ALIASES = {
     "着席": "sit", "退席": "leave", "バンク": "bank", "残高": "bank", "ヘルプ": "help",
     "ペナルティ": "penalties", "配る": "deal", "ディール": "deal", "ノーゲーム": "nogame",
     "ミスディール": "misdeal", "開始": "open", "終了": "close", "確定": "confirm",
-    "却下": "dismiss", "ラス枠": "lastslot", "付与": "grant", "ランク": "rank",
+    "却下": "dismiss", "ラス枠": "lastslot", "付与": "grant", "ランク": "rank", "状況": "status",
 }
 
 MODERATOR_COMMANDS = {
@@ -150,12 +150,17 @@ HELP = {
     "exposed": "!exposed @user — カード露出の手続き（モデレーター）",
     "lastslot": "!lastslot on|off — ラス枠のジョーカー効果を切り替えます（モデレーター）",
     "rank": "!rank @user MARK — ランク印を設定します（- で無印）（モデレーター）",
+    "status": "!status （!状況） — テーブルの状況（ゲーム、ハンド、手番、チップ）",
     "help": "!help [コマンド] — 使い方",
 }
 
 PENALTY_KINDS = ("information_leak", "interference")
 AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic deal
-PENALTY_NAMES = {"information_leak": "ハンド情報の公開", "interference": "干渉行為"}
+PENALTY_NAMES = {
+    "information_leak": "ハンド情報の公開", "interference": "干渉行為",
+    "flying_action_limit": "フライングアクション3回", "check_fa": "チェックのフライングアクション",
+    "allin_fa": "オールインのフライングアクション",
+}
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
 
@@ -682,6 +687,24 @@ class Referee:
             self._say(ctx, "コマンド一覧: " + " ".join(f"!{k}" for k in HELP)
                       + "（!help コマンド で詳細）", to=to)
 
+    def _cmd_status(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        t = self._need_table(room)
+        eng = t.engine
+        parts = [eng.definition.name]
+        if eng.in_hand:
+            parts.append(f"ハンド#{eng.hand_no} 進行中")
+            turn = eng.to_act()
+            if turn:
+                parts.append(f"手番: {turn}")
+        else:
+            parts.append("ハンド間" + ("（終了処理中）" if t.closing else ""))
+        stacks = eng.stacks()
+        seats = "・".join(
+            f"{s.seat}番 {s.name} {stacks.get(s.name, s.chips):,}" for s in eng.seated()
+        )
+        parts.append(seats or "着席なし")
+        self._say(ctx, " / ".join(parts), to=to)
+
     def _cmd_open(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         if not args:
             raise IllegalAction("ゲームを指定してください: " + " ".join(GAME_IDS))
@@ -786,7 +809,10 @@ class Referee:
         if not rows:
             self._say(ctx, f"{who}さんのペナルティ記録はありません。", to=to)
             return
-        items = "、".join(f"{p['kind']} {_points(int(p['points']))}" for p in rows)
+        items = "、".join(
+            f"{PENALTY_NAMES.get(str(p['kind']), str(p['kind']))} {_points(int(p['points']))}"
+            for p in rows
+        )
         self._say(ctx, f"{who}さんのペナルティ記録（{len(rows)}件）: {items}", to=to)
 
     def _cmd_grant(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:

@@ -155,8 +155,8 @@ def test_rank_and_manual_penalty(ref: Referee) -> None:
     assert [e for e in j(ev) if e["event"] == "rank"] == [
         {"event": "rank", "player": "bob", "mark": "", "previous": "金"}
     ]
-    assert "information_leak 1,000P" not in says(msg(ref, "bob", "!penalties"))[0]
-    assert "interference 5,000P" in says(msg(ref, "bob", "!penalties"))[0]
+    record = says(msg(ref, "bob", "!penalties"))
+    assert record == ["bobさんのペナルティ記録（1件）: 干渉行為 5,000P"]
 
 
 def test_input_processed_once(ref: Referee) -> None:
@@ -271,3 +271,15 @@ def test_auto_table_deals_by_itself_after_a_pause_and_rebuilds_alike() -> None:
     assert "auto は on か off" in says(live.handle(Incoming(
         id="other", room="!other", sender="dealer", text="!open deuces auto=maybe")))[0]
     assert "!other" not in live.tables
+
+
+def test_status(ref: Referee) -> None:
+    assert "テーブルがありません" in says(msg(ref, "alice", "!status"))[0]
+    msg(ref, "dealer", "!open omaha")
+    msg(ref, "alice", "!sit")
+    msg(ref, "bob", "!sit 3")
+    assert says(msg(ref, "carol", "!状況")) == [
+        "オマハ（PLO リングゲーム） / ハンド間 / 1番 alice 20,000・3番 bob 15,000"]
+    msg(ref, "dealer", "!deal")
+    status = says(msg(ref, "carol", "!status"))[0]
+    assert "ハンド#1 進行中" in status and "手番: " in status
