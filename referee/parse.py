@@ -55,13 +55,16 @@ _KANA = [chr(c) for c in range(0x30F7)]
 for _c in range(0x30A1, 0x30F7):
     _KANA[_c] = chr(_c - 0x60)
 _KANA[ord("〜")] = _KANA[ord("~")] = "ー"
+# Invisible format characters pasted along (zero-width space/joiners, BOM, soft hyphen, marks).
+for _c in (0x00AD, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060):
+    _KANA[_c] = ""
 # Trailing decoration that never changes what a declaration means (コール！ コールｗ こー).
 # (Not ー: it ends words -- ハイパー, ポーカー.)
 _TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
 _STRETCH = re.compile("ーー+")
 
 
-_KATAKANA = re.compile("[ァ-ヶ〜~]")
+_KATAKANA = re.compile("[ァ-ヶ〜~\u00ad\u200b-\u200f\u2060]")
 
 
 def normalize(text: str) -> str:
@@ -297,7 +300,12 @@ def _chat(norm: str, game: str) -> Parsed:
     return _CHAT[lexicon.scan(norm, game)]
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _command(text: str, game: str) -> Parsed:
+    if _SURROGATE.search(text):  # undecodable bytes (argv): U+FFFD, so the JSON stays UTF-8
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     words = text.lstrip("!").split()
     hand_info, advice = lexicon.scan(normalize(text), game)
     return Parsed(
@@ -329,7 +337,10 @@ def parse(text: str, game: str) -> Parsed:
     ``game`` is a game id (``omaha`` ``holdem_aa`` ``seven`` ``deuces``); an unknown id is a
     programming error (ValueError). Results are cached: chat repeats a lot (「こ」「F」「gg」).
     """
-    nfkc = unicodedata.normalize("NFKC", text).lstrip()
+    nfkc = unicodedata.normalize("NFKC", text)
+    if "\ufeff" in nfkc:  # a byte-order mark (the first line of a file) or a zero-width space
+        nfkc = nfkc.replace("\ufeff", "")
+    nfkc = nfkc.lstrip()
     if nfkc.startswith("!"):
         return _command(nfkc, game)
     norm = nfkc.casefold()

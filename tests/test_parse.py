@@ -4,6 +4,7 @@ on anything at all (hypothesis)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -593,3 +594,19 @@ def test_grammar_builds_lalr_without_conflicts(game: str) -> None:
     g = _grammar(game)  # Lark raises GrammarError on any LALR conflict
     assert g.lark.options.parser == "lalr"
     assert g.gate.match("こ" if game != "deuces" else "ふぉ")
+
+
+def test_cli_stdin_binary_and_bom_are_read_not_fatal() -> None:
+    data = "\ufeffこ\n".encode() + b"\xff\xfe\x80\x00abc\n" + "!\xff".encode("latin-1") + b"\nF\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "parse", "--game", "omaha", "-"], input=data,
+        capture_output=True, check=True, timeout=60,
+        env={**os.environ, "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8:strict"},
+    )
+    kinds = [json.loads(line)["kind"] for line in done.stdout.decode("utf-8").splitlines()]
+    assert kinds == ["action", "chat", "command", "action"]
+
+
+@pytest.mark.parametrize("text", ["\u200bこ", "こ\u200d", "\ufeffコール", "コ\u00adール"])
+def test_invisible_characters_do_not_hide_an_action(text: str) -> None:
+    assert parse(text, "omaha").action == "call"
