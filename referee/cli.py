@@ -51,8 +51,10 @@ def cmd_parse(args: argparse.Namespace) -> None:
 
     if args.text == "-":
         out = sys.stdout
-        for line in sys.stdin:
-            out.write(_dump(parse(line.rstrip("\r\n"), args.game).to_json()) + "\n")
+        # Bytes, decoded here: binary-looking input is chat (CONTRACTS §2), whatever the locale.
+        for raw in sys.stdin.buffer:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            out.write(_dump(parse(line, args.game).to_json()) + "\n")
         out.flush()
     else:
         print(_dump(parse(args.text, args.game).to_json()))
