@@ -34,6 +34,10 @@ Confidence = Literal["high", "low"]
 # upper-case or numeric rank: "as" in "as well" is not the ace of spades, "As" is.
 _BOUNDED_CARD = re.compile(rf"{CARD_PATTERN}(?!(?-i:[a-z]))", re.IGNORECASE)
 _RANK_PAIR = re.compile(r"(?<![a-z0-9])(10|[2-9tjqka])\1(?![a-z0-9])")
+_RANK_NAMES = {"エース": "a", "キング": "k", "クイーン": "q", "ジャック": "j"}
+_RANK_OF_PAIR = re.compile(
+    r"(?<![a-z0-9])(10|[2-9tjqka]|エース|キング|クイーン|ジャック)(?![a-z0-9])の?(?:ワン)?ペア"
+)
 _SUIT_COUNT = re.compile(
     r"(スペード|ハート|ダイヤ|ダイア|クラブ|[♠♤♥♡♦♢♣♧])(?:が|を)?\s*([2-7二三四五])\s*枚"
 )
@@ -83,10 +87,17 @@ def named_cards(text: str) -> list[Card]:
 
 
 def named_rank_pairs(text: str) -> list[int]:
-    """Ranks written as a pair (``AA``, ``QQ``, ``1010``): rank indices 0..12."""
+    """Ranks claimed as a pair (``AA``, ``QQ``, ``1010``, ``Aのペア``, ``エースのペア``): rank
+    indices 0..12."""
+    norm = normalize(text)
     out = []
-    for m in _RANK_PAIR.finditer(normalize(text)):
+    for m in _RANK_PAIR.finditer(norm):
         r = m.group(1)
+        out.append(RANKS.index("T" if r == "10" else r.upper()))
+    for m in _RANK_OF_PAIR.finditer(norm):
+        if m.group(0) == "2ペア":
+            continue  # "2ペア" is two pair; a pair of deuces is "2のペア"
+        r = _RANK_NAMES.get(m.group(1), m.group(1))
         out.append(RANKS.index("T" if r == "10" else r.upper()))
     return out
 

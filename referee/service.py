@@ -593,8 +593,10 @@ class Referee:
             rec.status = "confirmed"
             self._apply_penalty(ctx, table.room, player, "information_leak", flag=rec.id)
         else:
+            points = _points(self._penalty_points(table.room).information_leak)
             self._say(ctx, f"フラグ#{rec.id}: {player}さんの発言がハンド情報の公開にあたる可能性が"
-                           "あります。モデレーターの判断を待ちます（!confirm / !dismiss）。")
+                           f"あります（確定すると強制フォールド・強制退席・{points}）。"
+                           "モデレーターの判断を待ちます（!confirm / !dismiss）。")
 
     def _check_interference(
         self, ctx: _Ctx, table: Table, player: str, text: str, seated: bool
@@ -602,7 +604,9 @@ class Referee:
         if not table.engine.in_hand or self.is_moderator(player):
             return
         rec = self._new_flag(ctx, table.room, player, "interference", text, "low")
-        self._say(ctx, f"フラグ#{rec.id}: {player}さんの発言が干渉行為にあたる可能性があります。"
+        points = _points(self._penalty_points(table.room).interference)
+        self._say(ctx, f"フラグ#{rec.id}: {player}さんの発言が干渉行為にあたる可能性があります"
+                       f"（確定すると強制フォールド・強制退席・{points}・降格）。"
                        "モデレーターの判断を待ちます（!confirm / !dismiss）。")
 
     def _penalty_points(self, room: str) -> Penalties:
@@ -810,7 +814,8 @@ class Referee:
             self._say(ctx, f"{who}さんのペナルティ記録はありません。", to=to)
             return
         items = "、".join(
-            f"{PENALTY_NAMES.get(str(p['kind']), str(p['kind']))} {_points(int(p['points']))}"
+            f"{PENALTY_NAMES.get(str(p['kind']), str(p['kind']))}（{p['kind']}）"
+            f" {_points(int(p['points']))}"
             for p in rows
         )
         self._say(ctx, f"{who}さんのペナルティ記録（{len(rows)}件）: {items}", to=to)

@@ -38,6 +38,10 @@ def test_rank_pairs_suit_counts_and_classes() -> None:
     assert named_rank_pairs("降りたのはQQでした") == [10]
     assert named_rank_pairs("1010") == [8]
     assert named_rank_pairs("100点") == []
+    assert named_rank_pairs("俺のハンドはAのペアだよ") == [12]
+    assert named_rank_pairs("キングのペア") == [11]
+    assert named_rank_pairs("ツーペア") == named_rank_pairs("2ペア") == []
+    assert named_rank_pairs("2のペア") == [0]
     assert named_suit_counts("スペード2枚あるんだよね") == [(3, 2)]
     assert named_suit_counts("ハート三枚") == [(2, 3)]
     assert named_classes("ストレートフラッシュ狙い") == {"straight_flush"}
