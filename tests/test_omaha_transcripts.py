@@ -105,3 +105,24 @@ def test_referee_replay_command_end_to_end(tmp_path: Path) -> None:
     )
     assert out.returncode == 2 and out.stdout == ""
     assert "4" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("deal", "why"), [
+    ("alice=Ah Kh Qh Jh | board=2c 7d 9h Js 3s", "4枚"),  # bob has no cards
+    ("alice=Ah Kh Qh Jh | bob=Ah 2c 3c 4c | board=2d 7d 9h Js 3s", "重複"),  # Ah twice
+    ("alice=Ah Kh Qh Jh | bob=2c 3c 4c 5c | board=2d 7d", "ボード"),  # board too short
+])
+def test_a_deal_the_table_cannot_use_exits_2_naming_the_line(tmp_path: Path, deal: str,
+                                                             why: str) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text(
+        "# table: omaha level=1\n# seat 1: alice 1000\n# seat 2: bob 1000\n"
+        f"# deal: {deal}\nalice: コール\n",
+        encoding="utf-8",
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "replay", str(bad)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert out.returncode == 2
+    assert out.stderr.startswith("referee: line 4:") and why in out.stderr
