@@ -8,10 +8,11 @@ hiragana, so ナッツ, なっつ and ﾅｯﾂ are one word). Whether a hand is
 to do is the service's business.
 
 Speed: a short message is searched with one alternation per question (a few microseconds). A long
-one (pasted text, spam) is searched word by word instead: every pattern starts with a literal or
-a character class, so each search skips through the text in C and a 10,000-character message
-costs about a millisecond whatever it contains, instead of trying every alternative at every
-position.
+one (pasted text, spam) is searched word by word instead, so a 10,000-character message costs
+about a millisecond whatever it contains, instead of trying every alternative at every position:
+a plain word is found by ``str.__contains__``, a pattern led by a literal is searched only once
+that literal is in the text, and the few patterns led by a character class each skip through
+the text in C to the characters they can start with.
 
 What ``hand_info`` catches (any one is enough):
 
@@ -61,6 +62,8 @@ LONG = 600
 
 _SUITS = "♠♤♥♡♦♢♣♧"
 _RANK = "(?:10|[2-9tjqka])"
+# The compact card forms of grammar/common.lark's CARD (スペードのA is caught by スペード anyway);
+# in free text a card must also stand apart from other letters on the left (not "yeah").
 _CARD = rf"(?:{_RANK}[cdhs{_SUITS}]|[{_SUITS}]{_RANK})"
 
 

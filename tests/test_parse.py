@@ -563,10 +563,54 @@ def test_cli_stdin_json_lines_in_order() -> None:
 # --- the skeleton cache reads exactly what the grammar reads ------------------------------------
 
 _SLOTTY = st.sampled_from(
-    ["メイク", "レイズ", "ベット", "B", "R", "F", "オープン", "マック", "捨て", "残す", "アンティ",
-     "AA", "1800", "1,800", "1.5k", "2万", "7", "10", "As", "Kd", "10s", "A♠", "スペードのA", "jk",
-     " ", "に", "まで", "で", "だけ見せます", "abc", "x", "ストレート", "セブン", "フラッシュ",
-     "B2万", "♠", "b", "1800b", "倍", "+", "の", "aa50", "10♠", "千", "k", "0"]
+    [
+        "メイク",
+        "レイズ",
+        "ベット",
+        "B",
+        "R",
+        "F",
+        "オープン",
+        "マック",
+        "捨て",
+        "残す",
+        "アンティ",
+        "AA",
+        "1800",
+        "1,800",
+        "1.5k",
+        "2万",
+        "7",
+        "10",
+        "As",
+        "Kd",
+        "10s",
+        "A♠",
+        "スペードのA",
+        "jk",
+        " ",
+        "に",
+        "まで",
+        "で",
+        "だけ見せます",
+        "abc",
+        "x",
+        "ストレート",
+        "セブン",
+        "フラッシュ",
+        "B2万",
+        "♠",
+        "b",
+        "1800b",
+        "倍",
+        "+",
+        "の",
+        "aa50",
+        "10♠",
+        "千",
+        "k",
+        "0",
+    ]
 )
 
 
@@ -599,8 +643,11 @@ def test_grammar_builds_lalr_without_conflicts(game: str) -> None:
 def test_cli_stdin_binary_and_bom_are_read_not_fatal() -> None:
     data = "\ufeffこ\n".encode() + b"\xff\xfe\x80\x00abc\n" + "!\xff".encode("latin-1") + b"\nF\n"
     done = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "parse", "--game", "omaha", "-"], input=data,
-        capture_output=True, check=True, timeout=60,
+        [sys.executable, "-m", "referee.cli", "parse", "--game", "omaha", "-"],
+        input=data,
+        capture_output=True,
+        check=True,
+        timeout=60,
         env={**os.environ, "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8:strict"},
     )
     kinds = [json.loads(line)["kind"] for line in done.stdout.decode("utf-8").splitlines()]
@@ -610,3 +657,35 @@ def test_cli_stdin_binary_and_bom_are_read_not_fatal() -> None:
 @pytest.mark.parametrize("text", ["\u200bこ", "こ\u200d", "\ufeffコール", "コ\u00adール"])
 def test_invisible_characters_do_not_hide_an_action(text: str) -> None:
     assert parse(text, "omaha").action == "call"
+
+
+def test_lexicon_reads_long_texts_as_it_reads_short_ones() -> None:
+    from referee import lexicon
+
+    texts = [
+        "AA持ってる",
+        "Kが来た",
+        "ナッツだわ",
+        "ドーナッツ",
+        "セットアップ",
+        "7が来た",
+        "今日は寒いね",
+        "なんでそこでコールするの",
+        "降りたほうがいいよ",
+        "寝たほうがいいよ",
+        "As Kd",
+        "ask",
+        "ありがとう♥",
+        "ブタ肉",
+        "すりーおぶかいんど",
+        "悪手",
+        "ミスディールです",
+        "AA 50にしとこ",
+    ]
+    pad = "ー" * lexicon.LONG
+    for game in GAMES:
+        for text in texts:
+            norm = normalize(text)
+            short = lexicon.scan(norm, game)
+            assert lexicon.scan(norm + "。" + pad, game) == short, (game, text)
+            assert lexicon.scan(pad + "。" + norm, game) == short, (game, text)
