@@ -147,7 +147,8 @@ HELP = {
     "dismiss": "!dismiss ID — フラグを却下します（モデレーター）",
     "nogame": "!nogame — ノーゲーム（ディーリングミスの手続き）（モデレーター）",
     "misdeal": "!misdeal @user — 誤配布の手続き（モデレーター）",
-    "exposed": "!exposed @user — カード露出の手続き（モデレーター）",
+    "exposed": "!exposed @user|board — 手札（またはボードのカード）が見えたときの手続き"
+    "（モデレーター）",
     "lastslot": "!lastslot on|off — ラス枠のジョーカー効果を切り替えます（モデレーター）",
     "rank": "!rank @user MARK — ランク印を設定します（- で無印）（モデレーター）",
     "status": "!status （!状況） — テーブルの状況（ゲーム、ハンド、手番、チップ）",
