@@ -509,6 +509,24 @@ class MatrixBot:
                 headers={"Authorization": f"Bearer {self.client.access_token}",
                          "Content-Type": "application/json"})
 
+    async def _replace_if_left(self, room_id: str) -> str:
+        """A player who left (or refused) their DM room gets a new one; what waited for the old
+        room moves there, in order."""
+        kind = self.state.room_kind(room_id)
+        if kind is None or kind[0] not in ("dm", "dm_left") or not kind[1]:
+            return room_id
+        partner = kind[1]
+        if kind[0] == "dm":
+            room = self.client.rooms.get(room_id)
+            if room is None or partner in room.users:
+                return room_id
+            log.info("%s left DM room %s; making a new one", partner, room_id)
+            self.state.add_room(room_id, "dm_left", partner)
+        new = await self.dm_room(partner)
+        if new != room_id:
+            self.state.move_unsent(room_id, new)
+        return new
+
     def _ready(self, room_id: str) -> bool:
         room = self.client.rooms.get(room_id)
         if room is None:
@@ -527,6 +545,7 @@ class MatrixBot:
         for seq, input_id, idx, room_id, content in self.state.unsent():
             if room_id in blocked:
                 continue
+            room_id = await self._replace_if_left(room_id)
             if not self._ready(room_id):
                 blocked.add(room_id)
                 continue

@@ -267,6 +267,7 @@ class Table:
     mod: Player
     players: list[Player]
     room: str
+    early: list[str] = field(default_factory=list)  # event ids typed before the bot came
 
     @property
     def everyone(self) -> list[Player]:
@@ -314,7 +315,9 @@ def make_table(synapse: Synapse, tmp_path: Path) -> Iterator[TableFactory]:
     made: list[Table] = []
     bots: list[BotProcess] = []
 
-    async def make(names: list[str], bot_exempt: bool = True) -> Table:
+    async def make(names: list[str], bot_exempt: bool = True,
+                   before_bot: tuple[str, ...] = ()) -> Table:
+        """``before_bot``: messages the moderator types before the bot is invited."""
         tag = f"{os.getpid() % 1000}x{next(_counter)}"
         bot_user = synapse.register(f"referee{tag}", exempt=bot_exempt)
         mod = Player(synapse, synapse.register(f"dealer{tag}"), tmp_path / f"dealer{tag}")
@@ -325,10 +328,11 @@ def make_table(synapse: Synapse, tmp_path: Path) -> Iterator[TableFactory]:
         bot.start()
         for p in [mod, *players]:
             await p.start()
-        r = await mod.client.room_create(name="table", invite=[bot_user.user_id]
-                                         + [p.user_id for p in players])
+        r = await mod.client.room_create(name="table", invite=[p.user_id for p in players])
         assert isinstance(r, nio.RoomCreateResponse), r
         room = r.room_id
+        early = [await mod.say(room, text) for text in before_bot]
+        await mod.client.room_invite(room, bot_user.user_id)
 
         def all_joined() -> bool:
             rm = mod.client.rooms.get(room)
@@ -338,7 +342,7 @@ def make_table(synapse: Synapse, tmp_path: Path) -> Iterator[TableFactory]:
             return all(i in rm.users and i not in rm.invited_users for i in ids)
 
         await wait_for(all_joined, 60, "everyone joined the table room")
-        t = Table(synapse, bot, mod, players, room)
+        t = Table(synapse, bot, mod, players, room, early)
         made.append(t)
         return t
 

@@ -41,11 +41,21 @@ def test_omaha_hand_private_cards_and_replay(make_table: TableFactory, tmp_path:
             await wait_for(lambda: all(
                 any(cards_in(m.body) for m in p.private_from(t.bot.user.user_id, t.room))
                 for p in t.players), 60, "private cards")
+            # A private question in the (encrypted) DM room gets a private answer.
+            dm_room = next(m.room for m in a.private_from(t.bot.user.user_id, t.room)
+                           if cards_in(m.body))
+            n_dm = len(a.private_from(t.bot.user.user_id, t.room))
+            await a.say(dm_room, "今の手札は？")
+            await wait_for(lambda: len(a.private_from(t.bot.user.user_id, t.room)) > n_dm, 30,
+                           "a private answer")
+            answer = a.private_from(t.bot.user.user_id, t.room)[n_dm]
+            assert answer.room == dm_room and answer.encrypted
             sent: list[tuple[str, str]] = []
             await drive_omaha(t, sent)
             end = hand_end(t)
             assert end is not None
             hole = check_private_cards(t, 4)
+            assert cards_in(answer.body) == hole[a.name]
             check_room_hides(t, hole, r"オープン: ")
             # Suits are coloured in the HTML body.
             await t.reply(0, "^リバー")
@@ -108,6 +118,20 @@ def test_holdem_aa_round_private_cards_and_replay(make_table: TableFactory,
             lines += [f"{who}: {text}" for who, text in sent]
             stacks = replay_stacks("\n".join(lines) + "\n", tmp_path)
             assert stacks == {k: int(v) for k, v in end["stacks"].items()}
+        finally:
+            await t.close()
+
+    run(scenario())
+
+
+def test_history_before_the_bot_joined_is_ignored(make_table: TableFactory) -> None:
+    async def scenario() -> None:
+        t = await make_table(["frank"], before_bot=("!open omaha level=1", "!grant @nobody 5"))
+        try:
+            # Had the early !open been processed, this one would be refused.
+            await t.command(t.mod, "!open omaha level=1", "テーブルを開きました")
+            ids = set(t.bot.input_ids())
+            assert ids and not ids & set(t.early)
         finally:
             await t.close()
 
