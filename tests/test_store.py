@@ -114,18 +114,47 @@ def test_duplicate_input_writes_nothing(store: Store) -> None:
 
 
 def test_failed_save_leaves_nothing(store: Store) -> None:
-    # A penalty event without a player passes validation of the event model (extra="allow",
-    # generic Event) but cannot be projected: the failure happens after the input row and the
-    # ledger rows were inserted in the transaction; all of it must roll back.
-    bad = outcome(1, [Say(to="room", text="x"), Event(event="penalty", kind="interference")],
-                  [LedgerEntry("alice", 500, "grant")])
+    # The second ledger row breaks a NOT NULL constraint: by then the input row and the first
+    # ledger row (with its bank update) were written in the transaction; all must roll back.
+    bad = outcome(1, [Say(to="room", text="x")],
+                  [LedgerEntry("alice", 500, "grant"),
+                   LedgerEntry(None, 1, "broken")])  # type: ignore[arg-type]
     with pytest.raises(StoreError):
         store.save(bad)
     assert not store.is_processed("m1")
-    for table in ("inputs", "ledger", "bank", "penalties"):
+    for table in ("inputs", "ledger", "bank"):
         assert count(store, table) == 0
     store.save(outcome(1, [Say(to="room", text="x")], [LedgerEntry("alice", 500, "grant")]))
     assert store.balances() == {"alice": 500}
+    assert store.inputs() == [msg(1)]
+
+
+@pytest.mark.parametrize("event", [
+    Event(event="penalty", kind="interference"),  # no player
+    Event(event="flag", id="one", player="a", kind="interference"),  # id not an int
+    Event(event="hand_end", hand=1),  # no stacks
+    Event(event="penalty", player="a", kind="interference", points="1000"),
+])
+def test_unprojectable_events_refused_before_writing(store: Store, event: Event) -> None:
+    with pytest.raises(StoreError, match="cannot save"):
+        store.save(outcome(1, [Say(to="room", text="x"), event]))
+    assert count(store, "inputs") == 0 and not store.is_processed("m1")
+
+
+def test_projection_is_lazy_but_always_current_when_read(tmp_path: Path) -> None:
+    path = tmp_path / "r.db"
+    s = Store(path)
+    s.save(outcome(1, [Penalty(player="bob", kind="interference", points=5000),
+                       Event(event="rank", player="bob", mark="★", previous="")]))
+    assert count(s, "penalties") == 0  # not yet in the cache table...
+    assert s.rank_marks() == {"bob": "★"}  # ...but every read catches up first
+    assert count(s, "penalties") == 1
+    s.save(outcome(2, [Penalty(player="bob", kind="interference", points=5000)]))
+    s.close()  # closing catches up too
+    c = sqlite3.connect(path)
+    assert c.execute("SELECT count(*) FROM penalties").fetchone()[0] == 2
+    assert c.execute("SELECT upto FROM projection").fetchone()[0] == 2
+    c.close()
 
 
 def test_invalid_ledger_rejected_before_writing(store: Store) -> None:
@@ -148,6 +177,7 @@ def test_penalty_points_reach_the_ledger(store: Store) -> None:
     led = store.ledger("bob")
     assert [(r["delta"], r["reason"], r["input_id"], r["event"]) for r in led] == [
         (20000, "grant", "m1", "bank"), (-5000, "penalty:interference", "m2", "penalty")]
+    store.project()
     pens = store.conn.execute(
         "SELECT room, player, kind, points, chips, input_seq, event_idx FROM penalties"
     ).fetchall()
@@ -163,6 +193,7 @@ def test_flags_and_decisions(store: Store) -> None:
     # decided from another room (a DM to the bot): still the flag with that id
     store.save(outcome(3, [Event(event="flag_decided", id=1, decision="confirmed", by="dealer")],
                        room="dm"))
+    store.project()
     rows = store.conn.execute(
         "SELECT flag_id, player, status, decided_input_seq FROM flags ORDER BY flag_id"
     ).fetchall()
@@ -178,6 +209,7 @@ def test_hands_ranks_bonus_area(store: Store) -> None:
     store.save(outcome(4, [Event(event="rank", player="bob", mark="", previous="★"),
                            BonusArea(cards=["Kd", "2c", "9h", "Th"], markers=[1, 0, 0, 0])],
                        room="deuces"))
+    store.project()
     hands = store.conn.execute(
         "SELECT room, hand, button, stacks, start_input_seq, end_input_seq FROM hands"
     ).fetchall()
@@ -190,6 +222,7 @@ def test_hands_ranks_bonus_area(store: Store) -> None:
 
 def test_hand_end_without_start_is_kept(store: Store) -> None:
     store.save(outcome(1, [HandEnd(hand=7, stacks={"a": 1})]))
+    store.project()
     assert store.conn.execute("SELECT hand, stacks FROM hands").fetchall() == [(7, '{"a":1}')]
 
 
@@ -343,6 +376,7 @@ def test_migrate_old_version(tmp_path: Path) -> None:
         assert s.rank_marks() == {"carol": ""}
         # and it keeps working at the new version
         s.save(outcome(4, [Penalty(player="carol", kind="interference", points=5000)]))
+        s.project()
         assert count(s, "penalties") == 2
     # the same events saved directly at the latest version give the same derived tables
     with Store(path) as migrated, Store(tmp_path / "new.db") as fresh:
@@ -351,6 +385,8 @@ def test_migrate_old_version(tmp_path: Path) -> None:
                 "SELECT events FROM inputs WHERE seq = ?", (i,)).fetchone()[0])
             fresh.save(Outcome(inp["id"], ROOM, inp, [Event(**e) for e in evs]))
         fresh.save(outcome(4, [Penalty(player="carol", kind="interference", points=5000)]))
+        fresh.project()
+        migrated.project()
         for table in ("flags", "penalties", "hands", "ranks", "bonus_area"):
             q = f"SELECT * FROM {table} ORDER BY 1"
             assert migrated.conn.execute(q).fetchall() == fresh.conn.execute(q).fetchall()
@@ -395,3 +431,10 @@ def test_background_checkpoints_and_clean_close(tmp_path: Path) -> None:
     assert not Path(str(path) + "-wal").exists()
     with Store(path) as again:
         assert len(again.inputs()) == CHECKPOINT_EVERY * 2 + 10
+
+
+def test_input_must_be_json(store: Store) -> None:
+    bad = Outcome("m1", ROOM, {"id": "m1", "when": object()}, [])
+    with pytest.raises(StoreError, match="not JSON"):
+        store.save(bad)
+    assert count(store, "inputs") == 0

@@ -24,10 +24,17 @@ from typing import Any
 
 import sqlite_utils
 from pydantic import SerializeAsAny, TypeAdapter
+from pydantic_core import PydanticSerializationError, to_json
 
 from referee.events import Event
 from referee.outcome import Outcome
-from referee.store.schema import PROJECTED_KINDS, StoreError, migrate, project
+from referee.store.schema import (
+    PROJECTED_KINDS,
+    StoreError,
+    check_projected,
+    migrate,
+    project_pending,
+)
 
 
 class AlreadyProcessed(StoreError):
@@ -38,7 +45,6 @@ _to_json = Event.to_json
 
 
 _EVENTS = TypeAdapter(list[SerializeAsAny[Event]])
-_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # built once, not per call
 
 
 def _events_json(events: list[Event]) -> str:
@@ -47,7 +53,7 @@ def _events_json(events: list[Event]) -> str:
     # an event class with its own to_json() is honoured.
     if all(type(e).to_json is _to_json for e in events):
         return _EVENTS.dump_json(events, exclude_none=True).decode()
-    return _JSON.encode([e.to_json() for e in events])
+    return to_json([e.to_json() for e in events]).decode()
 
 
 def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
@@ -89,6 +95,7 @@ def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
 
 
 CHECKPOINT_EVERY = 500  # saves between background checkpoints (~1-2 WAL pages per save)
+PROJECT_EVERY = 1000  # saves between catch-ups of the derived tables (also on read and close)
 
 
 class _Checkpointer:
@@ -157,6 +164,10 @@ class Store:
 
     # --- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
+        try:
+            self.project()
+        except (sqlite3.Error, StoreError):
+            pass  # the next open or query projects them
         if self._checkpointer is not None:
             self._checkpointer.stop()
             self._checkpointer = None
@@ -194,7 +205,8 @@ class Store:
         return input_id in self._ids
 
     def save(self, outcome: Outcome) -> None:
-        """Write the input, its events, the derived rows and its ledger in one transaction.
+        """Write the input, its events and its ledger (moving the bank) in one transaction; a
+        message without ledger entries is a single INSERT. Derived tables follow (project()).
 
         Raises :class:`AlreadyProcessed` (and writes nothing) for an input id already saved,
         StoreError for an outcome that cannot be stored (validated before anything is written).
@@ -205,8 +217,15 @@ class Store:
                 raise StoreError(f"ledger delta must be an int chip count: {entry!r}")
             if entry.event_index is not None and not 0 <= entry.event_index < n:
                 raise StoreError(f"ledger entry points at no event: {entry!r}")
-        input_json = _JSON.encode(outcome.input)
-        kinds = [e.event for e in outcome.events]
+        for e in outcome.events:
+            if e.event in PROJECTED_KINDS:
+                why = check_projected(e.event, e.to_json())
+                if why is not None:
+                    raise StoreError(f"cannot save input {outcome.input_id!r}: {why}")
+        try:
+            input_json = to_json(outcome.input).decode()  # pydantic-core: 4x json.dumps
+        except PydanticSerializationError as e:
+            raise StoreError(f"input {outcome.input_id!r} is not JSON: {e}") from None
         events_json = _events_json(outcome.events)
         room = outcome.room
         input_id = outcome.input_id
@@ -214,20 +233,21 @@ class Store:
         with self._lock:
             if input_id in self._ids:
                 raise AlreadyProcessed(f"input {input_id!r} was already processed")
-            if not outcome.ledger and PROJECTED_KINDS.isdisjoint(kinds):
-                # Most chat messages: one row, so one statement is the whole transaction. It
-                # inserts only if nobody appended since we last looked (else: the full path).
+            if not outcome.ledger:
+                # Most chat messages: one row, so one statement is the whole transaction. The
+                # row takes the seq right after the last one we know: if another writer appended
+                # meanwhile, that seq is taken, the insert fails, and the full path checks ids.
+                seq = self._known_seq + 1
                 try:
-                    cur = conn.execute(
-                        "INSERT INTO inputs(input_id, room, input, events, processed_at)"
-                        " SELECT ?, ?, ?, ?, ?"
-                        " WHERE (SELECT coalesce(max(seq), 0) FROM inputs) = ?",
-                        (input_id, room, input_json, events_json, time.time(), self._known_seq),
+                    conn.execute(
+                        "INSERT INTO inputs(seq, input_id, room, input, events, processed_at)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        (seq, input_id, room, input_json, events_json, time.time()),
                     )
-                except sqlite3.OperationalError:  # busy: another writer; take the full path
-                    cur = None
-                if cur is not None and cur.rowcount == 1 and cur.lastrowid is not None:
-                    self._saved(input_id, cur.lastrowid)
+                except (sqlite3.IntegrityError, sqlite3.OperationalError):
+                    pass  # taken (or busy): another writer; take the full path
+                else:
+                    self._saved(input_id, seq)
                     return
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -236,21 +256,15 @@ class Store:
                     " VALUES (?, ?, ?, ?, ?)",
                     (input_id, room, input_json, events_json, time.time()),
                 )
-                seq = cur.lastrowid
-                assert seq is not None
+                rowid = cur.lastrowid
+                assert rowid is not None
+                seq = rowid
                 if seq != self._known_seq + 1:
                     # Another writer appended inputs since we last looked. We hold the write
                     # lock, so nothing can be added before our COMMIT: check them now.
                     self._refresh_ids(upto=seq - 1)
                     if input_id in self._ids:
                         raise AlreadyProcessed(f"input {input_id!r} was already processed")
-                derived = [
-                    (i, kinds[i], outcome.events[i].to_json())
-                    for i in range(n)
-                    if kinds[i] in PROJECTED_KINDS
-                ]
-                if derived:
-                    project(conn, seq, room, derived)
                 if outcome.ledger:
                     conn.executemany(
                         "INSERT INTO ledger(player, delta, reason, input_seq, event_idx)"
@@ -271,6 +285,8 @@ class Store:
         self._ids.add(input_id)
         self._known_seq = seq
         self._saves += 1
+        if self._saves % PROJECT_EVERY == 0:
+            self.project()
         if self._saves % CHECKPOINT_EVERY == 0 and self.path != ":memory:":
             if self._checkpointer is None:
                 self._checkpointer = _Checkpointer(self.path)
@@ -289,6 +305,17 @@ class Store:
     def input_ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT input_id FROM inputs ORDER BY seq")]
 
+    def project(self) -> int:
+        """Bring penalties, flags, hands, ranks and the bonus area up to date with the log.
+
+        They are a cache of the event log, projected in batches (every ``PROJECT_EVERY`` saves,
+        on close, and before any read through this class) rather than inside each message's
+        transaction: that keeps a chat message to one row written. Returns inputs projected."""
+        try:
+            return project_pending(self.conn)
+        except (KeyError, TypeError, ValueError) as e:
+            raise StoreError(f"cannot project the event log: {e!r}") from e
+
     # --- StoredState ---------------------------------------------------------------------
     def balances(self) -> dict[str, int]:
         return {p: b for p, b in self.conn.execute("SELECT player, balance FROM bank")}
@@ -298,9 +325,11 @@ class Store:
         return int(row[0]) if row else 0
 
     def rank_marks(self) -> dict[str, str]:
+        self.project()
         return {p: m for p, m in self.conn.execute("SELECT player, mark FROM ranks")}
 
     def bonus_area(self, room: str | None = None) -> tuple[list[str], list[int]] | None:
+        self.project()
         if room is None:
             row = self.conn.execute(
                 "SELECT cards, markers FROM bonus_area"

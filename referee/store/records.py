@@ -21,6 +21,7 @@ def _time(ts: float | None) -> str | None:
 
 def query(store: Store, kind: str, player: str | None = None) -> list[dict[str, Any]]:
     """Rows of one record kind, oldest first (bank: by player), optionally for one player."""
+    store.project()
     db = store.db
     where = "" if player is None else " WHERE x.player = :player"
     params: dict[str, Any] = {} if player is None else {"player": player}

@@ -165,6 +165,31 @@ _DECISIONS = {"confirmed": "confirmed", "confirm": "confirmed",
               "dismissed": "dismissed", "dismiss": "dismissed"}
 
 
+_REQUIRED: dict[str, tuple[tuple[str, type], ...]] = {
+    "penalty": (("player", str), ("kind", str)),
+    "flag": (("id", int), ("player", str), ("kind", str)),
+    "flag_decided": (("id", int), ("decision", str)),
+    "hand_start": (("hand", int),),
+    "hand_end": (("hand", int), ("stacks", dict)),
+    "rank": (("player", str),),
+    "bonus_area": (("cards", list),),
+}
+_NUMBERS = ("points", "chips", "button")
+
+
+def check_projected(kind: str, d: dict[str, Any]) -> str | None:
+    """Why an event of a projected kind cannot be projected (None if it can). Saves refuse
+    such events up front, so a bad event can never wedge the projection later."""
+    for key, typ in _REQUIRED.get(kind, ()):
+        value = d.get(key)
+        if not isinstance(value, typ) or isinstance(value, bool):
+            return f"{kind} event needs {key} ({typ.__name__}): {d!r}"
+    for key in _NUMBERS:
+        if d.get(key) is not None and (not isinstance(d[key], int) or isinstance(d[key], bool)):
+            return f"{kind} event: {key} must be an integer: {d!r}"
+    return None
+
+
 def project(
     conn: sqlite3.Connection,
     input_seq: int,
@@ -172,9 +197,12 @@ def project(
     events: Iterable[tuple[int, str, dict[str, Any]]],
 ) -> None:
     """Apply the projected kinds among ``events`` ((index, kind, data) of one input) to the
-    derived tables. Used by every save and by migrations that build a table from the log."""
+    derived tables. An event that cannot be projected (only possible in a log written by
+    something else than Store.save) is skipped, never allowed to stop the projection."""
     penalties: list[tuple[Any, ...]] = []
     for idx, kind, d in events:
+        if check_projected(kind, d) is not None:
+            continue
         if kind == "penalty":
             penalties.append((room, d["player"], d["kind"], int(d.get("points", 0)),
                               int(d.get("chips", 0)), input_seq, idx))
@@ -241,8 +269,36 @@ def project(
         )
 
 
+def project_pending(conn: sqlite3.Connection) -> int:
+    """Bring the derived tables up to the end of the log, in one transaction of its own.
+
+    The derived tables are a cache of the log: ``projection.upto`` is the last input they
+    include, advanced in the same transaction, so a crash mid-way simply redoes the batch.
+    Returns the number of inputs projected."""
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN IMMEDIATE")
+    try:
+        upto = conn.execute("SELECT upto FROM projection WHERE id = 1").fetchone()[0]
+        rows = conn.execute(
+            "SELECT seq, room, events FROM inputs WHERE seq > ? ORDER BY seq", (upto,)
+        ).fetchall()
+        for input_seq, room, events in rows:
+            evs = [(i, d.get("event", ""), d) for i, d in enumerate(json.loads(events))]
+            project(conn, input_seq, room, [e for e in evs if e[1] in PROJECTED_KINDS])
+        if rows:
+            conn.execute("UPDATE projection SET upto = ? WHERE id = 1", (rows[-1][0],))
+        if own:
+            conn.execute("COMMIT")
+        return len(rows)
+    except BaseException:
+        if own and conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
 def _project_log(db: sqlite_utils.Database) -> None:
-    """Fill the derived tables from every event already in the log (in log order)."""
+    """Version 2 projected every save as it was written: fill the new tables from the log."""
     conn = db.conn
     rows = conn.execute("SELECT seq, room, events FROM inputs ORDER BY seq").fetchall()
     for input_seq, room, events in rows:
@@ -257,6 +313,17 @@ def _v1(db: sqlite_utils.Database) -> None:
 def _v2(db: sqlite_utils.Database) -> None:
     _script(db.conn, _V2)
     _project_log(db)
+
+
+def _v3(db: sqlite_utils.Database) -> None:
+    # Everything logged so far was projected by version 2's eager saves.
+    _script(db.conn, """
+CREATE TABLE projection (
+    id   INTEGER PRIMARY KEY CHECK (id = 1),
+    upto INTEGER NOT NULL                  -- the last inputs.seq the derived tables include
+);
+INSERT INTO projection(id, upto) SELECT 1, coalesce(max(seq), 0) FROM inputs;
+""")
 
 
 def _script(conn: sqlite3.Connection, sql: str) -> None:
@@ -276,6 +343,7 @@ Migration = tuple[int, str, Callable[[sqlite_utils.Database], None]]
 MIGRATIONS: Sequence[Migration] = (
     (1, "inputs, event log, ledger and guarded bank", _v1),
     (2, "penalties, flags, hands, ranks, bonus area projected from the event log", _v2),
+    (3, "derived tables projected in batches, off the per-message path", _v3),
 )
 
 LATEST = MIGRATIONS[-1][0]
