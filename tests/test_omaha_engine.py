@@ -829,3 +829,12 @@ def test_action_clock_at_showdown_opens() -> None:
     eng.tick(0.0)
     ev = eng.tick(200.0)
     assert any("オープン" in t for t in says(ev)) and not eng.in_hand
+
+
+def test_fold_showing_cards_not_held_is_refused_without_naming_them() -> None:
+    eng = table(3)
+    deal(eng, {"carol": "Qh Qd 6c 5c"})
+    reason = refused(eng, "carol", "fold", cards=["As"])
+    assert "A" not in reason and "♠" not in reason
+    ev = act(eng, "carol", "fold", cards=["Qh", "6c"])
+    assert "Q♥ 6♣" in says(ev)[0] and eng.shown("carol") == cards("Qh 6c")

@@ -544,7 +544,7 @@ class OmahaEngine(Engine):
         hole = list(p.hole)
         for c in cards:
             if c not in hole:
-                raise IllegalAction(f"{pretty(c)} は手札にありません")
+                raise IllegalAction("公開するカードが手札と一致しません")  # names no card
             hole.remove(c)
         return cards
 
