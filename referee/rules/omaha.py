@@ -46,18 +46,12 @@ from referee.events import (
     Rake,
     Say,
 )
-from referee.hands import class_of, omaha_key
+from referee.hands import NAMES, class_of, omaha_key
 from referee.rules.base import Deal, Engine, IllegalAction, OptionError, SeatState
 from referee.rules.betting import Betting, Limit, Options, Seat
 
 STREET_NAMES = ("プリフロップ", "フロップ", "ターン", "リバー")
-CLASS_JA = {
-    "royal_flush": "ロイヤルフラッシュ", "straight_flush": "ストレートフラッシュ",
-    "four_of_a_kind": "フォーカード", "full_house": "フルハウス", "flush": "フラッシュ",
-    "straight": "ストレート", "three_of_a_kind": "スリーカード", "two_pair": "ツーペア",
-    "one_pair": "ワンペア", "high_card": "ハイカード",
-}
-
+CLASS_JA = NAMES["omaha"]  # the seed's names, as `referee hand` prints them
 
 BOARD_WORDS = ("board", "ボード", "card", "カード")
 
