@@ -62,6 +62,8 @@ for _c in (0x00AD, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060):
 # (Not ー: it ends words -- ハイパー, ポーカー.)
 _TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
 _STRETCH = re.compile("ーー+")
+# Last kana of the long action words, which a trailing ー merely stretches (こーるー, まっくー).
+_STRETCHED = set("るくどんとず")
 # Whatever _KANA changes; a text with none of it is already normalised after case folding.
 _KATAKANA = re.compile("[ァ-ヶ〜~\u00ad\u200b-\u200f\u2060]")
 
@@ -79,7 +81,7 @@ def normalize(text: str) -> str:
 
 
 def _strip_tail(norm: str) -> str:
-    """Drop trailing punctuation, 笑 / (笑) and laughing w's (not the w of "show")."""
+    """Drop trailing punctuation, 笑 / (笑), laughing w's (not the w of "show") and stretches."""
     while True:
         s = norm.rstrip(_TRAILING)
         if s.endswith("(笑)"):
@@ -89,6 +91,10 @@ def _strip_tail(norm: str) -> str:
         elif s.endswith("w"):
             t = s.rstrip("w")
             if not t or not ("a" <= t[-1] <= "z"):
+                s = t
+        elif s.endswith("ー"):  # コール〜 is stretched; こー, ちー (チー), ふぉー (フォー) are not
+            t = s.rstrip("ー")
+            if t[-1:] in _STRETCHED:
                 s = t
         if s == norm:
             return s.lstrip()

@@ -56,6 +56,8 @@ ACTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("omaha", "コーーール", {"action": "call"}),
     ("omaha", "  こ  ", {"action": "call"}),
     ("omaha", "コール〜", {"action": "call"}),
+    ("omaha", "チェックー", {"action": "check"}),
+    ("omaha", "オールイン〜！", {"action": "allin"}),
     # check
     ("omaha", "ちぇっく", {"action": "check"}),
     ("omaha", "ﾁｪｯｸ", {"action": "check"}),
@@ -252,6 +254,9 @@ CHAT = [
     ("omaha", "オープンって何"),
     ("omaha", "gg"),
     ("omaha", "おりこうさん"),
+    ("omaha", "フォー"),
+    ("omaha", "チー"),
+    ("omaha", "コー"),
     ("omaha", "xx"),
     ("omaha", "はい"),
     ("omaha", "ハイパー"),
