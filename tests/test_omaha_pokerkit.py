@@ -1,4 +1,5 @@
-"""Lock-step check of the omaha engine against pokerkit (pot-limit Omaha, rake off).
+"""Lock-step check of the omaha engine against pokerkit (pot-limit Omaha, rake off; a shorter
+no-limit run too, with pokerkit's parts composed into no-limit Omaha).
 
 Random hands (2-8 players, random stacks, antes on or off, many all-ins) are played on both at
 once: for every decision the engines must agree on whose turn it is, the call amount, whether a
@@ -14,7 +15,8 @@ import time
 from decimal import Decimal
 
 import pytest
-from pokerkit import Automation, PotLimitOmahaHoldem
+from pokerkit import Automation, OmahaHoldemHand, PotLimitOmahaHoldem
+from pokerkit.games import NoLimitPokerMixin, OmahaHoldemMixin, UnfixedLimitHoldem
 
 from referee.actions import action
 from referee.cards import Card, card_str
@@ -36,6 +38,12 @@ AUTOMATIONS = (
 )
 
 
+class NoLimitOmaha(NoLimitPokerMixin, OmahaHoldemMixin, UnfixedLimitHoldem):
+    """pokerkit has no ready-made no-limit Omaha; its parts compose into one."""
+
+    hand_types = (OmahaHoldemHand,)
+
+
 def _definition():  # type: ignore[no-untyped-def]
     d = load("omaha")
     assert d.omaha is not None
@@ -46,13 +54,14 @@ def _cs(cards: list[Card]) -> str:
     return "".join(card_str(c) for c in cards)
 
 
-def play_one(rng: random.Random, definition: object) -> dict[str, int]:
+def play_one(rng: random.Random, definition: object, limit: str = "pot") -> dict[str, int]:
     """Play one random hand on both engines; assert agreement; return counters."""
     n = rng.randint(2, 8)
     level = rng.randint(1, 7)
     ante_on = rng.random() < 0.4
     eng = OmahaEngine(definition, {  # type: ignore[arg-type]
-        "rules": "world", "level": str(level), "ante": "on" if ante_on else "off"})
+        "rules": "world", "level": str(level), "ante": "on" if ante_on else "off",
+        "limit": limit})
     sb, bb, ante = eng.sb, eng.bb, eng.ante
     stacks = []
     for _ in range(n):
@@ -75,9 +84,12 @@ def play_one(rng: random.Random, definition: object) -> dict[str, int]:
     board = deck[4 * n : 4 * n + 5]
     events = eng.start_hand(Deal(hands=dict(zip(names, holes, strict=True)), board=board))
 
-    st = PotLimitOmahaHoldem.create_state(
-        AUTOMATIONS, True, ante, (sb, bb), bb, tuple(stacks), n
-    )
+    if limit == "pot":
+        st = PotLimitOmahaHoldem.create_state(
+            AUTOMATIONS, True, ante, (sb, bb), bb, tuple(stacks), n
+        )
+    else:
+        st = NoLimitOmaha(AUTOMATIONS, True, ante, (sb, bb), bb)(tuple(stacks), n)
     for i in range(n):
         st.deal_hole(_cs(holes[i]))
     dealt = 0
@@ -149,13 +161,13 @@ def play_one(rng: random.Random, definition: object) -> dict[str, int]:
             "odd_chip_hands": int(odd_pots > 0), "differs": int(ours != theirs)}
 
 
-def _run(count: int, seed: int) -> dict[str, int]:
+def _run(count: int, seed: int, limit: str = "pot") -> dict[str, int]:
     rng = random.Random(seed)
     definition = _definition()
     totals = {"decisions": 0, "showdown": 0, "hands": 0, "odd_chip_hands": 0, "differs": 0,
               "allins": 0}
     for _ in range(count):
-        out = play_one(rng, definition)
+        out = play_one(rng, definition, limit)
         totals["hands"] += 1
         for k, v in out.items():
             totals[k] += v
@@ -165,6 +177,11 @@ def _run(count: int, seed: int) -> dict[str, int]:
 def test_lockstep_quick() -> None:
     totals = _run(150, seed=7)
     assert totals["hands"] == 150 and totals["decisions"] > 500 and totals["allins"] > 50
+
+
+def test_lockstep_no_limit_quick() -> None:
+    totals = _run(150, seed=11, limit="no")
+    assert totals["hands"] == 150 and totals["allins"] > 50
 
 
 @pytest.mark.slow
