@@ -275,6 +275,8 @@ CHAT = [
     ("holdem_aa", "AA"),
     ("holdem_aa", "オープン"),
     ("seven", "はいはい"),
+    ("seven", "はいよ"),
+    ("seven", "じゃあはい"),
     ("seven", "はーい"),
     ("seven", "はいどうぞ"),
     ("seven", "As"),
