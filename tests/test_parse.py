@@ -431,6 +431,11 @@ def test_holdem_aa_side_bet_is_not_aces() -> None:
         "why did you call",
         "bad call",
         "オールインするべき",
+        "レイズしないの？",
+        "チェックでよかったのに",
+        "取り消したほうがいい",
+        "押しすぎ",
+        "fold pls",
     ],
 )
 def test_advice(text: str) -> None:
