@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from referee.actions import Parsed
 from referee.bank import Bank
 from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
 from referee.definitions import GAME_IDS, Penalties
@@ -164,6 +165,14 @@ PENALTY_NAMES = {
 }
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
+
+
+def _parse(text: str, game: str) -> Parsed:
+    from referee.parse import parse  # imported on first use: the parser loads its grammars
+
+    global _parse
+    _parse = parse
+    return parse(text, game)
 
 
 def _nfkc(text: str) -> str:
@@ -362,7 +371,7 @@ class Referee:
 
     def seated_names(self, room: str) -> set[str]:
         t = self.tables.get(room)
-        return {s.name for s in t.engine.seated()} if t else set()
+        return set(t.engine.stacks()) if t else set()  # stacks(): cheaper than seated()
 
     # --- emitting ----------------------------------------------------------------------------
     def _emit(self, ctx: _Ctx, events: Iterable[Event]) -> None:
@@ -514,26 +523,24 @@ class Referee:
         if table is not None and now is not None:
             self._tick(ctx, room, float(now))
             table = self.tables.get(room)
-        norm = _nfkc(text)
-        if norm.startswith("!"):
-            self._command(ctx, room, sender, norm[1:], dm)
+        head = text.lstrip()[:1]
+        if head in ("!", "！") or (head and not head.isascii() and _nfkc(head) == "!"):
+            self._command(ctx, room, sender, _nfkc(text)[1:], dm)
             return
         if table is None:
             return
-        from referee.parse import parse
-
-        parsed = parse(text, table.game)
+        parsed = _parse(text, table.game)
         if parsed.kind == "command":
-            self._command(ctx, room, sender, norm.lstrip("!"), dm)
+            self._command(ctx, room, sender, _nfkc(text).lstrip("!"), dm)
             return
         if dm:
             if parsed.kind == "action" and sender in self.seated_names(room):
                 self._say(ctx, "アクションはテーブルのルームで宣言してください"
                                "（個別メッセージでは受け付けません）。", to=sender)
                 return
-            self._dm(ctx, table, sender, norm)
+            self._dm(ctx, table, sender, _nfkc(text))
             return
-        seated = sender in self.seated_names(room)
+        seated = sender in table.engine.stacks()
         # An action word inside advice (「コールしなよ」) is about someone else's action: never
         # apply it as the speaker's own.
         if parsed.kind == "action" and seated and not parsed.advice:

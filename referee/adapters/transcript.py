@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.cards import CardError, card_str, parse_cards
+from referee.cards import Card, CardError, card_str, parse_cards
 from referee.definitions import GAME_IDS, DefinitionError, load
 from referee.events import Event
 from referee.outcome import Persistence
@@ -61,7 +61,13 @@ def _int(text: str, what: str) -> int:
         raise ValueError(f"{what} is not a number: '{text}'") from None
 
 
+_CANONICAL = {card_str(Card(i)) for i in range(52)} | {"JK"}
+
+
 def _cards(text: str) -> list[str]:
+    words = text.split()
+    if all(w in _CANONICAL for w in words):  # the usual notation: no parsing needed
+        return words
     try:
         return [card_str(c) for c in parse_cards(text)]
     except CardError as e:
@@ -196,11 +202,6 @@ class Reader:
 def read(text: str, room: str = ROOM) -> list[Line]:
     """Every input of a transcript, checked; raises TranscriptError naming the first bad line."""
     reader = Reader(room)
-    # names that may appear as deal keys: seated by directive or sitting by command
-    for raw in text.splitlines():
-        m = _MESSAGE.match(raw.strip())
-        if m and not raw.lstrip().startswith("#"):
-            reader.names.add(m.group("name"))
     out: list[Line] = []
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
     for lineno, raw in enumerate(text.splitlines(keepends=True), start=1):
@@ -222,6 +223,8 @@ def read(text: str, room: str = ROOM) -> list[Line]:
                     raise ValueError(f"unreadable line: {line[:60]}")
                 if reader.game is None:
                     raise ValueError("message before '# table:'")
+                # a sender may sit by command (!sit) and then be dealt in: a deal key
+                reader.names.add(msg.group("name"))
                 inp = {
                     "kind": "message", "id": input_id, "room": room,
                     "sender": msg.group("name"), "text": msg.group("text"),
@@ -275,6 +278,17 @@ def replay_events(
     return out
 
 
+_BASE_TO_JSON = Event.to_json
+
+
+def event_line(ev: Event) -> str:
+    """One JSON Lines line: ``ev.to_json()`` as UTF-8 JSON (pydantic's compiled serializer, the
+    same object, when the event does not customise ``to_json``)."""
+    if type(ev).to_json is _BASE_TO_JSON:
+        return ev.model_dump_json(exclude_none=True) + "\n"
+    return json.dumps(ev.to_json(), ensure_ascii=False) + "\n"
+
+
 def open_store(db: Path) -> Persistence:
     from referee.store import Store
 
@@ -304,8 +318,7 @@ def replay(path: Path, db: Path | None, out: TextIO) -> None:
             print(f"referee: warning: {warning}", file=sys.stderr)
     try:
         for _, events in run(lines, referee):
-            for ev in events:
-                out.write(json.dumps(ev.to_json(), ensure_ascii=False) + "\n")
+            out.write("".join(event_line(ev) for ev in events))
             out.flush()
     finally:
         if store is not None and hasattr(store, "close"):
