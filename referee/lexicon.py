@@ -100,7 +100,8 @@ _HAND: list[str] = [
     # draws and strength
     "どろー", "がっと", "おーぷんえんど", "ばっくどあ", "らんなー", "あうつ", "両面",
     "なっつ(?<!ーなっつ)", "もんすたー", "ぶらふ",
-    _led("いよ強弱ごく糞最", "(?:いい|良い|強い|弱い|ごみ|くそ|糞|最強|最弱)手"),
+    _led("いよ強弱ごく糞最何なひし",
+         "(?:いい|良い|強い|弱い|ごみ|くそ|糞|最強|最弱|何もない|なにもない|ひどい|しょぼい)手"),
     # English
     _led("ptsfqnbkgod", r"(?<![a-z])(?:pairs?|trips|set|straight|flush|full ?house|quads|nuts?|"
          r"boat|kicker|top ?pair|overpair|gutshot|oesd|outs|draw|bluff)(?![a-z])"),
