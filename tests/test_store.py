@@ -366,6 +366,7 @@ def test_migrate_old_version(tmp_path: Path) -> None:
     with Store(path) as s:
         assert s.version == LATEST
         assert s.balances() == {"carol": -1000}
+        s.project()
         flags = s.conn.execute("SELECT flag_id, player, status FROM flags").fetchall()
         assert flags == [(1, "carol", "confirmed")]
         pens = s.conn.execute("SELECT player, points, input_seq, event_idx FROM penalties")
@@ -438,3 +439,16 @@ def test_input_must_be_json(store: Store) -> None:
     with pytest.raises(StoreError, match="not JSON"):
         store.save(bad)
     assert count(store, "inputs") == 0
+
+
+def test_flag_penalised_in_the_same_input_is_confirmed(store: Store) -> None:
+    store.save(outcome(1, [
+        Flag(id=1, player="alice", kind="information_leak", text="AA", confidence="high"),
+        Flag(id=2, player="bob", kind="interference", text="下手", confidence="low"),
+        Penalty(player="alice", kind="information_leak", points=1000)]))
+    # a later penalty of bob's does not decide his flag: a moderator does
+    store.save(outcome(2, [Penalty(player="bob", kind="interference", points=5000)]))
+    store.project()
+    rows = store.conn.execute(
+        "SELECT flag_id, status, decided_input_seq FROM flags ORDER BY flag_id").fetchall()
+    assert rows == [(1, "confirmed", 1), (2, "open", None)]

@@ -200,19 +200,29 @@ def project(
     derived tables. An event that cannot be projected (only possible in a log written by
     something else than Store.save) is skipped, never allowed to stop the projection."""
     penalties: list[tuple[Any, ...]] = []
+    raised: dict[tuple[str, str], int | None] = {}  # flags raised by this input
     for idx, kind, d in events:
         if check_projected(kind, d) is not None:
             continue
         if kind == "penalty":
             penalties.append((room, d["player"], d["kind"], int(d.get("points", 0)),
                               int(d.get("chips", 0)), input_seq, idx))
+            # A penalty in the very input that raised a flag on the same player and offence:
+            # the referee acted on the flag at once (a high-confidence leak) -- it is confirmed.
+            flag_row = raised.pop((d["player"], d["kind"]), None)
+            if flag_row is not None:
+                conn.execute(
+                    "UPDATE flags SET status = 'confirmed', decided_input_seq = ? WHERE id = ?",
+                    (input_seq, flag_row),
+                )
         elif kind == "flag":
-            conn.execute(
+            cur = conn.execute(
                 "INSERT INTO flags(room, flag_id, player, kind, text, confidence, input_seq,"
                 " event_idx) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (room, int(d["id"]), d["player"], d["kind"], d.get("text", ""),
                  d.get("confidence", ""), input_seq, idx),
             )
+            raised[(d["player"], d["kind"])] = cur.lastrowid
         elif kind == "flag_decided":
             status = _DECISIONS.get(str(d.get("decision", "")), str(d.get("decision", "")))
             fid = int(d["id"])
@@ -326,6 +336,19 @@ INSERT INTO projection(id, upto) SELECT 1, coalesce(max(seq), 0) FROM inputs;
 """)
 
 
+def _v4(db: sqlite_utils.Database) -> None:
+    # The projection changed (a flag acted on at once is confirmed): empty the cache tables;
+    # the next read or close projects the whole log again.
+    _script(db.conn, """
+DELETE FROM penalties;
+DELETE FROM flags;
+DELETE FROM hands;
+DELETE FROM ranks;
+DELETE FROM bonus_area;
+UPDATE projection SET upto = 0;
+""")
+
+
 def _script(conn: sqlite3.Connection, sql: str) -> None:
     """Run a multi-statement script inside the open transaction (executescript would commit)."""
     buf = ""
@@ -344,6 +367,7 @@ MIGRATIONS: Sequence[Migration] = (
     (1, "inputs, event log, ledger and guarded bank", _v1),
     (2, "penalties, flags, hands, ranks, bonus area projected from the event log", _v2),
     (3, "derived tables projected in batches, off the per-message path", _v3),
+    (4, "re-project: a flag penalised in the input that raised it is confirmed", _v4),
 )
 
 LATEST = MIGRATIONS[-1][0]
