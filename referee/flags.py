@@ -67,7 +67,31 @@ _CLASS_WORDS: list[tuple[str, str]] = sorted(
 )
 
 
+# Rank first, then a suit word ("Aハート", "Kのスペード", "エースのハート"): not card notation the
+# parser needs, but how people talk about a card they hold.
+_RANK_SUIT_WORDS = re.compile(
+    r"(?<![a-z0-9])(10|[2-9tjqka]|エース|キング|クイーン|ジャック)の?"
+    r"(スペード|ハート|ダイヤ|ダイア|クラブ|クローバー)",
+    re.IGNORECASE,
+)
+_SUIT_LETTER = {"スペード": "s", "ハート": "h", "ダイヤ": "d", "ダイア": "d", "クラブ": "c",
+                "クローバー": "c"}
+
+
 def named_cards(text: str) -> list[Card]:
+    """Cards a message names, in any notation people use in chat (``A♥``, ``Ah``, ``ハートのA``,
+    ``Aハート``, ``エースのハート``), never English words (``as``)."""
+    out = _named_notation(text)
+    for m in _RANK_SUIT_WORDS.finditer(unicodedata.normalize("NFKC", text)):
+        rank = _RANK_NAMES.get(m.group(1), m.group(1))
+        try:
+            out.append(parse_card(rank + _SUIT_LETTER[m.group(2)]))
+        except CardError:
+            continue
+    return out
+
+
+def _named_notation(text: str) -> list[Card]:
     out: list[Card] = []
     norm = unicodedata.normalize("NFKC", text)
     last_end = -1
