@@ -8,7 +8,7 @@ import re
 import time
 
 import pytest
-from conftest import TableFactory, run, wait_for
+from matrix_helpers import TableFactory, run, wait_for
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(400)]
 

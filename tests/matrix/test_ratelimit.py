@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import TableFactory, run, wait_for
+from matrix_helpers import TableFactory, run, wait_for
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import (
+from matrix_helpers import (
     TableFactory,
     drive_omaha,
     omaha_replay_matches,

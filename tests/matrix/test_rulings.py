@@ -4,7 +4,7 @@ rulings and penalty records of RULES.md, which a moderator then reads with !pena
 from __future__ import annotations
 
 import pytest
-from conftest import TableFactory, run
+from matrix_helpers import TableFactory, run
 
 pytestmark = [pytest.mark.server, pytest.mark.timeout(300)]
 
@@ -30,6 +30,15 @@ def test_flying_action_and_leak_penalties(make_table: TableFactory) -> None:
             # alice tells the room about her hand: information leak.
             leak = await t.command(a, "俺のハンドはAのペアだよ", "ハンド情報")
             assert a.name in leak.body and "1,000P" in leak.body
+            # A claim the referee could verify is penalised at once; otherwise it is a flag the
+            # moderator confirms (RULES.md: true or false, it is a leak).
+            flags = [e for e in t.bot.events()
+                     if e.get("event") == "flag" and e.get("player") == a.name]
+            assert flags and flags[0]["kind"] == "information_leak"
+            if not any(e.get("event") == "penalty" and e.get("player") == a.name
+                       for e in t.bot.events()):
+                assert flags[0]["confidence"] == "low"
+                await t.command(t.mod, f"!confirm {flags[0]['id']}", "ハンド情報")
             fa = [e for e in t.bot.events() if e.get("event") == "flying_action"]
             assert [(e["player"], e["count"]) for e in fa] == [(c.name, 1)]
             pens = {(e["player"], e["kind"]) for e in t.bot.events()

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import (
+from matrix_helpers import (
     _SEAT,
     TableFactory,
     _deal_line,
+    await_private_cards,
     cards_in,
     check_private_cards,
     check_room_hides,
@@ -103,6 +104,7 @@ def test_holdem_aa_round_private_cards_and_replay(make_table: TableFactory,
             await wait_for(lambda: hand_end(t) is not None, 60, "the end of the game")
             end = hand_end(t)
             assert end is not None
+            await await_private_cards(t)
             hole = check_private_cards(t, 2)
             check_room_hides(t, hole, r"さんのハンド: ")
             shown = (await t.reply(0, "ディーラー:.*ボード:")).body
