@@ -113,17 +113,27 @@ _ACTION = (
 )
 _MODAL = (
     "(?:す(?:る)?べき|べき|(?:し|っ|る|た)(?:ほう|方)が|しな(?:よ|さい|きゃ|いと)|しろ|しとけ|"
-    "しときな|しましょう|しよう(?:よ|ぜ)|(?:し)?てください|しないの|で(?:よ|良)かった|(?:し)?すぎ(?!た)|(?:し|た)ら(?:[?？]|いい|どう|よかった|良かった)|"
+    "しときな|しましょう|しよう(?:よ|ぜ)|(?:し)?てください|しないの|で(?:よ|良)かった|"
+    "(?:し)?すぎ(?!た)|(?:し|た)ら(?:[?？]|いい|どう|よかった|良かった)|"
     "すれば|すりゃ|しちゃ(?:だめ|駄目)|するな|でしょ|だろ|しかない|一択|はない|は?ありえな|"
     "は悪手|は下手|はへた|はみす|はおかしい|は微妙|に(?:変え|変更|し)(?:て|たら|ろ|な(?:よ|さい)))"
 )
-_ACTION_LED = _led("これふちべおめ降ぽぶ押攻あ打参見crfbsj", _ACTION)
+# Words every match of _ACTION / _MODAL / the "why" contains: a long text is searched for the
+# (costly) patterns below only when each of their parts can be found by str.__contains__.
+_ACTION_WORDS = tuple(
+    "こーる れいず ふぉーるど ふぉるど ちぇっく べっと おーるいん めいく 降り おり ぽっと ぶらふ "
+    "押し 攻め あくしょん 打ち 打つ 参加 見送 call raise fold check bet shove jam".split()
+)
+_MODAL_WORDS = tuple(
+    "べき ほうが 方が しな しろ しとけ しとき しましょう しよう てください でよかった で良かった "
+    "すぎ ら? ら？ らいい らどう らよかった ら良かった すれば すりゃ しちゃ するな でしょ だろ "
+    "しかない 一択 はない ありえな 悪手 下手 はへた はみす おかしい 微妙 に変え に変更 にし".split()
+)
+_WHY_WORDS = ("なんで", "なぜ", "何故", "どうして")
 # An action word with a normative/imperative ending: コールすべき, 降りたほうがいい, レイズに変えて.
 _SHOULD = _led("これふちべおめ降ぽぶ押攻あ打参見crfbsj", rf"{_ACTION}[^。\n!?？]{{0,6}}?{_MODAL}")
-# "why" + an action word: なんでそこでコールするの. These two are costly where one half repeats
-# without the other, so a long text is only searched for them once the other half is in it.
+# "why" + an action word: なんでそこでコールするの.
 _WHY = _led("など何", rf"(?:なんで|なぜ|何故|どうして)[^。\n]{{0,15}}?{_ACTION}")
-_MODAL_LED = _led("すべしっるたでだ一はに", _MODAL)
 _ADVICE: list[str] = [
     # orders to fold: 降りろ, 降りとけ, 降りれば
     "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)",
@@ -160,16 +170,20 @@ def _literal_prefix(pattern: str) -> str:
     return "".join(out)
 
 
+# (parts, pattern): every match of pattern contains a word of each part.
+Guarded = tuple[tuple[tuple[str, ...], ...], str]
+
+
 class _Question:
     """One yes/no question over a list of patterns, compiled for short and for long texts.
 
     A short text is searched with one alternation. A long one word by word: a pattern led by a
     literal is only searched once ``str.__contains__`` (C, skipping by the word's length) has
     found that literal; a pattern that is nothing but a literal needs nothing more. ``guarded``
-    patterns are searched in a long text only once their guard has been found in it.
+    patterns are searched in a long text only once a word of each of their parts is in it.
     """
 
-    def __init__(self, patterns: list[str], guarded: tuple[tuple[str, str], ...] = ()) -> None:
+    def __init__(self, patterns: list[str], guarded: tuple[Guarded, ...] = ()) -> None:
         every = [*patterns, *(p for _, p in guarded)]
         self.short = re.compile("|".join(f"(?:{p})" for p in every))
         self.words: list[str] = []  # plain literals
@@ -180,7 +194,7 @@ class _Question:
                 self.words.append(p)
             else:
                 self.led.append((prefix, re.compile(p)))
-        self.guarded = [(re.compile(g), re.compile(p)) for g, p in guarded]
+        self.guarded = [(parts, re.compile(p)) for parts, p in guarded]
 
     def __call__(self, text: str) -> bool:
         if len(text) <= LONG:
@@ -188,8 +202,11 @@ class _Question:
         return (
             any(w in text for w in self.words)
             or any((not pre or pre in text) and p.search(text) is not None for pre, p in self.led)
-            or any(g.search(text) is not None and p.search(text) is not None
-                   for g, p in self.guarded)
+            or any(
+                all(any(w in text for w in words) for words in parts)
+                and p.search(text) is not None
+                for parts, p in self.guarded
+            )
         )
 
 
@@ -197,7 +214,10 @@ class _Question:
 def _questions(game: str) -> tuple[_Question, _Question]:
     rank_run = (_AA_SIDE_BET if game == "holdem_aa" else "") + _RANK_RUN
     hand = _Question([_led("1-9tjqka", rank_run), *_HAND])
-    return hand, _Question(_ADVICE, ((_MODAL_LED, _SHOULD), (_ACTION_LED, _WHY)))
+    guarded: tuple[Guarded, ...] = (
+        ((_ACTION_WORDS, _MODAL_WORDS), _SHOULD), ((_WHY_WORDS, _ACTION_WORDS), _WHY),
+    )
+    return hand, _Question(_ADVICE, guarded)
 
 
 def scan(norm: str, game: str) -> tuple[bool, bool]:

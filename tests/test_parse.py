@@ -410,34 +410,34 @@ def test_holdem_aa_side_bet_is_not_aces() -> None:
     assert parse("AA 50にしとこ", "omaha").hand_info  # elsewhere AA is a pair of aces
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "なんでそこでコールするの",
-        "今のはレイズすべきでしょ",
-        "降りたほうがいいよ",
-        "それはミスだよ、訂正したら？",
-        "降りろ",
-        "チェックしとけ",
-        "フォールドでしょ",
-        "ベットしかない",
-        "コールはないわ",
-        "悪手だね",
-        "どうして降りたの",
-        "レイズに変えて",
-        "下手くそ",
-        "取り消して",
-        "you should fold",
-        "why did you call",
-        "bad call",
-        "オールインするべき",
-        "レイズしないの？",
-        "チェックでよかったのに",
-        "取り消したほうがいい",
-        "押しすぎ",
-        "fold pls",
-    ],
-)
+ADVICE = [
+    "なんでそこでコールするの",
+    "今のはレイズすべきでしょ",
+    "降りたほうがいいよ",
+    "それはミスだよ、訂正したら？",
+    "降りろ",
+    "チェックしとけ",
+    "フォールドでしょ",
+    "ベットしかない",
+    "コールはないわ",
+    "悪手だね",
+    "どうして降りたの",
+    "レイズに変えて",
+    "下手くそ",
+    "取り消して",
+    "you should fold",
+    "why did you call",
+    "bad call",
+    "オールインするべき",
+    "レイズしないの？",
+    "チェックでよかったのに",
+    "取り消したほうがいい",
+    "押しすぎ",
+    "fold pls",
+]
+
+
+@pytest.mark.parametrize("text", ADVICE)
 def test_advice(text: str) -> None:
     got = parse(text, "omaha")
     assert got.kind == "chat" and got.advice
@@ -704,6 +704,7 @@ def test_lexicon_reads_long_texts_as_it_reads_short_ones() -> None:
         "悪手",
         "ミスディールです",
         "AA 50にしとこ",
+        *ADVICE,
     ]
     pad = "ー" * lexicon.LONG
     for game in GAMES:
