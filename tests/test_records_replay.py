@@ -3,6 +3,8 @@ decisions, then ``referee records`` for each kind -- the service's real events, 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -10,6 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from referee.cli import main
+from referee.store import records
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAKS = ROOT / "data" / "leak-example.txt"
@@ -23,8 +28,11 @@ def referee(*argv: str) -> str:
 
 
 def rows(db: Path, *argv: str) -> list[dict[str, Any]]:
-    out = referee("records", "--db", str(db), *argv, "--json")
-    return [json.loads(line) for line in out.splitlines()]
+    """``referee records … --json`` (in this process: the same code without the start-up)."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        main(["records", "--db", str(db), *argv, "--json"])
+    return [json.loads(line) for line in buf.getvalue().splitlines()]
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +71,6 @@ def test_replayed_records(db: Path) -> None:
     assert bank
     for player, balance in bank.items():
         assert rows(db, "bank", "--player", player) == [{"player": player, "balance": balance}]
-    from referee.store import records
-
     for p in penalties:
         ledger = records(db, "ledger", player=p["player"])
         assert any(r["delta"] == -p["points"] and r["event"] == "penalty" for r in ledger)
