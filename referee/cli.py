@@ -50,11 +50,21 @@ def cmd_parse(args: argparse.Namespace) -> None:
     from referee.parse import parse
 
     if args.text == "-":
-        out = sys.stdout
-        # Bytes, decoded here: binary-looking input is chat (CONTRACTS §2), whatever the locale.
-        for raw in sys.stdin.buffer:
+        from functools import lru_cache
+
+        # One encoder for the whole stream (_dump builds one per call), and each distinct line
+        # serialised once: chat repeats (「こ」「F」「gg」) and the output depends on the line only.
+        encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+
+        @lru_cache(maxsize=32768)
+        def answer(raw: bytes) -> str:
+            # Decoded here: binary-looking input is chat (CONTRACTS §2), whatever the locale.
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            out.write(_dump(parse(line, args.game).to_json()) + "\n")
+            return encode(parse(line, args.game).to_json()) + "\n"
+
+        out = sys.stdout
+        for raw in sys.stdin.buffer:
+            out.write(answer(raw))
         out.flush()
     else:
         print(_dump(parse(args.text, args.game).to_json()))
