@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from matrix_helpers import TableFactory, run
 
-pytestmark = [pytest.mark.server, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 def test_flying_action_and_leak_penalties(make_table: TableFactory) -> None:

@@ -21,7 +21,7 @@ from matrix_helpers import (
     wait_for,
 )
 
-pytestmark = [pytest.mark.server, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(300)]
 
 def test_omaha_hand_private_cards_and_replay(make_table: TableFactory, tmp_path: Path) -> None:
     async def scenario() -> None:

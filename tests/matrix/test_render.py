@@ -1,0 +1,82 @@
+"""Message formatting and configuration of the Matrix adapter (no homeserver needed)."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from referee.adapters.matrix import ConfigError, load_config
+from referee.adapters.matrix_render import incoming_text, mxid_of, name_of, render
+
+SERVER = "example.org"
+localparts = st.from_regex(r"[a-z0-9._=\-]{1,12}", fullmatch=True)
+
+
+@given(localparts, st.sampled_from([SERVER, "other.net", "hs.local:8448"]))
+def test_names_round_trip(local: str, host: str) -> None:
+    mxid = f"@{local}:{host}"
+    name = name_of(mxid, SERVER)
+    assert mxid_of(name, SERVER) == mxid
+    assert (name == local) == (host == SERVER)
+
+
+def test_cards_coloured_and_players_mentioned() -> None:
+    c = render("alice さんの番です。ボード: A♥ 10♠ 2♦", SERVER, ["alice", "al"])
+    assert c["body"] == "alice さんの番です。ボード: A♥ 10♠ 2♦"
+    f = c["formatted_body"]
+    assert '<a href="https://matrix.to/#/@alice:example.org">alice</a>' in f
+    assert "#/@al:" not in f  # not inside the longer name
+    assert c["m.mentions"] == {"user_ids": ["@alice:example.org"]}
+    assert f.count('data-mx-color="#d00000"') == 2  # ♥ and ♦
+    assert f.count('data-mx-color="#000000"') == 1
+    assert "<b>10♠</b>" in f
+
+
+@given(st.text(max_size=200))
+def test_formatted_body_is_the_body_escaped(text: str) -> None:
+    c = render(text, SERVER, ["bob"])
+    plain = html.unescape(re.sub(r"<[^>]+>", "", c["formatted_body"].replace("<br>", "\n")))
+    assert plain == text.replace("@bob", "bob") or plain == text
+
+
+def test_incoming_mentions_become_names() -> None:
+    assert incoming_text("!bank @alice:example.org", None, SERVER) == "!bank @alice"
+    assert incoming_text("!bank @carol:other.net", None, SERVER) == "!bank @carol:other.net"
+    pill = '!penalties <a href="https://matrix.to/#/@bob:example.org">Bob B</a>'
+    assert incoming_text("!penalties Bob B", pill, SERVER) == "!penalties @bob"
+
+
+def test_config_file_and_flags(tmp_path: Path) -> None:
+    p = tmp_path / "bot.toml"
+    p.write_text('[matrix]\nhomeserver = "http://127.0.0.1:8008/"\nuser_id = "@ref:hs"\n'
+                 'database = "x.db"\npassword = "pw"\nmoderators = ["@m:hs"]\n')
+    c = load_config(p, {"database": "y.db", "moderators": []})
+    assert c.homeserver == "http://127.0.0.1:8008" and c.database == Path("y.db")
+    assert c.moderators == ["@m:hs"] and c.server_name == "hs"
+    assert c.crypto_dir == Path("y-crypto")
+    with pytest.raises(ConfigError, match="password or an access_token"):
+        load_config(None, {"homeserver": "h", "user_id": "@a:b", "database": "d"})
+    with pytest.raises(ConfigError, match="user_id"):
+        load_config(None, {"homeserver": "h", "user_id": "bot", "database": "d",
+                           "password": "x"})
+    with pytest.raises(ConfigError, match="unknown"):
+        load_config(p, {"colour": "red"})
+
+
+def test_cli_refuses_an_incomplete_configuration(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "REFEREE_MATRIX_PASSWORD"}
+    out = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "matrix", "--homeserver", "http://127.0.0.1:9",
+         "--user-id", "@bot:hs", "--db", str(tmp_path / "x.db")],
+        capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == ["referee: a password or an access_token is required"]
