@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from matrix_helpers import (
     TableFactory,
+    await_private_cards,
+    cards_in,
     drive_omaha,
     omaha_replay_matches,
     open_omaha,
@@ -57,6 +59,21 @@ def test_bot_killed_mid_hand_resumes(make_table: TableFactory, tmp_path: Path) -
             acts = [e for e in t.bot.events() if e.get("event") == "action"]
             assert [(e["player"], e["action"]) for e in acts][:2] == [
                 (a.name, "call"), (b.name, "check")]
+            # The restarted bot still talks privately, encrypted, from its persistent crypto
+            # store (same device, same olm account).
+            bot_id = t.bot.user.user_id
+            await await_private_cards(t)  # queued before the kill, delivered after it
+            dm = next(m.room for m in a.private_from(bot_id, t.room) if cards_in(m.body))
+            n_dm = len(a.private_from(bot_id, t.room))
+            await a.say(dm, "手札を教えて")
+            await wait_for(lambda: len(a.private_from(bot_id, t.room)) > n_dm, 60,
+                           "a private answer after the restart")
+            answer = a.private_from(bot_id, t.room)[n_dm]
+            assert answer.room == dm and answer.encrypted
+            assert cards_in(answer.body) == deal_before[0]["hands"][a.name]
+            assert t.bot.log_text().count("device ") >= 2
+            devices = re.findall(r"logged in as \S+, device (\S+)", t.bot.log_text())
+            assert len(devices) == 2 and devices[0] == devices[1]
             await drive_omaha(t, sent, start=t.bot_room_messages().index(flop))
             await omaha_replay_matches(t, sent, tmp_path)
             bodies = [m.body for m in t.bot_room_messages()]
