@@ -63,8 +63,8 @@ def cmd_parse(args: argparse.Namespace) -> None:
             return encode(parse(line, args.game).to_json()) + "\n"
 
         out = sys.stdout
-        for raw in sys.stdin.buffer:
-            out.write(answer(raw))
+        for raw in sys.stdin.buffer:  # (long lines are rare: not worth their memory)
+            out.write(answer(raw) if len(raw) <= 1024 else answer.__wrapped__(raw))
         out.flush()
     else:
         print(_dump(parse(args.text, args.game).to_json()))
