@@ -265,19 +265,18 @@ def main() -> None:
     assert n_ref == n_base == len(msgs), (n_ref, n_base, len(msgs))
     n = len(msgs)
 
-    from referee.parse import _parse_skeleton, parse
+    from referee.parse import _parse_cached, clear_caches, parse
 
     sample = msgs[: min(len(msgs), 20_000)]
     t = time.process_time()
     for m in sample:
-        parse.cache_clear()
+        _parse_cached.cache_clear()
         parse(m, args.game)
     cold = len(sample) / (time.process_time() - t)
     sample = sample[:5_000]
     t = time.process_time()
     for m in sample:
-        parse.cache_clear()
-        _parse_skeleton.cache_clear()
+        clear_caches()
         parse(m, args.game)
     colder = len(sample) / (time.process_time() - t)
     longs = [
@@ -290,7 +289,7 @@ def main() -> None:
     for m in longs:
         best = float("inf")
         for _ in range(5):
-            parse.cache_clear()
+            clear_caches()
             t = time.process_time()
             parse(m, args.game)
             best = min(best, time.process_time() - t)

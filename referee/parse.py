@@ -342,13 +342,29 @@ def _action(norm: str, game: str) -> Parsed | None:
     return Parsed(kind="action", hand_info=shows, advice=False, **out)
 
 
-@lru_cache(maxsize=32768)
+# Texts up to this length are cached by their exact text (longer ones are rare and would only
+# fill the cache: 32,768 pasted walls of text are hundreds of megabytes).
+_CACHED_CHARS = 400
+
+
 def parse(text: str, game: str) -> Parsed:
     """What one chat message of a ``game`` table means. Never raises for any ``str``.
 
     ``game`` is a game id (``omaha`` ``holdem_aa`` ``seven`` ``deuces``); an unknown id is a
     programming error (ValueError). Results are cached: chat repeats a lot (「こ」「F」「gg」).
     """
+    if len(text) <= _CACHED_CHARS:
+        return _parse_cached(text, game)
+    return _parse(text, game)
+
+
+def clear_caches() -> None:
+    """Forget every cached reading (for measurements; the grammars stay built)."""
+    _parse_cached.cache_clear()
+    _parse_skeleton.cache_clear()
+
+
+def _parse(text: str, game: str) -> Parsed:
     nfkc = _nfkc(text).lstrip()
     if nfkc.startswith("!"):
         return _command(nfkc, game)
@@ -360,3 +376,6 @@ def parse(text: str, game: str) -> Parsed:
         if parsed is not None:
             return parsed
     return _chat(norm, game)
+
+
+_parse_cached = lru_cache(maxsize=32768)(_parse)
