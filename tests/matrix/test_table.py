@@ -57,6 +57,14 @@ def test_omaha_hand_private_cards_and_replay(make_table: TableFactory, tmp_path:
             assert end is not None
             hole = check_private_cards(t, 4)
             assert cards_in(answer.body) == hole[a.name]
+            # One DM room per player, reused, and published in the bot's m.direct.
+            bot = t.bot.user
+            direct = t.hs.request("GET", f"/_matrix/client/v3/user/{bot.user_id}"
+                                  "/account_data/m.direct", token=bot.access_token)
+            for p in t.players:
+                rooms = {m.room for m in p.private_from(bot.user_id, t.room)}
+                assert len(rooms) == 1
+                assert direct[p.user_id] == list(rooms)
             check_room_hides(t, hole, r"オープン: ")
             # Suits are coloured in the HTML body.
             await t.reply(0, "^リバー")
