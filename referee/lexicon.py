@@ -137,7 +137,6 @@ _WHY = _led("など何", rf"(?:なんで|なぜ|何故|どうして)[^。\n]{{0,
 _ADVICE: list[str] = [
     # orders to fold: 降りろ, 降りとけ, 降りれば
     "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)",
-    # "why" + an action word: なんでそこでコールするの (see _WHY)
     # critique and demands to change, on their own
     "悪手", "みすぷれ", "みす(?<![るぐ]みす)(?:だ|でしょ|じゃ|って)", "下手(?:くそ|糞)", "へたくそ",
     "ありえな(?:い|すぎ)",
