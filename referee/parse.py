@@ -256,9 +256,11 @@ def _grammar(game: str) -> _Grammar:
     path = GRAMMAR_DIR / f"{game}.lark"
     if not path.is_file():
         raise ValueError(f"no grammar for game {game!r}")
+    # cache=True: Lark keeps the LALR tables in the temp directory, keyed by the grammar text
+    # and checked against the imported files, so a one-message CLI run skips the analysis.
     lark = Lark.open(
         str(path), parser="lalr", lexer="contextual", import_paths=[str(GRAMMAR_DIR)],
-        transformer=_Build(), maybe_placeholders=False,
+        transformer=_Build(), maybe_placeholders=False, cache=True,
     )
 
     def regexp(name: str) -> str:
