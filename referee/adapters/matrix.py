@@ -432,6 +432,9 @@ class MatrixBot:
                 return
         if not isinstance(ev, nio.RoomMessageText) or ev.sender == self.config.user_id:
             return
+        relates = (ev.source.get("content") or {}).get("m.relates_to") or {}
+        if relates.get("rel_type") == "m.replace":
+            return  # an edit: the original was the declaration; editing it changes nothing
         kind = self.state.room_kind(room_id)
         dm = kind is not None and kind[0] == "dm"
         sender = name_of(ev.sender, self.server)
@@ -442,7 +445,8 @@ class MatrixBot:
                 if sender in self.referee.seated_names(rid):
                     table_room = rid
                     break
-        text = incoming_text(ev.body, getattr(ev, "formatted_body", None), self.server)
+        text = incoming_text(_strip_reply_fallback(ev.body),
+                             getattr(ev, "formatted_body", None), self.server)
         inp = {
             "kind": "message", "id": ev.event_id, "room": table_room, "sender": sender,
             "text": text, "time": ev.server_timestamp / 1000.0, "dm": dm,
@@ -562,6 +566,19 @@ class MatrixBot:
             else:
                 log.warning("send to %s refused: %s; will retry", room_id, r)
                 blocked.add(room_id)
+
+
+def _strip_reply_fallback(body: str) -> str:
+    """A reply's body starts with the quoted original ("> <@a:hs> ..." lines, a blank line)."""
+    if not body.startswith("> "):
+        return body
+    lines = body.split("\n")
+    i = 0
+    while i < len(lines) and lines[i].startswith(">"):
+        i += 1
+    if i < len(lines) and lines[i] == "":
+        return "\n".join(lines[i + 1:])
+    return body
 
 
 def _is_own_join(ev: Any, me: str) -> bool:

@@ -80,3 +80,11 @@ def test_cli_refuses_an_incomplete_configuration(tmp_path: Path) -> None:
         capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == ["referee: a password or an access_token is required"]
+
+
+def test_reply_fallback_is_not_part_of_the_message() -> None:
+    from referee.adapters.matrix import _strip_reply_fallback
+
+    assert _strip_reply_fallback("> <@a:hs> コール\n> 2行目\n\nフォールド") == "フォールド"
+    assert _strip_reply_fallback("> 引用だけ") == "> 引用だけ"
+    assert _strip_reply_fallback("コール") == "コール"
