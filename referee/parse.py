@@ -10,8 +10,9 @@ Pipeline, cheapest first, so the common cases never reach the parser:
 3. A message is an action only if the WHOLE text (minus trailing punctuation and laughter) is a
    sentence of the game's grammar, ``grammar/GAME.lark`` (Lark LALR, contextual lexer, built once
    per game). Before Lark, a regular expression made from the terminals the grammar accepts first
-   rejects most chat in well under a microsecond; texts longer than :data:`MAX_ACTION_CHARS` are
-   never actions.
+   rejects most chat in well under a microsecond, and amounts are swapped for placeholders so
+   that one cached parse serves every 「メイク…」 (see ``_Grammar.skeleton``); texts longer than
+   :data:`MAX_ACTION_CHARS` are never actions.
 4. Everything else is chat; :mod:`referee.lexicon` sets ``hand_info`` / ``advice`` on it.
 
 The vocabulary (what counts as a call in which game, the hand names of ``seven``, the command
