@@ -161,6 +161,8 @@ PROJECTED_KINDS = frozenset(
     {"penalty", "flag", "flag_decided", "hand_start", "hand_end", "rank", "bonus_area"}
 )
 
+_MENTIONS = " OR ".join(f"instr(events, '\"{k}\"') > 0" for k in sorted(PROJECTED_KINDS))
+
 _DECISIONS = {"confirmed": "confirmed", "confirm": "confirmed",
               "dismissed": "dismissed", "dismiss": "dismissed"}
 
@@ -284,23 +286,28 @@ def project_pending(conn: sqlite3.Connection) -> int:
 
     The derived tables are a cache of the log: ``projection.upto`` is the last input they
     include, advanced in the same transaction, so a crash mid-way simply redoes the batch.
-    Returns the number of inputs projected."""
+    Returns the number of inputs read from the log."""
     own = not conn.in_transaction
     if own:
         conn.execute("BEGIN IMMEDIATE")
     try:
         upto = conn.execute("SELECT upto FROM projection WHERE id = 1").fetchone()[0]
+        last = conn.execute("SELECT coalesce(max(seq), 0) FROM inputs").fetchone()[0]
+        # Only inputs whose events mention a projected kind are parsed (most mention none): a
+        # kind is a JSON string, so its quoted name is in the text; a false hit costs a parse.
         rows = conn.execute(
-            "SELECT seq, room, events FROM inputs WHERE seq > ? ORDER BY seq", (upto,)
+            f"SELECT seq, room, events FROM inputs WHERE seq > ? AND seq <= ? AND ({_MENTIONS})"
+            " ORDER BY seq",
+            (upto, last),
         ).fetchall()
         for input_seq, room, events in rows:
             evs = [(i, d.get("event", ""), d) for i, d in enumerate(json.loads(events))]
             project(conn, input_seq, room, [e for e in evs if e[1] in PROJECTED_KINDS])
-        if rows:
-            conn.execute("UPDATE projection SET upto = ? WHERE id = 1", (rows[-1][0],))
+        if last != upto:
+            conn.execute("UPDATE projection SET upto = ? WHERE id = 1", (last,))
         if own:
             conn.execute("COMMIT")
-        return len(rows)
+        return int(last - upto)
     except BaseException:
         if own and conn.in_transaction:
             conn.execute("ROLLBACK")
