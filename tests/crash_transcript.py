@@ -140,10 +140,15 @@ class _Gen:
                     raise RuntimeError("generator: the hand does not progress")
                 continue
             events = self.say(player, self.action(player))
-            if any(e["event"] == "rejected" for e in events):
-                events = self.say(player, self.rng.choice(["コール", "チェック"]))
+            # Refused: fall back to whatever the referee accepts (the prompts' wording is the
+            # engine's; this keeps the generator going even if it changes).
+            for text in ("コール", "チェック", "オープン", "フォールド"):
+                if not any(e["event"] == "rejected" for e in events):
+                    break
+                events = self.say(player, text)
+            else:
                 if any(e["event"] == "rejected" for e in events):
-                    self.say(player, "チェック" if "コール" in str(events) else "コール")
+                    raise RuntimeError(f"generator: {player} cannot act: {events}")
 
     def between_hands(self) -> None:
         if self.rng.random() < 0.1:
