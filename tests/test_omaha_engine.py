@@ -350,9 +350,13 @@ def test_showdown_loj_opens_from_the_sb_position() -> None:
     _to_river(eng)
     ev = act(eng, "alice", "bet", amount=20) + act(eng, "bob", "call") + act(eng, "carol", "call")
     assert _opens(ev) == ["alice"]  # LOJ: SB first, even though alice bet
+    # the forced first opening is no decision: no action event for it
+    assert [a["action"] for a in kinds(ev, "action")] == ["bet", "call", "call"]
     assert eng.to_act() == "bob"
     ev = act(eng, "bob", "open")
     assert _opens(ev) == ["bob"] and eng.to_act() == "carol"
+    assert kinds(ev, "action") == [{"event": "action", "player": "bob", "action": "open",
+                                    "amount": 0}]
     assert "オープンかマック" in refused(eng, "carol", "call")
     ev = act(eng, "carol", "open")
     assert kinds(ev, "pot")[0]["shares"] == {"alice": 120}
@@ -396,6 +400,8 @@ def test_showdown_side_pot_first_and_allin_players_must_open() -> None:
     ev = act(eng, "carol", "muck", cards=["Qh"])
     assert eng.shown("carol") == cards("Qh")
     assert _opens(ev) == ["alice"]
+    # carol's muck is her action; alice's opening is forced (all-in): no action for it
+    assert [(a["player"], a["action"]) for a in kinds(ev, "action")] == [("carol", "muck")]
     assert [(p["index"], p["amount"], p["shares"]) for p in kinds(ev, "pot")] == [
         (1, 200, {"bob": 200}), (0, 1466, {"alice": 1466})]  # rake 34 from the main pot
     assert kinds(ev, "hand_end")[0]["stacks"] == {"alice": 1466, "bob": 9600, "carol": 9400}
@@ -704,6 +710,33 @@ def test_misdeal_preflop_rewinds_and_redeals_that_player() -> None:
     act(eng, "carol", "fold")
     act(eng, "alice", "fold")
     assert eng.stacks() == {"alice": 9990, "bob": 10010, "carol": 10000}
+
+
+def test_misdeal_rewind_keeps_the_penalties_of_a_removed_player() -> None:
+    """Regression (property seed 230): a misdeal rewinds every seat still in the hand, but a
+    removed player's seat is not rewound -- so the penalty they paid into the dead money must stay
+    in the pot too. It vanished when the rewind restored the dead money wholesale."""
+    eng = table(4, button=4)  # alice SB, bob BB, carol first to act
+    deal(eng, shoe="2d 3d 4s 5h")
+    act(eng, "alice", "check")  # flying check
+    act(eng, "bob", "check")  # flying check
+    act(eng, "carol", "raise", to=70)
+    ev = act(eng, "dave", "call")  # alice's turn: the check is void, she pays one BB
+    assert kinds(ev, "penalty")[0]["chips"] == 20
+    ev = act(eng, "alice", "call")  # bob's turn: his check is void too
+    assert [e["player"] for e in kinds(ev, "penalty")] == ["bob"]
+    ev = eng.penalize("alice", "information_leak", 1000)
+    assert kinds(ev, "leave")[0]["chips"] == 10000 - 10 - 20 - 60
+    assert eng.bet is not None
+    pot = eng.bet.pot_total()
+    eng.dealing_mistake("misdeal", "carol")
+    # bob, still in the hand, gets his penalty back with his stack; alice's 70 + 20 stay
+    assert eng.stacks() == {"bob": 9980, "carol": 10000, "dave": 10000}
+    assert eng.bet.pot_total() == 70 + 20 + 20 < pot
+    act(eng, "carol", "fold")
+    ev = act(eng, "dave", "fold")
+    assert kinds(ev, "pot")[0]["shares"] == {"bob": 110}
+    assert sum(eng.stacks().values()) + 9910 == 40000
 
 
 def test_misdeal_after_the_flop_is_refused() -> None:

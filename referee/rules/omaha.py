@@ -96,6 +96,7 @@ class _Player:
     mucked: bool = False
     removed: bool = False
     credit: int = 0  # house payments due at the end of the hand (exposed hand)
+    dead: int = 0  # penalty chips this player put into the dead money this hand (misdeal rewind)
 
 
 def _parse_options(rules: OmahaRules, options: dict[str, str]) -> dict[str, Any]:
@@ -575,9 +576,7 @@ class OmahaEngine(Engine):
         if name == "allin":
             s = b.seats[p.idx]
             half = s.stack // 2 if self.rules.allin_fa_return == "up" else -(-s.stack // 2)
-            s.stack -= half
-            b.dead += half
-            b.touch()
+            self._pay_dead(p, half)
             events.append(Penalty(player=p.name, kind="allin_fa", chips=half))
             events.append(Say(
                 to="room",
@@ -627,9 +626,7 @@ class OmahaEngine(Engine):
                 events.append(OmahaEvent(event="fa_applied", player=p.name, action="check"))
                 return events + self._apply(p, "check", 0)
             pen = min(self.bb, s.stack)
-            s.stack -= pen
-            b.dead += pen
-            b.touch()
+            self._pay_dead(p, pen)
             p.restrict = "call_or_fold"
             events.append(Penalty(player=p.name, kind="check_fa", chips=pen))
             events.append(Say(
@@ -672,6 +669,16 @@ class OmahaEngine(Engine):
             f"出したチップ {fa.chips} は戻りません。" + text,
         ))
         return events
+
+    def _pay_dead(self, p: _Player, chips: int) -> None:
+        """A penalty from ``p``'s stack into the main pot as dead money, remembered per player:
+        a misdeal rewind refunds it to a player still in the hand but must keep a removed
+        player's (their seat is not rewound, so the chips would otherwise vanish)."""
+        b = self._b()
+        b.seats[p.idx].stack -= chips
+        b.dead += chips
+        p.dead += chips
+        b.touch()
 
     def _commit_reserve(self, p: _Player) -> None:
         """A player folding with FA chips reserved: those chips stay in the pot."""
@@ -898,7 +905,9 @@ class OmahaEngine(Engine):
         name = action.action
         events: list[Event]
         if name == "open":
-            events = self._open(p)
+            # the player's decision is an action like a muck (CONTRACTS §2/§3); the openings the
+            # rules force (the first opener, all-in players) are not decisions and emit none
+            events = [ActionEvent(player=p.name, action="open"), *self._open(p)]
         elif name in ("muck", "fold"):
             if b.live_count() <= 1:
                 raise IllegalAction("ほかに勝負する人がいないため、オープンしてください")
@@ -1068,6 +1077,7 @@ class OmahaEngine(Engine):
         burned = p.hole
         p.hole = self.spare[:4]
         self.spare = self.spare[4:]
+        kept_dead = 0
         for q, (stack, bet, committed, folded) in zip(self.players, self._snapshot, strict=True):
             s = b.seats[q.idx]
             q.fa = None
@@ -1075,10 +1085,14 @@ class OmahaEngine(Engine):
             q.reserved = 0
             q.shown = []
             if q.removed:
+                kept_dead += q.dead
                 continue
+            q.dead = 0  # their penalties are undone with their stack
             s.stack, s.bet, s.committed, s.folded = stack, bet, committed, folded
-        # a player removed meanwhile keeps their chips in the middle (as a folded player's bet)
-        b.collected, b.dead, b.max_bet = self._snap_money
+        # a player removed meanwhile keeps their chips in the middle: their bets (as a folded
+        # player's) and the penalties they paid into the dead money
+        b.collected, dead, b.max_bet = self._snap_money
+        b.dead = dead + kept_dead
         b.touch()
         self.aggressor = None
         b.start_round(self._first_idx, 0, facing=self.bb)
