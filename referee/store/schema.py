@@ -5,18 +5,20 @@ migration). Opening it applies the missing migrations in order, each in its own 
 together with its ``schema_version`` row, so an interrupted migration leaves the previous version
 intact and the next open simply tries again. Never edit a released migration: append a new one.
 
-Speed: every B-tree page a commit touches costs a WAL frame write (~20-40 us measured here), and
-that dominates the cost of a chat message. So an ordinary message touches ONE page: its
-``inputs`` row (rowid-appended) carries its events as a JSON array, and there is no index on
-``input_id`` -- the store keeps the processed ids in memory and re-checks them inside each write
-transaction (see ``Store.save``), which is what makes "never applied twice" hold even with a
-second writer. ``events`` is a view of the log, one row per event, ``(input_seq, idx)`` its key.
+Speed: each page a commit touches is a WAL frame write, and the commit itself dominates the
+cost of a chat message. So an ordinary message touches ONE page with ONE statement: its
+``inputs`` row (rowid-appended, the next seq given explicitly) carries its events as a JSON array,
+and there is no index on ``input_id`` -- the store keeps the processed ids in memory; a row
+inserted by another writer takes the seq we would use, which sends that save down the checked
+path (see ``Store.save``), so "never applied twice" holds even with a second writer. ``events``
+is a view of the log, one row per event, ``(input_seq, idx)`` its key.
 
 Layout: ``inputs`` and ``ledger`` are the append-only record (triggers refuse UPDATE and DELETE);
 ``bank`` is maintained only by a trigger on ``ledger`` and guarded so that no balance can change
 without exactly one new ledger row. ``penalties``, ``flags``, ``hands``, ``ranks`` and
-``bonus_area`` are projections of the event log (see :func:`project`), so a migration that adds
-one can fill it from the events already stored.
+``bonus_area`` are projections of the event log (see :func:`project`), a cache brought up to
+date in batches (:func:`project_pending`, ``projection.upto``); a migration that adds or changes
+one empties it and lets the projector refill it from the log.
 """
 
 from __future__ import annotations
