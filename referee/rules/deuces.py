@@ -89,18 +89,17 @@ from typing import Literal
 from referee.actions import Parsed
 from referee.cards import JOKER, Card, CardError, Shoe, card_str, cards_str, parse_card, pretty
 from referee.definitions import DEUCES_CLASSES, DeucesRules, GameDefinition
-from referee.events import ActionEvent, BonusArea, Event, HandEnd, HandStart, Say, Settle
+from referee.events import ActionEvent, BonusArea, Event, HandStart, Say, Settle
 from referee.rules.base import Deal, Engine, IllegalAction, SeatState
 from referee.rules.deuces_dealer import strategy
 from referee.rules.house import (
     Compensation,
     HandBook,
     HouseTable,
-    JokerEvent,
     allin_ante,
     check_ante,
-    joker_bonus,
     pay,
+    show,
     table_options,
 )
 
@@ -233,10 +232,6 @@ def _ja(klass: str) -> str:
     return NAMES["deuces"][klass]
 
 
-def _show(cards: list[Card]) -> str:
-    return " ".join(pretty(c) for c in cards)
-
-
 def _dup_kinds(cards: list[Card]) -> list[Card]:
     """Cards held more than once (jokers never count), in the order their copies appear."""
     out: list[Card] = []
@@ -360,7 +355,7 @@ class DeucesEngine(Engine):
         return self._s.hand is not None
 
     def stacks(self) -> dict[str, int]:
-        return {p.name: p.chips for p in self._s.table.ordered()}
+        return self._s.table.stacks()
 
     def seated(self) -> list[SeatState]:
         return self._s.table.states()
@@ -629,7 +624,7 @@ class DeucesEngine(Engine):
                 to="room",
                 text=f"{p.name}さん 勝負（追加ベット{bet}）: "
                 + (f"{n}枚交換" if n else "交換なし")
-                + (f"、残す {_show(p.cards)}" if p.cards else ""),
+                + (f"、残す {show(p.cards)}" if p.cards else ""),
             ),
         ]
         return out + self._maybe_resolve(s)
@@ -654,7 +649,7 @@ class DeucesEngine(Engine):
             p.cards = list(p.dealt)
             p.held = list(p.dealt)
             p.status = "deciding"
-            out.append(Say(to=p.name, text=f"あなたの手札: {_show(p.cards)}"))
+            out.append(Say(to=p.name, text=f"あなたの手札: {show(p.cards)}"))
         kept = self._dealer_way(list(h.dealer))
         if _take(h.dealer, kept) is None:  # pragma: no cover - a strategy bug, not a table state
             raise ValueError(f"dealer strategy kept cards it does not hold: {cards_str(kept)}")
@@ -666,7 +661,7 @@ class DeucesEngine(Engine):
         for p in active:
             # the hands are opened in the room (seed ④), so a dealt joker is announced only now
             p.shown = list(p.cards)
-            out.append(Say(to="room", text=f"{p.seat}番席 {p.name}さんの手札: {_show(p.cards)}"))
+            out.append(Say(to="room", text=f"{p.seat}番席 {p.name}さんの手札: {show(p.cards)}"))
             for c in p.cards:
                 if c == JOKER:
                     out += self._joker(s, p)
@@ -697,7 +692,7 @@ class DeucesEngine(Engine):
                 continue
             if p is None and not h.dealer_opened:
                 h.dealer_opened = True
-                out.append(Say(to="room", text=f"ディーラーのハンド: {_show(h.dealer)}"))
+                out.append(Say(to="room", text=f"ディーラーのハンド: {show(h.dealer)}"))
             events, waiting = self._dedupe(s, p, h.check, first=first, default=default)
             out += events
             first, default = None, False
@@ -838,33 +833,17 @@ class DeucesEngine(Engine):
         )
 
     def _joker(self, s: _State, p: _Player) -> list[Event]:
-        seat = s.table.by_name(p.name)
-        assert seat is not None and s.hand is not None
-        j = self.rules.joker
-        bonus = joker_bonus(
-            ante=p.ante,
-            bets=p.bet,
-            holding=seat.chips + p.ante + p.bet,
-            sat_with=seat.sat_with,
-            last_slot=s.last_slot,
-            ante_mult=j["ante"],
-            bets_mult=j["bets"],
-            lastslot_extra=j["lastslot_extra"],
-            rounding=self.rules.payout_rounding,
+        assert s.hand is not None
+        bonus, event = s.table.joker(
+            p.name, s.hand.book, ante=p.ante, bets=p.bet, last_slot=s.last_slot,
+            multipliers=self.rules.joker, rounding=self.rules.payout_rounding,
         )
-        seat.chips += bonus.payout
-        s.hand.book.pay(p.name, bonus.payout)
         text = f"{p.name}さんがジョーカーを引きました！ {bonus.payout}を配当"
         if bonus.restore:
             text += f"（ラス枠: 着席時のチップに戻す{bonus.restore}を含む）"
         elif bonus.extra:
             text += "（ラス枠: 計5倍）"
-        return [
-            JokerEvent(
-                player=p.name, payout=bonus.payout, restore=bonus.restore, ante=p.ante, bets=p.bet
-            ),
-            Say(to="room", text=text),
-        ]
+        return [event, Say(to="room", text=text)]
 
     def _maybe_resolve(self, s: _State) -> list[Event]:
         h = s.hand
@@ -892,7 +871,7 @@ class DeucesEngine(Engine):
         checked = [p for p in h.players if p.status == "played"]  # from the button
         for p in checked:
             p.shown = list(p.cards)
-            out.append(Say(to="room", text=f"{p.name}さんのハンド: {_show(p.cards)}"))
+            out.append(Say(to="room", text=f"{p.name}さんのハンド: {show(p.cards)}"))
             for _ in range(jokers.get(p.name, 0)):
                 out += self._joker(s, p)
         h.check = 2
@@ -918,7 +897,7 @@ class DeucesEngine(Engine):
                     Say(
                         to="room",
                         text=f"ディーラーはフォールドです（{_ja(dclass)}: "
-                        f"{_show(h.dealer)}）",
+                        f"{show(h.dealer)}）",
                     )
                 )
         results: list[Event] = []
@@ -964,11 +943,8 @@ class DeucesEngine(Engine):
     def _finish(self, s: _State, results: list[Event]) -> list[Event]:
         h = s.hand
         assert h is not None
-        out = [*results, h.book.event(h.number)]
         s.hand = None
-        out.append(HandEnd(hand=h.number, stacks={p.name: p.chips for p in s.table.ordered()}))
-        out += s.table.after_hand()
-        return out
+        return [*results, *s.table.close_hand(h.number, h.book)]
 
     # --- the clock ----------------------------------------------------------------------------
 

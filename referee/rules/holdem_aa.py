@@ -53,9 +53,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from referee.actions import Parsed
-from referee.cards import Card, is_joker, pretty
+from referee.cards import Card, is_joker
 from referee.definitions import GameDefinition, HoldemAARules
-from referee.events import ActionEvent, Event, HandEnd, HandStart, Say, Settle
+from referee.events import ActionEvent, Event, HandStart, Say, Settle
 from referee.hands import NAMES, evaluate, pair_floor
 from referee.rules.base import Deal, Engine, IllegalAction, OptionError, SeatState
 from referee.rules.house import (
@@ -66,14 +66,12 @@ from referee.rules.house import (
     allin_ante,
     check_ante,
     pay,
+    settlement_line,
+    show,
     table_options,
 )
 
 ACE = 12
-
-
-def show(cards: list[Card]) -> str:
-    return " ".join(pretty(c) for c in cards)
 
 
 @dataclass
@@ -359,25 +357,15 @@ class HoldemAAEngine(Engine):
                 Settle(player=s.name, result=result, payout=total, ante=ante_p, call=call_p,
                        aa=aa_pay[s.name], hand=hv.klass)
             )
-        lines = [f"{e.player}: {e.result} {e.payout}" for e in out if isinstance(e, Settle)]
-        out.append(Say(to="room", text="精算 " + " / ".join(lines)))
+        out.append(settlement_line(out))
         return out + self._finish(out)
 
     def _finish(self, so_far: list[Event]) -> list[Event]:
         """Credit the payouts booked in ``so_far``, close the books, end the hand."""
-        out: list[Event] = []
-        for e in so_far:
-            if isinstance(e, (Settle, Compensation)):
-                self.book.pay(e.player, e.payout)
-                p = self.table.by_name(e.player)
-                if p is not None:
-                    p.chips += e.payout
-        out.append(self.book.event(self.hand_no))
-        out.append(HandEnd(hand=self.hand_no, stacks=self.stacks()))
+        self.table.credit(self.book, so_far)
         self.phase = "idle"
         self.seats = {}
-        out += self.table.after_hand()
-        return out
+        return self.table.close_hand(self.hand_no, self.book)
 
     # --- operations ----------------------------------------------------------------------
     def force_fold(self, player: str) -> list[Event]:
@@ -440,7 +428,7 @@ class HoldemAAEngine(Engine):
         return self.phase != "idle"
 
     def stacks(self) -> dict[str, int]:
-        return {p.name: p.chips for p in self.table.ordered()}
+        return self.table.stacks()
 
     def seated(self) -> list[SeatState]:
         return self.table.states()

@@ -38,6 +38,9 @@ What lives here, and the rulings it implements (RULES.md, seeds):
   booked per player; the ``house`` event carries the totals and ``result = staked - paid``, so
   for every hand ``sum(stack changes) + result == 0`` (chips are conserved between players and
   house).
+* **Closing a hand** (:meth:`HouseTable.credit`, :meth:`HouseTable.close_hand`): payouts are
+  credited and booked, then ``house``, ``hand_end`` and the bankruptcies/leaves, in that order,
+  in every house game.
 
 Events added here (CONTRACTS.md §3 allows new kinds): ``joker`` (player, payout, restore, ante,
 bets), ``house`` (hand, staked, paid, result), ``compensation`` (player, payout and the per-bet
@@ -46,11 +49,13 @@ breakdown: a dealing mistake's guaranteed payout).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import Literal
+from typing import Any, Literal
 
-from referee.events import Event, Leave, Say
+from referee.cards import Card, pretty
+from referee.events import Event, HandEnd, Leave, Say, Settle
 from referee.rules.base import IllegalAction, OptionError, SeatState
 
 Rounding = Literal["down", "up"]
@@ -70,8 +75,15 @@ __all__ = [
     "check_ante",
     "joker_bonus",
     "pay",
+    "settlement_line",
+    "show",
     "table_options",
 ]
+
+
+def show(cards: list[Card]) -> str:
+    """Cards as the room reads them (``A♠ K♦``)."""
+    return " ".join(pretty(c) for c in cards)
 
 
 # --- events ---------------------------------------------------------------------------------
@@ -108,6 +120,12 @@ class Compensation(Event):
     player: str
     payout: int
     bets: dict[str, int]
+
+
+def settlement_line(events: list[Event]) -> Say:
+    """The room's one-line summary of the ``settle`` events among ``events``."""
+    lines = [f"{e.player}: {e.result} {e.payout}" for e in events if isinstance(e, Settle)]
+    return Say(to="room", text="精算 " + " / ".join(lines))
 
 
 # --- arithmetic -----------------------------------------------------------------------------
@@ -316,6 +334,9 @@ class HouseTable:
     def states(self) -> list[SeatState]:
         return [SeatState(p.seat, p.name, p.chips, p.npc) for p in self.ordered()]
 
+    def stacks(self) -> dict[str, int]:
+        return {p.name: p.chips for p in self.ordered()}
+
     # changes
     def check_sit(self, seat: int, name: str, chips: int, npc: bool) -> None:
         if not 1 <= seat <= self.max_seats:
@@ -343,6 +364,46 @@ class HouseTable:
         del self.players[p.seat]
         msg = text or f"{p.name}さんが退席しました（チップ{p.chips}）"
         return [Say(to="room", text=msg), Leave(player=p.name, chips=p.chips, bank=p.chips)]
+
+    def credit(self, book: HandBook, events: list[Event]) -> None:
+        """Pay out the ``settle`` and ``compensation`` events: booked as paid by the house, and
+        added to the player's chips while they are still seated."""
+        for e in events:
+            if isinstance(e, (Settle, Compensation)):
+                book.pay(e.player, e.payout)
+                p = self.by_name(e.player)
+                if p is not None:
+                    p.chips += e.payout
+
+    def joker(
+        self,
+        name: str,
+        book: HandBook,
+        *,
+        ante: int,
+        bets: int,
+        last_slot: bool,
+        multipliers: Mapping[Any, Decimal | int],
+        rounding: Rounding,
+    ) -> tuple[JokerBonus, JokerEvent]:
+        """Pay ``name`` for a joker at once (:func:`joker_bonus` with the game's ``joker``
+        multipliers; ``holding`` counts the ``ante`` and ``bets`` on the table) and book it."""
+        p = self.by_name(name)
+        assert p is not None
+        b = joker_bonus(
+            ante=ante, bets=bets, holding=p.chips + ante + bets, sat_with=p.sat_with,
+            last_slot=last_slot, ante_mult=multipliers["ante"], bets_mult=multipliers["bets"],
+            lastslot_extra=multipliers["lastslot_extra"], rounding=rounding,
+        )
+        p.chips += b.payout
+        book.pay(name, b.payout)
+        return b, JokerEvent(player=name, payout=b.payout, restore=b.restore, ante=ante, bets=bets)
+
+    def close_hand(self, hand: int, book: HandBook) -> list[Event]:
+        """The end of a hand: the house's books, ``hand_end`` with the stacks, then
+        bankruptcies and pending leaves (:meth:`after_hand`)."""
+        out: list[Event] = [book.event(hand), HandEnd(hand=hand, stacks=self.stacks())]
+        return out + self.after_hand()
 
     def after_hand(self) -> list[Event]:
         """Bankruptcy and pending leaves, in seat order, after ``hand_end``."""

@@ -94,29 +94,25 @@ from referee.cards import (
     suit_of,
 )
 from referee.definitions import SEVEN_CLASSES, GameDefinition, SevenRules
-from referee.events import ActionEvent, Event, HandEnd, HandStart, Say, Settle
+from referee.events import ActionEvent, Event, HandStart, Say, Settle
 from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_floor, class_of, pair_floor, seven_key
 from referee.rules.base import Deal, Engine, IllegalAction, OptionError, SeatState
 from referee.rules.house import (
     Compensation,
     HandBook,
     HouseTable,
-    JokerEvent,
     WaitClock,
     allin_ante,
     bet_size,
     check_ante,
-    joker_bonus,
     pay,
+    settlement_line,
+    show,
     table_options,
 )
 
 ACE, KING = 12, 11
 ROUNDS = {"round1": 1, "round2": 2}
-
-
-def show(cards: list[Card]) -> str:
-    return " ".join(pretty(c) for c in cards)
 
 
 def ace_high_or_better(cards: list[Card]) -> bool:
@@ -382,26 +378,17 @@ class SevenEngine(Engine):
         return out
 
     def _joker(self, h: _Hand) -> list[Event]:
-        p = self.table.by_name(h.name or "")
-        assert p is not None
-        j = self.rules.joker
-        b = joker_bonus(
-            ante=h.ante, bets=h.bets, holding=p.chips + h.ante + h.bets, sat_with=p.sat_with,
-            last_slot=self.last_slot, ante_mult=j["ante"], bets_mult=j["bets"],
-            lastslot_extra=j["lastslot_extra"], rounding=self.rules.payout_rounding,
+        name = h.name or ""
+        b, event = self.table.joker(
+            name, self.book, ante=h.ante, bets=h.bets, last_slot=self.last_slot,
+            multipliers=self.rules.joker, rounding=self.rules.payout_rounding,
         )
-        p.chips += b.payout
-        self.book.pay(p.name, b.payout)
-        text = f"{p.name}さんにジョーカー！ {b.payout}を配当"
+        text = f"{name}さんにジョーカー！ {b.payout}を配当"
         if b.restore:
             text += f"（ラス枠: 着席時のポイントまで{b.restore}補填）"
         elif b.extra:
             text += "（ラス枠: 計5倍）"
-        return [
-            JokerEvent(player=p.name, payout=b.payout, restore=b.restore, ante=h.ante,
-                       bets=h.bets),
-            Say(to="room", text=text),
-        ]
+        return [event, Say(to="room", text=text)]
 
     # --- actions ---------------------------------------------------------------------------
     def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
@@ -683,25 +670,16 @@ class SevenEngine(Engine):
             bets_p = pay(h.bets, r.result_table[result], rnd)
             out.append(Settle(player=name, result=result, payout=ante_p + bets_p, ante=ante_p,
                               bets=bets_p, hand=klass, dealer_fold=dh.folded or None))
-        lines = [f"{e.player}: {e.result} {e.payout}" for e in out if isinstance(e, Settle)]
-        out.append(Say(to="room", text="精算 " + " / ".join(lines)))
+        out.append(settlement_line(out))
         return out + self._finish(out)
 
     def _finish(self, so_far: list[Event]) -> list[Event]:
         """Credit the payouts in ``so_far``, close the books, end the hand, move the button."""
-        out: list[Event] = []
-        for e in so_far:
-            if isinstance(e, (Settle, Compensation)):
-                self.book.pay(e.player, e.payout)
-                p = self.table.by_name(e.player)
-                if p is not None:
-                    p.chips += e.payout
-        out.append(self.book.event(self.hand_no))
-        out.append(HandEnd(hand=self.hand_no, stacks=self.stacks()))
+        self.table.credit(self.book, so_far)
         self.phase = "idle"
         self.hands = {}
-        out += self.table.after_hand()
-        self._move_button()
+        out = self.table.close_hand(self.hand_no, self.book)
+        self._move_button()  # after the bankruptcies and leaves: only taken seats get it
         return out
 
     def _move_button(self) -> None:
@@ -794,7 +772,7 @@ class SevenEngine(Engine):
         return self.phase != "idle"
 
     def stacks(self) -> dict[str, int]:
-        return {p.name: p.chips for p in self.table.ordered()}
+        return self.table.stacks()
 
     def seated(self) -> list[SeatState]:
         return self.table.states()
