@@ -57,18 +57,15 @@ from referee.cards import Card, is_joker
 from referee.definitions import GameDefinition, HoldemAARules
 from referee.events import ActionEvent, Event, HandStart, Say, Settle
 from referee.hands import NAMES, evaluate, pair_floor
-from referee.rules.base import Deal, Engine, IllegalAction, OptionError, SeatState
+from referee.rules.base import Deal, IllegalAction, OptionError
 from referee.rules.house import (
-    Compensation,
     HandBook,
-    HouseTable,
-    WaitClock,
+    HouseEngine,
     allin_ante,
     check_ante,
     pay,
     settlement_line,
     show,
-    table_options,
 )
 
 ACE = 12
@@ -90,55 +87,47 @@ class _Seat:
     opened: bool = False
 
 
-class HoldemAAEngine(Engine):
+class HoldemAAEngine(HouseEngine):
     game = "holdem_aa"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
-        super().__init__(definition, options)
         if definition.holdem_aa is None:
             raise OptionError("holdem_aa の定義がありません")
-        self.rules: HoldemAARules = definition.holdem_aa
-        self.ante_unit, self.last_slot = table_options(options, self.rules.ante_unit)
-        self.table = HouseTable(definition.seats.max, self.rules.bankrupt_below, npc_allowed=False)
-        self.phase = "idle"  # idle | stakes | decide
+        rules: HoldemAARules = definition.holdem_aa
+        super().__init__(definition, options, ante_unit=rules.ante_unit,
+                         bankrupt_below=rules.bankrupt_below, npc_allowed=False)
+        self.rules = rules
+        # phase: idle | stakes | decide
         self.seats: dict[str, _Seat] = {}  # in seat order
         self.dealer: list[Card] = []
         self.board: list[Card] = []
-        self.book = HandBook()
-        self.clock = WaitClock()
 
-    # --- seating ---------------------------------------------------------------------------
-    def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
-        return self.table.sit(seat, name, chips, npc)
+    # --- HouseEngine hooks -----------------------------------------------------------------
+    def _part(self, name: str) -> _Seat | None:
+        return self.seats.get(name)
 
-    def leave(self, name: str) -> list[Event]:
-        p = self.table.by_name(name)
-        if p is None:
-            raise IllegalAction(f"{name}さんは着席していません")
-        s = self.seats.get(name)
-        if self.phase == "idle" or s is None:
-            return self.table.stand(name)
-        if self.phase == "stakes" and not s.posted:
-            del self.seats[name]
-            out = self.table.stand(name)
-            return out + self._maybe_deal()
-        p.leaving = True
-        return [Say(to="room", text=f"{name}さんはこのゲームの終了後に退席します")]
+    def _drop(self, name: str) -> None:
+        del self.seats[name]
+
+    def _awaited(self) -> str:
+        return "コールかフォールドを宣言"
+
+    def _time_out(self, waiting: list[str]) -> list[Event]:
+        """An undecided player folds."""
+        out: list[Event] = []
+        for n in waiting:
+            if self.phase == "decide":
+                out += self._decide(self.seats[n], call=False)
+        return out
+
+    def _clear_hand(self) -> None:
+        self.seats = {}
 
     # --- the hand --------------------------------------------------------------------------
     def start_hand(self, deal: Deal) -> list[Event]:
         if self.phase != "idle":
             raise IllegalAction("ゲームの途中です")
-        players = self.table.ordered()
-        if not players:
-            raise IllegalAction("着席しているプレイヤーがいません")
-        names = [p.name for p in players]
-        unknown = sorted(set(deal.hands) - set(names))
-        if unknown:
-            raise IllegalAction(f"着席していないプレイヤーの配牌があります: {', '.join(unknown)}")
-        for n in names:
-            if len(deal.hands.get(n, [])) != 2:
-                raise IllegalAction(f"{n}さんの配牌は2枚必要です")
+        names = [p.name for p in self.table.dealt_players(deal.hands, 2)]
         if len(deal.dealer) != 2:
             raise IllegalAction("ディーラーの配牌は2枚必要です")
         if len(deal.board) != 5:
@@ -187,33 +176,6 @@ class HoldemAAEngine(Engine):
         self.clock.restart(now)
         return out
 
-    def tick(self, now: float) -> list[Event]:
-        """The action clock (``clock`` in the definition; restarted whenever anyone acts): a
-        reminder to the players awaited, then the default -- a player who has not posted sits
-        this hand out, an undecided player folds."""
-        if self.phase == "idle":
-            return []
-        c = self.definition.clock
-        due = self.clock.due(now, c.remind_after, c.act_after)
-        waiting = self.pending()
-        if due is None or not waiting:
-            return []
-        who = "、".join(f"{n}さん" for n in waiting)
-        if due == "remind":
-            what = "アンティをベット" if self.phase == "stakes" else "コールかフォールドを宣言"
-            return [Say(to="room", text=f"{who}、{what}してください")]
-        self.clock.restart(now)
-        out: list[Event] = [Say(to="room", text=f"{who}は時間切れです")]
-        if self.phase == "stakes":
-            for n in waiting:
-                del self.seats[n]
-            out.append(Say(to="room", text=f"{who}は今回のゲームに参加しません"))
-            return out + self._maybe_deal()
-        for n in waiting:
-            if self.phase == "decide":
-                out += self._decide(self.seats[n], call=False)
-        return out
-
     # stakes
     def _stake(self, s: _Seat, action: Parsed) -> list[Event]:
         if self.phase != "stakes":
@@ -244,9 +206,9 @@ class HoldemAAEngine(Engine):
             ActionEvent(player=s.name, action="ante", amount=ante + aa, ante=ante, aa=aa,
                         allin=allin or None)
         ]
-        return out + self._maybe_deal()
+        return out + self._advance()
 
-    def _maybe_deal(self) -> list[Event]:
+    def _advance(self) -> list[Event]:
         """Deal once every player in the hand has posted (and settle if nobody is left to
         decide: the hand may have been emptied by leaves and forced folds)."""
         if self.phase != "stakes":
@@ -360,13 +322,6 @@ class HoldemAAEngine(Engine):
         out.append(settlement_line(out))
         return out + self._finish(out)
 
-    def _finish(self, so_far: list[Event]) -> list[Event]:
-        """Credit the payouts booked in ``so_far``, close the books, end the hand."""
-        self.table.credit(self.book, so_far)
-        self.phase = "idle"
-        self.seats = {}
-        return self.table.close_hand(self.hand_no, self.book)
-
     # --- operations ----------------------------------------------------------------------
     def force_fold(self, player: str) -> list[Event]:
         s = self.seats.get(player)
@@ -393,21 +348,14 @@ class HoldemAAEngine(Engine):
             out += self.force_fold(player)
         if self.table.by_name(player) is not None:  # the fold may have ended the hand
             out += self.table.stand(player)
-        out += self._maybe_deal()
+        out += self._advance()
         return out
 
-    def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
-        return self.compensate()
-
-    def compensate(self) -> list[Event]:
-        """Stop the game and pay every posted player the guaranteed payouts (module doc)."""
-        if self.phase == "idle":
-            raise IllegalAction("進行中のゲームがありません")
+    def _guarantees(self) -> list[tuple[str, dict[str, int]]]:
+        """Every posted player's guarantee; the AA pays more when already certain (module doc)."""
         m = self.rules.mistake_payout
         rnd = self.rules.payout_rounding
-        out: list[Event] = [
-            Say(to="room", text="ディールミスのためゲームを中断し、保障配当を行います")
-        ]
+        out: list[tuple[str, dict[str, int]]] = []
         for s in self.seats.values():
             if not s.posted:
                 continue
@@ -419,20 +367,10 @@ class HoldemAAEngine(Engine):
                 bets["aa"] = aa
             if s.call:
                 bets["call"] = pay(s.call, m["call"], rnd)
-            out.append(Compensation(player=s.name, payout=sum(bets.values()), bets=bets))
-        return out + self._finish(out)
+            out.append((s.name, bets))
+        return out
 
     # --- queries ---------------------------------------------------------------------------
-    @property
-    def in_hand(self) -> bool:
-        return self.phase != "idle"
-
-    def stacks(self) -> dict[str, int]:
-        return self.table.stacks()
-
-    def seated(self) -> list[SeatState]:
-        return self.table.states()
-
     def holdings(self, player: str) -> list[Card]:
         s = self.seats.get(player)
         return list(s.cards) if s is not None and self.phase == "decide" else []

@@ -49,20 +49,23 @@ breakdown: a dealing mistake's guaranteed payout).
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from referee.cards import Card, pretty
+from referee.definitions import GameDefinition
 from referee.events import Event, HandEnd, Leave, Say, Settle
-from referee.rules.base import IllegalAction, OptionError, SeatState
+from referee.rules.base import Engine, IllegalAction, OptionError, SeatState
 
 Rounding = Literal["down", "up"]
 
 __all__ = [
     "Compensation",
     "HandBook",
+    "HouseEngine",
     "HousePlayer",
     "HouseResult",
     "HouseTable",
@@ -350,6 +353,21 @@ class HouseTable:
         if chips < self.bankrupt_below:
             raise IllegalAction(f"チップが{self.bankrupt_below}未満では着席できません（破産）")
 
+    def dealt_players(self, hands: dict[str, list[Card]], count: int) -> list[HousePlayer]:
+        """The seated players, in seat order, once ``hands`` (a deal) gives each of them exactly
+        ``count`` cards and nobody else any; IllegalAction otherwise."""
+        players = self.ordered()
+        if not players:
+            raise IllegalAction("着席しているプレイヤーがいません")
+        names = [p.name for p in players]
+        unknown = sorted(set(hands) - set(names))
+        if unknown:
+            raise IllegalAction(f"着席していないプレイヤーの配牌があります: {', '.join(unknown)}")
+        for n in names:
+            if len(hands.get(n, [])) != count:
+                raise IllegalAction(f"{n}さんの配牌は{count}枚必要です")
+        return players
+
     def sit(self, seat: int, name: str, chips: int, npc: bool) -> list[Event]:
         self.check_sit(seat, name, chips, npc)
         self.players[seat] = HousePlayer(seat, name, chips, npc, sat_with=chips)
@@ -418,3 +436,149 @@ class HouseTable:
             elif p.leaving:
                 out += self.stand(p.name)
         return out
+
+
+# --- the engine skeleton of holdem_aa and seven ---------------------------------------------
+
+
+class _Part(Protocol):
+    """A player's part in the current hand, as :class:`HouseEngine` needs to see it."""
+
+    posted: bool
+    folded: bool
+
+
+class HouseEngine(Engine):
+    """What ``holdem_aa`` and ``seven`` do alike: seats on a :class:`HouseTable`, a ``phase``
+    (``"idle"`` between hands, ``"stakes"`` while antes are posted), the books, the action clock
+    and its defaults, leaving, the dealing-mistake guarantee and the end of a hand. The game
+    supplies its part-of-hand lookup and the steps that differ (the ``_`` hooks below).
+
+    ``deuces`` does not use it: it works on a copy of its state and commits it (module doc there).
+    """
+
+    def __init__(
+        self,
+        definition: GameDefinition,
+        options: dict[str, str],
+        *,
+        ante_unit: int,
+        bankrupt_below: int,
+        npc_allowed: bool,
+    ) -> None:
+        super().__init__(definition, options)
+        self.ante_unit, self.last_slot = table_options(options, ante_unit)
+        self.table = HouseTable(definition.seats.max, bankrupt_below, npc_allowed=npc_allowed)
+        self.phase = "idle"
+        self.book = HandBook()
+        self.clock = WaitClock()
+
+    # --- hooks -----------------------------------------------------------------------------
+    @abstractmethod
+    def _part(self, name: str) -> _Part | None:
+        """``name``'s part in the current hand (None: not in it)."""
+
+    @abstractmethod
+    def _drop(self, name: str) -> None:
+        """Take ``name`` (who has not posted) out of the current hand."""
+
+    @abstractmethod
+    def _advance(self) -> list[Event]:
+        """Move the hand on as far as nobody needs to be asked."""
+
+    @abstractmethod
+    def _awaited(self) -> str:
+        """What the reminder asks the awaited players to do (after the stakes)."""
+
+    @abstractmethod
+    def _time_out(self, waiting: list[str]) -> list[Event]:
+        """The clock's default for ``waiting`` after the stakes."""
+
+    @abstractmethod
+    def _guarantees(self) -> list[tuple[str, dict[str, int]]]:
+        """The dealing-mistake payouts per player, per bet (module doc of the game)."""
+
+    @abstractmethod
+    def pending(self) -> list[str]:
+        """Players the table is waiting for, in order."""
+
+    @abstractmethod
+    def _clear_hand(self) -> None:
+        """Forget the finished hand's parts."""
+
+    # --- seating ---------------------------------------------------------------------------
+    def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
+        return self.table.sit(seat, name, chips, npc)
+
+    def leave(self, name: str) -> list[Event]:
+        """Between hands, or before posting, at once; after posting, when the hand ends."""
+        p = self.table.by_name(name)
+        if p is None:
+            raise IllegalAction(f"{name}さんは着席していません")
+        part = self._part(name)
+        if self.phase == "idle" or part is None:
+            return self.table.stand(name)
+        if self.phase == "stakes" and not part.posted:
+            self._drop(name)
+            out = self.table.stand(name)
+            return out + self._advance()
+        p.leaving = True
+        return [Say(to="room", text=f"{name}さんはこのゲームの終了後に退席します")]
+
+    # --- the clock -------------------------------------------------------------------------
+    def tick(self, now: float) -> list[Event]:
+        """The action clock (``clock`` in the definition; restarted whenever anyone acts): a
+        reminder to the players awaited, then the default -- a player who has not posted sits
+        this hand out; after the stakes, the game's ``_time_out``."""
+        if self.phase == "idle":
+            return []
+        c = self.definition.clock
+        due = self.clock.due(now, c.remind_after, c.act_after)
+        waiting = self.pending()
+        if due is None or not waiting:
+            return []
+        who = "、".join(f"{n}さん" for n in waiting)
+        if due == "remind":
+            what = "アンティをベット" if self.phase == "stakes" else self._awaited()
+            return [Say(to="room", text=f"{who}、{what}してください")]
+        self.clock.restart(now)
+        out: list[Event] = [Say(to="room", text=f"{who}は時間切れです")]
+        if self.phase == "stakes":
+            for n in waiting:
+                self._drop(n)
+            out.append(Say(to="room", text=f"{who}は今回のゲームに参加しません"))
+            return out + self._advance()
+        return out + self._time_out(waiting)
+
+    # --- the end of a hand -----------------------------------------------------------------
+    def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
+        return self.compensate()
+
+    def compensate(self) -> list[Event]:
+        """Stop the game and pay every posted player the guaranteed payouts."""
+        if self.phase == "idle":
+            raise IllegalAction("進行中のゲームがありません")
+        out: list[Event] = [
+            Say(to="room", text="ディールミスのためゲームを中断し、保障配当を行います")
+        ]
+        for name, bets in self._guarantees():
+            out.append(Compensation(player=name, payout=sum(bets.values()), bets=bets))
+        return out + self._finish(out)
+
+    def _finish(self, so_far: list[Event]) -> list[Event]:
+        """Credit the payouts in ``so_far``, close the books, end the hand."""
+        self.table.credit(self.book, so_far)
+        self.phase = "idle"
+        self._clear_hand()
+        return self.table.close_hand(self.hand_no, self.book)
+
+    # --- queries ---------------------------------------------------------------------------
+    @property
+    def in_hand(self) -> bool:
+        return self.phase != "idle"
+
+    def stacks(self) -> dict[str, int]:
+        return self.table.stacks()
+
+    def seated(self) -> list[SeatState]:
+        return self.table.states()

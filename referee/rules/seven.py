@@ -96,19 +96,16 @@ from referee.cards import (
 from referee.definitions import SEVEN_CLASSES, GameDefinition, SevenRules
 from referee.events import ActionEvent, Event, HandStart, Say, Settle
 from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_floor, class_of, pair_floor, seven_key
-from referee.rules.base import Deal, Engine, IllegalAction, OptionError, SeatState
+from referee.rules.base import Deal, IllegalAction, OptionError
 from referee.rules.house import (
-    Compensation,
     HandBook,
-    HouseTable,
-    WaitClock,
+    HouseEngine,
     allin_ante,
     bet_size,
     check_ante,
     pay,
     settlement_line,
     show,
-    table_options,
 )
 
 ACE, KING = 12, 11
@@ -153,47 +150,71 @@ class _Hand:
         return f"{self.name}さん" if self.name else "ディーラー席"
 
 
-class SevenEngine(Engine):
+class SevenEngine(HouseEngine):
     game = "seven"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
-        super().__init__(definition, options)
         if definition.seven is None:
             raise OptionError("seven の定義がありません")
-        self.rules: SevenRules = definition.seven
-        self.ante_unit, self.last_slot = table_options(options, self.rules.ante_unit)
+        rules: SevenRules = definition.seven
+        super().__init__(definition, options, ante_unit=rules.ante_unit,
+                         bankrupt_below=rules.bankrupt_below, npc_allowed=True)
+        self.rules = rules
         self.max_seats = definition.seats.max
-        self.table = HouseTable(self.max_seats, self.rules.bankrupt_below, npc_allowed=True)
         self.button: int | None = None
-        self.phase = "idle"  # idle | stakes | round1 | round2 | declare
+        # phase: idle | stakes | round1 | round2 | declare
         self.hands: dict[int, _Hand] = {}  # by seat, in deal order (the button's left first)
         self.dice: list[int] = []  # the dealer-hand rolls of this hand
-        self.book = HandBook()
-        self.clock = WaitClock()
+
+    # --- HouseEngine hooks -----------------------------------------------------------------
+    def _part(self, name: str) -> _Hand | None:
+        return self._hand_of(name)
+
+    def _drop(self, name: str) -> None:
+        seat = next(s for s, h in self.hands.items() if h.name == name)
+        del self.hands[seat]
+
+    def _awaited(self) -> str:
+        return "捨てる2枚を宣言" if self.phase == "declare" else "アクションを宣言"
+
+    def _time_out(self, waiting: list[str]) -> list[Event]:
+        """The player to act folds; undeclared hands are declared at their best."""
+        if self.phase in ROUNDS:
+            actor = self._actor()
+            assert actor is not None
+            return self._action(actor, "fold")
+        out: list[Event] = []
+        for h in self._players():
+            if not h.folded and not h.declared:
+                h.declared = True
+                klass = class_of("seven", seven_key(h.cards))
+                out.append(Say(to="room", text=f"{h.label}: {NAMES['seven'][klass]}（自動宣言）"))
+        return out + self._advance()
+
+    def _guarantees(self) -> list[tuple[str, dict[str, int]]]:
+        """Every posted player's guarantee (module doc)."""
+        m = self.rules.mistake_payout
+        rnd = self.rules.payout_rounding
+        out: list[tuple[str, dict[str, int]]] = []
+        for h in self._players():
+            if not h.posted or not h.ante:
+                continue
+            bets = {"ante": pay(h.ante, m["ante"], rnd)}
+            if h.bets:
+                bets["call"] = pay(h.bets, m["call"], rnd)
+            out.append((h.name or "", bets))
+        return out
+
+    def _clear_hand(self) -> None:
+        self.hands = {}
 
     # --- seating ---------------------------------------------------------------------------
-    def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
-        return self.table.sit(seat, name, chips, npc)
-
     def set_button(self, seat: int) -> None:
         if not 1 <= seat <= self.max_seats:
             raise IllegalAction(f"ボタンは1〜{self.max_seats}番席です")
         if self.phase != "idle":
             raise IllegalAction("ゲームの途中です")
         self.button = seat
-
-    def leave(self, name: str) -> list[Event]:
-        p = self.table.by_name(name)
-        if p is None:
-            raise IllegalAction(f"{name}さんは着席していません")
-        h = self.hands.get(p.seat)
-        if self.phase == "idle" or h is None or h.name != name:
-            return self.table.stand(name)
-        if self.phase == "stakes" and not h.posted:
-            del self.hands[p.seat]
-            return self.table.stand(name) + self._advance()
-        p.leaving = True
-        return [Say(to="room", text=f"{name}さんはこのゲームの終了後に退席します")]
 
     # --- the hand --------------------------------------------------------------------------
     def _dealer_seat_free(self) -> bool:
@@ -202,16 +223,8 @@ class SevenEngine(Engine):
     def start_hand(self, deal: Deal) -> list[Event]:
         if self.phase != "idle":
             raise IllegalAction("ゲームの途中です")
-        players = self.table.ordered()
-        if not players:
-            raise IllegalAction("着席しているプレイヤーがいません")
+        players = self.table.dealt_players(deal.hands, 7)
         names = [p.name for p in players]
-        unknown = sorted(set(deal.hands) - set(names))
-        if unknown:
-            raise IllegalAction(f"着席していないプレイヤーの配牌があります: {', '.join(unknown)}")
-        for n in names:
-            if len(deal.hands.get(n, [])) != 7:
-                raise IllegalAction(f"{n}さんの配牌は7枚必要です")
         dealer_hand = self._dealer_seat_free()
         if dealer_hand and len(deal.dealer) != 7:
             raise IllegalAction("ディーラー席の配牌は7枚必要です")
@@ -419,41 +432,6 @@ class SevenEngine(Engine):
         if name == "discard":
             return self._declare(h, action)
         raise IllegalAction("このゲームではできないアクションです")
-
-    def tick(self, now: float) -> list[Event]:
-        """The action clock (``clock`` in the definition; restarted whenever anyone acts): a
-        reminder to the players awaited, then the default -- a player who has not posted sits
-        this hand out, the player to act folds, an undeclared hand is declared at its best."""
-        if self.phase == "idle":
-            return []
-        c = self.definition.clock
-        due = self.clock.due(now, c.remind_after, c.act_after)
-        waiting = self.pending()
-        if due is None or not waiting:
-            return []
-        who = "、".join(f"{n}さん" for n in waiting)
-        if due == "remind":
-            what = {"stakes": "アンティをベット", "declare": "捨てる2枚を宣言"}.get(
-                self.phase, "アクションを宣言")
-            return [Say(to="room", text=f"{who}、{what}してください")]
-        self.clock.restart(now)
-        out: list[Event] = [Say(to="room", text=f"{who}は時間切れです")]
-        if self.phase == "stakes":
-            for h in self._players():
-                if not h.posted:
-                    del self.hands[h.seat]
-            out.append(Say(to="room", text=f"{who}は今回のゲームに参加しません"))
-            return out + self._advance()
-        if self.phase in ROUNDS:
-            actor = self._actor()
-            assert actor is not None
-            return out + self._action(actor, "fold")
-        for h in self._players():
-            if not h.folded and not h.declared:
-                h.declared = True
-                klass = class_of("seven", seven_key(h.cards))
-                out.append(Say(to="room", text=f"{h.label}: {NAMES['seven'][klass]}（自動宣言）"))
-        return out + self._advance()
 
     def _cost(self, h: _Hand, name: str, rnd: int) -> tuple[int, int]:
         """(chips this action puts in, chips that must remain for later calls); validates."""
@@ -674,11 +652,8 @@ class SevenEngine(Engine):
         return out + self._finish(out)
 
     def _finish(self, so_far: list[Event]) -> list[Event]:
-        """Credit the payouts in ``so_far``, close the books, end the hand, move the button."""
-        self.table.credit(self.book, so_far)
-        self.phase = "idle"
-        self.hands = {}
-        out = self.table.close_hand(self.hand_no, self.book)
+        """The house games' end of a hand, then the button moves."""
+        out = super()._finish(so_far)
         self._move_button()  # after the bankruptcies and leaves: only taken seats get it
         return out
 
@@ -723,27 +698,6 @@ class SevenEngine(Engine):
             out += self.table.stand(player)
         return out
 
-    def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
-        return self.compensate()
-
-    def compensate(self) -> list[Event]:
-        """Stop the game and pay every posted player the guarantee (module doc)."""
-        if self.phase == "idle":
-            raise IllegalAction("進行中のゲームがありません")
-        m = self.rules.mistake_payout
-        rnd = self.rules.payout_rounding
-        out: list[Event] = [
-            Say(to="room", text="ディールミスのためゲームを中断し、保障配当を行います")
-        ]
-        for h in self._players():
-            if not h.posted or not h.ante:
-                continue
-            bets = {"ante": pay(h.ante, m["ante"], rnd)}
-            if h.bets:
-                bets["call"] = pay(h.bets, m["call"], rnd)
-            out.append(Compensation(player=h.name or "", payout=sum(bets.values()), bets=bets))
-        return out + self._finish(out)
-
     def draw_deal(self, shoe: Shoe, rng: random.Random) -> Deal:
         """A live deal (the service calls this): 7 cards per seated player, 7 for the dealer seat
         when no player sits there, a button die if the table has no button yet, then dealer-hand
@@ -767,16 +721,6 @@ class SevenEngine(Engine):
         return deal
 
     # --- queries ---------------------------------------------------------------------------
-    @property
-    def in_hand(self) -> bool:
-        return self.phase != "idle"
-
-    def stacks(self) -> dict[str, int]:
-        return self.table.stacks()
-
-    def seated(self) -> list[SeatState]:
-        return self.table.states()
-
     def to_act(self) -> str | None:
         actor = self._actor()
         return actor.name if actor is not None else None
