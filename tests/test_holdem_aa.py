@@ -7,6 +7,13 @@ import random
 from typing import Any
 
 import pytest
+from house_helpers import (  # tests/ is on sys.path (rootdir-less import)
+    assert_books_balance,
+    assert_tables_checked,
+    definition_text,
+    ev,
+    settle,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,12 +29,19 @@ def engine(**options: str) -> HoldemAAEngine:
     return HoldemAAEngine(load("holdem_aa"), dict(options))
 
 
-def ev(events: list[Event], kind: str) -> list[dict[str, Any]]:
-    return [e.to_json() for e in events if e.event == kind]
+def dealt(
+    hands: dict[str, str], dealer: str = "3h 3s", board: str = "9c 8c 7c 6d 5h",
+) -> tuple[HoldemAAEngine, list[Event]]:
+    """``hands``' players seated from seat 1 with 1000 chips each, and a hand started."""
+    e = engine()
+    for seat, n in enumerate(hands, start=1):
+        e.sit(seat, n, 1000)
+    out = e.start_hand(Deal(hands={n: parse_cards(h) for n, h in hands.items()},
+                            dealer=parse_cards(dealer), board=parse_cards(board)))
+    return e, out
 
 
-def settle(events: list[Event]) -> dict[str, dict[str, Any]]:
-    return {e["player"]: e for e in ev(events, "settle")}
+AB = {"a": "As Kd", "b": "2c 2d"}  # two players, each 1000 chips, the default dealer and board
 
 
 def one_hand(
@@ -105,11 +119,7 @@ def test_payout_rounding_down() -> None:
 
 
 def test_private_cards_and_room_messages() -> None:
-    e = engine()
-    e.sit(1, "a", 1000)
-    e.sit(2, "b", 1000)
-    out = e.start_hand(Deal(hands={"a": parse_cards("As Kd"), "b": parse_cards("2c 2d")},
-                            dealer=parse_cards("3h 3s"), board=parse_cards("9c 8c 7c 6d 5h")))
+    e, out = dealt(AB)
     out += e.act("a", action("ante", amount=100))
     assert e.holdings("a") == []  # nothing dealt before every stake is in
     out += e.act("b", action("ante", amount=100))
@@ -128,12 +138,7 @@ def test_private_cards_and_room_messages() -> None:
 
 
 def test_ante_phase_and_decisions_any_order() -> None:
-    e = engine()
-    for seat, n in enumerate(["a", "b", "c"], start=1):
-        e.sit(seat, n, 1000)
-    e.start_hand(Deal(hands={"a": parse_cards("As Kd"), "b": parse_cards("2c 2d"),
-                             "c": parse_cards("Qh Qs")},
-                      dealer=parse_cards("3h 3s"), board=parse_cards("9c 8c 7c 6d 5h")))
+    e, _ = dealt(AB | {"c": "Qh Qs"})
     assert e.pending() == ["a", "b", "c"]
     for n in ("c", "a", "b"):
         e.act(n, action("ante", amount=100))
@@ -154,11 +159,7 @@ def rejected(e: HoldemAAEngine, player: str, act: Parsed, match: str) -> None:
 
 
 def test_illegal_actions_change_nothing() -> None:
-    e = engine()
-    e.sit(1, "a", 1000)
-    e.sit(2, "b", 1000)
-    e.start_hand(Deal(hands={"a": parse_cards("As Kd"), "b": parse_cards("2c 2d")},
-                      dealer=parse_cards("3h 3s"), board=parse_cards("9c 8c 7c 6d 5h")))
+    e, _ = dealt(AB)
     rejected(e, "a", action("ante", amount=100, aa=101), "AAはアンティ以下")
     rejected(e, "a", action("ante", amount=150), "倍数")
     rejected(e, "a", action("ante", amount=600), "足りません")
@@ -242,12 +243,7 @@ def test_bad_deals_refused() -> None:
 
 
 def test_leave_and_remove() -> None:
-    e = engine()
-    e.sit(1, "a", 1000)
-    e.sit(2, "b", 1000)
-    deal = Deal(hands={"a": parse_cards("As Kd"), "b": parse_cards("2c 2d")},
-                dealer=parse_cards("3h 3s"), board=parse_cards("9c 8c 7c 6d 5h"))
-    e.start_hand(deal)
+    e, _ = dealt(AB)
     e.act("a", action("ante", amount=100))
     out = e.leave("b")  # not posted yet: out of the hand at once, the hand goes on
     assert [x["player"] for x in ev(out, "leave")] == ["b"]
@@ -259,13 +255,8 @@ def test_leave_and_remove() -> None:
 
 
 def test_compensation_guarantee() -> None:
-    e = engine()
-    for seat, n in enumerate(["a", "b", "c"], start=1):
-        e.sit(seat, n, 1000)
     # a: AA qualifies with a flush on the flop (21x > the 8x guarantee); b folds; c has no AA
-    e.start_hand(Deal(hands={"a": parse_cards("Ac 9c"), "b": parse_cards("As Ad"),
-                             "c": parse_cards("2h 7d")},
-                      dealer=parse_cards("3h 3s"), board=parse_cards("2c 5c 7c Kd 3d")))
+    e, _ = dealt({"a": "Ac 9c", "b": "As Ad", "c": "2h 7d"}, board="2c 5c 7c Kd 3d")
     e.act("a", action("ante", amount=100, aa=100))
     e.act("b", action("ante", amount=100, aa=50))
     e.act("c", action("ante", amount=200))
@@ -344,11 +335,7 @@ def test_chips_conserved(seed: int, players: int) -> None:
 
 
 def test_action_clock_sits_out_then_folds() -> None:
-    e = engine()
-    e.sit(1, "a", 1000)
-    e.sit(2, "b", 1000)
-    e.start_hand(Deal(hands={"a": parse_cards("As Kd"), "b": parse_cards("2c 2d")},
-                      dealer=parse_cards("3h 3s"), board=parse_cards("9c 8c 7c 6d 5h")))
+    e, _ = dealt(AB)
     e.act("a", action("ante", amount=100), now=1000.0)
     assert e.tick(1059.0) == []
     remind = e.tick(1060.0)
@@ -366,17 +353,13 @@ def test_action_clock_sits_out_then_folds() -> None:
 
 
 def test_definition_tables_are_checked(tmp_path: Any) -> None:
-    from referee.definitions import GAMES_DIR, DefinitionError, load_file
-
-    src = (GAMES_DIR / "holdem_aa.toml").read_text(encoding="utf-8")
-    for broken, key in ((src.replace("dealer_fold = 1\n", ""), "call_table"),
-                        (src.replace("push = 1\nlose = 0\n", "lose = 0\n"), "ante_table"),
-                        (src.replace("pair_of_aces = 8\n", "one_pair = 8\n"), "aa_table"),
-                        (src.replace("aa = 8\n", ""), "mistake_payout")):
-        f = tmp_path / "holdem_aa.toml"
-        f.write_text(broken, encoding="utf-8")
-        with pytest.raises(DefinitionError, match=key):
-            load_file(f)
+    src = definition_text("holdem_aa")
+    assert_tables_checked(tmp_path, "holdem_aa", [
+        (src.replace("dealer_fold = 1\n", ""), "call_table"),
+        (src.replace("push = 1\nlose = 0\n", "lose = 0\n"), "ante_table"),
+        (src.replace("pair_of_aces = 8\n", "one_pair = 8\n"), "aa_table"),
+        (src.replace("aa = 8\n", ""), "mistake_payout"),
+    ])
 
 
 def test_config_rulings() -> None:
@@ -447,9 +430,4 @@ def test_random_play_refusals_leave_no_trace(seed: int, players: int) -> None:
             except IllegalAction as err:
                 assert err.reason
                 assert snapshot(e) == snap
-        house = ev(out, "house")[0]
-        end = ev(out, "hand_end")[0]["stacks"]
-        assert sum(end.values()) + house["result"] == sum(before.values())
-        paid = sum(x["payout"] for x in ev(out, "settle") + ev(out, "compensation"))
-        staked = sum(a["amount"] for a in ev(out, "action"))
-        assert (house["staked"], house["paid"]) == (staked, paid)
+        assert_books_balance(out, before, ("settle", "compensation"))

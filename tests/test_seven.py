@@ -8,6 +8,13 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from house_helpers import (  # tests/ is on sys.path (rootdir-less import)
+    assert_books_balance,
+    assert_tables_checked,
+    definition_text,
+    ev,
+    settle,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,12 +54,12 @@ def engine(**options: str) -> SevenEngine:
     return SevenEngine(load("seven"), dict(options))
 
 
-def ev(events: list[Event], kind: str) -> list[dict[str, Any]]:
-    return [e.to_json() for e in events if e.event == kind]
-
-
-def settle(events: list[Event]) -> dict[str, dict[str, Any]]:
-    return {e["player"]: e for e in ev(events, "settle")}
+def at_table(e: SevenEngine, *names: str, chips: int = 10_000) -> SevenEngine:
+    """``names`` seated from seat 1 with ``chips`` each, the button on the dealer seat (6)."""
+    for seat, n in enumerate(names, start=1):
+        e.sit(seat, n, chips)
+    e.set_button(6)
+    return e
 
 
 def declaration(cards: list[Card]) -> Parsed:
@@ -85,9 +92,7 @@ def play(
 
 
 def solo(hand: str, dealer: str = WEAK, die: int = 6, **options: str) -> list[Event]:
-    e = engine(**options)
-    e.sit(1, "p", 10_000)
-    e.set_button(6)
+    e = at_table(engine(**options), "p")
     return play(e, {"p": hand}, [die], [("p", "call"), ("p", "call")], dealer=dealer)
 
 
@@ -144,10 +149,7 @@ def test_win_count_rows(wins: int) -> None:
 
 
 def test_result_rows_lose_push_dq_fold() -> None:
-    e = engine()
-    for seat, n in enumerate(["w", "l", "t", "q", "f"], start=1):
-        e.sit(seat, n, 10_000)
-    e.set_button(6)
+    e = at_table(engine(), "w", "l", "t", "q", "f")
     hands = {"w": H_K, "l": H_5, "t": H_9, "q": "8c 3d 5h 7s 2c Jd Qh", "f": H_K}
     script = [("w", "call"), ("l", "call"), ("t", "call"), ("q", "call"), ("f", "fold")]
     script += [("w", "call"), ("l", "raise"), ("t", "call"), ("q", "extra_raise")]
@@ -171,10 +173,7 @@ def test_dq_rule() -> None:
 
 
 def test_dealer_hand_folded_every_player_wins() -> None:
-    e = engine()
-    for seat, n in enumerate(["a", "b", "c"], start=1):
-        e.sit(seat, n, 10_000)
-    e.set_button(6)
+    e = at_table(engine(), "a", "b", "c")
     hands = {"a": H_K, "b": "8c 3d 5h 7s 2c Jd Qh", "c": H_5}
     out = play(e, hands, [5, 1], [("a", "fold"), ("b", "call"), ("c", "raise"),
                                   ("b", "call"), ("c", "call")])
@@ -232,9 +231,7 @@ def test_npc_second_action_test() -> None:
 
 
 def test_joker_outside_last_slot() -> None:
-    e = engine()
-    e.sit(1, "p", 10_000)
-    e.set_button(6)
+    e = at_table(engine(), "p")
     # joker dealt as the 4th card: after the first action (a raise: 2x ante)
     out = play(e, {"p": "Ac Kd 9h JK 6c 2d Th"}, [6], [("p", "raise"), ("p", "call")])
     j = ev(out, "joker")[0]
@@ -246,24 +243,18 @@ def test_joker_outside_last_slot() -> None:
 
 
 def test_joker_in_first_three_pays_on_the_ante_only() -> None:
-    e = engine()
-    e.sit(1, "p", 10_000)
-    e.set_button(6)
+    e = at_table(engine(), "p")
     out = play(e, {"p": "JK Kd 9h Ac 5c 2d 3h"}, [6], [("p", "call"), ("p", "call")])
     assert ev(out, "joker")[0]["payout"] == 200
 
 
 def test_joker_last_slot_extra_and_restore() -> None:
-    e = engine(lastslot="on")
-    e.sit(1, "p", 3_000)
-    e.set_button(6)
+    e = at_table(engine(lastslot="on"), "p", chips=3_000)
     # not below the sitting points: 5x ante and 5x action bets
     out = play(e, {"p": "Ac Kd 9h JK 5c 2d 3h"}, [6], [("p", "call"), ("p", "call")])
     assert ev(out, "joker")[0]["payout"] == 500 + 500
     # lose a hand, then a joker restores the points to 3000 first (no extra 3x)
-    e2 = engine()
-    e2.sit(1, "p", 3_000)
-    e2.set_button(6)
+    e2 = at_table(engine(), "p", chips=3_000)
     play(e2, {"p": H_5}, [6], [("p", "call"), ("p", "call")], dealer=H_K)
     assert e2.stacks()["p"] == 2_700
     e2.set_last_slot(True)
@@ -331,9 +322,7 @@ def test_illegal_actions_change_nothing() -> None:
 
 
 def test_allin_third_no_raises_and_bankruptcy() -> None:
-    e = engine()
-    e.sit(1, "p", 100)
-    e.set_button(6)
+    e = at_table(engine(), "p", chips=100)
     out = e.start_hand(Deal(hands={"p": parse_cards(H_5)}, dealer=parse_cards(H_K), dice=[6]))
     out += e.act("p", action("allin"))
     assert ev(out, "action")[-1]["amount"] == 33 and e.stacks()["p"] == 67
@@ -394,10 +383,7 @@ def test_bad_deals_refused() -> None:
 
 
 def test_compensation_guarantee() -> None:
-    e = engine()
-    for seat, n in enumerate(["a", "b", "c"], start=1):
-        e.sit(seat, n, 10_000)
-    e.set_button(6)
+    e = at_table(engine(), "a", "b", "c")
     e.start_hand(Deal(hands={"a": parse_cards(H_K), "b": parse_cards(H_5),
                              "c": parse_cards("JK 3d 5h 7s 2c Jd Qh")},
                       dealer=parse_cards(WEAK), dice=[6]))
@@ -484,10 +470,7 @@ def test_chips_conserved(seed: int, players: int, last_slot: bool) -> None:
 
 
 def test_action_clock_defaults() -> None:
-    e = engine()
-    for seat, n in enumerate(["a", "b", "c"], start=1):
-        e.sit(seat, n, 10_000)
-    e.set_button(6)
+    e = at_table(engine(), "a", "b", "c")
     e.start_hand(Deal(hands={"a": parse_cards(H_K), "b": parse_cards(H_5), "c": parse_cards(H_9)},
                       dealer=parse_cards(WEAK), dice=[6]))
     e.act("a", action("ante", amount=100), now=0.0)
@@ -516,22 +499,15 @@ def ruled(**changes: Any) -> SevenEngine:
 def test_config_rulings() -> None:
     # the dealer seat's hand may be left out of the win count
     for flag, wins in ((True, 1), (False, 0)):
-        e = ruled(win_count_dealer_seat=flag)
-        e.sit(1, "p", 10_000)
-        e.set_button(6)
+        e = at_table(ruled(win_count_dealer_seat=flag), "p")
         out = play(e, {"p": H_K}, [1], [("p", "call"), ("p", "call")])
         assert settle(out)["p"]["wins"] == wins
     # the owner's short table may be switched off: the ante then follows the win count (1x)
-    e = ruled(owner_short_table_applies=False)
-    e.sit(1, "p", 10_000)
-    e.set_button(6)
+    e = at_table(ruled(owner_short_table_applies=False), "p")
     out = play(e, {"p": HANDS["royal_flush"]}, [1], [("p", "call"), ("p", "call")])
     assert settle(out)["p"]["ante"] == 100
     # a folded dealer hand may still leave DQ hands with the DQ result
-    e = ruled(dq_when_dealer_folds=True)
-    for seat, n in enumerate(["a", "q"], start=1):
-        e.sit(seat, n, 10_000)
-    e.set_button(6)
+    e = at_table(ruled(dq_when_dealer_folds=True), "a", "q")
     out = play(e, {"a": H_K, "q": "8c 3d 5h 7s 2c Jd Qh"}, [1],
                [("a", "fold"), ("q", "call"), ("q", "call")])
     assert settle(out)["q"]["result"] == "dq"
@@ -562,17 +538,13 @@ def test_player_in_the_dealer_seat() -> None:
 
 
 def test_definition_tables_are_checked(tmp_path: Any) -> None:
-    from referee.definitions import GAMES_DIR, DefinitionError, load_file
-
-    src = (GAMES_DIR / "seven.toml").read_text(encoding="utf-8")
-    for broken, key in ((src.replace("dq = 1\n", ""), "result_table"),
-                        (src.replace("other = 2\n", "othr = 2\n"), "hand_table"),
-                        (src.replace("2 = 1.5\n", "two = 1.5\n"), "win_count_table"),
-                        (src.replace("royal_flush = 15\n", "royal = 15\n"), "owner_short_table")):
-        f = tmp_path / "seven.toml"
-        f.write_text(broken, encoding="utf-8")
-        with pytest.raises(DefinitionError, match=key):
-            load_file(f)
+    src = definition_text("seven")
+    assert_tables_checked(tmp_path, "seven", [
+        (src.replace("dq = 1\n", ""), "result_table"),
+        (src.replace("other = 2\n", "othr = 2\n"), "hand_table"),
+        (src.replace("2 = 1.5\n", "two = 1.5\n"), "win_count_table"),
+        (src.replace("royal_flush = 15\n", "royal = 15\n"), "owner_short_table"),
+    ])
 
 
 def snapshot(e: SevenEngine) -> str:
@@ -621,20 +593,11 @@ def test_random_play_refusals_leave_no_trace(seed: int, players: int) -> None:
             except IllegalAction as err:
                 assert err.reason
                 assert snapshot(e) == snap
-        house = ev(out, "house")[0]
-        end = ev(out, "hand_end")[0]["stacks"]
-        assert sum(end.values()) + house["result"] == sum(before.values())
-        paid = sum(x["payout"] for x in ev(out, "settle") + ev(out, "compensation")
-                   + ev(out, "joker"))
-        staked = sum(a["amount"] for a in ev(out, "action"))
-        assert (house["staked"], house["paid"]) == (staked, paid)
+        assert_books_balance(out, before, ("settle", "compensation", "joker"))
 
 
 def test_die_for_a_seat_vacated_during_the_antes() -> None:
-    e = engine()
-    e.sit(1, "a", 10_000)
-    e.sit(2, "b", 10_000)
-    e.set_button(6)
+    e = at_table(engine(), "a", "b")
     e.start_hand(Deal(hands={"a": parse_cards(H_K), "b": parse_cards(H_5)},
                       dealer=parse_cards(WEAK), dice=[2]))
     e.act("a", action("ante", amount=100))
