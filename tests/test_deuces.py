@@ -526,7 +526,8 @@ def test_options() -> None:
 
 # --- dealing mistakes -----------------------------------------------------------------------
 
-def test_dealing_mistake_pays_the_guarantee() -> None:
+def three_dealt(dealer: str) -> DeucesEngine:
+    """alice, bob and carol (seats 1-3, 1000 chips each) in a hand that waits for their antes."""
     e = engine()
     for i, n in enumerate(("alice", "bob", "carol")):
         e.sit(i + 1, n, 1000)
@@ -535,8 +536,13 @@ def test_dealing_mistake_pays_the_guarantee() -> None:
         hands={
             "alice": C("Ac Kd 9c 6s 4h"), "bob": C("Qc Qd 9d 6h 4s"), "carol": C("5c 7d 8h 9s Js"),
         },
-        dealer=C("3c 6d 9h Js Kc"), shoe=C("4h 5c 8d Qs As"),
+        dealer=C(dealer), shoe=C("4h 5c 8d Qs As"),
     ))
+    return e
+
+
+def test_dealing_mistake_pays_the_guarantee() -> None:
+    e = three_dealt("3c 6d 9h Js Kc")
     for n in ("alice", "bob", "carol"):
         e.act(n, action("ante", amount=100))
     e.act("alice", action("play"))
@@ -761,16 +767,7 @@ def test_clock_reminds_then_sits_out_then_folds() -> None:
 # --- penalties: forced fold and removal -----------------------------------------------------
 
 def test_force_fold_and_remove_mid_hand() -> None:
-    e = engine()
-    for i, n in enumerate(("alice", "bob", "carol")):
-        e.sit(i + 1, n, 1000)
-    e.set_bonus_area(C("3c 7d 9h Ks"))
-    e.start_hand(Deal(
-        hands={
-            "alice": C("Ac Kd 9c 6s 4h"), "bob": C("Qc Qd 9d 6h 4s"), "carol": C("5c 7d 8h 9s Js"),
-        },
-        dealer=C("Tc Td Th Ts 3c"), shoe=C("4h 5c 8d Qs As"),
-    ))
+    e = three_dealt("Tc Td Th Ts 3c")
     # before her ante carol is simply left out of the hand
     assert of(e.force_fold("carol"), "action") == []
     assert not e.in_this_hand("carol")
