@@ -3,13 +3,18 @@ the definition-table checks, and the books that every hand must balance."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from referee.actions import Parsed
 from referee.definitions import GAMES_DIR, DefinitionError, load_file
 from referee.events import Event
+from referee.rules.base import Deal, IllegalAction
+from referee.rules.house import HouseEngine
 
 
 def ev(events: list[Event], kind: str) -> list[dict[str, Any]]:
@@ -46,3 +51,43 @@ def assert_books_balance(
     paid = sum(x["payout"] for kind in paid_kinds for x in ev(out, kind))
     staked = sum(a["amount"] for a in ev(out, "action"))
     assert (house["staked"], house["paid"]) == (staked, paid)
+
+
+def play_randomly(
+    e: HouseEngine,
+    rng: random.Random,
+    *,
+    new_deal: Callable[[dict[str, int]], Deal],
+    random_action: Callable[[str, Deal], Parsed],
+    snapshot: Callable[[], str],
+    mistake_rate: float,
+    paid_kinds: tuple[str, ...],
+) -> None:
+    """Up to three hands of random messages from random players (most of them illegal at that
+    moment; ``random_action(player, deal)``), the clock, and now and then (``mistake_rate``) a
+    dealing mistake: a refused action changes nothing (``snapshot``), the books balance."""
+    now = 0.0
+    for _ in range(3):
+        if not e.stacks():
+            break
+        before = e.stacks()
+        deal = new_deal(before)
+        out = e.start_hand(deal)
+        while e.in_hand:
+            now += rng.choice([1.0, 5.0, 70.0])
+            roll = rng.random()
+            if roll < mistake_rate:
+                out += e.dealing_mistake("nogame")
+                break
+            if roll < 0.1:
+                out += e.tick(now)
+                continue
+            who = rng.choice([*before, "nobody"])
+            act = random_action(who, deal)
+            snap = snapshot()
+            try:
+                out += e.act(who, act, now)
+            except IllegalAction as err:
+                assert err.reason
+                assert snapshot() == snap
+        assert_books_balance(out, before, paid_kinds)

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from house_helpers import (  # tests/ is on sys.path (rootdir-less import)
-    assert_books_balance,
     assert_tables_checked,
     definition_text,
     ev,
+    play_randomly,
     settle,
 )
 from hypothesis import given, settings
@@ -302,13 +302,19 @@ def random_hand(rng: random.Random, chips: dict[str, int]) -> tuple[Deal, list[t
     return deal, script
 
 
+def random_table(rng: random.Random, players: int) -> HoldemAAEngine:
+    """``players`` players p0, p1, ... from seat 1, each with a random stack."""
+    e = engine()
+    for i in range(players):
+        e.sit(i + 1, f"p{i}", rng.choice([25, 90, 400, 1000, 5000]))
+    return e
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6))
 def test_chips_conserved(seed: int, players: int) -> None:
     rng = random.Random(seed)
-    e = engine()
-    for i in range(players):
-        e.sit(i + 1, f"p{i}", rng.choice([25, 90, 400, 1000, 5000]))
+    e = random_table(rng, players)
     for _ in range(3):
         if not e.stacks():
             break
@@ -397,37 +403,17 @@ def test_random_play_refusals_leave_no_trace(seed: int, players: int) -> None:
     """Random messages from random players (most of them illegal at that moment), the clock,
     and now and then a dealing mistake: a refused action changes nothing, the books balance."""
     rng = random.Random(seed)
-    e = engine()
-    for i in range(players):
-        e.sit(i + 1, f"p{i}", rng.choice([25, 90, 400, 1000, 5000]))
-    now = 0.0
-    for _ in range(3):
-        if not e.stacks():
-            break
-        before = e.stacks()
-        deal, _ = random_hand(rng, before)
-        out = e.start_hand(deal)
-        while e.in_hand:
-            now += rng.choice([1.0, 5.0, 70.0])
-            roll = rng.random()
-            if roll < 0.03:
-                out += e.dealing_mistake("nogame")
-                break
-            if roll < 0.1:
-                out += e.tick(now)
-                continue
-            who = rng.choice([*before, "nobody"])
-            act = rng.choice([
-                action("ante", amount=rng.choice([None, 50, 100, 200, 1000]),
-                       aa=rng.choice([None, 0, 50, 100, 300])),
-                action("allin", aa=rng.choice([None, 10, 100])),
-                action("call"), action("call"), action("fold"), action("raise", to=300),
-                action("discard", cards=["2c", "3c"]),
-            ])
-            snap = snapshot(e)
-            try:
-                out += e.act(who, act, now)
-            except IllegalAction as err:
-                assert err.reason
-                assert snapshot(e) == snap
-        assert_books_balance(out, before, ("settle", "compensation"))
+    e = random_table(rng, players)
+
+    def random_action(who: str, deal: Deal) -> Parsed:
+        return rng.choice([
+            action("ante", amount=rng.choice([None, 50, 100, 200, 1000]),
+                   aa=rng.choice([None, 0, 50, 100, 300])),
+            action("allin", aa=rng.choice([None, 10, 100])),
+            action("call"), action("call"), action("fold"), action("raise", to=300),
+            action("discard", cards=["2c", "3c"]),
+        ])
+
+    play_randomly(e, rng, new_deal=lambda before: random_hand(rng, before)[0],
+                  random_action=random_action, snapshot=lambda: snapshot(e), mistake_rate=0.03,
+                  paid_kinds=("settle", "compensation"))

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 from house_helpers import (  # tests/ is on sys.path (rootdir-less import)
-    assert_books_balance,
     assert_tables_checked,
     definition_text,
     ev,
+    play_randomly,
     settle,
 )
 from hypothesis import given, settings
@@ -560,40 +560,22 @@ def test_random_play_refusals_leave_no_trace(seed: int, players: int) -> None:
     e = engine(lastslot=rng.choice(["on", "off"]))
     for i in range(players):
         e.sit(i + 1, f"p{i}", rng.choice([30, 100, 350, 1000, 5000]), npc=rng.random() < 0.2)
-    now = 0.0
-    for _ in range(3):
-        if not e.stacks():
-            break
-        before = e.stacks()
-        deal = e.draw_deal(Shoe(6, 1, rng=rng), rng)
-        out = e.start_hand(deal)
-        while e.in_hand:
-            now += rng.choice([1.0, 5.0, 70.0])
-            roll = rng.random()
-            if roll < 0.02:
-                out += e.dealing_mistake("nogame")
-                break
-            if roll < 0.1:
-                out += e.tick(now)
-                continue
-            who = rng.choice([*before, "nobody"])
-            cards = deal.hands.get(who, [])
-            act = rng.choice([
-                action("ante", amount=rng.choice([None, 50, 100, 200, 1000])),
-                action("allin"), action("call"), action("call"), action("raise"),
-                action("hyper_raise"), action("extra_raise"), action("fold"),
-                action("discard", cards=[card_str(c) for c in rng.sample(cards, 2)]
-                       if cards else ["2c", "3c"]),
-                action("discard", hand=rng.choice(["big_house", "seven_flush", "seven_straight"])),
-                declaration(cards) if cards else action("fold"),
-            ])
-            snap = snapshot(e)
-            try:
-                out += e.act(who, act, now)
-            except IllegalAction as err:
-                assert err.reason
-                assert snapshot(e) == snap
-        assert_books_balance(out, before, ("settle", "compensation", "joker"))
+
+    def random_action(who: str, deal: Deal) -> Parsed:
+        cards = deal.hands.get(who, [])
+        return rng.choice([
+            action("ante", amount=rng.choice([None, 50, 100, 200, 1000])),
+            action("allin"), action("call"), action("call"), action("raise"),
+            action("hyper_raise"), action("extra_raise"), action("fold"),
+            action("discard", cards=[card_str(c) for c in rng.sample(cards, 2)]
+                   if cards else ["2c", "3c"]),
+            action("discard", hand=rng.choice(["big_house", "seven_flush", "seven_straight"])),
+            declaration(cards) if cards else action("fold"),
+        ])
+
+    play_randomly(e, rng, new_deal=lambda before: e.draw_deal(Shoe(6, 1, rng=rng), rng),
+                  random_action=random_action, snapshot=lambda: snapshot(e), mistake_rate=0.02,
+                  paid_kinds=("settle", "compensation", "joker"))
 
 
 def test_die_for_a_seat_vacated_during_the_antes() -> None:
