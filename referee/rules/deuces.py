@@ -301,7 +301,6 @@ class _State:
     hand: _Hand | None = None
     hand_no: int = 0
     button: int = 1
-    last_slot: bool = False
 
 
 # --- the engine -----------------------------------------------------------------------------
@@ -315,12 +314,10 @@ class DeucesEngine(Engine):
         if definition.deuces is None:  # pragma: no cover - the loader guarantees it
             raise ValueError("not a deuces definition")
         self.rules: DeucesRules = definition.deuces
-        self.ante_unit, last_slot = table_options(options, self.rules.ante_unit)
-        self.last_slot = last_slot
+        self.ante_unit, self.last_slot = table_options(options, self.rules.ante_unit)
         self._dealer_way = strategy(self.rules.dealer_strategy)
         self._s = _State(
             table=HouseTable(definition.seats.max, self.rules.bankrupt_below, npc_allowed=False),
-            last_slot=last_slot,
         )
 
     def draw_deal(self, shoe: Shoe, rng: random.Random) -> Deal:
@@ -340,9 +337,7 @@ class DeucesEngine(Engine):
     # --- transactional plumbing -------------------------------------------------------------
 
     def _copy(self) -> _State:
-        s = copy.deepcopy(self._s)
-        s.last_slot = self.last_slot
-        return s
+        return copy.deepcopy(self._s)
 
     def _commit(self, s: _State) -> None:
         self._s = s
@@ -835,7 +830,7 @@ class DeucesEngine(Engine):
     def _joker(self, s: _State, p: _Player) -> list[Event]:
         assert s.hand is not None
         bonus, event = s.table.joker(
-            p.name, s.hand.book, ante=p.ante, bets=p.bet, last_slot=s.last_slot,
+            p.name, s.hand.book, ante=p.ante, bets=p.bet, last_slot=self.last_slot,
             multipliers=self.rules.joker, rounding=self.rules.payout_rounding,
         )
         text = f"{p.name}さんがジョーカーを引きました！ {bonus.payout}を配当"
