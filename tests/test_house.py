@@ -8,16 +8,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from referee.events import Leave
+from referee.cards import parse_cards
+from referee.events import HandEnd, Leave, Settle
 from referee.rules.base import IllegalAction, OptionError
 from referee.rules.house import (
+    Compensation,
     HandBook,
+    HouseResult,
     HouseTable,
     allin_ante,
     bet_size,
     check_ante,
     joker_bonus,
     pay,
+    settlement_line,
     table_options,
 )
 
@@ -125,3 +129,44 @@ def test_table_seats_and_bankruptcy() -> None:
     leaves = [e for e in out if isinstance(e, Leave)]
     assert [(e.player, e.chips, e.bank) for e in leaves] == [("a", 19, 19), ("c", 100, 100)]
     assert t.players == {}
+
+
+def test_table_dealt_players_checks_the_deal() -> None:
+    t = HouseTable(6, 20, npc_allowed=False)
+    with pytest.raises(IllegalAction, match="着席しているプレイヤーがいません"):
+        t.dealt_players({}, 2)
+    t.sit(2, "b", 100, False)
+    t.sit(1, "a", 100, False)
+    two = {"a": parse_cards("As Kd"), "b": parse_cards("2c 2d")}
+    assert [p.name for p in t.dealt_players(two, 2)] == ["a", "b"]
+    with pytest.raises(IllegalAction, match="着席していないプレイヤーの配牌があります: z"):
+        t.dealt_players(two | {"z": parse_cards("3c 3d")}, 2)
+    with pytest.raises(IllegalAction, match="bさんの配牌は2枚必要です"):
+        t.dealt_players({"a": two["a"]}, 2)
+    with pytest.raises(IllegalAction, match="aさんの配牌は7枚必要です"):
+        t.dealt_players(two, 7)
+
+
+def test_table_credit_and_close_hand() -> None:
+    t = HouseTable(6, 20, npc_allowed=False)
+    t.sit(1, "a", 100, False)
+    t.sit(2, "b", 100, False)
+    book = HandBook()
+    book.stake("a", 50)
+    book.stake("b", 90)
+    book.stake("gone", 10)  # a player removed during the hand
+    t.players[1].chips, t.players[2].chips = 50, 10
+    t.credit(book, [
+        Settle(player="a", result="win", payout=100),
+        Settle(player="b", result="lose", payout=0),
+        Compensation(player="gone", payout=20, bets={"ante": 20}),
+    ])
+    assert t.stacks() == {"a": 150, "b": 10}
+    assert book.paid == {"a": 100, "b": 0, "gone": 20}  # booked even when nobody is seated
+    out = t.close_hand(4, book)
+    assert isinstance(out[0], HouseResult) and (out[0].staked, out[0].paid) == (150, 120)
+    assert isinstance(out[1], HandEnd) and out[1].stacks == {"a": 150, "b": 10}  # before leaves
+    assert [(e.player, e.chips) for e in out if isinstance(e, Leave)] == [("b", 10)]
+    assert t.stacks() == {"a": 150}
+    line = settlement_line([*out[:1], Settle(player="a", result="win", payout=100)])
+    assert line.text == "精算 a: win 100"
