@@ -254,6 +254,21 @@ def test_leave_and_remove() -> None:
     assert e.stacks() == {}
 
 
+def test_force_fold_of_the_last_awaited_stake_deals() -> None:
+    e, _ = dealt(AB)
+    e.act("a", action("ante", amount=100))
+    out = e.force_fold("b")  # b had not posted: out of the hand, and a was only waiting for b
+    assert ev(out, "say")[0]["text"] == "bさんはこのゲームから外れました"
+    assert e.phase == "decide" and e.pending() == ["a"] and e.holdings("a")
+    out = e.act("a", action("call"))
+    assert list(settle(out)) == ["a"]
+    # forcing out the only player left to post ends the hand: nobody is in it
+    e, _ = dealt(AB)
+    e.force_fold("a")
+    out = e.force_fold("b")
+    assert not e.in_hand and ev(out, "hand_end")[0]["stacks"] == {"a": 1000, "b": 1000}
+
+
 def test_compensation_guarantee() -> None:
     # a: AA qualifies with a flush on the flop (21x > the 8x guarantee); b folds; c has no AA
     e, _ = dealt({"a": "Ac 9c", "b": "As Ad", "c": "2h 7d"}, board="2c 5c 7c Kd 3d")

@@ -324,6 +324,10 @@ class HoldemAAEngine(HouseEngine):
 
     # --- operations ----------------------------------------------------------------------
     def force_fold(self, player: str) -> list[Event]:
+        # the last player awaited in the stakes may be the one taken out: deal then
+        return self._force_fold(player) + self._advance()
+
+    def _force_fold(self, player: str) -> list[Event]:
         s = self.seats.get(player)
         if self.phase == "idle" or s is None:
             raise IllegalAction(f"{player}さんはこのゲームに参加していません")
@@ -345,7 +349,7 @@ class HoldemAAEngine(HouseEngine):
         out: list[Event] = []
         s = self.seats.get(player)
         if self.phase != "idle" and s is not None and not s.folded:
-            out += self.force_fold(player)
+            out += self._force_fold(player)
         if self.table.by_name(player) is not None:  # the fold may have ended the hand
             out += self.table.stand(player)
         out += self._advance()
