@@ -785,6 +785,58 @@ def test_force_fold_and_remove_mid_hand() -> None:
     assert (house["staked"], house["paid"], house["result"]) == (300, 0, 300)
 
 
+def _books_balance(ev: list[Event], before: int) -> None:
+    """The hand's stacks at the end, the chips of those who left during it and the house's
+    result add up to the chips at the start."""
+    left = sum(x["chips"] for x in of(ev, "leave"))
+    house = of(ev, "house")[0]
+    assert sum(of(ev, "hand_end")[0]["stacks"].values()) + left + house["result"] == before
+
+
+@pytest.mark.parametrize("kind", ["nogame", "misdeal"])
+def test_removed_before_the_deal_forfeits_the_ante_on_a_dealing_mistake(kind: str) -> None:
+    # ruling: a player removed by a penalty forfeits this hand's stake, no guarantee
+    e = three_dealt("Tc Td Th Ts 3c")
+    e.act("alice", action("ante", amount=100))
+    e.act("bob", action("ante", amount=100))
+    ev = e.remove("bob")
+    ev += e.dealing_mistake(kind)
+    assert [(c["player"], c["payout"]) for c in of(ev, "compensation")] == [("alice", 100)]
+    assert e.stacks() == {"alice": 1000, "carol": 1000}
+    house = of(ev, "house")[0]
+    assert (house["staked"], house["paid"], house["result"]) == (200, 100, 100)
+    _books_balance(ev, 3000)
+
+
+@pytest.mark.parametrize("kind", ["nogame", "misdeal"])
+def test_removed_after_the_deal_gets_no_guarantee(kind: str) -> None:
+    e = three_dealt("Tc Td Th Ts 3c")
+    for n in ("alice", "bob", "carol"):
+        e.act(n, action("ante", amount=100))
+    e.act("alice", action("play"))
+    ev = e.remove("alice")  # she had already played: her hand is dead, both bets forfeit
+    assert of(ev, "leave") == [{"event": "leave", "player": "alice", "chips": 800, "bank": 800}]
+    ev += e.dealing_mistake(kind)
+    comp = {c["player"]: c["payout"] for c in of(ev, "compensation")}
+    assert comp == {"bob": 200, "carol": 200}
+    assert e.stacks() == {"bob": 1100, "carol": 1100}
+    _books_balance(ev, 3000)
+
+
+def test_removed_after_playing_forfeits_and_the_hand_settles() -> None:
+    e = three_dealt("Tc Td Th Ts 3c")
+    for n in ("alice", "bob", "carol"):
+        e.act(n, action("ante", amount=100))
+    ev = e.act("bob", action("play"))
+    ev += e.remove("bob")
+    ev += e.act("alice", action("play"))
+    ev += e.act("carol", action("fold"))
+    assert settle(ev) == {"alice": ("lose", 0), "bob": ("fold", 0), "carol": ("fold", 0)}
+    assert of(ev, "hand_end")[0]["stacks"] == {"alice": 800, "carol": 900}
+    assert "bob" not in final(ev)
+    _books_balance(ev, 3000)
+
+
 # --- the player's choice of duplicate order -------------------------------------------------
 
 TWO_KINDS = {"alice": "Ah Kd Ah Kd 5s", "bob": "Qc Jd 9d 6h 4s"}
@@ -854,3 +906,13 @@ def test_choice_at_the_second_check() -> None:
     ]
     assert final(ev) == {"dealer": "Tc Td Th Ts 3c", "alice": "Ah Kd 4h 6h 9s"}
     assert settle(ev) == {"alice": ("lose", 0)}
+
+
+def test_removing_the_chooser_at_the_second_check_skips_their_hand() -> None:
+    e, _ = play({"alice": "Ah Kd 3c 5d 7s"}, "Tc Td Th Ts 3c", shoe="Ah Kd 9s 4h 6h",
+                actions=[("alice", action("play", keep=["Ah", "Kd"]))])
+    assert e.to_act() == "alice"
+    ev = e.remove("alice")  # her dead hand is not checked: no duplicate, no bonus for her
+    assert of(ev, "duplicate") == [] and of(ev, "bonus_payout") == []
+    assert settle(ev) == {"alice": ("fold", 0)}
+    assert not e.in_hand and e.seated() == []

@@ -63,6 +63,11 @@ Rulings made here (RULES.md is silent; documented so a community can disagree)
   choice) comes in, so a mistake can only be reported before the final hands exist: no payout
   above the guarantee can be certain yet. Before the cards are dealt (the ante phase) the hand
   is simply cancelled and the antes go back.
+* **Removal** (``remove``, a penalty; the lead's ruling, the same in all house games): a player
+  removed from the table forfeits to the house everything they staked this hand (ante and play
+  bet, even after playing: the hand is folded, not refilled nor checked) and gets no
+  dealing-mistake guarantee, nor the ante back before the deal. Stakes already out stay in the
+  house's books, so ``sum(stack changes, chips taken away by leave) + result == 0`` holds.
 * **Button**: the duplicate check starts at the button seat; it is seat 1 (the first occupied
   seat from 1) unless ``# button:`` / :meth:`set_button` says otherwise. It does not move.
 * **Clock** (``[clock]``, shared by all games): the first time seen in a phase starts it;
@@ -274,6 +279,7 @@ class _Player:
     cards: list[Card] = field(default_factory=list)
     held: list[Card] = field(default_factory=list)  # every card held this hand (leak checks)
     shown: list[Card] = field(default_factory=list)
+    removed: bool = False  # stood up by ``remove`` (a penalty): stake forfeit, no guarantee
 
 
 @dataclass
@@ -1020,7 +1026,7 @@ class DeucesEngine(Engine):
                 )
             )
         for p in sorted(h.players, key=lambda p: p.seat):
-            if p.ante == 0:
+            if p.ante == 0 or p.removed:  # removed: the stake is the house's (module doc)
                 continue
             if h.phase == "ante":
                 bets = {"ante": p.ante}
@@ -1079,6 +1085,8 @@ class DeucesEngine(Engine):
         return out
 
     def remove(self, player: str) -> list[Event]:
+        """Stand ``player`` up now (a penalty). Whatever they staked this hand is forfeit to the
+        house: they are folded (even after playing) and get no dealing-mistake guarantee."""
         s = self._copy()
         if s.table.by_name(player) is None:
             raise IllegalAction(f"{player}さんは着席していません")
@@ -1087,11 +1095,35 @@ class DeucesEngine(Engine):
         hp = h.get(player) if h else None
         if hp is not None and hp.status in ("ante", "anted", "deciding"):
             out += self._force_fold(s, player)
+        elif hp is not None and hp.status == "played":
+            out += self._forfeit(s, hp)
         h = s.hand
         hp = h.get(player) if h else None
-        if h is not None and hp is not None and hp.status == "out":
-            h.players.remove(hp)
+        if h is not None and hp is not None:
+            if hp.status == "out":
+                h.players.remove(hp)
+            else:
+                hp.removed = True
         if s.table.by_name(player) is not None:  # not already stood up by a bankruptcy
             out += s.table.stand(player)
         self._commit(s)
+        return out
+
+    def _forfeit(self, s: _State, p: _Player) -> list[Event]:
+        """Fold ``p``, who already played, for ``remove``: the hand is dead, it is neither
+        refilled nor checked; the check (or the hand) goes on without it."""
+        h = s.hand
+        assert h is not None
+        head = h.phase == "check" and bool(h.queue) and h.queue[0] == p.name
+        if p.name in h.queue:
+            h.queue.remove(p.name)
+        p.status = "folded"
+        out: list[Event] = [
+            ActionEvent(player=p.name, action="fold"),
+            Say(to="room", text=f"{p.name}さんは退席処分のためフォールドです（ベット没収）"),
+        ]
+        if head:
+            return out + self._run_checks(s)
+        if h.phase == "decide":
+            return out + self._maybe_resolve(s)
         return out
