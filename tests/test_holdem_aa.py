@@ -290,6 +290,29 @@ def test_compensation_guarantee() -> None:
         e.dealing_mistake("nogame")
 
 
+@pytest.mark.parametrize("kind", ["nogame", "misdeal"])
+@pytest.mark.parametrize("when", ["stakes", "decide", "force_fold"])
+def test_removed_player_forfeits_the_stake_and_gets_no_guarantee(kind: str, when: str) -> None:
+    # ruling: a player removed by a penalty forfeits this hand's stake to the house
+    e, _ = dealt({"a": "As Kd", "b": "2c 2d", "c": "7h 8h"})
+    e.act("a", action("ante", amount=100, aa=50))
+    e.act("b", action("ante", amount=100))
+    if when != "stakes":
+        e.act("c", action("ante", amount=100))
+    if when == "force_fold":
+        e.force_fold("a")
+    out = e.remove("a")
+    assert [(x["player"], x["chips"]) for x in ev(out, "leave")] == [("a", 850)]
+    out += e.dealing_mistake(kind)
+    assert sorted(x["player"] for x in ev(out, "compensation")) == (
+        ["b"] if when == "stakes" else ["b", "c"]
+    )
+    house = ev(out, "house")[0]
+    end = ev(out, "hand_end")[0]["stacks"]
+    assert house["paid"] == sum(x["payout"] for x in ev(out, "compensation"))
+    assert sum(end.values()) + 850 + house["result"] == 3000
+
+
 # --- chip conservation over random deals ---------------------------------------------------
 
 

@@ -159,12 +159,16 @@ def test_table_credit_and_close_hand() -> None:
     t.credit(book, [
         Settle(player="a", result="win", payout=100),
         Settle(player="b", result="lose", payout=0),
-        Compensation(player="gone", payout=20, bets={"ante": 20}),
+        Settle(player="gone", result="fold", payout=0),  # removed: folded, forfeits the stake
     ])
     assert t.stacks() == {"a": 150, "b": 10}
-    assert book.paid == {"a": 100, "b": 0, "gone": 20}  # booked even when nobody is seated
+    assert book.paid == {"a": 100, "b": 0}
+    # paying someone no longer seated would credit nobody and break the books
+    with pytest.raises(AssertionError, match="not seated"):
+        t.credit(book, [Compensation(player="gone", payout=20, bets={"ante": 20})])
+    assert book.paid == {"a": 100, "b": 0}
     out = t.close_hand(4, book)
-    assert isinstance(out[0], HouseResult) and (out[0].staked, out[0].paid) == (150, 120)
+    assert isinstance(out[0], HouseResult) and (out[0].staked, out[0].paid) == (150, 100)
     assert isinstance(out[1], HandEnd) and out[1].stacks == {"a": 150, "b": 10}  # before leaves
     assert [(e.player, e.chips) for e in out if isinstance(e, Leave)] == [("b", 10)]
     assert t.stacks() == {"a": 150}

@@ -401,6 +401,31 @@ def test_compensation_guarantee() -> None:
     assert ev(out, "house")[0]["result"] == -sum(v - 10_000 for v in e.stacks().values())
 
 
+@pytest.mark.parametrize("kind", ["nogame", "misdeal"])
+@pytest.mark.parametrize("force_fold_first", [False, True])
+def test_removed_player_forfeits_the_stake_and_gets_no_guarantee(
+    kind: str, force_fold_first: bool
+) -> None:
+    # ruling: a player removed by a penalty forfeits this hand's stake to the house
+    e = at_table(engine(), "a", "b", "c")
+    e.start_hand(Deal(hands={"a": parse_cards(H_K), "b": parse_cards(H_5),
+                             "c": parse_cards(H_9)},
+                      dealer=parse_cards(WEAK), dice=[6]))
+    for n in ("a", "b", "c"):
+        e.act(n, action("ante", amount=100))
+    e.act("a", action("raise"))
+    if force_fold_first:
+        e.force_fold("b")
+    out = e.remove("a")
+    assert [(x["player"], x["chips"]) for x in ev(out, "leave")] == [("a", 9_700)]
+    out += e.dealing_mistake(kind)
+    assert [x["player"] for x in ev(out, "compensation")] == ["b", "c"]
+    assert e.stacks() == {"b": 10_100, "c": 10_100}
+    house = ev(out, "house")[0]
+    assert (house["staked"], house["paid"], house["result"]) == (500, 400, 100)
+    assert sum(ev(out, "hand_end")[0]["stacks"].values()) + 9_700 + house["result"] == 30_000
+
+
 def test_draw_deal_is_playable() -> None:
     e = engine()
     e.sit(1, "a", 10_000)

@@ -32,6 +32,11 @@ Rulings (RULES.md plus gaps decided here):
 * A player who leaves before posting is simply out of the hand; one who leaves after posting
   stays in it (their bets play as they stand; an undecided player is folded only by a moderator
   via ``force_fold``) and stands up when the hand ends. ``remove`` folds and stands up at once.
+* Removal (``remove``, a penalty; the lead's ruling, the same in all house games): a player
+  removed from the table forfeits to the house everything they staked this hand (ante, AA, call)
+  and gets no dealing-mistake guarantee, even if they had posted or were force-folded first.
+  Their stake stays in the house's books, so ``sum(stack changes, chips taken away by leave)
+  + result == 0`` holds.
 * Bankruptcy: after each hand, a player with fewer than ``bankrupt_below`` (20) chips is stood up.
 * The bank converts 1:1 (``buy_in_chips`` is the identity; ``leave`` credits the chips).
 * Dealing mistake (``dealing_mistake`` any kind, i.e. ``!nogame``/``!misdeal``/``!exposed``: the bot
@@ -84,6 +89,7 @@ class _Seat:
     allin: bool = False
     decided: bool = False
     folded: bool = False
+    removed: bool = False  # stood up by ``remove`` (a penalty): stake forfeit, no guarantee
     opened: bool = False
 
 
@@ -350,6 +356,8 @@ class HoldemAAEngine(HouseEngine):
         s = self.seats.get(player)
         if self.phase != "idle" and s is not None and not s.folded:
             out += self._force_fold(player)
+        if self.phase != "idle" and player in self.seats:
+            self.seats[player].removed = True  # the stake stays the house's (module doc)
         if self.table.by_name(player) is not None:  # the fold may have ended the hand
             out += self.table.stand(player)
         out += self._advance()
@@ -361,7 +369,7 @@ class HoldemAAEngine(HouseEngine):
         rnd = self.rules.payout_rounding
         out: list[tuple[str, dict[str, int]]] = []
         for s in self.seats.values():
-            if not s.posted:
+            if not s.posted or s.removed:
                 continue
             bets = {"ante": pay(s.ante, m["ante"], rnd)}
             if s.aa:

@@ -37,7 +37,10 @@ What lives here, and the rulings it implements (RULES.md, seeds):
   the house hands back or pays (``paid``: settlements, joker bonuses, restores, compensations) is
   booked per player; the ``house`` event carries the totals and ``result = staked - paid``, so
   for every hand ``sum(stack changes) + result == 0`` (chips are conserved between players and
-  house).
+  house; a player who left during the hand counts with the chips their ``leave`` took away).
+* **Removal** (the lead's ruling for every house game): a player removed from the table by a
+  penalty forfeits to the house what they staked this hand and gets no dealing-mistake
+  guarantee; their stake stays booked as staked, nothing is booked as paid to them.
 * **Closing a hand** (:meth:`HouseTable.credit`, :meth:`HouseTable.close_hand`): payouts are
   credited and booked, then ``house``, ``hand_end`` and the bankruptcies/leaves, in that order,
   in every house game.
@@ -384,14 +387,19 @@ class HouseTable:
         return [Say(to="room", text=msg), Leave(player=p.name, chips=p.chips, bank=p.chips)]
 
     def credit(self, book: HandBook, events: list[Event]) -> None:
-        """Pay out the ``settle`` and ``compensation`` events: booked as paid by the house, and
-        added to the player's chips while they are still seated."""
+        """Pay out the ``settle`` and ``compensation`` events: added to the player's chips and
+        booked as paid by the house. Only a seated player can be paid: chips booked as paid to
+        someone who already left would be credited to nobody and break the books (a removed
+        player is folded, settles 0 and gets no guarantee; a leaving one stays seated until
+        the hand ends)."""
         for e in events:
             if isinstance(e, (Settle, Compensation)):
-                book.pay(e.player, e.payout)
                 p = self.by_name(e.player)
-                if p is not None:
-                    p.chips += e.payout
+                if p is None:
+                    assert e.payout == 0, f"payout {e.payout} to {e.player}, who is not seated"
+                    continue
+                p.chips += e.payout
+                book.pay(e.player, e.payout)
 
     def joker(
         self,

@@ -73,6 +73,11 @@ Other rulings (gaps decided here):
 * Dealing mistake (``dealing_mistake`` any kind): the game stops; every player who posted gets
   the guarantee, ante 2x and action bets 2x (``mistake_payout``), folded players included. No
   higher payout is ever "already certain": the result depends on the die, rolled last.
+* Removal (``remove``, a penalty; the lead's ruling, the same in all house games): a player
+  removed from the table is folded and forfeits to the house everything they staked this hand
+  (ante and action bets) and gets no dealing-mistake guarantee, even if force-folded first.
+  Their stake stays in the house's books, so ``sum(stack changes, chips taken away by leave)
+  + result == 0`` holds.
 """
 
 from __future__ import annotations
@@ -144,6 +149,7 @@ class _Hand:
     hyper: bool = False
     acted: set[int] = field(default_factory=set)
     declared: bool = False
+    removed: bool = False  # stood up by ``remove`` (a penalty): stake forfeit, no guarantee
 
     @property
     def label(self) -> str:
@@ -197,7 +203,7 @@ class SevenEngine(HouseEngine):
         rnd = self.rules.payout_rounding
         out: list[tuple[str, dict[str, int]]] = []
         for h in self._players():
-            if not h.posted or not h.ante:
+            if not h.posted or not h.ante or h.removed:
                 continue
             bets = {"ante": pay(h.ante, m["ante"], rnd)}
             if h.bets:
@@ -691,9 +697,11 @@ class SevenEngine(HouseEngine):
         if p is None:
             raise IllegalAction(f"{player}さんは着席していません")
         out: list[Event] = []
-        h = self.hands.get(p.seat)
-        if self.phase != "idle" and h is not None and h.name == player and not h.folded:
+        h = self._hand_of(player) if self.phase != "idle" else None
+        if h is not None and not h.folded:
             out += self.force_fold(player)
+        if h is not None and self.phase != "idle" and self.hands.get(h.seat) is h:
+            h.removed = True  # the stake stays the house's (module doc)
         if self.table.by_name(player) is not None:
             out += self.table.stand(player)
         return out
