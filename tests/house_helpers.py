@@ -1,5 +1,5 @@
-"""Test helpers shared by the house-banked engines' tests (holdem_aa, seven): reading events,
-the definition-table checks, and the books that every hand must balance."""
+"""Test helpers shared by the house-banked engines' tests (holdem_aa, seven, deuces): reading
+events, the definition-table checks, the books that every hand must balance, random play."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ import pytest
 from referee.actions import Parsed
 from referee.definitions import GAMES_DIR, DefinitionError, load_file
 from referee.events import Event
-from referee.rules.base import Deal, IllegalAction
-from referee.rules.house import HouseEngine
+from referee.rules.base import Deal, Engine, IllegalAction
 
 
 def ev(events: list[Event], kind: str) -> list[dict[str, Any]]:
@@ -43,18 +42,23 @@ def definition_text(game: str) -> str:
 def assert_books_balance(
     out: list[Event], before: dict[str, int], paid_kinds: tuple[str, ...]
 ) -> None:
-    """One hand's events ``out``: the stacks plus the house's result add up to ``before``, and
-    the house's books are every action's amount staked and every ``paid_kinds`` payout paid."""
+    """One hand's events ``out``: the stacks at the end, the chips taken away by players who left
+    during the hand and the house's result add up to ``before``, and the house's books are every
+    action's amount staked and every ``paid_kinds`` payout (``payout``, or ``amount`` for a
+    bonus) paid."""
     house = ev(out, "house")[0]
+    kinds = [e.event for e in out]
+    during = out[: kinds.index("hand_end")]  # leaves after it (bankruptcy) are in the stacks
+    left = sum(x["chips"] for x in ev(during, "leave"))
     end = ev(out, "hand_end")[0]["stacks"]
-    assert sum(end.values()) + house["result"] == sum(before.values())
-    paid = sum(x["payout"] for kind in paid_kinds for x in ev(out, kind))
+    assert sum(end.values()) + left + house["result"] == sum(before.values())
+    paid = sum(x.get("payout", x.get("amount", 0)) for kind in paid_kinds for x in ev(out, kind))
     staked = sum(a["amount"] for a in ev(out, "action"))
     assert (house["staked"], house["paid"]) == (staked, paid)
 
 
 def play_randomly(
-    e: HouseEngine,
+    e: Engine,
     rng: random.Random,
     *,
     new_deal: Callable[[dict[str, int]], Deal],
@@ -62,10 +66,13 @@ def play_randomly(
     snapshot: Callable[[], str],
     mistake_rate: float,
     paid_kinds: tuple[str, ...],
+    penalty_rate: float = 0.06,
 ) -> None:
     """Up to three hands of random messages from random players (most of them illegal at that
-    moment; ``random_action(player, deal)``), the clock, and now and then (``mistake_rate``) a
-    dealing mistake: a refused action changes nothing (``snapshot``), the books balance."""
+    moment; ``random_action(player, deal)``), the clock, penalties (``force_fold`` / ``remove``
+    of a random name, ``penalty_rate``), often followed at once by a dealing mistake, and now and
+    then (``mistake_rate``) a dealing mistake on its own: a refused action or operation changes
+    nothing (``snapshot``), the books balance."""
     now = 0.0
     for _ in range(3):
         if not e.stacks():
@@ -77,16 +84,22 @@ def play_randomly(
             now += rng.choice([1.0, 5.0, 70.0])
             roll = rng.random()
             if roll < mistake_rate:
-                out += e.dealing_mistake("nogame")
+                out += e.dealing_mistake(rng.choice(["nogame", "misdeal"]))
                 break
-            if roll < 0.1:
+            if roll < mistake_rate + 0.1:
                 out += e.tick(now)
                 continue
             who = rng.choice([*before, "nobody"])
-            act = random_action(who, deal)
             snap = snapshot()
             try:
-                out += e.act(who, act, now)
+                if roll < mistake_rate + 0.1 + penalty_rate:
+                    penalty = e.remove if rng.random() < 0.5 else e.force_fold
+                    out += penalty(who)
+                    if e.in_hand and rng.random() < 0.5:  # the sequence that broke the books
+                        out += e.dealing_mistake(rng.choice(["nogame", "misdeal"]))
+                        break
+                else:
+                    out += e.act(who, random_action(who, deal), now)
             except IllegalAction as err:
                 assert err.reason
                 assert snapshot() == snap

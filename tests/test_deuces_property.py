@@ -7,12 +7,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from house_helpers import play_randomly  # tests/ is on sys.path (rootdir-less import)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.actions import action
+from referee.actions import Parsed, action
 from referee.cards import JOKER, Shoe, card_str
-from referee.rules import IllegalAction, create
+from referee.rules import Deal, IllegalAction, create
 from referee.rules.deuces import DeucesEngine
 
 NAMES = ["alice", "bob", "carol", "dave", "erin"]
@@ -110,3 +111,32 @@ def test_chips_are_conserved_over_random_deals(
         _check_area(e)
         # bankrupt players were stood up
         assert all(p.chips >= 20 for p in e.seated())
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(1, 5))
+def test_random_play_with_penalties_and_dealing_mistakes(seed: int, players: int) -> None:
+    """Random messages from random players, the clock, force_fold / remove often followed by a
+    dealing mistake (house_helpers.play_randomly): refusals leave no trace, the books balance."""
+    rng = random.Random(seed)
+    e = create("deuces", {"ante": "10", "lastslot": rng.choice(["on", "off"])})
+    assert isinstance(e, DeucesEngine)
+    for i in range(players):
+        e.sit(i + 1, NAMES[i], rng.choice([25, 60, 150, 1000]))
+
+    def random_action(who: str, deal: Deal) -> Parsed:
+        held = [card_str(c) for c in e.shown(who)] or ["2c", "3d", "4h", "5s", "6c"]
+        return rng.choice([
+            action("ante", amount=rng.choice([None, 10, 20, 50, 1000])),
+            action("allin"), action("fold"), action("play"), action("call"),
+            action("play", keep=rng.sample(held, rng.randint(0, len(held)))),
+            action("play", discard=rng.sample(held, rng.randint(0, len(held)))),
+            action("play", discard=[rng.choice(held)]),  # the duplicate-order choice
+        ])
+
+    play_randomly(
+        e, rng, new_deal=lambda before: e.draw_deal(Shoe(decks=6, jokers=1, rng=rng), rng),
+        random_action=random_action, snapshot=lambda: repr((e._s, e.hand_no)),
+        mistake_rate=0.03, paid_kinds=("settle", "compensation", "joker", "bonus_payout"),
+    )
+    _check_area(e)
