@@ -242,6 +242,33 @@ def test_bad_deals_refused() -> None:
         e.start_hand(Deal(**good))  # type: ignore[arg-type]
 
 
+def test_shown_is_the_callers_hands_opened_at_the_showdown() -> None:
+    e, _ = dealt({"a": "As Kd", "b": "2c 2d", "c": "7h 8h"})
+    for n in "abc":
+        e.act(n, action("ante", amount=100))
+    e.act("a", action("call"))
+    e.act("b", action("fold"))
+    # before the showdown every hole card is private, decided or not
+    assert [e.shown(n) for n in "abc"] == [[], [], []]
+    assert e.holdings("a") == parse_cards("As Kd")
+    out = e.act("c", action("call"))  # the last decision: showdown, settlement, hand_end
+    assert "aさんのハンド: A♠ K♦" in " ".join(x["text"] for x in ev(out, "say"))
+    assert e.shown("a") == parse_cards("As Kd")
+    assert e.shown("c") == parse_cards("7h 8h")
+    assert e.shown("b") == []  # folded: never opened
+    assert e.shown("nobody") == []
+    # the next hand starts with nothing shown; a dealing mistake opens nothing
+    e.start_hand(Deal(hands={"a": parse_cards("Qs Qd"), "b": parse_cards("3c 4d"),
+                             "c": parse_cards("9h Th")},
+                      dealer=parse_cards("5s 5d"), board=parse_cards("2h 6s Jc Kc 4s")))
+    assert [e.shown(n) for n in "abc"] == [[], [], []]
+    for n in "abc":
+        e.act(n, action("ante", amount=100))
+    e.act("a", action("call"))
+    e.dealing_mistake("nogame")
+    assert [e.shown(n) for n in "abc"] == [[], [], []]
+
+
 def test_leave_and_remove() -> None:
     e, _ = dealt(AB)
     e.act("a", action("ante", amount=100))

@@ -49,6 +49,11 @@ Rulings (RULES.md plus gaps decided here):
 * The action clock (``clock``, restarted whenever anyone acts): a reminder after
   ``remind_after`` seconds; after ``act_after`` a player who has not posted sits the hand out and
   an undecided player folds.
+* Shown cards (``shown``, used by the leak check): none while the hand runs (the hole cards are
+  private until the showdown); the callers' hands once opened at the showdown. The showdown
+  settles and ends the hand in the same step, so they stay "shown" past ``hand_end`` until the
+  next hand starts (the service's leak check does not run between hands; anyone reading the
+  hand just ended sees them as public, as they are).
 * There is no button; ``hand_start`` reports ``button`` 0. NPC seats are refused (the NPC rule is
   ``seven``'s).
 """
@@ -90,7 +95,6 @@ class _Seat:
     decided: bool = False
     folded: bool = False
     removed: bool = False  # stood up by ``remove`` (a penalty): stake forfeit, no guarantee
-    opened: bool = False
 
 
 class HoldemAAEngine(HouseEngine):
@@ -107,6 +111,9 @@ class HoldemAAEngine(HouseEngine):
         self.seats: dict[str, _Seat] = {}  # in seat order
         self.dealer: list[Card] = []
         self.board: list[Card] = []
+        # the callers' hands opened at the showdown (``shown``): kept past ``hand_end`` until
+        # the next hand starts, because the showdown and the end of the hand are one step
+        self.opened: dict[str, list[Card]] = {}
 
     # --- HouseEngine hooks -----------------------------------------------------------------
     def _part(self, name: str) -> _Seat | None:
@@ -147,6 +154,7 @@ class HoldemAAEngine(HouseEngine):
         self.hand_no += 1
         self.phase = "stakes"
         self.seats = {n: _Seat(n, list(deal.hands[n])) for n in names}
+        self.opened = {}
         self.dealer = list(deal.dealer)
         self.board = list(deal.board)
         self.book = HandBook()
@@ -277,7 +285,7 @@ class HoldemAAEngine(HouseEngine):
         callers = [s for s in self.seats.values() if not s.folded]
         aa_pay: dict[str, int] = {}
         for s in callers:
-            s.opened = True
+            self.opened[s.name] = list(s.cards)
             paid, row = self._aa_payout(s)
             aa_pay[s.name] = paid
             text = f"{s.name}さんのハンド: {show(s.cards)}"
@@ -388,8 +396,9 @@ class HoldemAAEngine(HouseEngine):
         return list(s.cards) if s is not None and self.phase == "decide" else []
 
     def shown(self, player: str) -> list[Card]:
-        s = self.seats.get(player)
-        return list(s.cards) if s is not None and s.opened else []
+        """The player's hole cards once opened to the room at the showdown (callers only; a
+        folded hand is never opened, a dealing mistake opens nothing), until the next hand."""
+        return list(self.opened.get(player, []))
 
     def board_cards(self) -> list[Card]:
         """The flop once it is out (turn and river are dealt only as the hand settles)."""
