@@ -242,6 +242,19 @@ def test_bad_deals_refused() -> None:
         e.start_hand(Deal(**good))  # type: ignore[arg-type]
 
 
+def test_removed_caller_is_folded_and_the_hand_settles_without_them() -> None:
+    e, _ = dealt({"a": "As Kd", "b": "2c 2d"})
+    e.act("a", action("ante", amount=100))
+    e.act("b", action("ante", amount=100))
+    e.act("a", action("call"))
+    out = e.remove("a")
+    assert [x["action"] for x in ev(out, "action")] == ["fold"]
+    out = e.act("b", action("call"))
+    assert settle(out)["a"]["result"] == "fold" and settle(out)["a"]["payout"] == 0
+    assert e.shown("a") == []  # a dead hand is not opened
+    assert ev(out, "hand_end")[0]["stacks"] == {"b": 1000 - 200 + settle(out)["b"]["payout"]}
+
+
 def test_shown_is_the_callers_hands_opened_at_the_showdown() -> None:
     e, _ = dealt({"a": "As Kd", "b": "2c 2d", "c": "7h 8h"})
     for n in "abc":
@@ -318,7 +331,7 @@ def test_compensation_guarantee() -> None:
 
 
 @pytest.mark.parametrize("kind", ["nogame", "misdeal"])
-@pytest.mark.parametrize("when", ["stakes", "decide", "force_fold"])
+@pytest.mark.parametrize("when", ["stakes", "decide", "force_fold", "called"])
 def test_removed_player_forfeits_the_stake_and_gets_no_guarantee(kind: str, when: str) -> None:
     # ruling: a player removed by a penalty forfeits this hand's stake to the house
     e, _ = dealt({"a": "As Kd", "b": "2c 2d", "c": "7h 8h"})
@@ -328,8 +341,13 @@ def test_removed_player_forfeits_the_stake_and_gets_no_guarantee(kind: str, when
         e.act("c", action("ante", amount=100))
     if when == "force_fold":
         e.force_fold("a")
+    behind = 850
+    if when == "called":
+        e.act("a", action("call"))
+        behind = 750
     out = e.remove("a")
-    assert [(x["player"], x["chips"]) for x in ev(out, "leave")] == [("a", 850)]
+    assert [(x["player"], x["chips"]) for x in ev(out, "leave")] == [("a", behind)]
+    assert not e.is_seated("a")
     out += e.dealing_mistake(kind)
     assert sorted(x["player"] for x in ev(out, "compensation")) == (
         ["b"] if when == "stakes" else ["b", "c"]
@@ -337,7 +355,7 @@ def test_removed_player_forfeits_the_stake_and_gets_no_guarantee(kind: str, when
     house = ev(out, "house")[0]
     end = ev(out, "hand_end")[0]["stacks"]
     assert house["paid"] == sum(x["payout"] for x in ev(out, "compensation"))
-    assert sum(end.values()) + 850 + house["result"] == 3000
+    assert sum(end.values()) + behind + house["result"] == 3000
 
 
 # --- chip conservation over random deals ---------------------------------------------------

@@ -34,7 +34,8 @@ Rulings (RULES.md plus gaps decided here):
   via ``force_fold``) and stands up when the hand ends. ``remove`` folds and stands up at once.
 * Removal (``remove``, a penalty; the lead's ruling, the same in all house games): a player
   removed from the table forfeits to the house everything they staked this hand (ante, AA, call)
-  and gets no dealing-mistake guarantee, even if they had posted or were force-folded first.
+  and gets no dealing-mistake guarantee, even if they had posted, called (their hand is folded:
+  dead) or were force-folded first.
   Their stake stays in the house's books, so ``sum(stack changes, chips taken away by leave)
   + result == 0`` holds.
 * Bankruptcy: after each hand, a player with fewer than ``bankrupt_below`` (20) chips is stood up.
@@ -358,11 +359,16 @@ class HoldemAAEngine(HouseEngine):
         return self._decide(s, call=False)
 
     def remove(self, player: str) -> list[Event]:
+        """Stand ``player`` up now (a penalty): folded first -- a caller too, whose hand is
+        dead -- so the whole stake is forfeit, and no guarantee (module doc)."""
         if self.table.by_name(player) is None:
             raise IllegalAction(f"{player}さんは着席していません")
         out: list[Event] = []
         s = self.seats.get(player)
-        if self.phase != "idle" and s is not None and not s.folded:
+        if self.phase == "decide" and s is not None and s.decided and not s.folded:
+            s.folded = True  # called already: force_fold refuses that, removal does not
+            out.append(ActionEvent(player=player, action="fold", amount=0))
+        elif self.phase != "idle" and s is not None and not s.folded:
             out += self._force_fold(player)
         if self.phase != "idle" and player in self.seats:
             self.seats[player].removed = True  # the stake stays the house's (module doc)
