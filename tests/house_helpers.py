@@ -69,10 +69,11 @@ def play_randomly(
     penalty_rate: float = 0.06,
 ) -> None:
     """Up to three hands of random messages from random players (most of them illegal at that
-    moment; ``random_action(player, deal)``), the clock, penalties (``force_fold`` / ``remove``
-    of a random name, ``penalty_rate``), often followed at once by a dealing mistake, and now and
-    then (``mistake_rate``) a dealing mistake on its own: a refused action or operation changes
-    nothing (``snapshot``), the books balance."""
+    moment; ``random_action(player, deal)``), the clock, penalties (``remove`` of a seated
+    player, which must always succeed, or ``force_fold`` of a random name; ``penalty_rate``),
+    often followed at once by a dealing mistake, and now and then (``mistake_rate``) a dealing
+    mistake on its own: a refused action or operation changes nothing (``snapshot``), the books
+    balance."""
     now = 0.0
     for _ in range(3):
         if not e.stacks():
@@ -92,15 +93,22 @@ def play_randomly(
             who = rng.choice([*before, "nobody"])
             snap = snapshot()
             try:
-                if roll < mistake_rate + 0.1 + penalty_rate:
-                    penalty = e.remove if rng.random() < 0.5 else e.force_fold
-                    out += penalty(who)
+                penalty = roll < mistake_rate + 0.1 + penalty_rate
+                removing = penalty and rng.random() < 0.5 and e.is_seated(who)
+                if not penalty:
+                    out += e.act(who, random_action(who, deal), now)
+                    # most interesting: removing a player who has just put chips in
+                    penalty = removing = (
+                        e.in_hand and e.is_seated(who) and rng.random() < 3 * penalty_rate
+                    )
+                    snap = snapshot()
+                if penalty:
+                    out += (e.remove if removing else e.force_fold)(who)
                     if e.in_hand and rng.random() < 0.5:  # the sequence that broke the books
                         out += e.dealing_mistake(rng.choice(["nogame", "misdeal"]))
                         break
-                else:
-                    out += e.act(who, random_action(who, deal), now)
             except IllegalAction as err:
+                assert not removing, f"a seated player must always be removable: {err.reason}"
                 assert err.reason
                 assert snapshot() == snap
         assert_books_balance(out, before, paid_kinds)
