@@ -254,3 +254,15 @@ def test_replay_cli(tmp_path: Path) -> None:
     )
     lines = [json.loads(x) for x in out.stdout.splitlines()]
     assert settles(lines) == settles(events("results.txt"))
+
+
+def test_removed_player_forfeits_the_stake_on_a_dealing_mistake() -> None:
+    evs = events("penalty_nogame.txt")
+    # alice had played (ante 100 + play 100): folded, both bets forfeit, she leaves with 9800
+    assert [(e["player"], e["action"]) for e in of(evs, "action")][-1] == ("alice", "fold")
+    assert [(e["player"], e["chips"]) for e in of(evs, "leave")] == [("alice", 9800)]
+    comp = [(e["player"], e["payout"], e["bets"]) for e in of(evs, "compensation")]
+    assert comp == [("bob", 200, {"ante": 200}), ("carol", 200, {"ante": 200})]
+    house = of(evs, "house")[0]
+    assert (house["staked"], house["paid"], house["result"]) == (400, 400, 0)
+    assert stacks(evs) == [{"bob": 10_100, "carol": 10_100}]
