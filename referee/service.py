@@ -110,7 +110,7 @@ class FlagRecord:
     status: Literal["open", "confirmed", "dismissed"] = "open"
 
 
-@dataclass
+@dataclass(slots=True)
 class _Ctx:
     """What one input produced so far."""
 
@@ -163,6 +163,8 @@ PENALTY_NAMES = {
     "flying_action_limit": "フライングアクション3回", "check_fa": "チェックのフライングアクション",
     "allin_fa": "オールインのフライングアクション",
 }
+# Event kinds _emit records something for (besides keeping the event).
+_EMIT_KINDS = frozenset({"hand_end", "bonus_area", "leave", "penalty"})
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
 
@@ -177,6 +179,17 @@ def _parse(text: str, game: str) -> Parsed:
 
 def _nfkc(text: str) -> str:
     return unicodedata.normalize("NFKC", text).strip()
+
+
+_BANG: dict[str, bool] = {}
+
+
+def _is_bang(head: str) -> bool:
+    """``head`` (one character) reads as ``!`` after NFKC; memoised, asked of every message."""
+    known = _BANG.get(head)
+    if known is None:
+        known = _BANG[head] = _nfkc(head) == "!"
+    return known
 
 
 def _user(arg: str) -> str:
@@ -299,13 +312,16 @@ class Referee:
         """Apply one input once: ``None`` if it was already processed, else its Outcome (saved
         to the persistence, if any, before it is returned)."""
         input_id = str(inp["id"])
-        if self.is_processed(input_id):
+        if input_id in self.processed or (
+            self.persistence is not None and self.persistence.is_processed(input_id)
+        ):
             return None
         ctx = _Ctx(input=dict(inp))
         room = str(inp.get("room", ""))
-        if inp.get("kind") == "directive":
+        kind = inp.get("kind")
+        if kind == "directive":
             self._directive(ctx, room, str(inp["name"]), dict(inp.get("args", {})))
-        elif inp.get("kind") == "tick":
+        elif kind == "tick":
             self._tick(ctx, room, float(inp["time"]))
         else:
             self._message(ctx, room)
@@ -376,9 +392,12 @@ class Referee:
     # --- emitting ----------------------------------------------------------------------------
     def _emit(self, ctx: _Ctx, events: Iterable[Event]) -> None:
         """Record events; leave credits and penalty debits become ledger entries here, once."""
+        out = ctx.events
         for ev in events:
-            ctx.events.append(ev)
-            idx = len(ctx.events) - 1
+            out.append(ev)
+            if ev.event not in _EMIT_KINDS and not isinstance(ev, (Leave, Penalty)):
+                continue  # nothing to record (most events: says, actions)
+            idx = len(out) - 1
             if ev.event == "hand_end":
                 t = self.tables.get(str(ctx.input.get("room", "")))
                 if t is not None:
@@ -524,7 +543,7 @@ class Referee:
             self._tick(ctx, room, float(now))
             table = self.tables.get(room)
         head = text.lstrip()[:1]
-        if head in ("!", "！") or (head and not head.isascii() and _nfkc(head) == "!"):
+        if head in ("!", "！") or (head and not head.isascii() and _is_bang(head)):
             self._command(ctx, room, sender, _nfkc(text)[1:], dm)
             return
         if table is None:
@@ -540,7 +559,7 @@ class Referee:
                 return
             self._dm(ctx, table, sender, _nfkc(text))
             return
-        seated = sender in table.engine.stacks()
+        seated = table.engine.is_seated(sender)
         # An action word inside advice (「コールしなよ」) is about someone else's action: never
         # apply it as the speaker's own.
         if parsed.kind == "action" and seated and not parsed.advice:

@@ -14,18 +14,20 @@ the lines before, names the line: two transcripts that merely share their first 
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring as _quote
 from pathlib import Path
 from typing import Any, TextIO
 
 from referee.cards import Card, CardError, card_str, parse_cards
 from referee.definitions import GAME_IDS, DefinitionError, load
-from referee.events import Event
+from referee.events import ActionEvent, Event, Say
 from referee.outcome import Persistence
 from referee.service import DirectiveError, Referee
 
@@ -37,7 +39,7 @@ class TranscriptError(ValueError):
     """A malformed transcript; the message starts with ``line N:``."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     """One input of a transcript: a message or a directive, with its input id."""
 
@@ -51,6 +53,25 @@ _MESSAGE = re.compile(
     r"^(?:\[(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?\]\s*)?"
     r"(?P<name>[^\s:：\[\]#()（）][^:：\[\]]*?)\s*(?P<dm>[(（]\s*dm\s*[)）])?\s*[:：]\s?(?P<text>.*)$"
 )
+_NEEDS_PATTERN = re.compile(r"[：\[\]()（）]")  # before the colon: a time stamp, a (dm) mark…
+
+
+def split_message(line: str) -> tuple[str, str] | None:
+    """(sender, text) of a plain ``NAME: TEXT`` line (stripped, not a directive) exactly as
+    :data:`_MESSAGE` reads it, without running it; None when the line needs the full pattern
+    (a time stamp, ``(dm)``, brackets, a full-width colon before the first ``:``, no ``:``)."""
+    i = line.find(":")
+    if i <= 0:
+        return None
+    head = line[:i]
+    if _NEEDS_PATTERN.search(head) is not None:
+        return None
+    text = line[i + 1:]
+    if text[:1].isspace():
+        text = text[1:]
+    return head.rstrip(), text
+
+
 _OPTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S+$")
 
 
@@ -166,7 +187,8 @@ class Reader:
                 continue
             if "=" not in part:
                 raise ValueError(f"deal part must be KEY=CARDS: '{part}'")
-            key, value = (s.strip() for s in part.split("=", 1))
+            key, value = part.split("=", 1)
+            key, value = key.strip(), value.strip()
             if key in seen:
                 raise ValueError(f"deal key '{key}' given twice")
             seen.add(key)
@@ -204,13 +226,16 @@ def read(text: str, room: str = ROOM) -> list[Line]:
     reader = Reader(room)
     out: list[Line] = []
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
-    for lineno, raw in enumerate(text.splitlines(keepends=True), start=1):
+    prefix = f"transcript:{digest}:"
+    match_message = _MESSAGE.match
+    names = reader.names
+    for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("##"):
             continue
-        input_id = f"transcript:{digest}:{lineno}"
+        input_id = prefix + str(lineno)
         try:
-            if line.startswith("#"):
+            if line[0] == "#":
                 d = _DIRECTIVE.match(line)
                 if d is None:
                     raise ValueError(f"unreadable directive: {line}")
@@ -218,18 +243,24 @@ def read(text: str, room: str = ROOM) -> list[Line]:
                 inp: dict[str, Any] = {"kind": "directive", "id": input_id, "room": room,
                                        "name": name, "args": args, "line": lineno}
             else:
-                msg = _MESSAGE.match(line)
-                if msg is None:
-                    raise ValueError(f"unreadable line: {line[:60]}")
+                plain = split_message(line)
+                if plain is not None:
+                    h = m = sec = dm = None
+                    sender, body = plain
+                else:
+                    msg = match_message(line)
+                    if msg is None:
+                        raise ValueError(f"unreadable line: {line[:60]}")
+                    h, m, sec, sender, dm, body = msg.groups()
                 if reader.game is None:
                     raise ValueError("message before '# table:'")
                 # a sender may sit by command (!sit) and then be dealt in: a deal key
-                reader.names.add(msg.group("name"))
+                names.add(sender)
                 inp = {
                     "kind": "message", "id": input_id, "room": room,
-                    "sender": msg.group("name"), "text": msg.group("text"),
-                    "time": reader.time(msg.group("h"), msg.group("m"), msg.group("s")),
-                    "dm": msg.group("dm") is not None, "line": lineno,
+                    "sender": sender, "text": body,
+                    "time": None if h is None else reader.time(h, m, sec),
+                    "dm": dm is not None, "line": lineno,
                 }
         except ValueError as e:
             raise TranscriptError(f"line {lineno}: {e}") from None
@@ -282,10 +313,22 @@ _BASE_TO_JSON = Event.to_json
 
 
 def event_line(ev: Event) -> str:
-    """One JSON Lines line: ``ev.to_json()`` as UTF-8 JSON (pydantic's compiled serializer, the
-    same object, when the event does not customise ``to_json``)."""
-    if type(ev).to_json is _BASE_TO_JSON:
-        return ev.model_dump_json(exclude_none=True) + "\n"
+    """One JSON Lines line: ``ev.to_json()`` as UTF-8 JSON, the same text pydantic's compiled
+    serializer writes. ``say`` (most of the events) is spelled out with the C string encoder of
+    :mod:`json` (it escapes exactly what pydantic escapes); the rest go straight to the model's
+    serializer (``model_dump_json`` costs twice as much in Python around it)."""
+    cls = type(ev)
+    if cls is Say and not ev.__pydantic_extra__:
+        d = ev.__dict__
+        return '{"event":"say","to":' + _quote(d["to"]) + ',"text":' + _quote(d["text"]) + "}\n"
+    if cls is ActionEvent and not ev.__pydantic_extra__:
+        d = ev.__dict__
+        to = d["to"]
+        return ('{"event":"action","player":' + _quote(d["player"]) + ',"action":'
+                + _quote(d["action"]) + ',"amount":' + str(d["amount"])
+                + ("}\n" if to is None else ',"to":' + str(to) + "}\n"))
+    if cls.to_json is _BASE_TO_JSON:
+        return cls.__pydantic_serializer__.to_json(ev, exclude_none=True).decode() + "\n"
     return json.dumps(ev.to_json(), ensure_ascii=False) + "\n"
 
 
@@ -303,7 +346,25 @@ def replay(path: Path, db: Path | None, out: TextIO) -> None:
     are skipped.
     """
     text = decode(path.read_bytes())
-    lines = read(text)  # fail on a malformed transcript before touching the database
+    # The inputs are many small dicts that all live to the end: the cyclic collector would scan
+    # them again and again while they are built (40% of reading) and during the run. They hold no
+    # cycles, so the collector pauses while reading and then leaves them (and everything loaded
+    # so far) out of its scans.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        lines = read(text)  # fail on a malformed transcript before touching the database
+    finally:
+        if collecting:
+            gc.enable()
+    gc.freeze()
+    try:
+        _replay_lines(lines, db, out)
+    finally:
+        gc.unfreeze()
+
+
+def _replay_lines(lines: list[Line], db: Path | None, out: TextIO) -> None:
     store: Any = None
     referee = Referee()
     if db is not None:
@@ -318,7 +379,7 @@ def replay(path: Path, db: Path | None, out: TextIO) -> None:
             print(f"referee: warning: {warning}", file=sys.stderr)
     try:
         for _, events in run(lines, referee):
-            out.write("".join(event_line(ev) for ev in events))
+            out.write("".join([event_line(ev) for ev in events]))
             out.flush()
     finally:
         if store is not None and hasattr(store, "close"):

@@ -130,6 +130,11 @@ class Engine(ABC):
     def seated(self) -> list[SeatState]:
         """Seated players in seat order."""
 
+    def is_seated(self, name: str) -> bool:
+        """``name`` has a seat here (asked on every message: engines may answer without
+        building :meth:`stacks`)."""
+        return name in self.stacks()
+
     def to_act(self) -> str | None:
         """Whose turn it is, if any one player's."""
         return None

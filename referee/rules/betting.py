@@ -113,11 +113,11 @@ class Betting:
         n = len(self.seats)
         order = [(first + k) % n for k in range(n)]
         # pokerkit: players with nothing left to win (effective stack 0) do not act.
-        totals = sorted((s.bet + s.stack for s in self.seats if s.live), reverse=True)
+        totals = sorted([s.bet + s.stack for s in self.seats if not s.folded], reverse=True)
         second = totals[1] if len(totals) > 1 else 0
         self.actors = deque(
             i for i in order
-            if self.seats[i].live and self.seats[i].stack > 0
+            if not self.seats[i].folded and self.seats[i].stack > 0
             and min(self.seats[i].stack, max(0, second - self.seats[i].bet)) > 0
         )
         if len(self.actors) == 1 and self.seats[self.actors[0]].bet >= self.max_bet:
@@ -127,7 +127,7 @@ class Betting:
 
     # --- queries ---------------------------------------------------------------------------
     def live_count(self) -> int:
-        return sum(1 for s in self.seats if not s.folded)
+        return len([1 for s in self.seats if not s.folded])
 
     def to_act(self) -> int | None:
         return self.actors[0] if self.actors else None
@@ -138,7 +138,7 @@ class Betting:
 
     def pot_total(self) -> int:
         """Everything in the middle, current bets included."""
-        return self.collected + self.dead + sum(s.bet for s in self.seats)
+        return self.collected + self.dead + sum([s.bet for s in self.seats])
 
     def fixed_size(self) -> int:
         return self.big_blind if self.street < 2 else 2 * self.big_blind
@@ -154,38 +154,42 @@ class Betting:
         return out
 
     def _options(self, i: int) -> Options:
-        s = self.seats[i]
-        call = min(s.stack, self.max_bet - s.bet)
+        seats = self.seats
+        s = seats[i]
+        max_bet = self.max_bet
+        stack = s.stack
+        owed = max_bet - s.bet
+        call = stack if stack < owed else owed
+        increment = self.increment
         reason = ""
-        if call < self.increment:
+        if call < increment:
             reason = "short"
         elif self.limit == "fixed" and self.raise_count >= self.fixed_cap:
             reason = "capped"
-        elif (
-            self.short_allins and sum(self.short_allins) < self.increment and i in self.acted
-        ):
+        elif self.short_allins and sum(self.short_allins) < increment and i in self.acted:
             reason = "short"
-        elif s.stack <= self.max_bet - s.bet:
+        elif stack <= owed:
             reason = "covered"
-        elif not any(
-            j != i and o.live and o.stack + o.bet > self.max_bet
-            for j, o in enumerate(self.seats)
-        ):
-            reason = "no_opponent"
+        else:
+            for j, o in enumerate(seats):
+                if j != i and not o.folded and o.stack + o.bet > max_bet:
+                    break
+            else:
+                reason = "no_opponent"
         if reason:
             return Options(call, False, no_raise_reason=reason)
-        allin_to = s.stack + s.bet
+        allin_to = stack + s.bet
         if self.limit == "fixed":
             step = self.fixed_size()
         else:
-            step = max(self.increment, self.big_blind)
-        min_to = min(allin_to, self.max_bet + step)
+            step = increment if increment > self.big_blind else self.big_blind
+        min_to = min(allin_to, max_bet + step)
         if self.limit == "no":
             max_to = allin_to
         elif self.limit == "fixed":
             max_to = min_to
         else:
-            pot_to = 2 * self.max_bet - s.bet + self.pot_total()
+            pot_to = 2 * max_bet - s.bet + self.pot_total()
             max_to = min(allin_to, max(min_to, pot_to))
         return Options(call, True, min_to, max_to)
 
@@ -229,7 +233,7 @@ class Betting:
         n = len(self.seats)
         self.actors = deque(
             j for j in ((i + k) % n for k in range(1, n))
-            if self.seats[j].live and self.seats[j].stack > 0
+            if not self.seats[j].folded and self.seats[j].stack > 0
         )
         if completion >= self.increment:
             self.acted.clear()
@@ -282,14 +286,14 @@ class Betting:
 
     def betting_possible(self) -> bool:
         """More than one live player still has chips behind (otherwise the board runs out)."""
-        return sum(1 for s in self.seats if s.live and s.stack > 0) > 1
+        return len([1 for s in self.seats if not s.folded and s.stack > 0]) > 1
 
     def pots(self) -> list[PotShare]:
         """Main pot first, then side pots, from everyone's contributions (bets must be gathered).
 
         Dead money (``dead``) goes to the main pot. Levels are the contributions of live all-in
         players; a folded player's chips count up to each level like anyone else's."""
-        live = [(j, s.committed) for j, s in enumerate(self.seats) if s.live]
+        live = [(j, s.committed) for j, s in enumerate(self.seats) if not s.folded]
         levels = sorted({c for j, c in live if self.seats[j].stack == 0})
         top = max((c for _, c in live), default=0)
         if not levels or levels[-1] < top:

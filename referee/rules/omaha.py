@@ -56,12 +56,71 @@ CLASS_JA = NAMES["omaha"]  # the seed's names, as `referee hand` prints them
 BOARD_WORDS = ("board", "ボード", "card", "カード")
 
 
+_PRETTY = tuple(pretty(Card(c)) for c in range(53))  # every card's display, computed once
+
+
 def _cards(cs: list[Card]) -> str:
-    return " ".join(pretty(c) for c in cs)
+    return " ".join([_PRETTY[c] for c in cs])
 
 
 class OmahaEvent(Event):
     """Engine-specific events (tests ignore kinds they do not know)."""
+
+
+_set = object.__setattr__
+
+
+def _fast_say(to: str, text: str) -> Say:
+    """``_say(to=to, text=text)`` built without pydantic's validator (the engine passes plain
+    str): the same object for a third of the cost -- tens are built per hand."""
+    ev = Say.__new__(Say)
+    _set(ev, "__dict__", {"event": "say", "to": to, "text": text})
+    _set(ev, "__pydantic_fields_set__", {"to", "text"})
+    _set(ev, "__pydantic_extra__", {})
+    _set(ev, "__pydantic_private__", None)
+    return ev
+
+
+def _slow_say(to: str, text: str) -> Say:
+    return Say(to=to, text=text)
+
+
+def _fast_action(player: str, action: str, paid: int | None = None, to: int = 0) -> ActionEvent:
+    """``ActionEvent(player=, action=)``, or with ``amount=paid, to=to`` when ``paid`` is
+    given, built like :func:`_fast_say` (one per action)."""
+    ev = ActionEvent.__new__(ActionEvent)
+    if paid is None:
+        _set(ev, "__dict__", {"event": "action", "player": player, "action": action,
+                              "amount": 0, "to": None})
+        _set(ev, "__pydantic_fields_set__", {"player", "action"})
+    else:
+        _set(ev, "__dict__", {"event": "action", "player": player, "action": action,
+                              "amount": paid, "to": to})
+        _set(ev, "__pydantic_fields_set__", {"player", "action", "amount", "to"})
+    _set(ev, "__pydantic_extra__", {})
+    _set(ev, "__pydantic_private__", None)
+    return ev
+
+
+def _slow_action(player: str, action: str, paid: int | None = None, to: int = 0) -> ActionEvent:
+    if paid is None:
+        return ActionEvent(player=player, action=action)
+    return ActionEvent(player=player, action=action, amount=paid, to=to)
+
+
+def _same(a: Event, b: Event) -> bool:
+    return (a == b and a.__dict__ == b.__dict__ and a.__pydantic_extra__ == b.__pydantic_extra__
+            and a.__pydantic_fields_set__ == b.__pydantic_fields_set__
+            and a.__pydantic_private__ == b.__pydantic_private__)
+
+
+# Should pydantic's internals ever change, the validated constructors are used instead.
+_FAST = (_same(_fast_say("room", "x"), Say(to="room", text="x"))
+         and _same(_fast_action("a", "fold"), ActionEvent(player="a", action="fold"))
+         and _same(_fast_action("a", "call", 5, 9),
+                   ActionEvent(player="a", action="call", amount=5, to=9)))
+_say = _fast_say if _FAST else _slow_say
+_action = _fast_action if _FAST else _slow_action
 
 
 @dataclass(slots=True)
@@ -217,7 +276,7 @@ class OmahaEngine(Engine):
         self.sitters[seat] = s
         self.by_name[name] = s
         self._order = None
-        return [Say(to="room", text=f"{name} さんが {seat}番席に着席しました（{chips}）")]
+        return [_say(to="room", text=f"{name} さんが {seat}番席に着席しました（{chips}）")]
 
     def _leave_event(self, s: _Sitter, chips: int) -> list[Event]:
         del self.sitters[s.seat]
@@ -226,7 +285,7 @@ class OmahaEngine(Engine):
         bank = self.to_points(chips) + s.bonus
         return [
             Leave(player=s.name, chips=chips, bank=bank),
-            Say(to="room", text=f"{s.name} さんが退席しました（{chips} → バンク {bank}）"),
+            _say(to="room", text=f"{s.name} さんが退席しました（{chips} → バンク {bank}）"),
         ]
 
     def leave(self, name: str) -> list[Event]:
@@ -235,7 +294,7 @@ class OmahaEngine(Engine):
             name
         ].removed:
             s.leaving = True
-            return [Say(to="room", text=f"{name} さんはこのハンドの後に退席します")]
+            return [_say(to="room", text=f"{name} さんはこのハンドの後に退席します")]
         return self._leave_event(s, s.chips)
 
     def set_button(self, seat: int) -> None:
@@ -263,6 +322,9 @@ class OmahaEngine(Engine):
             out[s.name] = s.chips if p is None else bet.seats[p.idx].stack - p.reserved
         return out
 
+    def is_seated(self, name: str) -> bool:
+        return name in self.by_name
+
     def _seat_order(self) -> list[_Sitter]:
         """Seated players in seat order (cached: the service asks on every message)."""
         if self._order is None:
@@ -275,8 +337,9 @@ class OmahaEngine(Engine):
 
     def to_act(self) -> str | None:
         if self.phase == "betting":
-            i = self._b().to_act()
-            return None if i is None else self.players[i].name
+            b = self.bet
+            assert b is not None
+            return self.players[b.actors[0]].name if b.actors else None
         if self.phase == "showdown" and self.sd_queue:
             return self.players[self.sd_queue[0]].name
         return None
@@ -318,11 +381,8 @@ class OmahaEngine(Engine):
             button = start if start in ready else self._next_seat(start, ready)
         else:
             button = self._next_seat(self.button, ready)
-        order: list[int] = []
-        seat = button
-        for _ in range(len(ready)):
-            seat = self._next_seat(seat, ready)
-            order.append(seat)
+        # clockwise from the button's left (``ready`` is sorted; the button, if ready, is last)
+        order = [s for s in ready if s > button] + [s for s in ready if s <= button]
         names = [self.sitters[s].name for s in order]
         # validate the deal before touching anything
         for nm in deal.hands:
@@ -334,7 +394,7 @@ class OmahaEngine(Engine):
         if len(deal.board) + len(deal.shoe) < 5:
             raise IllegalAction("ボードのカードが足りません（5枚必要です）")
         used = [c for nm in names for c in deal.hands[nm]] + list(deal.board) + list(deal.shoe)
-        if len(set(used)) != len(used) or any(not 0 <= c < 52 for c in used):
+        if len(set(used)) != len(used) or min(used) < 0 or max(used) > 51:
             raise IllegalAction("配札に重複または不正なカードがあります")
 
         self._clear_hand()
@@ -382,13 +442,13 @@ class OmahaEngine(Engine):
         self._snapshot = [(s.stack, s.bet, s.committed, s.folded) for s in bet.seats]
         self._snap_money = (bet.collected, bet.dead, bet.max_bet)
         btn_name = self.sitters[button].name
-        events.append(Say(
+        events.append(_say(
             to="room",
             text=f"ハンド#{self.hand_no} 開始 ボタン: {button}番 {btn_name} / " + " / ".join(posts),
         ))
         for p in self.players:
             text = f"ハンド#{self.hand_no} あなたの手札: {_cards(p.hole)}"
-            events.append(Say(to=p.name, text=text))
+            events.append(_say(to=p.name, text=text))
         # the first clock reading after the deal starts the turn (a deal carries no time, and
         # the previous message's time could be long ago)
         self._turn_since = None
@@ -399,7 +459,8 @@ class OmahaEngine(Engine):
     # --- resolving the player's intent ----------------------------------------------------------
     def _resolve(self, p: _Player, a: Parsed) -> tuple[str, int]:
         """Turn a parsed betting action into ("fold"|"check"|"call"|"raise", make) or refuse."""
-        b = self._b()
+        b = self.bet
+        assert b is not None
         s = b.seats[p.idx]
         o = b.options(p.idx)
         name = a.action
@@ -459,19 +520,20 @@ class OmahaEngine(Engine):
         return f"ここではレイズできません（コール {o.call} かフォールド）"
 
     def _apply(self, p: _Player, kind: str, to: int) -> list[Event]:
-        b = self._b()
+        b = self.bet
+        assert b is not None
         if kind == "fold":
             self._commit_reserve(p)
             b.fold(p.idx)
-            return [ActionEvent(player=p.name, action="fold")]
+            return [_action(p.name, "fold")]
         p.reserved = 0  # a call or a raise puts in at least the reserved chips
         if kind == "check":
             b.check_call(p.idx)
-            return [ActionEvent(player=p.name, action="check")]
+            return [_action(p.name, "check")]
         if kind == "call":
             paid = b.check_call(p.idx)
             act = "allin" if b.seats[p.idx].stack == 0 else "call"
-            return [ActionEvent(player=p.name, action=act, amount=paid, to=b.seats[p.idx].bet)]
+            return [_action(p.name, act, paid, b.seats[p.idx].bet)]
         before = b.max_bet
         paid = b.raise_to(p.idx, to)
         self.aggressor = p.idx
@@ -479,7 +541,7 @@ class OmahaEngine(Engine):
             act = "allin"
         else:
             act = "raise" if before > 0 else "bet"
-        return [ActionEvent(player=p.name, action=act, amount=paid, to=to)]
+        return [_action(p.name, act, paid, to)]
 
     # --- act ------------------------------------------------------------------------------------
     def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
@@ -496,7 +558,8 @@ class OmahaEngine(Engine):
             raise IllegalAction("ハンド中ではありません")
         if p is None or p.removed:
             raise IllegalAction("このハンドに参加していません")
-        b = self._b()
+        b = self.bet
+        assert b is not None
         seat = b.seats[p.idx]
         if seat.folded:
             raise IllegalAction("すでにフォールドしています")
@@ -523,7 +586,7 @@ class OmahaEngine(Engine):
         events = self._apply(p, kind, to)
         if show:
             p.shown = show
-            events.append(Say(to="room", text=f"{p.name} さんがフォールドして公開: {_cards(show)}"))
+            events.append(_say("room", f"{p.name} さんがフォールドして公開: {_cards(show)}"))
         self._turn_since = self._now
         self._reminded = False
         events.extend(self._advance())
@@ -545,7 +608,8 @@ class OmahaEngine(Engine):
 
     # --- flying actions ----------------------------------------------------------------------
     def _flying(self, p: _Player, action: Parsed) -> list[Event]:
-        b = self._b()
+        b = self.bet
+        assert b is not None
         sitter = self.sitters[p.seat]
         name = action.action
         pending = p.fa is not None
@@ -560,7 +624,7 @@ class OmahaEngine(Engine):
         events: list[Event] = [FlyingAction(player=p.name, action=name, count=sitter.fa_count)]
         if sitter.fa_count >= self.fa_limit:
             events.append(Penalty(player=p.name, kind="flying_action_limit"))
-            events.append(Say(
+            events.append(_say(
                 to="room",
                 text=f"{p.name} さんはフライングアクション{sitter.fa_count}回目のため、"
                 "フォールド扱いで強制退席です",
@@ -571,14 +635,14 @@ class OmahaEngine(Engine):
             return events
         if pending:
             text = f"{p.name} さんのフライングアクションは最初の宣言が有効です"
-            events.append(Say(to="room", text=text))
+            events.append(_say(to="room", text=text))
             return events
         if name == "allin":
             s = b.seats[p.idx]
             half = s.stack // 2 if self.rules.allin_fa_return == "up" else -(-s.stack // 2)
             self._pay_dead(p, half)
             events.append(Penalty(player=p.name, kind="allin_fa", chips=half))
-            events.append(Say(
+            events.append(_say(
                 to="room",
                 text=f"{p.name} さんのオールインのフライングアクションは無効です。"
                 f"フォールド扱いとなり、{half} がポットに入ります",
@@ -592,7 +656,7 @@ class OmahaEngine(Engine):
             if show:
                 p.shown = show
                 text = f"{p.name} さんがフォールドして公開: {_cards(show)}"
-                events.append(Say(to="room", text=text))
+                events.append(_say(to="room", text=text))
             events.extend(self._advance())
             return events
         assert resolved is not None
@@ -605,7 +669,7 @@ class OmahaEngine(Engine):
         else:
             p.fa = _FA("raise", to, to - s.bet)
         p.reserved = p.fa.chips
-        events.append(Say(
+        events.append(_say(
             to="room",
             text=f"{p.name} さんのフライングアクション（{sitter.fa_count}回目）を記録しました。"
             "順番が来たときに適用します",
@@ -614,7 +678,8 @@ class OmahaEngine(Engine):
 
     def _resolve_fa(self, p: _Player) -> list[Event]:
         """The player with a pending FA is now to act: apply it (α) or restrict them (β)."""
-        b = self._b()
+        b = self.bet
+        assert b is not None
         fa = p.fa
         assert fa is not None
         p.fa = None
@@ -629,7 +694,7 @@ class OmahaEngine(Engine):
             self._pay_dead(p, pen)
             p.restrict = "call_or_fold"
             events.append(Penalty(player=p.name, kind="check_fa", chips=pen))
-            events.append(Say(
+            events.append(_say(
                 to="room",
                 text=f"{p.name} さんのチェック（フライング）は無効です。"
                 f"ペナルティ {pen} をポットに入れ、"
@@ -645,7 +710,7 @@ class OmahaEngine(Engine):
                 return events + self._apply(p, "call", 0)
             p.restrict = "call_or_fold"
             events.append(OmahaEvent(event="fa_void", player=p.name, action="call", chips=fa.chips))
-            events.append(Say(
+            events.append(_say(
                 to="room",
                 text=f"{p.name} さんのコール（フライング）は状況が変わりました。"
                 f"出したチップ {fa.chips} は戻りません。"
@@ -663,7 +728,7 @@ class OmahaEngine(Engine):
         else:
             p.restrict = "call_or_fold"
             text = f"レイズできないため、コール {o.call} かフォールドしてください"
-        events.append(Say(
+        events.append(_say(
             to="room",
             text=f"{p.name} さんのレイズ（フライング）は無効になりました。"
             f"出したチップ {fa.chips} は戻りません。" + text,
@@ -674,7 +739,8 @@ class OmahaEngine(Engine):
         """A penalty from ``p``'s stack into the main pot as dead money, remembered per player:
         a misdeal rewind refunds it to a player still in the hand but must keep a removed
         player's (their seat is not rewound, so the chips would otherwise vanish)."""
-        b = self._b()
+        b = self.bet
+        assert b is not None
         b.seats[p.idx].stack -= chips
         b.dead += chips
         p.dead += chips
@@ -692,7 +758,8 @@ class OmahaEngine(Engine):
 
     def _fold_now(self, p: _Player) -> list[Event]:
         """Fold out of turn (FA fold, penalties): reserved FA chips stay in the pot."""
-        b = self._b()
+        b = self.bet
+        assert b is not None
         self._commit_reserve(p)
         p.fa = None
         p.restrict = None
@@ -703,7 +770,8 @@ class OmahaEngine(Engine):
         return [ActionEvent(player=p.name, action="fold")]
 
     def _remove_now(self, p: _Player) -> list[Event]:
-        b = self._b()
+        b = self.bet
+        assert b is not None
         s = b.seats[p.idx]
         chips = s.stack
         s.stack = 0
@@ -716,15 +784,15 @@ class OmahaEngine(Engine):
     def _advance(self) -> list[Event]:
         """After any change: resolve pending FAs, end rounds, deal streets, reach the showdown."""
         events: list[Event] = []
-        b = self._b()
+        b = self.bet
+        assert b is not None
         while self.phase == "betting":
             if b.live_count() <= 1:
                 events.extend(self._end_round())
                 events.extend(self._award_uncontested())
                 return events
-            i = b.to_act()
-            if i is not None:
-                p = self.players[i]
+            if b.actors:
+                p = self.players[b.actors[0]]
                 if p.fa is not None:
                     events.extend(self._resolve_fa(p))
                     continue
@@ -739,7 +807,7 @@ class OmahaEngine(Engine):
             self.shown_board = 3 if self.street == 1 else self.shown_board + 1
             if self.street == 1:
                 self.flop_seen = True
-            events.append(Say(
+            events.append(_say(
                 to="room",
                 text=f"{STREET_NAMES[self.street]}: {_cards(self.board[: self.shown_board])}",
             ))
@@ -750,7 +818,8 @@ class OmahaEngine(Engine):
         return events
 
     def _end_round(self) -> list[Event]:
-        b = self._b()
+        b = self.bet
+        assert b is not None
         for p in self.players:
             p.fa = None
             p.restrict = None
@@ -762,14 +831,20 @@ class OmahaEngine(Engine):
         return [OmahaEvent(event="returned", player=self.players[j].name, amount=back)]
 
     def _prompt(self, p: _Player) -> Event:
-        o = self._b().options(p.idx)
-        parts = ["チェック" if o.call == 0 else f"コール {o.call}"]
+        b = self.bet
+        assert b is not None
+        o = b.options(p.idx)
+        first = "チェック" if o.call == 0 else f"コール {o.call}"
         if o.can_raise:
-            word = "メイク" if self._b().max_bet > 0 else "ベット"
-            rng = f"{o.min_to}〜{o.max_to}" if o.min_to < o.max_to else f"{o.min_to}"
-            parts.append(f"{word} {rng}")
-        parts.append("フォールド")
-        return Say(to="room", text=f"{p.name} さんの番です（{' / '.join(parts)}）")
+            word = "メイク" if b.max_bet > 0 else "ベット"
+            if o.min_to < o.max_to:
+                text = (f"{p.name} さんの番です（{first} / {word} {o.min_to}〜{o.max_to}"
+                        " / フォールド）")
+            else:
+                text = f"{p.name} さんの番です（{first} / {word} {o.min_to} / フォールド）"
+        else:
+            text = f"{p.name} さんの番です（{first} / フォールド）"
+        return _say("room", text)
 
     # --- settlement ------------------------------------------------------------------------------
     def _rake_for(self, total: int) -> int:
@@ -792,7 +867,8 @@ class OmahaEngine(Engine):
         return out, rake
 
     def _award_uncontested(self) -> list[Event]:
-        b = self._b()
+        b = self.bet
+        assert b is not None
         winner = next(p for p in self.players if not b.seats[p.idx].folded)
         total = sum(ps.amount for ps in b.pots())
         (amount,), rake = self._take_rake([total])
@@ -801,7 +877,7 @@ class OmahaEngine(Engine):
             events.append(Rake(amount=rake))
         b.seats[winner.idx].stack += amount
         events.append(Pot(index=0, amount=amount, shares={winner.name: amount}))
-        events.append(Say(
+        events.append(_say(
             to="room",
             text=f"{winner.name} さんがポット {amount} を獲得しました"
             "（オープンかクローズを宣言できます）",
@@ -814,13 +890,14 @@ class OmahaEngine(Engine):
             raise IllegalAction("このハンドに参加していません")
         self.winner_after_fold = None
         if action.action == "close":
-            return [Say(to="room", text=f"{p.name} さんはクローズしました")]
+            return [_say(to="room", text=f"{p.name} さんはクローズしました")]
         cards = self._fold_cards(p, action) if action.cards else list(p.hole)
         p.shown = cards
-        return [Say(to="room", text=f"{p.name} さんがオープン: {_cards(cards)}")]
+        return [_say(to="room", text=f"{p.name} さんがオープン: {_cards(cards)}")]
 
     def _sd_order(self) -> list[int]:
-        b = self._b()
+        b = self.bet
+        assert b is not None
         n = len(self.players)
         start = 0
         if self.world and self.aggressor is not None:
@@ -837,7 +914,8 @@ class OmahaEngine(Engine):
         return seq
 
     def _start_showdown(self) -> list[Event]:
-        b = self._b()
+        b = self.bet
+        assert b is not None
         events: list[Event] = []
         while self.shown_board < 5:  # all-in: run the board out
             self.shown_board = 3 if self.shown_board == 0 else self.shown_board + 1
@@ -845,7 +923,7 @@ class OmahaEngine(Engine):
             self.aggressor = None
             if self.shown_board >= 3:
                 self.flop_seen = True
-            events.append(Say(
+            events.append(_say(
                 to="room",
                 text=f"{STREET_NAMES[self.street]}: {_cards(self.board[: self.shown_board])}",
             ))
@@ -871,7 +949,7 @@ class OmahaEngine(Engine):
 
     def _sd_prompt(self) -> Event:
         name = self.players[self.sd_queue[0]].name
-        return Say(to="room", text=f"{name} さん、オープンかマックを宣言してください")
+        return _say(to="room", text=f"{name} さん、オープンかマックを宣言してください")
 
     def _hand_value(self, p: _Player) -> int:
         key = self._keys.get(p.idx)
@@ -885,7 +963,7 @@ class OmahaEngine(Engine):
         p.shown = list(p.hole)
         klass = class_of("omaha", self._hand_value(p))
         bonus = self.rules.hand_bonus.get(klass, 0)
-        events: list[Event] = [Say(
+        events: list[Event] = [_say(
             to="room",
             text=f"{p.name} さんがオープン: {_cards(p.hole)}（{CLASS_JA.get(klass, klass)}）",
         )]
@@ -895,11 +973,12 @@ class OmahaEngine(Engine):
                 sitter.bonus += bonus
                 events.append(OmahaEvent(event="hand_bonus", player=p.name, hand=klass, bank=bonus))
                 text = f"{p.name} さんにハンドボーナス {bonus} ポイント（退席時に加算）"
-                events.append(Say(to="room", text=text))
+                events.append(_say(to="room", text=text))
         return events
 
     def _showdown_act(self, p: _Player, action: Parsed) -> list[Event]:
-        b = self._b()
+        b = self.bet
+        assert b is not None
         if not self.sd_queue or self.sd_queue[0] != p.idx:
             raise IllegalAction("まだあなたの番ではありません")
         name = action.action
@@ -917,7 +996,7 @@ class OmahaEngine(Engine):
             b.touch()
             p.shown = show
             text = f"{p.name} さんはマックしました" + (f"（公開: {_cards(show)}）" if show else "")
-            events = [ActionEvent(player=p.name, action="muck"), Say(to="room", text=text)]
+            events = [ActionEvent(player=p.name, action="muck"), _say(to="room", text=text)]
         else:
             raise IllegalAction("オープンかマックを宣言してください")
         self.sd_queue.pop(0)
@@ -931,7 +1010,8 @@ class OmahaEngine(Engine):
         return events + self._settle()
 
     def _settle(self) -> list[Event]:
-        b = self._b()
+        b = self.bet
+        assert b is not None
         pots = b.pots()
         amounts, rake = self._take_rake([ps.amount for ps in pots])
         events: list[Event] = []
@@ -964,7 +1044,7 @@ class OmahaEngine(Engine):
             for i in winners:
                 b.seats[i].stack += shares[self.players[i].name]
             events.append(Pot(index=k, amount=amount, shares=shares))
-            events.append(Say(
+            events.append(_say(
                 to="room",
                 text=f"{labels[k]} {amount} → " + "、".join(f"{n} {c}" for n, c in shares.items()),
             ))
@@ -972,7 +1052,8 @@ class OmahaEngine(Engine):
 
     def _finish(self) -> list[Event]:
         """Chips back to the seats, hand_end, then leavers and the bankrupt stand up."""
-        b = self._b()
+        b = self.bet
+        assert b is not None
         b.touch()
         for p in self.players:
             if p.removed:
@@ -990,7 +1071,7 @@ class OmahaEngine(Engine):
             if sitter is None or sitter.name != p.name:
                 continue
             if sitter.chips == 0:
-                events.append(Say(to="room", text=f"{p.name} さんは破産しました"))
+                events.append(_say(to="room", text=f"{p.name} さんは破産しました"))
                 events.extend(self._leave_event(sitter, 0))
             elif sitter.leaving:
                 events.extend(self._leave_event(sitter, sitter.chips))
@@ -1005,7 +1086,8 @@ class OmahaEngine(Engine):
         if p is None or p.removed or self._b().seats[p.idx].folded:
             return []
         if self.phase == "showdown":
-            b = self._b()
+            b = self.bet
+            assert b is not None
             if b.live_count() <= 1:
                 return []  # the last hand standing: the pot is theirs, penalties follow the hand
             p.mucked = True
@@ -1032,7 +1114,7 @@ class OmahaEngine(Engine):
         if self.in_hand:
             if not self._b().seats[p.idx].folded:  # last hand standing at the showdown
                 s.leaving = True
-                return [*events, Say(to="room", text=f"{player} さんはこのハンドの後に退席します")]
+                return [*events, _say(to="room", text=f"{player} さんはこのハンドの後に退席します")]
             events.extend(self._remove_now(p))
             return events
         # the fold ended the hand; the player is still seated with their final chips
@@ -1073,7 +1155,8 @@ class OmahaEngine(Engine):
         if len(self.spare) < 4:
             raise IllegalAction("替えのカードがありません")
         p = self.pmap[player]
-        b = self._b()
+        b = self.bet
+        assert b is not None
         burned = p.hole
         p.hole = self.spare[:4]
         self.spare = self.spare[4:]
@@ -1098,16 +1181,17 @@ class OmahaEngine(Engine):
         b.start_round(self._first_idx, 0, facing=self.bb)
         events: list[Event] = [
             OmahaEvent(event="misdeal", player=player, burned=cards_str(burned)),
-            Say(to="room", text=f"誤配: {player} さんの手札 {_cards(burned)} を公開して"
+            _say(to="room", text=f"誤配: {player} さんの手札 {_cards(burned)} を公開して"
                 "バーンします。アクションを最初からやり直します"),
-            Say(to=player, text=f"ハンド#{self.hand_no} 新しい手札: {_cards(p.hole)}"),
+            _say(to=player, text=f"ハンド#{self.hand_no} 新しい手札: {_cards(p.hole)}"),
         ]
         self._turn_since = self._now
         events.extend(self._advance())
         return events
 
     def _nogame(self) -> list[Event]:
-        b = self._b()
+        b = self.bet
+        assert b is not None
         events = self._end_round() if self.phase == "betting" else []
         pots = b.pots()
         total = sum(ps.amount for ps in pots)
@@ -1128,7 +1212,7 @@ class OmahaEngine(Engine):
             paid += amt
         self.house_paid += paid - total
         events.append(OmahaEvent(event="nogame", pot=total, payments=payments))
-        events.append(Say(
+        events.append(_say(
             to="room",
             text="NO GAME: " + "、".join(f"{n} {c}" for n, c in payments.items()),
         ))
@@ -1146,7 +1230,7 @@ class OmahaEngine(Engine):
             p.shown = list(p.hole)
             return [
                 OmahaEvent(event="exposed", player=player, cards=cards_str(p.hole), chips=half),
-                Say(to="room", text=f"{player} さんの手札が見えました: {_cards(p.hole)}。"
+                _say(to="room", text=f"{player} さんの手札が見えました: {_cards(p.hole)}。"
                     f"ポットの半額 {half} をお支払いします（ハンド終了時）。"
                     "手札は公開のまま続行します"),
             ]
@@ -1158,7 +1242,7 @@ class OmahaEngine(Engine):
         self.board.append(self.spare.pop(0))
         return [
             OmahaEvent(event="burned", card=card_str(burned)),
-            Say(to="room", text=f"見えてしまったカード {pretty(burned)} を公開してバーンします"),
+            _say(to="room", text=f"見えてしまったカード {pretty(burned)} を公開してバーンします"),
         ]
 
     # --- the clock -------------------------------------------------------------------------------
@@ -1181,10 +1265,10 @@ class OmahaEngine(Engine):
             o = self._b().options(p.idx)
             word = "check" if o.call == 0 and p.restrict is None else "fold"
             return [
-                Say(to="room", text=f"{who} さんは時間切れです"),
+                _say(to="room", text=f"{who} さんは時間切れです"),
                 *self.act(who, Parsed(kind="action", action=word), now),
             ]
         if clock.remind_after and waited >= clock.remind_after and not self._reminded:
             self._reminded = True
-            return [Say(to="room", text=f"{who} さん、アクションをお願いします")]
+            return [_say(to="room", text=f"{who} さん、アクションをお願いします")]
         return []
