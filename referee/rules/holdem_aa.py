@@ -34,10 +34,9 @@ Rulings (RULES.md plus gaps decided here):
   via ``force_fold``) and stands up when the hand ends. ``remove`` folds and stands up at once.
 * Removal (``remove``, a penalty; the lead's ruling, the same in all house games): a player
   removed from the table forfeits to the house everything they staked this hand (ante, AA, call)
-  and gets no dealing-mistake guarantee, even if they had posted, called (their hand is folded:
-  dead) or were force-folded first.
-  Their stake stays in the house's books, so ``sum(stack changes, chips taken away by leave)
-  + result == 0`` holds.
+  and gets no dealing-mistake guarantee, even if they had called (the hand is folded: dead) or
+  were force-folded first. Their stake stays in the house's books, so ``sum(stack changes,
+  chips taken away by leave) + result == 0`` holds.
 * Bankruptcy: after each hand, a player with fewer than ``bankrupt_below`` (20) chips is stood up.
 * The bank converts 1:1 (``buy_in_chips`` is the identity; ``leave`` credits the chips).
 * Dealing mistake (``dealing_mistake`` any kind, i.e. ``!nogame``/``!misdeal``/``!exposed``: the bot
