@@ -377,10 +377,22 @@ def _replay_lines(lines: list[Line], db: Path | None, out: TextIO) -> None:
             raise TranscriptError(f"--db: {e}") from None
         for warning in resume(referee, store):
             print(f"referee: warning: {warning}", file=sys.stderr)
+    process, write = referee.process, out.write
+    # With a database each line's events are out as soon as the line is saved (a killed run
+    # shows exactly what it did); without one, the stream's buffer decides (a flush per line
+    # costs a system call per line) and everything is out when the run ends.
+    flush = out.flush if store is not None else None
     try:
-        for _, events in run(lines, referee):
-            out.write("".join([event_line(ev) for ev in events]))
-            out.flush()
+        for line in lines:  # run() inlined: process() skips what was processed
+            try:
+                outcome = process(line.input)
+            except DirectiveError as e:
+                raise TranscriptError(f"line {line.lineno}: {e}") from None
+            if outcome is not None:
+                write("".join([event_line(ev) for ev in outcome.events]))
+                if flush is not None:
+                    flush()
     finally:
+        out.flush()
         if store is not None and hasattr(store, "close"):
             store.close()
