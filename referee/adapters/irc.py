@@ -28,19 +28,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import random
 import re
 import signal
 import ssl
 import time
-import tomllib
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.adapters.config import ConfigError as ConfigError
+from referee.adapters.config import read_settings
 from referee.adapters.outbox import Pacer, byte_len, encoding_ok, split_text
 from referee.service import COMMAND_ALIASES, MODERATOR_COMMANDS
 
@@ -51,9 +51,6 @@ LINE_LIMIT = 512  # RFC 1459/2812: a message including the trailing CR LF
 _ASSUMED_USERHOST = 10 + 1 + 63
 _FORMATTING = re.compile(r"\x03(?:\d{1,2}(?:,\d{1,2})?)?|[\x02\x0f\x11\x16\x1d\x1e\x1f]")
 
-
-class ConfigError(ValueError):
-    pass
 
 
 @dataclass
@@ -94,24 +91,7 @@ _KEYS: dict[str, type] = {
 
 def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
     """TOML file (``[irc]`` table or top level) overridden by flags; ConfigError if unusable."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"{path}: {e}") from None
-        data = dict(raw.get("irc", raw))
-    for k, v in overrides.items():
-        if v is not None and v != []:
-            data[k] = v
-    if "password" not in data and os.environ.get("REFEREE_IRC_PASSWORD"):
-        data["password"] = os.environ["REFEREE_IRC_PASSWORD"]
-    unknown = set(data) - set(_KEYS)
-    if unknown:
-        raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
-    for k in ("server", "channels", "database"):
-        if not data.get(k):
-            raise ConfigError(f"missing setting: {k}")
+    data = read_settings(path, "irc", overrides, _KEYS, ("server", "channels", "database"))
     channels = [str(c) for c in data["channels"]]
     for c in channels:
         if not c or c[0] not in "#&+!" or any(ch in c for ch in " ,\x07"):

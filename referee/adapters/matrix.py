@@ -26,11 +26,9 @@ import contextlib
 import hashlib
 import json
 import logging
-import os
 import signal
 import sqlite3
 import time
-import tomllib
 import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -39,6 +37,8 @@ from typing import Any
 
 import nio  # type: ignore[import-untyped]
 
+from referee.adapters.config import ConfigError as ConfigError
+from referee.adapters.config import read_settings
 from referee.adapters.matrix_render import incoming_text, mxid_of, name_of, render
 
 log = logging.getLogger("referee.matrix")
@@ -52,9 +52,6 @@ SYNC_FILTER: dict[str, Any] = {
 ENCRYPTION = {"type": "m.room.encryption", "state_key": "",
               "content": {"algorithm": "m.megolm.v1.aes-sha2"}}
 
-
-class ConfigError(ValueError):
-    pass
 
 
 @dataclass
@@ -89,24 +86,7 @@ _KEYS = {
 
 def load_config(path: Path | None, overrides: dict[str, Any]) -> MatrixConfig:
     """TOML file (``[matrix]`` table or top level) overridden by flags; ConfigError if unusable."""
-    data: dict[str, Any] = {}
-    if path is not None:
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"{path}: {e}") from None
-        data = dict(raw.get("matrix", raw))
-    for k, v in overrides.items():
-        if v is not None and v != []:
-            data[k] = v
-    if "password" not in data and os.environ.get("REFEREE_MATRIX_PASSWORD"):
-        data["password"] = os.environ["REFEREE_MATRIX_PASSWORD"]
-    unknown = set(data) - set(_KEYS)
-    if unknown:
-        raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
-    for k in ("homeserver", "user_id", "database"):
-        if not data.get(k):
-            raise ConfigError(f"missing setting: {k}")
+    data = read_settings(path, "matrix", overrides, _KEYS, ("homeserver", "user_id", "database"))
     if not data.get("password") and not data.get("access_token"):
         raise ConfigError("a password or an access_token is required")
     user_id = str(data["user_id"])
