@@ -97,6 +97,13 @@ class Table:
     closing: bool = False
     auto: bool = False  # deal the next hand by itself (``!open GAME auto=on``)
     ended_at: float | None = None  # time of the input that ended the last hand
+    # The action clock (``!clock off|on``): while paused no tick reaches the engine; the engine
+    # sees "clock time" = input time minus the paused time, so a pause neither runs out a turn
+    # nor leaves a deadline in the past at resume.
+    paused: bool = False
+    paused_at: float | None = None  # input time of the !clock off (None: not known yet)
+    paused_total: float = 0.0
+    last_time: float | None = None  # the latest input time seen at this table
 
 
 @dataclass
@@ -125,11 +132,14 @@ COMMAND_ALIASES = {
     "ペナルティ": "penalties", "配る": "deal", "ディール": "deal", "ノーゲーム": "nogame",
     "ミスディール": "misdeal", "開始": "open", "終了": "close", "確定": "confirm",
     "却下": "dismiss", "ラス枠": "lastslot", "付与": "grant", "ランク": "rank", "状況": "status",
+    "時計": "clock", "時計停止": "clock", "時計再開": "clock",
 }
+# Aliases that also stand for an argument (``!時計停止`` = ``!clock off``).
+ALIAS_ARGS = {"時計停止": ["off"], "時計再開": ["on"]}
 
 MODERATOR_COMMANDS = {
     "open", "close", "deal", "grant", "penalty", "confirm", "dismiss", "nogame", "misdeal",
-    "exposed", "lastslot", "rank",
+    "exposed", "lastslot", "rank", "clock",
 }
 
 HELP = {
@@ -153,6 +163,8 @@ HELP = {
     "lastslot": "!lastslot on|off — ラス枠のジョーカー効果を切り替えます（モデレーター）",
     "rank": "!rank @user MARK — ランク印を設定します（- で無印）（モデレーター）",
     "status": "!status （!状況） — テーブルの状況（ゲーム、ハンド、手番、チップ）",
+    "clock": "!clock off|on （!時計停止 / !時計再開） — アクションの持ち時間を停止・再開します"
+    "（停止中の時間は数えません）（モデレーター）",
     "help": "!help [コマンド] — 使い方",
 }
 
@@ -341,8 +353,33 @@ class Referee:
     def _tick(self, ctx: _Ctx, room: str, now: float) -> None:
         table = self.tables.get(room)
         if table is not None:
-            self._emit(ctx, table.engine.tick(now))
+            clock_now = self._clock_time(table, now)
+            if table.paused or clock_now is None:
+                return  # a paused clock: no reminder, no default action
+            self._emit(ctx, table.engine.tick(clock_now))
             self._after(ctx, table)
+
+    @staticmethod
+    def _clock_time(table: Table, now: float | None) -> float | None:
+        """The time the engine sees: ``now`` minus the time the clock was paused (frozen at the
+        pause while it lasts), so engine deadlines skip the pause."""
+        if now is not None:
+            table.last_time = now if table.last_time is None else max(table.last_time, now)
+            if table.paused and table.paused_at is None:
+                table.paused_at = now
+        if table.paused:
+            return None if table.paused_at is None else table.paused_at - table.paused_total
+        return None if now is None else now - table.paused_total
+
+    def wants_tick(self, room: str) -> bool:
+        """Whether a live adapter's timer should tick this table: a hand is running (someone is
+        awaited: a turn, the stakes, a showdown) and the clock is not paused."""
+        t = self.tables.get(room)
+        return t is not None and not t.paused and t.engine.in_hand
+
+    def clock_paused(self, room: str) -> bool:
+        t = self.tables.get(room)
+        return t is not None and t.paused
 
     def rebuild(self, inputs: Iterable[dict[str, Any]]) -> None:
         """Re-run saved inputs with persistence off: the same state as when they were saved."""
@@ -368,6 +405,7 @@ class Referee:
                 room: {
                     "game": t.game, "options": t.options, "closing": t.closing,
                     "auto": t.auto, "ended_at": t.ended_at,
+                    "clock": (t.paused, t.paused_at, t.paused_total),
                     "hand": t.engine.hand_no, "in_hand": t.engine.in_hand,
                     "stacks": t.engine.stacks(),
                     "seated": [(s.seat, s.name, s.chips, s.npc) for s in t.engine.seated()],
@@ -564,7 +602,8 @@ class Referee:
         # apply it as the speaker's own.
         if parsed.kind == "action" and seated and not parsed.advice:
             try:
-                events = table.engine.act(sender, parsed, float(now) if now is not None else None)
+                at = self._clock_time(table, float(now) if now is not None else None)
+                events = table.engine.act(sender, parsed, at)
             except IllegalAction as e:
                 self._emit(ctx, [Rejected(player=sender, text=text, reason=e.reason),
                                  Say(to="room", text=f"{sender}さん: {e.reason}")])
@@ -684,7 +723,7 @@ class Referee:
             self._say(ctx, "コマンドが空です。!help で使い方を表示します。", to=reply_to)
             return
         name = COMMAND_ALIASES.get(parts[0], parts[0].lower())
-        args = parts[1:]
+        args = ALIAS_ARGS.get(parts[0], []) + parts[1:]
         handler = getattr(self, f"_cmd_{name}", None)
         if handler is None:
             self._say(ctx, f"「!{parts[0]}」というコマンドはありません。!help で一覧を表示します。",
@@ -915,6 +954,27 @@ class Referee:
         on = args[0].lower() == "on"
         self._emit(ctx, t.engine.set_last_slot(on))
         self._say(ctx, "ラス枠を開始しました。" if on else "ラス枠を終了しました。")
+
+    def _cmd_clock(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        t = self._need_table(room)
+        word = args[0].lower() if args else ""
+        word = {"停止": "off", "再開": "on"}.get(word, word)
+        if word not in ("on", "off"):
+            raise IllegalAction("使い方: " + HELP["clock"])
+        now = ctx.input.get("time")
+        at = float(now) if now is not None else t.last_time
+        if word == "off":
+            if t.paused:
+                raise IllegalAction("持ち時間はすでに停止しています")
+            t.paused, t.paused_at = True, at
+            self._say(ctx, "持ち時間を停止しました（!clock on で再開します）。")
+            return
+        if not t.paused:
+            raise IllegalAction("持ち時間は停止していません")
+        if at is not None and t.paused_at is not None and at > t.paused_at:
+            t.paused_total += at - t.paused_at
+        t.paused, t.paused_at = False, None
+        self._say(ctx, "持ち時間を再開しました。")
 
     def _cmd_rank(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         if len(args) < 2:

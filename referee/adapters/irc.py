@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.config import read_settings
 from referee.adapters.outbox import Pacer, byte_len, encoding_ok, split_text
@@ -74,6 +75,7 @@ class IrcConfig:
     max_backoff: float = 60.0  # reconnect backoff cap, seconds
     ping_interval: float = 60.0  # PING the server after this much silence ...
     ping_timeout: float = 60.0  # ... and reconnect if it stays silent this much longer
+    tick_every: float = TICK_EVERY  # action clock: seconds between timer ticks of one table
 
     @property
     def effective_port(self) -> int:
@@ -85,7 +87,7 @@ _KEYS: dict[str, type] = {
     "tls_verify": bool, "tls_ca": str, "nick": str, "username": str, "realname": str,
     "password": str, "moderators": list, "require_identified": bool, "encoding": str,
     "interval": float, "burst": int, "max_backoff": float, "ping_interval": float,
-    "ping_timeout": float,
+    "ping_timeout": float, "tick_every": float,
 }
 
 
@@ -120,6 +122,7 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
             max_backoff=float(data.get("max_backoff", 60.0)),
             ping_interval=float(data.get("ping_interval", 60.0)),
             ping_timeout=float(data.get("ping_timeout", 60.0)),
+            tick_every=float(data.get("tick_every", TICK_EVERY)),
         )
     except (TypeError, ValueError) as e:
         raise ConfigError(str(e)) from None
@@ -127,6 +130,8 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
         raise ConfigError(f"bad port: {cfg.port}")
     if cfg.interval < 0 or cfg.burst < 1:
         raise ConfigError("interval must be >= 0 and burst >= 1")
+    if cfg.tick_every <= 0:
+        raise ConfigError("tick_every must be > 0")
     return cfg
 
 
@@ -236,6 +241,7 @@ class IrcBot:
         self._last_rx = 0.0
         self._lost: asyncio.Event = asyncio.Event()
         self._was_connected = False
+        self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
         # counters for operators and tests
         self.connects = 0
         self.sent_lines = 0
@@ -503,18 +509,49 @@ class IrcBot:
         out = self.referee.process(inp)
         if out is None:
             return
+        self._deliver(out.events, room, nick)
+
+    def _deliver(self, events: list[Any], room: str, nick: str | None) -> None:
+        """Send an input's says: to the table's channel (else to ``nick``) or privately."""
         channel = self._channel_of(room)
-        for ev in out.events:
+        for ev in events:
             if ev.event != "say":
                 continue
             to, say = str(getattr(ev, "to", "room")), str(getattr(ev, "text", ""))
             if to == "room":
                 if channel is not None:
                     self.send(channel, say)
-                else:
+                elif nick is not None:
                     self.send(nick, say)
             else:
                 self.say_private(to, say)
+
+    # --- the action clock -----------------------------------------------------------------------
+    def clock_tick(self, now: float) -> list[str]:
+        """Tick the tables of our channels that wait on someone (see referee.adapters.clock);
+        the rooms ticked. Only while registered: players cut off from the server cannot act,
+        so their clock must not run them out."""
+        if not self.registered:
+            return []
+        rooms = {self._room(c) for c in self.config.channels}
+        due = due_ticks(self.referee, now, self._ticked, self.config.tick_every, rooms)
+        for room in due:
+            self._ticked[room] = now
+            self.seq += 1
+            out = self.referee.process(
+                {"kind": "tick", "id": f"irc:{self.run_id}:{self.seq}", "room": room,
+                 "time": now})
+            if out is not None:
+                self._deliver(out.events, room, None)
+        return due
+
+    async def _clock(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                self.clock_tick(time.time())
+            except Exception:  # a bug in one tick must not stop the clock of every table
+                log.exception("clock tick failed")
+            await self._sleep(1.0)
 
     def _table_of(self, ident: str) -> str:
         """A private message concerns the table where the player sits (else the first one)."""
@@ -615,6 +652,7 @@ class IrcBot:
         """Connect, serve, reconnect with backoff until :attr:`stopping` is set."""
         worker = asyncio.create_task(self._worker())
         sender = asyncio.create_task(self._sender())
+        clock = asyncio.create_task(self._clock())
         backoff = 1.0
         try:
             while not self.stopping.is_set():
@@ -639,7 +677,8 @@ class IrcBot:
         finally:
             worker.cancel()
             sender.cancel()
-            for task in (worker, sender):
+            clock.cancel()
+            for task in (worker, sender, clock):
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
 

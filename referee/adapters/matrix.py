@@ -30,6 +30,7 @@ import signal
 import sqlite3
 import time
 import urllib.parse
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from typing import Any
 
 import nio  # type: ignore[import-untyped]
 
+from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.config import read_settings
 from referee.adapters.matrix_render import incoming_text, mxid_of, name_of, render
@@ -67,6 +69,7 @@ class MatrixConfig:
     device_name: str = "referee"
     sync_timeout_ms: int = 30_000
     max_retry_wait: float = 5.0  # cap of the reconnect backoff, seconds
+    tick_every: float = TICK_EVERY  # action clock: seconds between timer ticks of one table
 
     @property
     def server_name(self) -> str:
@@ -80,7 +83,7 @@ class MatrixConfig:
 _KEYS = {
     "homeserver": str, "user_id": str, "password": str, "access_token": str, "device_id": str,
     "database": str, "store_dir": str, "moderators": list, "device_name": str,
-    "sync_timeout_ms": int, "max_retry_wait": float,
+    "sync_timeout_ms": int, "max_retry_wait": float, "tick_every": float,
 }
 
 
@@ -104,6 +107,7 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> MatrixConfig:
         device_name=str(data.get("device_name", "referee")),
         sync_timeout_ms=int(data.get("sync_timeout_ms", 30_000)),
         max_retry_wait=float(data.get("max_retry_wait", 5.0)),
+        tick_every=float(data.get("tick_every", TICK_EVERY)),
     )
 
 
@@ -234,6 +238,8 @@ class MatrixBot:
         self.client: Any = None
         self.stopping = asyncio.Event()
         self.synced = 0  # number of completed sync batches (tests wait on it)
+        self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
+        self._flushing = asyncio.Lock()  # the sync loop and the clock both flush the outbox
         self.rate_limits = _RateLimitCounter()
         logging.getLogger("nio").addHandler(self.rate_limits)
 
@@ -290,6 +296,44 @@ class MatrixBot:
     async def run(self) -> None:
         await self._login()
         await self.flush()  # replies a previous run queued but did not send
+        clock = asyncio.create_task(self._clock())
+        try:
+            await self._sync_loop()
+        finally:
+            clock.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await clock
+
+    # --- the action clock -------------------------------------------------------------------
+    async def clock_tick(self, now: float) -> list[str]:
+        """Tick the tables that wait on someone (see referee.adapters.clock) and queue what it
+        says in the outbox (the caller flushes); the rooms ticked. Not before the first sync:
+        messages sent while the bot was down come first, or a player who did act in time would
+        be timed out."""
+        if self.synced == 0:
+            return []
+        due = due_ticks(self.referee, now, self._ticked, self.config.tick_every)
+        for room in due:
+            self._ticked[room] = now
+            input_id = f"tick:{uuid.uuid4().hex}"
+            out = self.referee.process(
+                {"kind": "tick", "id": input_id, "room": room, "time": now})
+            if out is not None:
+                await self._queue(input_id, room, room, "", [e.to_json() for e in out.events])
+        return due
+
+    async def _clock(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                if await self.clock_tick(time.time()):
+                    await self.flush()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bug in one tick must not stop the clock of every table
+                log.exception("clock tick failed")
+            await self._sleep(1.0)
+
+    async def _sync_loop(self) -> None:
         since = self.state.get("next_batch")
         first = True
         backoff = 0.5
@@ -525,6 +569,10 @@ class MatrixBot:
     async def flush(self) -> None:
         """Send what the outbox holds, in order per room; a room not ready yet holds back only
         its own messages."""
+        async with self._flushing:
+            await self._flush()
+
+    async def _flush(self) -> None:
         blocked: set[str] = set()
         for seq, input_id, idx, room_id, content in self.state.unsent():
             if room_id in blocked:
