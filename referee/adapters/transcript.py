@@ -333,9 +333,11 @@ def event_line(ev: Event) -> str:
 
 
 def open_store(db: Path) -> Persistence:
+    """The replay's own database: opened exclusively (no lock or shared memory per commit),
+    since a replay owns the file for its run; a bot or query on it waits until the run ends."""
     from referee.store import Store
 
-    return Store(db)
+    return Store(db, exclusive=True)
 
 
 def replay(path: Path, db: Path | None, out: TextIO) -> None:
@@ -383,6 +385,24 @@ def _replay_lines(lines: list[Line], db: Path | None, out: TextIO) -> None:
     # costs a system call per line) and everything is out when the run ends.
     flush = out.flush if store is not None else None
     try:
+        if store is not None and hasattr(store, "last_json"):
+            # the store has serialised each event it saved (the same text as event_line):
+            # print that, once the line is saved (process() returns after the save)
+            for line in lines:
+                try:
+                    outcome = process(line.input)
+                except DirectiveError as e:
+                    raise TranscriptError(f"line {line.lineno}: {e}") from None
+                if outcome is not None:
+                    events = outcome.events
+                    if not events:
+                        continue
+                    if store.last_events is events:
+                        write("\n".join(store.last_json) + "\n")
+                    else:
+                        write("".join([event_line(ev) for ev in events]))
+                    out.flush()
+            return
         for line in lines:  # run() inlined: process() skips what was processed
             try:
                 outcome = process(line.input)
