@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import json
 import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from json.encoder import encode_basestring as _quote
 from pathlib import Path
 from typing import Any, TextIO
 
 from referee.cards import Card, CardError, card_str, parse_cards
 from referee.definitions import GAME_IDS, DefinitionError, load
-from referee.events import ActionEvent, Event, Say
+from referee.events import Event, event_json
 from referee.outcome import Persistence
 from referee.service import DirectiveError, Referee
 
@@ -309,27 +307,9 @@ def replay_events(
     return out
 
 
-_BASE_TO_JSON = Event.to_json
-
-
 def event_line(ev: Event) -> str:
-    """One JSON Lines line: ``ev.to_json()`` as UTF-8 JSON, the same text pydantic's compiled
-    serializer writes. ``say`` (most of the events) is spelled out with the C string encoder of
-    :mod:`json` (it escapes exactly what pydantic escapes); the rest go straight to the model's
-    serializer (``model_dump_json`` costs twice as much in Python around it)."""
-    cls = type(ev)
-    if cls is Say and not ev.__pydantic_extra__:
-        d = ev.__dict__
-        return '{"event":"say","to":' + _quote(d["to"]) + ',"text":' + _quote(d["text"]) + "}\n"
-    if cls is ActionEvent and not ev.__pydantic_extra__:
-        d = ev.__dict__
-        to = d["to"]
-        return ('{"event":"action","player":' + _quote(d["player"]) + ',"action":'
-                + _quote(d["action"]) + ',"amount":' + str(d["amount"])
-                + ("}\n" if to is None else ',"to":' + str(to) + "}\n"))
-    if cls.to_json is _BASE_TO_JSON:
-        return cls.__pydantic_serializer__.to_json(ev, exclude_none=True).decode() + "\n"
-    return json.dumps(ev.to_json(), ensure_ascii=False) + "\n"
+    """One JSON Lines line of the replay's output (CONTRACTS §3)."""
+    return event_json(ev) + "\n"
 
 
 def open_store(db: Path) -> Persistence:

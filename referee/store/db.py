@@ -20,7 +20,6 @@ import json
 import sqlite3
 import threading
 import time
-from json.encoder import encode_basestring as _quote
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -28,7 +27,8 @@ from typing import Any
 import sqlite_utils
 from pydantic_core import PydanticSerializationError, to_json
 
-from referee.events import ActionEvent, Event, Say
+from referee.events import Event
+from referee.events import event_json as event_json
 from referee.outcome import Outcome
 from referee.store.schema import (
     PROJECTED_KINDS,
@@ -43,28 +43,6 @@ _PROJECTED = PROJECTED_KINDS
 
 class AlreadyProcessed(StoreError):
     """``save`` of an input id that is already in the database; nothing was written."""
-
-
-_to_json = Event.to_json
-
-
-def event_json(ev: Event) -> str:
-    """``ev.to_json()`` as compact JSON, the same text pydantic's compiled serializer writes.
-    ``say`` and ``action`` (nearly every event) are spelled out with the C string encoder of
-    :mod:`json` (it escapes exactly what pydantic escapes): a third of the serializer's cost."""
-    cls = type(ev)
-    if cls is Say and not ev.__pydantic_extra__:
-        d = ev.__dict__
-        return '{"event":"say","to":' + _quote(d["to"]) + ',"text":' + _quote(d["text"]) + "}"
-    if cls is ActionEvent and not ev.__pydantic_extra__:
-        d = ev.__dict__
-        to = d["to"]
-        return ('{"event":"action","player":' + _quote(d["player"]) + ',"action":'
-                + _quote(d["action"]) + ',"amount":' + str(d["amount"])
-                + ("}" if to is None else ',"to":' + str(to) + "}"))
-    if cls.to_json is _to_json:
-        return cls.__pydantic_serializer__.to_json(ev, exclude_none=True).decode()
-    return to_json(ev.to_json()).decode()
 
 
 def connect(
