@@ -295,7 +295,9 @@ def _commands() -> Lark:
 
 
 @lru_cache(maxsize=1024)
-def _command_name(name: str) -> str:
+def command_name(name: str) -> str:
+    """The canonical command (CONTRACTS §4) for a typed name (alias, any width or case);
+    an unknown name comes back normalised, as typed."""
     norm = normalize(name)
     try:
         return str(_commands().parse(norm).children[0].data)  # type: ignore[union-attr]
@@ -324,7 +326,7 @@ def _command(text: str, game: str) -> Parsed:
     words = text.lstrip("!").split()
     hand_info, advice = lexicon.scan(normalize(text), game)
     return Parsed(
-        kind="command", command=_command_name(words[0]) if words else "", args=words[1:],
+        kind="command", command=command_name(words[0]) if words else "", args=words[1:],
         hand_info=hand_info, advice=advice,
     )
 

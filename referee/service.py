@@ -127,15 +127,8 @@ class _Ctx:
     auto_used: int = 0  # automatic deals taken from input["auto_deals"] so far
 
 
-COMMAND_ALIASES = {
-    "着席": "sit", "退席": "leave", "バンク": "bank", "残高": "bank", "ヘルプ": "help",
-    "ペナルティ": "penalties", "配る": "deal", "ディール": "deal", "ノーゲーム": "nogame",
-    "ミスディール": "misdeal", "開始": "open", "終了": "close", "確定": "confirm",
-    "却下": "dismiss", "ラス枠": "lastslot", "付与": "grant", "ランク": "rank", "状況": "status",
-    "時計": "clock", "時計停止": "clock", "時計再開": "clock",
-}
 # Aliases that also stand for an argument (``!時計停止`` = ``!clock off``).
-ALIAS_ARGS = {"時計停止": ["off"], "時計再開": ["on"]}
+ALIAS_ARGS = {"時計停止": ["off"], "時計再開": ["on"]}  # keyed by the typed (NFKC) name
 
 MODERATOR_COMMANDS = {
     "open", "close", "deal", "grant", "penalty", "confirm", "dismiss", "nogame", "misdeal",
@@ -179,6 +172,13 @@ PENALTY_NAMES = {
 _EMIT_KINDS = frozenset({"hand_end", "bonus_area", "leave", "penalty"})
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
+
+
+def command_name(name: str) -> str:
+    """Aliases live in grammar/commands.lark only; the parser reads them."""
+    from referee.parse import command_name as canonical
+
+    return canonical(name)
 
 
 def _parse(text: str, game: str) -> Parsed:
@@ -722,7 +722,7 @@ class Referee:
         if not parts:
             self._say(ctx, "コマンドが空です。!help で使い方を表示します。", to=reply_to)
             return
-        name = COMMAND_ALIASES.get(parts[0], parts[0].lower())
+        name = command_name(parts[0])
         args = ALIAS_ARGS.get(parts[0], []) + parts[1:]
         handler = getattr(self, f"_cmd_{name}", None)
         if handler is None:
@@ -751,7 +751,7 @@ class Referee:
 
     def _cmd_help(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         if args:
-            key = COMMAND_ALIASES.get(args[0].lstrip("!"), args[0].lstrip("!").lower())
+            key = command_name(args[0].lstrip("!"))
             self._say(ctx, HELP.get(key, f"「{args[0]}」というコマンドはありません。"), to=to)
         else:
             self._say(ctx, "コマンド一覧: " + " ".join(f"!{k}" for k in HELP)

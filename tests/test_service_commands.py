@@ -283,3 +283,12 @@ def test_status(ref: Referee) -> None:
     msg(ref, "dealer", "!deal")
     status = says(msg(ref, "carol", "!status"))[0]
     assert "ハンド#1 進行中" in status and "手番: " in status
+
+
+@pytest.mark.parametrize("alias", ["!開卓 omaha", "!卓立て omaha", "！ＯＰＥＮ omaha"])
+def test_every_alias_the_parser_knows_is_a_command_the_service_runs(ref: Referee,
+                                                                     alias: str) -> None:
+    # One alias table (grammar/commands.lark) for the parser and the service.
+    assert "モデレーター専用" in says(msg(ref, "bob", alias))[0]
+    assert ref.tables == {}
+    assert "テーブルを開きました" in says(msg(ref, "dealer", alias))[0]

@@ -43,7 +43,7 @@ from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.config import read_settings
 from referee.adapters.outbox import Pacer, byte_len, encoding_ok, split_text
-from referee.service import COMMAND_ALIASES, MODERATOR_COMMANDS
+from referee.service import MODERATOR_COMMANDS, command_name
 
 log = logging.getLogger("referee.irc")
 
@@ -172,7 +172,7 @@ def is_moderator_command(text: str) -> bool:
     parts = body[1:].split()
     if not parts:
         return False
-    name = COMMAND_ALIASES.get(parts[0], parts[0].lower())
+    name = command_name(parts[0])
     return name in MODERATOR_COMMANDS or (name in ("bank", "penalties") and len(parts) > 1)
 
 
