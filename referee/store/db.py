@@ -32,6 +32,7 @@ from referee.events import event_json as event_json
 from referee.outcome import Outcome
 from referee.store.schema import (
     PROJECTED_KINDS,
+    Projected,
     StoreError,
     check_projected,
     migrate,
@@ -166,6 +167,13 @@ class Store:
         # them (``referee replay``) reuses the text instead of serialising them again.
         self.last_events: list[Event] | None = None
         self.last_json: list[str] = []
+        # What our saves since the last projection will project: the first and last seq saved
+        # (None: none yet, or not one run of consecutive seqs) and the inputs among them with
+        # projected events -- so project() need not read them back from the log.
+        self._pend_first: int | None = None
+        self._pend_last = 0
+        self._pend: Projected = []
+        self._pend_ok = True
         if self.path != ":memory:":
             self.conn.execute("PRAGMA wal_autocheckpoint = 0")
 
@@ -228,11 +236,16 @@ class Store:
                 if entry.event_index is not None and not 0 <= entry.event_index < n:
                     raise StoreError(f"ledger entry points at no event: {entry!r}")
         parts = [event_json(e) for e in events]  # each event serialised once, reused by callers
-        for e in events:
+        projected: list[tuple[int, str, dict[str, Any]]] | None = None
+        for i, e in enumerate(events):
             if e.event in _PROJECTED:
-                why = check_projected(e.event, e.to_json())
+                d = json.loads(parts[i])  # exactly what the log holds
+                why = check_projected(e.event, d)
                 if why is not None:
                     raise StoreError(f"cannot save input {outcome.input_id!r}: {why}")
+                if projected is None:
+                    projected = []
+                projected.append((i, e.event, d))
         try:
             input_json = to_json(outcome.input).decode()  # pydantic-core: 4x json.dumps
         except PydanticSerializationError as e:
@@ -258,7 +271,7 @@ class Store:
                 except (sqlite3.IntegrityError, sqlite3.OperationalError):
                     pass  # taken (or busy): another writer; take the full path
                 else:
-                    self._saved(input_id, seq)
+                    self._saved(input_id, seq, room, projected)
                     self.last_events, self.last_json = events, parts
                     return
             conn.execute("BEGIN IMMEDIATE")
@@ -291,12 +304,25 @@ class Store:
                 if isinstance(e, sqlite3.Error | KeyError | TypeError | ValueError):
                     raise StoreError(f"cannot save input {input_id!r}: {e!r}") from e
                 raise
-            self._saved(input_id, seq)
+            self._saved(input_id, seq, room, projected)
             self.last_events, self.last_json = events, parts
 
-    def _saved(self, input_id: str, seq: int) -> None:
+    def _saved(
+        self,
+        input_id: str,
+        seq: int,
+        room: str,
+        projected: list[tuple[int, str, dict[str, Any]]] | None,
+    ) -> None:
         self._ids.add(input_id)
         self._known_seq = seq
+        if self._pend_first is None:
+            self._pend_first = seq
+        elif seq != self._pend_last + 1:
+            self._pend_ok = False  # another writer's inputs in between: read the log
+        self._pend_last = seq
+        if projected is not None and self._pend_ok:
+            self._pend.append((seq, room, projected))
         self._saves += 1
         if self._saves % PROJECT_EVERY == 0:
             self.project()
@@ -330,10 +356,15 @@ class Store:
         They are a cache of the event log, projected in batches (every ``PROJECT_EVERY`` saves,
         on close, and before any read through this class) rather than inside each message's
         transaction: that keeps a chat message to one row written. Returns inputs projected."""
+        known = None
+        if self._pend_first is not None and self._pend_ok:
+            known = (self._pend_first, self._pend_last, self._pend)
         try:
-            return project_pending(self.conn)
+            n = project_pending(self.conn, known)
         except (KeyError, TypeError, ValueError) as e:
             raise StoreError(f"cannot project the event log: {e!r}") from e
+        self._pend_first, self._pend, self._pend_ok = None, [], True
+        return n
 
     # --- StoredState ---------------------------------------------------------------------
     def balances(self) -> dict[str, int]:

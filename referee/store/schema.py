@@ -283,28 +283,44 @@ def project(
         )
 
 
-def project_pending(conn: sqlite3.Connection) -> int:
+Projected = list[tuple[int, str, list[tuple[int, str, dict[str, Any]]]]]
+"""(input seq, room, [(event index, kind, event data)]) of inputs with projected events."""
+
+
+def project_pending(
+    conn: sqlite3.Connection, known: tuple[int, int, Projected] | None = None
+) -> int:
     """Bring the derived tables up to the end of the log, in one transaction of its own.
 
     The derived tables are a cache of the log: ``projection.upto`` is the last input they
     include, advanced in the same transaction, so a crash mid-way simply redoes the batch.
-    Returns the number of inputs read from the log."""
+    ``known`` = (first, last, inputs): the caller saved every input from seq ``first`` to
+    ``last`` and ``inputs`` are those of them with projected events, as saved. When that is
+    exactly what is pending, the log is not read again. Returns the number of inputs projected.
+    """
     own = not conn.in_transaction
     if own:
         conn.execute("BEGIN IMMEDIATE")
     try:
         upto = conn.execute("SELECT upto FROM projection WHERE id = 1").fetchone()[0]
         last = conn.execute("SELECT coalesce(max(seq), 0) FROM inputs").fetchone()[0]
-        # Only inputs whose events mention a projected kind are parsed (most mention none): a
-        # kind is a JSON string, so its quoted name is in the text; a false hit costs a parse.
-        rows = conn.execute(
-            f"SELECT seq, room, events FROM inputs WHERE seq > ? AND seq <= ? AND ({_MENTIONS})"
-            " ORDER BY seq",
-            (upto, last),
-        ).fetchall()
-        for input_seq, room, events in rows:
-            evs = [(i, d.get("event", ""), d) for i, d in enumerate(json.loads(events))]
-            project(conn, input_seq, room, [e for e in evs if e[1] in PROJECTED_KINDS])
+        if known is not None and known[0] == upto + 1 and known[1] == last:
+            todo = known[2]
+        else:
+            # Only inputs whose events mention a projected kind are parsed (most mention
+            # none): a kind is a JSON string, so its quoted name is in the text; a false hit
+            # costs a parse.
+            rows = conn.execute(
+                f"SELECT seq, room, events FROM inputs WHERE seq > ? AND seq <= ?"
+                f" AND ({_MENTIONS}) ORDER BY seq",
+                (upto, last),
+            ).fetchall()
+            todo = []
+            for input_seq, room, events in rows:
+                evs = [(i, d.get("event", ""), d) for i, d in enumerate(json.loads(events))]
+                todo.append((input_seq, room, [e for e in evs if e[1] in PROJECTED_KINDS]))
+        for input_seq, room, projected in todo:
+            project(conn, input_seq, room, projected)
         if last != upto:
             conn.execute("UPDATE projection SET upto = ? WHERE id = 1", (last,))
         if own:
