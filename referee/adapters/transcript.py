@@ -21,13 +21,15 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from referee.cards import Card, CardError, card_str, parse_cards
 from referee.definitions import GAME_IDS, DefinitionError, load
 from referee.events import Event, event_json
-from referee.outcome import Persistence
 from referee.service import DirectiveError, Referee
+
+if TYPE_CHECKING:
+    from referee.store import Store
 
 ROOM = "transcript"
 DEAL_KEYS = ("board", "dealer", "shoe", "dice")
@@ -312,15 +314,25 @@ def event_line(ev: Event) -> str:
     return event_json(ev) + "\n"
 
 
-def open_store(db: Path) -> Persistence:
+REPLAY_GROUP = 64
+"""Transcript lines per durable commit in ``referee replay --db`` (group commit)."""
+
+
+def open_store(db: Path, group: int = REPLAY_GROUP) -> Store:
     """The replay's own database: opened exclusively (no lock or shared memory per commit),
-    since a replay owns the file for its run; a bot or query on it waits until the run ends."""
+    since a replay owns the file for its run; a bot or query on it waits until the run ends.
+
+    Group commit: each line is still saved all-or-nothing (a savepoint), but ``group`` lines
+    become durable together, and a line's events are printed only once it is durable. A killed
+    run loses at most the lines of the open group -- never printed, processed again by the next
+    run -- so the end result is the same; the live bot commits every message on its own, since
+    its replies go out right after."""
     from referee.store import Store
 
-    return Store(db, exclusive=True)
+    return Store(db, exclusive=True, group=group)
 
 
-def replay(path: Path, db: Path | None, out: TextIO) -> None:
+def replay(path: Path, db: Path | None, out: TextIO, group: int = REPLAY_GROUP) -> None:
     """``referee replay [--db PATH] FILE``: print JSON Lines events of the newly processed lines.
 
     With ``db`` the referee is first rebuilt from every input saved there (persistence off), so
@@ -341,58 +353,75 @@ def replay(path: Path, db: Path | None, out: TextIO) -> None:
             gc.enable()
     gc.freeze()
     try:
-        _replay_lines(lines, db, out)
+        _replay_lines(lines, db, out, group)
     finally:
         gc.unfreeze()
 
 
-def _replay_lines(lines: list[Line], db: Path | None, out: TextIO) -> None:
-    store: Any = None
+def _replay_lines(lines: list[Line], db: Path | None, out: TextIO, group: int) -> None:
+    store: Store | None = None
     referee = Referee()
     if db is not None:
         from referee.adapters import resume
         from referee.store import StoreError
 
         try:
-            store = open_store(db)
+            store = open_store(db, group)
         except StoreError as e:
             raise TranscriptError(f"--db: {e}") from None
         for warning in resume(referee, store):
             print(f"referee: warning: {warning}", file=sys.stderr)
     process, write = referee.process, out.write
-    # With a database each line's events are out as soon as the line is saved (a killed run
-    # shows exactly what it did); without one, the stream's buffer decides (a flush per line
-    # costs a system call per line) and everything is out when the run ends.
-    flush = out.flush if store is not None else None
-    try:
-        if store is not None and hasattr(store, "last_json"):
-            # the store has serialised each event it saved (the same text as event_line):
-            # print that, once the line is saved (process() returns after the save)
-            for line in lines:
+    if store is None:
+        # Without a database the stream's buffer decides (a flush per line costs a system
+        # call per line); everything is out when the run ends.
+        try:
+            for line in lines:  # run() inlined: process() skips what was processed
                 try:
                     outcome = process(line.input)
                 except DirectiveError as e:
                     raise TranscriptError(f"line {line.lineno}: {e}") from None
                 if outcome is not None:
-                    events = outcome.events
-                    if not events:
-                        continue
-                    if store.last_events is events:
-                        write("\n".join(store.last_json) + "\n")
-                    else:
-                        write("".join([event_line(ev) for ev in events]))
-                    out.flush()
-            return
-        for line in lines:  # run() inlined: process() skips what was processed
+                    write("".join([event_line(ev) for ev in outcome.events]))
+        finally:
+            out.flush()
+        return
+    # With a database a line's events are out as soon as the line is durable, and only then:
+    # a killed run has shown exactly what it did. The store has serialised each event it
+    # saved (the same text as event_line): print that.
+    from referee.store import StoreError
+
+    held: list[str] = []  # the text of lines saved but not durable yet (group commit)
+    completed = False
+    try:
+        for line in lines:
             try:
                 outcome = process(line.input)
             except DirectiveError as e:
                 raise TranscriptError(f"line {line.lineno}: {e}") from None
-            if outcome is not None:
-                write("".join([event_line(ev) for ev in outcome.events]))
-                if flush is not None:
-                    flush()
+            except StoreError as e:
+                raise TranscriptError(f"line {line.lineno}: --db: {e}") from None
+            if outcome is not None and outcome.events:
+                events = outcome.events
+                if store.last_events is events:
+                    held.append("\n".join(store.last_json) + "\n")
+                else:
+                    held.append("".join([event_line(ev) for ev in events]))
+            if held and not store.pending:
+                write("".join(held))
+                out.flush()
+                held.clear()
+        completed = True
     finally:
-        out.flush()
-        if store is not None and hasattr(store, "close"):
-            store.close()
+        # Also after a malformed line: the lines before it stand, as an uninterrupted run of
+        # the transcript up to there would have left them.
+        try:
+            store.close()  # commits the open group
+        except StoreError as e:
+            held.clear()  # not durable: not shown
+            if completed:  # else the error already on its way wins
+                raise TranscriptError(f"--db: {e}") from None
+        finally:
+            if held and not store.pending:
+                write("".join(held))
+            out.flush()

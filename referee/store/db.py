@@ -12,6 +12,13 @@ The hot path (:meth:`Store.save`) is plain ``sqlite3`` with parameterised statem
 the driver): a message without ledger entries is one INSERT (its own transaction), one with
 ledger entries ``BEGIN IMMEDIATE``, the input, ``executemany`` of the ledger rows, ``COMMIT``.
 sqlite-utils handles opening, migrations, introspection and the moderator queries.
+
+Group commit (``group=N``, for ``referee replay --db`` only): the rows of N saved inputs are
+written by one transaction. Each input is still all-or-nothing -- its row, events and ledger go
+into the same transaction, never split across two -- and is durable before its events are shown
+(the replay prints a group's lines after its commit). A crash loses at most the open group,
+whose lines were never shown and are processed again on the next run, so the end state is the
+same. The live bot keeps one transaction per chat message: its replies go out right after.
 """
 
 from __future__ import annotations
@@ -97,7 +104,8 @@ def connect(
     return conn
 
 
-CHECKPOINT_EVERY = 500  # saves between background checkpoints (~1-2 WAL pages per save)
+CHECKPOINT_EVERY = 500  # commits between checkpoints (~1-2 WAL pages per single save)
+CHECKPOINT_SAVES = 8000  # ... or saves, whichever comes first (group commit: ~0.2 pages each)
 PROJECT_EVERY = 1000  # saves between catch-ups of the derived tables (also on read and close)
 
 
@@ -138,11 +146,27 @@ class _Checkpointer:
 
 class Store:
     """The referee's database. Open it once per process; one writer at a time (BEGIN IMMEDIATE
-    makes a second writer wait, never interleave)."""
+    makes a second writer wait, never interleave).
 
-    def __init__(self, path: str | Path, *, create: bool = True, exclusive: bool = False) -> None:
+    ``exclusive``: see :func:`connect`. ``group``: inputs per commit (group commit, see above);
+    their seqs are taken when saved, so it needs ``exclusive`` (no other writer can take them
+    before the commit). Reads through this class commit the open group first."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        create: bool = True,
+        exclusive: bool = False,
+        group: int = 1,
+    ) -> None:
+        if group < 1:
+            raise ValueError(f"group must be at least 1, not {group}")
+        if group > 1 and not exclusive:
+            raise ValueError("group commit needs exclusive=True")
         self.path = str(path)
         self.exclusive = exclusive and self.path != ":memory:"
+        self.group = group
         self.conn = connect(path, create=create, exclusive=exclusive)
         self.db = sqlite_utils.Database(self.conn, execute_plugins=False)
         try:
@@ -163,6 +187,15 @@ class Store:
         # while SQLite works, and a checkpoint never blocks our writes).
         self._checkpointer: _Checkpointer | None = None
         self._saves = 0
+        self._saves_since_checkpoint = 0
+        self._commits_since_checkpoint = 0
+        # Group commit: the inputs saved but not committed (their rows and ledger rows wait
+        # here) and the last seq before them (to forget them if their commit fails).
+        self._batch: list[str] = []
+        self._batch_base = 0
+        self._rows: list[tuple[int, str, str, str, str, float]] = []
+        self._ledger_rows: list[tuple[str, int, str, int, int | None]] = []
+        self._project_due = False
         # The events of the last save, each as JSON (:func:`event_json`): a caller that prints
         # them (``referee replay``) reuses the text instead of serialising them again.
         self.last_events: list[Event] | None = None
@@ -179,14 +212,24 @@ class Store:
 
     # --- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
+        """Commit what is pending (group commit), project, close. A failed final commit is
+        raised (StoreError) after the connection is closed."""
+        failed: StoreError | None = None
         try:
-            self.project()
-        except (sqlite3.Error, StoreError):
-            pass  # the next open or query projects them
+            self.commit()
+        except StoreError as e:
+            failed = e
+        if failed is None:
+            try:
+                self.project()
+            except (sqlite3.Error, StoreError):
+                pass  # the next open or query projects them
         if self._checkpointer is not None:
             self._checkpointer.stop()
             self._checkpointer = None
         self.conn.close()  # the last connection to close checkpoints and removes the WAL
+        if failed is not None:
+            raise failed
 
     def __enter__(self) -> Store:
         return self
@@ -257,6 +300,22 @@ class Store:
         with self._lock:
             if input_id in self._ids:
                 raise AlreadyProcessed(f"input {input_id!r} was already processed")
+            if self.group > 1:
+                # Group commit: the rows wait in memory and are written with the group's.
+                seq = self._known_seq + 1
+                if not self._batch:
+                    self._batch_base = self._known_seq
+                self._rows.append((seq, input_id, room, input_json, events_json, time.time()))
+                if ledger:
+                    self._ledger_rows.extend(
+                        (e.player, e.delta, e.reason, seq, e.event_index) for e in ledger
+                    )
+                self._batch.append(input_id)
+                self._saved(input_id, seq, room, projected)
+                self.last_events, self.last_json = events, parts
+                if len(self._batch) >= self.group:
+                    self._commit()
+                return
             if not outcome.ledger:
                 # Most chat messages: one row, so one statement is the whole transaction. The
                 # row takes the seq right after the last one we know: if another writer appended
@@ -307,6 +366,65 @@ class Store:
             self._saved(input_id, seq, room, projected)
             self.last_events, self.last_json = events, parts
 
+    def _settle(self) -> None:
+        """Before reading: commit what group commit holds, so reads see every save."""
+        if self._batch:
+            self.commit()
+
+    @property
+    def pending(self) -> int:
+        """Inputs saved but not durable yet (group commit): 0 right after each commit."""
+        return len(self._batch)
+
+    def commit(self) -> None:
+        """Make every saved input durable now (group commit; a no-op otherwise)."""
+        with self._lock:
+            self._commit()
+
+    def _commit(self) -> None:
+        """Write the group's rows in one transaction (with the derived tables, when due)."""
+        if not self._batch:
+            return
+        conn = self.conn
+        n = len(self._batch)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany(
+                "INSERT INTO inputs(seq, input_id, room, input, events, processed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                self._rows,
+            )
+            if self._ledger_rows:
+                conn.executemany(
+                    "INSERT INTO ledger(player, delta, reason, input_seq, event_idx)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    self._ledger_rows,
+                )
+            if self._project_due:
+                self._project_due = False
+                self._project()  # in this transaction
+            conn.execute("COMMIT")
+        except BaseException as e:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            self._forget_batch()
+            if isinstance(e, sqlite3.Error | StoreError | KeyError | TypeError | ValueError):
+                raise StoreError(f"cannot save the last {n} inputs: {e!r}") from e
+            raise
+        self._batch.clear()
+        self._rows.clear()
+        self._ledger_rows.clear()
+        self._checkpoint_due()
+
+    def _forget_batch(self) -> None:
+        """The group's commit failed: its inputs are unprocessed again."""
+        self._ids.difference_update(self._batch)
+        self._known_seq = self._batch_base
+        self._batch.clear()
+        self._rows.clear()
+        self._ledger_rows.clear()
+        self._pend_ok = False  # the derived tables lost what was projected inside the batch
+
     def _saved(
         self,
         input_id: str,
@@ -324,21 +442,38 @@ class Store:
         if projected is not None and self._pend_ok:
             self._pend.append((seq, room, projected))
         self._saves += 1
+        self._saves_since_checkpoint += 1
+        if self._batch:  # group commit: the group's commit projects and checkpoints
+            if self._saves % PROJECT_EVERY == 0:
+                self._project_due = True
+            return
         if self._saves % PROJECT_EVERY == 0:
             self.project()
-        if self._saves % CHECKPOINT_EVERY == 0 and self.path != ":memory:":
-            if self.exclusive:  # no other connection may touch the file: checkpoint here
-                try:
-                    self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                except sqlite3.Error:
-                    pass  # best effort: the next one (or closing) checkpoints again
-                return
-            if self._checkpointer is None:
-                self._checkpointer = _Checkpointer(self.path)
-            self._checkpointer.request()
+        self._checkpoint_due()
+
+    def _checkpoint_due(self) -> None:
+        """After a commit: copy the WAL back into the database every CHECKPOINT_EVERY commits
+        (or CHECKPOINT_SAVES saves), so that it does not grow without end."""
+        self._commits_since_checkpoint += 1
+        if self.path == ":memory:" or (
+            self._commits_since_checkpoint < CHECKPOINT_EVERY
+            and self._saves_since_checkpoint < CHECKPOINT_SAVES
+        ):
+            return
+        self._commits_since_checkpoint = self._saves_since_checkpoint = 0
+        if self.exclusive:  # no other connection may touch the file: checkpoint here
+            try:
+                self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            except sqlite3.Error:
+                pass  # best effort: the next one (or closing) checkpoints again
+            return
+        if self._checkpointer is None:
+            self._checkpointer = _Checkpointer(self.path)
+        self._checkpointer.request()
 
     def inputs(self, room: str | None = None) -> list[dict[str, Any]]:
         """Every saved input (of ``room``, or all), in the order saved."""
+        self._settle()
         if room is None:
             rows = self.conn.execute("SELECT input FROM inputs ORDER BY seq")
         else:
@@ -348,6 +483,7 @@ class Store:
         return [json.loads(r[0]) for r in rows]
 
     def input_ids(self) -> list[str]:
+        self._settle()
         return [r[0] for r in self.conn.execute("SELECT input_id FROM inputs ORDER BY seq")]
 
     def project(self) -> int:
@@ -356,6 +492,10 @@ class Store:
         They are a cache of the event log, projected in batches (every ``PROJECT_EVERY`` saves,
         on close, and before any read through this class) rather than inside each message's
         transaction: that keeps a chat message to one row written. Returns inputs projected."""
+        self._settle()
+        return self._project()
+
+    def _project(self) -> int:
         known = None
         if self._pend_first is not None and self._pend_ok:
             known = (self._pend_first, self._pend_last, self._pend)
@@ -368,9 +508,11 @@ class Store:
 
     # --- StoredState ---------------------------------------------------------------------
     def balances(self) -> dict[str, int]:
+        self._settle()
         return {p: b for p, b in self.conn.execute("SELECT player, balance FROM bank")}
 
     def balance(self, player: str) -> int:
+        self._settle()
         row = self.conn.execute("SELECT balance FROM bank WHERE player = ?", (player,)).fetchone()
         return int(row[0]) if row else 0
 
@@ -396,6 +538,7 @@ class Store:
     # --- the event log -------------------------------------------------------------------
     def events(self, room: str | None = None) -> list[dict[str, Any]]:
         """The event log (of ``room``, or all), oldest first, as the events' JSON objects."""
+        self._settle()
         if room is None:
             rows = self.conn.execute("SELECT events FROM inputs ORDER BY seq")
         else:
@@ -405,6 +548,7 @@ class Store:
         return [e for r in rows for e in json.loads(r[0])]
 
     def ledger(self, player: str | None = None) -> list[dict[str, Any]]:
+        self._settle()
         sql = (
             "SELECT l.id, l.player, l.delta, l.reason, i.input_id,"
             " json_extract(i.events, '$[' || l.event_idx || '].event') AS event"

@@ -1,0 +1,180 @@
+"""Group commit (``Store(group=N)``, what ``referee replay --db`` uses): the same database as one
+commit per input, nothing shown before it is durable, a crash loses only the open group, a
+failed commit forgets exactly that group, reads see every save."""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from crash_transcript import omaha_transcript  # tests/ is on sys.path (rootdir-less import)
+
+import referee.adapters.transcript as transcript
+from referee.adapters.transcript import TranscriptError, replay
+from referee.events import Penalty, Say
+from referee.outcome import LedgerEntry, Outcome
+from referee.store import Store, StoreError
+
+ROOM = "!room:example.org"
+
+
+def outcome(i: int, ledger: list[LedgerEntry] | None = None) -> Outcome:
+    return Outcome(f"m{i}", ROOM, {"kind": "message", "id": f"m{i}", "room": ROOM},
+                   [Say(to=ROOM, text=f"メッセージ{i}")], list(ledger or []))
+
+
+def dump(db: Path) -> dict[str, Any]:
+    """Everything in the database but wall-clock timestamps."""
+    conn = sqlite3.connect(db)
+    try:
+        out: dict[str, Any] = {"inputs": conn.execute(
+            "SELECT seq, input_id, room, input, events FROM inputs ORDER BY seq").fetchall()}
+        for table in ("ledger", "bank", "penalties", "flags", "hands", "ranks", "bonus_area",
+                      "projection"):
+            out[table] = conn.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+        out["integrity"] = conn.execute("PRAGMA integrity_check").fetchone()[0]
+        return out
+    finally:
+        conn.close()
+
+
+def test_group_needs_a_sole_writer() -> None:
+    with pytest.raises(ValueError):
+        Store(":memory:", group=0)
+    with pytest.raises(ValueError):
+        Store(":memory:", group=2)  # not exclusive: another writer could take the seqs
+
+
+def test_same_database_and_output_as_one_commit_per_input(tmp_path: Path) -> None:
+    path = tmp_path / "t.txt"
+    path.write_text(omaha_transcript(30, seed=3), encoding="utf-8")
+    results = []
+    for group in (1, 7, 64):
+        db, out = tmp_path / f"g{group}.db", io.StringIO()
+        replay(path, db, out, group=group)
+        results.append((out.getvalue(), dump(db)))
+    (text, want), *others = results
+    assert want["ledger"] and want["penalties"] and want["hands"], "a transcript with records"
+    assert want["integrity"] == "ok"
+    for got_text, got in others:
+        assert got_text == text
+        assert got == want
+
+
+def test_lines_are_shown_only_once_durable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    path = tmp_path / "t.txt"
+    path.write_text(omaha_transcript(5, seed=4), encoding="utf-8")
+    stores: list[Store] = []
+    real_open = transcript.open_store
+
+    def open_store(db: Path, group: int = 5) -> Store:
+        stores.append(real_open(db, group))
+        return stores[-1]
+
+    class Out(io.StringIO):
+        def write(self, s: str) -> int:
+            assert stores[0].pending == 0, "shown before its commit"
+            self.writes += 1
+            return super().write(s)
+
+    monkeypatch.setattr(transcript, "open_store", open_store)
+    out = Out()
+    out.writes = 0  # type: ignore[attr-defined]
+    replay(path, tmp_path / "r.db", out, group=5)
+    assert out.writes > 3  # type: ignore[attr-defined]
+    assert out.getvalue().count("hand_end") == 5
+
+
+def test_a_crash_loses_only_the_open_group(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    code = textwrap.dedent(f"""
+        import os, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_store_group import outcome
+        from referee.store import Store
+        s = Store({str(db)!r}, exclusive=True, group=3)
+        for i in range(8):
+            s.save(outcome(i))
+        os._exit(0)  # no close: the last two saves were never committed
+    """)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    with Store(db) as s:
+        assert s.input_ids() == [f"m{i}" for i in range(6)]
+        assert dump(db)["integrity"] == "ok"
+
+
+def test_reads_see_every_save(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db", exclusive=True, group=100) as s:
+        s.save(outcome(1, [LedgerEntry("alice", 500, "grant")]))
+        s.save(Outcome("m2", ROOM, {"kind": "message", "id": "m2", "room": ROOM},
+                       [Penalty(player="alice", kind="information_leak", points=1000)],
+                       [LedgerEntry("alice", -1000, "penalty", 0)]))
+        assert s.pending == 2 and s.is_processed("m2")
+        assert s.balances() == {"alice": -500}  # committed first
+        assert s.pending == 0
+        s.save(outcome(3))
+        assert [e["player"] for e in s.ledger()] == ["alice", "alice"]
+        assert s.input_ids() == ["m1", "m2", "m3"]
+        s.project()
+        assert s.conn.execute("SELECT player, points FROM penalties").fetchall() == [
+            ("alice", 1000)]
+
+
+class _FailingConn:
+    """A connection whose next executemany fails as a full disk would."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def executemany(self, *args: Any) -> Any:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.conn, name)
+
+
+def test_a_failed_commit_forgets_exactly_its_group(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    s = Store(db, exclusive=True, group=3)
+    for i in range(3):
+        s.save(outcome(i, [LedgerEntry("bob", 10, "grant")]))
+    real = s.conn
+    s.conn = _FailingConn(real)  # type: ignore[assignment]
+    s.save(outcome(3, [LedgerEntry("bob", 10, "grant")]))
+    s.save(outcome(4))
+    with pytest.raises(StoreError, match="disk is full"):
+        s.save(outcome(5))  # the group is full: its commit fails
+    assert not any(s.is_processed(f"m{i}") for i in (3, 4, 5))
+    assert s.is_processed("m2") and s.pending == 0
+    s.conn = real
+    for i in (3, 4, 5):  # processed again, once
+        s.save(outcome(i, [LedgerEntry("bob", 10, "grant")] if i == 3 else None))
+    s.close()
+    with Store(db) as again:
+        assert again.input_ids() == [f"m{i}" for i in range(6)]
+        assert again.balances() == {"bob": 40}
+
+
+def test_a_malformed_line_keeps_the_lines_before_it(tmp_path: Path) -> None:
+    path = tmp_path / "t.txt"
+    good = omaha_transcript(2, seed=5)
+    # well-formed, refused by the referee when it is reached: seat 1 is taken
+    path.write_text(good + "# seat 1: zed 1000\n", encoding="utf-8")
+    out = io.StringIO()
+    with pytest.raises(TranscriptError, match=r"^line \d+"):
+        replay(path, tmp_path / "r.db", out, group=64)
+    reference = io.StringIO()
+    ref_txt = tmp_path / "good.txt"
+    ref_txt.write_text(good, encoding="utf-8")
+    replay(ref_txt, None, reference)
+    assert out.getvalue() == reference.getvalue()  # all of it shown: it is all durable
+    with Store(tmp_path / "r.db") as s:
+        assert len(s.input_ids()) == sum(
+            1 for line in good.splitlines() if line.strip() and not line.startswith("##"))
