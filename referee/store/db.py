@@ -105,7 +105,7 @@ def connect(
 
 
 CHECKPOINT_EVERY = 500  # commits between checkpoints (~1-2 WAL pages per single save)
-CHECKPOINT_SAVES = 8000  # ... or saves, whichever comes first (group commit: ~0.2 pages each)
+CHECKPOINT_SAVES = 2000  # ... or saves, whichever comes first (group commit: ~0.2 pages each)
 PROJECT_EVERY = 1000  # saves between catch-ups of the derived tables (also on read and close)
 
 
