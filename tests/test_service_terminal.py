@@ -82,3 +82,56 @@ def test_referee_play_command_persists_across_runs(tmp_path: Path) -> None:
     assert "[bot] aliceさんのバンク残高: 0P" in r2.stdout
     with Store(db) as store:
         assert len(store.inputs()) == 9
+
+
+def test_a_quiet_terminal_ticks_the_action_clock() -> None:
+    """Nobody types: the timer's ticks remind bob, then time him out (the default action)."""
+    ref = Referee(moderators=["dealer"])
+    now = [1000.0]
+    term = Terminal(ref)
+    serve(term, SESSION[:7], io.StringIO(), clock=lambda: now[0])
+
+    def quiet(at: float) -> str:
+        now[0] = at
+        out = io.StringIO()
+        serve(term, [None], out, clock=lambda: now[0])
+        return out.getvalue()
+
+    assert quiet(1001.0) == ""  # the turn's clock starts (the deal line carries no time)
+    assert quiet(1030.0) == ""
+    assert quiet(1062.0) == "[bot] bob さん、アクションをお願いします\n"
+    assert quiet(1064.0) == ""  # at most one tick every TICK_EVERY seconds
+    out = quiet(1122.0)
+    assert out.startswith("[bot] bob さんは時間切れです\n")
+    assert ref.tables["terminal"].engine.stacks()["alice"] > 10000 - 20
+    assert quiet(1200.0) == ""  # between hands nobody is waited on: no tick saved
+    assert term.ticked["terminal"] == 1122.0
+
+
+def test_typed_lines_yield_quiet_moments_and_whole_lines() -> None:
+    import os
+    import threading
+    import time
+
+    from referee.adapters.terminal import typed_lines
+
+    r, w = os.pipe()
+    got: list[str | None] = []
+
+    def feed() -> None:
+        os.write(w, "alice: コール\nbob: ".encode())
+        time.sleep(0.3)
+        data = "チェック\n".encode()
+        os.write(w, data[:2])  # a character split between two reads
+        time.sleep(0.05)
+        os.write(w, data[2:] + b"carol: \xff!\n" + "dave: 最後".encode())
+        os.close(w)
+
+    t = threading.Thread(target=feed)
+    t.start()
+    got = list(typed_lines(r, 0.1))
+    t.join()
+    os.close(r)
+    lines = [g for g in got if g is not None]
+    assert lines == ["alice: コール", "bob: チェック", "carol: \ufffd!", "dave: 最後"]
+    assert None in got[got.index("alice: コール"):got.index("bob: チェック")]

@@ -4,18 +4,24 @@ private ones marked with their addressee.
 
 Thin on purpose: it is the same service pipeline as every other adapter. With the store
 available, every input is saved to ``--db`` and the tables are rebuilt from it on start, so a
-session survives a restart.
+session survives a restart. Like the chat bots it ticks the action clock while nobody types
+(:func:`referee.adapters.clock.due_ticks`), so a player who never acts gets the reminder and,
+in the end, the default action.
 """
 
 from __future__ import annotations
 
+import codecs
+import os
+import select
 import sys
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.transcript import _DIRECTIVE, _MESSAGE, Reader
 from referee.events import Event
 from referee.service import DirectiveError, Referee
@@ -58,6 +64,16 @@ class Terminal:
         self.session = session or uuid.uuid4().hex[:12]
         self.reader = Reader(room)
         self.count = 0
+        self.ticked: dict[str, float] = {}  # room -> time of the timer's last tick
+
+    def tick(self, now: float, every: float = TICK_EVERY) -> list[Event]:
+        """The action clock while nobody types: a tick when the table waits on someone and the
+        clock runs (at most one every ``every`` seconds), else nothing."""
+        if not due_ticks(self.referee, now, self.ticked, every, rooms=(self.room,)):
+            return []
+        self.ticked[self.room] = now
+        self.count += 1
+        return self.referee.tick(f"play:{self.session}:{self.count}", self.room, now)
 
     def _sync(self) -> None:
         """Directives are checked against the room's table, however it was opened (!open,
@@ -109,18 +125,50 @@ def _error(text: str) -> Event:
     return Say(to="room", text=f"（入力エラー）{text}")
 
 
+def typed_lines(fd: int, wait: float) -> Iterator[str | None]:
+    """The lines typed on ``fd`` (UTF-8, undecodable bytes replaced), and ``None`` whenever
+    ``wait`` seconds pass without a complete line -- the moments to tick the clock. Reads the
+    descriptor itself: a buffered text stream would hide lines it holds from ``select``."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    pending = ""
+    while True:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            yield None
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:  # end of input
+            pending += decoder.decode(b"", final=True)
+            if pending:
+                yield pending
+            return
+        pending += decoder.decode(chunk)
+        *lines, pending = pending.split("\n")
+        yield from lines
+
+
 def serve(
-    terminal: Terminal, lines: Iterable[str], out: TextIO, verbose: bool = False,
-    prompt: bool = False,
+    terminal: Terminal, lines: Iterable[str | None], out: TextIO, verbose: bool = False,
+    prompt: bool = False, clock: Callable[[], float] = time.time,
+    tick_every: float = TICK_EVERY,
 ) -> None:
+    """Typed lines in, the bot's messages out; a ``None`` line is a quiet moment in which the
+    action clock ticks (at ``clock()``)."""
     if prompt:
         out.write("> ")
         out.flush()
     for raw in lines:
         try:
-            events = terminal.line(raw)
+            if raw is None:
+                events = terminal.tick(clock(), tick_every)
+                if not events:
+                    continue
+            else:
+                events = terminal.line(raw, clock())
         except Exception as e:  # a bug must not end the table for everyone; say so and go on
             events = [_error(f"内部エラーのため処理できませんでした（{type(e).__name__}）")]
+        if raw is None and prompt:
+            out.write("\n")  # the bot speaks while the prompt waits
         for ev in events:
             text = render(ev, verbose)
             if text is not None:
@@ -160,7 +208,8 @@ def run(db: Path | None, moderator: str = "dealer", verbose: bool = False) -> No
         game = table.engine.definition.name
         print(f"前回のテーブルを復元しました: {game}（着席: {names}、{state}）")
     try:
-        serve(terminal, sys.stdin, sys.stdout, verbose=verbose, prompt=sys.stdin.isatty())
+        serve(terminal, typed_lines(sys.stdin.fileno(), 1.0), sys.stdout, verbose=verbose,
+              prompt=sys.stdin.isatty())
     except KeyboardInterrupt:
         pass
     finally:
