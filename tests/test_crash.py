@@ -5,7 +5,9 @@ applied twice.
 The kills are real: the replay runs as a separate process and is sent SIGKILL at random moments
 (some by a timer during start-up and rebuild, most a random few output lines into the run plus a
 random sub-10 ms delay, so they land during parsing, the engine, a save's transaction or the
-printing). Nothing in the referee knows it is being tested.
+printing). Nothing in the referee knows it is being tested. Both ways of saving are killed: the
+CLI's group commit (64 lines per transaction, shown once durable) and one commit per line, as the
+bots save.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from referee.adapters.transcript import read
 from referee.service import Referee
 from referee.store import Store
 
-HANDS = 50
+# hands per mode: a group-committing run must span enough groups (64 lines) for every kill to
+# land in a different one before it finishes
+HANDS = {"cli": 120, "one-by-one": 50}
 KILLS = 12
 
 
@@ -95,7 +99,8 @@ def _state(db: Path) -> dict[str, Any]:
 def test_sigkill_at_random_points_resumes_exactly(tmp_path: Path, group: str) -> None:
     rng = random.Random(20261129)
     transcript = tmp_path / "long.txt"
-    transcript.write_text(omaha_transcript(HANDS, seed=7), encoding="utf-8")
+    hands = HANDS[group]
+    transcript.write_text(omaha_transcript(hands, seed=7), encoding="utf-8")
     n_inputs = len(read(transcript.read_text(encoding="utf-8")))
 
     # the uninterrupted run
@@ -105,7 +110,7 @@ def test_sigkill_at_random_points_resumes_exactly(tmp_path: Path, group: str) ->
     full_time = time.perf_counter() - t0
     assert ref.returncode == 0, ref.stderr.decode()
     ref_out = ref.stdout.splitlines(keepends=True)
-    assert sum(b'"hand_end"' in line for line in ref_out) == HANDS
+    assert sum(b'"hand_end"' in line for line in ref_out) == hands
 
     # killed again and again
     db = tmp_path / "crashed.db"
