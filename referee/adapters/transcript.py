@@ -322,11 +322,11 @@ def open_store(db: Path, group: int = REPLAY_GROUP) -> Store:
     """The replay's own database: opened exclusively (no lock or shared memory per commit),
     since a replay owns the file for its run; a bot or query on it waits until the run ends.
 
-    Group commit: each line is still saved all-or-nothing (a savepoint), but ``group`` lines
-    become durable together, and a line's events are printed only once it is durable. A killed
-    run loses at most the lines of the open group -- never printed, processed again by the next
-    run -- so the end result is the same; the live bot commits every message on its own, since
-    its replies go out right after."""
+    Group commit: ``group`` lines become durable together (a line's row, events and ledger are
+    never split between two transactions), and a line's events are printed only once it is
+    durable. A killed run loses at most the open group -- never printed, processed again by the
+    next run -- so the end result is the same. The live bots commit every message on its own:
+    their replies go out right after."""
     from referee.store import Store
 
     return Store(db, exclusive=True, group=group)
@@ -363,7 +363,7 @@ def _replay_lines(lines: list[Line], db: Path | None, out: TextIO, group: int) -
     referee = Referee()
     if db is not None:
         from referee.adapters import resume
-        from referee.store import StoreError
+        from referee.store import StoreError  # the store (sqlite-utils) only with --db
 
         try:
             store = open_store(db, group)
@@ -389,8 +389,6 @@ def _replay_lines(lines: list[Line], db: Path | None, out: TextIO, group: int) -
     # With a database a line's events are out as soon as the line is durable, and only then:
     # a killed run has shown exactly what it did. The store has serialised each event it
     # saved (the same text as event_line): print that.
-    from referee.store import StoreError
-
     held: list[str] = []  # the text of lines saved but not durable yet (group commit)
     completed = False
     try:
