@@ -36,7 +36,7 @@ from pydantic_core import PydanticSerializationError, to_json
 
 from referee.events import Event
 from referee.events import event_json as event_json
-from referee.outcome import Outcome
+from referee.outcome import LedgerEntry, Outcome
 from referee.store.schema import (
     PROJECTED_KINDS,
     Projected,
@@ -264,7 +264,8 @@ class Store:
 
     def save(self, outcome: Outcome) -> None:
         """Write the input, its events and its ledger (moving the bank) in one transaction; a
-        message without ledger entries is a single INSERT. Derived tables follow (project()).
+        message without ledger entries is a single INSERT. With group commit they wait for the
+        group's transaction (:meth:`_hold`). Derived tables follow (project()).
 
         Raises :class:`AlreadyProcessed` (and writes nothing) for an input id already saved,
         StoreError for an outcome that cannot be stored (validated before anything is written).
@@ -301,17 +302,7 @@ class Store:
             if input_id in self._ids:
                 raise AlreadyProcessed(f"input {input_id!r} was already processed")
             if self.group > 1:
-                # Group commit: the rows wait in memory and are written with the group's.
-                seq = self._known_seq + 1
-                if not self._batch:
-                    self._batch_base = self._known_seq
-                self._rows.append((seq, input_id, room, input_json, events_json, time.time()))
-                if ledger:
-                    self._ledger_rows.extend(
-                        (e.player, e.delta, e.reason, seq, e.event_index) for e in ledger
-                    )
-                self._batch.append(input_id)
-                self._saved(input_id, seq, room, projected)
+                self._hold(input_id, room, input_json, events_json, ledger, projected)
                 self.last_events, self.last_json = events, parts
                 if len(self._batch) >= self.group:
                     self._commit()
@@ -365,6 +356,28 @@ class Store:
                 raise
             self._saved(input_id, seq, room, projected)
             self.last_events, self.last_json = events, parts
+
+    def _hold(
+        self,
+        input_id: str,
+        room: str,
+        input_json: str,
+        events_json: str,
+        ledger: list[LedgerEntry],
+        projected: list[tuple[int, str, dict[str, Any]]] | None,
+    ) -> None:
+        """Group commit: keep the input's rows for the group's transaction (:meth:`_commit`);
+        it takes the next seq now, which only a sole writer (``exclusive``) can promise."""
+        seq = self._known_seq + 1
+        if not self._batch:
+            self._batch_base = self._known_seq
+        self._rows.append((seq, input_id, room, input_json, events_json, time.time()))
+        if ledger:
+            self._ledger_rows.extend(
+                (e.player, e.delta, e.reason, seq, e.event_index) for e in ledger
+            )
+        self._batch.append(input_id)
+        self._saved(input_id, seq, room, projected)
 
     def _settle(self) -> None:
         """Before reading: commit what group commit holds, so reads see every save."""
