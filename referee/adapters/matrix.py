@@ -56,6 +56,18 @@ ENCRYPTION = {"type": "m.room.encryption", "state_key": "",
 
 
 
+async def share_keys(c: Any) -> None:
+    """The end-to-end key traffic nio leaves to its caller after a sync: upload our keys, learn
+    and claim the other devices', send the queued to-device messages (room keys among them)."""
+    if c.should_upload_keys:
+        await c.keys_upload()
+    if c.should_query_keys:
+        await c.keys_query()
+    if c.should_claim_keys:
+        await c.keys_claim(c.get_users_for_key_claiming())
+    await c.send_to_device_messages()
+
+
 @dataclass
 class MatrixConfig:
     homeserver: str
@@ -280,17 +292,10 @@ class MatrixBot:
             await client.keys_upload()
 
     async def _crypto_housekeeping(self) -> None:
-        c = self.client
-        if c.olm is None:
+        if self.client.olm is None:
             return
         with contextlib.suppress(Exception):
-            if c.should_upload_keys:
-                await c.keys_upload()
-            if c.should_query_keys:
-                await c.keys_query()
-            if c.should_claim_keys:
-                await c.keys_claim(c.get_users_for_key_claiming())
-            await c.send_to_device_messages()
+            await share_keys(self.client)
 
     # --- the loop ---------------------------------------------------------------------------
     async def run(self) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 import nio
 import pytest
 
+from referee.adapters.matrix import share_keys
 from referee.adapters.matrix_synapse import Synapse, User
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,13 +134,7 @@ class Player:
             for ev in events:
                 self._record(rid, ev)
         self.since = r.next_batch
-        if c.should_upload_keys:
-            await c.keys_upload()
-        if c.should_query_keys:
-            await c.keys_query()
-        if c.should_claim_keys:
-            await c.keys_claim(c.get_users_for_key_claiming())
-        await c.send_to_device_messages()
+        await share_keys(c)
         # Room keys may arrive after the message they open.
         pending, self.undecrypted = self.undecrypted, []
         for rid, ev in pending:
@@ -469,9 +464,10 @@ async def open_omaha(t: Table) -> None:
         await t.command(p, "!sit", "着席")
 
 
-async def omaha_replay_matches(t: Table, sent: list[tuple[str, str]], tmp: Path) -> None:
+async def omaha_replay_matches(t: Table, sent: list[tuple[str, str]], tmp: Path
+                               ) -> dict[str, int]:
     """The hand as the players saw it (their private cards, the board, the actions they typed),
-    replayed from a transcript, ends with the stacks the bot recorded."""
+    replayed from a transcript, ends with the stacks the bot recorded (returned)."""
     end = hand_end(t)
     assert end is not None
     await await_private_cards(t)
@@ -489,6 +485,7 @@ async def omaha_replay_matches(t: Table, sent: list[tuple[str, str]], tmp: Path)
     lines += [f"{who}: {text}" for who, text in sent]
     stacks = replay_stacks("\n".join(lines) + "\n", tmp)
     assert stacks == {k: int(v) for k, v in end["stacks"].items()}
+    return stacks
 
 
 async def await_private_cards(t: Table) -> None:

@@ -8,7 +8,7 @@ import re
 import time
 
 import pytest
-from matrix_helpers import TableFactory, run, wait_for
+from matrix_helpers import TableFactory, open_omaha, run, wait_for
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(400)]
 
@@ -20,11 +20,7 @@ def test_burst_of_500_messages_in_order(make_table: TableFactory) -> None:
         t = await make_table(["alice", "bob"])
         try:
             a, b = t.players
-            for p in t.players:
-                await t.command(t.mod, f"!grant @{p.name} 2000", "残高")
-            await t.command(t.mod, "!open omaha level=1", "テーブルを開きました")
-            for p in t.players:
-                await t.command(p, "!sit", "着席")
+            await open_omaha(t)
             await t.command(t.mod, "!deal", f"{a.name} ?さんの番です")
 
             async def chatter(p: object, tag: str) -> list[str]:

@@ -4,7 +4,7 @@ rulings and penalty records of RULES.md, which a moderator then reads with !pena
 from __future__ import annotations
 
 import pytest
-from matrix_helpers import TableFactory, run
+from matrix_helpers import TableFactory, open_omaha, run
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -14,11 +14,7 @@ def test_flying_action_and_leak_penalties(make_table: TableFactory) -> None:
         t = await make_table(["alice", "bob", "carol"])
         try:
             a, b, c = t.players
-            for p in t.players:
-                await t.command(t.mod, f"!grant @{p.name} 2000", "残高")
-            await t.command(t.mod, "!open omaha level=1", "テーブルを開きました")
-            for p in t.players:
-                await t.command(p, "!sit", "着席")
+            await open_omaha(t)
             await t.command(t.mod, "!deal", f"{a.name} ?さんの番です")
             # carol (big blind) checks before her turn: a flying action, recorded.
             await t.command(c, "チェック", "フライング")

@@ -16,6 +16,7 @@ from matrix_helpers import (
     check_room_hides,
     drive_omaha,
     hand_end,
+    omaha_replay_matches,
     replay_stacks,
     run,
     wait_for,
@@ -70,18 +71,8 @@ def test_omaha_hand_private_cards_and_replay(make_table: TableFactory, tmp_path:
             await t.reply(0, "^リバー")
             board_msgs = [m for m in t.bot_room_messages() if m.body.startswith("リバー")]
             assert board_msgs and "data-mx-color" in (board_msgs[0].formatted or "")
-            board = cards_in(board_msgs[0].body)
-            assert len(board) == 5
-            seats = [_SEAT.search(m.body) for m in t.bot_room_messages()]
-            lines = ["# table: omaha level=1", f"# moderator: {t.mod.name}"]
-            for s in seats:
-                if s:
-                    lines.append(f"# seat {s.group(2)}: {s.group(1)} {s.group(3).replace(',', '')}")
-            lines.append("# button: 1")
-            lines.append(_deal_line(hole, board=board))
-            lines += [f"{who}: {text}" for who, text in sent]
-            stacks = replay_stacks("\n".join(lines) + "\n", tmp_path)
-            assert stacks == {k: int(v) for k, v in end["stacks"].items()}
+            assert len(cards_in(board_msgs[0].body)) == 5
+            stacks = await omaha_replay_matches(t, sent, tmp_path)
             assert sum(stacks.values()) <= 40_000
         finally:
             await t.close()
