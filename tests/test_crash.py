@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 from crash_transcript import omaha_transcript  # tests/ is on sys.path (rootdir-less import)
+from db_dump import dump
 
 from referee.adapters.transcript import read
 from referee.service import Referee
@@ -65,25 +66,6 @@ def _drain(proc: subprocess.Popen[bytes], lines: list[bytes], got: threading.Eve
         if len(lines) >= want[0]:
             got.set()
     got.set()
-
-
-def _dump(db: Path) -> dict[str, Any]:
-    """Everything in the database except wall-clock timestamps."""
-    conn = sqlite3.connect(db)
-    try:
-        out: dict[str, Any] = {
-            "inputs": conn.execute(
-                "SELECT seq, input_id, room, input, events FROM inputs ORDER BY seq").fetchall(),
-        }
-        for table in ("ledger", "bank", "penalties", "flags", "hands", "ranks", "bonus_area"):
-            out[table] = conn.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
-        out["duplicates"] = conn.execute(
-            "SELECT input_id, count(*) FROM inputs GROUP BY input_id HAVING count(*) > 1"
-        ).fetchall()
-        out["integrity"] = conn.execute("PRAGMA integrity_check").fetchone()[0]
-        return out
-    finally:
-        conn.close()
 
 
 def _state(db: Path) -> dict[str, Any]:
@@ -155,7 +137,7 @@ def test_sigkill_at_random_points_resumes_exactly(tmp_path: Path, group: str) ->
     last_out = last.stdout.splitlines(keepends=True)
     assert last_out == ref_out[len(ref_out) - len(last_out):]
 
-    want, got_db = _dump(ref_db), _dump(db)
+    want, got_db = dump(ref_db), dump(db)
     assert got_db["integrity"] == "ok"
     assert got_db["duplicates"] == []
     assert len(got_db["inputs"]) == n_inputs

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from crash_transcript import omaha_transcript  # tests/ is on sys.path (rootdir-less import)
+from db_dump import dump
 
 import referee.adapters.transcript as transcript
 from referee.adapters.transcript import TranscriptError, replay
@@ -27,21 +28,6 @@ ROOM = "!room:example.org"
 def outcome(i: int, ledger: list[LedgerEntry] | None = None) -> Outcome:
     return Outcome(f"m{i}", ROOM, {"kind": "message", "id": f"m{i}", "room": ROOM},
                    [Say(to=ROOM, text=f"メッセージ{i}")], list(ledger or []))
-
-
-def dump(db: Path) -> dict[str, Any]:
-    """Everything in the database but wall-clock timestamps."""
-    conn = sqlite3.connect(db)
-    try:
-        out: dict[str, Any] = {"inputs": conn.execute(
-            "SELECT seq, input_id, room, input, events FROM inputs ORDER BY seq").fetchall()}
-        for table in ("ledger", "bank", "penalties", "flags", "hands", "ranks", "bonus_area",
-                      "projection"):
-            out[table] = conn.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
-        out["integrity"] = conn.execute("PRAGMA integrity_check").fetchone()[0]
-        return out
-    finally:
-        conn.close()
 
 
 def test_group_needs_a_sole_writer() -> None:
