@@ -1,0 +1,79 @@
+"""The message catalogue: every sentence the bot says, by name, with parameters.
+
+The sentences are data: ``referee/lang/messages/*.toml``, one file per area (``core.toml``,
+``parser.toml``, ``discipline.toml``, ``irc.toml``, ``matrix.toml``, …), each a flat table of
+``key = "text with {param} slots"``. A key may be defined in one file only (checked at load), so
+areas never overwrite each other's words. Code asks for ``text("key", param=value)``; tests
+assert keys, not wording.
+
+Formatting is the same everywhere: integers are written with thousands separators
+(``chips(12000)`` → ``12,000``, also applied to every ``int`` parameter), and user text quoted
+back is cut to a short excerpt (:func:`excerpt`), so a 9,000-character message never comes back
+whole.
+"""
+
+from __future__ import annotations
+
+import string
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+MESSAGES_DIR = Path(__file__).resolve().parent / "messages"
+# The longest piece of a user's own text the bot quotes back.
+EXCERPT_CHARS = 30
+
+
+class CatalogError(ValueError):
+    """A broken catalogue file (a programming error caught by the tests, never by players)."""
+
+
+@cache
+def messages() -> dict[str, str]:
+    """Every message, keyed by name, from all the files of :data:`MESSAGES_DIR`."""
+    out: dict[str, str] = {}
+    where: dict[str, str] = {}
+    for path in sorted(MESSAGES_DIR.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise CatalogError(f"{path.name}: {e}") from None
+        for key, value in data.items():
+            if not isinstance(value, str):
+                raise CatalogError(f"{path.name}: {key} is not a string")
+            if key in out:
+                raise CatalogError(f"{path.name}: {key} is also defined in {where[key]}")
+            out[key] = value
+            where[key] = path.name
+    return out
+
+
+def chips(n: int) -> str:
+    """An amount as the bot writes it everywhere: ``12,000``."""
+    return f"{n:,}"
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """A user's text as the bot may quote it: one line, at most ``limit`` characters (…)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def params(key: str) -> set[str]:
+    """The parameter names a message expects (for the catalogue's own tests)."""
+    return {f for _, f, _, _ in string.Formatter().parse(messages()[key]) if f}
+
+
+def text(key: str, /, **kw: Any) -> str:
+    """Message ``key`` with its parameters filled in (ints with thousands separators)."""
+    try:
+        template = messages()[key]
+    except KeyError:
+        raise CatalogError(f"no message {key!r}") from None
+    values = {k: chips(v) if isinstance(v, int) and not isinstance(v, bool) else v
+              for k, v in kw.items()}
+    try:
+        return template.format(**values)
+    except (KeyError, IndexError) as e:
+        raise CatalogError(f"message {key!r} needs parameter {e}") from None
