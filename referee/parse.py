@@ -28,7 +28,6 @@ decides whether it is; on chat and commands it comes from the lexicon.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -42,6 +41,7 @@ from lark.exceptions import LarkError
 from referee import lexicon
 from referee.actions import ActionName, Parsed
 from referee.cards import RANKS, SUITS, card_str, make
+from referee.lang.normalize import fold, fold_nfkc, nfkc
 
 GRAMMAR_DIR = Path(__file__).resolve().parent.parent / "grammar"
 # Longer texts are never actions (the longest real declaration -- an omaha open with four cards
@@ -50,15 +50,6 @@ MAX_ACTION_CHARS = 200
 # More digits than any chip count: not read as a number (and int() would refuse > 4300 digits).
 _MAX_DIGITS = 15
 
-# katakana → hiragana (ァ..ヶ), wave dashes → the long-vowel mark. A list indexed by code point:
-# str.translate looks it up faster than a dict, and code points past its end stay as they are.
-_KANA = [chr(c) for c in range(0x30F7)]
-for _c in range(0x30A1, 0x30F7):
-    _KANA[_c] = chr(_c - 0x60)
-_KANA[ord("〜")] = _KANA[ord("~")] = "ー"
-# Invisible format characters pasted along (zero-width space/joiners, BOM, soft hyphen, marks).
-for _c in (0x00AD, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060):
-    _KANA[_c] = ""
 # Trailing decoration that never changes what a declaration means (コール！ コールｗ こー).
 # (Not ー: it ends words -- ハイパー, ポーカー.)
 _TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
@@ -66,19 +57,11 @@ _STRETCH = re.compile("ーー+")
 # Last kana of the long action words, which a trailing ー merely stretches (こーるー, まっくー).
 _STRETCHED = set("るくどんとず")
 # Whatever _KANA changes; a text with none of it is already normalised after case folding.
-_KATAKANA = re.compile("[ァ-ヶ〜~\u00ad\u200b-\u200f\u2060]")
-
-
-def _nfkc(text: str) -> str:
-    """NFKC without byte-order marks (a file's first line; also a zero-width no-break space)."""
-    nfkc = unicodedata.normalize("NFKC", text)
-    return nfkc.replace("\ufeff", "") if "\ufeff" in nfkc else nfkc
 
 
 def normalize(text: str) -> str:
-    """The form grammars and lexicon read: NFKC, case-folded, katakana as hiragana, 〜 as ー,
-    invisible format characters dropped."""
-    return _nfkc(text).casefold().translate(_KANA)
+    """The form grammars and lexicon read (:func:`referee.lang.normalize.fold`)."""
+    return fold(text)
 
 
 def _strip_tail(norm: str) -> str:
@@ -313,8 +296,8 @@ _CHAT = {
 }
 
 
-def _chat(norm: str, game: str) -> Parsed:
-    return _CHAT[lexicon.scan(norm, game)]
+def _chat(text: str, norm: str, game: str) -> Parsed:
+    return _CHAT[lexicon.scan(text, norm, game)]
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -324,7 +307,7 @@ def _command(text: str, game: str) -> Parsed:
     if _SURROGATE.search(text):  # undecodable bytes (argv): U+FFFD, so the JSON stays UTF-8
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     words = text.lstrip("!").split()
-    hand_info, advice = lexicon.scan(normalize(text), game)
+    hand_info, advice = lexicon.scan(text, fold_nfkc(text), game)
     return Parsed(
         kind="command", command=command_name(words[0]) if words else "", args=words[1:],
         hand_info=hand_info, advice=advice,
@@ -370,17 +353,15 @@ def clear_caches() -> None:
 
 
 def _parse(text: str, game: str) -> Parsed:
-    nfkc = _nfkc(text).lstrip()
-    if nfkc.startswith("!"):
-        return _command(nfkc, game)
-    norm = nfkc.casefold()
-    if _KATAKANA.search(norm) is not None:  # what normalize() does, minus 0.1 µs/char of translate
-        norm = norm.translate(_KANA)
+    typed = nfkc(text).lstrip()
+    if typed.startswith("!"):
+        return _command(typed, game)
+    norm = fold_nfkc(typed)
     if len(norm) <= MAX_ACTION_CHARS:
         parsed = _action(norm, game)
         if parsed is not None:
             return parsed
-    return _chat(norm, game)
+    return _chat(typed, norm, game)
 
 
 _parse_cached = lru_cache(maxsize=32768)(_parse)

@@ -710,6 +710,6 @@ def test_lexicon_reads_long_texts_as_it_reads_short_ones() -> None:
     for game in GAMES:
         for text in texts:
             norm = normalize(text)
-            short = lexicon.scan(norm, game)
-            assert lexicon.scan(norm + "。" + pad, game) == short, (game, text)
-            assert lexicon.scan(pad + "。" + norm, game) == short, (game, text)
+            short = lexicon.scan(text, norm, game)
+            assert lexicon.scan(text + "。" + pad, norm + "。" + pad, game) == short, (game, text)
+            assert lexicon.scan(pad + "。" + text, pad + "。" + norm, game) == short, (game, text)
