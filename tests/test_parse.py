@@ -149,6 +149,8 @@ ACTIONS: list[tuple[str, str, dict[str, Any]]] = [
     ("seven", "ミドルハウスで", {"action": "discard", "hand": "middle_house"}),
     ("seven", "ディフェクティブハウス", {"action": "discard", "hand": "defective_house"}),
     ("seven", "ビッグ・ハウス", {"action": "discard", "hand": "big_house"}),
+    # any class name reaches the engine, which refuses one weaker than the hand (issue #12)
+    ("seven", "フルハウス", {"action": "discard", "hand": "full_house"}),
     # holdem_aa
     ("holdem_aa", "アンティ１００", {"action": "ante", "amount": 100}),
     ("holdem_aa", "アンティ100、AA50", {"action": "ante", "amount": 100, "aa": 50}),
@@ -282,7 +284,6 @@ CHAT = [
     ("seven", "はいどうぞ"),
     ("seven", "As"),
     ("seven", "3c 7d 8s"),
-    ("seven", "フルハウス"),
     ("seven", "ストレートかな"),
     ("deuces", "As Ks"),
     ("deuces", "全部"),

@@ -1,0 +1,134 @@
+"""Decorations: what players write around an action without changing it, removed before the
+grammar reads the action.
+
+``コールでーす👍`` / ``とりあえずチェックっす`` / ``仕方ない、フォールドしときます`` /
+``俺もコール`` all declare the plain action. The vocabulary is data
+(``grammar/decorations.toml``: openers, endings, and the words that are actions only when they
+stand alone, in the folded form the grammars read); this module only applies it, with guards:
+
+- every cut falls on a word boundary of the morphological analysis (:mod:`referee.lang.words`),
+  so an ending is only removed when it is a word of its own (「で」 of 「コールで」, not the で
+  inside a longer word), and an opener only when it is whole words (「俺も」, not 「俺もう」);
+- nothing else is removed: a negation, a question or advice after the action word is no ending,
+  so 「コールしない」「コールする？」「降りたほうがいい」 keep their words and stay chat.
+
+Emoji (the ``emoji`` package's list, kept current with Unicode) are dropped first, except the four
+card suits, which are card notation here (A♠).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import emoji
+
+from referee.lang.normalize import fold_nfkc
+from referee.lang.words import words
+
+DECORATIONS = Path(__file__).resolve().parents[2] / "grammar" / "decorations.toml"
+
+# Trailing decoration that never changes what a declaration means (コール！ コールｗ こー).
+# (Not ー: it ends words -- ハイパー, ポーカー.)
+_TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
+# Last kana of the long action words, which a trailing ー merely stretches (こーるー, まっくー).
+_STRETCHED = set("るくどんとず")
+_SUITS = set("♠♤♥♡♦♢♣♧")
+# Characters that may start an emoji (symbols, dingbats, pictographs, flags, keycaps); a text
+# without any is not handed to the emoji package at all.
+_MAYBE_EMOJI = re.compile("[\u00a9\u00ae\u203c-\u3299\U0001f000-\U0001faff\u20e3]")
+# Blanks and punctuation between a decoration and the action (仕方ない、フォールド).
+_SEPARATORS = " \t\u3000、,。.!…♪"
+
+
+def strip_tail(norm: str) -> str:
+    """Drop trailing punctuation, 笑 / (笑), laughing w's (not the w of "show") and stretches."""
+    while True:
+        s = norm.rstrip(_TRAILING)
+        if s.endswith("(笑)"):
+            s = s[:-3]
+        elif s.endswith("笑"):
+            s = s[:-1]
+        elif s.endswith("w"):
+            t = s.rstrip("w")
+            if not t or not ("a" <= t[-1] <= "z"):
+                s = t
+        elif s.endswith("ー"):  # コール〜 is stretched; こー, ちー (チー), ふぉー (フォー) are not
+            t = s.rstrip("ー")
+            if t[-1:] in _STRETCHED:
+                s = t
+        if s == norm:
+            return s.lstrip()
+        norm = s
+
+
+def drop_emoji(text: str) -> str:
+    """``text`` without emoji (card suits kept)."""
+    if _MAYBE_EMOJI.search(text) is None:
+        return text
+    return str(emoji.replace_emoji(
+        text, replace=lambda chars, _data: chars if chars.rstrip("\ufe0f") in _SUITS else ""
+    ))
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    openers: tuple[str, ...]  # longest first
+    endings: tuple[str, ...]  # longest first
+    alone: frozenset[str]  # actions only as the whole message (seven's はい)
+
+
+@cache
+def _vocabulary() -> _Vocabulary:
+    data = tomllib.loads(DECORATIONS.read_text(encoding="utf-8"))
+
+    def words_of(key: str) -> tuple[str, ...]:
+        items = {fold_nfkc(str(w)) for w in data.get(key, [])}
+        return tuple(sorted(items, key=len, reverse=True))
+
+    return _Vocabulary(words_of("openers"), words_of("endings"), frozenset(words_of("alone")))
+
+
+def _bounds(text: str) -> set[int]:
+    """Offsets where a word of ``text`` starts or ends."""
+    out = {0, len(text)}
+    for w in words(text):
+        out.add(w.start)
+        out.add(w.start + len(w.surface))
+    return out
+
+
+def strip(typed: str) -> str | None:
+    """The folded action core of ``typed`` (NFKC text) once emoji, openers and endings are
+    removed; None when there is nothing to remove (the message stands as it is)."""
+    text = drop_emoji(typed)
+    folded = fold_nfkc(text)
+    if len(folded) != len(text):  # case folding changed the length (ß): no word offsets
+        return folded if text != typed else None
+    voc = _vocabulary()
+    bounds: set[int] | None = None
+    a, b = 0, len(folded)
+    while True:
+        start, end = a, b
+        while a < b and folded[a] in _SEPARATORS:
+            a += 1
+        core = strip_tail(folded[a:b])
+        b = a + len(core) if folded[a:b].startswith(core) else b
+        if bounds is None:
+            bounds = _bounds(text)
+        for w in voc.openers:
+            if folded.startswith(w, a) and a + len(w) < b and a + len(w) in bounds:
+                a += len(w)
+                break
+        for w in voc.endings:
+            if b - len(w) > a and folded.startswith(w, b - len(w)) and b - len(w) in bounds:
+                b -= len(w)
+                break
+        if (a, b) == (start, end):
+            break
+    if ((a, b) == (0, len(folded)) and text == typed) or folded[a:b] in voc.alone:
+        return None
+    return folded[a:b]
