@@ -35,7 +35,7 @@ DECORATIONS = Path(__file__).resolve().parents[2] / "grammar" / "decorations.tom
 # (Not ー: it ends words -- ハイパー, ポーカー.)
 _TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
 # Last kana of the long action words, which a trailing ー merely stretches (こーるー, まっくー).
-_STRETCHED = set("るくどんとず")
+_STRETCHED = set("るくどんとずす")
 _SUITS = set("♠♤♥♡♦♢♣♧")
 # Characters that may start an emoji (symbols, dingbats, pictographs, flags, keycaps); a text
 # without any is not handed to the emoji package at all.
@@ -101,34 +101,56 @@ def _bounds(text: str) -> set[int]:
     return out
 
 
+# Where one clause ends and the next begins (降ります。J♣見せます, フォールドします、Ah見せます);
+# a full stop or comma before a digit is part of a number (1.5k, 1,800), not a boundary.
+_CLAUSE = re.compile(r"[、。!…♪]+|[.,](?![0-9])")
+
+
+def _trim_end(folded: str, s: int, e: int, bounds: set[int], voc: _Vocabulary) -> int:
+    """The end of clause ``folded[s:e]`` without its trailing decorations."""
+    while True:
+        end = e
+        core = strip_tail(folded[s:e])
+        if folded.startswith(core, s):
+            e = s + len(core)
+        for w in voc.endings:
+            if e - len(w) > s and folded.startswith(w, e - len(w)) and e - len(w) in bounds:
+                e -= len(w)
+                break
+        if e == end:
+            return e
+
+
 def strip(typed: str) -> str | None:
-    """The folded action core of ``typed`` (NFKC text) once emoji, openers and endings are
-    removed; None when there is nothing to remove (the message stands as it is)."""
+    """The folded action core of ``typed`` (NFKC text) once emoji, openers and every clause's
+    endings are removed; None when there is nothing to remove (the message stands as it is)."""
     text = drop_emoji(typed)
     folded = fold_nfkc(text)
     if len(folded) != len(text):  # case folding changed the length (ß): no word offsets
         return folded if text != typed else None
     voc = _vocabulary()
-    bounds: set[int] | None = None
+    bounds = _bounds(text)
     a, b = 0, len(folded)
-    while True:
-        start, end = a, b
+    while True:  # openers, with the blanks and commas after them
+        start = a
         while a < b and folded[a] in _SEPARATORS:
             a += 1
-        core = strip_tail(folded[a:b])
-        b = a + len(core) if folded[a:b].startswith(core) else b
-        if bounds is None:
-            bounds = _bounds(text)
         for w in voc.openers:
             if folded.startswith(w, a) and a + len(w) < b and a + len(w) in bounds:
                 a += len(w)
                 break
-        for w in voc.endings:
-            if b - len(w) > a and folded.startswith(w, b - len(w)) and b - len(w) in bounds:
-                b -= len(w)
-                break
-        if (a, b) == (start, end):
+        if a == start:
             break
-    if ((a, b) == (0, len(folded)) and text == typed) or folded[a:b] in voc.alone:
+    pieces: list[str] = []
+    pos = a
+    for m in [*_CLAUSE.finditer(folded, a, b), None]:
+        end = m.start() if m is not None else b
+        piece = folded[pos:_trim_end(folded, pos, end, bounds, voc)].strip()
+        if piece:
+            pieces.append(piece)
+        if m is not None:
+            pos = m.end()
+    core = " ".join(pieces)
+    if (core == folded and text == typed) or core in voc.alone:
         return None
-    return folded[a:b]
+    return core
