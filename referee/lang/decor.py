@@ -26,8 +26,9 @@ from pathlib import Path
 
 import emoji
 
+from referee.lang.nearmiss import mentions_action
 from referee.lang.normalize import fold_nfkc
-from referee.lang.words import words
+from referee.lang.words import Word, words
 
 DECORATIONS = Path(__file__).resolve().parents[2] / "grammar" / "decorations.toml"
 
@@ -79,6 +80,7 @@ class _Vocabulary:
     openers: tuple[str, ...]  # longest first
     endings: tuple[str, ...]  # longest first
     alone: frozenset[str]  # actions only as the whole message (seven's はい)
+    people: frozenset[str]  # lemmas that address people (みんな): never part of an aside
 
 
 @cache
@@ -89,13 +91,36 @@ def _vocabulary() -> _Vocabulary:
         items = {fold_nfkc(str(w)) for w in data.get(key, [])}
         return tuple(sorted(items, key=len, reverse=True))
 
-    return _Vocabulary(words_of("openers"), words_of("endings"), frozenset(words_of("alone")))
+    return _Vocabulary(words_of("openers"), words_of("endings"), frozenset(words_of("alone")),
+                       frozenset(str(w) for w in data.get("people", [])))
 
 
-def _bounds(text: str) -> set[int]:
-    """Offsets where a word of ``text`` starts or ends."""
-    out = {0, len(text)}
-    for w in words(text):
+# An aside before the action (ごめん、フォールド / 残念、降ります / きついな、フォールド): a short
+# first clause of interjections, adjectives and plain nouns. Never one that names or addresses
+# someone (ボブさん、フォールド; お前、コール), has a verb (頼む、コール) or talks about an action.
+_ASIDE_CHARS = 12
+# Letters and digits are how cards and abbreviations are written (Fです。Tc見せます): an aside has
+# none.
+_LATIN = re.compile("[a-z0-9]")
+_ASIDE_POS = frozenset({"感動詞", "形容詞", "形状詞", "助詞", "助動詞", "補助記号", "副詞", "名詞"})
+
+
+def _is_aside(clause: str, ws: tuple[Word, ...], start: int, end: int) -> bool:
+    if (not 0 < end - start <= _ASIDE_CHARS or "?" in clause or _LATIN.search(clause)
+            or mentions_action(clause)):
+        return False
+    people = _vocabulary().people
+    inside = [w for w in ws if start <= w.start < end]
+    return bool(inside) and all(
+        w.pos in _ASIDE_POS and w.pos2 not in ("固有名詞", "数詞") and w.lemma not in people
+        for w in inside
+    )
+
+
+def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
+    """Offsets where a word starts or ends."""
+    out = {0, length}
+    for w in ws:
         out.add(w.start)
         out.add(w.start + len(w.surface))
     return out
@@ -129,7 +154,8 @@ def strip(typed: str) -> str | None:
     if len(folded) != len(text):  # case folding changed the length (ß): no word offsets
         return folded if text != typed else None
     voc = _vocabulary()
-    bounds = _bounds(text)
+    ws = words(text)
+    bounds = _bounds(ws, len(text))
     a, b = 0, len(folded)
     while True:  # openers, with the blanks and commas after them
         start = a
@@ -141,6 +167,9 @@ def strip(typed: str) -> str | None:
                 break
         if a == start:
             break
+    first = _CLAUSE.search(folded, a, b)
+    if first is not None and _is_aside(folded[a:first.start()], ws, a, first.start()):
+        a = first.end()
     pieces: list[str] = []
     pos = a
     for m in [*_CLAUSE.finditer(folded, a, b), None]:
