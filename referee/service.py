@@ -54,6 +54,8 @@ from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
 from referee.definitions import GAME_IDS, Penalties
 from referee.events import Event, Flag, Leave, Penalty, Rejected, Say
 from referee.flags import assess_leak
+from referee.lang import catalog, nearmiss
+from referee.lang.normalize import fold
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
 from referee.rules import Deal, Engine, IllegalAction, OptionError, create
 
@@ -617,7 +619,27 @@ class Referee:
             self._check_leak(ctx, table, sender, text)
         if parsed.advice:
             self._check_interference(ctx, table, sender, text, seated)
+        if parsed.kind == "chat":
+            self._say_unread(ctx, table, sender, text)
         self._after(ctx, table)
+
+    def _say_unread(self, ctx: _Ctx, table: Table, sender: str, text: str) -> None:
+        """A near miss: the player the table waits for wrote action words that are no action
+        (「コールかなぁ」), or a command word without its ``!`` (「退席」). Say what was not read
+        and what is accepted, instead of letting the clock run out in silence."""
+        norm = fold(text)
+        word = nearmiss.command_word(norm)
+        if word is not None:
+            self._say(ctx, catalog.text("command_hint", player=sender, word=word))
+            return
+        decision = table.engine.decision(sender) if table.engine.is_seated(sender) else None
+        if decision is None or not nearmiss.mentions_action(norm):
+            return
+        msgs = catalog.messages()
+        key = f"examples_{table.game}_{decision}"
+        examples = msgs[key] if key in msgs else msgs[f"examples_{decision}"]
+        self._say(ctx, catalog.text("near_miss", player=sender, text=catalog.excerpt(text),
+                                    examples=examples))
 
     def _dm(self, ctx: _Ctx, table: Table, sender: str, text: str) -> None:
         """A private message to the bot: players may ask for their own cards, privately."""
