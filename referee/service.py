@@ -41,11 +41,15 @@ Policies (RULES.md "hand information" / "interference"; the rulings made here):
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import random
 import secrets
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
 from referee.actions import Parsed
@@ -84,6 +88,29 @@ class BankChange(Event):
     delta: int
     balance: int
     reason: str
+
+
+class SnapshotError(ValueError):
+    """A snapshot that cannot be restored (other code version, unreadable): re-run instead."""
+
+
+@cache
+def snapshot_version() -> str:
+    """The version a snapshot is valid for: a digest of the referee's code, its grammars and the
+    game definitions. Any change to them -- a new release, an edited pay table -- makes older
+    snapshots unusable, so a restart then re-runs the whole history once (loudly) and the next
+    snapshot is taken with the new version."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent.parent
+    files = sorted(
+        [*Path(__file__).resolve().parent.rglob("*.py"), *(root / "grammar").rglob("*"),
+         *(root / "games").glob("*.toml"), *Path(__file__).resolve().parent.rglob("*.toml")]
+    )
+    for f in files:
+        if f.is_file():
+            h.update(f.relative_to(root).as_posix().encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:32]
 
 
 class DirectiveError(ValueError):
@@ -285,6 +312,7 @@ class Referee:
         rng: random.Random | None = None,
     ) -> None:
         self.moderators: set[str] = set(moderators)
+        self._configured = frozenset(self.moderators)  # the rest came from inputs (# moderator:)
         self.persistence = persistence
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self.tables: dict[str, Table] = {}
@@ -297,6 +325,7 @@ class Referee:
         # table opened later starts from it. Derived from events, so a rebuild restores it too.
         self.bonus_area: tuple[list[str], list[int]] | None = None
         self._next_flag = 1
+        self._track_processed = True  # off while a rebuild re-runs inputs a store already has
 
     # --- entry points ----------------------------------------------------------------------
     def handle(self, incoming: Incoming) -> list[Event]:
@@ -339,10 +368,13 @@ class Referee:
             self._tick(ctx, room, float(inp["time"]))
         else:
             self._message(ctx, room)
-        self.processed.add(input_id)
+        if self.persistence is None and self._track_processed:
+            self.processed.add(input_id)  # with persistence, the store knows (an index)
         outcome = Outcome(input_id=input_id, room=room, input=ctx.input, events=ctx.events,
                           ledger=ctx.ledger)
         if self.persistence is not None:
+            if any(e.event == "hand_end" for e in ctx.events):
+                outcome.snapshot = self.snapshot  # taken when saved (group commit: its end)
             self.persistence.save(outcome)
         return outcome
 
@@ -384,8 +416,12 @@ class Referee:
         return t is not None and t.paused
 
     def rebuild(self, inputs: Iterable[dict[str, Any]]) -> None:
-        """Re-run saved inputs with persistence off: the same state as when they were saved."""
+        """Re-run saved inputs with persistence off: the same state as when they were saved.
+
+        With a persistence to come back to, the inputs' ids are not collected (the store knows
+        them): a restart's memory does not grow with the history it re-runs."""
         saved, self.persistence = self.persistence, None
+        self._track_processed = saved is None
         try:
             for inp in inputs:
                 try:
@@ -393,9 +429,55 @@ class Referee:
                 except DirectiveError:
                     # saved inputs ran once; one refused now (a changed rule) must not stop the
                     # restart of every other table
-                    self.processed.add(str(inp["id"]))
+                    if self._track_processed:
+                        self.processed.add(str(inp["id"]))
         finally:
             self.persistence = saved
+            self._track_processed = True
+
+    # --- snapshots (issue 21) -----------------------------------------------------------------
+    # What a snapshot leaves out: the wiring given at construction (the store, the random
+    # source, the configured moderators -- the moderators that inputs named are kept), the
+    # processed ids (the store has them) and the bank's ledger (the store keeps it; the balances
+    # are enough to go on).
+    _NOT_SNAPSHOTTED = frozenset(
+        {"persistence", "rng", "moderators", "_configured", "processed", "bank",
+         "_track_processed"}
+    )
+
+    def snapshot(self) -> tuple[str, bytes]:
+        """(version, state): everything the service needs to go on as if it had re-run every
+        input so far -- the tables (engines, seats, clocks, carried-over state such as the
+        deuces bonus area), flags, penalties, rank marks and bank balances. ``version`` names
+        the code and definitions it was taken with (:func:`snapshot_version`); a snapshot is
+        only ever restored by the very same version, so it is exactly what a full re-run gives.
+
+        Pickle, because the state is the engines' own objects; the bytes never leave the
+        referee's own database, which is trusted like the code."""
+        state = {k: v for k, v in vars(self).items() if k not in self._NOT_SNAPSHOTTED}
+        state["bank_balances"] = self.bank.balances()
+        state["named_moderators"] = sorted(self.moderators - self._configured)
+        return snapshot_version(), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def restore(self, version: str, state: bytes) -> None:
+        """Go on from a :meth:`snapshot`; SnapshotError (and nothing changed) when it was taken
+        by other code or definitions, or cannot be read."""
+        if version != snapshot_version():
+            raise SnapshotError("taken by another version of the code or game definitions")
+        try:
+            data = pickle.loads(state)
+            balances = dict(data.pop("bank_balances"))
+            named = set(data.pop("named_moderators"))
+        except Exception as e:  # any unreadable blob: the caller re-runs everything instead
+            raise SnapshotError(f"unreadable ({type(e).__name__}: {e})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
+            raise SnapshotError("not a service snapshot")
+        bank = Bank()
+        bank.restore(balances)
+        for key, value in data.items():
+            setattr(self, key, value)
+        self.bank = bank
+        self.moderators = set(self._configured) | named
 
     # --- state queries ---------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -419,8 +501,14 @@ class Referee:
             "ranks": dict(self.ranks),
             "bonus_area": self.bonus_area,
             "moderators": sorted(self.moderators),
-            "processed": sorted(self.processed),
+            "processed": sorted(self._processed_ids()),
         }
+
+    def _processed_ids(self) -> set[str]:
+        """Every input id this referee would refuse as done: its own, and its store's (which
+        holds them instead of memory, see :meth:`process`)."""
+        listed = getattr(self.persistence, "input_ids", None)
+        return self.processed | set(listed()) if callable(listed) else set(self.processed)
 
     def is_moderator(self, name: str) -> bool:
         return name in self.moderators
