@@ -484,7 +484,7 @@ class Referee:
         """A comparable snapshot (tests: a rebuild reaches the same state)."""
         return {
             "balances": self.bank.balances(),
-            "ledger": [(e.player, e.delta, e.reason) for e in self.bank.ledger],
+            "ledger": self._ledger_rows(),
             "tables": {
                 room: {
                     "game": t.game, "options": t.options, "closing": t.closing,
@@ -503,6 +503,14 @@ class Referee:
             "moderators": sorted(self.moderators),
             "processed": sorted(self._processed_ids()),
         }
+
+    def _ledger_rows(self) -> list[tuple[str, int, str]]:
+        """The whole ledger: the store's when there is one (after a snapshot the bank holds only
+        the entries since), else the bank's own."""
+        stored = getattr(self.persistence, "ledger", None)
+        if callable(stored):
+            return [(r["player"], r["delta"], r["reason"]) for r in stored()]
+        return [(e.player, e.delta, e.reason) for e in self.bank.ledger]
 
     def _processed_ids(self) -> set[str]:
         """Every input id this referee would refuse as done: its own, and its store's (which
