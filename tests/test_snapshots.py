@@ -19,7 +19,7 @@ from referee.service import Referee, SnapshotError, snapshot_version
 from referee.store import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
-from crash_transcript import omaha_transcript  # noqa: E402
+from crash_transcript import omaha_transcript
 
 
 @pytest.fixture(scope="module")
