@@ -198,7 +198,7 @@ PENALTY_NAMES = {
     "allin_fa": "オールインのフライングアクション",
 }
 # Event kinds _emit records something for (besides keeping the event).
-_EMIT_KINDS = frozenset({"hand_end", "bonus_area", "leave", "penalty"})
+_EMIT_KINDS = frozenset({"hand_end", "bonus_area", "leave", "penalty", "tournament_end"})
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
 
@@ -542,7 +542,10 @@ class Referee:
             elif ev.event == "bonus_area":
                 self.bonus_area = (list(getattr(ev, "cards", [])),
                                    [int(m) for m in getattr(ev, "markers", [])])
-            if isinstance(ev, Leave) or ev.event == "leave":
+            if ev.event == "tournament_end":  # the prizes go to the bank at once
+                for player, pts in dict(getattr(ev, "prizes", {})).items():
+                    self._ledger(ctx, str(player), int(pts), "prize", idx)
+            elif isinstance(ev, Leave) or ev.event == "leave":
                 pts = int(getattr(ev, "bank", 0) or 0)
                 if pts:
                     self._ledger(ctx, str(getattr(ev, "player", "")), pts, "leave", idx)
@@ -891,6 +894,7 @@ class Referee:
             f"{s.seat}番 {s.name} {stacks.get(s.name, s.chips):,}" for s in eng.seated()
         )
         parts.append(seats or "着席なし")
+        parts.extend(eng.status(ctx.input.get("time")))
         self._say(ctx, " / ".join(parts), to=to)
 
     def _cmd_open(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
@@ -950,11 +954,14 @@ class Referee:
         points = self.bank.balance(sender)
         if points <= 0:
             raise IllegalAction(f"バンク残高がありません（{_points(points)}）")
-        chips = eng.buy_in_chips(points)
-        events = eng.sit(seat, sender, chips)  # raises before anything changes
+        buy = eng.buy_in(points)  # what the bank pays and the chips it buys (a max buy-in,
+        chips = buy.chips         # a tournament's entry); raises before anything changes
+        events = eng.sit(seat, sender, chips)
         self._emit(ctx, events)
-        self._emit(ctx, [BankChange(player=sender, delta=-points, balance=0, reason="buy_in")])
-        self._ledger(ctx, sender, -points, "buy_in", len(ctx.events) - 1)
+        if buy.points:  # (a free tournament takes nothing)
+            self._emit(ctx, [BankChange(player=sender, delta=-buy.points,
+                                        balance=points - buy.points, reason=buy.reason)])
+            self._ledger(ctx, sender, -buy.points, buy.reason, len(ctx.events) - 1)
         if not any(e.event == "say" for e in events):
             self._say(ctx, f"{sender}さんが{seat}番席に着席しました（チップ {chips:,}）。")
 
