@@ -42,6 +42,7 @@ from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.config import read_settings
 from referee.adapters.matrix_render import incoming_text, mxid_of, name_of, render
+from referee.routing import private_route
 
 log = logging.getLogger("referee.matrix")
 
@@ -53,6 +54,15 @@ SYNC_FILTER: dict[str, Any] = {
 }
 ENCRYPTION = {"type": "m.room.encryption", "state_key": "",
               "content": {"algorithm": "m.megolm.v1.aes-sha2"}}
+# A DM's later joiners read nothing sent before they joined (and the bot's checks keep them out).
+HISTORY_JOINED = {"type": "m.room.history_visibility", "state_key": "",
+                  "content": {"history_visibility": "joined"}}
+# Room kinds of matrix_rooms whose messages are private messages to the bot:
+#   dm       the partner's private channel (private content is sent only there, after _vouch)
+#   dm_left  the partner left it: a new one is made
+#   dm_lost  not private (any more): unencrypted, a third member, or not the partner's own;
+#            what is typed there is still a private message, nothing private is sent there
+DM_KINDS = ("dm", "dm_left", "dm_lost")
 
 
 
@@ -446,9 +456,16 @@ class MatrixBot:
         if not isinstance(r, nio.JoinResponse):
             log.warning("could not join %s: %s", room_id, r)
             return
-        if direct and inviter and self.state.dm_room(inviter) is None:
-            self.state.add_room(room_id, "dm", inviter)
-            await self._publish_direct()
+        if direct and inviter:
+            # A player's own DM invite is a candidate private channel: nothing private goes
+            # there unless, checked before every private send (_vouch), it is encrypted and
+            # holds only the bot and that player. (nio keeps no m.room.encryption of an
+            # invite's stripped state, so the check cannot be made earlier.)
+            if self.state.dm_room(inviter) is None:
+                self.state.add_room(room_id, "dm", inviter)
+                await self._publish_direct()
+            else:
+                self.state.add_room(room_id, "dm_lost", inviter)
         log.info("joined %s (invited by %s%s)", room_id, inviter, ", direct" if direct else "")
 
     # --- one event --------------------------------------------------------------------------
@@ -465,27 +482,42 @@ class MatrixBot:
         if relates.get("rel_type") == "m.replace":
             return  # an edit: the original was the declaration; editing it changes nothing
         kind = self.state.room_kind(room_id)
-        dm = kind is not None and kind[0] == "dm"
+        dm = kind is not None and kind[0] in DM_KINDS
         sender = name_of(ev.sender, self.server)
-        table_room = room_id
-        if dm:
-            # A private message concerns the table where the player sits.
-            for rid in list(self.referee.tables):
-                if sender in self.referee.seated_names(rid):
-                    table_room = rid
-                    break
         text = incoming_text(_strip_reply_fallback(ev.body),
                              getattr(ev, "formatted_body", None), self.server)
+        table_room: str | None = room_id
+        if dm:
+            # A private message concerns the table it names or where the sender sits (one rule
+            # for every adapter: referee.routing); its announcements go to that table's room.
+            route = private_route(self.referee, sender, text, self._table_names())
+            table_room, text = route.room, route.text
         inp = {
-            "kind": "message", "id": ev.event_id, "room": table_room, "sender": sender,
-            "text": text, "time": ev.server_timestamp / 1000.0, "dm": dm,
+            "kind": "message", "id": ev.event_id, "room": table_room or room_id,
+            "sender": sender, "text": text, "time": ev.server_timestamp / 1000.0, "dm": dm,
         }
         out = self.referee.process(inp)
         if out is not None:
             events = [e.to_json() for e in out.events]
         else:
             events = self._stored_events(ev.event_id)
-        await self._queue(ev.event_id, room_id if dm else table_room, table_room, sender, events)
+        # No table for a private message: what the service says "to the room" goes back to the
+        # sender, privately (never into the room it came from: that room may not be private).
+        await self._queue(ev.event_id, table_room, table_room or room_id, sender, events)
+
+    def _table_names(self) -> dict[str, str]:
+        """What a player may type in a DM to name a table: its room's aliases (and id)."""
+        names: dict[str, str] = {}
+        for rid in list(self.referee.tables):
+            room = self.client.rooms.get(rid) if self.client is not None else None
+            if room is None:
+                continue
+            aliases = [getattr(room, "canonical_alias", None)]
+            aliases += list(getattr(room, "alt_aliases", None) or [])
+            for alias in aliases:
+                if alias:
+                    names[str(alias)] = rid
+        return names
 
     def _stored_events(self, input_id: str) -> list[dict[str, Any]]:
         """An input processed before a crash: its replies may not all be in the outbox yet."""
@@ -495,15 +527,19 @@ class MatrixBot:
         row = conn.execute("SELECT events FROM inputs WHERE input_id = ?", (input_id,)).fetchone()
         return list(json.loads(row[0])) if row else []
 
-    async def _queue(self, input_id: str, reply_room: str, table_room: str, sender: str,
+    async def _queue(self, input_id: str, reply_room: str | None, table_room: str, sender: str,
                      events: Iterable[dict[str, Any]]) -> None:
+        """``reply_room``: where what is said "to the room" goes; None: to ``sender``
+        privately."""
         mention = set(self.referee.seated_names(table_room)) | {sender}
         rows: list[tuple[str, dict[str, Any]]] = []
         for e in events:
             if e.get("event") != "say":
                 continue
             to, text = str(e.get("to", "room")), str(e.get("text", ""))
-            if to == "room":
+            if to == "room" and reply_room is None:
+                to = sender
+            if to == "room" and reply_room is not None:
                 rows.append((reply_room, render(text, self.server, mention)))
             else:
                 room = await self.dm_room(mxid_of(to, self.server))
@@ -518,9 +554,12 @@ class MatrixBot:
         if existing is not None:
             return existing
         while True:
+            # private_chat (not trusted_private_chat): the player is not an admin of the room,
+            # and inviting needs the bot's power level, so nobody is let in by the homeserver.
             r = await self.client.room_create(
-                is_direct=True, invite=[user_id], preset=nio.RoomPreset.trusted_private_chat,
-                initial_state=[ENCRYPTION], name="referee",
+                is_direct=True, invite=[user_id], preset=nio.RoomPreset.private_chat,
+                initial_state=[ENCRYPTION, HISTORY_JOINED], name="referee",
+                power_level_override={"invite": 100},
             )
             if isinstance(r, nio.RoomCreateResponse):
                 break
@@ -542,19 +581,39 @@ class MatrixBot:
                 headers={"Authorization": f"Bearer {self.client.access_token}",
                          "Content-Type": "application/json"})
 
+    def _vouch(self, room_id: str, partner: str) -> str | None:
+        """Why ``room_id`` is no private channel for ``partner`` (None: it is, as far as the
+        bot's view of the room goes): encrypted, and its members -- joined or invited -- exactly
+        the bot and the partner, in a room nobody joins uninvited."""
+        room = self.client.rooms.get(room_id)
+        if room is None:
+            return None  # not synced yet: _ready holds its messages back
+        if not room.encrypted:
+            return "not encrypted"
+        members = set(room.users) | set(room.invited_users)
+        if members != {self.config.user_id, partner}:
+            if partner not in members:
+                return "left"
+            return "members: " + ", ".join(sorted(members - {self.config.user_id}))
+        if room.join_rule not in ("invite", "knock"):
+            return f"join rule {room.join_rule}"
+        return None
+
     async def _replace_if_left(self, room_id: str) -> str:
-        """A player who left (or refused) their DM room gets a new one; what waited for the old
-        room moves there, in order."""
+        """Checked before every send to a DM: a player's private room that is no longer private
+        (they left or refused it, someone else was invited, it is not encrypted) is given up,
+        and the player gets a new one; what waited for the old room moves there, in order."""
         kind = self.state.room_kind(room_id)
-        if kind is None or kind[0] not in ("dm", "dm_left") or not kind[1]:
+        if kind is None or kind[0] not in DM_KINDS or not kind[1]:
             return room_id
         partner = kind[1]
         if kind[0] == "dm":
-            room = self.client.rooms.get(room_id)
-            if room is None or partner in room.users:
+            why = self._vouch(room_id, partner)
+            if why is None:
                 return room_id
-            log.info("%s left DM room %s; making a new one", partner, room_id)
-            self.state.add_room(room_id, "dm_left", partner)
+            log.warning("DM room %s of %s is no private channel (%s); making a new one",
+                        room_id, partner, why)
+            self.state.add_room(room_id, "dm_left" if why == "left" else "dm_lost", partner)
         new = await self.dm_room(partner)
         if new != room_id:
             self.state.move_unsent(room_id, new)

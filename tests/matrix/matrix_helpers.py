@@ -26,10 +26,11 @@ from typing import Any
 import nio
 import pytest
 
-from referee.adapters.matrix import share_keys
+from referee.adapters.matrix import ENCRYPTION, share_keys
 from referee.adapters.matrix_synapse import Synapse, User
 
 ROOT = Path(__file__).resolve().parents[2]
+ENCRYPTED_DM = ENCRYPTION  # initial state of an end-to-end encrypted room
 _counter = itertools.count(1)
 
 
