@@ -42,6 +42,7 @@ from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.config import read_settings
 from referee.adapters.matrix_render import incoming_text, mxid_of, name_of, render
+from referee.adapters.matrix_xsign import CrossSigningError, ensure_cross_signing
 from referee.routing import private_route
 
 log = logging.getLogger("referee.matrix")
@@ -260,6 +261,8 @@ class MatrixBot:
         self.client: Any = None
         self.stopping = asyncio.Event()
         self.synced = 0  # number of completed sync batches (tests wait on it)
+        self.cross_signed = False
+        self._xsign_error = ""
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
         self._flushing = asyncio.Lock()  # the sync loop and the clock both flush the outbox
         self.rate_limits = _RateLimitCounter()
@@ -300,12 +303,34 @@ class MatrixBot:
         log.info("logged in as %s, device %s", client.user_id, client.device_id)
         if client.should_upload_keys:
             await client.keys_upload()
+        await self._cross_sign()
+
+    async def _cross_sign(self) -> None:
+        """The account's cross-signing identity, and this device signed by it (see
+        matrix_xsign); retried after each sync until it is done, never fatal."""
+        if self.cross_signed or self.client.olm is None:
+            return
+        try:
+            r = await ensure_cross_signing(self.client, self.config.user_id,
+                                           str(self.client.device_id), self.config.crypto_dir,
+                                           self.config.password)
+        except Exception as e:  # refused, or the homeserver away: try again after a sync
+            why = str(e) if isinstance(e, CrossSigningError) else repr(e)
+            if why != self._xsign_error:  # said once, not after every sync
+                log.warning("cross-signing: %s (will retry)", why)
+                self._xsign_error = why
+            return
+        self.cross_signed = True
+        log.info("cross-signing identity %s: %s, device %s", r.master,
+                 "uploaded" if r.uploaded else "already on the server",
+                 "signed now" if r.signed_device else "already signed")
 
     async def _crypto_housekeeping(self) -> None:
         if self.client.olm is None:
             return
         with contextlib.suppress(Exception):
             await share_keys(self.client)
+        await self._cross_sign()
 
     # --- the loop ---------------------------------------------------------------------------
     async def run(self) -> None:
