@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import hashlib
 import json
 import logging
@@ -43,6 +44,8 @@ from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.config import read_settings
 from referee.adapters.matrix_render import incoming_text, mxid_of, name_of, render
 from referee.adapters.matrix_xsign import CrossSigningError, ensure_cross_signing
+from referee.lang.catalog import CatalogError
+from referee.lang.catalog import text as msg
 from referee.routing import private_route
 
 log = logging.getLogger("referee.matrix")
@@ -64,6 +67,13 @@ HISTORY_JOINED = {"type": "m.room.history_visibility", "state_key": "",
 #   dm_lost  not private (any more): unencrypted, a third member, or not the partner's own;
 #            what is typed there is still a private message, nothing private is sent there
 DM_KINDS = ("dm", "dm_left", "dm_lost")
+# An encrypted message whose room key has not arrived holds its room's later messages back for
+# at most this long (the key usually comes in the same or the next sync); then the sender is
+# told it could not be read. A withheld key (m.room_key.withheld) ends the wait at once.
+KEY_WAIT = 20.0
+LATE_KEY_WINDOW = 3600.0  # a key this late still gets the sender a "too late" notice
+PLAINTEXT = "referee.plaintext"  # outbox content marker: send unencrypted (a notice, no secret)
+JST = datetime.timezone(datetime.timedelta(hours=9))
 
 
 
@@ -93,6 +103,7 @@ class MatrixConfig:
     sync_timeout_ms: int = 30_000
     max_retry_wait: float = 5.0  # cap of the reconnect backoff, seconds
     tick_every: float = TICK_EVERY  # action clock: seconds between timer ticks of one table
+    key_wait: float = KEY_WAIT  # seconds an undecryptable message waits for its key
 
     @property
     def server_name(self) -> str:
@@ -106,7 +117,7 @@ class MatrixConfig:
 _KEYS = {
     "homeserver": str, "user_id": str, "password": str, "access_token": str, "device_id": str,
     "database": str, "store_dir": str, "moderators": list, "device_name": str,
-    "sync_timeout_ms": int, "max_retry_wait": float, "tick_every": float,
+    "sync_timeout_ms": int, "max_retry_wait": float, "tick_every": float, "key_wait": float,
 }
 
 
@@ -131,6 +142,7 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> MatrixConfig:
         sync_timeout_ms=int(data.get("sync_timeout_ms", 30_000)),
         max_retry_wait=float(data.get("max_retry_wait", 5.0)),
         tick_every=float(data.get("tick_every", TICK_EVERY)),
+        key_wait=float(data.get("key_wait", KEY_WAIT)),
     )
 
 
@@ -152,6 +164,23 @@ CREATE TABLE IF NOT EXISTS matrix_outbox (
     content TEXT NOT NULL,
     event_id TEXT,                 -- set once sent
     UNIQUE (input_id, idx)
+);
+-- Events held back because one before them in the same room cannot be decrypted yet (its key
+-- has not arrived): processed in order once it can, or once it is given up on.
+CREATE TABLE IF NOT EXISTS matrix_held (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    room_id TEXT NOT NULL,
+    event_id TEXT NOT NULL UNIQUE,
+    source TEXT NOT NULL,
+    held_at REAL NOT NULL
+);
+-- Encrypted messages given up on (the sender was told); a key arriving later only gets the
+-- sender a refusal, never a late, out-of-turn processing.
+CREATE TABLE IF NOT EXISTS matrix_unreadable (
+    event_id TEXT PRIMARY KEY,
+    room_id TEXT NOT NULL,
+    source TEXT NOT NULL,
+    at REAL NOT NULL
 );
 """
 
@@ -216,6 +245,40 @@ class BotState:
         self.conn.execute("UPDATE matrix_outbox SET room_id = ? WHERE room_id = ?"
                           " AND event_id IS NULL", (new_room, old_room))
 
+    # --- held (undecryptable-yet) events -----------------------------------------------------
+    def hold(self, room_id: str, event_id: str, source: dict[str, Any], now: float) -> None:
+        self.conn.execute(
+            "INSERT OR IGNORE INTO matrix_held(room_id, event_id, source, held_at)"
+            " VALUES (?, ?, ?, ?)", (room_id, event_id, json.dumps(source), now))
+
+    def has_held(self, room_id: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM matrix_held WHERE room_id = ? LIMIT 1",
+                                 (room_id,)).fetchone() is not None
+
+    def held(self) -> list[tuple[str, str, dict[str, Any], float]]:
+        """(room, event id, event, held since), oldest first."""
+        rows = self.conn.execute(
+            "SELECT room_id, event_id, source, held_at FROM matrix_held ORDER BY seq")
+        return [(str(r), str(e), json.loads(s), float(t)) for r, e, s, t in rows]
+
+    def unhold(self, event_id: str) -> None:
+        self.conn.execute("DELETE FROM matrix_held WHERE event_id = ?", (event_id,))
+
+    def give_up(self, room_id: str, event_id: str, source: dict[str, Any], now: float) -> None:
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute("INSERT OR IGNORE INTO matrix_unreadable VALUES (?, ?, ?, ?)",
+                              (event_id, room_id, json.dumps(source), now))
+            self.conn.execute("DELETE FROM matrix_held WHERE event_id = ?", (event_id,))
+
+    def unreadable(self, since: float) -> list[tuple[str, str, dict[str, Any]]]:
+        rows = self.conn.execute(
+            "SELECT room_id, event_id, source FROM matrix_unreadable WHERE at >= ?", (since,))
+        return [(str(r), str(e), json.loads(s)) for r, e, s in rows]
+
+    def forget_unreadable(self, event_id: str) -> None:
+        self.conn.execute("DELETE FROM matrix_unreadable WHERE event_id = ?", (event_id,))
+
     def close(self) -> None:
         self.conn.close()
 
@@ -262,6 +325,7 @@ class MatrixBot:
         self.stopping = asyncio.Event()
         self.synced = 0  # number of completed sync batches (tests wait on it)
         self.cross_signed = False
+        self._withheld: dict[str, str] = {}  # megolm session id -> withheld code
         self._xsign_error = ""
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
         self._flushing = asyncio.Lock()  # the sync loop and the clock both flush the outbox
@@ -352,7 +416,10 @@ class MatrixBot:
         be timed out."""
         if self.synced == 0:
             return []
-        due = due_ticks(self.referee, now, self._ticked, self.config.tick_every)
+        # A room holding an undecryptable message waits for it: a tick now could time out a
+        # player whose action is in it (judged with its own time once readable).
+        due = [r for r in due_ticks(self.referee, now, self._ticked, self.config.tick_every)
+               if not self.state.has_held(r)]
         for room in due:
             self._ticked[room] = now
             input_id = f"tick:{uuid.uuid4().hex}"
@@ -365,7 +432,8 @@ class MatrixBot:
     async def _clock(self) -> None:
         while not self.stopping.is_set():
             try:
-                if await self.clock_tick(time.time()):
+                drained = self.synced > 0 and await self.drain_held(time.time())
+                if await self.clock_tick(time.time()) or drained:
                     await self.flush()
             except asyncio.CancelledError:
                 raise
@@ -420,6 +488,7 @@ class MatrixBot:
     # --- one sync ---------------------------------------------------------------------------
     async def _handle_sync(self, resp: Any, since: str | None) -> None:
         me = self.config.user_id
+        self._note_withheld(resp)
         for room_id, info in resp.rooms.invite.items():
             await self._on_invite(room_id, info)
         for room_id, info in resp.rooms.join.items():
@@ -444,6 +513,7 @@ class MatrixBot:
             kind = self.state.room_kind(room_id)
             if kind is not None and kind[0] == "dm":
                 log.info("DM room %s was left; a new one will be made when needed", room_id)
+        await self.drain_held(time.time())  # keys this sync brought
 
     async def _backfill(self, room_id: str, prev_batch: str | None,
                         since: str | None) -> list[Any]:
@@ -495,14 +565,108 @@ class MatrixBot:
 
     # --- one event --------------------------------------------------------------------------
     async def _on_event(self, room_id: str, ev: Any) -> None:
-        if isinstance(ev, nio.MegolmEvent):
-            try:
-                ev = self.client.decrypt_event(ev)
-            except Exception:
-                log.warning("cannot decrypt %s in %s", ev.event_id, room_id)
-                return
-        if not isinstance(ev, nio.RoomMessageText) or ev.sender == self.config.user_id:
+        """One timeline event, in order. An encrypted one that cannot be decrypted yet is kept
+        (with every later message of its room behind it) until its key comes: never dropped."""
+        if not isinstance(ev, nio.RoomMessageText | nio.MegolmEvent) \
+                or ev.sender == self.config.user_id:
             return
+        if self.state.has_held(room_id):
+            self.state.hold(room_id, ev.event_id, ev.source, time.time())
+            return
+        if isinstance(ev, nio.MegolmEvent):
+            dec = self._decrypt(room_id, ev)
+            if dec is None:
+                log.warning("cannot decrypt %s in %s from %s yet (session %s); holding it",
+                            ev.event_id, room_id, ev.sender, ev.session_id)
+                self.state.hold(room_id, ev.event_id, ev.source, time.time())
+                await self._request_key(ev)
+                return
+            ev = dec
+        await self._on_message(room_id, ev)
+
+    def _decrypt(self, room_id: str, ev: Any) -> Any:
+        ev.room_id = room_id
+        try:
+            return self.client.decrypt_event(ev)
+        except Exception:
+            return None
+
+    async def _request_key(self, ev: Any) -> None:
+        """Ask the sender's device for the missing room key (clients that share keys only with
+        devices they trust may answer with m.room_key.withheld instead)."""
+        with contextlib.suppress(Exception):
+            await self.client.to_device(
+                ev.as_key_request(ev.sender, self.client.device_id, device_id=ev.device_id))
+
+    def _note_withheld(self, resp: Any) -> None:
+        for ev in getattr(resp, "to_device_events", []):
+            src = getattr(ev, "source", {}) or {}
+            if src.get("type") in ("m.room_key.withheld", "org.matrix.room_key.withheld"):
+                c = src.get("content") or {}
+                if c.get("session_id"):
+                    self._withheld[str(c["session_id"])] = str(c.get("code", ""))
+                    log.info("room key withheld by %s (%s): session %s", src.get("sender"),
+                             c.get("code"), c.get("session_id"))
+
+    async def drain_held(self, now: float) -> bool:
+        """Held events, in order per room: a decryptable one is processed (with its own time),
+        one whose key was withheld or did not come within key_wait is given up on (the sender
+        is told), and a room waits behind an event still within its wait."""
+        waiting: set[str] = set()
+        held = self.state.held()
+        changed = False
+        for room_id, event_id, source, held_at in held:
+            if room_id in waiting:
+                continue
+            ev = nio.Event.parse_event(source)
+            if isinstance(ev, nio.MegolmEvent):
+                dec = self._decrypt(room_id, ev)
+                if dec is None:
+                    code = self._withheld.get(ev.session_id)
+                    if code is None and now - held_at < self.config.key_wait:
+                        waiting.add(room_id)
+                        continue
+                    await self._unreadable(room_id, ev, code)
+                    changed = True
+                    continue
+                ev = dec
+            if isinstance(ev, nio.RoomMessageText):
+                await self._on_message(room_id, ev)
+            self.state.unhold(event_id)
+            changed = True
+        for room_id, event_id, source in self.state.unreadable(now - LATE_KEY_WINDOW):
+            ev = nio.Event.parse_event(source)
+            if isinstance(ev, nio.MegolmEvent) and self._decrypt(room_id, ev) is not None:
+                log.info("the key of %s came after it was given up on", event_id)
+                self._notice(f"late:{event_id}", room_id, ev, "undecryptable_late", "")
+                self.state.forget_unreadable(event_id)
+                changed = True
+        return changed
+
+    async def _unreadable(self, room_id: str, ev: Any, code: str | None) -> None:
+        why = code or "timeout"
+        log.warning("giving up on %s in %s from %s: %s", ev.event_id, room_id, ev.sender, why)
+        key = f"undecryptable_reason_{why.removeprefix('m.').replace('.', '_')}"
+        try:
+            reason = msg(key)
+        except CatalogError:
+            reason = msg("undecryptable_reason_other", code=why)
+        self._notice(f"unreadable:{ev.event_id}", room_id, ev,
+                     "undecryptable_withheld" if code else "undecryptable_gave_up", reason)
+        self.state.give_up(room_id, ev.event_id, ev.source, time.time())
+
+    def _notice(self, input_id: str, room_id: str, ev: Any, key: str, reason: str) -> None:
+        """A plaintext m.notice to the sender in the room they typed in (it tells nothing
+        private, and a client that cannot read the bot's encrypted messages still shows it)."""
+        sender = name_of(ev.sender, self.server)
+        when = datetime.datetime.fromtimestamp(ev.server_timestamp / 1000, JST)
+        body = msg(key, sender=sender, when=when.strftime("%H:%M:%S"), reason=reason)
+        content = render(body, self.server, {sender})
+        content["msgtype"] = "m.notice"
+        content[PLAINTEXT] = True
+        self.state.queue(input_id, [(room_id, content)])
+
+    async def _on_message(self, room_id: str, ev: Any) -> None:
         relates = (ev.source.get("content") or {}).get("m.relates_to") or {}
         if relates.get("rel_type") == "m.replace":
             return  # an edit: the original was the declaration; editing it changes nothing
@@ -666,6 +830,13 @@ class MatrixBot:
         for seq, input_id, idx, room_id, content in self.state.unsent():
             if room_id in blocked:
                 continue
+            if content.pop(PLAINTEXT, False):
+                sent = await self._send_plain(room_id, content, _txn(input_id, idx))
+                if sent is None:
+                    blocked.add(room_id)
+                else:
+                    self.state.sent(seq, sent)
+                continue
             room_id = await self._replace_if_left(room_id)
             if not self._ready(room_id):
                 blocked.add(room_id)
@@ -683,6 +854,27 @@ class MatrixBot:
             else:
                 log.warning("send to %s refused: %s; will retry", room_id, r)
                 blocked.add(room_id)
+
+
+    async def _send_plain(self, room_id: str, content: dict[str, Any], txn: str) -> str | None:
+        """An unencrypted message, even in an encrypted room (nio would encrypt it); its event
+        id, or None (retried later)."""
+        path = (f"/_matrix/client/v3/rooms/{urllib.parse.quote(room_id)}/send/m.room.message/"
+                + txn)
+        try:
+            resp = await self.client.send(
+                "PUT", path, json.dumps(content),
+                headers={"Authorization": f"Bearer {self.client.access_token}",
+                         "Content-Type": "application/json"})
+            data = await resp.json(content_type=None)
+        except Exception as e:
+            log.warning("plaintext send to %s failed: %r; will retry", room_id, e)
+            return None
+        if resp.status != 200 or not isinstance(data, dict) or "event_id" not in data:
+            log.warning("plaintext send to %s refused: %s %s; will retry", room_id,
+                        resp.status, data)
+            return None
+        return str(data["event_id"])
 
 
 def _strip_reply_fallback(body: str) -> str:
