@@ -243,6 +243,11 @@ class BotProcess:
         finally:
             conn.close()
 
+    def device_id(self) -> str:
+        """The bot's current device (from its saved session)."""
+        rows = self._query("SELECT value FROM matrix_kv WHERE key = 'session'")
+        return str(json.loads(rows[0][0])["device_id"]) if rows else ""
+
     def input_ids(self) -> list[str]:
         return [r[0] for r in self._query("SELECT input_id FROM inputs ORDER BY seq")]
 
