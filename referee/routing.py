@@ -46,8 +46,8 @@ def private_route(referee: Tables, sender: str, text: str,
     names = names or {}
     tokens = text.split()
     for i, tok in enumerate(tokens):
-        if i == 0 and tok[:1] in ("!", "！") and tok not in tables:
-            continue  # the command itself (a Matrix room id also starts with "!")
+        if i == 0 and tok[:1] in ("!", "！"):
+            continue  # the command itself, even if it looks like a room id ("!abc:hs")
         room = tok if tok in tables else names.get(tok)
         if room is not None and room in tables:
             rest = " ".join(tokens[:i] + tokens[i + 1:])

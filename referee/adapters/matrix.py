@@ -326,6 +326,7 @@ class MatrixBot:
         self.synced = 0  # number of completed sync batches (tests wait on it)
         self.cross_signed = False
         self._withheld: dict[str, str] = {}  # megolm session id -> withheld code
+        self._draining = asyncio.Lock()
         self._xsign_error = ""
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
         self._flushing = asyncio.Lock()  # the sync loop and the clock both flush the outbox
@@ -611,7 +612,12 @@ class MatrixBot:
     async def drain_held(self, now: float) -> bool:
         """Held events, in order per room: a decryptable one is processed (with its own time),
         one whose key was withheld or did not come within key_wait is given up on (the sender
-        is told), and a room waits behind an event still within its wait."""
+        is told), and a room waits behind an event still within its wait. The sync loop and the
+        clock both call it; one at a time, so replies stay in order."""
+        async with self._draining:
+            return await self._drain_held(now)
+
+    async def _drain_held(self, now: float) -> bool:
         waiting: set[str] = set()
         held = self.state.held()
         changed = False
