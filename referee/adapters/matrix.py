@@ -139,11 +139,25 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> MatrixConfig:
         store_dir=Path(str(data["store_dir"])) if data.get("store_dir") else None,
         moderators=[str(m) for m in data.get("moderators", [])],
         device_name=str(data.get("device_name", "referee")),
-        sync_timeout_ms=int(data.get("sync_timeout_ms", 30_000)),
-        max_retry_wait=float(data.get("max_retry_wait", 5.0)),
-        tick_every=float(data.get("tick_every", TICK_EVERY)),
-        key_wait=float(data.get("key_wait", KEY_WAIT)),
+        sync_timeout_ms=int(_number(data, "sync_timeout_ms", 30_000)),
+        max_retry_wait=_number(data, "max_retry_wait", 5.0),
+        tick_every=_number(data, "tick_every", TICK_EVERY),
+        key_wait=_number(data, "key_wait", KEY_WAIT),
     )
+
+
+def _number(data: dict[str, Any], key: str, default: float) -> float:
+    """A non-negative number setting; ConfigError (one line) otherwise."""
+    value = data.get(key, default)
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{key} must be a number, not {value!r}") from None
+    if not number >= 0:
+        raise ConfigError(f"{key} must not be negative (or NaN): {value!r}")
+    return number
 
 
 # --- the adapter's own tables (same database file as the store, separate connection) ----------
