@@ -597,10 +597,17 @@ class MatrixBot:
                 await self._request_key(ev)
                 return
             ev = dec
-        await self._on_message(room_id, ev)
+        if isinstance(ev, nio.RoomMessageText):  # (decrypted, it may be a notice, a reaction…)
+            await self._on_message(room_id, ev)
 
     def _decrypt(self, room_id: str, ev: Any) -> Any:
+        """The decrypted event, or None while its room key is missing (checked first: nio
+        logs a warning for every failed attempt, and held events are retried often)."""
         ev.room_id = room_id
+        store = getattr(self.client.olm, "inbound_group_store", None)
+        with contextlib.suppress(Exception):
+            if store is not None and not store.get(room_id, ev.sender_key, ev.session_id):
+                return None
         try:
             return self.client.decrypt_event(ev)
         except Exception:
