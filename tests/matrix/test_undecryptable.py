@@ -4,7 +4,8 @@ with a fresh megolm session and shares it only later -- what a slow or offline-t
 does): the message is held, the room's later messages wait behind it, and once the key arrives
 both are processed in their original order with their original timestamps. A key that does not
 come within key_wait: a Japanese plaintext notice, the message not processed, and the key that
-turns up afterwards only gets a "too late" notice -- never an out-of-turn action."""
+turns up afterwards only gets a "too late" notice -- never an out-of-turn action. A message held
+when the bot is killed is still answered after the restart."""
 
 from __future__ import annotations
 
@@ -100,6 +101,17 @@ def test_late_keys_in_order_or_refused(make_table: TableFactory) -> None:
             late = await t.reply(n, _start("undecryptable_late"), timeout=30)
             assert not late.encrypted
             assert lost not in t.bot.input_ids()
+            # Held across a crash: the bot killed while it waits, the key sent while it is
+            # down; the first sync after the restart brings the key, and the message is answered.
+            bank = say_unshared(a, t.room, "!bank")
+            await wait_for(lambda: "holding it" in t.bot.log_text().split(bank)[-1]
+                           if bank in t.bot.log_text() else False, 30, "the bot holding it")
+            t.bot.kill()
+            await share_now(a, t.room)
+            n = len(t.bot_room_messages())
+            t.bot.start()
+            await t.reply(n, f"{a.name} ?さんのバンク残高", timeout=90)
+            assert bank in t.bot.input_ids()
         finally:
             await t.close()
 
