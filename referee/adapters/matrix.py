@@ -342,6 +342,7 @@ class MatrixBot:
         self._withheld: dict[str, str] = {}  # megolm session id -> withheld code
         self._draining = asyncio.Lock()
         self._xsign_error = ""
+        self._xsign_next = 0.0  # monotonic time of the next cross-signing attempt
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
         self._flushing = asyncio.Lock()  # the sync loop and the clock both flush the outbox
         self.rate_limits = _RateLimitCounter()
@@ -387,17 +388,20 @@ class MatrixBot:
     async def _cross_sign(self) -> None:
         """The account's cross-signing identity, and this device signed by it (see
         matrix_xsign); retried after each sync until it is done, never fatal."""
-        if self.cross_signed or self.client.olm is None:
+        if self.cross_signed or self.client.olm is None or time.monotonic() < self._xsign_next:
             return
         try:
             r = await ensure_cross_signing(self.client, self.config.user_id,
                                            str(self.client.device_id), self.config.crypto_dir,
                                            self.config.password)
         except Exception as e:  # refused, or the homeserver away: try again after a sync
-            why = str(e) if isinstance(e, CrossSigningError) else repr(e)
+            refused = isinstance(e, CrossSigningError)
+            why = str(e) if refused else repr(e)
             if why != self._xsign_error:  # said once, not after every sync
                 log.warning("cross-signing: %s (will retry)", why)
                 self._xsign_error = why
+            # A refusal is asked again every ten minutes; a homeserver away, after a sync.
+            self._xsign_next = time.monotonic() + (600.0 if refused else 0.0)
             return
         self.cross_signed = True
         log.info("cross-signing identity %s: %s, device %s", r.master,
