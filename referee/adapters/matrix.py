@@ -43,7 +43,11 @@ from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.config import read_settings
 from referee.adapters.matrix_render import incoming_text, mxid_of, name_of, render
-from referee.adapters.matrix_xsign import CrossSigningError, ensure_cross_signing
+from referee.adapters.matrix_xsign import (
+    CrossSigningError,
+    CrossSigningPending,
+    ensure_cross_signing,
+)
 from referee.lang.catalog import CatalogError
 from referee.lang.catalog import text as msg
 from referee.routing import private_route
@@ -395,7 +399,7 @@ class MatrixBot:
                                            str(self.client.device_id), self.config.crypto_dir,
                                            self.config.password)
         except Exception as e:  # refused, or the homeserver away: try again after a sync
-            refused = isinstance(e, CrossSigningError)
+            refused = isinstance(e, CrossSigningError) and not isinstance(e, CrossSigningPending)
             why = str(e) if refused else repr(e)
             if why != self._xsign_error:  # said once, not after every sync
                 log.warning("cross-signing: %s (will retry)", why)

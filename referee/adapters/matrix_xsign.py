@@ -51,6 +51,10 @@ class CrossSigningError(RuntimeError):
     """The homeserver refused (or could not be asked); the bot runs on, unsigned."""
 
 
+class CrossSigningPending(CrossSigningError):
+    """Not possible yet (the device's own keys are not on the server): try again soon."""
+
+
 def _public(key: SigningKey) -> str:
     return encode_base64(get_verify_key(key).encode())
 
@@ -201,7 +205,7 @@ async def ensure_cross_signing(client: Any, user_id: str, device_id: str, store_
     status, data = await _call(client, "POST", f"{_API}/keys/query",
                                 {"device_keys": {user_id: []}})
     if status != 200:
-        raise CrossSigningError(f"keys/query failed: {status} {data.get('error', '')}")
+        raise CrossSigningPending(f"keys/query failed: {status} {data.get('error', '')}")
     uploaded = False
     have = (_keys_of(data.get("master_keys", {}).get(user_id)),
             _keys_of(data.get("self_signing_keys", {}).get(user_id)))
@@ -212,7 +216,7 @@ async def ensure_cross_signing(client: Any, user_id: str, device_id: str, store_
                  ", with password auth" if uia else "")
     device = (data.get("device_keys", {}).get(user_id) or {}).get(device_id)
     if device is None:
-        raise CrossSigningError(f"device {device_id} has no keys on the server yet")
+        raise CrossSigningPending(f"device {device_id} has no keys on the server yet")
     ssk_id = f"ed25519:{keys.public('self_signing')}"
     sigs = (device.get("signatures") or {}).get(user_id) or {}
     signed = False
