@@ -164,6 +164,11 @@ MODERATOR_COMMANDS = {
     "exposed", "lastslot", "rank", "clock",
 }
 
+# Commands that act on a table (a private message must name it or come from a seated player).
+TABLE_COMMANDS = frozenset({
+    "status", "close", "sit", "leave", "deal", "nogame", "misdeal", "exposed", "lastslot", "clock",
+})
+
 HELP = {
     "open": "!open GAME [key=value…] [auto=on] — このルームにテーブルを開きます"
     "（auto=on で自動配札）（モデレーター）",
@@ -854,6 +859,8 @@ class Referee:
             self._say(ctx, f"{sender}さん: 「!{parts[0]}」はモデレーター専用のコマンドです。"
                            "権限がないため実行しませんでした。", to=reply_to)
             return
+        if dm and self._private_refusal(ctx, room, sender, name, reply_to):
+            return
         table = self.tables.get(room)
         try:
             handler(ctx, room, sender, args, reply_to)
@@ -863,6 +870,19 @@ class Referee:
             self._say(ctx, f"{sender}さん: テーブル設定が不正です: {e}", to=reply_to)
         if table is not None:
             self._after(ctx, table)
+
+    def _private_refusal(self, ctx: _Ctx, room: str, sender: str, name: str, to: str) -> bool:
+        """A command typed in a private message: ``room`` is the table referee.routing chose
+        (or not a table when none could be); a table is never opened from one."""
+        from referee.lang.catalog import text
+
+        if name == "open":
+            self._say(ctx, text("private_open_refused", sender=sender), to=to)
+            return True
+        if name in TABLE_COMMANDS and room not in self.tables:
+            self._say(ctx, text("private_no_table", sender=sender, command=name), to=to)
+            return True
+        return False
 
     def _need_table(self, room: str) -> Table:
         t = self.tables.get(room)
