@@ -80,7 +80,7 @@ class Listener:
                     await self.c.join(rid)
                 for rid, info in r.rooms.join.items():
                     for ev in info.timeline.events:
-                        if isinstance(ev, nio.RoomMessageText):
+                        if isinstance(ev, nio.RoomMessageText | nio.RoomMessageNotice):
                             self.seen.append((now, rid, ev.sender, ev.body))
                 self.since = r.next_batch
 

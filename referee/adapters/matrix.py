@@ -715,7 +715,12 @@ class MatrixBot:
     async def _on_message(self, room_id: str, ev: Any) -> None:
         relates = (ev.source.get("content") or {}).get("m.relates_to") or {}
         if relates.get("rel_type") == "m.replace":
-            return  # an edit: the original was the declaration; editing it changes nothing
+            # an edit: the original was the declaration; editing it changes nothing -- but the
+            # player is told so, in the room they edited in
+            sender = name_of(ev.sender, self.server)
+            self.state.queue(f"edit:{ev.event_id}", [
+                (room_id, render(msg("edit_ignored", player=sender), self.server, {sender}))])
+            return
         kind = self.state.room_kind(room_id)
         dm = kind is not None and kind[0] in DM_KINDS
         sender = name_of(ev.sender, self.server)
@@ -754,6 +759,16 @@ class MatrixBot:
                     names[str(alias)] = rid
         return names
 
+    def _table_label(self, player: str, table_room: str) -> str:
+        """「【room name】」 before a private message for a player seated at several tables, so
+        two tables' cards are never mixed up; "" otherwise."""
+        tables = [r for r, t in self.referee.tables.items() if t.engine.is_seated(player)]
+        if len(tables) < 2 or table_room not in self.referee.tables:
+            return ""
+        room = self.client.rooms.get(table_room) if self.client is not None else None
+        name = getattr(room, "display_name", None) or table_room
+        return msg("private_table_label", table=name)
+
     def _stored_events(self, input_id: str) -> list[dict[str, Any]]:
         """An input processed before a crash: its replies may not all be in the outbox yet."""
         conn = getattr(self.store, "conn", None)
@@ -778,7 +793,8 @@ class MatrixBot:
                 rows.append((reply_room, render(text, self.server, mention)))
             else:
                 room = await self.dm_room(mxid_of(to, self.server))
-                rows.append((room, render(text, self.server, ())))
+                rows.append((room, render(self._table_label(to, table_room) + text,
+                                          self.server, ())))
         if rows:
             self.state.queue(input_id, rows)
 
