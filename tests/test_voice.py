@@ -69,3 +69,26 @@ def test_seven_prompts_each_action_round_decision(path: Path) -> None:
             assert prompted is not None and prompted.startswith(e["player"] + "さんの番です"), e
             checked += 1
     assert checked or "npc" in path.stem or "nogame" in path.stem
+
+
+def _room(path: Path) -> list[str]:
+    return [e["text"] for e in events(path) if e["event"] == "say" and e["to"] == "room"]
+
+
+def test_omaha_announces_the_rake_with_its_figures() -> None:
+    evs = events(ROOT / "omaha" / "rake_over_500.txt")
+    (rake,) = [e["amount"] for e in evs if e["event"] == "rake"]
+    assert [t for t in _room(ROOT / "omaha" / "rake_over_500.txt")
+            if t.startswith(f"レイク {rake:,}（ポット ")]
+
+
+@pytest.mark.parametrize("name,word", [("fa_alpha_call", "コール"), ("fa_alpha_check", "チェック"),
+                                       ("fa_alpha_raise", "レイズ")])
+def test_omaha_says_when_a_flying_action_is_applied_at_the_turn(name: str, word: str) -> None:
+    assert [t for t in _room(ROOT / "omaha" / f"{name}.txt")
+            if f"のフライングアクション（{word}）を手番で適用しました" in t]
+
+
+def test_heads_up_hand_start_names_the_sb_first() -> None:
+    (start,) = [t for t in _room(ROOT / "omaha" / "heads_up.txt") if t.startswith("ハンド#1 開始")]
+    assert start.index("SB") < start.index("BB")
