@@ -164,3 +164,22 @@ def test_a_malformed_line_keeps_the_lines_before_it(tmp_path: Path) -> None:
     with Store(tmp_path / "r.db") as s:
         assert len(s.input_ids()) == sum(
             1 for line in good.splitlines() if line.strip() and not line.startswith("##"))
+
+
+def test_expect_answers_a_replays_new_lines_from_memory(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    with Store(db, exclusive=True, group=4) as s:
+        for i in range(3):
+            s.save(outcome(i))
+        s.expect([f"m{i}" for i in range(6)])
+        assert [s.is_processed(f"m{i}") for i in range(6)] == [True] * 3 + [False] * 3
+        s.save(outcome(3))  # in the open group: processed, not committed yet
+        assert s.is_processed("m3") and s.pending == 0  # (the group of 4 was written)
+        s.save(outcome(4))
+        assert s.is_processed("m4") and not s.is_processed("m5")
+        with pytest.raises(StoreError):
+            s.save(outcome(4))  # still refused twice
+    with Store(db) as s:
+        assert s.is_processed("m4") and not s.is_processed("m5")
+        with pytest.raises(StoreError):
+            s.expect(["m5"])  # only a sole writer may trust what it learned

@@ -371,6 +371,7 @@ def _replay_lines(lines: list[Line], db: Path | None, out: TextIO, group: int) -
             raise TranscriptError(f"--db: {e}") from None
         for warning in resume(referee, store):
             print(f"referee: warning: {warning}", file=sys.stderr)
+        store.expect(line.id for line in lines)  # which lines are new, in a few queries
     process, write = referee.process, out.write
     if store is None:
         # Without a database the stream's buffer decides (a flush per line costs a system

@@ -28,7 +28,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -206,6 +206,7 @@ class Store:
         # in memory: memory must not grow with every input ever saved. Only the inputs of an
         # open group (group commit) are not in the table yet: they are here.
         self._batch_ids: set[str] = set()
+        self._fresh: set[str] = set()  # ids known not to be saved yet (expect(), sole writer)
         self._known_seq = 0
         self._refresh_seq()
         # Group commit: a snapshot is due when the open group is written (a hand ended in it).
@@ -283,7 +284,27 @@ class Store:
 
     def is_processed(self, input_id: str) -> bool:
         """Whether ``input_id`` was saved (one lookup in the unique index, or the open group)."""
-        return input_id in self._batch_ids or self._saved_before(input_id)
+        if input_id in self._batch_ids:
+            return True
+        if input_id in self._fresh:
+            return False
+        return self._saved_before(input_id)
+
+    def expect(self, input_ids: Iterable[str]) -> None:
+        """A sole writer (``exclusive``) about to save these inputs learns, in a few queries,
+        which of them are new: :meth:`is_processed` then answers those from memory (a replay's
+        lines; the set is as large as the transcript, which is in memory anyway)."""
+        if not self.exclusive:
+            raise StoreError("expect() needs a sole writer (exclusive=True)")
+        ids = list(dict.fromkeys(input_ids))
+        saved: set[str] = set()
+        for k in range(0, len(ids), 500):
+            chunk = ids[k : k + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(f"SELECT input_id FROM inputs WHERE input_id IN ({marks})",
+                                     chunk)
+            saved.update(r[0] for r in rows)
+        self._fresh = set(ids) - saved - self._batch_ids
 
     def save(self, outcome: Outcome) -> None:
         """Write the input, its events and its ledger (moving the bank) in one transaction; a
@@ -481,6 +502,7 @@ class Store:
         room: str,
         projected: list[tuple[int, str, dict[str, Any]]] | None,
     ) -> None:
+        self._fresh.discard(input_id)
         self._known_seq = seq
         if self._pend_first is None:
             self._pend_first = seq
