@@ -2,225 +2,544 @@
 
 The referee flags *information leaks* (RULES.md: nobody may reveal anything about a current hand
 outside the proper moments, true or false) and *interference* (criticising an action, coaching
-that affects the game, demanding a change). This module only answers two lexical questions about
-one message in the form :func:`referee.parse.normalize` gives (NFKC, case-folded, katakana as
-hiragana, so ナッツ, なっつ and ﾅｯﾂ are one word). Whether a hand is running, who wrote it and what
-to do is the service's business.
+that affects the game, demanding a change). This module reads one message and says what it
+contains; whether a hand is running, who wrote it, what they hold and what to do is the business
+of :mod:`referee.flags` and :mod:`referee.discipline`.
 
-Speed: a short message is searched with one alternation per question (a few microseconds). A long
-one (pasted text, spam) is searched word by word instead, so a 10,000-character message costs
-about a millisecond whatever it contains, instead of trying every alternative at every position:
-a plain word is found by ``str.__contains__``, a pattern led by a literal is searched only once
-that literal is in the text, and the few patterns led by a character class each skip through
-the text in C to the characters they can start with.
+Vocabulary is data: ``grammar/lexicon/hand.toml`` and ``grammar/lexicon/advice.toml`` (what each
+key means is written in the files). Code here only applies it.
 
-What ``hand_info`` catches (any one is enough):
+**Hand talk is read on words.** A cheap regular expression over the folded text (every word of
+the vocabulary, card and rank shapes) says whether a message *may* be hand talk; only then is the
+message analysed into words (:func:`referee.lang.words.words`, MeCab + UniDic) and judged word by
+word:
 
-- cards in any notation the grammar reads (``As``, ``A♠``, ``♠A``, ``10s``, ``スペードのA``,
-  ``AhKh``, a joker);
-- rank groups written the poker way: ``AA``, ``KK``, ``AK``, ``AKs``, ``KQo``, ``AAKK``, ``T9``
-  (2-4 ranks with at least one letter), a lone ``A``/``K``/``Q``/``J`` (``Kが来た``), a digit rank
-  tied to a hand word (``9のペア``, ``7が来た``), rank names (エース, キング, クイーン, ジャック);
-- suit words (スペード, ハート, ダイヤ, クラブ, スーテッド, suited);
-- hand classes of every game (ペア, ツーペア, セット, トリップス, ストレート, フラッシュ,
-  フルハウス, フォーカード, ストフラ, ロイヤル, ブタ/ノーペア, ビッグハウス, ミドルハウス,
-  セブンフラッシュ, デュース, ワイルド, ジョーカー, キッカー and English names);
-- draws (ドロー, フラドロ, ガットショット, オープンエンド, 両面, バックドア, ランナーランナー,
-  アウツ);
-- strength talk (ナッツ, モンスター, ブラフ, いい手/強い手/弱い手/ゴミ手, 手が悪い/入った, 役なし).
+- card notation (``As``, ``A♠``, ``♠A``, ``10s``, ``スペードのA``, ``Aスペード``,
+  ``エースのハート``) -- each card with whether the notation is *certain* (:func:`named_cards`);
+- ranks only where they are ranks: ``AA``, ``AKs``, ``KQo``, ``T9``; a lone ``K`` or ``7`` tied to a
+  holding (``Kが来た``, ``7持ってる``, ``9のペア``, ``99持ってる``, ``ポケットA``) -- not a name
+  (``Kさん``, ``Jさん、おかえり``) and not a count (``22時``, ``3人``, ``2回``);
+- hand words: the *strong* ones wherever they stand as whole words (ツーペア, フラドロ, ナッツ;
+  never inside another word: ドーナッツ), the *weak* ones (セット, ブタ, ストレート, ダイヤ,
+  ドロー, ハート …) only when they stand on their own: not glued to an everyday noun
+  (目覚ましセット), not used as a verb (セットした), not followed by の and an everyday noun
+  (ブタの角煮);
+- suit counts (``ハート3枚``), strength ratings (``いい手来た``, ``手札ひどい``, ``手が悪い``) and
+  the phrases of the data file (``あと一枚``, ``役なし``);
+- English hand words (``nuts``, ``flush draw``).
 
-What ``advice`` catches:
+**Advice** is read with the regular expressions of ``advice.toml``: an action word (the house
+games' verbs included) followed by a normative or imperative ending (``コールすべき``,
+``フォールドして``, ``ハイパーでしょ``, ``残しなよ``), "why" + an action word, and critique or
+coaching that needs no action word (``下手``, ``ちゃんと考えて``, ``もっと攻めて``). A request to
+hurry (``早くアクションしてください``) is not advice. The reading also says whether the text
+thinks aloud (``〜かな``) and whether it names or addresses someone (``ボブさん``), for the
+referee's own-turn rule.
 
-- an action word followed within a few characters by a normative or imperative ending:
-  ``コールすべき``, ``レイズすべきでしょ``, ``降りたほうがいい``, ``降りろ``, ``チェックしとけ``,
-  ``フォールドでしょ``, ``ベットしかない``, ``コールはない``, ``レイズに変えて``;
-- "why" + an action word: ``なんでそこでコールするの``, ``どうして降りたの``;
-- critique and change demands on their own: 悪手, ミスだよ, ミスプレイ, 下手くそ, ありえない,
-  訂正して/したら, 取り消して, やり直して, 撤回して, 考え直して;
-- the English equivalents (``should call``, ``why did you fold``, ``bad call``, ``misplay``).
-
-Known limits (the flags have a ``confidence``; a moderator confirms or dismisses them):
-
-- it is lexical: sarcasm, hints without poker words (「いや〜それは…」), emoji, images and
-  paraphrase (「あと一枚で完成」) are missed;
-- English words that look like cards or ranks (``as``, ``ah``, ``a``, ``at``, ``QA``) and words
-  that are also ordinary Japanese (セット, ストレート, ダイヤ, ドロー, ブタ) give false positives;
-- bare digits are not ranks (``2枚``, ``3人``, ``22時`` are everyday counts) unless a hand word
-  follows, so 「9持ってる」 is missed;
-- in ``holdem_aa``, ``AA`` followed by an amount or a bet word is the side bet, not aces;
-- self-talk about one's own past play (「コールしたほうがよかったかな」) reads as advice;
-- ナイスハンド, gg and other compliments are neither.
+Speed: the pre-check is one alternation; the word analysis (~6 µs a line, cached) runs only when
+it matches. A long message is read in overlapping pieces of :data:`LONG` characters, each
+distinct piece once (spam repeats itself), at most :data:`CHUNKS` of them.
 """
 
 from __future__ import annotations
 
 import re
-from functools import cache
+import tomllib
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
 
-# Texts longer than this are scanned pattern by pattern (see the module docstring).
-LONG = 600
+from referee.cards import Card, CardError, parse_card
+from referee.lang.normalize import fold_nfkc, nfkc
+from referee.lang.words import Word, words
+
+LEXICON_DIR = Path(__file__).resolve().parent.parent / "grammar" / "lexicon"
+# Texts longer than this are read in overlapping pieces (see _chunks).
+LONG = 300
+STRIDE = 252  # 4 x 7 x 9: a multiple of the periods of repeated spam
+OVERLAP = 24
+CHUNKS = 48  # at most this many distinct pieces are read (a 10,000-character text has 40)
 
 _SUITS = "♠♤♥♡♦♢♣♧"
-_RANK = "(?:10|[2-9tjqka])"
-# The compact card forms of grammar/common.lark's CARD (スペードのA is caught by スペード anyway);
-# in free text a card must also stand apart from other letters on the left (not "yeah").
-_CARD = rf"(?:{_RANK}[cdhs{_SUITS}]|[{_SUITS}]{_RANK})"
+_SUIT_OF_SYMBOL = {"♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c"}
+_SUIT_OF_WORD = {"すぺーど": "s", "はーと": "h", "だいや": "d", "だいあ": "d", "くらぶ": "c",
+                 "くろーばー": "c"}
+_RANK_OF_WORD = {"えーす": "A", "きんぐ": "K", "くいーん": "Q", "じゃっく": "J"}
+_SUIT_WORDS = "すぺーど|はーと|だいや|だいあ|くらぶ|くろーばー"
+_RANK_WORDS = "えーす|きんぐ|くいーん|じゃっく"
 
 
-def _led(first: str, pattern: str) -> str:
-    """``pattern`` behind a consuming [first] class, so a search can skip in C to candidates.
-
-    The class eats the first character, then a one-character lookbehind steps back and checks the
-    whole pattern from there (its own lookbehinds included).
-    """
-    return f"[{first}](?<=(?={pattern}).)"
+class LexiconError(ValueError):
+    """A broken vocabulary file (a programming error caught by the tests)."""
 
 
-_HAND: list[str] = [
-    # a run of compact cards (As, A♠, ♠A, 10s, AhKh) with nothing alphanumeric glued on
-    _led(f"1-9tjqka{_SUITS}", rf"(?<![a-z0-9]){_CARD}(?:(?![a-z0-9])|(?={_CARD}))"),
-    # a lone A K Q J (Kが来た); not the k of 1.5k
-    _led("akqj", r"(?<![a-z0-9.])[akqj](?![a-z0-9])"),
-    # a digit rank tied to a hand word (7が来た, 5ハイ; 9のペア is caught by ペア anyway)
-    _led("1-9", r"(?<![0-9.,])(?:10|[2-9])の?"
-                r"(?:はい(?!ぱー)|が(?:来|き|落|出|入)|を(?:持|引)|持って|引い)"),
-    # ranks and suits by name
-    "えーす", "きんぐ", "くいーん", "じゃっく", "すぺーど", "はーと", "だいや", "だいあ", "くらぶ",
-    "くろーばー", "すーてっど", "同すーと", "おふすーと", "suited", "offsuit",
-    # hand classes of every game
-    "ぺあ", "とりっぷす", "とりぷす", "すりーかーど", "すりかー", "すりーおぶあ?かいんど",
-    "せっと(?!あっ?ぷ|する|して|で買|ばっく)", "すとれーと(?!に)", "すとふら", "すとどろ",
-    "ふらっしゅ", "ふらどろ", "ふるはう", "ふぉーかーど", "ふぉーおぶあ?かいんど",
-    "ふぁいぶおぶあ?かいんど", "くあっず", "くわっず", "ろいやる", "ぶた(?!肉|汁|丼|ばら)",
-    "のーぺあ", "はいかーど", "きっかー", "びっぐはうす", "みどるはうす", "でぃふぇくてぃぶ",
-    "せぶん(?:ふらっしゅ|すとれーと|おぶ)", "でゅーす(?!ぼーなす)", "でゅーしーず", "わいるど",
-    "じょーかー", "手役", "手札", "ぽけっと",
-    "役(?:なし|無し|が(?:な|でき|入|揃)|は|入|でき|完成|揃)",
-    "手が(?:いい|良い|強|弱|悪|入|来|ひど|しょぼ)",
-    # draws and strength
-    "どろー", "がっと", "おーぷんえんど", "ばっくどあ", "らんなー", "あうつ", "両面",
-    "なっつ(?<!ーなっつ)", "もんすたー", "ぶらふ",
-    _led("いよ強弱ごく糞最何なひし",
-         "(?:いい|良い|強い|弱い|ごみ|くそ|糞|最強|最弱|何もない|なにもない|ひどい|しょぼい)手"),
-    # English
-    _led("ptsfqnbkgod", r"(?<![a-z])(?:pairs?|trips|set|straight|flush|full ?house|quads|nuts?|"
-         r"boat|kicker|top ?pair|overpair|gutshot|oesd|outs|draw|bluff)(?![a-z])"),
-]
-
-_ACTION = (
-    "(?:こーる|れいず|ふぉーるど|ふぉるど|ちぇっく|べっと|おーるいん|めいく|降り|おり(?=[たるれろなと])|"
-    "ぽっと|ぶらふ|押し|攻め|あくしょん|打ち|打つ|参加|見送|call|raise|fold|check|bet|shove|jam)"
-)
-_MODAL = (
-    "(?:す(?:る)?べき|べき|(?:し|っ|る|た)(?:ほう|方)が|しな(?:よ|さい|きゃ|いと)|しろ|しとけ|"
-    "しときな|しましょう|しよう(?:よ|ぜ)|(?:し)?てください|しないの|で(?:よ|良)かった|"
-    "(?:し)?すぎ(?!た)|(?:し|た)ら(?:[?？]|いい|どう|よかった|良かった)|"
-    "すれば|すりゃ|しちゃ(?:だめ|駄目)|するな|でしょ|だろ|しかない|一択|はない|は?ありえな|"
-    "は悪手|は下手|はへた|はみす|はおかしい|は微妙|に(?:変え|変更|し)(?:て|たら|ろ|な(?:よ|さい)))"
-)
-# Words every match of _ACTION / _MODAL / the "why" contains: a long text is searched for the
-# (costly) patterns below only when each of their parts can be found by str.__contains__.
-_ACTION_WORDS = tuple(
-    "こーる れいず ふぉーるど ふぉるど ちぇっく べっと おーるいん めいく 降り おり ぽっと ぶらふ "
-    "押し 攻め あくしょん 打ち 打つ 参加 見送 call raise fold check bet shove jam".split()
-)
-_MODAL_WORDS = tuple(
-    "べき ほうが 方が しな しろ しとけ しとき しましょう しよう てください でよかった で良かった "
-    "すぎ ら? ら？ らいい らどう らよかった ら良かった すれば すりゃ しちゃ するな でしょ だろ "
-    "しかない 一択 はない ありえな 悪手 下手 はへた はみす おかしい 微妙 に変え に変更 にし".split()
-)
-_WHY_WORDS = ("なんで", "なぜ", "何故", "どうして")
-# An action word with a normative/imperative ending: コールすべき, 降りたほうがいい, レイズに変えて.
-_SHOULD = _led("これふちべおめ降ぽぶ押攻あ打参見crfbsj", rf"{_ACTION}[^。\n!?？]{{0,6}}?{_MODAL}")
-# "why" + an action word: なんでそこでコールするの.
-_WHY = _led("など何", rf"(?:なんで|なぜ|何故|どうして)[^。\n]{{0,15}}?{_ACTION}")
-_ADVICE: list[str] = [
-    # orders to fold: 降りろ, 降りとけ, 降りれば
-    "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)",
-    # critique and demands to change, on their own
-    "悪手", "みすぷれ", "みす(?<![るぐ]みす)(?:だ|でしょ|じゃ|って)", "下手(?:くそ|糞)", "へたくそ",
-    "ありえな(?:い|すぎ)",
-    _led("訂撤取やと考", r"(?:訂正|撤回|取り?消|やり直|考え直)"
-                          r"(?:して|したら|しろ|しな|すべき|すれば|した(?:ほう|方)が|せ(?:よ|ば)?)"),
-    _led("sbtwa", r"(?<![a-z])(?:should(?:n'?t)?(?: have)?|why (?:did|would) you|bad|terrible|"
-                  r"awful) (?:call|raise|fold|check|bet|shove|play)"),
-    _led("crfb", r"(?<![a-z])(?:call|raise|fold|check|bet) (?:pls|plz|please)"),
-    "misplay",
-]
-
-# 2-4 ranks with at least one letter: AA, AK, KQo, AAKK, T9 (pure digits are counts).
-_RANK_RUN = rf"(?<![a-z0-9])(?=[0-9tjqka]*[tjqka]){_RANK}{{2,4}}[so]?(?![a-z0-9])"
-# In holdem_aa, "AA 50" / "AAベット" / "AAなし" name the side bet, not a pair of aces.
-_AA_SIDE_BET = r"(?!aa\s*(?:\d|べっと|bet|賭|かけ|なし|無し|配当))"
+@dataclass(frozen=True, slots=True)
+class NamedCard:
+    card: Card
+    certain: bool  # unmistakable card notation (not "Ah" the interjection, not "2h" two hours)
 
 
-_META = set("\\.^$*+?{}[]()|")
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What one message contains (see the module docstring)."""
+
+    hand_info: bool
+    advice: bool
+    cards: tuple[NamedCard, ...] = ()
+    show: bool = False  # a show clause: 見せ / 公開 / オープン / show with cards
+    folding: bool = False  # ... together with a fold or muck word (「フォールド Ah見せ」)
+    past: bool = False  # about a finished hand (さっきのハンド)
+    self_talk: bool = False  # thinking aloud (〜かな, 迷う)
+    addressed: bool = False  # names or addresses someone (ボブさん, お前)
+    critique: bool = False  # critique or coaching without an action word (下手, 考えて)
 
 
-def _literal_prefix(pattern: str) -> str:
-    """The characters every match of ``pattern`` starts with ("" when it starts with syntax)."""
-    out: list[str] = []
-    for ch in pattern:
-        if ch in _META:
-            if ch in "?*{":  # the previous character is optional or repeated
-                out = out[:-1]
-            break
-        out.append(ch)
-    return "".join(out)
+# --- the vocabulary -------------------------------------------------------------------------
 
 
-# (parts, pattern): every match of pattern contains a word of each part.
-Guarded = tuple[tuple[tuple[str, ...], ...], str]
+def _load(name: str) -> dict[str, Any]:
+    path = LEXICON_DIR / name
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise LexiconError(f"{path.name}: {e}") from None
+    for key, value in data.items():
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise LexiconError(f"{path.name}: {key} must be a list of strings")
+    return data
 
 
-class _Question:
-    """One yes/no question over a list of patterns, compiled for short and for long texts.
+def _fold_all(xs: list[str]) -> list[str]:
+    return [fold_nfkc(nfkc(x)) for x in xs]
 
-    A short text is searched with one alternation. A long one word by word: a pattern led by a
-    literal is only searched once ``str.__contains__`` (C, skipping by the word's length) has
-    found that literal; a pattern that is nothing but a literal needs nothing more. ``guarded``
-    patterns are searched in a long text only once a word of each of their parts is in it.
-    """
 
-    def __init__(self, patterns: list[str], guarded: tuple[Guarded, ...] = ()) -> None:
-        every = [*patterns, *(p for _, p in guarded)]
-        self.short = re.compile("|".join(f"(?:{p})" for p in every))
-        self.words: list[str] = []  # plain literals
-        self.led: list[tuple[str, re.Pattern[str]]] = []  # (literal prefix or "", pattern)
-        for p in patterns:
-            prefix = _literal_prefix(p)
-            if prefix == p:
-                self.words.append(p)
-            else:
-                self.led.append((prefix, re.compile(p)))
-        self.guarded = [(parts, re.compile(p)) for parts, p in guarded]
+def _alt(patterns: list[str]) -> str:
+    return "|".join(f"(?:{p})" for p in patterns)
 
-    def __call__(self, text: str) -> bool:
-        if len(text) <= LONG:
-            return self.short.search(text) is not None
-        return (
-            any(w in text for w in self.words)
-            or any((not pre or pre in text) and p.search(text) is not None for pre, p in self.led)
-            or any(
-                all(any(w in text for w in words) for words in parts)
-                and p.search(text) is not None
-                for parts, p in self.guarded
-            )
-        )
+
+@dataclass(frozen=True)
+class _Hand:
+    strong: frozenset[str]
+    weak: frozenset[str]
+    poker_nouns: frozenset[str]
+    counters: frozenset[str]
+    rating_lemmas: frozenset[str]
+    hand_nouns: frozenset[str]
+    rank_verbs: frozenset[str]
+    vocab: re.Pattern[str]  # every strong and weak word, longest first
+    everyday: re.Pattern[str]
+    phrases: re.Pattern[str]
+    past: re.Pattern[str]
+    gate: re.Pattern[str]  # the cheap pre-check
 
 
 @cache
-def _questions(game: str) -> tuple[_Question, _Question]:
-    rank_run = (_AA_SIDE_BET if game == "holdem_aa" else "") + _RANK_RUN
-    hand = _Question([_led("1-9tjqka", rank_run), *_HAND])
-    guarded: tuple[Guarded, ...] = (
-        ((_ACTION_WORDS, _MODAL_WORDS), _SHOULD), ((_WHY_WORDS, _ACTION_WORDS), _WHY),
+def _hand() -> _Hand:
+    d = _load("hand.toml")
+    strong = _fold_all(d.get("strong", []))
+    weak = _fold_all(d.get("weak", []))
+    vocab = sorted(set(strong) | set(weak), key=lambda w: (-len(w), w))
+    phrases = _fold_all(d.get("phrase_patterns", []))
+    past = _fold_all(d.get("past_patterns", []))
+    english = (r"(?<![a-z])(?:pairs?|trips|set|straight|flush|full ?house|quads|nuts?|boat|kicker|"
+               r"top ?pair|overpair|gutshot|oesd|outs|flush draw|straight draw|bluff)(?![a-z])")
+    gate = _alt([
+        re.escape(w) for w in vocab
+    ] + [
+        rf"[{_SUITS}]", r"(?<![a-z])(?:10|[2-9tjqka])[cdhs](?![a-z])", r"[akqjt]",
+        r"[2-9]", _SUIT_WORDS, _RANK_WORDS, "手", "役", "あと", english, *phrases,
+    ])
+    return _Hand(
+        strong=frozenset(strong), weak=frozenset(weak),
+        poker_nouns=frozenset(_fold_all(d.get("poker_nouns", []))),
+        counters=frozenset(_fold_all(d.get("counters", []))),
+        rating_lemmas=frozenset(d.get("rating_lemmas", [])),
+        hand_nouns=frozenset(_fold_all(d.get("hand_nouns", []))),
+        rank_verbs=frozenset(d.get("rank_verbs", [])),
+        vocab=re.compile("|".join(re.escape(w) for w in vocab)),
+        everyday=re.compile(_alt(_fold_all(d.get("everyday_patterns", [])))),
+        phrases=re.compile(_alt(phrases)),
+        past=re.compile(_alt(past)),
+        gate=re.compile(gate),
     )
-    return hand, _Question(_ADVICE, guarded)
+
+
+@cache
+def _english_hand() -> re.Pattern[str]:
+    return re.compile(
+        r"(?<![a-z])(?:pairs?|trips|set|straight|flush|full ?house|quads|nuts|boat|kicker|"
+        r"top ?pair|overpair|gutshot|oesd|outs|flush draw|straight draw|bluff(?:ing)?)(?![a-z])"
+    )
+
+
+@dataclass(frozen=True)
+class _Advice:
+    question: re.Pattern[str]
+    critique: re.Pattern[str]
+    hurry_only: re.Pattern[str]
+    self_talk: re.Pattern[str]
+    addressee: re.Pattern[str]
+    gate: re.Pattern[str]
+
+
+@cache
+def _advice() -> _Advice:
+    d = _load("advice.toml")
+    actions = _alt(_fold_all(d.get("actions", [])))
+    modal = _alt(_fold_all(d.get("modal", [])))
+    why = _alt(_fold_all(d.get("why", [])))
+    critique = _alt(_fold_all(d.get("critique", [])))
+    english = [
+        r"(?<![a-z])(?:should(?:n'?t)?(?: have)?|why (?:did|would) you|bad|terrible|awful) "
+        r"(?:call|raise|fold|check|bet|shove|play)",
+        r"(?<![a-z])(?:call|raise|fold|check|bet) (?:pls|plz|please)", "misplay",
+        r"(?<![a-z])(?:just|you) (?:call|raise|fold|check|bet|shove)(?![a-z])",
+    ]
+    question = _alt([
+        rf"(?:{actions})[^。\n!?？]{{0,6}}?(?:{modal})",
+        rf"(?:{why})[^。\n]{{0,15}}?(?:{actions})",
+        critique, "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)", *english,
+    ])
+    hurry = _alt(_fold_all(d.get("hurry", [])))
+    return _Advice(
+        question=re.compile(question),
+        critique=re.compile(critique),
+        hurry_only=re.compile(hurry),
+        self_talk=re.compile(_alt(_fold_all(d.get("self_patterns", [])))),
+        addressee=re.compile(_alt(_fold_all(d.get("addressee_patterns", [])))),
+        gate=re.compile(_alt([actions, why, critique, "降り|おり", "should|why|bad|terrible|awful",
+                              "pls|plz|please|misplay|just|you"])),
+    )
+
+
+# --- card notation ----------------------------------------------------------------------------
+
+_RANK = "(?:10|[2-9TJQKA])"
+# Compact cards in the NFKC text: rank + letter suit (case matters: "as" is English), rank +
+# suit symbol, suit symbol + rank; a run (AhKh, 9s9d) is glued, and stands apart from letters.
+_ONE = rf"(?:(?:{_RANK}|[tjqka])[cdhs{_SUITS}]|[{_SUITS}](?:{_RANK}|[tjqka]))"
+_RUN = re.compile(rf"(?<![A-Za-z0-9])(?:{_ONE})+(?![A-Za-z0-9])")
+_ONE_RE = re.compile(
+    rf"(?:(?P<r1>{_RANK}|[tjqka])(?P<s1>[cdhs{_SUITS}])|(?P<s2>[{_SUITS}])(?P<r2>{_RANK}|[tjqka]))"
+)
+# Word forms in the folded text: スペードのA, ハートの10, Aスペード, エースのハート, Kのスペード.
+_WORDY = re.compile(
+    rf"(?P<sw>{_SUIT_WORDS})の?(?P<r3>10|[2-9tjqka]|{_RANK_WORDS})"
+    r"(?![a-z0-9]|さん|くん|ちゃん|\s*(?:枚|つ|人|回|時|個|本))"
+    rf"|(?<![a-z0-9])(?P<r4>10|[tjqka]|{_RANK_WORDS}|[2-9](?=の))の?(?P<sw2>{_SUIT_WORDS})"
+)
+# After "As" / "Ah" / "Ad" (also English words) the card is certain only when a word about
+# holding follows (Ah持ってる, Asが来た), never punctuation or English (Ah, I see).
+_HOLDING_NEXT = re.compile(
+    r"\s?(?:が|を|は|も|と|で|の|持|もって|ある|あり|来|き(?:た|て)|引|だ|です|握|見|公開|$)")
+_ENGLISH_WORDS = {"As", "Ah", "Ad"}
+
+
+def _card(rank: str, suit: str) -> Card | None:
+    r = _RANK_OF_WORD.get(rank, rank)
+    try:
+        return parse_card(("T" if r == "10" else r.upper()) + suit)
+    except CardError:
+        return None
+
+
+def named_cards(text: str) -> list[NamedCard]:
+    """Cards ``text`` (NFKC) names, each with whether the notation is certain.
+
+    Certain: a letter rank with a letter suit (``Ks``, ``Td``) -- except ``As`` / ``Ah`` / ``Ad``,
+    certain only in a run of cards or before a word about holding --, any rank with a suit
+    symbol (``A♠``, ``9♥``, ``♠A``), and the word forms (``スペードのA``, ``Aスペード``). A digit
+    rank with a letter suit (``2h``, ``5s``, ``10s``: hours, seconds) is certain only in a run.
+    Never English words: ``as``, ``ah``, ``ks`` (lower-case rank with a letter suit).
+    """
+    out: list[NamedCard] = []
+    runs = list(_RUN.finditer(text))
+    for ri, run in enumerate(runs):
+        ones = list(_ONE_RE.finditer(run.group(0)))
+        near = any(j != ri and (0 <= runs[j].start() - run.end() <= 2
+                                or 0 <= run.start() - runs[j].end() <= 2) for j in range(len(runs)))
+        in_run = len(ones) > 1 or near
+        for m in ones:
+            rank = m.group("r1") or m.group("r2") or ""
+            suit = m.group("s1") or m.group("s2") or ""
+            letter = suit in "cdhs"
+            if letter and rank.islower():
+                continue
+            card = _card(rank, _SUIT_OF_SYMBOL.get(suit, suit))
+            if card is None:
+                continue
+            end = run.start() + m.end()
+            if not letter:
+                certain = not rank.islower()
+            elif rank.isdigit():
+                certain = in_run
+            elif m.group(0) in _ENGLISH_WORDS:
+                certain = in_run or (end < len(text) and _HOLDING_NEXT.match(text, end) is not None)
+            else:
+                certain = True
+            if not certain and not in_run and _HOLDING_NEXT.match(text, end) is None:
+                continue  # "Ah, I see", "2h待ち": not a card at all
+            out.append(NamedCard(card, certain))
+    folded = fold_nfkc(text)
+    for m in _WORDY.finditer(folded):
+        rank = m.group("r3") or m.group("r4") or ""
+        suit = _SUIT_OF_WORD[m.group("sw") or m.group("sw2") or ""]
+        card = _card(rank, suit)
+        if card is not None:
+            out.append(NamedCard(card, True))
+    return out
+
+
+# --- hand talk on words -----------------------------------------------------------------------
+
+_SUFFIX_NAMES = frozenset(
+    {"さん", "くん", "ちゃん", "様", "さま", "氏", "君", "たん", "殿", "っち"})
+_DIGIT_RANKS = frozenset("2 3 4 5 6 7 8 9 10".split())
+_PAIR_DIGITS = re.compile(r"(10|[2-9])\1")
+_RANK_RUN = re.compile(
+    r"(?<![A-Za-z0-9])(?=[0-9TJQKA]*[TJQKA])(?:10|[2-9TJQKA]){2,4}[so]?(?![A-Za-z0-9])"
+    r"|(?<![A-Za-z0-9])(aa|kk|qq|jj)(?![A-Za-z0-9])",
+)
+_AA_SIDE_BET = re.compile(r"\s*(?:\d|べっと|bet|賭|かけ|なし|無し|配当)")
+_SUIT_COUNT = re.compile(
+    rf"(?:{_SUIT_WORDS}|[{_SUITS}])(?:が|を|は|も)?\s*(?:[2-7二三四五]|ふた|みっ)\s*(?:枚|つ)"
+)
+_RANK_COUNT = re.compile(
+    rf"(?:[akqjt]|10|[2-9]|{_RANK_WORDS})(?:が|を|は|も)\s*(?:[2-4二三四])\s*枚")
+_SHOW = re.compile(r"見せ|みせ|公開|おーぷん|open|show")
+_FOLD = re.compile(r"ふぉーるど|ふぉるど|降り|おり|fold|まっく|muck|(?<![a-z])f(?![a-z])")
+
+
+class _Text:
+    """A text as words, with each word's folded surface and its offsets in the folded text."""
+
+    __slots__ = ("at", "ends", "folded", "starts", "ws")
+
+    def __init__(self, text: str) -> None:
+        self.ws: tuple[Word, ...] = words(text)
+        self.folded: list[str] = [fold_nfkc(w.surface) for w in self.ws]
+        self.starts: dict[int, int] = {w.start: i for i, w in enumerate(self.ws)}
+        self.ends: dict[int, int] = {w.start + len(w.surface): i for i, w in enumerate(self.ws)}
+
+    def glued_before(self, i: int) -> bool:
+        return i > 0 and self.ws[i - 1].start + len(self.ws[i - 1].surface) == self.ws[i].start
+
+    def glued_after(self, j: int) -> bool:
+        return j + 1 < len(self.ws) and self.ws[j].start + len(self.ws[j].surface) == \
+            self.ws[j + 1].start
+
+
+def _is_noun(w: Word) -> bool:
+    return w.pos in ("名詞", "代名詞") and w.pos2 != "数詞"
+
+
+def _is_poker_noun(t: _Text, k: int, h: _Hand) -> bool:
+    f = t.folded[k]
+    if f in h.poker_nouns or f in h.strong or f in h.weak:
+        return True
+    s = t.ws[k].surface
+    return bool(re.fullmatch(r"(?:10|[2-9TJQKA]){1,4}[so]?", s)) or t.ws[k].pos2 == "数詞"
+
+
+def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Hand) -> bool:
+    """Whether the weak word of words i..j is poker talk here (see the module docstring)."""
+    if h.everyday.match(folded_text, start):
+        return False
+    if t.glued_before(i) and _is_noun(t.ws[i - 1]) and not _is_poker_noun(t, i - 1, h):
+        return False  # 目覚ましセット, チームのエース is handled below
+    if i >= 2 and t.folded[i - 1] == "の" and t.ws[i - 2].pos2 in ("普通名詞",) \
+            and not _is_poker_noun(t, i - 2, h) and t.folded[i] not in ("ぺあ",):
+        return False  # チームのエース, 晩ごはんのブタ
+    if j + 1 < len(t.ws):
+        nxt = t.ws[j + 1]
+        if t.glued_after(j) and _is_noun(nxt) and not _is_poker_noun(t, j + 1, h) \
+                and nxt.pos != "接尾辞":
+            return False  # セットアップ, ストレートネック, ハートマーク
+        if nxt.lemma == "為る":
+            return False  # セットした, ドローする
+        if t.folded[j + 1] == "の" and j + 2 < len(t.ws):
+            after = t.ws[j + 2]
+            if _is_noun(after) and not _is_poker_noun(t, j + 2, h):
+                return False  # ブタの角煮, ハートの絵文字
+    return True
+
+
+def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
+    """A rank at word j is tied to a holding by what follows (が来た, 持ってる, のペア, ハイ)."""
+    ws, n = t.ws, len(t.ws)
+    k = j + 1
+    if (k < n and ws[k].pos == "接尾辞") or (k < n and t.folded[k] in _SUFFIX_NAMES):
+        return False
+    if k < n and t.folded[k] in ("が", "を", "も", "は", "の"):
+        if t.folded[k] == "の" and k + 1 < n:
+            return t.folded[k + 1] in h.poker_nouns or t.folded[k + 1] in h.strong \
+                or t.folded[k + 1] in h.weak
+        k += 1
+    if k < n:
+        w = ws[k]
+        if w.lemma in h.rank_verbs:
+            return True
+        if t.folded[k] in ("はい", "ぺあ", "ぽけっと", "2枚", "二枚"):
+            return True
+        if t.folded[k] in ("2", "二") and k + 1 < n and t.folded[k + 1] == "枚":
+            return True
+    return False
+
+
+def _rank_prefix(t: _Text, i: int) -> bool:
+    return i > 0 and t.folded[i - 1] in ("ぽけっと", "とっぷ", "おーばー")
+
+
+def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
+    """Whether ``text`` (NFKC, short) is hand talk read on words, and the cards it names."""
+    h = _hand()
+    cards = tuple(named_cards(text))
+    if cards:
+        return True, cards
+    folded = fold_nfkc(text)
+    if _SUIT_COUNT.search(folded) or _RANK_COUNT.search(folded):
+        return True, cards
+    if _english_hand().search(folded):
+        return True, cards
+    t = _Text(text)
+    ws = t.ws
+    # rank groups: AA, AKs, KQo, T9, kk (not a name: AAさん; not the holdem_aa side bet)
+    for m in _RANK_RUN.finditer(text):
+        if game == "holdem_aa" and m.group(0).upper() == "AA" \
+                and _AA_SIDE_BET.match(fold_nfkc(text[m.end():m.end() + 8])):
+            continue
+        rest = text[m.end():m.end() + 2]
+        if rest.startswith(tuple(_SUFFIX_NAMES)):
+            continue
+        return True, cards
+    for i, w in enumerate(ws):
+        f = t.folded[i]
+        s = w.surface
+        if s in ("A", "K", "Q", "J") or (w.pos2 == "数詞" and s in _DIGIT_RANKS):
+            nxt = t.folded[i + 1] if i + 1 < len(ws) else ""
+            suit_count = nxt == "枚" and i > 0 and t.folded[i - 1] in ("が", "を")
+            if nxt in h.counters and not suit_count:
+                continue  # 22時, 3人, 2回
+            if _rank_context(t, i, h) or _rank_prefix(t, i):
+                return True, cards
+            continue
+        if w.pos2 == "数詞" and _PAIR_DIGITS.fullmatch(s):
+            if _rank_context(t, i, h) or _rank_prefix(t, i):
+                return True, cards  # 99持ってる
+            continue
+        if f in h.hand_nouns:
+            # いい手, 手札ひどい, 手が悪い (a rating before or after the hand noun)
+            if i > 0 and ws[i - 1].lemma in h.rating_lemmas and ws[i - 1].pos in (
+                    "形容詞", "形状詞", "名詞"):
+                return True, cards
+            k = i + 1
+            if k < len(ws) and t.folded[k] in ("が", "は", "も"):
+                k += 1
+            if k < len(ws) and ws[k].lemma in h.rating_lemmas and ws[k].pos in (
+                    "形容詞", "形状詞"):
+                return True, cards
+    # vocabulary words and phrases, where a word starts (and, for words, ends)
+    # the folded text has the NFKC text's offsets when folding keeps lengths (nearly always)
+    same = len(folded) == len(text)
+    for m in h.vocab.finditer(folded):
+        if not same:
+            break
+        wi = t.starts.get(m.start())
+        wj = t.ends.get(m.end())
+        if wi is None or wj is None:
+            continue
+        word = m.group(0)
+        if word in h.strong or _weak_stands(t, wi, wj, folded, m.start(), h):
+            return True, cards
+    for m in h.phrases.finditer(folded):
+        if not same or m.start() in t.starts:
+            return True, cards
+    return False, cards
+
+
+def _chunks(text: str) -> list[str]:
+    """A long text as overlapping pieces of :data:`LONG` characters, each distinct piece once
+    (spam repeats itself: 「あ」×10,000 is one piece). The stride is a multiple of every short
+    period (2, 3, 4, 6, 7), so a repeated phrase gives one piece whatever its length."""
+    seen: dict[str, None] = {}
+    for a in range(0, len(text), STRIDE):
+        seen.setdefault(text[a:a + STRIDE + OVERLAP], None)
+        if len(seen) >= CHUNKS:
+            break
+    return list(seen)
+
+
+def _hand_info(text: str, folded: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
+    if len(text) <= LONG:
+        if _hand().gate.search(folded) is None:
+            return False, ()
+        return _hand_words(text, game)
+    found: list[NamedCard] = []
+    hit = False
+    for piece in _chunks(text):
+        yes, cards = _short_hand(piece, game)
+        found.extend(cards)
+        hit = hit or yes
+        if hit and len(found) >= 8:
+            break
+    return hit, tuple(found)
+
+
+@lru_cache(maxsize=4096)
+def _short_hand(piece: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
+    return _hand_info(piece, fold_nfkc(piece), game)
+
+
+def _advice_of(folded: str) -> tuple[bool, bool]:
+    """(advice, critique) for a folded text."""
+    a = _advice()
+    if a.gate.search(folded) is None:
+        return False, False
+    m = a.question.search(folded)
+    if m is None:
+        return False, False
+    return True, a.critique.search(folded) is not None
+
+
+@lru_cache(maxsize=16384)
+def _read(text: str, game: str) -> Reading:
+    folded = fold_nfkc(text)
+    hand, cards = _hand_info(text, folded, game)
+    advice, critique = _advice_of(folded) if len(text) <= LONG else _long_advice(text)
+    if not hand and not advice:
+        return Reading(False, False)
+    a = _advice()
+    show = hand and _SHOW.search(folded) is not None
+    return Reading(
+        hand_info=hand, advice=advice, cards=cards, show=show,
+        folding=show and _FOLD.search(folded) is not None,
+        past=_hand().past.search(folded) is not None,
+        self_talk=advice and a.self_talk.search(folded) is not None,
+        addressed=advice and a.addressee.search(folded) is not None,
+        critique=critique,
+    )
+
+
+def _long_advice(text: str) -> tuple[bool, bool]:
+    """Advice in a long text: the question asked of each distinct piece."""
+    for piece in _chunks(text):
+        got = _advice_of(fold_nfkc(piece))
+        if got[0]:
+            return got
+    return False, False
+
+
+def read(text: str, game: str) -> Reading:
+    """What ``text`` (as typed or NFKC) contains, for ``game``; never raises for any ``str``."""
+    t = nfkc(text)
+    if len(t) > 400:
+        return _read.__wrapped__(t, game)
+    return _read(t, game)
 
 
 def scan(text: str, norm: str, game: str) -> tuple[bool, bool]:
     """(hand_info, advice) for one message of ``game``: ``text`` as typed after
     :func:`referee.lang.normalize.nfkc`, ``norm`` its :func:`~referee.lang.normalize.fold`."""
-    hand, advice = _questions(game)
-    return hand(norm), advice(norm)
+    r = _read(text, game) if len(text) <= 400 else _read.__wrapped__(text, game)
+    return r.hand_info, r.advice
