@@ -13,8 +13,9 @@ The rulings (RULES.md "Penalties: when the referee acts alone", "Hand informatio
   every claim is only a ``low`` flag. Everything else is a flag with a priority for a moderator.
 * **Interference** (anyone but a moderator, during a hand): always a flag for a moderator
   (``high`` when it names or addresses someone or is plain critique, else ``low``). Not a flag:
-  the player to act thinking aloud about their own decision (「降りたほうがいいかな」, on their
-  own turn, naming nobody).
+  a player thinking aloud about their own decision, naming nobody -- on their own turn
+  (「降りたほうがいいかな」), or musing about their own play while dealt in (「〜かな」「〜かも」).
+  Hurrying (「早くアクションしてください」) is not advice at all (:mod:`referee.lexicon`).
 * **One penalty per player per hand** for leaks and interference: a later flag of the same hand,
   automatic or confirmed (an older pending flag confirmed after an automatic penalty too), is
   recorded -- confirmed, in the log -- but not charged, and the room is told so.
@@ -28,12 +29,14 @@ The rulings (RULES.md "Penalties: when the referee acts alone", "Hand informatio
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from referee.cards import Card
 from referee.definitions import Penalties
 from referee.events import Event, Flag, Penalty
-from referee.flags import judge_leak
+from referee.flags import LeakVerdict, judge_leak
 from referee.lang.catalog import excerpt, text
 from referee.lexicon import read
 from referee.rules import IllegalAction
@@ -80,6 +83,28 @@ class FlagRecord:
     demoted_from: str = ""  # the rank mark taken by the penalty
 
 
+def leak_judgement(said: str, game: str, holdings: Sequence[Card], shown: Sequence[Card],
+                   board: Sequence[Card], showdown: bool = False) -> LeakVerdict | None:
+    """The leak verdict on a dealt-in player's message while a hand runs (see the module
+    docstring); at the showdown nothing is automatic and every flag is ``low``."""
+    v = judge_leak(said, game, holdings, shown, board)
+    if v is None or not showdown:
+        return v
+    return LeakVerdict("low", False)
+
+
+def interference_priority(said: str, game: str, *, to_act: bool, dealt: bool) -> Priority | None:
+    """The priority of an interference flag on a non-moderator's message while a hand runs, or
+    ``None``: not advice, or the speaker thinking aloud about their own play -- on their own
+    turn, or (dealt into the hand) musing 〜かな about it -- naming nobody."""
+    r = read(said, game)
+    if not r.advice:
+        return None
+    if not r.addressed and (to_act or (dealt and r.self_talk)):
+        return None
+    return "high" if (r.addressed or r.critique) else "low"
+
+
 def penalty_name(kind: str) -> str:
     try:
         return text(f"penalty_name_{kind}")
@@ -106,16 +131,13 @@ class Discipline:
         eng = table.engine
         if not eng.in_hand:
             return
-        v = judge_leak(said, table.game, eng.holdings(player), eng.shown(player),
-                       eng.board_cards())
+        showdown = getattr(eng, "phase", None) == "showdown"
+        v = leak_judgement(said, table.game, eng.holdings(player), eng.shown(player),
+                           eng.board_cards(), showdown)
         if v is None:
             return
-        showdown = getattr(eng, "phase", None) == "showdown"
-        automatic = v.automatic and not showdown
-        # the showdown is a proper moment to show: a moderator decides, at low priority
-        priority: Priority = "low" if showdown else v.priority
-        rec = self._new_flag(ctx, table, player, "information_leak", said, priority)
-        if not automatic:
+        rec = self._new_flag(ctx, table, player, "information_leak", said, v.priority)
+        if not v.automatic:
             self._announce(ctx, rec)
             return
         if self._charged(rec):
@@ -130,12 +152,10 @@ class Discipline:
         eng = table.engine
         if not eng.in_hand or self.ref.is_moderator(player):
             return
-        r = read(said, table.game)
-        if not r.advice:
+        priority = interference_priority(said, table.game, to_act=eng.to_act() == player,
+                                         dealt=bool(eng.holdings(player)))
+        if priority is None:
             return
-        if eng.to_act() == player and not r.addressed:
-            return  # the player to act thinking aloud about their own decision
-        priority: Priority = "high" if (r.addressed or r.critique) else "low"
         rec = self._new_flag(ctx, table, player, "interference", said, priority)
         self._announce(ctx, rec)
 

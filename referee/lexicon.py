@@ -232,8 +232,10 @@ _WORDY = re.compile(
 # After "As" / "Ah" / "Ad" (also English words) the card is certain only when a word about
 # holding follows (Ah持ってる, Asが来た), never punctuation or English (Ah, I see).
 _HOLDING_NEXT = re.compile(
-    r"\s?(?:が|を|は|も|と|で|の|持|もって|ある|あり|来|き(?:た|て)|引|だ|です|握|見|公開|$)")
+    r"\s?(?:が|を|は|も|と|の|持|もって|ある|あり|来|き(?:た|て)|引|だ|です|握|見|公開|$)")
 _ENGLISH_WORDS = {"As", "Ah", "Ad"}
+# After a digit rank with a letter suit: a verb of holding or drawing, nothing vaguer.
+_SURE_NEXT = re.compile(r"\s?(?:を|が)?(?:持|もって|来|き(?:た|て)|引|握)")
 
 
 def _card(rank: str, suit: str) -> Card | None:
@@ -272,8 +274,8 @@ def named_cards(text: str) -> list[NamedCard]:
             end = run.start() + m.end()
             if not letter:
                 certain = not rank.islower()
-            elif rank.isdigit():
-                certain = in_run
+            elif rank.isdigit():  # 2h, 5s, 10s: hours and seconds too
+                certain = in_run or _SURE_NEXT.match(text, end) is not None
             elif m.group(0) in _ENGLISH_WORDS:
                 certain = in_run or (end < len(text) and _HOLDING_NEXT.match(text, end) is not None)
             else:
@@ -295,6 +297,7 @@ def named_cards(text: str) -> list[NamedCard]:
 
 _SUFFIX_NAMES = frozenset(
     {"さん", "くん", "ちゃん", "様", "さま", "氏", "君", "たん", "殿", "っち"})
+_AFTER_RANK = frozenset({"ぺあ", "はい", "ふらっしゅ", "すとれーと"})
 _DIGIT_RANKS = frozenset("2 3 4 5 6 7 8 9 10".split())
 _PAIR_DIGITS = re.compile(r"(10|[2-9])\1")
 _RANK_RUN = re.compile(
@@ -347,15 +350,20 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
     if h.everyday.match(folded_text, start):
         return False
     if t.glued_before(i) and _is_noun(t.ws[i - 1]) and not _is_poker_noun(t, i - 1, h):
-        return False  # 目覚ましセット, チームのエース is handled below
+        return False  # 目覚ましセット (チームのエース: below)
+    if t.glued_before(i) and t.ws[i - 1].surface in ("A", "B", "C", "K", "Q", "J") \
+            and t.folded[i] not in _AFTER_RANK:
+        return False  # Aセット (a set menu), Cセット; but Aペア, Kハイ
+    if t.glued_before(i) and t.ws[i - 1].pos == "接頭辞":
+        return False
     if i >= 2 and t.folded[i - 1] == "の" and t.ws[i - 2].pos2 in ("普通名詞",) \
             and not _is_poker_noun(t, i - 2, h) and t.folded[i] not in ("ぺあ",):
         return False  # チームのエース, 晩ごはんのブタ
     if j + 1 < len(t.ws):
         nxt = t.ws[j + 1]
-        if t.glued_after(j) and _is_noun(nxt) and not _is_poker_noun(t, j + 1, h) \
-                and nxt.pos != "接尾辞":
-            return False  # セットアップ, ストレートネック, ハートマーク
+        if t.glued_after(j) and (_is_noun(nxt) or nxt.pos == "接尾辞") \
+                and not _is_poker_noun(t, j + 1, h):
+            return False  # セットアップ, ストレートネック, ハートマーク, ブタさん
         if nxt.lemma == "為る":
             return False  # セットした, ドローする
         if t.folded[j + 1] == "の" and j + 2 < len(t.ws):
@@ -385,6 +393,12 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
         if t.folded[k] in ("2", "二") and k + 1 < n and t.folded[k + 1] == "枚":
             return True
     return False
+
+
+def _rates(w: Word, h: _Hand) -> bool:
+    """``w`` rates a hand (いい, ひどい, 最悪, ゴミ)."""
+    return (w.lemma in h.rating_lemmas or w.surface in h.rating_lemmas) and w.pos in (
+        "形容詞", "形状詞", "名詞")
 
 
 def _rank_prefix(t: _Text, i: int) -> bool:
@@ -429,15 +443,16 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
                 return True, cards  # 99持ってる
             continue
         if f in h.hand_nouns:
-            # いい手, 手札ひどい, 手が悪い (a rating before or after the hand noun)
-            if i > 0 and ws[i - 1].lemma in h.rating_lemmas and ws[i - 1].pos in (
-                    "形容詞", "形状詞", "名詞"):
+            # いい手, ゴミ手札, 最強の手, 手札ひどい, 手が悪い, 手札最悪: a rating next to it
+            k = i - 1
+            if k >= 1 and t.folded[k] == "の":
+                k -= 1
+            if k >= 0 and _rates(ws[k], h):
                 return True, cards
             k = i + 1
             if k < len(ws) and t.folded[k] in ("が", "は", "も"):
                 k += 1
-            if k < len(ws) and ws[k].lemma in h.rating_lemmas and ws[k].pos in (
-                    "形容詞", "形状詞"):
+            if k < len(ws) and _rates(ws[k], h):
                 return True, cards
     # vocabulary words and phrases, where a word starts (and, for words, ends)
     # the folded text has the NFKC text's offsets when folding keeps lengths (nearly always)

@@ -1,0 +1,158 @@
+"""Score the leak and interference judgement on a labelled chat corpus.
+
+    .venv/bin/python bench/judgement.py [CORPUS.jsonl] [--verbose] [--json]
+
+Each corpus line is a JSON object: ``text``, ``game``, ``label`` (``hand_talk``,
+``interference`` or ``innocent``) and the situation it was said in (all optional):
+``role`` (``player`` dealt into the hand -- the default --, ``folded``, ``spectator`` or
+``moderator``), ``holding`` / ``shown`` / ``board`` (cards, e.g. ``"Ah Kh Qd Jd"``), ``turn``
+(the speaker is the player to act), ``in_hand`` (default true) and ``auto`` (a hand-talk line
+that must be penalised at once).
+
+Every line goes through the parser (:func:`referee.parse.parse`) and the referee's judgement
+(:func:`referee.discipline.leak_judgement`, :func:`referee.discipline.interference_priority`),
+under the same conditions the service applies (a hand running; leaks only from players dealt
+in; interference from anyone but a moderator). Printed: precision and recall of hand talk (a
+leak flag or penalty) and of interference (a flag), and the automatic penalties on lines
+labelled innocent (the target is 0). ``--verbose`` lists every miss and false alarm.
+
+The default corpus is ``tests/corpus/judgement.jsonl`` (written for this project; the issue's
+acceptance figures are measured on a held-out corpus of the same format).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from referee.cards import parse_cards  # noqa: E402
+from referee.discipline import interference_priority, leak_judgement  # noqa: E402
+from referee.parse import parse  # noqa: E402
+
+DEFAULT = ROOT / "tests" / "corpus" / "judgement.jsonl"
+SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
+
+
+@dataclass
+class Verdict:
+    leak: bool
+    automatic: bool
+    interference: bool
+
+
+def judge(row: dict[str, Any]) -> Verdict:
+    text, game = str(row["text"]), str(row.get("game", "omaha"))
+    role = str(row.get("role", "player"))
+    in_hand = bool(row.get("in_hand", True))
+    holding = parse_cards(str(row.get("holding", ""))) if role in ("player", "folded") else []
+    if role in ("player", "folded") and not holding:
+        holding = parse_cards({"omaha": "7c 8d 2s 3h", "holdem_aa": "7c 8d",
+                               "seven": "3d 5h 8c Jd Qs 4c 9h",
+                               "deuces": "3d 5h 8c Jd Qs"}.get(game, "7c 8d"))
+    shown = parse_cards(str(row.get("shown", "")))
+    board = parse_cards(str(row.get("board", "")))
+    p = parse(text, game)
+    leak = automatic = interference = False
+    if in_hand and holding and p.hand_info and not (
+            p.kind == "action" and p.action in SHOW_ACTIONS):
+        v = leak_judgement(text, game, holding, shown, board)
+        if v is not None:
+            leak, automatic = True, v.automatic
+    if in_hand and p.advice and role != "moderator":
+        interference = interference_priority(
+            text, game, to_act=bool(row.get("turn", False)), dealt=bool(holding)) is not None
+    return Verdict(leak, automatic, interference)
+
+
+def _ratio(a: int, b: int) -> float:
+    return a / b if b else 1.0
+
+
+def score(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
+    tp = {"hand_talk": 0, "interference": 0}
+    fp = {"hand_talk": 0, "interference": 0}
+    fn = {"hand_talk": 0, "interference": 0}
+    auto_innocent = auto_missed = 0
+    notes: list[str] = []
+    for row in rows:
+        v = judge(row)
+        label = row["label"]
+        got = {"hand_talk": v.leak, "interference": v.interference}
+        for kind in tp:
+            if got[kind] and label == kind:
+                tp[kind] += 1
+            elif got[kind]:
+                fp[kind] += 1
+                notes.append(f"false {kind}: {row['text']!r} ({label})")
+            elif label == kind:
+                fn[kind] += 1
+                notes.append(f"missed {kind}: {row['text']!r}")
+        if v.automatic and label != "hand_talk":
+            auto_innocent += 1
+            notes.append(f"AUTOMATIC PENALTY on {label}: {row['text']!r}")
+        if row.get("auto") and not v.automatic:
+            auto_missed += 1
+            notes.append(f"not penalised at once: {row['text']!r}")
+    out: dict[str, Any] = {"lines": len(rows)}
+    for kind in tp:
+        out[kind] = {
+            "precision": round(_ratio(tp[kind], tp[kind] + fp[kind]), 4),
+            "recall": round(_ratio(tp[kind], tp[kind] + fn[kind]), 4),
+            "tp": tp[kind], "fp": fp[kind], "fn": fn[kind],
+        }
+    out["automatic_on_innocent"] = auto_innocent
+    out["automatic_missed"] = auto_missed
+    return out, notes
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise SystemExit(f"{path}:{n}: not JSON: {e.msg}") from None
+        if not isinstance(row, dict) or "text" not in row or row.get("label") not in (
+                "hand_talk", "interference", "innocent"):
+            raise SystemExit(f"{path}:{n}: needs text and label (hand_talk/interference/innocent)")
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("corpus", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    try:
+        rows = load(Path(args.corpus))
+    except OSError as e:
+        raise SystemExit(f"{args.corpus}: {e.strerror}") from None
+    out, notes = score(rows)
+    if args.json:
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        print(f"{out['lines']} lines ({args.corpus})")
+        for kind in ("hand_talk", "interference"):
+            k = out[kind]
+            print(f"{kind:13} precision {k['precision']:.1%}  recall {k['recall']:.1%}"
+                  f"  (tp {k['tp']}, fp {k['fp']}, fn {k['fn']})")
+        print(f"automatic penalties on innocent lines: {out['automatic_on_innocent']}")
+        print(f"exact-card leaks not penalised at once: {out['automatic_missed']}")
+    if args.verbose:
+        for note in notes:
+            print("  " + note)
+
+
+if __name__ == "__main__":
+    main()
