@@ -149,6 +149,7 @@ def _hand() -> _Hand:
     ] + [
         rf"[{_SUITS}]", r"(?<![a-z])(?:10|[2-9tjqka])[cdhs](?![a-z])", r"[akqjt]",
         r"[2-9]", _SUIT_WORDS, _RANK_WORDS, "手", "役", "あと", english, *phrases,
+        *(re.escape(w) for w in _fold_all(d.get("hand_nouns", []))),
     ])
     return _Hand(
         strong=frozenset(strong), weak=frozenset(weak),
@@ -302,7 +303,8 @@ _DIGIT_RANKS = frozenset("2 3 4 5 6 7 8 9 10".split())
 _PAIR_DIGITS = re.compile(r"(10|[2-9])\1")
 _RANK_RUN = re.compile(
     r"(?<![A-Za-z0-9])(?=[0-9TJQKA]*[TJQKA])(?:10|[2-9TJQKA]){2,4}[so]?(?![A-Za-z0-9])"
-    r"|(?<![A-Za-z0-9])(aa|kk|qq|jj)(?![A-Za-z0-9])",
+    r"|(?<![A-Za-z0-9])(aa|kk|qq|jj)(?![A-Za-z0-9])"
+    r"|(?<![A-Za-z0-9.,])[2-9][2-9][so](?![A-Za-z0-9])",
 )
 _AA_SIDE_BET = re.compile(r"\s*(?:\d|べっと|bet|賭|かけ|なし|無し|配当)")
 _SUIT_COUNT = re.compile(
@@ -366,11 +368,21 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
             return False  # セットアップ, ストレートネック, ハートマーク, ブタさん
         if nxt.lemma == "為る":
             return False  # セットした, ドローする
+        if t.folded[j + 1] in ("って", "とは", "という", "って何"):
+            return False  # スペードって何ゲーム？ (talk about the word)
         if t.folded[j + 1] == "の" and j + 2 < len(t.ws):
             after = t.ws[j + 2]
             if _is_noun(after) and not _is_poker_noun(t, j + 2, h):
                 return False  # ブタの角煮, ハートの絵文字
     return True
+
+
+def _glued_everyday(t: _Text, j: int, h: _Hand) -> bool:
+    """Word j is glued to a following everyday noun or suffix (ナッツ類, フラッシュ暗算)."""
+    if not t.glued_after(j):
+        return False
+    nxt = t.ws[j + 1]
+    return (_is_noun(nxt) or nxt.pos == "接尾辞") and not _is_poker_noun(t, j + 1, h)
 
 
 def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
@@ -398,7 +410,7 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
 def _rates(w: Word, h: _Hand) -> bool:
     """``w`` rates a hand (いい, ひどい, 最悪, ゴミ)."""
     return (w.lemma in h.rating_lemmas or w.surface in h.rating_lemmas) and w.pos in (
-        "形容詞", "形状詞", "名詞")
+        "形容詞", "形状詞", "名詞", "接頭辞")
 
 
 def _rank_prefix(t: _Text, i: int) -> bool:
@@ -465,6 +477,8 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
         if wi is None or wj is None:
             continue
         word = m.group(0)
+        if word in h.strong and _glued_everyday(t, wj, h):
+            continue  # ナッツ類, フラッシュ暗算
         if word in h.strong or _weak_stands(t, wi, wj, folded, m.start(), h):
             return True, cards
     for m in h.phrases.finditer(folded):
