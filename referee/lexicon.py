@@ -127,6 +127,7 @@ class _Hand:
     rating_lemmas: frozenset[str]
     hand_nouns: frozenset[str]
     rank_verbs: frozenset[str]
+    frame_verbs: frozenset[str]
     vocab: re.Pattern[str]  # every strong and weak word, longest first
     everyday: re.Pattern[str]
     phrases: re.Pattern[str]
@@ -158,6 +159,7 @@ def _hand() -> _Hand:
         rating_lemmas=frozenset(d.get("rating_lemmas", [])),
         hand_nouns=frozenset(_fold_all(d.get("hand_nouns", []))),
         rank_verbs=frozenset(d.get("rank_verbs", [])),
+        frame_verbs=frozenset(d.get("frame_verbs", [])),
         vocab=re.compile("|".join(re.escape(w) for w in vocab)),
         everyday=re.compile(_alt(_fold_all(d.get("everyday_patterns", [])))),
         phrases=re.compile(_alt(phrases)),
@@ -370,11 +372,56 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
             return False  # セットした, ドローする
         if t.folded[j + 1] in ("って", "とは", "という", "って何"):
             return False  # スペードって何ゲーム？ (talk about the word)
+        if t.folded[j + 1] == "な" and nxt.pos == "助動詞":
+            return False  # ロイヤルな気分 (an adjective)
         if t.folded[j + 1] == "の" and j + 2 < len(t.ws):
             after = t.ws[j + 2]
             if _is_noun(after) and not _is_poker_noun(t, j + 2, h):
                 return False  # ブタの角煮, ハートの絵文字
-    return True
+    return _weak_frame(t, j, h)
+
+
+_CLAUSE_END = frozenset({"か", "かも", "かな", "よ", "ね", "わ", "ぞ", "さ", "だけ", "しか", "のみ",
+                         "ばかり", "ばっかり", "ばっか", "まで", "じゃん", "やん", "っす", "や"})
+
+
+def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
+    """What follows the weak word ending at word j frames it as a hand: nothing (「ストレート」),
+    a copula or a clause end (ブタでした, セットかも), a poker noun (ハート待ち), a count
+    (デュース3枚), a verb of making or holding (セットできた, ジョーカー引いた), directly or after
+    が/も/は/を (ペアが出来た); に + なる (セットになった); の + a poker noun. Everything else is an
+    everyday use (ストレートで勝った, ペアで参加, ジョーカー見た, ハートが強いね)."""
+    ws, n = t.ws, len(t.ws)
+    k = j + 1
+    if k >= n:
+        return True
+    nxt, f = ws[k], t.folded[k]
+    lemma = nxt.lemma.split("-")[0]
+    if nxt.pos in ("補助記号", "空白") or f in ("w", "ｗ", "笑", "草", "!", "?"):
+        return True
+    if _is_poker_noun(t, k, h) or nxt.pos2 == "数詞":
+        return True
+    if nxt.pos == "助動詞":
+        return True
+    if nxt.pos == "動詞":
+        return lemma in h.frame_verbs
+    if nxt.pos == "形容詞":
+        return lemma in ("無い",) or _rates(nxt, h)
+    if nxt.pos != "助詞":
+        return False
+    if f in _CLAUSE_END:
+        return True
+    after = ws[k + 1] if k + 1 < n else None
+    if after is None:
+        return f in ("が", "も", "は")
+    a_lemma = after.lemma.split("-")[0]
+    if f in ("が", "も", "は", "を"):
+        return a_lemma in h.frame_verbs or _is_poker_noun(t, k + 1, h) or a_lemma == "無い"
+    if f == "に":
+        return a_lemma == "成る"
+    if f == "の":
+        return _is_poker_noun(t, k + 1, h)
+    return False
 
 
 def _glued_everyday(t: _Text, j: int, h: _Hand) -> bool:
@@ -398,7 +445,7 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
         k += 1
     if k < n:
         w = ws[k]
-        if w.lemma in h.rank_verbs:
+        if w.lemma.split("-")[0] in h.rank_verbs:
             return True
         if t.folded[k] in ("はい", "ぺあ", "ぽけっと", "2枚", "二枚"):
             return True
@@ -409,7 +456,7 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
 
 def _rates(w: Word, h: _Hand) -> bool:
     """``w`` rates a hand (いい, ひどい, 最悪, ゴミ)."""
-    return (w.lemma in h.rating_lemmas or w.surface in h.rating_lemmas) and w.pos in (
+    return (w.lemma.split("-")[0] in h.rating_lemmas or w.surface in h.rating_lemmas) and w.pos in (
         "形容詞", "形状詞", "名詞", "接頭辞")
 
 
