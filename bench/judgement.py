@@ -3,7 +3,8 @@
     .venv/bin/python bench/judgement.py [CORPUS.jsonl] [--verbose] [--json]
 
 Each corpus line is a JSON object: ``text``, ``game``, ``label`` (``hand_talk``,
-``interference`` or ``innocent``) and the situation it was said in (all optional):
+``interference`` or ``innocent``; or ``labels``, a list, for a line that is both) and the
+situation it was said in (all optional):
 ``role`` (``player`` dealt into the hand -- the default --, ``folded``, ``spectator`` or
 ``moderator``), ``holding`` / ``shown`` / ``board`` (cards, e.g. ``"Ah Kh Qd Jd"``), ``turn``
 (the speaker is the player to act), ``in_hand`` (default true) and ``auto`` (a hand-talk line
@@ -32,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.cards import parse_cards  # noqa: E402
+from referee.cards import Card, CardError, parse_cards  # noqa: E402
 from referee.discipline import interference_priority, leak_judgement  # noqa: E402
 from referee.parse import parse  # noqa: E402
 
@@ -47,17 +48,40 @@ class Verdict:
     interference: bool
 
 
+def _cards(value: Any) -> list[Card]:
+    if isinstance(value, list):
+        value = " ".join(str(v) for v in value)
+    return parse_cards(str(value or ""))
+
+
+def _get(row: dict[str, Any], *names: str, default: Any = None) -> Any:
+    for n in names:
+        if n in row:
+            return row[n]
+    return default
+
+
+def labels(row: dict[str, Any]) -> set[str]:
+    """A line's labels: ``label`` (one) or ``labels`` (a list: a line may be both)."""
+    got = _get(row, "labels", "label", default=[])
+    out = {str(x) for x in got} if isinstance(got, list) else {str(got)}
+    return out - {"innocent"}
+
+
 def judge(row: dict[str, Any]) -> Verdict:
     text, game = str(row["text"]), str(row.get("game", "omaha"))
-    role = str(row.get("role", "player"))
-    in_hand = bool(row.get("in_hand", True))
-    holding = parse_cards(str(row.get("holding", ""))) if role in ("player", "folded") else []
-    if role in ("player", "folded") and not holding:
+    role = str(_get(row, "role", "speaker", default="player"))
+    if row.get("spectator") is True:
+        role = "spectator"
+    in_hand = bool(_get(row, "in_hand", "hand_running", default=True))
+    dealt = role in ("player", "folded")
+    holding = _cards(_get(row, "holding", "holdings", "hand", "hole")) if dealt else []
+    if dealt and not holding:
         holding = parse_cards({"omaha": "7c 8d 2s 3h", "holdem_aa": "7c 8d",
                                "seven": "3d 5h 8c Jd Qs 4c 9h",
                                "deuces": "3d 5h 8c Jd Qs"}.get(game, "7c 8d"))
-    shown = parse_cards(str(row.get("shown", "")))
-    board = parse_cards(str(row.get("board", "")))
+    shown = _cards(row.get("shown"))
+    board = _cards(row.get("board"))
     p = parse(text, game)
     leak = automatic = interference = False
     if in_hand and holding and p.hand_info and not (
@@ -67,7 +91,8 @@ def judge(row: dict[str, Any]) -> Verdict:
             leak, automatic = True, v.automatic
     if in_hand and p.advice and role != "moderator":
         interference = interference_priority(
-            text, game, to_act=bool(row.get("turn", False)), dealt=bool(holding)) is not None
+            text, game, to_act=bool(_get(row, "turn", "to_act", "own_turn", default=False)),
+            dealt=bool(holding)) is not None
     return Verdict(leak, automatic, interference)
 
 
@@ -83,18 +108,19 @@ def score(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
     notes: list[str] = []
     for row in rows:
         v = judge(row)
-        label = row["label"]
+        want = labels(row)
+        label = "/".join(sorted(want)) or "innocent"
         got = {"hand_talk": v.leak, "interference": v.interference}
         for kind in tp:
-            if got[kind] and label == kind:
+            if got[kind] and kind in want:
                 tp[kind] += 1
             elif got[kind]:
                 fp[kind] += 1
                 notes.append(f"false {kind}: {row['text']!r} ({label})")
-            elif label == kind:
+            elif kind in want:
                 fn[kind] += 1
                 notes.append(f"missed {kind}: {row['text']!r}")
-        if v.automatic and label != "hand_talk":
+        if v.automatic and "hand_talk" not in want:
             auto_innocent += 1
             notes.append(f"AUTOMATIC PENALTY on {label}: {row['text']!r}")
         if row.get("auto") and not v.automatic:
@@ -121,9 +147,13 @@ def load(path: Path) -> list[dict[str, Any]]:
             row = json.loads(line)
         except json.JSONDecodeError as e:
             raise SystemExit(f"{path}:{n}: not JSON: {e.msg}") from None
-        if not isinstance(row, dict) or "text" not in row or row.get("label") not in (
-                "hand_talk", "interference", "innocent"):
+        if not isinstance(row, dict) or not isinstance(row.get("text"), str) or not (
+                "label" in row or "labels" in row):
             raise SystemExit(f"{path}:{n}: needs text and label (hand_talk/interference/innocent)")
+        try:
+            judge(row)
+        except CardError as e:
+            raise SystemExit(f"{path}:{n}: {e}") from None
         rows.append(row)
     return rows
 

@@ -20,16 +20,12 @@ spectators) | chat → leak / interference checks. An engine's :class:`IllegalAc
 
 Policies (RULES.md "hand information" / "interference"; the rulings made here):
 
-* Leak: a seated player's chat that the parser marks ``hand_info`` while a hand runs, unless it
-  only names cards legally shown or on the board (:func:`referee.flags.assess_leak`). ``high``
-  (the claim matches what they hold: a hidden card, a pair of ranks, a suit count, the hand class
-  they make) → forced fold, removal, the definition's ``information_leak`` points at once;
-  ``low`` → a flag for ``!confirm``/``!dismiss``. During the showdown a verified claim is only
-  ``low`` (it is the proper moment to show). Spectators hold no cards and are not flagged;
-  private messages to the bot are never leaks.
-* Interference: ``advice`` during a hand by anyone but a moderator is a ``low`` flag; confirmed,
-  it costs a forced fold and removal (if seated), ``interference`` points and the rank mark
-  (demoted to 無印; marks come from ``!rank`` / ``# rank:``).
+* Leaks, interference, penalties and the moderators' decisions on them (``!confirm``,
+  ``!dismiss``, ``!flags``, ``!penalty``, ``!penalties``) are :mod:`referee.discipline`'s: only a
+  hidden card named in card notation is penalised at once, everything else is a flag; one
+  penalty per player per hand; a penalty can be reversed. The pipeline hands it every chat
+  message the parser marks ``hand_info`` (from seated players) or ``advice``; private messages
+  to the bot are never leaks.
 * Bank: every change is a ledger entry -- ``leave`` events credit their ``bank``, ``penalty``
   events debit their ``points`` (whoever emitted them), ``!grant``/``!sit``/``# bank:`` emit a
   ``bank`` event with their entry. Balances may go negative (a penalty larger than the bank).
