@@ -128,6 +128,7 @@ class _Hand:
     hand_nouns: frozenset[str]
     rank_verbs: frozenset[str]
     frame_verbs: frozenset[str]
+    everyday_lemmas: frozenset[str]
     vocab: re.Pattern[str]  # every strong and weak word, longest first
     everyday: re.Pattern[str]
     phrases: re.Pattern[str]
@@ -160,6 +161,7 @@ def _hand() -> _Hand:
         hand_nouns=frozenset(_fold_all(d.get("hand_nouns", []))),
         rank_verbs=frozenset(d.get("rank_verbs", [])),
         frame_verbs=frozenset(d.get("frame_verbs", [])),
+        everyday_lemmas=frozenset(d.get("everyday_lemmas", [])),
         vocab=re.compile("|".join(re.escape(w) for w in vocab)),
         everyday=re.compile(_alt(_fold_all(d.get("everyday_patterns", [])))),
         phrases=re.compile(_alt(phrases)),
@@ -202,6 +204,8 @@ def _advice() -> _Advice:
     question = _alt([
         rf"(?:{actions})[^。\n!?？]{{0,6}}?(?:{modal})",
         rf"(?:{why})[^。\n]{{0,15}}?(?:{actions})",
+        # a question on an action: ここ降りるの？, それでコール？ (not ポットいくら？)
+        rf"(?:{actions})(?:する|すん|る|す|した)?の?[?？]",
         critique, "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)", *english,
     ])
     hurry = _alt(_fold_all(d.get("hurry", [])))
@@ -401,13 +405,13 @@ def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
         return True
     if _is_poker_noun(t, k, h) or nxt.pos2 == "数詞":
         return True
-    if nxt.pos == "助動詞":
+    if nxt.pos == "助動詞" and f not in ("に", "な"):
         return True
     if nxt.pos == "動詞":
         return lemma in h.frame_verbs
     if nxt.pos == "形容詞":
         return lemma in ("無い",) or _rates(nxt, h)
-    if nxt.pos != "助詞":
+    if nxt.pos not in ("助詞", "助動詞"):
         return False
     if f in _CLAUSE_END:
         return True
@@ -422,6 +426,32 @@ def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
     if f == "の":
         return _is_poker_noun(t, k + 1, h)
     return False
+
+
+def _run_glued_everyday(t: _Text, end: int, h: _Hand) -> bool:
+    """A word of the text starts at offset ``end`` and is an everyday noun (TT兄弟)."""
+    k = t.starts.get(end)
+    if k is None or not _is_noun(t.ws[k]) or _is_poker_noun(t, k, h):
+        return False
+    return not all("ぁ" <= c <= "ゖ" or c == "ー" for c in t.ws[k].surface)  # AAきた (北)
+
+
+def _segments(word: str, h: _Hand) -> bool:
+    """``word`` (folded) is nothing but hand vocabulary and poker nouns, with at least one hand
+    word: an unknown compound the dictionary keeps whole (ストフラドロー)."""
+    known = h.strong | h.weak
+    parts = known | h.poker_nouns
+    ok: list[int] = [0]  # bit 1: reachable, bit 2: a hand word used
+    ok += [-1] * len(word)
+    for i in range(len(word)):
+        if ok[i] < 0:
+            continue
+        for j in range(i + 2, len(word) + 1):
+            piece = word[i:j]
+            if piece in parts:
+                v = ok[i] | (1 if piece in known else 0)
+                ok[j] = max(ok[j], v)
+    return ok[len(word)] == 1
 
 
 def _glued_everyday(t: _Text, j: int, h: _Hand) -> bool:
@@ -447,7 +477,8 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
         w = ws[k]
         if w.lemma.split("-")[0] in h.rank_verbs:
             return True
-        if t.folded[k] in ("はい", "ぺあ", "ぽけっと", "2枚", "二枚"):
+        if t.folded[k] in ("はい", "ぺあ", "ぽけっと", "2枚", "二枚") or \
+                t.folded[k].startswith(("きた", "来た", "きて", "こい", "来い")):
             return True
         if t.folded[k] in ("2", "二") and k + 1 < n and t.folded[k + 1] == "枚":
             return True
@@ -483,8 +514,12 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
                 and _AA_SIDE_BET.match(fold_nfkc(text[m.end():m.end() + 8])):
             continue
         rest = text[m.end():m.end() + 2]
-        if rest.startswith(tuple(_SUFFIX_NAMES)):
-            continue
+        if rest.startswith(tuple(_SUFFIX_NAMES)) or rest.startswith(("(", "（")):
+            continue  # AAさん (a name); QQ(チャット) (explained: not poker)
+        if m.group(0).upper() == "JK":
+            continue  # 女子高生 as often as a joker; the joker as a card is "JK" in a run
+        if _run_glued_everyday(t, m.end(), h):
+            continue  # TT兄弟
         return True, cards
     for i, w in enumerate(ws):
         f = t.folded[i]
@@ -524,9 +559,13 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
         if wi is None or wj is None:
             continue
         word = m.group(0)
-        if word in h.strong and _glued_everyday(t, wj, h):
-            continue  # ナッツ類, フラッシュ暗算
+        if word in h.strong and (_glued_everyday(t, wj, h) or (
+                wj + 1 < len(ws) and ws[wj + 1].lemma.split("-")[0] in h.everyday_lemmas)):
+            continue  # ナッツ類, フラッシュ暗算, ナッツ好き
         if word in h.strong or _weak_stands(t, wi, wj, folded, m.start(), h):
+            return True, cards
+    for k, w in enumerate(ws):
+        if not w.lemma and w.pos == "名詞" and len(w.surface) >= 4 and _segments(t.folded[k], h):
             return True, cards
     for m in h.phrases.finditer(folded):
         if not same or m.start() in t.starts:
