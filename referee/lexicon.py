@@ -107,6 +107,12 @@ def _load(name: str) -> dict[str, Any]:
     for key, value in data.items():
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise LexiconError(f"{path.name}: {key} must be a list of strings")
+        if key.endswith("patterns") or name == "advice.toml":
+            for v in value:
+                try:
+                    re.compile(fold_nfkc(nfkc(v)))
+                except re.error as e:
+                    raise LexiconError(f"{path.name}: {key}: {v!r}: {e}") from None
     return data
 
 
@@ -205,7 +211,8 @@ def _advice() -> _Advice:
         rf"(?:{actions})[^。\n!?？]{{0,6}}?(?:{modal})",
         rf"(?:{why})[^。\n]{{0,15}}?(?:{actions})",
         # a question on an action: ここ降りるの？, それでコール？ (not ポットいくら？)
-        rf"(?:{actions})(?:する|すん|る|す|した)?の?[?？]",
+        rf"(?:{actions})(?:する|すん|る|す)の?[?？]",
+        rf"(?:そこ|ここ|それ|これ)(?:で|は|も)?(?:{actions})[?？]",
         critique, "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)", *english,
     ])
     hurry = _alt(_fold_all(d.get("hurry", [])))

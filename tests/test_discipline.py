@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.adapters.transcript import replay_events
 from referee.cards import parse_cards
@@ -184,3 +186,27 @@ def test_judgement_bench_meets_the_targets_on_its_corpus() -> None:
     assert out["hand_talk"]["precision"] >= 0.9 and out["hand_talk"]["recall"] >= 0.85, notes
     assert out["interference"]["precision"] >= 0.85, notes
     assert out["interference"]["recall"] >= 0.75, notes
+
+
+def test_a_broken_vocabulary_file_is_one_clear_error(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee import lexicon
+
+    (tmp_path / "advice.toml").write_text('modal = ["(unclosed"]\n', encoding="utf-8")
+    monkeypatch.setattr(lexicon, "LEXICON_DIR", tmp_path)
+    with pytest.raises(lexicon.LexiconError, match=r"advice.toml: modal: '\(unclosed'"):
+        lexicon._load("advice.toml")
+    (tmp_path / "hand.toml").write_text("strong = 3\n", encoding="utf-8")
+    with pytest.raises(lexicon.LexiconError, match="strong must be a list of strings"):
+        lexicon._load("hand.toml")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(
+    "AKQJT98765432shdc♠♥♦♣ のがを持来たさん時枚ペアセットブタナッツ手札いい、。？ 0123456789")),
+    max_size=40), st.sampled_from(["omaha", "holdem_aa", "seven", "deuces"]))
+def test_judgement_never_raises(text: str, game: str) -> None:
+    hole = parse_cards("As Kh 9h 9c")
+    v = leak_judgement(text, game, hole, [], parse_cards("9d 2c 3s"))
+    assert v is None or v.priority in ("high", "low")
+    assert interference_priority(text, game, to_act=False, dealt=True) in (None, "high", "low")
