@@ -285,8 +285,10 @@ class Discipline:
             ref._say(ctx, text("rank_restored", player=rec.player, mark=rec.demoted_from))
 
     def cmd_flags(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        """The undecided flags; the room never sees what was said (it could hold cards)."""
-        open_ = [f for f in self.flags.values() if f.status == "open"]
+        """The undecided flags (of this room; asked privately: of every room); the room never
+        sees what was said (it could hold cards)."""
+        open_ = [f for f in self.flags.values()
+                 if f.status == "open" and (to != "room" or f.room == room)]
         if not open_:
             self.ref._say(ctx, text("flags_none"), to=to)
             return

@@ -32,9 +32,9 @@ word:
 games' verbs included) followed by a normative or imperative ending (``コールすべき``,
 ``フォールドして``, ``ハイパーでしょ``, ``残しなよ``), "why" + an action word, and critique or
 coaching that needs no action word (``下手``, ``ちゃんと考えて``, ``もっと攻めて``). A request to
-hurry (``早くアクションしてください``) is not advice. The reading also says whether the text
-thinks aloud (``〜かな``) and whether it names or addresses someone (``ボブさん``), for the
-referee's own-turn rule.
+hurry (``早くアクションしてください``) names no action and is not advice. The reading also says
+whether the text thinks aloud (``〜かな``) and whether it names or addresses someone
+(``ボブさん``), for the referee's own-turn rule.
 
 Speed: the pre-check is one alternation; the word analysis (~6 µs a line, cached) runs only when
 it matches. A long message is read in overlapping pieces of :data:`LONG` characters, each
@@ -140,6 +140,7 @@ class _Hand:
     phrases: re.Pattern[str]
     past: re.Pattern[str]
     gate: re.Pattern[str]  # the cheap pre-check
+    english: re.Pattern[str]
 
 
 @cache
@@ -150,8 +151,7 @@ def _hand() -> _Hand:
     vocab = sorted(set(strong) | set(weak), key=lambda w: (-len(w), w))
     phrases = _fold_all(d.get("phrase_patterns", []))
     past = _fold_all(d.get("past_patterns", []))
-    english = (r"(?<![a-z])(?:pairs?|trips|set|straight|flush|full ?house|quads|nuts?|boat|kicker|"
-               r"top ?pair|overpair|gutshot|oesd|outs|flush draw|straight draw|bluff)(?![a-z])")
+    english = _alt(_fold_all(d.get("english_patterns", [])))
     gate = _alt([
         re.escape(w) for w in vocab
     ] + [
@@ -173,14 +173,7 @@ def _hand() -> _Hand:
         phrases=re.compile(_alt(phrases)),
         past=re.compile(_alt(past)),
         gate=re.compile(gate),
-    )
-
-
-@cache
-def _english_hand() -> re.Pattern[str]:
-    return re.compile(
-        r"(?<![a-z])(?:pairs?|trips|set|straight|flush|full ?house|quads|nuts|boat|kicker|"
-        r"top ?pair|overpair|gutshot|oesd|outs|flush draw|straight draw|bluff(?:ing)?)(?![a-z])"
+        english=re.compile(english),
     )
 
 
@@ -188,7 +181,6 @@ def _english_hand() -> re.Pattern[str]:
 class _Advice:
     question: re.Pattern[str]
     critique: re.Pattern[str]
-    hurry_only: re.Pattern[str]
     self_talk: re.Pattern[str]
     addressee: re.Pattern[str]
     gate: re.Pattern[str]
@@ -215,11 +207,9 @@ def _advice() -> _Advice:
         rf"(?:そこ|ここ|それ|これ)(?:で|は|も)?(?:{actions})[?？]",
         critique, "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)", *english,
     ])
-    hurry = _alt(_fold_all(d.get("hurry", [])))
     return _Advice(
         question=re.compile(question),
         critique=re.compile(critique),
-        hurry_only=re.compile(hurry),
         self_talk=re.compile(_alt(_fold_all(d.get("self_patterns", [])))),
         addressee=re.compile(_alt(_fold_all(d.get("addressee_patterns", [])))),
         gate=re.compile(_alt([actions, why, critique, "降り|おり", "should|why|bad|terrible|awful",
@@ -240,7 +230,7 @@ _ONE_RE = re.compile(
 # Word forms in the folded text: スペードのA, ハートの10, Aスペード, エースのハート, Kのスペード.
 _WORDY = re.compile(
     rf"(?P<sw>{_SUIT_WORDS})の?(?P<r3>10|[2-9tjqka]|{_RANK_WORDS})"
-    r"(?![a-z0-9]|さん|くん|ちゃん|\s*(?:枚|つ|人|回|時|個|本))"
+    r"(?![a-z0-9]|さん|くん|ちゃん|\s*(?:枚|つ|人|回|時|個|本|番|分|秒|円|点|日|月|年|位|歳|才|席|号|周|%))"
     rf"|(?<![a-z0-9])(?P<r4>10|[tjqka]|{_RANK_WORDS}|[2-9](?=の))の?(?P<sw2>{_SUIT_WORDS})"
 )
 # After "As" / "Ah" / "Ad" (also English words) the card is certain only when a word about
@@ -298,7 +288,10 @@ def named_cards(text: str) -> list[NamedCard]:
                 continue  # "Ah, I see", "2h待ち": not a card at all
             out.append(NamedCard(card, certain))
     folded = fold_nfkc(text)
+    same = len(folded) == len(text)
     for m in _WORDY.finditer(folded):
+        if same and m.group("sw2") and m.end() < len(text) and "ァ" <= text[m.end()] <= "ヺ":
+            continue  # Aハートマーク: the suit word is part of a longer katakana word
         rank = m.group("r3") or m.group("r4") or ""
         suit = _SUIT_OF_WORD[m.group("sw") or m.group("sw2") or ""]
         card = _card(rank, suit)
@@ -511,7 +504,7 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
     folded = fold_nfkc(text)
     if _SUIT_COUNT.search(folded) or _RANK_COUNT.search(folded):
         return True, cards
-    if _english_hand().search(folded):
+    if h.english.search(folded):
         return True, cards
     t = _Text(text)
     ws = t.ws
