@@ -135,6 +135,7 @@ class _Hand:
     rank_verbs: frozenset[str]
     frame_verbs: frozenset[str]
     everyday_lemmas: frozenset[str]
+    after_rank: frozenset[str]
     vocab: re.Pattern[str]  # every strong and weak word, longest first
     everyday: re.Pattern[str]
     phrases: re.Pattern[str]
@@ -168,6 +169,7 @@ def _hand() -> _Hand:
         rank_verbs=frozenset(d.get("rank_verbs", [])),
         frame_verbs=frozenset(d.get("frame_verbs", [])),
         everyday_lemmas=frozenset(d.get("everyday_lemmas", [])),
+        after_rank=frozenset(_fold_all(d.get("after_rank", []))),
         vocab=re.compile("|".join(re.escape(w) for w in vocab)),
         everyday=re.compile(_alt(_fold_all(d.get("everyday_patterns", [])))),
         phrases=re.compile(_alt(phrases)),
@@ -304,7 +306,6 @@ def named_cards(text: str) -> list[NamedCard]:
 
 _SUFFIX_NAMES = frozenset(
     {"さん", "くん", "ちゃん", "様", "さま", "氏", "君", "たん", "殿", "っち"})
-_AFTER_RANK = frozenset({"ぺあ", "はい", "ふらっしゅ", "すとれーと"})
 _DIGIT_RANKS = frozenset("2 3 4 5 6 7 8 9 10".split())
 _PAIR_DIGITS = re.compile(r"(10|[2-9])\1")
 _RANK_RUN = re.compile(
@@ -360,7 +361,7 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
     if t.glued_before(i) and _is_noun(t.ws[i - 1]) and not _is_poker_noun(t, i - 1, h):
         return False  # 目覚ましセット (チームのエース: below)
     if t.glued_before(i) and t.ws[i - 1].surface in ("A", "B", "C", "K", "Q", "J") \
-            and t.folded[i] not in _AFTER_RANK:
+            and t.folded[i] not in h.after_rank:
         return False  # Aセット (a set menu), Cセット; but Aペア, Kハイ
     if t.glued_before(i) and t.ws[i - 1].pos == "接頭辞":
         return False
