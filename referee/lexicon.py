@@ -365,6 +365,8 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
         return False  # Aセット (a set menu), Cセット; but Aペア, Kハイ
     if t.glued_before(i) and t.ws[i - 1].pos == "接頭辞":
         return False
+    if i > 0 and t.ws[i - 1].pos == "助詞" and t.folded[i - 1] in ("に", "へ"):
+        return False  # 7時にセット, マナーモードにセット
     if i >= 2 and t.folded[i - 1] == "の" and t.ws[i - 2].pos2 in ("普通名詞",) \
             and not _is_poker_noun(t, i - 2, h) and t.folded[i] not in ("ぺあ",):
         return False  # チームのエース, 晩ごはんのブタ
@@ -402,6 +404,8 @@ def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
         return True
     nxt, f = ws[k], t.folded[k]
     lemma = nxt.lemma.split("-")[0]
+    if f in ("(", "（"):
+        return False  # ドロー（引き分け）: explained, so not poker
     if nxt.pos in ("補助記号", "空白") or f in ("w", "ｗ", "笑", "草", "!", "?"):
         return True
     if _is_poker_noun(t, k, h) or nxt.pos2 == "数詞":
