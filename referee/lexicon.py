@@ -240,6 +240,7 @@ _WORDY = re.compile(
 _HOLDING_NEXT = re.compile(
     r"\s?(?:が|を|は|も|と|の|持|もって|ある|あり|来|き(?:た|て)|引|だ|です|握|見|公開|$)")
 _ENGLISH_WORDS = {"As", "Ah", "Ad"}
+_NAME_SUFFIXES = ("さん", "くん", "ちゃん", "様", "さま", "氏", "君", "たん", "殿", "っち")
 # After a digit rank with a letter suit: a verb of holding or drawing, nothing vaguer.
 _SURE_NEXT = re.compile(r"\s?(?:を|が)?(?:持|もって|来|き(?:た|て)|引|握)")
 
@@ -257,13 +258,16 @@ def named_cards(text: str) -> list[NamedCard]:
 
     Certain: a letter rank with a letter suit (``Ks``, ``Td``) -- except ``As`` / ``Ah`` / ``Ad``,
     certain only in a run of cards or before a word about holding --, any rank with a suit
-    symbol (``A♠``, ``9♥``, ``♠A``), and the word forms (``スペードのA``, ``Aスペード``). A digit
+    symbol (``A♠``, ``9♥``, ``♠A``), and the word forms with a rank letter or digit
+    (``スペードのA``, ``Aスペード``; not ``スペードのエース``, nor one followed by って). A digit
     rank with a letter suit (``2h``, ``5s``, ``10s``: hours, seconds) is certain only in a run.
     Never English words: ``as``, ``ah``, ``ks`` (lower-case rank with a letter suit).
     """
     out: list[NamedCard] = []
     runs = list(_RUN.finditer(text))
     for ri, run in enumerate(runs):
+        if text.startswith(_NAME_SUFFIXES, run.end()):
+            continue  # ♥Kさん: a name after a heart, not a card
         ones = list(_ONE_RE.finditer(run.group(0)))
         near = any(j != ri and (0 <= runs[j].start() - run.end() <= 2
                                 or 0 <= run.start() - runs[j].end() <= 2) for j in range(len(runs)))
@@ -298,7 +302,10 @@ def named_cards(text: str) -> list[NamedCard]:
         suit = _SUIT_OF_WORD[m.group("sw") or m.group("sw2") or ""]
         card = _card(rank, suit)
         if card is not None:
-            out.append(NamedCard(card, True))
+            # a rank written as a word (スペードのエース: also a song) or a phrase under
+            # discussion (スペードのAって…) is not certain enough to act on alone
+            quoted = folded.startswith(("って", "とは", "という", "っていう"), m.end())
+            out.append(NamedCard(card, rank not in _RANK_OF_WORD and not quoted))
     return out
 
 

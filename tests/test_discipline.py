@@ -132,6 +132,9 @@ BOARD = parse_cards("Ks 9d 4c")
         ("ナイスハンド！", "Ah Kh Qd Jd"),
         ("さっきのハンド、ストレートだったのに負けた", "Ah Kh Qd Jd"),
         ("フォールド Ah見せ", "Ah As 9d 9c"),
+        ("ありがとう♥Kさん", "Kh Ks 9d 9c"),
+        ("ランチはAセットにした", "Ah As Ad 9c"),
+        ("アラーム7時にセット", "7h 7s 7d 9c"),
     ],
 )
 def test_innocent_lines_are_not_leaks(text: str, holding: str) -> None:
@@ -147,6 +150,20 @@ def test_innocent_lines_are_not_leaks(text: str, holding: str) -> None:
 def test_leaks_and_which_are_certain(text: str, automatic: bool) -> None:
     v = leak_judgement(text, "omaha", parse_cards("As Kh 9h 9c"), [], [])
     assert v is not None and v.automatic is automatic
+
+
+def test_innocent_lines_of_the_corpus_never_name_a_card_for_certain() -> None:
+    """Whatever the speaker holds, no innocent line of a running hand could be penalised at
+    once: none names a card in certain notation (outside a show or a finished hand)."""
+    from referee.lexicon import read
+
+    for line in (ROOT / "tests" / "corpus" / "judgement.jsonl").read_text("utf-8").splitlines():
+        row = json.loads(line)
+        if row["label"] != "innocent" or not row.get("in_hand", True):
+            continue
+        r = read(row["text"], row["game"])
+        certain = [c for c in r.cards if c.certain]
+        assert not certain or r.show or r.past, row["text"]
 
 
 def test_a_card_shown_or_at_the_showdown_is_not_penalised() -> None:
