@@ -207,6 +207,7 @@ def _advice() -> _Advice:
         # a question on an action: ここ降りるの？, それでコール？ (not ポットいくら？)
         rf"(?:{actions})(?:する|すん|る|す)の?[?？]",
         rf"(?:そこ|ここ|それ|これ)(?:で|は|も)?(?:{actions})[?？]",
+        rf"(?:そこ|ここ)(?:は|で|こそ)(?:{actions})(?=$|[ 　、,!！。wｗ笑…]|だ|です|一択)",
         critique, "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)", *english,
     ])
     return _Advice(
@@ -374,6 +375,8 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
         return False
     if i > 0 and t.ws[i - 1].pos == "助詞" and t.folded[i - 1] in ("に", "へ"):
         return False  # 7時にセット, マナーモードにセット
+    if i > 0 and t.ws[i - 1].pos == "助動詞" and t.folded[i - 1] == "な":
+        return False  # お得なセット
     if i >= 2 and t.folded[i - 1] == "の" and t.ws[i - 2].pos2 in ("普通名詞",) \
             and not _is_poker_noun(t, i - 2, h) and t.folded[i] not in ("ぺあ",):
         return False  # チームのエース, 晩ごはんのブタ
@@ -572,8 +575,9 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
             continue
         word = m.group(0)
         if word in h.strong and (_glued_everyday(t, wj, h) or (
-                wj + 1 < len(ws) and ws[wj + 1].lemma.split("-")[0] in h.everyday_lemmas)):
-            continue  # ナッツ類, フラッシュ暗算, ナッツ好き
+                wj + 1 < len(ws) and (ws[wj + 1].lemma.split("-")[0] in h.everyday_lemmas
+                                      or t.folded[wj + 1] in ("(", "（")))):
+            continue  # ナッツ類, フラッシュ暗算, ナッツ好き, ワイルドカード（野球）
         if word in h.strong or _weak_stands(t, wi, wj, folded, m.start(), h):
             return True, cards
     for k, w in enumerate(ws):
