@@ -38,7 +38,8 @@ whether the text thinks aloud (``〜かな``) and whether it names or addresses 
 
 Speed: the pre-check is one alternation; the word analysis (~6 µs a line, cached) runs only when
 it matches. A long message is read in overlapping pieces of :data:`LONG` characters, each
-distinct piece once (spam repeats itself), at most :data:`CHUNKS` of them.
+distinct piece once (spam repeats itself), and in each only windows of :data:`WINDOW` characters
+around the pre-check's matches are analysed (at most :data:`WINDOWS` distinct ones).
 """
 
 from __future__ import annotations
@@ -55,11 +56,13 @@ from referee.lang.normalize import fold_nfkc, nfkc
 from referee.lang.words import Word, words
 
 LEXICON_DIR = Path(__file__).resolve().parent.parent / "grammar" / "lexicon"
-# Texts longer than this are read in overlapping pieces (see _chunks).
+# Texts longer than this are read in overlapping pieces (see _chunk_starts).
 LONG = 300
 STRIDE = 252  # 4 x 7 x 9: a multiple of the periods of repeated spam
 OVERLAP = 24
 CHUNKS = 48  # at most this many distinct pieces are read (a 10,000-character text has 40)
+WINDOW = 12  # characters each side of a pre-check match that the word analysis reads
+WINDOWS = 10  # at most this many distinct windows per long text
 
 _SUITS = "♠♤♥♡♦♢♣♧"
 _SUIT_OF_SYMBOL = {"♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c"}
@@ -120,8 +123,46 @@ def _fold_all(xs: list[str]) -> list[str]:
     return [fold_nfkc(nfkc(x)) for x in xs]
 
 
+_META = set("\\.^$*+?{}[]()|")
+
+
+def _literal_prefix(pattern: str) -> str:
+    """The literal characters every match of ``pattern`` starts with (a pre-check word)."""
+    out: list[str] = []
+    for ch in pattern:
+        if ch in _META:
+            if ch in "?*{":  # the previous character is optional or repeated
+                out = out[:-1]
+            break
+        out.append(ch)
+    if not out:
+        raise LexiconError(f"action {pattern!r} must start with a literal word")
+    return "".join(out)
+
+
 def _alt(patterns: list[str]) -> str:
     return "|".join(f"(?:{p})" for p in patterns)
+
+
+def _trie(words: list[str]) -> str:
+    """One regular expression for a set of literal words, factored by common prefixes (the
+    regex engine then tries one branch per character instead of one per word)."""
+    tree: dict[str, Any] = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        end = "" in node
+        branches = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if end else body
+
+    return build(tree)
 
 
 @dataclass(frozen=True)
@@ -153,12 +194,10 @@ def _hand() -> _Hand:
     phrases = _fold_all(d.get("phrase_patterns", []))
     past = _fold_all(d.get("past_patterns", []))
     english = _alt(_fold_all(d.get("english_patterns", [])))
+    literals = [*vocab, *_fold_all(d.get("hand_nouns", [])), "手", "役", "あと",
+                *_SUIT_WORDS.split("|"), *_RANK_WORDS.split("|")]
     gate = _alt([
-        re.escape(w) for w in vocab
-    ] + [
-        rf"[{_SUITS}]", r"(?<![a-z])(?:10|[2-9tjqka])[cdhs](?![a-z])", r"[akqjt]",
-        r"[2-9]", _SUIT_WORDS, _RANK_WORDS, "手", "役", "あと", english, *phrases,
-        *(re.escape(w) for w in _fold_all(d.get("hand_nouns", []))),
+        _trie(literals), rf"[{_SUITS}akqjt2-9]", english, *phrases,
     ])
     return _Hand(
         strong=frozenset(strong), weak=frozenset(weak),
@@ -215,8 +254,10 @@ def _advice() -> _Advice:
         critique=re.compile(critique),
         self_talk=re.compile(_alt(_fold_all(d.get("self_patterns", [])))),
         addressee=re.compile(_alt(_fold_all(d.get("addressee_patterns", [])))),
-        gate=re.compile(_alt([actions, why, critique, "降り|おり", "should|why|bad|terrible|awful",
-                              "pls|plz|please|misplay|just|you"])),
+        gate=re.compile(_trie([
+            *(_literal_prefix(a) for a in _fold_all(d.get("actions", []))),
+            *_fold_all(d.get("why", [])), *_fold_all(d.get("anchors", [])), "降り", "おり",
+        ])),
     )
 
 
@@ -589,32 +630,50 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
     return False, cards
 
 
-def _chunks(text: str) -> list[str]:
-    """A long text as overlapping pieces of :data:`LONG` characters, each distinct piece once
-    (spam repeats itself: 「あ」×10,000 is one piece). The stride is a multiple of every short
-    period (2, 3, 4, 6, 7), so a repeated phrase gives one piece whatever its length."""
-    seen: dict[str, None] = {}
+def _chunk_starts(text: str) -> list[int]:
+    """Where the distinct overlapping pieces of :data:`LONG` characters of a long text start,
+    each distinct piece once (spam repeats itself: 「あ」×10,000 is one piece). The stride is a
+    multiple of every short period (2, 3, 4, 6, 7), so a repeated phrase gives one piece."""
+    seen: dict[str, int] = {}
     for a in range(0, len(text), STRIDE):
-        seen.setdefault(text[a:a + STRIDE + OVERLAP], None)
+        seen.setdefault(text[a:a + STRIDE + OVERLAP], a)
         if len(seen) >= CHUNKS:
             break
-    return list(seen)
+    return list(seen.values())
 
 
 def _hand_info(text: str, folded: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
+    gate = _hand().gate
     if len(text) <= LONG:
-        if _hand().gate.search(folded) is None:
+        if gate.search(folded) is None:
             return False, ()
         return _hand_words(text, game)
+    if len(folded) != len(text):
+        return False, ()
+    # a long text: each distinct piece once (spam repeats itself), and in it only windows
+    # around the pre-check's matches, each distinct window read once (the analyser costs up to
+    # ~20 µs per character of unknown text)
     found: list[NamedCard] = []
-    hit = False
-    for piece in _chunks(text):
-        yes, cards = _short_hand(piece, game)
-        found.extend(cards)
-        hit = hit or yes
-        if hit and len(found) >= 8:
-            break
-    return hit, tuple(found)
+    seen: set[str] = set()
+    for start in _chunk_starts(text):
+        piece = folded[start:start + STRIDE + OVERLAP]
+        last = -1
+        for m in gate.finditer(piece):
+            if m.start() < last:
+                continue
+            a, b = max(0, m.start() - WINDOW), min(len(piece), m.end() + WINDOW)
+            last = b
+            window = text[start + a:start + b]
+            if window in seen:
+                continue
+            seen.add(window)
+            yes, cards = _short_hand(window, game)
+            found.extend(cards)
+            if yes:
+                return True, tuple(found)
+            if len(seen) >= WINDOWS:
+                return False, tuple(found)
+    return False, tuple(found)
 
 
 @lru_cache(maxsize=4096)
@@ -633,11 +692,14 @@ def _advice_of(folded: str) -> tuple[bool, bool]:
     return True, a.critique.search(folded) is not None
 
 
+ADVICE_WINDOW = 24  # characters each side of a pre-check word (an advice match is short)
+
+
 @lru_cache(maxsize=16384)
 def _read(text: str, game: str) -> Reading:
     folded = fold_nfkc(text)
     hand, cards = _hand_info(text, folded, game)
-    advice, critique = _advice_of(folded) if len(text) <= LONG else _long_advice(text)
+    advice, critique = _advice_of(folded) if len(text) <= LONG else _long_advice(text, folded)
     if not hand and not advice:
         return Reading(False, False)
     a = _advice()
@@ -652,12 +714,30 @@ def _read(text: str, game: str) -> Reading:
     )
 
 
-def _long_advice(text: str) -> tuple[bool, bool]:
-    """Advice in a long text: the question asked of each distinct piece."""
-    for piece in _chunks(text):
-        got = _advice_of(fold_nfkc(piece))
-        if got[0]:
-            return got
+def _long_advice(text: str, folded: str) -> tuple[bool, bool]:
+    """Advice in a long text: in each distinct piece, the question asked of windows around the
+    pre-check's words, each distinct window once."""
+    if len(folded) != len(text):
+        return _advice_of(folded)
+    seen: set[str] = set()
+    gate = _advice().gate
+    for start in _chunk_starts(text):
+        piece = folded[start:start + STRIDE + OVERLAP]
+        last = -1
+        for m in gate.finditer(piece):
+            if m.start() < last:
+                continue
+            lo, hi = max(0, start + m.start() - ADVICE_WINDOW), start + m.end() + ADVICE_WINDOW
+            last = hi - start
+            window = folded[lo:hi]
+            if window in seen:
+                continue
+            seen.add(window)
+            got = _advice_of(window)
+            if got[0]:
+                return got
+            if len(seen) >= CHUNKS:
+                return False, False
     return False, False
 
 
