@@ -126,6 +126,14 @@ class Discipline:
         # (room, hand, player) charged for a leak or interference in that hand
         self.charged: set[tuple[str, int, str]] = set()
 
+    # A service snapshot pickles this object with the service's state; the back-reference is
+    # not part of it (the service re-attaches itself on restore).
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "ref"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     # --- checks --------------------------------------------------------------------------------
     def check_leak(self, ctx: _Ctx, table: Table, player: str, said: str) -> None:
         eng = table.engine

@@ -41,6 +41,8 @@ from lark.exceptions import LarkError
 from referee import lexicon
 from referee.actions import ActionName, Parsed
 from referee.cards import RANKS, SUITS, card_str, make
+from referee.lang import decor
+from referee.lang.decor import strip_tail
 from referee.lang.normalize import fold, fold_nfkc, nfkc
 
 GRAMMAR_DIR = Path(__file__).resolve().parent.parent / "grammar"
@@ -50,39 +52,13 @@ MAX_ACTION_CHARS = 200
 # More digits than any chip count: not read as a number (and int() would refuse > 4300 digits).
 _MAX_DIGITS = 15
 
-# Trailing decoration that never changes what a declaration means (コール！ コールｗ こー).
-# (Not ー: it ends words -- ハイパー, ポーカー.)
-_TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
-_STRETCH = re.compile("ーー+")
-# Last kana of the long action words, which a trailing ー merely stretches (こーるー, まっくー).
-_STRETCHED = set("るくどんとず")
-# Whatever _KANA changes; a text with none of it is already normalised after case folding.
-
-
 def normalize(text: str) -> str:
     """The form grammars and lexicon read (:func:`referee.lang.normalize.fold`)."""
     return fold(text)
 
 
-def _strip_tail(norm: str) -> str:
-    """Drop trailing punctuation, 笑 / (笑), laughing w's (not the w of "show") and stretches."""
-    while True:
-        s = norm.rstrip(_TRAILING)
-        if s.endswith("(笑)"):
-            s = s[:-3]
-        elif s.endswith("笑"):
-            s = s[:-1]
-        elif s.endswith("w"):
-            t = s.rstrip("w")
-            if not t or not ("a" <= t[-1] <= "z"):
-                s = t
-        elif s.endswith("ー"):  # コール〜 is stretched; こー, ちー (チー), ふぉー (フォー) are not
-            t = s.rstrip("ー")
-            if t[-1:] in _STRETCHED:
-                s = t
-        if s == norm:
-            return s.lstrip()
-        norm = s
+_STRETCH = re.compile("ーー+")
+_strip_tail = strip_tail  # the tail rule lives with the other decorations (referee.lang.decor)
 
 
 # --- tree → fields ------------------------------------------------------------------------------
@@ -92,23 +68,32 @@ class _NotAnAction(Exception):
 
 
 _SUIT_OF = {
-    "s": "s", "♠": "s", "♤": "s", "す": "s",
-    "h": "h", "♥": "h", "♡": "h", "は": "h",
-    "d": "d", "♦": "d", "♢": "d", "だ": "d",
-    "c": "c", "♣": "c", "♧": "c", "く": "c",
+    "s": "s", "♠": "s", "♤": "s", "すぺーど": "s",
+    "h": "h", "♥": "h", "♡": "h", "はーと": "h",
+    "d": "d", "♦": "d", "♢": "d", "だいや": "d", "だいあ": "d",
+    "c": "c", "♣": "c", "♧": "c", "くらぶ": "c", "くろーばー": "c",
 }
+_RANK_OF = {"えーす": "a", "きんぐ": "k", "くいーん": "q", "じゃっく": "j", "10": "t"}
+# A CARD token split into its rank and suit, in either order (As, ♠A, すぺーどのa, aすぺーど,
+# えーすのはーと).
+_CARD_PARTS = re.compile(
+    r"(?P<r1>10|[2-9tjqka]|えーす|きんぐ|くいーん|じゃっく)の?(?P<s1>[cdhs♠♤♥♡♦♢♣♧]|すぺーど|はーと"
+    r"|だいや|だいあ|くらぶ|くろーばー)|(?P<s2>[♠♤♥♡♦♢♣♧]|すぺーど|はーと|だいや|だいあ|くらぶ"
+    r"|くろーばー)の?(?P<r2>10|[2-9tjqka]|えーす|きんぐ|くいーん|じゃっく)"
+)
 
 
 def _card(tok: str) -> str:
     """A CARD token of grammar/common.lark (normalised) → canonical ``As``."""
     if tok in ("jk", "joker", "じょーかー"):
         return "JK"
-    if tok[0] not in "123456789tjqka":  # suit first: ♠A, すぺーどのa
-        suit, rank = _SUIT_OF[tok[0]], tok[-2:] if tok.endswith("10") else tok[-1]
-    else:
-        rank, suit = ("10" if tok.startswith("10") else tok[0]), _SUIT_OF[tok[-1]]
-    r = "T" if rank == "10" else rank.upper()
-    return card_str(make(RANKS.index(r), SUITS.index(suit)))
+    m = _CARD_PARTS.fullmatch(tok)
+    if m is None:  # the grammar's CARD and this pattern disagree: a bug, not a player's error
+        raise ValueError(f"unreadable card token {tok!r}")
+    rank = m.group("r1") or m.group("r2")
+    suit = m.group("s1") or m.group("s2")
+    r = _RANK_OF.get(rank, rank).upper()
+    return card_str(make(RANKS.index(r), SUITS.index(_SUIT_OF[suit])))
 
 
 _SCALE = {"k": 1000, "千": 1000, "万": 10000}
@@ -359,6 +344,10 @@ def _parse(text: str, game: str) -> Parsed:
     norm = fold_nfkc(typed)
     if len(norm) <= MAX_ACTION_CHARS:
         parsed = _action(norm, game)
+        if parsed is None:  # the same, without the decorations around it (コールでーす👍)
+            core = decor.strip(typed)
+            if core:
+                parsed = _action(core, game)
         if parsed is not None:
             return parsed
     return _chat(typed, norm, game)

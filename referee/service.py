@@ -37,11 +37,15 @@ Policies (RULES.md "hand information" / "interference"; the rulings made here):
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import random
 import secrets
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
 from referee.actions import Parsed
@@ -50,7 +54,8 @@ from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
 from referee.definitions import GAME_IDS
 from referee.discipline import Discipline, FlagDecided, FlagRecord  # noqa: F401 (re-exported)
 from referee.events import Event, Leave, Penalty, Rejected, Say
-from referee.lang.catalog import text as msg
+from referee.lang import catalog, nearmiss
+from referee.lang.normalize import fold
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
 from referee.rules import Deal, Engine, IllegalAction, OptionError, create
 
@@ -72,6 +77,29 @@ class BankChange(Event):
     delta: int
     balance: int
     reason: str
+
+
+class SnapshotError(ValueError):
+    """A snapshot that cannot be restored (other code version, unreadable): re-run instead."""
+
+
+@cache
+def snapshot_version() -> str:
+    """The version a snapshot is valid for: a digest of the referee's code, its grammars and the
+    game definitions. Any change to them -- a new release, an edited pay table -- makes older
+    snapshots unusable, so a restart then re-runs the whole history once (loudly) and the next
+    snapshot is taken with the new version."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent.parent
+    files = sorted(
+        [*Path(__file__).resolve().parent.rglob("*.py"), *(root / "grammar").rglob("*"),
+         *(root / "games").glob("*.toml"), *Path(__file__).resolve().parent.rglob("*.toml")]
+    )
+    for f in files:
+        if f.is_file():
+            h.update(f.relative_to(root).as_posix().encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:32]
 
 
 class DirectiveError(ValueError):
@@ -126,9 +154,9 @@ HELP = {
     "grant": "!grant @user N [理由] — バンクにNポイントを付与（負で減算）します（モデレーター）",
     "penalty": "!penalty @user KIND — ペナルティを科します（information_leak / interference）"
     "（モデレーター）",
-    "confirm": msg("help_confirm"),
-    "dismiss": msg("help_dismiss"),
-    "flags": msg("help_flags"),
+    "confirm": catalog.text("help_confirm"),
+    "dismiss": catalog.text("help_dismiss"),
+    "flags": catalog.text("help_flags"),
     "nogame": "!nogame — ノーゲーム（ディーリングミスの手続き）（モデレーター）",
     "misdeal": "!misdeal @user — 誤配布の手続き（モデレーター）",
     "exposed": "!exposed @user|board — 手札（またはボードのカード）が見えたときの手続き"
@@ -257,6 +285,7 @@ class Referee:
         rng: random.Random | None = None,
     ) -> None:
         self.moderators: set[str] = set(moderators)
+        self._configured = frozenset(self.moderators)  # the rest came from inputs (# moderator:)
         self.persistence = persistence
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self.tables: dict[str, Table] = {}
@@ -269,6 +298,7 @@ class Referee:
         # The deuces bonus area outlives tables and sessions (RULES.md): the last one seen, so a
         # table opened later starts from it. Derived from events, so a rebuild restores it too.
         self.bonus_area: tuple[list[str], list[int]] | None = None
+        self._track_processed = True  # off while a rebuild re-runs inputs a store already has
 
     # --- entry points ----------------------------------------------------------------------
     def handle(self, incoming: Incoming) -> list[Event]:
@@ -311,10 +341,13 @@ class Referee:
             self._tick(ctx, room, float(inp["time"]))
         else:
             self._message(ctx, room)
-        self.processed.add(input_id)
+        if self.persistence is None and self._track_processed:
+            self.processed.add(input_id)  # with persistence, the store knows (an index)
         outcome = Outcome(input_id=input_id, room=room, input=ctx.input, events=ctx.events,
                           ledger=ctx.ledger)
         if self.persistence is not None:
+            if any(e.event == "hand_end" for e in ctx.events):
+                outcome.snapshot = self.snapshot  # taken when saved (group commit: its end)
             self.persistence.save(outcome)
         return outcome
 
@@ -356,8 +389,12 @@ class Referee:
         return t is not None and t.paused
 
     def rebuild(self, inputs: Iterable[dict[str, Any]]) -> None:
-        """Re-run saved inputs with persistence off: the same state as when they were saved."""
+        """Re-run saved inputs with persistence off: the same state as when they were saved.
+
+        With a persistence to come back to, the inputs' ids are not collected (the store knows
+        them): a restart's memory does not grow with the history it re-runs."""
         saved, self.persistence = self.persistence, None
+        self._track_processed = saved is None
         try:
             for inp in inputs:
                 try:
@@ -365,16 +402,63 @@ class Referee:
                 except DirectiveError:
                     # saved inputs ran once; one refused now (a changed rule) must not stop the
                     # restart of every other table
-                    self.processed.add(str(inp["id"]))
+                    if self._track_processed:
+                        self.processed.add(str(inp["id"]))
         finally:
             self.persistence = saved
+            self._track_processed = True
+
+    # --- snapshots (issue 21) -----------------------------------------------------------------
+    # What a snapshot leaves out: the wiring given at construction (the store, the random
+    # source, the configured moderators -- the moderators that inputs named are kept), the
+    # processed ids (the store has them) and the bank's ledger (the store keeps it; the balances
+    # are enough to go on).
+    _NOT_SNAPSHOTTED = frozenset(
+        {"persistence", "rng", "moderators", "_configured", "processed", "bank",
+         "_track_processed"}
+    )
+
+    def snapshot(self) -> tuple[str, bytes]:
+        """(version, state): everything the service needs to go on as if it had re-run every
+        input so far -- the tables (engines, seats, clocks, carried-over state such as the
+        deuces bonus area), flags, penalties, rank marks and bank balances. ``version`` names
+        the code and definitions it was taken with (:func:`snapshot_version`); a snapshot is
+        only ever restored by the very same version, so it is exactly what a full re-run gives.
+
+        Pickle, because the state is the engines' own objects; the bytes never leave the
+        referee's own database, which is trusted like the code."""
+        state = {k: v for k, v in vars(self).items() if k not in self._NOT_SNAPSHOTTED}
+        state["bank_balances"] = self.bank.balances()
+        state["named_moderators"] = sorted(self.moderators - self._configured)
+        return snapshot_version(), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def restore(self, version: str, state: bytes) -> None:
+        """Go on from a :meth:`snapshot`; SnapshotError (and nothing changed) when it was taken
+        by other code or definitions, or cannot be read."""
+        if version != snapshot_version():
+            raise SnapshotError("taken by another version of the code or game definitions")
+        try:
+            data = pickle.loads(state)
+            balances = dict(data.pop("bank_balances"))
+            named = set(data.pop("named_moderators"))
+        except Exception as e:  # any unreadable blob: the caller re-runs everything instead
+            raise SnapshotError(f"unreadable ({type(e).__name__}: {e})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
+            raise SnapshotError("not a service snapshot")
+        bank = Bank()
+        bank.restore(balances)
+        for key, value in data.items():
+            setattr(self, key, value)
+        self.discipline.ref = self  # not pickled (see Discipline.__getstate__)
+        self.bank = bank
+        self.moderators = set(self._configured) | named
 
     # --- state queries ---------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """A comparable snapshot (tests: a rebuild reaches the same state)."""
         return {
             "balances": self.bank.balances(),
-            "ledger": [(e.player, e.delta, e.reason) for e in self.bank.ledger],
+            "ledger": self._ledger_rows(),
             "tables": {
                 room: {
                     "game": t.game, "options": t.options, "closing": t.closing,
@@ -391,8 +475,22 @@ class Referee:
             "ranks": dict(self.ranks),
             "bonus_area": self.bonus_area,
             "moderators": sorted(self.moderators),
-            "processed": sorted(self.processed),
+            "processed": sorted(self._processed_ids()),
         }
+
+    def _ledger_rows(self) -> list[tuple[str, int, str]]:
+        """The whole ledger: the store's when there is one (after a snapshot the bank holds only
+        the entries since), else the bank's own."""
+        stored = getattr(self.persistence, "ledger", None)
+        if callable(stored):
+            return [(r["player"], r["delta"], r["reason"]) for r in stored()]
+        return [(e.player, e.delta, e.reason) for e in self.bank.ledger]
+
+    def _processed_ids(self) -> set[str]:
+        """Every input id this referee would refuse as done: its own, and its store's (which
+        holds them instead of memory, see :meth:`process`)."""
+        listed = getattr(self.persistence, "input_ids", None)
+        return self.processed | set(listed()) if callable(listed) else set(self.processed)
 
     def is_moderator(self, name: str) -> bool:
         return name in self.moderators
@@ -591,7 +689,27 @@ class Referee:
             self.discipline.check_leak(ctx, table, sender, text)
         if parsed.advice:
             self.discipline.check_interference(ctx, table, sender, text)
+        if parsed.kind == "chat":
+            self._say_unread(ctx, table, sender, text)
         self._after(ctx, table)
+
+    def _say_unread(self, ctx: _Ctx, table: Table, sender: str, text: str) -> None:
+        """A near miss: the player the table waits for wrote action words that are no action
+        (「コールかなぁ」), or a command word without its ``!`` (「退席」). Say what was not read
+        and what is accepted, instead of letting the clock run out in silence."""
+        norm = fold(text)
+        word = nearmiss.command_word(norm)
+        if word is not None:
+            self._say(ctx, catalog.text("command_hint", player=sender, word=word))
+            return
+        decision = table.engine.decision(sender) if table.engine.is_seated(sender) else None
+        if decision is None or not nearmiss.mentions_action(norm):
+            return
+        msgs = catalog.messages()
+        key = f"examples_{table.game}_{decision}"
+        examples = msgs[key] if key in msgs else msgs[f"examples_{decision}"]
+        self._say(ctx, catalog.text("near_miss", player=sender, text=catalog.excerpt(text),
+                                    examples=examples))
 
     def _dm(self, ctx: _Ctx, table: Table, sender: str, text: str) -> None:
         """A private message to the bot: players may ask for their own cards, privately."""

@@ -243,8 +243,10 @@ class MatrixBot:
             from referee.service import Referee
 
             referee = Referee(moderators=[name_of(m, self.server) for m in config.moderators])
-            referee.rebuild(store.inputs())  # tables resume where the last run left them
-            referee.persistence = store
+            from referee.adapters import resume
+
+            for warning in resume(referee, store):  # tables go on where the last run left them
+                log.warning("%s", warning)
         self.referee = referee
         self.state = BotState(config.database)
         self.client: Any = None

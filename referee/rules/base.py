@@ -11,11 +11,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Literal
 
 from referee.actions import Parsed
 from referee.cards import Card
 from referee.definitions import GameDefinition
 from referee.events import Event
+
+#: A decision the table awaits from one player: the betting turn (``bet``), opening or mucking
+#: at the showdown (``showdown``), showing after everyone else folded (``after_fold``), the
+#: house games' stake (``stake``), call-or-fold (``decide``), seven's action rounds (``round1``,
+#: ``round2``) and discard declaration (``declare``), deuces' keep-or-throw (``play``) and the
+#: order of its duplicates (``duplicate``). The service names it when it cannot read a message.
+Decision = Literal[
+    "bet", "showdown", "after_fold", "stake", "decide", "round1", "round2", "declare", "play",
+    "duplicate",
+]
 
 
 class IllegalAction(Exception):
@@ -137,6 +148,10 @@ class Engine(ABC):
 
     def to_act(self) -> str | None:
         """Whose turn it is, if any one player's."""
+        return None
+
+    def decision(self, player: str) -> Decision | None:
+        """The decision the table awaits from ``player`` now (None: nothing is asked of them)."""
         return None
 
     def holdings(self, player: str) -> list[Card]:

@@ -47,7 +47,7 @@ from referee.events import (
     Say,
 )
 from referee.hands import NAMES, class_of, omaha_key
-from referee.rules.base import Deal, Engine, IllegalAction, OptionError, SeatState
+from referee.rules.base import Deal, Decision, Engine, IllegalAction, OptionError, SeatState
 from referee.rules.betting import Betting, Limit, Options, Seat
 
 STREET_NAMES = ("プリフロップ", "フロップ", "ターン", "リバー")
@@ -343,6 +343,13 @@ class OmahaEngine(Engine):
         if self.phase == "showdown" and self.sd_queue:
             return self.players[self.sd_queue[0]].name
         return None
+
+    def decision(self, player: str) -> Decision | None:
+        if self.phase == "over":
+            return "after_fold" if player == self.winner_after_fold else None
+        if self.to_act() != player:
+            return None
+        return "bet" if self.phase == "betting" else "showdown"
 
     def holdings(self, player: str) -> list[Card]:
         p = self.pmap.get(player)
