@@ -89,7 +89,9 @@ def judge(row: dict[str, Any]) -> Verdict:
         v = leak_judgement(text, game, holding, shown, board)
         if v is not None:
             leak, automatic = True, v.automatic
-    if in_hand and p.advice and role != "moderator":
+    # as the service: advice, or an action-shaped demand from someone who cannot act (「レイズ
+    # して」 from a spectator parses as an action; a seated player's goes the action path)
+    if in_hand and role != "moderator" and (p.advice or (p.kind == "action" and not dealt)):
         interference = interference_priority(
             text, game, to_act=bool(_get(row, "turn", "to_act", "own_turn", default=False)),
             dealt=bool(holding)) is not None

@@ -687,8 +687,8 @@ class Referee:
             return
         if parsed.hand_info and seated:
             self.discipline.check_leak(ctx, table, sender, text)
-        if parsed.advice:
-            self.discipline.check_interference(ctx, table, sender, text)
+        if parsed.advice or parsed.kind == "action":  # 「レイズして」 from a spectator parses
+            self.discipline.check_interference(ctx, table, sender, text)  # as an action
         if parsed.kind == "chat":
             self._say_unread(ctx, table, sender, text)
         self._after(ctx, table)

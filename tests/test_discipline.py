@@ -227,3 +227,13 @@ def test_judgement_never_raises(text: str, game: str) -> None:
     v = leak_judgement(text, game, hole, [], parse_cards("9d 2c 3s"))
     assert v is None or v.priority in ("high", "low")
     assert interference_priority(text, game, to_act=False, dealt=True) in (None, "high", "low")
+
+
+def test_a_spectators_demand_shaped_like_an_action_is_flagged() -> None:
+    base = (DIR / "penalty_once.txt").read_text(encoding="utf-8").split("[21:00:01]")[0]
+    text = base + ("eve: レイズして\neve: コール\nalice: こ\nbob: 降りたほうがいいかな\n"
+                   "eve: 早くアクションしてください\n")
+    evs = [e.to_json() for e in replay_events(text=text)]
+    # eve's demand is a flag (the parser may read it as an action: she cannot act); her bare
+    # 「コール」, bob thinking aloud on his turn and the request to hurry are not
+    assert [(f["player"], f["text"]) for f in of(evs, "flag")] == [("eve", "レイズして")]
