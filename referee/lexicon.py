@@ -455,8 +455,8 @@ def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
         return True
     nxt, f = ws[k], t.folded[k]
     lemma = nxt.lemma.split("-")[0]
-    if f in ("(", "（"):
-        return False  # ドロー（引き分け）: explained, so not poker
+    if f in ("(", "（", "・", "=", "＝"):
+        return False  # ドロー（引き分け）: explained; ジャック・スパロウ: a name
     if nxt.pos in ("補助記号", "空白") or f in ("w", "ｗ", "笑", "草", "!", "?"):
         return True
     if _is_poker_noun(t, k, h) or nxt.pos2 == "数詞":
