@@ -232,6 +232,7 @@ def _advice() -> _Advice:
     d = _load("advice.toml")
     actions = _alt(_fold_all(d.get("actions", [])))
     modal = _alt(_fold_all(d.get("modal", [])))
+    direct = _alt(_fold_all(d.get("direct", [])))
     why = _alt(_fold_all(d.get("why", [])))
     critique = _alt(_fold_all(d.get("critique", [])))
     english = [
@@ -242,6 +243,7 @@ def _advice() -> _Advice:
     ]
     question = _alt([
         rf"(?:{actions})[^。\n!?？]{{0,6}}?(?:{modal})",
+        rf"(?:{actions})(?:{direct})",
         rf"(?:{why})[^。\n]{{0,15}}?(?:{actions})",
         # a question on an action: ここ降りるの？, それでコール？ (not ポットいくら？)
         rf"(?:{actions})(?:する|すん|る|す)の?[?？]",
