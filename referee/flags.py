@@ -36,7 +36,8 @@ class LeakVerdict:
     automatic: bool  # penalise at once (a hidden card named in certain notation)
 
 
-_RANK_PAIR = re.compile(r"(?<![a-z0-9])(10|[2-9tjqka])\1(?![a-z0-9])")
+_RANK_PAIR = re.compile(
+    r"(?<![a-z0-9])(10|[2-9tjqka])\1(?![a-z0-9]|\s*(?:時|分|秒|人|回|日|月|年|円|点|歳|才|位|番|枚|%|さん|くん))")
 _RANK_NAMES = {"えーす": "a", "きんぐ": "k", "くいーん": "q", "じゃっく": "j"}
 _RANK_OF_PAIR = re.compile(
     r"(?<![a-z0-9])(10|[2-9tjqka]|えーす|きんぐ|くいーん|じゃっく)(?![a-z0-9])の?(?:わん)?ぺあ"
