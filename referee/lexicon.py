@@ -535,7 +535,7 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
         w = ws[k]
         if w.lemma.split("-")[0] in h.rank_verbs:
             return True
-        if t.folded[k] in ("はい", "ぺあ", "ぽけっと", "2枚", "二枚") or \
+        if t.folded[k] in ("はい", "ぺあ", "ぽけっと", "2枚", "二枚", "待ち", "まち") or \
                 t.folded[k].startswith(("きた", "来た", "きて", "こい", "来い")):
             return True
         if t.folded[k] in ("2", "二") and k + 1 < n and t.folded[k + 1] == "枚":
