@@ -111,6 +111,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             inputs, secs = fill(db, hands)
             print(f"filled {hands:,} hands ({inputs:,} inputs) in {secs:.1f} s, "
                   f"{db.stat().st_size / 2**20:.0f} MB", flush=True)
+        # a start of its own first: a database kept from another version of the code has a
+        # snapshot this version cannot use (resume then re-runs everything and saves a new one)
+        start("snapshot", db, 1)
         snap = start("snapshot", db, args.rounds)
         full = start("full", db, 1)
         old = start("old", db, 1) if hands <= 10_000 else None

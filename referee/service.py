@@ -142,6 +142,11 @@ MODERATOR_COMMANDS = {
     "exposed", "lastslot", "rank", "clock", "flags",
 }
 
+# Commands that act on a table (a private message must name it or come from a seated player).
+TABLE_COMMANDS = frozenset({
+    "status", "close", "sit", "leave", "deal", "nogame", "misdeal", "exposed", "lastslot", "clock",
+})
+
 HELP = {
     "open": "!open GAME [key=value…] [auto=on] — このルームにテーブルを開きます"
     "（auto=on で自動配札）（モデレーター）",
@@ -171,7 +176,7 @@ HELP = {
 
 AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic deal
 # Event kinds _emit records something for (besides keeping the event).
-_EMIT_KINDS = frozenset({"hand_end", "bonus_area", "leave", "penalty"})
+_EMIT_KINDS = frozenset({"hand_end", "bonus_area", "leave", "penalty", "tournament_end"})
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
 
@@ -516,7 +521,10 @@ class Referee:
             elif ev.event == "bonus_area":
                 self.bonus_area = (list(getattr(ev, "cards", [])),
                                    [int(m) for m in getattr(ev, "markers", [])])
-            if isinstance(ev, Leave) or ev.event == "leave":
+            if ev.event == "tournament_end":  # the prizes go to the bank at once
+                for player, pts in dict(getattr(ev, "prizes", {})).items():
+                    self._ledger(ctx, str(player), int(pts), "prize", idx)
+            elif isinstance(ev, Leave) or ev.event == "leave":
                 pts = int(getattr(ev, "bank", 0) or 0)
                 if pts:
                     self._ledger(ctx, str(getattr(ev, "player", "")), pts, "leave", idx)
@@ -747,6 +755,8 @@ class Referee:
             self._say(ctx, f"{sender}さん: 「!{parts[0]}」はモデレーター専用のコマンドです。"
                            "権限がないため実行しませんでした。", to=reply_to)
             return
+        if dm and self._private_refusal(ctx, room, sender, name, reply_to):
+            return
         table = self.tables.get(room)
         try:
             handler(ctx, room, sender, args, reply_to)
@@ -756,6 +766,19 @@ class Referee:
             self._say(ctx, f"{sender}さん: テーブル設定が不正です: {e}", to=reply_to)
         if table is not None:
             self._after(ctx, table)
+
+    def _private_refusal(self, ctx: _Ctx, room: str, sender: str, name: str, to: str) -> bool:
+        """A command typed in a private message: ``room`` is the table referee.routing chose
+        (or not a table when none could be); a table is never opened from one."""
+        from referee.lang.catalog import text
+
+        if name == "open":
+            self._say(ctx, text("private_open_refused", sender=sender), to=to)
+            return True
+        if name in TABLE_COMMANDS and room not in self.tables:
+            self._say(ctx, text("private_no_table", sender=sender, command=name), to=to)
+            return True
+        return False
 
     def _need_table(self, room: str) -> Table:
         t = self.tables.get(room)
@@ -787,6 +810,7 @@ class Referee:
             f"{s.seat}番 {s.name} {stacks.get(s.name, s.chips):,}" for s in eng.seated()
         )
         parts.append(seats or "着席なし")
+        parts.extend(eng.status(ctx.input.get("time")))
         self._say(ctx, " / ".join(parts), to=to)
 
     def _cmd_open(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
@@ -846,11 +870,14 @@ class Referee:
         points = self.bank.balance(sender)
         if points <= 0:
             raise IllegalAction(f"バンク残高がありません（{_points(points)}）")
-        chips = eng.buy_in_chips(points)
-        events = eng.sit(seat, sender, chips)  # raises before anything changes
+        buy = eng.buy_in(points)  # what the bank pays and the chips it buys (a max buy-in,
+        chips = buy.chips         # a tournament's entry); raises before anything changes
+        events = eng.sit(seat, sender, chips)
         self._emit(ctx, events)
-        self._emit(ctx, [BankChange(player=sender, delta=-points, balance=0, reason="buy_in")])
-        self._ledger(ctx, sender, -points, "buy_in", len(ctx.events) - 1)
+        if buy.points:  # (a free tournament takes nothing)
+            self._emit(ctx, [BankChange(player=sender, delta=-buy.points,
+                                        balance=points - buy.points, reason=buy.reason)])
+            self._ledger(ctx, sender, -buy.points, buy.reason, len(ctx.events) - 1)
         if not any(e.event == "say" for e in events):
             self._say(ctx, f"{sender}さんが{seat}番席に着席しました（チップ {chips:,}）。")
 

@@ -66,6 +66,12 @@ def test_config_file_and_flags(tmp_path: Path) -> None:
                            "password": "x"})
     with pytest.raises(ConfigError, match="unknown"):
         load_config(p, {"colour": "red"})
+    base = {"homeserver": "h", "user_id": "@a:b", "database": "d", "password": "x"}
+    assert load_config(None, base).key_wait == 20.0
+    assert load_config(None, {**base, "key_wait": 4}).key_wait == 4.0
+    for bad in ("soon", -1, True):
+        with pytest.raises(ConfigError, match="key_wait"):
+            load_config(None, {**base, "key_wait": bad})
 
 
 def test_cli_refuses_an_incomplete_configuration(tmp_path: Path) -> None:
