@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,4 +188,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:  # `| head`: the reader stopped; not an error of ours
+        sys.stdout = open(os.devnull, "w")  # Python flushes stdout at exit
+        sys.exit(0)
