@@ -92,7 +92,7 @@ class Reading:
     cards: tuple[NamedCard, ...] = ()
     show: bool = False  # a show clause: 見せ / 公開 / オープン / show with cards
     folding: bool = False  # ... together with a fold or muck word (「フォールド Ah見せ」)
-    past: bool = False  # about a finished hand (さっきのハンド)
+    past: bool = False  # about a finished hand or the rules (さっきのハンド, 〜だっけ, 〜って何)
     self_talk: bool = False  # thinking aloud (〜かな, 迷う)
     addressed: bool = False  # names or addresses someone (ボブさん, お前)
     critique: bool = False  # critique or coaching without an action word (下手, 考えて)
@@ -364,7 +364,7 @@ _RANK_RUN = re.compile(
     r"|(?<![A-Za-z0-9])(aa|kk|qq|jj)(?![A-Za-z0-9])"
     r"|(?<![A-Za-z0-9.,])[2-9][2-9][so](?![A-Za-z0-9])",
 )
-_AA_SIDE_BET = re.compile(r"\s*(?:\d|べっと|bet|賭|かけ|なし|無し|配当)")
+_AA_SIDE_BET = re.compile(r"\s*の?(?:\d|べっと|bet|賭|かけ|なし|無し|配当|ぼーなす|倍)")
 _SUIT_COUNT = re.compile(
     rf"(?:{_SUIT_WORDS}|[{_SUITS}])(?:が|を|は|も)?\s*(?:[2-7二三四五]|ふた|みっ)\s*(?:枚|つ)"
 )
@@ -619,8 +619,8 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
         word = m.group(0)
         if word in h.strong and (_glued_everyday(t, wj, h) or (
                 wj + 1 < len(ws) and (ws[wj + 1].lemma.split("-")[0] in h.everyday_lemmas
-                                      or t.folded[wj + 1] in ("(", "（")))):
-            continue  # ナッツ類, フラッシュ暗算, ナッツ好き, ワイルドカード（野球）
+                                      or t.folded[wj + 1] in ("(", "（", "って", "とは")))):
+            continue  # ナッツ類, フラッシュ暗算, ナッツ好き, ワイルドカード（野球）, 〜って何？
         if word in h.strong or _weak_stands(t, wi, wj, folded, m.start(), h):
             return True, cards
     for k, w in enumerate(ws):
@@ -709,7 +709,7 @@ def _read(text: str, game: str) -> Reading:
     return Reading(
         hand_info=hand, advice=advice, cards=cards, show=show,
         folding=show and _FOLD.search(folded) is not None,
-        past=_hand().past.search(folded) is not None,
+        past=hand and _hand().past.search(folded) is not None,
         self_talk=advice and a.self_talk.search(folded) is not None,
         addressed=advice and a.addressee.search(folded) is not None,
         critique=critique,
