@@ -19,14 +19,17 @@ word:
 - ranks only where they are ranks: ``AA``, ``AKs``, ``KQo``, ``T9``; a lone ``K`` or ``7`` tied to a
   holding (``Kが来た``, ``7持ってる``, ``9のペア``, ``99持ってる``, ``ポケットA``) -- not a name
   (``Kさん``, ``Jさん、おかえり``) and not a count (``22時``, ``3人``, ``2回``);
-- hand words: the *strong* ones wherever they stand as whole words (ツーペア, フラドロ, ナッツ;
-  never inside another word: ドーナッツ), the *weak* ones (セット, ブタ, ストレート, ダイヤ,
-  ドロー, ハート …) only when they stand on their own: not glued to an everyday noun
-  (目覚ましセット), not used as a verb (セットした), not followed by の and an everyday noun
-  (ブタの角煮);
+- hand words: the *strong* ones wherever they stand as whole words (ツーペア, フラドロ,
+  ガットショット; never inside another word, not glued to an everyday noun: ドーナッツ, ナッツ類),
+  the *weak* ones (セット, ブタ, ストレート, ダイヤ, ドロー, ハート, ナッツ …) only in a *hand
+  frame*: not glued to an everyday noun (目覚ましセット), not a verb (セットした), not followed by
+  の and an everyday noun (ブタの角煮), and followed by nothing, a copula, a clause end, a poker
+  noun, a count or a verb of making or holding (ブタでした, セットできた, ハート待ち;
+  :func:`_weak_frame`);
 - suit counts (``ハート3枚``), strength ratings (``いい手来た``, ``手札ひどい``, ``手が悪い``) and
   the phrases of the data file (``あと一枚``, ``役なし``);
-- English hand words (``nuts``, ``flush draw``).
+- English hand words (``nuts``, ``flush draw``);
+- and whether the talk is about a finished hand or the rules (``さっきの``, ``〜って何？``).
 
 **Advice** is read with the regular expressions of ``advice.toml``: an action word (the house
 games' verbs included) followed by a normative or imperative ending (``コールすべき``,
@@ -36,10 +39,11 @@ hurry (``早くアクションしてください``) names no action and is not a
 whether the text thinks aloud (``〜かな``) and whether it names or addresses someone
 (``ボブさん``), for the referee's own-turn rule.
 
-Speed: the pre-check is one alternation; the word analysis (~6 µs a line, cached) runs only when
-it matches. A long message is read in overlapping pieces of :data:`LONG` characters, each
-distinct piece once (spam repeats itself), and in each only windows of :data:`WINDOW` characters
-around the pre-check's matches are analysed (at most :data:`WINDOWS` distinct ones).
+Speed: the pre-checks are prefix tries of the literal words; the word analysis (~6 µs a line,
+cached) runs only when they match. A long message is read in overlapping pieces of :data:`LONG`
+characters, each distinct piece once (spam repeats itself), and in each only windows of
+:data:`WINDOW` characters around the pre-check's matches are analysed (at most :data:`WINDOWS`
+distinct ones).
 """
 
 from __future__ import annotations
