@@ -23,8 +23,8 @@ The rulings (RULES.md "Penalties: when the referee acts alone", "Hand informatio
   points (a ``penalty_reversed`` event with a reversing ledger entry, so ``referee records
   ledger`` shows both) and gives a demoted rank mark back; the forced fold and the removal stand,
   and the room message says so.
-* A confirmed flag whose hand is over no longer folds anything (the player's hand in a later hand
-  is not theirs to lose); the removal and the points apply.
+* A flag confirmed after its hand is over: the points and the removal apply (a removal during a
+  later hand folds that hand, as any removal does).
 """
 
 from __future__ import annotations
