@@ -186,8 +186,8 @@ def judge_leak(
     public = list(shown) + list(board)
     if cards and all(c in public for c in cards) and not (pairs or suits or classes):
         return None  # talks only about cards everyone can see
-    if reading.past:
-        return None  # about a finished hand
+    if reading.past or reading.board:
+        return None  # about a finished hand, the rules or the board (public)
     if any(hidden_ranks[r] >= 2 and board_ranks[r] < 2 for r in pairs):
         return LeakVerdict("high", False)
     if any(hidden_suits[s] >= n and board_suits[s] < n for s, n in suits):

@@ -97,6 +97,7 @@ class Reading:
     show: bool = False  # a show clause: 見せ / 公開 / オープン / show with cards
     folding: bool = False  # ... together with a fold or muck word (「フォールド Ah見せ」)
     past: bool = False  # about a finished hand or the rules (さっきのハンド, 〜だっけ, 〜って何)
+    board: bool = False  # about the board only (ボードペアだね): no holding cue
     self_talk: bool = False  # thinking aloud (〜かな, 迷う)
     addressed: bool = False  # names or addresses someone (ボブさん, お前)
     critique: bool = False  # critique or coaching without an action word (下手, 考えて)
@@ -185,6 +186,8 @@ class _Hand:
     everyday: re.Pattern[str]
     phrases: re.Pattern[str]
     past: re.Pattern[str]
+    board: re.Pattern[str]
+    holding: re.Pattern[str]
     gate: re.Pattern[str]  # the cheap pre-check
     english: re.Pattern[str]
 
@@ -217,6 +220,8 @@ def _hand() -> _Hand:
         everyday=re.compile(_alt(_fold_all(d.get("everyday_patterns", [])))),
         phrases=re.compile(_alt(phrases)),
         past=re.compile(_alt(past)),
+        board=re.compile(_alt(_fold_all(d.get("board_patterns", [])))),
+        holding=re.compile(_alt(_fold_all(d.get("holding_patterns", [])))),
         gate=re.compile(gate),
         english=re.compile(english),
     )
@@ -528,8 +533,8 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
     """A rank at word j is tied to a holding by what follows (が来た, 持ってる, のペア, ハイ)."""
     ws, n = t.ws, len(t.ws)
     k = j + 1
-    if (k < n and ws[k].pos == "接尾辞") or (k < n and t.folded[k] in _SUFFIX_NAMES):
-        return False
+    if k < n and t.folded[k] in _SUFFIX_NAMES:
+        return False  # Kさん: a name (other suffixes may tie it: Q持ち)
     if k < n and t.folded[k] in ("が", "を", "も", "は", "の"):
         if t.folded[k] == "の" and k + 1 < n:
             return t.folded[k + 1] in h.poker_nouns or t.folded[k + 1] in h.strong \
@@ -539,7 +544,7 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
         w = ws[k]
         if w.lemma.split("-")[0] in h.rank_verbs:
             return True
-        if t.folded[k] in ("はい", "ぺあ", "ぽけっと", "2枚", "二枚", "待ち", "まち") or \
+        if t.folded[k] in ("はい", "ぺあ", "ぽけっと", "2枚", "二枚", "待ち", "まち", "持ち") or \
                 t.folded[k].startswith(("きた", "来た", "きて", "こい", "来い")):
             return True
         if t.folded[k] in ("2", "二") and k + 1 < n and t.folded[k + 1] == "枚":
@@ -586,7 +591,7 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
     for i, w in enumerate(ws):
         f = t.folded[i]
         s = w.surface
-        if s in ("A", "K", "Q", "J") or (w.pos2 == "数詞" and s in _DIGIT_RANKS):
+        if s in ("A", "K", "Q", "J", "T") or (w.pos2 == "数詞" and s in _DIGIT_RANKS):
             nxt = t.folded[i + 1] if i + 1 < len(ws) else ""
             suit_count = nxt == "枚" and i > 0 and t.folded[i - 1] in ("が", "を")
             if nxt in h.counters and not suit_count:
@@ -701,6 +706,17 @@ def _advice_of(folded: str) -> tuple[bool, bool]:
 ADVICE_WINDOW = 24  # characters each side of a pre-check word (an advice match is short)
 
 
+def _about_board(folded: str) -> bool:
+    """The hand talk is about the board: a board word comes first (ボードペアだね, ボードにA落ちた)
+    and nothing says the speaker holds anything (持, 合わせ, 俺, 手札 …)."""
+    h = _hand()
+    b = h.board.search(folded)
+    if b is None or h.holding.search(folded) is not None:
+        return False
+    first = h.gate.search(folded)
+    return first is None or first.start() >= b.start()
+
+
 @lru_cache(maxsize=16384)
 def _read(text: str, game: str) -> Reading:
     folded = fold_nfkc(text)
@@ -714,6 +730,7 @@ def _read(text: str, game: str) -> Reading:
         hand_info=hand, advice=advice, cards=cards, show=show,
         folding=show and _FOLD.search(folded) is not None,
         past=hand and _hand().past.search(folded) is not None,
+        board=hand and _about_board(folded),
         self_talk=advice and a.self_talk.search(folded) is not None,
         addressed=advice and a.addressee.search(folded) is not None,
         critique=critique,

@@ -94,6 +94,7 @@ def test_naming_any_hidden_card_is_high(cards: list[int]) -> None:
 
 def test_counts_the_board_shows_are_not_verified_claims() -> None:
     hole, board = c("Ks Kh 7s 2s"), c("Kd Kc 9s 8s 3s")
-    assert assess_leak("ボードにKK", "omaha", hole, [], board) == "low"
+    assert assess_leak("ボードにKK", "omaha", hole, [], board) is None  # talk about the board
+    assert assess_leak("ボードにKKで俺もK持ち", "omaha", hole, [], board) == "low"
     assert assess_leak("スペード3枚", "omaha", hole, [], board) == "low"
     assert assess_leak("スペード3枚", "omaha", hole, [], c("Kd Kc 9s")) == "high"
