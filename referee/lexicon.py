@@ -354,8 +354,8 @@ def named_cards(text: str) -> list[NamedCard]:
     folded = fold_nfkc(text)
     same = len(folded) == len(text)
     for m in _WORDY.finditer(folded):
-        if same and m.group("sw2") and m.end() < len(text) and "ァ" <= text[m.end()] <= "ヺ":
-            continue  # Aハートマーク: the suit word is part of a longer katakana word
+        if same and m.end() < len(text) and "ァ" <= text[m.end()] <= "ヺ":
+            continue  # Aハートマーク, スペードのTシャツ: part of a longer katakana word
         rank = m.group("r3") or m.group("r4") or ""
         suit = _SUIT_OF_WORD[m.group("sw") or m.group("sw2") or ""]
         card = _card(rank, suit)
@@ -416,7 +416,12 @@ def _is_poker_noun(t: _Text, k: int, h: _Hand) -> bool:
     if f in h.poker_nouns or f in h.strong or f in h.weak:
         return True
     s = t.ws[k].surface
-    return bool(re.fullmatch(r"(?:10|[2-9TJQKA]){1,4}[so]?", s)) or t.ws[k].pos2 == "数詞"
+    if not (re.fullmatch(r"(?:10|[2-9TJQKA]){1,4}[so]?", s) or t.ws[k].pos2 == "数詞"):
+        return False
+    if t.glued_after(k) and _is_noun(t.ws[k + 1]):
+        nf = t.folded[k + 1]  # Tシャツ, 3時: a rank glued to an everyday noun is no rank
+        return nf in h.poker_nouns or nf in h.strong or nf in h.weak
+    return True
 
 
 def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Hand) -> bool:
