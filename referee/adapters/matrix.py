@@ -183,6 +183,8 @@ CREATE TABLE IF NOT EXISTS matrix_outbox (
     event_id TEXT,                 -- set once sent
     UNIQUE (input_id, idx)
 );
+-- What the flush reads (issue 21): the unsent rows only, whatever the outbox ever held.
+CREATE INDEX IF NOT EXISTS matrix_outbox_unsent ON matrix_outbox(seq) WHERE event_id IS NULL;
 -- Events held back because one before them in the same room cannot be decrypted yet (its key
 -- has not arrived): processed in order once it can, or once it is given up on.
 CREATE TABLE IF NOT EXISTS matrix_held (
@@ -258,6 +260,12 @@ class BotState:
 
     def sent(self, seq: int, event_id: str) -> None:
         self.conn.execute("UPDATE matrix_outbox SET event_id = ? WHERE seq = ?", (event_id, seq))
+
+    def prune_sent(self) -> int:
+        """Forget the replies already delivered (issue 21: the outbox must not grow with every
+        reply ever sent). Called once a sync batch is complete: its inputs and every earlier
+        one will never be delivered again, so nothing can re-queue a pruned reply."""
+        return self.conn.execute("DELETE FROM matrix_outbox WHERE event_id IS NOT NULL").rowcount
 
     def move_unsent(self, old_room: str, new_room: str) -> None:
         self.conn.execute("UPDATE matrix_outbox SET room_id = ? WHERE room_id = ?"
@@ -493,6 +501,7 @@ class MatrixBot:
             await self._handle_sync(resp, since)
             since = resp.next_batch
             self.state.put("next_batch", since)  # only now: every event of it is processed
+            self.state.prune_sent()
             first = False
             self.synced += 1
             await self._crypto_housekeeping()
@@ -706,7 +715,12 @@ class MatrixBot:
     async def _on_message(self, room_id: str, ev: Any) -> None:
         relates = (ev.source.get("content") or {}).get("m.relates_to") or {}
         if relates.get("rel_type") == "m.replace":
-            return  # an edit: the original was the declaration; editing it changes nothing
+            # an edit: the original was the declaration; editing it changes nothing -- but the
+            # player is told so, in the room they edited in
+            sender = name_of(ev.sender, self.server)
+            self.state.queue(f"edit:{ev.event_id}", [
+                (room_id, render(msg("edit_ignored", player=sender), self.server, {sender}))])
+            return
         kind = self.state.room_kind(room_id)
         dm = kind is not None and kind[0] in DM_KINDS
         sender = name_of(ev.sender, self.server)
@@ -745,6 +759,16 @@ class MatrixBot:
                     names[str(alias)] = rid
         return names
 
+    def _table_label(self, player: str, table_room: str) -> str:
+        """「【room name】」 before a private message for a player seated at several tables, so
+        two tables' cards are never mixed up; "" otherwise."""
+        tables = [r for r, t in self.referee.tables.items() if t.engine.is_seated(player)]
+        if len(tables) < 2 or table_room not in self.referee.tables:
+            return ""
+        room = self.client.rooms.get(table_room) if self.client is not None else None
+        name = getattr(room, "display_name", None) or table_room
+        return msg("private_table_label", table=name)
+
     def _stored_events(self, input_id: str) -> list[dict[str, Any]]:
         """An input processed before a crash: its replies may not all be in the outbox yet."""
         conn = getattr(self.store, "conn", None)
@@ -769,7 +793,8 @@ class MatrixBot:
                 rows.append((reply_room, render(text, self.server, mention)))
             else:
                 room = await self.dm_room(mxid_of(to, self.server))
-                rows.append((room, render(text, self.server, ())))
+                rows.append((room, render(self._table_label(to, table_room) + text,
+                                          self.server, ())))
         if rows:
             self.state.queue(input_id, rows)
 
@@ -863,34 +888,38 @@ class MatrixBot:
             await self._flush()
 
     async def _flush(self) -> None:
-        blocked: set[str] = set()
+        """Each room's messages in order, the rooms side by side: a slow or rate-limited room
+        (a DM waiting out a 429) never delays another table's replies (issue 21)."""
+        by_room: dict[str, list[tuple[int, str, int, dict[str, Any]]]] = {}
         for seq, input_id, idx, room_id, content in self.state.unsent():
-            if room_id in blocked:
-                continue
+            by_room.setdefault(room_id, []).append((seq, input_id, idx, content))
+        await asyncio.gather(*(self._flush_room(r, rows) for r, rows in by_room.items()))
+
+    async def _flush_room(self, room_id: str,
+                          rows: list[tuple[int, str, int, dict[str, Any]]]) -> None:
+        """One room's unsent messages, in order, up to the first that cannot go yet."""
+        for seq, input_id, idx, content in rows:
             if content.pop(PLAINTEXT, False):
                 sent = await self._send_plain(room_id, content, _txn(input_id, idx))
                 if sent is None:
-                    blocked.add(room_id)
-                else:
-                    self.state.sent(seq, sent)
+                    return
+                self.state.sent(seq, sent)
                 continue
-            room_id = await self._replace_if_left(room_id)
-            if not self._ready(room_id):
-                blocked.add(room_id)
-                continue
+            target = await self._replace_if_left(room_id)
+            if not self._ready(target):
+                return
             try:
                 r = await self.client.room_send(
-                    room_id, "m.room.message", content, tx_id=_txn(input_id, idx),
+                    target, "m.room.message", content, tx_id=_txn(input_id, idx),
                     ignore_unverified_devices=True)
             except Exception as e:
-                log.warning("send to %s failed: %r; will retry", room_id, e)
-                blocked.add(room_id)
-                continue
+                log.warning("send to %s failed: %r; will retry", target, e)
+                return
             if isinstance(r, nio.RoomSendResponse):
                 self.state.sent(seq, r.event_id)
             else:
-                log.warning("send to %s refused: %s; will retry", room_id, r)
-                blocked.add(room_id)
+                log.warning("send to %s refused: %s; will retry", target, r)
+                return
 
 
     async def _send_plain(self, room_id: str, content: dict[str, Any], txn: str) -> str | None:

@@ -54,6 +54,7 @@ class Msg:
     event_id: str
     encrypted: bool
     ts: int
+    msgtype: str = ""
 
 
 @dataclass
@@ -167,7 +168,8 @@ class Player:
                 return
             self.messages.append(Msg(rid, ev.sender, ev.body, ev.formatted_body, ev.event_id,
                                      bool(getattr(ev, "decrypted", False)),
-                                     ev.server_timestamp))
+                                     ev.server_timestamp,
+                                     str((ev.source.get("content") or {}).get("msgtype", ""))))
 
     async def say(self, room: str, text: str) -> str:
         r = await self.client.room_send(room, "m.room.message", {"msgtype": "m.text", "body": text},
