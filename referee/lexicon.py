@@ -303,6 +303,32 @@ _NAME_SUFFIXES = ("さん", "くん", "ちゃん", "様", "さま", "氏", "君"
 _SURE_NEXT = re.compile(r"\s?(?:を|が)?(?:持|もって|来|き(?:た|て)|引|握)")
 
 
+# Kanji that may follow a card directly (A♠持ってる, K♥来た, 9s引いた): verbs of holding,
+# drawing, showing. Any other kanji or katakana glued on makes it another word (Th曜日, Kd値,
+# クラブのA面, Kdモード).
+_CARD_KANJI = frozenset("持来引握見出落入揃残捨配刺当")
+_PARTICLES = frozenset("とのはがもにでやを")
+_QUOTES = ("って", "とは", "という", "っていう")
+
+
+def _after_card(text: str, end: int) -> str:
+    """What follows a card at ``end``: "sure" (nothing, a space, punctuation, hiragana, a verb
+    of holding), "unsure" (a question mark) or "drop" (glued to another word, or explained in
+    brackets: not a card)."""
+    if end >= len(text):
+        return "sure"
+    c = text[end]
+    if c in "?？":
+        return "unsure"
+    if c in "(（":
+        return "drop"
+    if "ァ" <= c <= "ヺ":
+        return "drop"
+    if "\u4e00" <= c <= "\u9fff":
+        return "sure" if c in _CARD_KANJI else "drop"
+    return "sure"
+
+
 def _card(rank: str, suit: str) -> Card | None:
     r = _RANK_OF_WORD.get(rank, rank)
     try:
@@ -326,6 +352,15 @@ def named_cards(text: str) -> list[NamedCard]:
     for ri, run in enumerate(runs):
         if text.startswith(_NAME_SUFFIXES, run.end()):
             continue  # ♥Kさん: a name after a heart, not a card
+        after = _after_card(text, run.end())
+        if after == "drop":
+            continue
+        # a symbol card glued after a Japanese word, ending the message: a signature (ありがとうK♡)
+        before = text[run.start() - 1] if run.start() else ""
+        signed = ("ぁ" <= before <= "ゖ" and before not in _PARTICLES) and run.end() >= len(
+            text.rstrip("!！。…wｗ"))
+        if signed:
+            continue  # ありがとうK♡: a signature, not a card
         ones = list(_ONE_RE.finditer(run.group(0)))
         near = any(j != ri and (0 <= runs[j].start() - run.end() <= 2
                                 or 0 <= run.start() - runs[j].end() <= 2) for j in range(len(runs)))
@@ -350,20 +385,26 @@ def named_cards(text: str) -> list[NamedCard]:
                 certain = True
             if not certain and not in_run and _HOLDING_NEXT.match(text, end) is None:
                 continue  # "Ah, I see", "2h待ち": not a card at all
+            if after == "unsure" or text.startswith(_QUOTES, run.end()):
+                certain = False  # Kh?, Jsって何の略？
             out.append(NamedCard(card, certain))
     folded = fold_nfkc(text)
     same = len(folded) == len(text)
     for m in _WORDY.finditer(folded):
         if same and m.end() < len(text) and "ァ" <= text[m.end()] <= "ヺ":
             continue  # Aハートマーク, スペードのTシャツ: part of a longer katakana word
+        after = _after_card(text, m.end()) if same else "sure"
+        if after == "drop":
+            continue  # クラブのA面
         rank = m.group("r3") or m.group("r4") or ""
         suit = _SUIT_OF_WORD[m.group("sw") or m.group("sw2") or ""]
         card = _card(rank, suit)
         if card is not None:
             # a rank written as a word (スペードのエース: also a song) or a phrase under
             # discussion (スペードのAって…) is not certain enough to act on alone
-            quoted = folded.startswith(("って", "とは", "という", "っていう"), m.end())
-            out.append(NamedCard(card, rank not in _RANK_OF_WORD and not quoted))
+            quoted = folded.startswith(_QUOTES, m.end())
+            out.append(NamedCard(card, rank not in _RANK_OF_WORD and not quoted
+                                 and after == "sure"))
     return out
 
 
@@ -418,9 +459,11 @@ def _is_poker_noun(t: _Text, k: int, h: _Hand) -> bool:
     s = t.ws[k].surface
     if not (re.fullmatch(r"(?:10|[2-9TJQKA]){1,4}[so]?", s) or t.ws[k].pos2 == "数詞"):
         return False
-    if t.glued_after(k) and _is_noun(t.ws[k + 1]):
-        nf = t.folded[k + 1]  # Tシャツ, 3時: a rank glued to an everyday noun is no rank
-        return nf in h.poker_nouns or nf in h.strong or nf in h.weak
+    if t.glued_after(k) and (_is_noun(t.ws[k + 1]) or t.ws[k + 1].pos == "接尾辞"):
+        nf = t.folded[k + 1]  # Tシャツ, 3時, 3つ: a rank glued to an everyday word is no rank
+        if nf == "枚":
+            return True  # ハートの3枚
+        return (nf in h.poker_nouns or nf in h.strong or nf in h.weak) and nf not in h.counters
     return True
 
 
