@@ -448,8 +448,12 @@ class _Text:
             self.ws[j + 1].start
 
 
+_LAUGH = re.compile(r"[wｗ笑草]+")
+
+
 def _is_noun(w: Word) -> bool:
-    return w.pos in ("名詞", "代名詞") and w.pos2 != "数詞"
+    """A content noun (not a numeral, not laughter: ナッツｗｗ)."""
+    return w.pos in ("名詞", "代名詞") and w.pos2 != "数詞" and not _LAUGH.fullmatch(w.surface)
 
 
 def _is_poker_noun(t: _Text, k: int, h: _Hand) -> bool:
@@ -521,7 +525,7 @@ def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
     lemma = nxt.lemma.split("-")[0]
     if f in ("(", "（", "・", "=", "＝"):
         return False  # ドロー（引き分け）: explained; ジャック・スパロウ: a name
-    if nxt.pos in ("補助記号", "空白") or f in ("w", "ｗ", "笑", "草", "!", "?"):
+    if nxt.pos in ("補助記号", "空白") or _LAUGH.fullmatch(f) or f in ("!", "?"):
         return True
     if _is_poker_noun(t, k, h) or nxt.pos2 == "数詞":
         return True
