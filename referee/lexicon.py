@@ -410,8 +410,7 @@ def named_cards(text: str) -> list[NamedCard]:
 
 # --- hand talk on words -----------------------------------------------------------------------
 
-_SUFFIX_NAMES = frozenset(
-    {"さん", "くん", "ちゃん", "様", "さま", "氏", "君", "たん", "殿", "っち"})
+_SUFFIX_NAMES = frozenset(_NAME_SUFFIXES)
 _DIGIT_RANKS = frozenset("2 3 4 5 6 7 8 9 10".split())
 _PAIR_DIGITS = re.compile(r"(10|[2-9])\1")
 _RANK_RUN = re.compile(
