@@ -233,6 +233,7 @@ class _Advice:
     critique: re.Pattern[str]
     self_talk: re.Pattern[str]
     addressee: re.Pattern[str]
+    general: re.Pattern[str]
     gate: re.Pattern[str]
 
 
@@ -270,6 +271,7 @@ def _advice() -> _Advice:
         critique=re.compile(critique),
         self_talk=re.compile(_alt(_fold_all(d.get("self_patterns", [])))),
         addressee=re.compile(_alt(_fold_all(d.get("addressee_patterns", [])))),
+        general=re.compile(_alt(_fold_all(d.get("general_patterns", []))) or "(?!)"),
         gate=re.compile(_trie([
             *(_literal_prefix(a) for a in _fold_all(d.get("actions", []))),
             *_fold_all(d.get("why", [])), *_fold_all(d.get("anchors", [])), "降り", "おり",
@@ -754,7 +756,7 @@ def _advice_of(folded: str) -> tuple[bool, bool]:
     if a.gate.search(folded) is None:
         return False, False
     m = a.question.search(folded)
-    if m is None:
+    if m is None or a.general.search(folded) is not None:
         return False, False
     return True, a.critique.search(folded) is not None
 
