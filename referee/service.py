@@ -48,6 +48,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from referee import guide
 from referee.actions import Parsed
 from referee.bank import Bank
 from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
@@ -171,7 +172,8 @@ HELP = {
     "status": "!status （!状況） — テーブルの状況（ゲーム、ハンド、手番、チップ）",
     "clock": "!clock off|on （!時計停止 / !時計再開） — アクションの持ち時間を停止・再開します"
     "（停止中の時間は数えません）（モデレーター）",
-    "help": "!help [コマンド] — 使い方",
+    "rules": "!rules （!ルール） — このテーブルのゲームの簡単なルールと配当表",
+    "help": "!help [コマンド] — 使い方（テーブルではそのゲームのアクションも）",
 }
 
 AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic deal
@@ -748,7 +750,8 @@ class Referee:
         args = ALIAS_ARGS.get(parts[0], []) + parts[1:]
         handler = getattr(self, f"_cmd_{name}", None)
         if handler is None:
-            self._say(ctx, f"「!{parts[0]}」というコマンドはありません。!help で一覧を表示します。",
+            self._say(ctx, f"「!{catalog.excerpt(parts[0])}」というコマンドはありません。"
+                           "!help で一覧を表示します。",
                       to=reply_to)
             return
         if name in MODERATOR_COMMANDS and not self.is_moderator(sender):
@@ -789,10 +792,19 @@ class Referee:
     def _cmd_help(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         if args:
             key = command_name(args[0].lstrip("!"))
-            self._say(ctx, HELP.get(key, f"「{args[0]}」というコマンドはありません。"), to=to)
-        else:
-            self._say(ctx, "コマンド一覧: " + " ".join(f"!{k}" for k in HELP)
-                      + "（!help コマンド で詳細）", to=to)
+            unknown = f"「{catalog.excerpt(args[0])}」というコマンドはありません。"
+            self._say(ctx, HELP.get(key, unknown), to=to)
+            return
+        lines = [catalog.text("help_commands", commands=" ".join(f"!{k}" for k in HELP))]
+        table = self.tables.get(room)
+        if table is not None:  # and what this table's game accepts
+            lines.append(guide.actions(table.engine.definition))
+        self._say(ctx, "\n".join(lines), to=to)
+
+    def _cmd_rules(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        """!rules: the table's game in short, and its pay tables as the definition has them."""
+        t = self._need_table(room)
+        self._say(ctx, "\n".join(guide.rules(t.engine.definition, t.options)), to=to)
 
     def _cmd_status(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         t = self._need_table(room)

@@ -155,3 +155,21 @@ def test_a_rebuild_onto_a_store_collects_no_ids(history: Path) -> None:
         import json
 
         assert ref.process(json.loads(first)) is None  # still refused: the store knows it
+
+
+def test_snapshot_differences_finds_none_and_finds_a_tampered_one(
+    history: Path, tmp_path: Path
+) -> None:
+    import pickle
+
+    from referee.adapters import snapshot_differences
+
+    db = _copy(history, tmp_path)
+    with Store(db) as s:
+        assert snapshot_differences(s) == []
+        blob = s.latest_snapshot()[2]  # type: ignore[index]
+        state = pickle.loads(blob)
+        state["ranks"] = {"alice": "★"}  # a snapshot that disagrees with the log
+        s.conn.execute("UPDATE snapshots SET state = ?", (pickle.dumps(state),))
+        diffs = snapshot_differences(s)
+    assert len(diffs) == 1 and diffs[0].startswith("ranks:")
