@@ -187,6 +187,7 @@ class _Hand:
     phrases: re.Pattern[str]
     past: re.Pattern[str]
     board: re.Pattern[str]
+    board_words: re.Pattern[str]
     holding: re.Pattern[str]
     gate: re.Pattern[str]  # the cheap pre-check
     english: re.Pattern[str]
@@ -221,6 +222,7 @@ def _hand() -> _Hand:
         phrases=re.compile(_alt(phrases)),
         past=re.compile(_alt(past)),
         board=re.compile(_alt(_fold_all(d.get("board_patterns", [])))),
+        board_words=re.compile(_alt([re.escape(w) for w in _fold_all(d.get("board_words", []))])),
         holding=re.compile(_alt(_fold_all(d.get("holding_patterns", [])))),
         gate=re.compile(gate),
         english=re.compile(english),
@@ -768,8 +770,12 @@ def _about_board(folded: str) -> bool:
     """The hand talk is about the board: a board word comes first (ボードペアだね, ボードにA落ちた)
     and nothing says the speaker holds anything (持, 合わせ, 俺, 手札 …)."""
     h = _hand()
+    if h.holding.search(folded) is not None:
+        return False
+    if h.board_words.search(folded) is not None:
+        return True
     b = h.board.search(folded)
-    if b is None or h.holding.search(folded) is not None:
+    if b is None:
         return False
     first = h.gate.search(folded)
     return first is None or first.start() >= b.start()
