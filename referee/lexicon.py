@@ -489,7 +489,7 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
         return False  # 7時にセット, マナーモードにセット
     if i > 0 and t.ws[i - 1].pos == "助動詞" and t.folded[i - 1] == "な":
         return False  # お得なセット
-    if i >= 2 and t.folded[i - 1] == "の" and t.ws[i - 2].pos2 in ("普通名詞",) \
+    if i >= 2 and t.folded[i - 1] == "の" and t.ws[i - 2].pos2 in ("普通名詞", "固有名詞") \
             and not _is_poker_noun(t, i - 2, h) and t.folded[i] not in ("ぺあ",):
         return False  # チームのエース, 晩ごはんのブタ
     if j + 1 < len(t.ws):
