@@ -100,8 +100,8 @@ def interference_priority(said: str, game: str, *, to_act: bool, dealt: bool) ->
     r = read(said, game)
     if not r.advice:
         return None
-    if not r.addressed and (to_act or (dealt and r.self_talk)):
-        return None
+    if not r.addressed and ((to_act and not r.why) or (dealt and r.self_talk)):
+        return None  # (on one's own turn, "why did you …" is still about someone else)
     return "high" if (r.addressed or r.critique) else "low"
 
 

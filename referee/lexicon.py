@@ -101,6 +101,7 @@ class Reading:
     self_talk: bool = False  # thinking aloud (〜かな, 迷う)
     addressed: bool = False  # names or addresses someone (ボブさん, お前)
     critique: bool = False  # critique or coaching without an action word (下手, 考えて)
+    why: bool = False  # "why" + an action (なんでレイズしたの): about someone else's action
 
 
 # --- the vocabulary -------------------------------------------------------------------------
@@ -236,6 +237,7 @@ class _Advice:
     self_talk: re.Pattern[str]
     addressee: re.Pattern[str]
     general: re.Pattern[str]
+    why: re.Pattern[str]
     gate: re.Pattern[str]
 
 
@@ -274,6 +276,7 @@ def _advice() -> _Advice:
         self_talk=re.compile(_alt(_fold_all(d.get("self_patterns", [])))),
         addressee=re.compile(_alt(_fold_all(d.get("addressee_patterns", [])))),
         general=re.compile(_alt(_fold_all(d.get("general_patterns", []))) or "(?!)"),
+        why=re.compile(rf"(?:{why})[^。\n]{{0,15}}?(?:{actions})"),
         gate=re.compile(_trie([
             *(_literal_prefix(a) for a in _fold_all(d.get("actions", []))),
             *_fold_all(d.get("why", [])), *_fold_all(d.get("anchors", [])), "降り", "おり",
@@ -798,6 +801,7 @@ def _read(text: str, game: str) -> Reading:
         self_talk=advice and a.self_talk.search(folded) is not None,
         addressed=advice and a.addressee.search(folded) is not None,
         critique=critique,
+        why=advice and a.why.search(folded) is not None,
     )
 
 

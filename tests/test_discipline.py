@@ -186,6 +186,8 @@ def test_a_card_shown_or_at_the_showdown_is_not_penalised() -> None:
         ("ここはハイパーでしょ", False, False, "low"),
         ("全部残しなよ", False, False, "low"),
         ("降りたほうがいいかも", False, False, "low"),  # a spectator musing about someone else
+        ("なんでさっきレイズしたの", True, True, "low"),  # own turn, but about someone else's raise
+        ("次からもっと攻めよう", False, True, None),  # a dealt-in player's resolution
     ],
 )
 def test_interference(text: str, to_act: bool, dealt: bool, expected: str | None) -> None:
