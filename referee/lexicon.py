@@ -469,6 +469,8 @@ def _is_poker_noun(t: _Text, k: int, h: _Hand) -> bool:
     s = t.ws[k].surface
     if not (re.fullmatch(r"(?:10|[2-9TJQKA]){1,4}[so]?", s) or t.ws[k].pos2 == "数詞"):
         return False
+    if s.startswith(("何", "なん", "幾", "いく")):
+        return False  # ジョーカー何枚入ってるの？: a question about the deck
     if t.glued_after(k) and (_is_noun(t.ws[k + 1]) or t.ws[k + 1].pos == "接尾辞"):
         nf = t.folded[k + 1]  # Tシャツ, 3時, 3つ: a rank glued to an everyday word is no rank
         if nf == "枚":
