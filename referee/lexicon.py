@@ -455,6 +455,7 @@ class _Text:
 
 
 _LAUGH = re.compile(r"[wｗ笑草]+")
+_QUESTION_NUMS = ("何", "なん", "幾", "いく")
 
 
 def _is_noun(w: Word) -> bool:
@@ -469,7 +470,7 @@ def _is_poker_noun(t: _Text, k: int, h: _Hand) -> bool:
     s = t.ws[k].surface
     if not (re.fullmatch(r"(?:10|[2-9TJQKA]){1,4}[so]?", s) or t.ws[k].pos2 == "数詞"):
         return False
-    if s.startswith(("何", "なん", "幾", "いく")):
+    if s.startswith(_QUESTION_NUMS):
         return False  # ジョーカー何枚入ってるの？: a question about the deck
     if t.glued_after(k) and (_is_noun(t.ws[k + 1]) or t.ws[k + 1].pos == "接尾辞"):
         nf = t.folded[k + 1]  # Tシャツ, 3時, 3つ: a rank glued to an everyday word is no rank
@@ -535,7 +536,7 @@ def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
         return False  # ドロー（引き分け）: explained; ジャック・スパロウ: a name
     if nxt.pos in ("補助記号", "空白") or _LAUGH.fullmatch(f) or f in ("!", "?"):
         return True
-    if _is_poker_noun(t, k, h) or nxt.pos2 == "数詞":
+    if _is_poker_noun(t, k, h) or (nxt.pos2 == "数詞" and not f.startswith(_QUESTION_NUMS)):
         return True
     if nxt.pos == "助動詞" and f not in ("に", "な"):
         return True
