@@ -491,6 +491,8 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
         return False  # Aセット (a set menu), Cセット; but Aペア, Kハイ
     if t.glued_before(i) and t.ws[i - 1].pos == "接頭辞":
         return False
+    if i > 0 and t.folded[i - 1] in ("(", "（"):
+        return False  # 豚の角煮（ブタ）: a note in brackets
     if i > 0 and t.ws[i - 1].pos == "助詞" and t.folded[i - 1] in ("に", "へ"):
         return False  # 7時にセット, マナーモードにセット
     if i > 0 and t.ws[i - 1].pos == "助動詞" and t.folded[i - 1] == "な":
