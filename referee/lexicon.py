@@ -262,7 +262,7 @@ def _advice() -> _Advice:
         # a question on an action: ここ降りるの？, それでコール？ (not ポットいくら？)
         rf"(?:{actions})(?:する|すん|る|す)の?[?？]",
         rf"(?:そこ|ここ|それ|これ)(?:で|は|も)?(?:{actions})[?？]",
-        rf"(?:そこ|ここ)(?:は|で|こそ)(?:{actions})(?=$|[ 　、,!！。wｗ笑…]|だ|です|一択)",
+        rf"(?:そこ|ここ)(?:は|で|こそ)(?:{actions})+(?=$|[ 　、,!！。wｗ笑…]|だ|です|一択)",
         # a name and an action (ボブさん、レイズ！), a chant (コール！コール！, 押せ押せ),
         # a hypothetical (私ならレイズする)
         rf"(?:さん|くん|ちゃん)[、, ]*(?:{actions})(?:[!！]|$|しろ|でしょ)",
@@ -518,8 +518,10 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
     return _weak_frame(t, j, h)
 
 
-_CLAUSE_END = frozenset({"か", "かも", "かな", "よ", "ね", "わ", "ぞ", "さ", "だけ", "しか", "のみ",
-                         "ばかり", "ばっかり", "ばっか", "まで", "じゃん", "やん", "っす", "や"})
+_CLAUSE_END = frozenset({
+    "か", "かも", "かな", "よ", "ね", "わ", "ぞ", "さ", "だけ", "しか", "のみ", "すら", "さえ",
+    "ばかり", "ばっかり", "ばっか", "まで", "じゃん", "やん", "っす", "や",
+})
 
 
 def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
@@ -597,6 +599,11 @@ def _glued_everyday(t: _Text, j: int, h: _Hand) -> bool:
     return (_is_noun(nxt) or nxt.pos == "接尾辞") and not _is_poker_noun(t, j + 1, h)
 
 
+_RANK_NEXT = frozenset({"はい", "ぺあ", "ぽけっと", "2枚", "二枚", "待ち", "まち", "持ち",
+                        "ひっと"})
+_RANK_NEXT_START = ("きた", "来た", "きて", "こい", "来い")
+
+
 def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
     """A rank at word j is tied to a holding by what follows (が来た, 持ってる, のペア, ハイ)."""
     ws, n = t.ws, len(t.ws)
@@ -612,8 +619,7 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
         w = ws[k]
         if w.lemma.split("-")[0] in h.rank_verbs:
             return True
-        if t.folded[k] in ("はい", "ぺあ", "ぽけっと", "2枚", "二枚", "待ち", "まち", "持ち") or \
-                t.folded[k].startswith(("きた", "来た", "きて", "こい", "来い")):
+        if t.folded[k] in _RANK_NEXT or t.folded[k].startswith(_RANK_NEXT_START):
             return True
         if t.folded[k] in ("2", "二") and k + 1 < n and t.folded[k + 1] == "枚":
             return True
@@ -623,7 +629,7 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
 def _rates(w: Word, h: _Hand) -> bool:
     """``w`` rates a hand (いい, ひどい, 最悪, ゴミ)."""
     return (w.lemma.split("-")[0] in h.rating_lemmas or w.surface in h.rating_lemmas) and w.pos in (
-        "形容詞", "形状詞", "名詞", "接頭辞")
+        "形容詞", "形状詞", "名詞", "接頭辞", "副詞")
 
 
 def _rank_prefix(t: _Text, i: int) -> bool:
@@ -674,8 +680,10 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
         if f in h.hand_nouns:
             # いい手, ゴミ手札, 最強の手, 手札ひどい, 手が悪い, 手札最悪: a rating next to it
             k = i - 1
-            if k >= 1 and t.folded[k] == "の":
-                k -= 1
+            if k >= 1 and t.folded[k] in ("の", "な"):
+                k -= 1  # 最強の手, 微妙な手
+            if k >= 1 and t.folded[k] == "ない":
+                k -= 1  # 悪くない手
             if k >= 0 and _rates(ws[k], h):
                 return True, cards
             k = i + 1
