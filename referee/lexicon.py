@@ -610,7 +610,7 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
     k = j + 1
     if k < n and t.folded[k] in _SUFFIX_NAMES:
         return False  # Kさん: a name (other suffixes may tie it: Q持ち)
-    if k < n and t.folded[k] in ("が", "を", "も", "は", "の"):
+    if k < n and t.folded[k] in ("が", "を", "も", "は", "の", "さえ"):
         if t.folded[k] == "の" and k + 1 < n:
             return t.folded[k + 1] in h.poker_nouns or t.folded[k + 1] in h.strong \
                 or t.folded[k + 1] in h.weak
