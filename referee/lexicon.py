@@ -191,6 +191,7 @@ class _Hand:
     board_words: re.Pattern[str]
     holding: re.Pattern[str]
     gate: re.Pattern[str]  # the cheap pre-check
+    gate_long: re.Pattern[str]  # the pre-check that places a long text's windows
     english: re.Pattern[str]
 
 
@@ -208,6 +209,10 @@ def _hand() -> _Hand:
     gate = _alt([
         _trie(literals), rf"[{_SUITS}akqjt2-9]", english, *phrases,
     ])
+    # Long texts look for windows with the literal words only (the phrase patterns, tried at
+    # every position, cost more than everything else): each phrase has one of these words.
+    anchors = _fold_all(d.get("phrase_anchors", []))
+    gate_long = _alt([_trie(literals + anchors), rf"[{_SUITS}akqjt2-9]", english])
     return _Hand(
         strong=frozenset(strong), weak=frozenset(weak),
         poker_nouns=frozenset(_fold_all(d.get("poker_nouns", []))),
@@ -226,6 +231,7 @@ def _hand() -> _Hand:
         board_words=re.compile(_alt([re.escape(w) for w in _fold_all(d.get("board_words", []))])),
         holding=re.compile(_alt(_fold_all(d.get("holding_patterns", [])))),
         gate=re.compile(gate),
+        gate_long=re.compile(gate_long),
         english=re.compile(english),
     )
 
@@ -730,11 +736,11 @@ def _chunk_starts(text: str) -> list[int]:
 
 
 def _hand_info(text: str, folded: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
-    gate = _hand().gate
     if len(text) <= LONG:
-        if gate.search(folded) is None:
+        if _hand().gate.search(folded) is None:
             return False, ()
         return _hand_words(text, game)
+    gate = _hand().gate_long
     if len(folded) != len(text):
         return False, ()
     # a long text: each distinct piece once (spam repeats itself), and in it only windows
