@@ -175,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rc = sub.add_parser("records", help="moderator queries on the database")
     rc.add_argument("--db", default=str(DEFAULT_DB))
-    rc.add_argument("kind", choices=("bank", "penalties", "flags", "hands"))
+    rc.add_argument("kind", choices=("bank", "penalties", "flags", "hands", "ledger"))
     rc.add_argument("--player", default=None)
     rc.add_argument("--json", action="store_true")
     rc.set_defaults(func=cmd_records)

@@ -1,125 +1,94 @@
-"""Leak detection: how sure the referee is that a chat message revealed the speaker's hand.
+"""Leak judgement: how sure the referee is that a chat message revealed the speaker's hand.
 
-The parser only says *that* a message talks about cards or hand strength (``hand_info``). Here we
-check the claim against what the speaker really holds: naming a hidden card they hold, a pair of
-ranks they hold, a suit count they hold or the hand class they actually make is ``high``
-confidence (the penalty applies at once); anything else is ``low`` (a moderator decides). True and
-false claims are both violations (RULES.md), but only a verified one is certain enough to act on
-without a human.
+The lexicon (:mod:`referee.lexicon`) says *that* a message talks about cards or hand strength and
+which cards it names in what notation. Here the claim meets what the speaker really holds
+(RULES.md "Penalties: when the referee acts alone"):
+
+- **automatic**: the message names, in certain card notation (``As``, ``A♠``, ``スペードのA``,
+  ``Aスペード``), a card the speaker holds hidden in the current hand, and it is not a fold / muck
+  / open with a show nor talk about a finished hand. Only this is penalised without a human.
+- otherwise a flag for a moderator, with a priority: ``high`` when the claim matches the holding
+  (a hidden card in uncertain notation, a pair of ranks, a suit count, the hand class they
+  make), ``low`` for everything else (a false claim is a violation too, but less sure).
+- ``None``: nothing hidden is revealed (only public cards named, a finished hand, a fold with a
+  show the action path or the near-miss question handles, nothing hidden left to leak).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
-from referee.cards import (
-    CARD_PATTERN,
-    RANKS,
-    Card,
-    CardError,
-    normalize,
-    parse_card,
-    rank_of,
-    suit_of,
-)
+from referee.cards import RANKS, Card, rank_of, suit_of
+from referee.lang.normalize import fold, nfkc
+from referee.lexicon import read
 
 Confidence = Literal["high", "low"]
 
-# Cards must not be glued to other ASCII letters, and a compact card with a letter suit needs an
-# upper-case or numeric rank: "as" in "as well" is not the ace of spades, "As" is.
-_BOUNDED_CARD = re.compile(rf"{CARD_PATTERN}(?!(?-i:[a-z]))", re.IGNORECASE)
-_RANK_PAIR = re.compile(r"(?<![a-z0-9])(10|[2-9tjqka])\1(?![a-z0-9])")
-_RANK_NAMES = {"エース": "a", "キング": "k", "クイーン": "q", "ジャック": "j"}
+
+@dataclass(frozen=True, slots=True)
+class LeakVerdict:
+    priority: Confidence
+    automatic: bool  # penalise at once (a hidden card named in certain notation)
+
+
+_RANK_PAIR = re.compile(
+    r"(?<![a-z0-9])(10|[2-9tjqka])\1(?![a-z0-9]|\s*(?:時|分|秒|人|回|日|月|年|円|点|歳|才|位|番|枚|%|さん|くん))")
+_RANK_NAMES = {"えーす": "a", "きんぐ": "k", "くいーん": "q", "じゃっく": "j"}
 _RANK_OF_PAIR = re.compile(
-    r"(?<![a-z0-9])(10|[2-9tjqka]|エース|キング|クイーン|ジャック)(?![a-z0-9])の?(?:ワン)?ペア"
+    r"(?<![a-z0-9])(10|[2-9tjqka]|えーす|きんぐ|くいーん|じゃっく)(?![a-z0-9])の?(?:わん)?ぺあ"
 )
 _SUIT_COUNT = re.compile(
-    r"(スペード|ハート|ダイヤ|ダイア|クラブ|[♠♤♥♡♦♢♣♧])(?:が|を)?\s*([2-7二三四五])\s*枚"
+    r"(すぺーど|はーと|だいや|だいあ|くらぶ|[♠♤♥♡♦♢♣♧])(?:が|を|は|も)?\s*([2-7二三四五])\s*枚"
 )
 _SUIT_INDEX = {
-    "クラブ": 0, "♣": 0, "♧": 0, "ダイヤ": 1, "ダイア": 1, "♦": 1, "♢": 1,
-    "ハート": 2, "♥": 2, "♡": 2, "スペード": 3, "♠": 3, "♤": 3,
+    "くらぶ": 0, "♣": 0, "♧": 0, "だいや": 1, "だいあ": 1, "♦": 1, "♢": 1,
+    "はーと": 2, "♥": 2, "♡": 2, "すぺーど": 3, "♠": 3, "♤": 3,
 }
 _KANJI_NUM = {"二": 2, "三": 3, "四": 4, "五": 5}
 
-# Hand-class vocabulary of the community (normalized: NFKC + lower case). Longest names first,
-# so "ストレートフラッシュ" is not also read as "ストレート" and "フラッシュ".
+# Hand-class names (folded), longest first, so "ストレートフラッシュ" is not also "ストレート".
 _CLASS_WORDS: list[tuple[str, str]] = sorted(
     [
-        ("ロイヤルストレートフラッシュ", "royal_flush"), ("ロイヤルフラッシュ", "royal_flush"),
-        ("ロイヤル", "royal_flush"), ("ストレートフラッシュ", "straight_flush"),
-        ("ストフラ", "straight_flush"), ("フォーカード", "four_of_a_kind"),
-        ("4カード", "four_of_a_kind"), ("クワッズ", "four_of_a_kind"),
-        ("フルハウス", "full_house"), ("フルハ", "full_house"), ("フラッシュ", "flush"),
-        ("ストレート", "straight"), ("スリーカード", "three_of_a_kind"),
-        ("3カード", "three_of_a_kind"), ("トリップス", "three_of_a_kind"),
-        ("セット", "three_of_a_kind"), ("ツーペア", "two_pair"), ("2ペア", "two_pair"),
-        ("ワンペア", "one_pair"), ("1ペア", "one_pair"), ("ハイカード", "high_card"),
-        ("ブタ", "high_card"), ("ファイブカード", "five_of_a_kind"),
-        ("5カード", "five_of_a_kind"), ("フォーデュース", "four_deuces"),
+        (fold(w), k) for w, k in [
+            ("ロイヤルストレートフラッシュ", "royal_flush"), ("ロイヤルフラッシュ", "royal_flush"),
+            ("ロイヤル", "royal_flush"), ("ストレートフラッシュ", "straight_flush"),
+            ("ストフラ", "straight_flush"), ("フォーカード", "four_of_a_kind"),
+            ("4カード", "four_of_a_kind"), ("クワッズ", "four_of_a_kind"),
+            ("クアッズ", "four_of_a_kind"),
+            ("フルハウス", "full_house"), ("フルハ", "full_house"), ("フラッシュ", "flush"),
+            ("ストレート", "straight"), ("スリーカード", "three_of_a_kind"),
+            ("3カード", "three_of_a_kind"), ("トリップス", "three_of_a_kind"),
+            ("セット", "three_of_a_kind"), ("ツーペア", "two_pair"), ("2ペア", "two_pair"),
+            ("ワンペア", "one_pair"), ("1ペア", "one_pair"), ("ハイカード", "high_card"),
+            ("ブタ", "high_card"), ("ファイブカード", "five_of_a_kind"),
+            ("5カード", "five_of_a_kind"), ("フォーデュース", "four_deuces"),
+        ]
     ],
     key=lambda kv: -len(kv[0]),
 )
 
 
-# Rank first, then a suit word ("Aハート", "Kのスペード", "エースのハート"): not card notation the
-# parser needs, but how people talk about a card they hold.
-_RANK_SUIT_WORDS = re.compile(
-    r"(?<![a-z0-9])(10|[2-9tjqka]|エース|キング|クイーン|ジャック)の?"
-    r"(スペード|ハート|ダイヤ|ダイア|クラブ|クローバー)",
-    re.IGNORECASE,
-)
-_SUIT_LETTER = {"スペード": "s", "ハート": "h", "ダイヤ": "d", "ダイア": "d", "クラブ": "c",
-                "クローバー": "c"}
-
-
 def named_cards(text: str) -> list[Card]:
     """Cards a message names, in any notation people use in chat (``A♥``, ``Ah``, ``ハートのA``,
     ``Aハート``, ``エースのハート``), never English words (``as``)."""
-    out = _named_notation(text)
-    for m in _RANK_SUIT_WORDS.finditer(unicodedata.normalize("NFKC", text)):
-        rank = _RANK_NAMES.get(m.group(1), m.group(1))
-        try:
-            out.append(parse_card(rank + _SUIT_LETTER[m.group(2)]))
-        except CardError:
-            continue
-    return out
-
-
-def _named_notation(text: str) -> list[Card]:
-    out: list[Card] = []
-    norm = unicodedata.normalize("NFKC", text)
-    last_end = -1
-    for m in _BOUNDED_CARD.finditer(norm):
-        before = norm[m.start() - 1] if m.start() > 0 else ""
-        if before.isascii() and before.islower() and m.start() != last_end:
-            continue  # glued to a word ("Tsunami"), unless right after a card ("AhKh")
-        rank, suit = m.group("srank"), m.group("ssym")
-        if rank and suit and suit.isascii() and rank.islower():
-            continue  # "as", "ks", "th": English words, not cards
-        try:
-            out.append(parse_card(m.group(0)))
-        except CardError:
-            continue
-        last_end = m.end()
-    return out
+    return [n.card for n in read(text, "omaha").cards]
 
 
 def named_rank_pairs(text: str) -> list[int]:
     """Ranks claimed as a pair (``AA``, ``QQ``, ``1010``, ``Aのペア``, ``エースのペア``): rank
     indices 0..12."""
-    norm = normalize(text)
+    norm = fold(text)
     out = []
     for m in _RANK_PAIR.finditer(norm):
         r = m.group(1)
         out.append(RANKS.index("T" if r == "10" else r.upper()))
     for m in _RANK_OF_PAIR.finditer(norm):
-        if m.group(0) == "2ペア":
+        if m.group(0) == "2ぺあ":
             continue  # "2ペア" is two pair; a pair of deuces is "2のペア"
         r = _RANK_NAMES.get(m.group(1), m.group(1))
         out.append(RANKS.index("T" if r == "10" else r.upper()))
@@ -129,17 +98,16 @@ def named_rank_pairs(text: str) -> list[int]:
 def named_suit_counts(text: str) -> list[tuple[int, int]]:
     """``スペード2枚`` → (3, 2): at least that many cards of that suit."""
     out = []
-    for m in _SUIT_COUNT.finditer(normalize(text)):
+    for m in _SUIT_COUNT.finditer(fold(text)):
         n = m.group(2)
         out.append((_SUIT_INDEX[m.group(1)], _KANJI_NUM.get(n) or int(n)))
     return out
 
 
 def named_classes(text: str) -> set[str]:
-    norm = normalize(text)
+    norm = fold(text)
     found: set[str] = set()
-    for word, klass in _CLASS_WORDS:
-        w = normalize(word)
+    for w, klass in _CLASS_WORDS:
         if w in norm:
             found.add(klass)
             norm = norm.replace(w, " ")
@@ -183,6 +151,52 @@ def made_class(game: str, holdings: Sequence[Card], board: Sequence[Card]) -> st
     return None
 
 
+def judge_leak(
+    text: str,
+    game: str,
+    holdings: Sequence[Card],
+    shown: Sequence[Card],
+    board: Sequence[Card] = (),
+) -> LeakVerdict | None:
+    """What the referee does about ``text`` from a player holding ``holdings`` (``shown`` of them
+    face up, ``board`` public): see the module docstring."""
+    hidden = _multiset_minus(holdings, shown)
+    if holdings and not hidden:
+        return None  # everything the speaker holds is face up (seven): nothing left to leak
+    reading = read(text, game)
+    if not reading.hand_info:
+        return None
+    if reading.show and reading.folding:
+        return None  # a fold or muck with a show: the action path (or its near-miss question)
+    named = [n for n in reading.cards if n.card in hidden]
+    if named and any(n.certain for n in named) and not reading.show and not reading.past:
+        return LeakVerdict("high", True)
+    if named:
+        return LeakVerdict("high", False)
+    norm = fold(nfkc(text))
+    # A pair of ranks or a suit count the board itself shows may be talk about the board.
+    board_ranks = Counter(rank_of(c) for c in board)
+    hidden_ranks = Counter(rank_of(c) for c in hidden)
+    pairs = named_rank_pairs(norm)
+    board_suits = Counter(suit_of(c) for c in board)
+    hidden_suits = Counter(suit_of(c) for c in hidden)
+    suits = named_suit_counts(norm)
+    classes = named_classes(norm)
+    cards = [n.card for n in reading.cards]
+    public = list(shown) + list(board)
+    if cards and all(c in public for c in cards) and not (pairs or suits or classes):
+        return None  # talks only about cards everyone can see
+    if reading.past or reading.board:
+        return None  # about a finished hand, the rules or the board (public)
+    if any(hidden_ranks[r] >= 2 and board_ranks[r] < 2 for r in pairs):
+        return LeakVerdict("high", False)
+    if any(hidden_suits[s] >= n and board_suits[s] < n for s, n in suits):
+        return LeakVerdict("high", False)
+    if classes and holdings and made_class(game, holdings, board) in classes:
+        return LeakVerdict("high", False)
+    return LeakVerdict("low", False)
+
+
 def assess_leak(
     text: str,
     game: str,
@@ -190,29 +204,6 @@ def assess_leak(
     shown: Sequence[Card],
     board: Sequence[Card] = (),
 ) -> Confidence | None:
-    """``None`` when the message reveals nothing hidden (it only names legally shown cards, or the
-    speaker holds nothing hidden); otherwise ``high`` when the claim is verified, else ``low``."""
-    hidden = _multiset_minus(holdings, shown)
-    if holdings and not hidden:
-        return None  # everything the speaker holds is face up (seven): nothing left to leak
-    cards = named_cards(text)
-    if any(c in hidden for c in cards):
-        return "high"
-    # A pair of ranks or a suit count the board itself shows may be talk about the board.
-    board_ranks = Counter(rank_of(c) for c in board)
-    hidden_ranks = Counter(rank_of(c) for c in hidden)
-    pairs = named_rank_pairs(text)
-    if any(hidden_ranks[r] >= 2 and board_ranks[r] < 2 for r in pairs):
-        return "high"
-    board_suits = Counter(suit_of(c) for c in board)
-    hidden_suits = Counter(suit_of(c) for c in hidden)
-    suits = named_suit_counts(text)
-    if any(hidden_suits[s] >= n and board_suits[s] < n for s, n in suits):
-        return "high"
-    classes = named_classes(text)
-    if classes and holdings and made_class(game, holdings, board) in classes:
-        return "high"
-    public = list(shown) + list(board)
-    if cards and all(c in public for c in cards) and not (pairs or suits or classes):
-        return None  # talks only about cards everyone can see
-    return "low"
+    """The priority of :func:`judge_leak`'s flag (``None``: no flag)."""
+    v = judge_leak(text, game, holdings, shown, board)
+    return None if v is None else v.priority

@@ -2,163 +2,138 @@
 
 The referee flags *information leaks* (RULES.md: nobody may reveal anything about a current hand
 outside the proper moments, true or false) and *interference* (criticising an action, coaching
-that affects the game, demanding a change). This module only answers two lexical questions about
-one message in the form :func:`referee.parse.normalize` gives (NFKC, case-folded, katakana as
-hiragana, so ナッツ, なっつ and ﾅｯﾂ are one word). Whether a hand is running, who wrote it and what
-to do is the service's business.
+that affects the game, demanding a change). This module reads one message and says what it
+contains; whether a hand is running, who wrote it, what they hold and what to do is the business
+of :mod:`referee.flags` and :mod:`referee.discipline`.
 
-Speed: a short message is searched with one alternation per question (a few microseconds). A long
-one (pasted text, spam) is searched word by word instead, so a 10,000-character message costs
-about a millisecond whatever it contains, instead of trying every alternative at every position:
-a plain word is found by ``str.__contains__``, a pattern led by a literal is searched only once
-that literal is in the text, and the few patterns led by a character class each skip through
-the text in C to the characters they can start with.
+Vocabulary is data: ``grammar/lexicon/hand.toml`` and ``grammar/lexicon/advice.toml`` (what each
+key means is written in the files). Code here only applies it.
 
-What ``hand_info`` catches (any one is enough):
+**Hand talk is read on words.** A cheap regular expression over the folded text (every word of
+the vocabulary, card and rank shapes) says whether a message *may* be hand talk; only then is the
+message analysed into words (:func:`referee.lang.words.words`, MeCab + UniDic) and judged word by
+word:
 
-- cards in any notation the grammar reads (``As``, ``A♠``, ``♠A``, ``10s``, ``スペードのA``,
-  ``AhKh``, a joker);
-- rank groups written the poker way: ``AA``, ``KK``, ``AK``, ``AKs``, ``KQo``, ``AAKK``, ``T9``
-  (2-4 ranks with at least one letter), a lone ``A``/``K``/``Q``/``J`` (``Kが来た``), a digit rank
-  tied to a hand word (``9のペア``, ``7が来た``), rank names (エース, キング, クイーン, ジャック);
-- suit words (スペード, ハート, ダイヤ, クラブ, スーテッド, suited);
-- hand classes of every game (ペア, ツーペア, セット, トリップス, ストレート, フラッシュ,
-  フルハウス, フォーカード, ストフラ, ロイヤル, ブタ/ノーペア, ビッグハウス, ミドルハウス,
-  セブンフラッシュ, デュース, ワイルド, ジョーカー, キッカー and English names);
-- draws (ドロー, フラドロ, ガットショット, オープンエンド, 両面, バックドア, ランナーランナー,
-  アウツ);
-- strength talk (ナッツ, モンスター, ブラフ, いい手/強い手/弱い手/ゴミ手, 手が悪い/入った, 役なし).
+- card notation (``As``, ``A♠``, ``♠A``, ``10s``, ``スペードのA``, ``Aスペード``,
+  ``エースのハート``) -- each card with whether the notation is *certain* (:func:`named_cards`);
+- ranks only where they are ranks: ``AA``, ``AKs``, ``KQo``, ``T9``; a lone ``K`` or ``7`` tied to a
+  holding (``Kが来た``, ``7持ってる``, ``9のペア``, ``99持ってる``, ``ポケットA``) -- not a name
+  (``Kさん``, ``Jさん、おかえり``) and not a count (``22時``, ``3人``, ``2回``);
+- hand words: the *strong* ones wherever they stand as whole words (ツーペア, フラドロ,
+  ガットショット; never inside another word, not glued to an everyday noun: ドーナッツ, ナッツ類),
+  the *weak* ones (セット, ブタ, ストレート, ダイヤ, ドロー, ハート, ナッツ …) only in a *hand
+  frame*: not glued to an everyday noun (目覚ましセット), not a verb (セットした), not followed by
+  の and an everyday noun (ブタの角煮), and followed by nothing, a copula, a clause end, a poker
+  noun, a count or a verb of making or holding (ブタでした, セットできた, ハート待ち;
+  :func:`_weak_frame`);
+- suit counts (``ハート3枚``), strength ratings (``いい手来た``, ``手札ひどい``, ``手が悪い``) and
+  the phrases of the data file (``あと一枚``, ``役なし``);
+- English hand words (``nuts``, ``flush draw``);
+- and whether the talk is about a finished hand or the rules (``さっきの``, ``〜って何？``).
 
-What ``advice`` catches:
+**Advice** is read with the regular expressions of ``advice.toml``: an action word (the house
+games' verbs included) followed by a normative or imperative ending (``コールすべき``,
+``フォールドして``, ``ハイパーでしょ``, ``残しなよ``), "why" + an action word, and critique or
+coaching that needs no action word (``下手``, ``ちゃんと考えて``, ``もっと攻めて``). A request to
+hurry (``早くアクションしてください``) names no action and is not advice. The reading also says
+whether the text thinks aloud (``〜かな``) and whether it names or addresses someone
+(``ボブさん``), for the referee's own-turn rule.
 
-- an action word followed within a few characters by a normative or imperative ending:
-  ``コールすべき``, ``レイズすべきでしょ``, ``降りたほうがいい``, ``降りろ``, ``チェックしとけ``,
-  ``フォールドでしょ``, ``ベットしかない``, ``コールはない``, ``レイズに変えて``;
-- "why" + an action word: ``なんでそこでコールするの``, ``どうして降りたの``;
-- critique and change demands on their own: 悪手, ミスだよ, ミスプレイ, 下手くそ, ありえない,
-  訂正して/したら, 取り消して, やり直して, 撤回して, 考え直して;
-- the English equivalents (``should call``, ``why did you fold``, ``bad call``, ``misplay``).
-
-Known limits (the flags have a ``confidence``; a moderator confirms or dismisses them):
-
-- it is lexical: sarcasm, hints without poker words (「いや〜それは…」), emoji, images and
-  paraphrase (「あと一枚で完成」) are missed;
-- English words that look like cards or ranks (``as``, ``ah``, ``a``, ``at``, ``QA``) and words
-  that are also ordinary Japanese (セット, ストレート, ダイヤ, ドロー, ブタ) give false positives;
-- bare digits are not ranks (``2枚``, ``3人``, ``22時`` are everyday counts) unless a hand word
-  follows, so 「9持ってる」 is missed;
-- in ``holdem_aa``, ``AA`` followed by an amount or a bet word is the side bet, not aces;
-- self-talk about one's own past play (「コールしたほうがよかったかな」) reads as advice;
-- ナイスハンド, gg and other compliments are neither.
+Speed: the pre-checks are prefix tries of the literal words; the word analysis (~6 µs a line,
+cached) runs only when they match. A long message is read in overlapping pieces of :data:`LONG`
+characters, each distinct piece once (spam repeats itself), and in each only windows of
+:data:`WINDOW` characters around the pre-check's matches are analysed (at most :data:`WINDOWS`
+distinct ones).
 """
 
 from __future__ import annotations
 
 import re
-from functools import cache
+import tomllib
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Any
 
-# Texts longer than this are scanned pattern by pattern (see the module docstring).
-LONG = 600
+from referee.cards import Card, CardError, parse_card
+from referee.lang.normalize import fold_nfkc, nfkc
+from referee.lang.words import Word, words
+
+LEXICON_DIR = Path(__file__).resolve().parent.parent / "grammar" / "lexicon"
+# Texts longer than this are read in overlapping pieces (see _chunk_starts).
+LONG = 300
+STRIDE = 252  # 4 x 7 x 9: a multiple of the periods of repeated spam
+OVERLAP = 24
+CHUNKS = 48  # at most this many distinct pieces are read (a 10,000-character text has 40)
+WINDOW = 12  # characters each side of a pre-check match that the word analysis reads
+WINDOWS = 10  # at most this many distinct windows per long text
 
 _SUITS = "♠♤♥♡♦♢♣♧"
-_RANK = "(?:10|[2-9tjqka])"
-# The compact card forms of grammar/common.lark's CARD (スペードのA is caught by スペード anyway);
-# in free text a card must also stand apart from other letters on the left (not "yeah").
-_CARD = rf"(?:{_RANK}[cdhs{_SUITS}]|[{_SUITS}]{_RANK})"
+_SUIT_OF_SYMBOL = {"♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c"}
+_SUIT_OF_WORD = {"すぺーど": "s", "はーと": "h", "だいや": "d", "だいあ": "d", "くらぶ": "c",
+                 "くろーばー": "c"}
+_RANK_OF_WORD = {"えーす": "A", "きんぐ": "K", "くいーん": "Q", "じゃっく": "J"}
+_SUIT_WORDS = "すぺーど|はーと|だいや|だいあ|くらぶ|くろーばー"
+_RANK_WORDS = "えーす|きんぐ|くいーん|じゃっく"
 
 
-def _led(first: str, pattern: str) -> str:
-    """``pattern`` behind a consuming [first] class, so a search can skip in C to candidates.
-
-    The class eats the first character, then a one-character lookbehind steps back and checks the
-    whole pattern from there (its own lookbehinds included).
-    """
-    return f"[{first}](?<=(?={pattern}).)"
+class LexiconError(ValueError):
+    """A broken vocabulary file (a programming error caught by the tests)."""
 
 
-_HAND: list[str] = [
-    # a run of compact cards (As, A♠, ♠A, 10s, AhKh) with nothing alphanumeric glued on
-    _led(f"1-9tjqka{_SUITS}", rf"(?<![a-z0-9]){_CARD}(?:(?![a-z0-9])|(?={_CARD}))"),
-    # a lone A K Q J (Kが来た); not the k of 1.5k
-    _led("akqj", r"(?<![a-z0-9.])[akqj](?![a-z0-9])"),
-    # a digit rank tied to a hand word (7が来た, 5ハイ; 9のペア is caught by ペア anyway)
-    _led("1-9", r"(?<![0-9.,])(?:10|[2-9])の?"
-                r"(?:はい(?!ぱー)|が(?:来|き|落|出|入)|を(?:持|引)|持って|引い)"),
-    # ranks and suits by name
-    "えーす", "きんぐ", "くいーん", "じゃっく", "すぺーど", "はーと", "だいや", "だいあ", "くらぶ",
-    "くろーばー", "すーてっど", "同すーと", "おふすーと", "suited", "offsuit",
-    # hand classes of every game
-    "ぺあ", "とりっぷす", "とりぷす", "すりーかーど", "すりかー", "すりーおぶあ?かいんど",
-    "せっと(?!あっ?ぷ|する|して|で買|ばっく)", "すとれーと(?!に)", "すとふら", "すとどろ",
-    "ふらっしゅ", "ふらどろ", "ふるはう", "ふぉーかーど", "ふぉーおぶあ?かいんど",
-    "ふぁいぶおぶあ?かいんど", "くあっず", "くわっず", "ろいやる", "ぶた(?!肉|汁|丼|ばら)",
-    "のーぺあ", "はいかーど", "きっかー", "びっぐはうす", "みどるはうす", "でぃふぇくてぃぶ",
-    "せぶん(?:ふらっしゅ|すとれーと|おぶ)", "でゅーす(?!ぼーなす)", "でゅーしーず", "わいるど",
-    "じょーかー", "手役", "手札", "ぽけっと",
-    "役(?:なし|無し|が(?:な|でき|入|揃)|は|入|でき|完成|揃)",
-    "手が(?:いい|良い|強|弱|悪|入|来|ひど|しょぼ)",
-    # draws and strength
-    "どろー", "がっと", "おーぷんえんど", "ばっくどあ", "らんなー", "あうつ", "両面",
-    "なっつ(?<!ーなっつ)", "もんすたー", "ぶらふ",
-    _led("いよ強弱ごく糞最何なひし",
-         "(?:いい|良い|強い|弱い|ごみ|くそ|糞|最強|最弱|何もない|なにもない|ひどい|しょぼい)手"),
-    # English
-    _led("ptsfqnbkgod", r"(?<![a-z])(?:pairs?|trips|set|straight|flush|full ?house|quads|nuts?|"
-         r"boat|kicker|top ?pair|overpair|gutshot|oesd|outs|draw|bluff)(?![a-z])"),
-]
+@dataclass(frozen=True, slots=True)
+class NamedCard:
+    card: Card
+    certain: bool  # unmistakable card notation (not "Ah" the interjection, not "2h" two hours)
 
-_ACTION = (
-    "(?:こーる|れいず|ふぉーるど|ふぉるど|ちぇっく|べっと|おーるいん|めいく|降り|おり(?=[たるれろなと])|"
-    "ぽっと|ぶらふ|押し|攻め|あくしょん|打ち|打つ|参加|見送|call|raise|fold|check|bet|shove|jam)"
-)
-_MODAL = (
-    "(?:す(?:る)?べき|べき|(?:し|っ|る|た)(?:ほう|方)が|しな(?:よ|さい|きゃ|いと)|しろ|しとけ|"
-    "しときな|しましょう|しよう(?:よ|ぜ)|(?:し)?てください|しないの|で(?:よ|良)かった|"
-    "(?:し)?すぎ(?!た)|(?:し|た)ら(?:[?？]|いい|どう|よかった|良かった)|"
-    "すれば|すりゃ|しちゃ(?:だめ|駄目)|するな|でしょ|だろ|しかない|一択|はない|は?ありえな|"
-    "は悪手|は下手|はへた|はみす|はおかしい|は微妙|に(?:変え|変更|し)(?:て|たら|ろ|な(?:よ|さい)))"
-)
-# Words every match of _ACTION / _MODAL / the "why" contains: a long text is searched for the
-# (costly) patterns below only when each of their parts can be found by str.__contains__.
-_ACTION_WORDS = tuple(
-    "こーる れいず ふぉーるど ふぉるど ちぇっく べっと おーるいん めいく 降り おり ぽっと ぶらふ "
-    "押し 攻め あくしょん 打ち 打つ 参加 見送 call raise fold check bet shove jam".split()
-)
-_MODAL_WORDS = tuple(
-    "べき ほうが 方が しな しろ しとけ しとき しましょう しよう てください でよかった で良かった "
-    "すぎ ら? ら？ らいい らどう らよかった ら良かった すれば すりゃ しちゃ するな でしょ だろ "
-    "しかない 一択 はない ありえな 悪手 下手 はへた はみす おかしい 微妙 に変え に変更 にし".split()
-)
-_WHY_WORDS = ("なんで", "なぜ", "何故", "どうして")
-# An action word with a normative/imperative ending: コールすべき, 降りたほうがいい, レイズに変えて.
-_SHOULD = _led("これふちべおめ降ぽぶ押攻あ打参見crfbsj", rf"{_ACTION}[^。\n!?？]{{0,6}}?{_MODAL}")
-# "why" + an action word: なんでそこでコールするの.
-_WHY = _led("など何", rf"(?:なんで|なぜ|何故|どうして)[^。\n]{{0,15}}?{_ACTION}")
-_ADVICE: list[str] = [
-    # orders to fold: 降りろ, 降りとけ, 降りれば
-    "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)",
-    # critique and demands to change, on their own
-    "悪手", "みすぷれ", "みす(?<![るぐ]みす)(?:だ|でしょ|じゃ|って)", "下手(?:くそ|糞)", "へたくそ",
-    "ありえな(?:い|すぎ)",
-    _led("訂撤取やと考", r"(?:訂正|撤回|取り?消|やり直|考え直)"
-                          r"(?:して|したら|しろ|しな|すべき|すれば|した(?:ほう|方)が|せ(?:よ|ば)?)"),
-    _led("sbtwa", r"(?<![a-z])(?:should(?:n'?t)?(?: have)?|why (?:did|would) you|bad|terrible|"
-                  r"awful) (?:call|raise|fold|check|bet|shove|play)"),
-    _led("crfb", r"(?<![a-z])(?:call|raise|fold|check|bet) (?:pls|plz|please)"),
-    "misplay",
-]
 
-# 2-4 ranks with at least one letter: AA, AK, KQo, AAKK, T9 (pure digits are counts).
-_RANK_RUN = rf"(?<![a-z0-9])(?=[0-9tjqka]*[tjqka]){_RANK}{{2,4}}[so]?(?![a-z0-9])"
-# In holdem_aa, "AA 50" / "AAベット" / "AAなし" name the side bet, not a pair of aces.
-_AA_SIDE_BET = r"(?!aa\s*(?:\d|べっと|bet|賭|かけ|なし|無し|配当))"
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What one message contains (see the module docstring)."""
+
+    hand_info: bool
+    advice: bool
+    cards: tuple[NamedCard, ...] = ()
+    show: bool = False  # a show clause: 見せ / 公開 / オープン / show with cards
+    folding: bool = False  # ... together with a fold or muck word (「フォールド Ah見せ」)
+    past: bool = False  # about a finished hand or the rules (さっきのハンド, 〜だっけ, 〜って何)
+    board: bool = False  # about the board only (ボードペアだね): no holding cue
+    self_talk: bool = False  # thinking aloud (〜かな, 迷う)
+    addressed: bool = False  # names or addresses someone (ボブさん, お前)
+    critique: bool = False  # critique or coaching without an action word (下手, 考えて)
+    why: bool = False  # "why" + an action (なんでレイズしたの): about someone else's action
+
+
+# --- the vocabulary -------------------------------------------------------------------------
+
+
+def _load(name: str) -> dict[str, Any]:
+    path = LEXICON_DIR / name
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise LexiconError(f"{path.name}: {e}") from None
+    for key, value in data.items():
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise LexiconError(f"{path.name}: {key} must be a list of strings")
+        if key.endswith("patterns") or name == "advice.toml":
+            for v in value:
+                try:
+                    re.compile(fold_nfkc(nfkc(v)))
+                except re.error as e:
+                    raise LexiconError(f"{path.name}: {key}: {v!r}: {e}") from None
+    return data
+
+
+def _fold_all(xs: list[str]) -> list[str]:
+    return [fold_nfkc(nfkc(x)) for x in xs]
 
 
 _META = set("\\.^$*+?{}[]()|")
 
 
 def _literal_prefix(pattern: str) -> str:
-    """The characters every match of ``pattern`` starts with ("" when it starts with syntax)."""
+    """The literal characters every match of ``pattern`` starts with (a pre-check word)."""
     out: list[str] = []
     for ch in pattern:
         if ch in _META:
@@ -166,61 +141,726 @@ def _literal_prefix(pattern: str) -> str:
                 out = out[:-1]
             break
         out.append(ch)
+    if not out:
+        raise LexiconError(f"action {pattern!r} must start with a literal word")
     return "".join(out)
 
 
-# (parts, pattern): every match of pattern contains a word of each part.
-Guarded = tuple[tuple[tuple[str, ...], ...], str]
+def _alt(patterns: list[str]) -> str:
+    return "|".join(f"(?:{p})" for p in patterns)
 
 
-class _Question:
-    """One yes/no question over a list of patterns, compiled for short and for long texts.
+def _trie(words: list[str]) -> str:
+    """One regular expression for a set of literal words, factored by common prefixes (the
+    regex engine then tries one branch per character instead of one per word)."""
+    tree: dict[str, Any] = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
 
-    A short text is searched with one alternation. A long one word by word: a pattern led by a
-    literal is only searched once ``str.__contains__`` (C, skipping by the word's length) has
-    found that literal; a pattern that is nothing but a literal needs nothing more. ``guarded``
-    patterns are searched in a long text only once a word of each of their parts is in it.
-    """
+    def build(node: dict[str, Any]) -> str:
+        end = "" in node
+        branches = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if end else body
 
-    def __init__(self, patterns: list[str], guarded: tuple[Guarded, ...] = ()) -> None:
-        every = [*patterns, *(p for _, p in guarded)]
-        self.short = re.compile("|".join(f"(?:{p})" for p in every))
-        self.words: list[str] = []  # plain literals
-        self.led: list[tuple[str, re.Pattern[str]]] = []  # (literal prefix or "", pattern)
-        for p in patterns:
-            prefix = _literal_prefix(p)
-            if prefix == p:
-                self.words.append(p)
-            else:
-                self.led.append((prefix, re.compile(p)))
-        self.guarded = [(parts, re.compile(p)) for parts, p in guarded]
+    return build(tree)
 
-    def __call__(self, text: str) -> bool:
-        if len(text) <= LONG:
-            return self.short.search(text) is not None
-        return (
-            any(w in text for w in self.words)
-            or any((not pre or pre in text) and p.search(text) is not None for pre, p in self.led)
-            or any(
-                all(any(w in text for w in words) for words in parts)
-                and p.search(text) is not None
-                for parts, p in self.guarded
-            )
-        )
+
+@dataclass(frozen=True)
+class _Hand:
+    strong: frozenset[str]
+    weak: frozenset[str]
+    poker_nouns: frozenset[str]
+    counters: frozenset[str]
+    rating_lemmas: frozenset[str]
+    hand_nouns: frozenset[str]
+    rank_verbs: frozenset[str]
+    frame_verbs: frozenset[str]
+    everyday_lemmas: frozenset[str]
+    after_rank: frozenset[str]
+    vocab: re.Pattern[str]  # every strong and weak word, longest first
+    everyday: re.Pattern[str]
+    phrases: re.Pattern[str]
+    past: re.Pattern[str]
+    board: re.Pattern[str]
+    board_words: re.Pattern[str]
+    holding: re.Pattern[str]
+    gate: re.Pattern[str]  # the cheap pre-check
+    gate_long: re.Pattern[str]  # the pre-check that places a long text's windows
+    english: re.Pattern[str]
 
 
 @cache
-def _questions(game: str) -> tuple[_Question, _Question]:
-    rank_run = (_AA_SIDE_BET if game == "holdem_aa" else "") + _RANK_RUN
-    hand = _Question([_led("1-9tjqka", rank_run), *_HAND])
-    guarded: tuple[Guarded, ...] = (
-        ((_ACTION_WORDS, _MODAL_WORDS), _SHOULD), ((_WHY_WORDS, _ACTION_WORDS), _WHY),
+def _hand() -> _Hand:
+    d = _load("hand.toml")
+    strong = _fold_all(d.get("strong", []))
+    weak = _fold_all(d.get("weak", []))
+    vocab = sorted(set(strong) | set(weak), key=lambda w: (-len(w), w))
+    phrases = _fold_all(d.get("phrase_patterns", []))
+    past = _fold_all(d.get("past_patterns", []))
+    english = _alt(_fold_all(d.get("english_patterns", [])))
+    literals = [*vocab, *_fold_all(d.get("hand_nouns", [])), "手", "役", "あと",
+                *_SUIT_WORDS.split("|"), *_RANK_WORDS.split("|")]
+    gate = _alt([
+        _trie(literals), rf"[{_SUITS}akqjt2-9]", english, *phrases,
+    ])
+    # Long texts look for windows with the literal words only (the phrase patterns, tried at
+    # every position, cost more than everything else): each phrase has one of these words.
+    anchors = _fold_all(d.get("phrase_anchors", []))
+    gate_long = _alt([_trie(literals + anchors), rf"[{_SUITS}akqjt2-9]", english])
+    return _Hand(
+        strong=frozenset(strong), weak=frozenset(weak),
+        poker_nouns=frozenset(_fold_all(d.get("poker_nouns", []))),
+        counters=frozenset(_fold_all(d.get("counters", []))),
+        rating_lemmas=frozenset(d.get("rating_lemmas", [])),
+        hand_nouns=frozenset(_fold_all(d.get("hand_nouns", []))),
+        rank_verbs=frozenset(d.get("rank_verbs", [])),
+        frame_verbs=frozenset(d.get("frame_verbs", [])),
+        everyday_lemmas=frozenset(d.get("everyday_lemmas", [])),
+        after_rank=frozenset(_fold_all(d.get("after_rank", []))),
+        vocab=re.compile("|".join(re.escape(w) for w in vocab)),
+        everyday=re.compile(_alt(_fold_all(d.get("everyday_patterns", [])))),
+        phrases=re.compile(_alt(phrases)),
+        past=re.compile(_alt(past)),
+        board=re.compile(_alt(_fold_all(d.get("board_patterns", [])))),
+        board_words=re.compile(_alt([re.escape(w) for w in _fold_all(d.get("board_words", []))])),
+        holding=re.compile(_alt(_fold_all(d.get("holding_patterns", [])))),
+        gate=re.compile(gate),
+        gate_long=re.compile(gate_long),
+        english=re.compile(english),
     )
-    return hand, _Question(_ADVICE, guarded)
+
+
+@dataclass(frozen=True)
+class _Advice:
+    question: re.Pattern[str]
+    critique: re.Pattern[str]
+    self_talk: re.Pattern[str]
+    addressee: re.Pattern[str]
+    general: re.Pattern[str]
+    why: re.Pattern[str]
+    gate: re.Pattern[str]
+
+
+@cache
+def _advice() -> _Advice:
+    d = _load("advice.toml")
+    actions = _alt(_fold_all(d.get("actions", [])))
+    modal = _alt(_fold_all(d.get("modal", [])))
+    direct = _alt(_fold_all(d.get("direct", [])))
+    why = _alt(_fold_all(d.get("why", [])))
+    critique = _alt(_fold_all(d.get("critique", [])))
+    english = [
+        r"(?<![a-z])(?:should(?:n'?t)?(?: have)?|why (?:did|would) you|bad|terrible|awful) "
+        r"(?:call|raise|fold|check|bet|shove|play)",
+        r"(?<![a-z])(?:call|raise|fold|check|bet) (?:pls|plz|please)", "misplay",
+        r"(?<![a-z])(?:just|you) (?:call|raise|fold|check|bet|shove)(?![a-z])",
+    ]
+    question = _alt([
+        rf"(?:{actions})[^。\n!?？]{{0,6}}?(?:{modal})",
+        rf"(?:{actions})(?:{direct})",
+        rf"(?:{why})[^。\n]{{0,15}}?(?:{actions})",
+        # a question on an action: ここ降りるの？, それでコール？ (not ポットいくら？)
+        rf"(?:{actions})(?:する|すん|る|す)の?[?？]",
+        rf"(?:そこ|ここ|それ|これ)(?:で|は|も)?(?:{actions})[?？]",
+        rf"(?:そこ|ここ)(?:は|で|こそ)(?:{actions})+(?=$|[ 　、,!！。wｗ笑…]|だ|です|一択)",
+        # a name and an action (ボブさん、レイズ！), a chant (コール！コール！, 押せ押せ),
+        # a hypothetical (私ならレイズする)
+        rf"(?:さん|くん|ちゃん)[、, ]*(?:{actions})(?:[!！]|$|しろ|でしょ)",
+        rf"((?:{actions})|いけ|押せ)[!！ 、]*\1",
+        rf"(?:私|俺|僕|自分|わたし|おれ|ぼく|うち)(?:なら|だったら|だと)[^。\n]{{0,8}}?(?:{actions})",
+        critique, "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)", *english,
+    ])
+    return _Advice(
+        question=re.compile(question),
+        critique=re.compile(critique),
+        self_talk=re.compile(_alt(_fold_all(d.get("self_patterns", [])))),
+        addressee=re.compile(_alt(_fold_all(d.get("addressee_patterns", [])))),
+        general=re.compile(_alt(_fold_all(d.get("general_patterns", []))) or "(?!)"),
+        why=re.compile(rf"(?:{why})[^。\n]{{0,15}}?(?:{actions})"),
+        gate=re.compile(_trie([
+            *(_literal_prefix(a) for a in _fold_all(d.get("actions", []))),
+            *_fold_all(d.get("why", [])), *_fold_all(d.get("anchors", [])), "降り", "おり",
+        ])),
+    )
+
+
+# --- card notation ----------------------------------------------------------------------------
+
+_RANK = "(?:10|[2-9TJQKA])"
+# Compact cards in the NFKC text: rank + letter suit (case matters: "as" is English), rank +
+# suit symbol, suit symbol + rank; a run (AhKh, 9s9d) is glued, and stands apart from letters.
+_ONE = rf"(?:(?:{_RANK}|[tjqka])[cdhs{_SUITS}]|[{_SUITS}](?:{_RANK}|[tjqka]))"
+_RUN = re.compile(rf"(?<![A-Za-z0-9])(?:{_ONE})+(?![A-Za-z0-9])")
+_ONE_RE = re.compile(
+    rf"(?:(?P<r1>{_RANK}|[tjqka])(?P<s1>[cdhs{_SUITS}])|(?P<s2>[{_SUITS}])(?P<r2>{_RANK}|[tjqka]))"
+)
+# Word forms in the folded text: スペードのA, ハートの10, Aスペード, エースのハート, Kのスペード.
+_WORDY = re.compile(
+    rf"(?P<sw>{_SUIT_WORDS})の?(?P<r3>10|[2-9tjqka]|{_RANK_WORDS})"
+    r"(?![a-z0-9]|さん|くん|ちゃん|\s*(?:枚|つ|人|回|時|個|本|番|分|秒|円|点|日|月|年|位|歳|才|席|号|周|%))"
+    rf"|(?<![a-z0-9])(?P<r4>10|[tjqka]|{_RANK_WORDS}|[2-9](?=の))の?(?P<sw2>{_SUIT_WORDS})"
+)
+# After "As" / "Ah" / "Ad" (also English words) the card is certain only when a word about
+# holding follows (Ah持ってる, Asが来た), never punctuation or English (Ah, I see).
+_HOLDING_NEXT = re.compile(
+    r"\s?(?:が|を|は|も|と|の|持|もって|ある|あり|来|き(?:た|て)|引|だ|です|握|見|公開|$)")
+_ENGLISH_WORDS = {"As", "Ah", "Ad"}
+_NAME_SUFFIXES = ("さん", "くん", "ちゃん", "様", "さま", "氏", "君", "たん", "殿", "っち")
+# After a digit rank with a letter suit: a verb of holding or drawing, nothing vaguer.
+_SURE_NEXT = re.compile(r"\s?(?:を|が)?(?:持|もって|来|き(?:た|て)|引|握)")
+
+
+# Kanji that may follow a card directly (A♠持ってる, K♥来た, 9s引いた): verbs of holding,
+# drawing, showing. Any other kanji or katakana glued on makes it another word (Th曜日, Kd値,
+# クラブのA面, Kdモード).
+_CARD_KANJI = frozenset("持来引握見出落入揃残捨配刺当")
+_PARTICLES = frozenset("とのはがもにでやを")
+_QUOTES = ("って", "とは", "という", "っていう")
+
+
+def _after_card(text: str, end: int) -> str:
+    """What follows a card at ``end``: "sure" (nothing, a space, punctuation, hiragana, a verb
+    of holding), "unsure" (a question mark) or "drop" (glued to another word, or explained in
+    brackets: not a card)."""
+    if end >= len(text):
+        return "sure"
+    c = text[end]
+    if c in "?？":
+        return "unsure"
+    if c in "(（":
+        return "drop"
+    if "ァ" <= c <= "ヺ":
+        return "drop"
+    if "\u4e00" <= c <= "\u9fff":
+        return "sure" if c in _CARD_KANJI else "drop"
+    return "sure"
+
+
+def _card(rank: str, suit: str) -> Card | None:
+    r = _RANK_OF_WORD.get(rank, rank)
+    try:
+        return parse_card(("T" if r == "10" else r.upper()) + suit)
+    except CardError:
+        return None
+
+
+def named_cards(text: str) -> list[NamedCard]:
+    """Cards ``text`` (NFKC) names, each with whether the notation is certain.
+
+    Certain: a letter rank with a letter suit (``Ks``, ``Td``) -- except ``As`` / ``Ah`` / ``Ad``,
+    certain only in a run of cards or before a word about holding --, any rank with a suit
+    symbol (``A♠``, ``9♥``, ``♠A``), and the word forms with a rank letter or digit
+    (``スペードのA``, ``Aスペード``; not ``スペードのエース``, nor one followed by って). A digit
+    rank with a letter suit (``2h``, ``5s``, ``10s``: hours, seconds) is certain only in a run.
+    Never English words: ``as``, ``ah``, ``ks`` (lower-case rank with a letter suit).
+    """
+    out: list[NamedCard] = []
+    runs = list(_RUN.finditer(text))
+    for ri, run in enumerate(runs):
+        if text.startswith(_NAME_SUFFIXES, run.end()):
+            continue  # ♥Kさん: a name after a heart, not a card
+        after = _after_card(text, run.end())
+        if after == "drop":
+            continue
+        # a symbol card glued after a Japanese word, ending the message: a signature (ありがとうK♡)
+        before = text[run.start() - 1] if run.start() else ""
+        signed = ("ぁ" <= before <= "ゖ" and before not in _PARTICLES) and run.end() >= len(
+            text.rstrip("!！。…wｗ"))
+        if signed:
+            continue  # ありがとうK♡: a signature, not a card
+        ones = list(_ONE_RE.finditer(run.group(0)))
+        near = any(j != ri and (0 <= runs[j].start() - run.end() <= 2
+                                or 0 <= run.start() - runs[j].end() <= 2) for j in range(len(runs)))
+        in_run = len(ones) > 1 or near
+        for m in ones:
+            rank = m.group("r1") or m.group("r2") or ""
+            suit = m.group("s1") or m.group("s2") or ""
+            letter = suit in "cdhs"
+            if letter and rank.islower():
+                continue
+            card = _card(rank, _SUIT_OF_SYMBOL.get(suit, suit))
+            if card is None:
+                continue
+            end = run.start() + m.end()
+            if not letter:
+                certain = not rank.islower()
+            elif rank.isdigit():  # 2h, 5s, 10s: hours and seconds too
+                certain = in_run or _SURE_NEXT.match(text, end) is not None
+            elif m.group(0) in _ENGLISH_WORDS:
+                certain = in_run or (end < len(text) and _HOLDING_NEXT.match(text, end) is not None)
+            else:
+                certain = True
+            if not certain and not in_run and _HOLDING_NEXT.match(text, end) is None:
+                continue  # "Ah, I see", "2h待ち": not a card at all
+            if after == "unsure" or text.startswith(_QUOTES, run.end()):
+                certain = False  # Kh?, Jsって何の略？
+            out.append(NamedCard(card, certain))
+    folded = fold_nfkc(text)
+    same = len(folded) == len(text)
+    for m in _WORDY.finditer(folded):
+        if same and m.end() < len(text) and "ァ" <= text[m.end()] <= "ヺ":
+            continue  # Aハートマーク, スペードのTシャツ: part of a longer katakana word
+        after = _after_card(text, m.end()) if same else "sure"
+        if after == "drop":
+            continue  # クラブのA面
+        rank = m.group("r3") or m.group("r4") or ""
+        suit = _SUIT_OF_WORD[m.group("sw") or m.group("sw2") or ""]
+        card = _card(rank, suit)
+        if card is not None:
+            # a rank written as a word (スペードのエース: also a song) or a phrase under
+            # discussion (スペードのAって…) is not certain enough to act on alone
+            quoted = folded.startswith(_QUOTES, m.end())
+            out.append(NamedCard(card, rank not in _RANK_OF_WORD and not quoted
+                                 and after == "sure"))
+    return out
+
+
+# --- hand talk on words -----------------------------------------------------------------------
+
+_SUFFIX_NAMES = frozenset(_NAME_SUFFIXES)
+_DIGIT_RANKS = frozenset("2 3 4 5 6 7 8 9 10".split())
+_PAIR_DIGITS = re.compile(r"(10|[2-9])\1")
+_RANK_RUN = re.compile(
+    r"(?<![A-Za-z0-9])(?=[0-9TJQKA]*[TJQKA])(?:10|[2-9TJQKA]){2,4}[so]?(?![A-Za-z0-9])"
+    r"|(?<![A-Za-z0-9])(aa|kk|qq|jj)(?![A-Za-z0-9])"
+    r"|(?<![A-Za-z0-9.,])[2-9][2-9][so](?![A-Za-z0-9])",
+)
+_AA_SIDE_BET = re.compile(r"\s*の?(?:\d|べっと|bet|賭|かけ|なし|無し|配当|ぼーなす|倍)")
+_SUIT_COUNT = re.compile(
+    rf"(?:{_SUIT_WORDS}|[{_SUITS}])(?:が|を|は|も)?\s*(?:[2-7二三四五]|ふた|みっ)\s*(?:枚|つ)"
+)
+_RANK_COUNT = re.compile(
+    rf"(?:[akqjt]|10|[2-9]|{_RANK_WORDS})(?:が|を|は|も)\s*(?:[2-4二三四])\s*枚")
+_SHOW = re.compile(r"見せ|みせ|公開|おーぷん|open|show")
+_FOLD = re.compile(r"ふぉーるど|ふぉるど|降り|おり|fold|まっく|muck|(?<![a-z])f(?![a-z])")
+
+
+class _Text:
+    """A text as words, with each word's folded surface and its offsets in the folded text."""
+
+    __slots__ = ("at", "ends", "folded", "starts", "ws")
+
+    def __init__(self, text: str) -> None:
+        self.ws: tuple[Word, ...] = words(text)
+        self.folded: list[str] = [fold_nfkc(w.surface) for w in self.ws]
+        self.starts: dict[int, int] = {w.start: i for i, w in enumerate(self.ws)}
+        self.ends: dict[int, int] = {w.start + len(w.surface): i for i, w in enumerate(self.ws)}
+
+    def glued_before(self, i: int) -> bool:
+        return i > 0 and self.ws[i - 1].start + len(self.ws[i - 1].surface) == self.ws[i].start
+
+    def glued_after(self, j: int) -> bool:
+        return j + 1 < len(self.ws) and self.ws[j].start + len(self.ws[j].surface) == \
+            self.ws[j + 1].start
+
+
+_LAUGH = re.compile(r"[wｗ笑草]+")
+_QUESTION_NUMS = ("何", "なん", "幾", "いく")
+
+
+def _is_noun(w: Word) -> bool:
+    """A content noun (not a numeral, not laughter: ナッツｗｗ)."""
+    return w.pos in ("名詞", "代名詞") and w.pos2 != "数詞" and not _LAUGH.fullmatch(w.surface)
+
+
+def _is_poker_noun(t: _Text, k: int, h: _Hand) -> bool:
+    f = t.folded[k]
+    if f in h.poker_nouns or f in h.strong or f in h.weak:
+        return True
+    s = t.ws[k].surface
+    if not (re.fullmatch(r"(?:10|[2-9TJQKA]){1,4}[so]?", s) or t.ws[k].pos2 == "数詞"):
+        return False
+    if s.startswith(_QUESTION_NUMS):
+        return False  # ジョーカー何枚入ってるの？: a question about the deck
+    if t.glued_after(k) and (_is_noun(t.ws[k + 1]) or t.ws[k + 1].pos == "接尾辞"):
+        nf = t.folded[k + 1]  # Tシャツ, 3時, 3つ: a rank glued to an everyday word is no rank
+        if nf == "枚":
+            return True  # ハートの3枚
+        return (nf in h.poker_nouns or nf in h.strong or nf in h.weak) and nf not in h.counters
+    return True
+
+
+def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Hand) -> bool:
+    """Whether the weak word of words i..j is poker talk here (see the module docstring)."""
+    if h.everyday.match(folded_text, start):
+        return False
+    if t.glued_before(i) and _is_noun(t.ws[i - 1]) and not _is_poker_noun(t, i - 1, h):
+        return False  # 目覚ましセット (チームのエース: below)
+    if t.glued_before(i) and t.ws[i - 1].surface in ("A", "B", "C", "K", "Q", "J") \
+            and t.folded[i] not in h.after_rank:
+        return False  # Aセット (a set menu), Cセット; but Aペア, Kハイ
+    if t.glued_before(i) and t.ws[i - 1].pos == "接頭辞":
+        return False
+    if i > 0 and t.folded[i - 1] in ("(", "（"):
+        return False  # 豚の角煮（ブタ）: a note in brackets
+    if i > 0 and t.ws[i - 1].pos == "助詞" and t.folded[i - 1] in ("に", "へ"):
+        return False  # 7時にセット, マナーモードにセット
+    if i > 0 and t.ws[i - 1].pos == "助動詞" and t.folded[i - 1] == "な":
+        return False  # お得なセット
+    if i >= 2 and t.folded[i - 1] == "の" and t.ws[i - 2].pos2 in ("普通名詞", "固有名詞") \
+            and not _is_poker_noun(t, i - 2, h) and t.folded[i] not in ("ぺあ",):
+        return False  # チームのエース, 晩ごはんのブタ
+    if j + 1 < len(t.ws):
+        nxt = t.ws[j + 1]
+        if t.glued_after(j) and (_is_noun(nxt) or nxt.pos == "接尾辞") \
+                and not _is_poker_noun(t, j + 1, h):
+            return False  # セットアップ, ストレートネック, ハートマーク, ブタさん
+        if nxt.lemma == "為る":
+            return False  # セットした, ドローする
+        if t.folded[j + 1] in ("って", "とは", "という", "って何"):
+            return False  # スペードって何ゲーム？ (talk about the word)
+        if t.folded[j + 1] == "な" and nxt.pos == "助動詞":
+            return False  # ロイヤルな気分 (an adjective)
+        if t.folded[j + 1] == "の" and j + 2 < len(t.ws):
+            after = t.ws[j + 2]
+            if _is_noun(after) and not _is_poker_noun(t, j + 2, h):
+                return False  # ブタの角煮, ハートの絵文字
+    return _weak_frame(t, j, h)
+
+
+_CLAUSE_END = frozenset({
+    "か", "かも", "かな", "よ", "ね", "わ", "ぞ", "さ", "だけ", "しか", "のみ", "すら", "さえ",
+    "ばかり", "ばっかり", "ばっか", "まで", "じゃん", "やん", "っす", "や",
+})
+
+
+def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
+    """What follows the weak word ending at word j frames it as a hand: nothing (「ストレート」),
+    a copula or a clause end (ブタでした, セットかも), a poker noun (ハート待ち), a count
+    (デュース3枚), a verb of making or holding (セットできた, ジョーカー引いた), directly or after
+    が/も/は/を (ペアが出来た); に + なる (セットになった); の + a poker noun. Everything else is an
+    everyday use (ストレートで勝った, ペアで参加, ジョーカー見た, ハートが強いね)."""
+    ws, n = t.ws, len(t.ws)
+    k = j + 1
+    if k >= n:
+        return True
+    nxt, f = ws[k], t.folded[k]
+    lemma = nxt.lemma.split("-")[0]
+    if f in ("(", "（", "・", "=", "＝"):
+        return False  # ドロー（引き分け）: explained; ジャック・スパロウ: a name
+    if nxt.pos in ("補助記号", "空白") or _LAUGH.fullmatch(f) or f in ("!", "?"):
+        return True
+    if _is_poker_noun(t, k, h) or (nxt.pos2 == "数詞" and not f.startswith(_QUESTION_NUMS)):
+        return True
+    if nxt.pos == "助動詞" and f not in ("に", "な"):
+        return True
+    if nxt.pos == "動詞":
+        return lemma in h.frame_verbs
+    if nxt.pos == "形容詞":
+        return lemma in ("無い",) or _rates(nxt, h)
+    if nxt.pos not in ("助詞", "助動詞"):
+        return False
+    if f in _CLAUSE_END:
+        return True
+    after = ws[k + 1] if k + 1 < n else None
+    if after is None:
+        return f in ("が", "も", "は")
+    a_lemma = after.lemma.split("-")[0]
+    if f in ("が", "も", "は", "を"):
+        return a_lemma in h.frame_verbs or _is_poker_noun(t, k + 1, h) or a_lemma == "無い"
+    if f == "に":
+        return a_lemma == "成る"
+    if f == "の":
+        return _is_poker_noun(t, k + 1, h)
+    return False
+
+
+def _run_glued_everyday(t: _Text, end: int, h: _Hand) -> bool:
+    """A word of the text starts at offset ``end`` and is an everyday noun (TT兄弟)."""
+    k = t.starts.get(end)
+    if k is None or not _is_noun(t.ws[k]) or _is_poker_noun(t, k, h):
+        return False
+    return not all("ぁ" <= c <= "ゖ" or c == "ー" for c in t.ws[k].surface)  # AAきた (北)
+
+
+def _segments(word: str, h: _Hand) -> bool:
+    """``word`` (folded) is nothing but hand vocabulary and poker nouns, with at least one hand
+    word: an unknown compound the dictionary keeps whole (ストフラドロー)."""
+    known = h.strong | h.weak
+    parts = known | h.poker_nouns
+    ok: list[int] = [0]  # bit 1: reachable, bit 2: a hand word used
+    ok += [-1] * len(word)
+    for i in range(len(word)):
+        if ok[i] < 0:
+            continue
+        for j in range(i + 2, len(word) + 1):
+            piece = word[i:j]
+            if piece in parts:
+                v = ok[i] | (1 if piece in known else 0)
+                ok[j] = max(ok[j], v)
+    return ok[len(word)] == 1
+
+
+def _glued_everyday(t: _Text, j: int, h: _Hand) -> bool:
+    """Word j is glued to a following everyday noun or suffix (ナッツ類, フラッシュ暗算)."""
+    if not t.glued_after(j):
+        return False
+    nxt = t.ws[j + 1]
+    return (_is_noun(nxt) or nxt.pos == "接尾辞") and not _is_poker_noun(t, j + 1, h)
+
+
+_RANK_NEXT = frozenset({"はい", "ぺあ", "ぽけっと", "2枚", "二枚", "待ち", "まち", "持ち",
+                        "ひっと"})
+_RANK_NEXT_START = ("きた", "来た", "きて", "こい", "来い")
+
+
+def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
+    """A rank at word j is tied to a holding by what follows (が来た, 持ってる, のペア, ハイ)."""
+    ws, n = t.ws, len(t.ws)
+    k = j + 1
+    if k < n and t.folded[k] in _SUFFIX_NAMES:
+        return False  # Kさん: a name (other suffixes may tie it: Q持ち)
+    if k < n and t.folded[k] in ("が", "を", "も", "は", "の", "さえ"):
+        if t.folded[k] == "の" and k + 1 < n:
+            return t.folded[k + 1] in h.poker_nouns or t.folded[k + 1] in h.strong \
+                or t.folded[k + 1] in h.weak
+        k += 1
+    if k < n:
+        w = ws[k]
+        if w.lemma.split("-")[0] in h.rank_verbs:
+            return True
+        if t.folded[k] in _RANK_NEXT or t.folded[k].startswith(_RANK_NEXT_START):
+            return True
+        if t.folded[k] in ("2", "二") and k + 1 < n and t.folded[k + 1] == "枚":
+            return True
+    return False
+
+
+def _rates(w: Word, h: _Hand) -> bool:
+    """``w`` rates a hand (いい, ひどい, 最悪, ゴミ)."""
+    return (w.lemma.split("-")[0] in h.rating_lemmas or w.surface in h.rating_lemmas) and w.pos in (
+        "形容詞", "形状詞", "名詞", "接頭辞", "副詞")
+
+
+def _rank_prefix(t: _Text, i: int) -> bool:
+    return i > 0 and t.folded[i - 1] in ("ぽけっと", "とっぷ", "おーばー")
+
+
+def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
+    """Whether ``text`` (NFKC, short) is hand talk read on words, and the cards it names."""
+    h = _hand()
+    cards = tuple(named_cards(text))
+    if cards:
+        return True, cards
+    folded = fold_nfkc(text)
+    if _SUIT_COUNT.search(folded) or _RANK_COUNT.search(folded):
+        return True, cards
+    if h.english.search(folded):
+        return True, cards
+    t = _Text(text)
+    ws = t.ws
+    # rank groups: AA, AKs, KQo, T9, kk (not a name: AAさん; not the holdem_aa side bet)
+    for m in _RANK_RUN.finditer(text):
+        if game == "holdem_aa" and m.group(0).upper() == "AA" \
+                and _AA_SIDE_BET.match(fold_nfkc(text[m.end():m.end() + 8])):
+            continue
+        rest = text[m.end():m.end() + 2]
+        if rest.startswith(tuple(_SUFFIX_NAMES)) or rest.startswith(("(", "（")):
+            continue  # AAさん (a name); QQ(チャット) (explained: not poker)
+        if m.group(0).upper() == "JK":
+            continue  # 女子高生 as often as a joker; the joker as a card is "JK" in a run
+        if _run_glued_everyday(t, m.end(), h):
+            continue  # TT兄弟
+        return True, cards
+    for i, w in enumerate(ws):
+        f = t.folded[i]
+        s = w.surface
+        if s in ("A", "K", "Q", "J", "T") or (w.pos2 == "数詞" and s in _DIGIT_RANKS):
+            nxt = t.folded[i + 1] if i + 1 < len(ws) else ""
+            suit_count = nxt == "枚" and i > 0 and t.folded[i - 1] in ("が", "を")
+            if nxt in h.counters and not suit_count:
+                continue  # 22時, 3人, 2回
+            if _rank_context(t, i, h) or _rank_prefix(t, i):
+                return True, cards
+            continue
+        if w.pos2 == "数詞" and _PAIR_DIGITS.fullmatch(s):
+            if _rank_context(t, i, h) or _rank_prefix(t, i):
+                return True, cards  # 99持ってる
+            continue
+        if f in h.hand_nouns:
+            # いい手, ゴミ手札, 最強の手, 手札ひどい, 手が悪い, 手札最悪: a rating next to it
+            k = i - 1
+            if k >= 1 and t.folded[k] in ("の", "な"):
+                k -= 1  # 最強の手, 微妙な手
+            if k >= 1 and t.folded[k] == "ない":
+                k -= 1  # 悪くない手
+            if k >= 0 and _rates(ws[k], h):
+                return True, cards
+            k = i + 1
+            if k < len(ws) and t.folded[k] in ("が", "は", "も"):
+                k += 1
+            if k < len(ws) and _rates(ws[k], h):
+                return True, cards
+    # vocabulary words and phrases, where a word starts (and, for words, ends)
+    # the folded text has the NFKC text's offsets when folding keeps lengths (nearly always)
+    same = len(folded) == len(text)
+    for m in h.vocab.finditer(folded):
+        if not same:
+            break
+        wi = t.starts.get(m.start())
+        wj = t.ends.get(m.end())
+        if wi is None or wj is None:
+            continue
+        word = m.group(0)
+        if word in h.strong and (_glued_everyday(t, wj, h) or (
+                wj + 1 < len(ws) and (ws[wj + 1].lemma.split("-")[0] in h.everyday_lemmas
+                                      or t.folded[wj + 1] in ("(", "（", "って", "とは")))):
+            continue  # ナッツ類, フラッシュ暗算, ナッツ好き, ワイルドカード（野球）, 〜って何？
+        if word in h.strong or _weak_stands(t, wi, wj, folded, m.start(), h):
+            return True, cards
+    for k, w in enumerate(ws):
+        if not w.lemma and w.pos == "名詞" and len(w.surface) >= 4 and _segments(t.folded[k], h):
+            return True, cards
+    for m in h.phrases.finditer(folded):
+        if not same or m.start() in t.starts:
+            return True, cards
+    return False, cards
+
+
+def _chunk_starts(text: str) -> list[int]:
+    """Where the distinct overlapping pieces of :data:`LONG` characters of a long text start,
+    each distinct piece once (spam repeats itself: 「あ」×10,000 is one piece). The stride is a
+    multiple of every short period (2, 3, 4, 6, 7), so a repeated phrase gives one piece."""
+    seen: dict[str, int] = {}
+    for a in range(0, len(text), STRIDE):
+        seen.setdefault(text[a:a + STRIDE + OVERLAP], a)
+        if len(seen) >= CHUNKS:
+            break
+    return list(seen.values())
+
+
+def _hand_info(text: str, folded: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
+    if len(text) <= LONG:
+        if _hand().gate.search(folded) is None:
+            return False, ()
+        return _hand_words(text, game)
+    gate = _hand().gate_long
+    if len(folded) != len(text):
+        return False, ()
+    # a long text: each distinct piece once (spam repeats itself), and in it only windows
+    # around the pre-check's matches, each distinct window read once (the analyser costs up to
+    # ~20 µs per character of unknown text)
+    found: list[NamedCard] = []
+    seen: set[str] = set()
+    for start in _chunk_starts(text):
+        piece = folded[start:start + STRIDE + OVERLAP]
+        last = -1
+        for m in gate.finditer(piece):
+            if m.start() < last:
+                continue
+            a, b = max(0, m.start() - WINDOW), min(len(piece), m.end() + WINDOW)
+            last = b
+            window = text[start + a:start + b]
+            if window in seen:
+                continue
+            seen.add(window)
+            yes, cards = _short_hand(window, game)
+            found.extend(cards)
+            if yes:
+                return True, tuple(found)
+            if len(seen) >= WINDOWS:
+                return False, tuple(found)
+    return False, tuple(found)
+
+
+@lru_cache(maxsize=4096)
+def _short_hand(piece: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
+    return _hand_info(piece, fold_nfkc(piece), game)
+
+
+def _advice_of(folded: str) -> tuple[bool, bool]:
+    """(advice, critique) for a folded text."""
+    a = _advice()
+    if a.gate.search(folded) is None:
+        return False, False
+    m = a.question.search(folded)
+    if m is None or a.general.search(folded) is not None:
+        return False, False
+    return True, a.critique.search(folded) is not None
+
+
+ADVICE_WINDOW = 24  # characters each side of a pre-check word (an advice match is short)
+
+
+def _about_board(folded: str) -> bool:
+    """The hand talk is about the board: a board word comes first (ボードペアだね, ボードにA落ちた)
+    and nothing says the speaker holds anything (持, 合わせ, 俺, 手札 …)."""
+    h = _hand()
+    if h.holding.search(folded) is not None:
+        return False
+    if h.board_words.search(folded) is not None:
+        return True
+    b = h.board.search(folded)
+    if b is None:
+        return False
+    first = h.gate.search(folded)
+    return first is None or first.start() >= b.start()
+
+
+@lru_cache(maxsize=16384)
+def _read(text: str, game: str) -> Reading:
+    folded = fold_nfkc(text)
+    hand, cards = _hand_info(text, folded, game)
+    advice, critique = _advice_of(folded) if len(text) <= LONG else _long_advice(text, folded)
+    if not hand and not advice:
+        return Reading(False, False)
+    a = _advice()
+    show = hand and _SHOW.search(folded) is not None
+    return Reading(
+        hand_info=hand, advice=advice, cards=cards, show=show,
+        folding=show and _FOLD.search(folded) is not None,
+        past=hand and _hand().past.search(folded) is not None,
+        board=hand and _about_board(folded),
+        self_talk=advice and a.self_talk.search(folded) is not None,
+        addressed=advice and a.addressee.search(folded) is not None,
+        critique=critique,
+        why=advice and a.why.search(folded) is not None,
+    )
+
+
+def _long_advice(text: str, folded: str) -> tuple[bool, bool]:
+    """Advice in a long text: in each distinct piece, the question asked of windows around the
+    pre-check's words, each distinct window once."""
+    if len(folded) != len(text):
+        return _advice_of(folded)
+    seen: set[str] = set()
+    gate = _advice().gate
+    for start in _chunk_starts(text):
+        piece = folded[start:start + STRIDE + OVERLAP]
+        last = -1
+        for m in gate.finditer(piece):
+            if m.start() < last:
+                continue
+            lo, hi = max(0, start + m.start() - ADVICE_WINDOW), start + m.end() + ADVICE_WINDOW
+            last = hi - start
+            window = folded[lo:hi]
+            if window in seen:
+                continue
+            seen.add(window)
+            got = _advice_of(window)
+            if got[0]:
+                return got
+            if len(seen) >= CHUNKS:
+                return False, False
+    return False, False
+
+
+def read(text: str, game: str) -> Reading:
+    """What ``text`` (as typed or NFKC) contains, for ``game``; never raises for any ``str``."""
+    t = nfkc(text)
+    if len(t) > 400:
+        return _read.__wrapped__(t, game)
+    return _read(t, game)
 
 
 def scan(text: str, norm: str, game: str) -> tuple[bool, bool]:
     """(hand_info, advice) for one message of ``game``: ``text`` as typed after
     :func:`referee.lang.normalize.nfkc`, ``norm`` its :func:`~referee.lang.normalize.fold`."""
-    hand, advice = _questions(game)
-    return hand(norm), advice(norm)
+    r = _read(text, game) if len(text) <= 400 else _read.__wrapped__(text, game)
+    return r.hand_info, r.advice

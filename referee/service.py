@@ -20,16 +20,12 @@ spectators) | chat → leak / interference checks. An engine's :class:`IllegalAc
 
 Policies (RULES.md "hand information" / "interference"; the rulings made here):
 
-* Leak: a seated player's chat that the parser marks ``hand_info`` while a hand runs, unless it
-  only names cards legally shown or on the board (:func:`referee.flags.assess_leak`). ``high``
-  (the claim matches what they hold: a hidden card, a pair of ranks, a suit count, the hand class
-  they make) → forced fold, removal, the definition's ``information_leak`` points at once;
-  ``low`` → a flag for ``!confirm``/``!dismiss``. During the showdown a verified claim is only
-  ``low`` (it is the proper moment to show). Spectators hold no cards and are not flagged;
-  private messages to the bot are never leaks.
-* Interference: ``advice`` during a hand by anyone but a moderator is a ``low`` flag; confirmed,
-  it costs a forced fold and removal (if seated), ``interference`` points and the rank mark
-  (demoted to 無印; marks come from ``!rank`` / ``# rank:``).
+* Leaks, interference, penalties and the moderators' decisions on them (``!confirm``,
+  ``!dismiss``, ``!flags``, ``!penalty``, ``!penalties``) are :mod:`referee.discipline`'s: only a
+  hidden card named in card notation is penalised at once, everything else is a flag; one
+  penalty per player per hand; a penalty can be reversed. The pipeline hands it every chat
+  message the parser marks ``hand_info`` (from seated players) or ``advice``; private messages
+  to the bot are never leaks.
 * Bank: every change is a ledger entry -- ``leave`` events credit their ``bank``, ``penalty``
   events debit their ``points`` (whoever emitted them), ``!grant``/``!sit``/``# bank:`` emit a
   ``bank`` event with their entry. Balances may go negative (a penalty larger than the bank).
@@ -56,22 +52,15 @@ from referee import guide
 from referee.actions import Parsed
 from referee.bank import Bank
 from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
-from referee.definitions import GAME_IDS, Penalties
-from referee.events import Event, Flag, Leave, Penalty, Rejected, Say
-from referee.flags import assess_leak
+from referee.definitions import GAME_IDS
+from referee.discipline import Discipline, FlagDecided, FlagRecord  # noqa: F401 (re-exported)
+from referee.events import Event, Leave, Penalty, Rejected, Say
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
 from referee.rules import Deal, Engine, IllegalAction, OptionError, create
 
 # --- events added by the service (CONTRACTS §3 allows new kinds; the store derives from them) ---
-
-
-class FlagDecided(Event):
-    event: Literal["flag_decided"] = "flag_decided"
-    id: int
-    decision: Literal["confirmed", "dismissed"]
-    by: str
 
 
 class RankChange(Event):
@@ -136,17 +125,6 @@ class Table:
     last_time: float | None = None  # the latest input time seen at this table
 
 
-@dataclass
-class FlagRecord:
-    id: int
-    room: str
-    player: str
-    kind: Literal["information_leak", "interference"]
-    text: str
-    confidence: Literal["high", "low"]
-    status: Literal["open", "confirmed", "dismissed"] = "open"
-
-
 @dataclass(slots=True)
 class _Ctx:
     """What one input produced so far."""
@@ -162,7 +140,7 @@ ALIAS_ARGS = {"時計停止": ["off"], "時計再開": ["on"]}  # keyed by the t
 
 MODERATOR_COMMANDS = {
     "open", "close", "deal", "grant", "penalty", "confirm", "dismiss", "nogame", "misdeal",
-    "exposed", "lastslot", "rank", "clock",
+    "exposed", "lastslot", "rank", "clock", "flags",
 }
 
 # Commands that act on a table (a private message must name it or come from a seated player).
@@ -182,8 +160,9 @@ HELP = {
     "grant": "!grant @user N [理由] — バンクにNポイントを付与（負で減算）します（モデレーター）",
     "penalty": "!penalty @user KIND — ペナルティを科します（information_leak / interference）"
     "（モデレーター）",
-    "confirm": "!confirm ID — フラグを確定し、ペナルティを適用します（モデレーター）",
-    "dismiss": "!dismiss ID — フラグを却下します（モデレーター）",
+    "confirm": catalog.text("help_confirm"),
+    "dismiss": catalog.text("help_dismiss"),
+    "flags": catalog.text("help_flags"),
     "nogame": "!nogame — ノーゲーム（ディーリングミスの手続き）（モデレーター）",
     "misdeal": "!misdeal @user — 誤配布の手続き（モデレーター）",
     "exposed": "!exposed @user|board — 手札（またはボードのカード）が見えたときの手続き"
@@ -197,13 +176,7 @@ HELP = {
     "help": "!help [コマンド] — 使い方（テーブルではそのゲームのアクションも）",
 }
 
-PENALTY_KINDS = ("information_leak", "interference")
 AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic deal
-PENALTY_NAMES = {
-    "information_leak": "ハンド情報の公開", "interference": "干渉行為",
-    "flying_action_limit": "フライングアクション3回", "check_fa": "チェックのフライングアクション",
-    "allin_fa": "オールインのフライングアクション",
-}
 # Event kinds _emit records something for (besides keeping the event).
 _EMIT_KINDS = frozenset({"hand_end", "bonus_area", "leave", "penalty", "tournament_end"})
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
@@ -324,14 +297,14 @@ class Referee:
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self.tables: dict[str, Table] = {}
         self.bank = Bank()
-        self.flags: dict[int, FlagRecord] = {}
+        self.discipline = Discipline(self)
+        self.flags: dict[int, FlagRecord] = self.discipline.flags
         self.penalties: list[dict[str, Any]] = []
         self.ranks: dict[str, str] = {}
         self.processed: set[str] = set()
         # The deuces bonus area outlives tables and sessions (RULES.md): the last one seen, so a
         # table opened later starts from it. Derived from events, so a rebuild restores it too.
         self.bonus_area: tuple[list[str], list[int]] | None = None
-        self._next_flag = 1
         self._track_processed = True  # off while a rebuild re-runs inputs a store already has
 
     # --- entry points ----------------------------------------------------------------------
@@ -483,6 +456,7 @@ class Referee:
         bank.restore(balances)
         for key, value in data.items():
             setattr(self, key, value)
+        self.discipline.ref = self  # not pickled (see Discipline.__getstate__)
         self.bank = bank
         self.moderators = set(self._configured) | named
 
@@ -718,13 +692,13 @@ class Referee:
                 return
             self._emit(ctx, events)
             if parsed.hand_info and parsed.action not in _SHOW_ACTIONS:
-                self._check_leak(ctx, table, sender, text)
+                self.discipline.check_leak(ctx, table, sender, text)
             self._after(ctx, table)
             return
         if parsed.hand_info and seated:
-            self._check_leak(ctx, table, sender, text)
-        if parsed.advice:
-            self._check_interference(ctx, table, sender, text, seated)
+            self.discipline.check_leak(ctx, table, sender, text)
+        if parsed.advice or parsed.kind == "action":  # 「レイズして」 from a spectator parses
+            self.discipline.check_interference(ctx, table, sender, text)  # as an action
         if parsed.kind == "chat":
             self._say_unread(ctx, table, sender, text)
         self._after(ctx, table)
@@ -759,84 +733,6 @@ class Referee:
                 self._say(ctx, "まだカードは配られていません。", to=sender)
             else:
                 self._say(ctx, "現在のハンドに参加していません。", to=sender)
-
-    # --- flags ---------------------------------------------------------------------------------
-    def _new_flag(
-        self, ctx: _Ctx, room: str, player: str, kind: Literal["information_leak", "interference"],
-        text: str, confidence: Literal["high", "low"],
-    ) -> FlagRecord:
-        rec = FlagRecord(self._next_flag, room, player, kind, text, confidence)
-        self._next_flag += 1
-        self.flags[rec.id] = rec
-        self._emit(ctx, [Flag(id=rec.id, player=player, kind=kind, text=text,
-                              confidence=confidence)])
-        return rec
-
-    def _check_leak(self, ctx: _Ctx, table: Table, player: str, text: str) -> None:
-        eng = table.engine
-        if not eng.in_hand:
-            return
-        board = eng.board_cards()
-        conf = assess_leak(text, table.game, eng.holdings(player), eng.shown(player), board)
-        if conf is None:
-            return
-        if conf == "high" and getattr(eng, "phase", None) == "showdown":
-            conf = "low"  # the showdown is a proper moment to show: a moderator decides
-        rec = self._new_flag(ctx, table.room, player, "information_leak", text, conf)
-        if conf == "high":
-            rec.status = "confirmed"
-            self._apply_penalty(ctx, table.room, player, "information_leak", flag=rec.id)
-        else:
-            points = _points(self._penalty_points(table.room).information_leak)
-            self._say(ctx, f"フラグ#{rec.id}: {player}さんの発言がハンド情報の公開にあたる可能性が"
-                           f"あります（確定すると強制フォールド・強制退席・{points}）。"
-                           "モデレーターの判断を待ちます（!confirm / !dismiss）。")
-
-    def _check_interference(
-        self, ctx: _Ctx, table: Table, player: str, text: str, seated: bool
-    ) -> None:
-        if not table.engine.in_hand or self.is_moderator(player):
-            return
-        rec = self._new_flag(ctx, table.room, player, "interference", text, "low")
-        points = _points(self._penalty_points(table.room).interference)
-        self._say(ctx, f"フラグ#{rec.id}: {player}さんの発言が干渉行為にあたる可能性があります"
-                       f"（確定すると強制フォールド・強制退席・{points}・降格）。"
-                       "モデレーターの判断を待ちます（!confirm / !dismiss）。")
-
-    def _penalty_points(self, room: str) -> Penalties:
-        t = self.tables.get(room)
-        return t.engine.definition.penalties if t is not None else Penalties()
-
-    def _apply_penalty(
-        self, ctx: _Ctx, room: str, player: str, kind: str, flag: int | None = None
-    ) -> None:
-        """Forced fold + removal from the table + bank points (+ demotion for interference)."""
-        table = self.tables.get(room)
-        pen = self._penalty_points(room)
-        points = pen.information_leak if kind == "information_leak" else pen.interference
-        if table is not None and player in self.seated_names(room):
-            if table.engine.in_hand:
-                try:
-                    self._emit(ctx, table.engine.force_fold(player))
-                except IllegalAction:
-                    pass  # not in this hand (or already folded): nothing to fold
-            self._emit(ctx, [Penalty(player=player, kind=kind, points=points)])
-            try:
-                self._emit(ctx, table.engine.remove(player))
-            except IllegalAction:
-                pass
-        else:
-            self._emit(ctx, [Penalty(player=player, kind=kind, points=points)])
-        ref = f"（フラグ#{flag}）" if flag is not None else ""
-        self._say(ctx, f"{player}さん: {PENALTY_NAMES[kind]}{ref}のペナルティ — 強制フォールド・"
-                       f"強制退席、バンクから{_points(points)}を没収します。")
-        if kind == "interference":
-            mark = self.ranks.get(player, "")
-            if mark:
-                self._set_rank(ctx, player, "")
-                self._say(ctx, f"{player}さんのランク印「{mark}」を降格（無印）しました。")
-        if table is not None:
-            self._after(ctx, table)
 
     def _set_rank(self, ctx: _Ctx, player: str, mark: str) -> None:
         prev = self.ranks.get(player, "")
@@ -1032,16 +928,7 @@ class Referee:
 
     def _cmd_penalties(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         who = self._target(sender, args, to, "ペナルティ記録")
-        rows = [p for p in self.penalties if p["player"] == who]
-        if not rows:
-            self._say(ctx, f"{who}さんのペナルティ記録はありません。", to=to)
-            return
-        items = "、".join(
-            f"{PENALTY_NAMES.get(str(p['kind']), str(p['kind']))}（{p['kind']}）"
-            f" {_points(int(p['points']))}"
-            for p in rows
-        )
-        self._say(ctx, f"{who}さんのペナルティ記録（{len(rows)}件）: {items}", to=to)
+        self._say(ctx, self.discipline.penalties_of(who), to=to)
 
     def _cmd_grant(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         if len(args) < 2:
@@ -1058,35 +945,16 @@ class Referee:
         self._say(ctx, f"{who}さんのバンクに{_points(n)}（{reason}）。残高 {_points(bal)}", to=to)
 
     def _cmd_penalty(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        if len(args) < 2 or args[1] not in PENALTY_KINDS:
-            raise IllegalAction("使い方: " + HELP["penalty"])
-        self._apply_penalty(ctx, room, _user(args[0]), args[1])
-
-    def _flag_arg(self, args: list[str]) -> FlagRecord:
-        if not args:
-            raise IllegalAction("フラグ番号を指定してください")
-        try:
-            fid = int(args[0].lstrip("#"))
-        except ValueError:
-            raise IllegalAction(f"フラグ番号が読めません: {args[0]}") from None
-        rec = self.flags.get(fid)
-        if rec is None:
-            raise IllegalAction(f"フラグ#{fid}はありません")
-        if rec.status != "open":
-            raise IllegalAction(f"フラグ#{fid}はすでに処理済みです")
-        return rec
+        self.discipline.cmd_penalty(ctx, room, sender, args, to, "使い方: " + HELP["penalty"])
 
     def _cmd_confirm(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        rec = self._flag_arg(args)
-        rec.status = "confirmed"
-        self._emit(ctx, [FlagDecided(id=rec.id, decision="confirmed", by=sender)])
-        self._apply_penalty(ctx, rec.room, rec.player, rec.kind, flag=rec.id)
+        self.discipline.cmd_confirm(ctx, room, sender, args, to)
 
     def _cmd_dismiss(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        rec = self._flag_arg(args)
-        rec.status = "dismissed"
-        self._emit(ctx, [FlagDecided(id=rec.id, decision="dismissed", by=sender)])
-        self._say(ctx, f"フラグ#{rec.id}（{rec.player}さん）を却下しました。")
+        self.discipline.cmd_dismiss(ctx, room, sender, args, to)
+
+    def _cmd_flags(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        self.discipline.cmd_flags(ctx, room, sender, args, to)
 
     def _mistake(self, ctx: _Ctx, room: str, kind: str, args: list[str]) -> None:
         t = self._need_table(room)

@@ -63,7 +63,7 @@ def test_made_class_is_the_best_with_the_visible_board() -> None:
 def test_a_pair_in_hand_is_not_named_by_talk_of_a_paired_board() -> None:
     hole, board = c("Ah Ad Kc Qs"), c("9s 9h 4c")
     assert made_class("omaha", hole, board) == "two_pair"
-    assert assess_leak("ペアボードだね", "omaha", hole, [], board) == "low"
+    assert assess_leak("ペアボードだね", "omaha", hole, [], board) is None  # the board is public
     assert assess_leak("ツーペアある", "omaha", hole, [], board) == "high"
 
 
@@ -94,6 +94,7 @@ def test_naming_any_hidden_card_is_high(cards: list[int]) -> None:
 
 def test_counts_the_board_shows_are_not_verified_claims() -> None:
     hole, board = c("Ks Kh 7s 2s"), c("Kd Kc 9s 8s 3s")
-    assert assess_leak("ボードにKK", "omaha", hole, [], board) == "low"
+    assert assess_leak("ボードにKK", "omaha", hole, [], board) is None  # talk about the board
+    assert assess_leak("ボードにKKで俺もK持ち", "omaha", hole, [], board) == "low"
     assert assess_leak("スペード3枚", "omaha", hole, [], board) == "low"
     assert assess_leak("スペード3枚", "omaha", hole, [], c("Kd Kc 9s")) == "high"

@@ -1,0 +1,327 @@
+"""Discipline: leak and interference flags, penalties, and the moderators' decisions on them.
+
+The service (:mod:`referee.service`) hands every chat message that the parser marks ``hand_info``
+or ``advice`` to :meth:`Discipline.check_leak` / :meth:`Discipline.check_interference`, and the
+moderator commands ``!confirm``, ``!dismiss``, ``!flags``, ``!penalty`` and ``!penalties`` here.
+The rulings (RULES.md "Penalties: when the referee acts alone", "Hand information",
+"Interference"):
+
+* **Leak** (a seated player dealt into the running hand; spectators hold no cards and private
+  messages to the bot are never leaks): :func:`referee.flags.judge_leak` decides. Only a hidden
+  card named in certain card notation is penalised at once (forced fold, removal, the
+  definition's ``information_leak`` points); during the showdown -- the proper moment to show --
+  every claim is only a ``low`` flag. Everything else is a flag with a priority for a moderator.
+* **Interference** (anyone but a moderator, during a hand): always a flag for a moderator
+  (``high`` when it names or addresses someone or is plain critique, else ``low``). Not a flag:
+  a player thinking aloud about their own decision, naming nobody -- on their own turn
+  (「降りたほうがいいかな」), or musing about their own play while dealt in (「〜かな」「〜かも」).
+  Hurrying (「早くアクションしてください」) is not advice at all (:mod:`referee.lexicon`).
+* **One penalty per player per hand** for leaks and interference: a later flag of the same hand,
+  automatic or confirmed (an older pending flag confirmed after an automatic penalty too), is
+  recorded -- confirmed, in the log -- but not charged, and the room is told so.
+* **Reversible**: ``!dismiss ID`` on a confirmed or automatic flag that was charged returns the
+  points (a ``penalty_reversed`` event with a reversing ledger entry, so ``referee records
+  ledger`` shows both) and gives a demoted rank mark back; the forced fold and the removal stand,
+  and the room message says so.
+* A flag confirmed after its hand is over: the points and the removal apply (a removal during a
+  later hand folds that hand, as any removal does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from referee.cards import Card
+from referee.definitions import Penalties
+from referee.events import Event, Flag, Penalty
+from referee.flags import LeakVerdict, judge_leak
+from referee.lang.catalog import excerpt, text
+from referee.lexicon import read
+from referee.rules import IllegalAction
+
+if TYPE_CHECKING:
+    from referee.service import Referee, Table, _Ctx
+
+Kind = Literal["information_leak", "interference"]
+Priority = Literal["high", "low"]
+PENALTY_KINDS = ("information_leak", "interference")
+REFEREE = "referee"  # the ``by`` of a decision the referee took itself
+
+
+class FlagDecided(Event):
+    event: Literal["flag_decided"] = "flag_decided"
+    id: int
+    decision: Literal["confirmed", "dismissed"]
+    by: str
+
+
+class PenaltyReversed(Event):
+    """``!dismiss`` of a charged flag: the points go back (its ledger entry points here)."""
+
+    event: Literal["penalty_reversed"] = "penalty_reversed"
+    player: str
+    kind: str
+    points: int
+    flag: int
+
+
+@dataclass
+class FlagRecord:
+    id: int
+    room: str
+    player: str
+    kind: Kind
+    text: str
+    confidence: Priority
+    status: Literal["open", "confirmed", "dismissed"] = "open"
+    hand: int = 0  # the hand it was raised in (0: no hand)
+    charged: bool = False  # a penalty was taken for it (and not reversed)
+    points: int = 0
+    penalty_index: int | None = None  # into Referee.penalties
+    demoted_from: str = ""  # the rank mark taken by the penalty
+
+
+def leak_judgement(said: str, game: str, holdings: Sequence[Card], shown: Sequence[Card],
+                   board: Sequence[Card], showdown: bool = False) -> LeakVerdict | None:
+    """The leak verdict on a dealt-in player's message while a hand runs (see the module
+    docstring); at the showdown nothing is automatic and every flag is ``low``."""
+    v = judge_leak(said, game, holdings, shown, board)
+    if v is None or not showdown:
+        return v
+    return LeakVerdict("low", False)
+
+
+def interference_priority(said: str, game: str, *, to_act: bool, dealt: bool) -> Priority | None:
+    """The priority of an interference flag on a non-moderator's message while a hand runs, or
+    ``None``: not advice, or the speaker thinking aloud about their own play -- on their own
+    turn, or (dealt into the hand) musing 〜かな about it -- naming nobody."""
+    r = read(said, game)
+    if not r.advice:
+        return None
+    if not r.addressed and ((to_act and not r.why) or (dealt and r.self_talk)):
+        return None  # (on one's own turn, "why did you …" is still about someone else)
+    return "high" if (r.addressed or r.critique) else "low"
+
+
+def penalty_name(kind: str) -> str:
+    try:
+        return text(f"penalty_name_{kind}")
+    except ValueError:
+        return kind
+
+
+def _priority(p: str) -> str:
+    return text(f"priority_{p}")
+
+
+class Discipline:
+    """The flags and the one-penalty-per-hand ledger of a :class:`~referee.service.Referee`."""
+
+    def __init__(self, ref: Referee) -> None:
+        self.ref = ref
+        self.flags: dict[int, FlagRecord] = {}
+        self.next_id = 1
+        # (room, hand, player) charged for a leak or interference in that hand
+        self.charged: set[tuple[str, int, str]] = set()
+
+    # A service snapshot pickles this object with the service's state; the back-reference is
+    # not part of it (the service re-attaches itself on restore).
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "ref"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    # --- checks --------------------------------------------------------------------------------
+    def check_leak(self, ctx: _Ctx, table: Table, player: str, said: str) -> None:
+        eng = table.engine
+        if not eng.in_hand:
+            return
+        showdown = getattr(eng, "phase", None) == "showdown"
+        v = leak_judgement(said, table.game, eng.holdings(player), eng.shown(player),
+                           eng.board_cards(), showdown)
+        if v is None:
+            return
+        rec = self._new_flag(ctx, table, player, "information_leak", said, v.priority)
+        if not v.automatic:
+            self._announce(ctx, rec)
+            return
+        if self._charged(rec):
+            rec.status = "confirmed"
+            self.ref._emit(ctx, [FlagDecided(id=rec.id, decision="confirmed", by=REFEREE)])
+            self.ref._say(ctx, text("flag_recorded", id=rec.id, player=player))
+            return
+        rec.status = "confirmed"
+        self.apply_penalty(ctx, table.room, player, "information_leak", rec)
+
+    def check_interference(self, ctx: _Ctx, table: Table, player: str, said: str) -> None:
+        eng = table.engine
+        if not eng.in_hand or self.ref.is_moderator(player):
+            return
+        priority = interference_priority(said, table.game, to_act=eng.to_act() == player,
+                                         dealt=bool(eng.holdings(player)))
+        if priority is None:
+            return
+        rec = self._new_flag(ctx, table, player, "interference", said, priority)
+        self._announce(ctx, rec)
+
+    # --- flags ---------------------------------------------------------------------------------
+    def _new_flag(self, ctx: _Ctx, table: Table, player: str, kind: Kind, said: str,
+                  priority: Priority) -> FlagRecord:
+        hand = int(getattr(table.engine, "hand_no", 0) or 0)
+        rec = FlagRecord(self.next_id, table.room, player, kind, said, priority, hand=hand)
+        self.next_id += 1
+        self.flags[rec.id] = rec
+        self.ref._emit(ctx, [Flag(id=rec.id, player=player, kind=kind, text=said,
+                                  confidence=priority)])
+        return rec
+
+    def _announce(self, ctx: _Ctx, rec: FlagRecord) -> None:
+        pen = self.points(rec.room)
+        points = pen.information_leak if rec.kind == "information_leak" else pen.interference
+        key = "flag_leak" if rec.kind == "information_leak" else "flag_interference"
+        self.ref._say(ctx, text(key, id=rec.id, player=rec.player,
+                                priority=_priority(rec.confidence), points=points))
+
+    def _charged(self, rec: FlagRecord) -> bool:
+        return rec.hand > 0 and (rec.room, rec.hand, rec.player) in self.charged
+
+    def points(self, room: str) -> Penalties:
+        t = self.ref.tables.get(room)
+        return t.engine.definition.penalties if t is not None else Penalties()
+
+    # --- penalties -----------------------------------------------------------------------------
+    def apply_penalty(self, ctx: _Ctx, room: str, player: str, kind: str,
+                      rec: FlagRecord | None = None) -> bool:
+        """Forced fold + removal + bank points (+ demotion for interference), once per player
+        per hand; False (and a room message) when this hand already cost them a penalty."""
+        ref = self.ref
+        table = ref.tables.get(room)
+        current = int(getattr(table.engine, "hand_no", 0) or 0) if (
+            table is not None and table.engine.in_hand) else 0
+        hand = rec.hand if rec is not None else current
+        if hand and (room, hand, player) in self.charged:
+            what = (text("penalty_what_flag", id=rec.id) if rec is not None
+                    else text("penalty_what_command"))
+            ref._say(ctx, text("penalty_not_charged", player=player, what=what))
+            return False
+        pen = self.points(room)
+        points = pen.information_leak if kind == "information_leak" else pen.interference
+        penalty = Penalty(player=player, kind=kind, points=points)
+        if table is not None and player in ref.seated_names(room):
+            if table.engine.in_hand and (rec is None or rec.hand == current):
+                try:
+                    ref._emit(ctx, table.engine.force_fold(player))
+                except IllegalAction:
+                    pass  # not in this hand (or already folded): nothing to fold
+            ref._emit(ctx, [penalty])
+            try:
+                ref._emit(ctx, table.engine.remove(player))
+            except IllegalAction:
+                pass
+        else:
+            ref._emit(ctx, [penalty])
+        if hand:
+            self.charged.add((room, hand, player))
+        idx = next((i for i in range(len(ref.penalties) - 1, -1, -1)
+                    if ref.penalties[i]["player"] == player), None)
+        note = text("penalty_ref", id=rec.id) if rec is not None else ""
+        ref._say(ctx, text("penalty", player=player, name=penalty_name(kind), ref=note,
+                           points=points))
+        demoted = ""
+        if kind == "interference":
+            mark = ref.ranks.get(player, "")
+            if mark:
+                ref._set_rank(ctx, player, "")
+                demoted = mark
+                ref._say(ctx, text("demoted", player=player, mark=mark))
+        if rec is not None:
+            rec.charged, rec.points, rec.penalty_index = True, points, idx
+            rec.demoted_from = demoted
+        if table is not None:
+            ref._after(ctx, table)
+        return True
+
+    # --- commands ------------------------------------------------------------------------------
+    def _flag_arg(self, args: list[str]) -> FlagRecord:
+        if not args:
+            raise IllegalAction(text("flag_number_missing"))
+        try:
+            fid = int(args[0].lstrip("#"))
+        except ValueError:
+            raise IllegalAction(text("flag_number_bad", arg=excerpt(args[0]))) from None
+        rec = self.flags.get(fid)
+        if rec is None:
+            raise IllegalAction(text("flag_unknown", id=fid))
+        return rec
+
+    def cmd_confirm(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        rec = self._flag_arg(args)
+        if rec.status == "confirmed":
+            raise IllegalAction(text("flag_confirmed_already", id=rec.id))
+        if rec.status != "open":
+            raise IllegalAction(text("flag_decided_already", id=rec.id))
+        rec.status = "confirmed"
+        self.ref._emit(ctx, [FlagDecided(id=rec.id, decision="confirmed", by=sender)])
+        self.apply_penalty(ctx, rec.room, rec.player, rec.kind, rec)
+
+    def cmd_dismiss(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        rec = self._flag_arg(args)
+        if rec.status == "dismissed":
+            raise IllegalAction(text("flag_decided_already", id=rec.id))
+        ref = self.ref
+        rec.status = "dismissed"
+        ref._emit(ctx, [FlagDecided(id=rec.id, decision="dismissed", by=sender)])
+        if not rec.charged:
+            ref._say(ctx, text("dismissed", id=rec.id, player=rec.player))
+            return
+        rec.charged = False
+        self.charged.discard((rec.room, rec.hand, rec.player))
+        ref._emit(ctx, [PenaltyReversed(player=rec.player, kind=rec.kind, points=rec.points,
+                                        flag=rec.id)])
+        if rec.points:
+            ref._ledger(ctx, rec.player, rec.points, f"penalty_reversed:{rec.kind}",
+                        len(ctx.events) - 1)
+        if rec.penalty_index is not None and rec.penalty_index < len(ref.penalties):
+            ref.penalties[rec.penalty_index]["reversed"] = True
+        ref._say(ctx, text("reversed", id=rec.id, player=rec.player,
+                           name=penalty_name(rec.kind), points=rec.points))
+        if rec.demoted_from and not ref.ranks.get(rec.player, ""):
+            ref._set_rank(ctx, rec.player, rec.demoted_from)
+            ref._say(ctx, text("rank_restored", player=rec.player, mark=rec.demoted_from))
+
+    def cmd_flags(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        """The undecided flags (of this room; asked privately: of every room); the room never
+        sees what was said (it could hold cards)."""
+        open_ = [f for f in self.flags.values()
+                 if f.status == "open" and (to != "room" or f.room == room)]
+        if not open_:
+            self.ref._say(ctx, text("flags_none"), to=to)
+            return
+        key = "flags_item" if to == "room" else "flags_item_text"
+        items = "、".join(
+            text(key, id=f.id, player=f.player, name=penalty_name(f.kind),
+                 priority=_priority(f.confidence), hand=f.hand, text=excerpt(f.text))
+            for f in open_
+        )
+        self.ref._say(ctx, text("flags_list", count=len(open_), items=items), to=to)
+
+    def cmd_penalty(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str,
+                    usage: str) -> None:
+        if len(args) < 2 or args[1] not in PENALTY_KINDS:
+            raise IllegalAction(usage)
+        who = args[0][1:] if args[0].startswith("@") and len(args[0]) > 1 else args[0]
+        self.apply_penalty(ctx, room, who, args[1])
+
+    def penalties_of(self, who: str) -> str:
+        rows: list[dict[str, Any]] = [p for p in self.ref.penalties if p["player"] == who]
+        if not rows:
+            return text("penalties_none", player=who)
+        items = "、".join(
+            text("penalties_item_reversed" if p.get("reversed") else "penalties_item",
+                 name=penalty_name(str(p["kind"])), kind=str(p["kind"]), points=int(p["points"]))
+            for p in rows
+        )
+        return text("penalties_list", player=who, count=len(rows), items=items)

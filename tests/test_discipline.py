@@ -1,0 +1,241 @@
+"""Leak and interference judgement end to end (issue #13): innocent talk is never penalised,
+real leaks are flagged (only a hidden card named in card notation is penalised at once), one
+penalty per player per hand, and ``!dismiss`` gives the points back with a reversing entry."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from referee.adapters.transcript import replay_events
+from referee.cards import parse_cards
+from referee.discipline import interference_priority, leak_judgement
+from referee.service import Referee
+
+ROOT = Path(__file__).resolve().parent.parent
+DIR = ROOT / "tests" / "transcripts" / "service"
+
+
+def events(name: str, ref: Referee | None = None) -> list[dict[str, Any]]:
+    return [e.to_json() for e in replay_events(DIR / name, referee=ref)]
+
+
+def of(evs: list[dict[str, Any]], kind: str, **match: Any) -> list[dict[str, Any]]:
+    return [e for e in evs if e["event"] == kind and all(e.get(k) == v for k, v in match.items())]
+
+
+def says(evs: list[dict[str, Any]], to: str = "room") -> list[str]:
+    return [e["text"] for e in of(evs, "say", to=to)]
+
+
+def test_ordinary_table_talk_is_never_flagged_or_penalised() -> None:
+    ref = Referee()
+    evs = events("innocent_talk.txt", ref)
+    assert of(evs, "flag") == [] and of(evs, "penalty") == []
+    assert "未処理のフラグはありません。" in says(evs)
+    # nobody lost a point: the bank holds the opening balances plus the chips taken home
+    assert not [e for e in ref.bank.ledger if e.reason.startswith("penalty")]
+
+
+def test_real_leaks_are_flagged_and_exact_cards_penalised_at_once() -> None:
+    ref = Referee()
+    evs = events("leaks_judged.txt", ref)
+    flags = [(f["player"], f["text"], f["confidence"]) for f in of(evs, "flag")]
+    assert flags == [
+        ("carol", "ハート3枚", "high"),  # a suit count she holds
+        ("carol", "フラドロなんだよね", "low"),  # a draw
+        ("dave", "ナッツだわ", "low"),  # strength
+        ("bob", "降りたのはQQでした", "high"),  # a folded player's pair, verified
+        ("bob", "Ts持ってた", "high"),  # a folded card, still hidden: penalised at once
+        ("alice", "A♠持ってる", "high"),  # a hidden card: penalised at once
+        ("dave", "いい手来た", "low"),
+    ]
+    assert [(p["player"], p["points"]) for p in of(evs, "penalty")] == [
+        ("bob", 1000), ("alice", 1000)]
+    assert {ref.flags[i].status for i in (5, 6)} == {"confirmed"}
+    assert all(ref.flags[i].status == "open" for i in (1, 2, 3, 4, 7))
+    room = says(evs)
+    listing = next(s for s in room if s.startswith("未処理のフラグ（5件）"))
+    assert "#1 carolさん" in listing and "ハート3枚" not in listing  # never the words in the room
+    (private,) = says(evs, to="dealer")
+    assert "「ハート3枚」" in private  # a moderator asking privately sees them
+    assert not any("A♠" in s or "Ts" in s for s in room)
+
+
+def test_one_penalty_per_hand_and_dismiss_reverses_the_points() -> None:
+    ref = Referee()
+    evs = events("penalty_once.txt", ref)
+    assert [(p["player"], p["kind"]) for p in of(evs, "penalty")] == [
+        ("alice", "information_leak"), ("eve", "interference")]
+    room = says(evs)
+    assert sum("1ハンドにつき1回" in s for s in room) == 2  # flag 1 (alice) and flag 4 (eve)
+    (leave,) = of(evs, "leave", player="alice")
+    before = 3000 + leave["bank"] - 1000
+    assert f"aliceさんのバンク残高: {before:,}P" in room
+    # !dismiss 2 (the automatic flag): the points return, the fold and removal stand
+    assert of(evs, "penalty_reversed", player="alice") == [
+        {"event": "penalty_reversed", "player": "alice", "kind": "information_leak",
+         "points": 1000, "flag": 2}]
+    assert any("強制フォールドと強制退席は取り消せません" in s for s in room)
+    assert f"aliceさんのバンク残高: {before + 1000:,}P" in room
+    assert ref.bank.balance("alice") == 3000 + leave["bank"]
+    assert [e.delta for e in ref.bank.ledger if e.player == "alice"] == [
+        3000, -1000, leave["bank"], 1000]
+    assert "alice" not in ref.tables["transcript"].engine.stacks()
+    assert "dealerさん: フラグ#2はすでに処理済みです" in room
+    assert any("（返還済み）" in s for s in room)
+    # eve's interference penalty reversed too: points and the rank mark come back
+    assert ref.bank.balance("eve") == 9000 and ref.ranks["eve"] == "銀"
+    assert room[-1] == "未処理のフラグはありません。"
+
+
+def test_records_show_the_penalty_and_its_reversal(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    cli = [sys.executable, "-m", "referee.cli"]
+    r = subprocess.run([*cli, "replay", "--db", str(db), str(DIR / "penalty_once.txt")],
+                       capture_output=True, text=True, timeout=120, encoding="utf-8")
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([*cli, "records", "--db", str(db), "ledger", "--player", "alice", "--json"],
+                       capture_output=True, text=True, timeout=60, encoding="utf-8")
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    reasons = [(row["delta"], row["reason"], row["event"]) for row in rows]
+    assert (-1000, "penalty:information_leak", "penalty") in reasons
+    assert (1000, "penalty_reversed:information_leak", "penalty_reversed") in reasons
+    r = subprocess.run([*cli, "records", "--db", str(db), "flags", "--player", "alice", "--json"],
+                       capture_output=True, text=True, timeout=60, encoding="utf-8")
+    statuses = {json.loads(x)["id"]: json.loads(x)["status"] for x in r.stdout.splitlines()}
+    assert statuses == {1: "confirmed", 2: "dismissed"}
+
+
+OMAHA = parse_cards("Kc Kd 7s 2h")
+BOARD = parse_cards("Ks 9d 4c")
+
+
+@pytest.mark.parametrize(
+    "text,holding",
+    [
+        ("明日早いから目覚ましセットしたｗ", "Kc Kd 7s 2h"),
+        ("晩ごはんブタの角煮だったｗ", "Qh Tc 5d 3s"),
+        ("Kさん、今日は22時までですか？", "2c 2d Kh 9s"),
+        ("Jさん、おかえり", "Jc Jd 9h 9s"),
+        ("Ah, I see", "Ah As 9d 9c"),
+        ("2hくらいやります", "2h 2d 9c 9s"),
+        ("セットメニュー頼んだ", "Kc Kd 7s 2h"),
+        ("ナイスハンド！", "Ah Kh Qd Jd"),
+        ("さっきのハンド、ストレートだったのに負けた", "Ah Kh Qd Jd"),
+        ("フォールド Ah見せ", "Ah As 9d 9c"),
+        ("ありがとう♥Kさん", "Kh Ks 9d 9c"),
+        ("ランチはAセットにした", "Ah As Ad 9c"),
+        ("アラーム7時にセット", "7h 7s 7d 9c"),
+    ],
+)
+def test_innocent_lines_are_not_leaks(text: str, holding: str) -> None:
+    assert leak_judgement(text, "omaha", parse_cards(holding), [], BOARD) is None
+
+
+@pytest.mark.parametrize(
+    "text,automatic",
+    [("A♠持ってる", True), ("スペードのA", True), ("Aスペードだよ", True), ("As持ってる", True),
+     ("AsKh", True), ("ハート2枚", False), ("99持ってる", False), ("ナッツ", False),
+     ("手札ひどい", False), ("あと一枚", False), ("ポケットA", False)],
+)
+def test_leaks_and_which_are_certain(text: str, automatic: bool) -> None:
+    v = leak_judgement(text, "omaha", parse_cards("As Kh 9h 9c"), [], [])
+    assert v is not None and v.automatic is automatic
+
+
+def test_innocent_lines_of_the_corpus_never_name_a_card_for_certain() -> None:
+    """Whatever the speaker holds, no innocent line of a running hand could be penalised at
+    once: none names a card in certain notation (outside a show or a finished hand)."""
+    from referee.lexicon import read
+
+    for line in (ROOT / "tests" / "corpus" / "judgement.jsonl").read_text("utf-8").splitlines():
+        row = json.loads(line)
+        if row["label"] != "innocent" or not row.get("in_hand", True):
+            continue
+        r = read(row["text"], row["game"])
+        certain = [c for c in r.cards if c.certain]
+        assert not certain or r.show or r.past, row["text"]
+
+
+def test_a_card_shown_or_at_the_showdown_is_not_penalised() -> None:
+    hole = parse_cards("As Kh 9h 9c")
+    assert leak_judgement("A♠見せたよ", "omaha", hole, parse_cards("As"), []) is None
+    v = leak_judgement("A♠持ってる", "omaha", hole, [], [], showdown=True)
+    assert v is not None and not v.automatic and v.priority == "low"
+
+
+@pytest.mark.parametrize(
+    "text,to_act,dealt,expected",
+    [
+        ("降りたほうがいいかな", True, True, None),  # own turn, thinking aloud
+        ("早くアクションしてください", False, False, None),  # hurrying
+        ("コールしてくれてありがとう", False, False, None),
+        ("ボブさんフォールドして", False, False, "high"),
+        ("ボブさんフォールドして", True, True, "high"),  # addressed: not about oneself
+        ("もっと攻めて", False, False, "high"),
+        ("ちゃんと考えて", False, False, "high"),
+        ("ここはハイパーでしょ", False, False, "low"),
+        ("全部残しなよ", False, False, "low"),
+        ("降りたほうがいいかも", False, False, "low"),  # a spectator musing about someone else
+        ("なんでさっきレイズしたの", True, True, "low"),  # own turn, but about someone else's raise
+        ("次からもっと攻めよう", False, True, None),  # a dealt-in player's resolution
+    ],
+)
+def test_interference(text: str, to_act: bool, dealt: bool, expected: str | None) -> None:
+    game = "seven" if "ハイパー" in text else "deuces" if "残し" in text else "omaha"
+    assert interference_priority(text, game, to_act=to_act, dealt=dealt) == expected
+
+
+def test_judgement_bench_meets_the_targets_on_its_corpus() -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    import judgement
+
+    out, notes = judgement.score(judgement.load(judgement.DEFAULT))
+    assert out["lines"] >= 250
+    assert out["automatic_on_innocent"] == 0, notes
+    assert out["hand_talk"]["precision"] >= 0.9 and out["hand_talk"]["recall"] >= 0.85, notes
+    assert out["interference"]["precision"] >= 0.85, notes
+    assert out["interference"]["recall"] >= 0.75, notes
+
+
+def test_a_broken_vocabulary_file_is_one_clear_error(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee import lexicon
+
+    (tmp_path / "advice.toml").write_text('modal = ["(unclosed"]\n', encoding="utf-8")
+    monkeypatch.setattr(lexicon, "LEXICON_DIR", tmp_path)
+    with pytest.raises(lexicon.LexiconError, match=r"advice.toml: modal: '\(unclosed'"):
+        lexicon._load("advice.toml")
+    (tmp_path / "hand.toml").write_text("strong = 3\n", encoding="utf-8")
+    with pytest.raises(lexicon.LexiconError, match="strong must be a list of strings"):
+        lexicon._load("hand.toml")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(
+    "AKQJT98765432shdc♠♥♦♣ のがを持来たさん時枚ペアセットブタナッツ手札いい、。？ 0123456789")),
+    max_size=40), st.sampled_from(["omaha", "holdem_aa", "seven", "deuces"]))
+def test_judgement_never_raises(text: str, game: str) -> None:
+    hole = parse_cards("As Kh 9h 9c")
+    v = leak_judgement(text, game, hole, [], parse_cards("9d 2c 3s"))
+    assert v is None or v.priority in ("high", "low")
+    assert interference_priority(text, game, to_act=False, dealt=True) in (None, "high", "low")
+
+
+def test_a_spectators_demand_shaped_like_an_action_is_flagged() -> None:
+    base = (DIR / "penalty_once.txt").read_text(encoding="utf-8").split("[21:00:01]")[0]
+    text = base + ("eve: レイズして\neve: コール\nalice: こ\nbob: 降りたほうがいいかな\n"
+                   "eve: 早くアクションしてください\n")
+    evs = [e.to_json() for e in replay_events(text=text)]
+    # eve's demand is a flag (the parser may read it as an action: she cannot act); her bare
+    # 「コール」, bob thinking aloud on his turn and the request to hurry are not
+    assert [(f["player"], f["text"]) for f in of(evs, "flag")] == [("eve", "レイズして")]
