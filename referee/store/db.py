@@ -37,6 +37,7 @@ from pydantic_core import PydanticSerializationError, to_json
 from referee.events import Event
 from referee.events import event_json as event_json
 from referee.outcome import LedgerEntry, Outcome
+from referee.store.integrity import CorruptDatabase, quick_check
 from referee.store.schema import (
     PROJECTED_KINDS,
     Projected,
@@ -95,9 +96,9 @@ def connect(
     except sqlite3.OperationalError as e:  # locked, read-only, I/O error
         conn.close()
         raise StoreError(f"{path}: cannot open: {e}") from None
-    except sqlite3.DatabaseError as e:  # "file is not a database"
+    except sqlite3.DatabaseError as e:  # "file is not a database", a damaged header page
         conn.close()
-        raise StoreError(f"{path}: not a SQLite database ({e})") from None
+        raise CorruptDatabase(path, str(e)) from None
     except StoreError:
         conn.close()
         raise
@@ -170,10 +171,17 @@ class Store:
         self.conn = connect(path, create=create, exclusive=exclusive)
         self.db = sqlite_utils.Database(self.conn, execute_plugins=False)
         try:
+            if self.path != ":memory:":
+                # A damaged page anywhere is found now, before any command reads a record:
+                # one line naming the file and the remedy, never a traceback half-way.
+                quick_check(self.conn, path)
             self.version = migrate(self.db)
+        except CorruptDatabase:
+            self.conn.close()
+            raise
         except sqlite3.DatabaseError as e:
             self.conn.close()
-            raise StoreError(f"{path}: {e}") from None
+            raise CorruptDatabase(path, str(e)) from None
         except StoreError as e:
             self.conn.close()
             raise StoreError(f"{path}: {e}") from None
