@@ -4,11 +4,17 @@ channel, hole cards and private replies by PRIVMSG to the player's nick.
 A thin I/O shell around the service pipeline (:class:`referee.service.Referee`), like the Matrix
 and terminal adapters. What it adds is delivery on a network with no message ids and no history:
 
-* **Identity** is what the server says: a player is their nick. A nick change is followed (the
-  referee keeps calling ``alice`` the person now called ``alice_``, and her cards go to
-  ``alice_``); a different person who takes a nick a known player still holds is not believed.
-  Without services nobody can prove who they are -- see docs/irc.md. With
-  ``require_identified`` moderator commands need a nick logged in to services (WHOIS 330/307).
+* **Identity** is never a nick alone (:mod:`referee.adapters.irc_identity`): a sender reaches
+  the referee only from a proven connection -- a services account (IRCv3 ``account-tag``,
+  ``extended-join``, ``account-notify``, WHOX, or WHOIS 330) or, on a network without
+  services, a per-player secret checked once per connection (``!pass`` by private message,
+  never stored as typed and never part of the event log). Private content goes only to the
+  nick of the connection proven for that player, else it is held until they prove again. A
+  proof survives a restart of the bot (persisted with the connection's sign-on time) and
+  ends with the connection (QUIT). With ``require_identified`` moderator commands need an
+  account. A nick change is followed.
+* **Back-ups** of the database on ``!close`` and every ``backup_every`` seconds, keeping the
+  last ``backup_keep`` (:class:`referee.store.integrity.Backups`).
 * **Exactly once in.** Each received line becomes one input with a fresh id
   (``irc:<run>:<n>``); the service saves it, its events and ledger in one transaction and a
   restart rebuilds every table from the database. IRC keeps no history: what is said while the
@@ -34,7 +40,6 @@ import signal
 import ssl
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +47,9 @@ from typing import Any
 from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.config import read_settings
+from referee.adapters.irc_identity import Book, Whois, pass_args
 from referee.adapters.outbox import Pacer, byte_len, encoding_ok, split_text
+from referee.lang.catalog import text as msg
 from referee.service import MODERATOR_COMMANDS, command_name
 
 log = logging.getLogger("referee.irc")
@@ -76,6 +83,9 @@ class IrcConfig:
     ping_interval: float = 60.0  # PING the server after this much silence ...
     ping_timeout: float = 60.0  # ... and reconnect if it stays silent this much longer
     tick_every: float = TICK_EVERY  # action clock: seconds between timer ticks of one table
+    backup_dir: Path | None = None  # default: backups/ next to the database
+    backup_every: float = 3600.0  # seconds between back-ups; 0: only on !close
+    backup_keep: int = 24  # back-ups kept
 
     @property
     def effective_port(self) -> int:
@@ -87,7 +97,8 @@ _KEYS: dict[str, type] = {
     "tls_verify": bool, "tls_ca": str, "nick": str, "username": str, "realname": str,
     "password": str, "moderators": list, "require_identified": bool, "encoding": str,
     "interval": float, "burst": int, "max_backoff": float, "ping_interval": float,
-    "ping_timeout": float, "tick_every": float,
+    "ping_timeout": float, "tick_every": float, "backup_dir": str, "backup_every": float,
+    "backup_keep": int,
 }
 
 
@@ -123,6 +134,9 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
             ping_interval=float(data.get("ping_interval", 60.0)),
             ping_timeout=float(data.get("ping_timeout", 60.0)),
             tick_every=float(data.get("tick_every", TICK_EVERY)),
+            backup_dir=Path(str(data["backup_dir"])) if data.get("backup_dir") else None,
+            backup_every=float(data.get("backup_every", 3600.0)),
+            backup_keep=int(data.get("backup_keep", 24)),
         )
     except (TypeError, ValueError) as e:
         raise ConfigError(str(e)) from None
@@ -132,6 +146,8 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
         raise ConfigError("interval must be >= 0 and burst >= 1")
     if cfg.tick_every <= 0:
         raise ConfigError("tick_every must be > 0")
+    if cfg.backup_every < 0 or cfg.backup_keep < 1:
+        raise ConfigError("backup_every must be >= 0 and backup_keep >= 1")
     return cfg
 
 
@@ -176,20 +192,6 @@ def is_moderator_command(text: str) -> bool:
     return name in MODERATOR_COMMANDS or (name in ("bank", "penalties") and len(parts) > 1)
 
 
-@dataclass
-class Whois:
-    """What a WHOIS told about one nick: the services account, if any."""
-
-    nick: str
-    account: str | None = None
-    registered: bool = False  # 307 RPL_WHOISREGNICK (ngIRCd/Unreal: nick identified, mode +R)
-
-    def identified_as(self, name: str, fold: Callable[[str], str]) -> bool:
-        if self.account is not None:
-            return fold(self.account) == fold(name)
-        return self.registered and fold(self.nick) == fold(name)
-
-
 # --- the bot ------------------------------------------------------------------------------
 
 @dataclass
@@ -217,6 +219,12 @@ class IrcBot:
             referee.rebuild(store.inputs())  # tables resume where the last run left them
             referee.persistence = store
         self.referee = referee
+        from referee.store.identity import Identities
+        from referee.store.integrity import Backups
+
+        self.book = Book(Identities(store.conn), self.fold, self._known_names)
+        self.backups = Backups(config.database, config.backup_dir, config.backup_every,
+                               config.backup_keep)
         self.run_id = uuid.uuid4().hex[:12]
         self.seq = 0
         self.pacer = Pacer(interval=config.interval, burst=config.burst)
@@ -232,16 +240,20 @@ class IrcBot:
         self.userhost: str | None = None
         self.casemapping = "rfc1459"
         self.joined: set[str] = set()  # folded channel names
-        self.names: dict[str, str] = {}  # folded nick -> identity (the referee's player name)
-        self.nicks: dict[str, str] = {}  # identity -> current nick
-        self.held: dict[str, list[str]] = {}  # identity -> private lines waiting for them
+        self.held: dict[str, list[str]] = {}  # player -> private lines waiting for their proof
+        self.caps: set[str] = set()  # IRCv3 capabilities the server acknowledged
         self._whois: dict[str, asyncio.Future[Whois]] = {}
         self._whois_partial: dict[str, Whois] = {}
-        self._verified: dict[str, float] = {}  # folded nick -> when verified
+        self._unproven: set[str] = set()  # folded nicks looked up and not proven (this conn.)
+        self._hinted: set[str] = set()  # folded nicks told how to prove themselves
+        self._fails: dict[str, list[float]] = {}  # folded name -> times of wrong secrets
         self._last_rx = 0.0
         self._lost: asyncio.Event = asyncio.Event()
         self._was_connected = False
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
+        self._whox = False  # the server answers WHO with chosen fields (ISUPPORT WHOX)
+        self._cap_ls: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
         # counters for operators and tests
         self.connects = 0
         self.sent_lines = 0
@@ -260,40 +272,24 @@ class IrcBot:
         return sorted(names)
 
     def identity(self, nick: str) -> str | None:
-        """The referee's name for whoever holds ``nick`` now; None if the nick is one a known
-        player still holds under another nick (somebody else took it: not believed)."""
-        key = self.fold(nick)
-        if key in self.names:
-            return self.names[key]
-        canonical = nick
-        for name in self._known_names():
-            if self.fold(name) == key:
-                canonical = name  # same person by IRC's rules: the spelling the table knows
-                break
-        holder = self.nicks.get(canonical)
-        if holder is not None and self.fold(holder) != key:
-            return None
-        self.names[key] = canonical
-        self.nicks[canonical] = nick
-        return canonical
+        """The player whose proven connection holds ``nick`` now; None if nobody's."""
+        who = self.book.of_nick(nick)
+        return who[0] if who is not None else None
 
     def _renamed(self, old: str, new: str) -> None:
-        ident = self.names.pop(self.fold(old), None)
-        if ident is None:
-            ident = self.identity(old) or old
-            self.names.pop(self.fold(old), None)
-        self.names[self.fold(new)] = ident
-        self.nicks[ident] = new
-        self._verified.pop(self.fold(old), None)
-        log.info("nick change followed: %s -> %s (player %s)", old, new, ident)
-        self._release_held(ident)
+        self._unproven.discard(self.fold(old))
+        self._hinted.discard(self.fold(old))
+        ident = self.book.renamed(old, new)
+        if ident is not None:
+            log.info("nick change followed: %s -> %s (player %s)", old, new, ident)
+            self._release_held(ident)
 
     def _gone(self, nick: str) -> None:
-        ident = self.names.pop(self.fold(nick), None)
-        if ident is not None and self.nicks.get(ident) is not None \
-                and self.fold(self.nicks[ident]) == self.fold(nick):
-            del self.nicks[ident]
-        self._verified.pop(self.fold(nick), None)
+        self._unproven.discard(self.fold(nick))
+        self._hinted.discard(self.fold(nick))
+        ident = self.book.quit(nick)
+        if ident is not None:
+            log.info("%s quit: the proof of player %s ended with the connection", nick, ident)
 
     # --- outbox -----------------------------------------------------------------------------
     def send(self, target: str, text: str, identity: str | None = None) -> None:
@@ -311,13 +307,10 @@ class IrcBot:
         if not self.registered:
             return None
         if line.identity is not None and not line.target:
-            nick = self.nicks.get(line.identity)
-            if nick is not None:
-                return str(nick)
-            holder = self.names.get(self.fold(line.identity))
-            if holder is not None and holder != line.identity:
-                return ""  # the nick belongs to somebody else now: hold it for the player
-            return line.identity
+            # Only to the connection proven for that player; never to a nick merely named
+            # like them (whoever took it after they left is not them): else held.
+            nick = self.book.nick_of(line.identity)
+            return nick if nick is not None else ""
         if line.target[:1] in "#&+!":
             return line.target if self.fold(line.target) in self.joined else None
         return line.target
@@ -344,7 +337,8 @@ class IrcBot:
                     self.held.setdefault(line.identity, []).append(line.text)
                     self.outbox.remove(line)
                     blocked.add(key)
-                    log.info("private message for %s held: their nick is taken", line.identity)
+                    log.info("private message for %s held until they prove who they are",
+                             line.identity)
                     continue
                 pick = (line, where)
                 break
@@ -385,7 +379,8 @@ class IrcBot:
         etype = str(event.type)
         if etype == "all_raw_messages":
             return
-        if etype in ("whoisaccount", "307", "endofwhois", "nosuchnick"):
+        if etype in ("whoisaccount", "307", "whoisuser", "whoisidle", "endofwhois",
+                     "nosuchnick"):
             # answered here, not queued: the worker may be the one waiting for this reply
             self._on_whois(etype, event)
             return
@@ -404,16 +399,25 @@ class IrcBot:
         t = str(ev.type)
         src = ev.source
         nick = getattr(src, "nick", None) or str(src or "")
-        if t == "welcome":
+        if t == "cap":
+            self._on_cap(ev)
+        elif t == "welcome":
             self.registered = True
             self.nickname = str(ev.target or self.nickname)
             self.conn.join(",".join(self.config.channels))
-            log.info("registered as %s; joining %s", self.nickname, ", ".join(self.config.channels))
+            log.info("registered as %s; joining %s (capabilities: %s)", self.nickname,
+                     ", ".join(self.config.channels), " ".join(sorted(self.caps)) or "none")
             self._changed.set()
+            if not self._accounts():
+                task = asyncio.create_task(self._revalidate())
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
         elif t == "featurelist":
             cm = getattr(self.conn.features, "casemapping", None)
             if isinstance(cm, str):
                 self.casemapping = cm.lower()
+            if any(str(a).upper() == "WHOX" for a in ev.arguments or ()):
+                self._whox = True
         elif t in ("nicknameinuse", "erroneusnickname", "unavailresource", "nickcollision"):
             if not self.registered:
                 self.nickname = _next_nick(self.nickname, self.config.nick)
@@ -426,9 +430,13 @@ class IrcBot:
                 if host:
                     self.userhost = str(host)
                 log.info("joined %s", channel)
+                if "account-tag" in self.caps and self._whox:
+                    self.conn.send_raw(f"WHO {channel} %tna,{_WHOX_TOKEN}")  # who is logged in
                 await self._rejoined(channel)
                 self._changed.set()
             else:
+                if "extended-join" in self.caps and ev.arguments:
+                    self.book.set_account(nick, str(ev.arguments[0]))
                 ident = self.identity(nick)
                 if ident is not None:
                     self._release_held(ident)
@@ -448,25 +456,57 @@ class IrcBot:
                 self.nickname = new
             else:
                 self._renamed(nick, new)
-        elif t == "namreply":
-            for raw in str(ev.arguments[-1]).split():
-                n = raw.lstrip("~&@%+")
-                if n and self.fold(n) != self.fold(self.nickname):
-                    self.identity(n)
+        elif t == "account" and "account-notify" in self.caps:
+            self.book.set_account(nick, str(ev.target or "*"))  # logged in or out (*)
+            ident = self.identity(nick)
+            if ident is not None:
+                self._release_held(ident)
+        elif t == "whospcrpl":  # WHOX: <token> <nick> <account>
+            args = [str(a) for a in ev.arguments]
+            if len(args) >= 3 and args[0] == _WHOX_TOKEN:
+                self.book.set_account(args[1], args[2])
+                ident = self.identity(args[1])
+                if ident is not None:
+                    self._release_held(ident)
         elif t in ("pubmsg", "privmsg"):
             if nick and self.fold(nick) != self.fold(self.nickname):
-                await self._on_message(nick, str(ev.target), str(ev.arguments[0]), t == "privmsg")
+                await self._on_message(nick, str(ev.target), str(ev.arguments[0]),
+                                       t == "privmsg", _account_tag(ev))
         elif t == "disconnect":
             self._connection_lost()
+
+    def _on_cap(self, ev: Any) -> None:
+        """CAP negotiation, before registration (see _connect): ask for the account
+        capabilities the server offers, then end it in every case."""
+        args = [str(a) for a in ev.arguments]
+        if not args:
+            return
+        sub = args[0].upper()
+        if sub == "LS":
+            self._cap_ls.update(c.split("=", 1)[0] for c in args[-1].split())
+            if len(args) >= 3 and args[1] == "*":
+                return  # more LS lines follow
+            wanted = sorted(_WANTED_CAPS & self._cap_ls)
+            if wanted:
+                self.conn.cap("REQ", *wanted)
+            else:
+                self.conn.cap("END")
+        elif sub == "ACK":
+            self.caps.update(c.lstrip("-=~") for c in args[-1].split())
+            self.conn.cap("END")
+        elif sub == "NAK":
+            self.conn.cap("END")
 
     def _connection_lost(self) -> None:
         if self.registered or self.conn is not None:
             log.warning("disconnected from %s", self.config.server)
         self.registered = False
         self.joined.clear()
-        self.names.clear()
-        self.nicks.clear()
-        self._verified.clear()
+        self.book.lost()
+        self.caps.clear()
+        self._whox = False
+        self._unproven.clear()
+        self._hinted.clear()
         for fut in self._whois.values():
             if not fut.done():
                 fut.set_result(Whois(nick=""))
@@ -479,37 +519,166 @@ class IrcBot:
             return
         table = self.referee.tables.get(self._room(channel))
         if table is not None and table.engine.in_hand:
-            self.send(channel, "（接続が一時切れていました。再接続しました。切断中の発言は"
-                               "届いていません。必要なら同じアクションをもう一度送ってください）")
+            self.send(channel, msg("irc.reconnected"))
 
-    async def _on_message(self, nick: str, target: str, raw: str, private: bool) -> None:
+    async def _on_message(self, nick: str, target: str, raw: str, private: bool,
+                          account: str | None = None) -> None:
         text = strip_formatting(raw).strip()
         if not text:
             return
-        ident = self.identity(nick)
+        reply = nick if private else target
+        args = pass_args(text)
+        if args is not None:  # a secret: checked here, never given to the referee (or stored)
+            if private:
+                await self._on_pass(nick, args)
+            else:
+                self.send(target, msg("irc.pass_in_public", nick=nick))
+            return
+        ident = await self._sender_of(nick, account)
         if ident is None:
-            self.send(nick, f"{nick}さん: このニックネームは別の参加者が使用中のため、発言を"
-                            "受け付けませんでした。")
+            key = self.fold(nick)
+            if text.startswith(("!", "！")) or key not in self._hinted:
+                self._hinted.add(key)
+                self.send(nick, msg("irc.login_first" if self._accounts() else "irc.prove_first",
+                                    nick=nick, bot=self.nickname))
             return
         if private:
             room = self._table_of(ident)
         else:
             room = self._room(target)
         if (self.config.require_identified and ident in self.referee.moderators
-                and is_moderator_command(text) and not await self._identified(nick, ident)):
-            self.send(nick if private else target,
-                      f"{nick}さん: モデレーターのコマンドはサービスに識別（ログイン）済みの"
-                      "ニックネームからのみ受け付けます。")
+                and is_moderator_command(text) and self._proof(ident) != "account"):
+            self.send(reply, msg("irc.moderator_needs_account", nick=nick))
             return
         self.seq += 1
         inp = {
             "kind": "message", "id": f"irc:{self.run_id}:{self.seq}", "room": room,
             "sender": ident, "text": text, "time": time.time(), "dm": private,
         }
+        had_table = room in self.referee.tables
         out = self.referee.process(inp)
         if out is None:
             return
         self._deliver(out.events, room, nick)
+        if had_table and room not in self.referee.tables:
+            self._backup("!close")  # a table closed: its results are the record to keep
+
+    def _accounts(self) -> bool:
+        return "account-tag" in self.caps
+
+    def _proof(self, ident: str) -> str | None:
+        nick = self.book.nick_of(ident)
+        who = self.book.of_nick(nick) if nick is not None else None
+        return who[1] if who is not None else None
+
+    async def _sender_of(self, nick: str, account: str | None) -> str | None:
+        """The player behind ``nick`` if their connection is proven now, else None."""
+        if self._accounts():
+            self.book.set_account(nick, account)  # the tag is the truth for this message
+            return self.identity(nick)
+        ident = self.identity(nick)
+        if ident is not None:
+            return ident
+        key = self.fold(nick)
+        if key in self._unproven:
+            return None
+        info = await self._whois_of(nick)
+        if info.account is not None:
+            self.book.set_account(nick, info.account)
+        elif info.registered:
+            self.book.set_account(nick, nick)
+        else:
+            restored = self.book.restore(nick, info)
+            if restored is not None:
+                log.info("%s is %s: the connection proven before the restart", nick,
+                         restored.display)
+        ident = self.identity(nick)
+        if ident is None:
+            self._unproven.add(key)
+        else:
+            self._release_held(ident)
+        return ident
+
+    async def _on_pass(self, nick: str, args: list[str]) -> None:
+        """``!pass SECRET`` / ``!pass @name SECRET`` / ``!pass SECRET NEW`` by private message."""
+        if self._accounts():
+            self.send(nick, msg("irc.pass_use_account", nick=nick))
+            return
+        name = nick
+        if args and args[0].startswith("@") and len(args[0]) > 1:
+            name, args = args[0][1:], args[1:]
+        if len(args) not in (1, 2):
+            self.send(nick, msg("irc.pass_usage"))
+            return
+        from referee.store.identity import valid_secret
+
+        name = self.book.canonical(name)
+        key = self.fold(name)
+        fails = [t for t in self._fails.get(key, []) if time.monotonic() - t < 60]
+        self._fails[key] = fails
+        if len(fails) >= 5:
+            self.send(nick, msg("irc.pass_too_many", nick=nick))
+            return
+        ids = self.book.ids
+        secret, new = args[0], (args[1] if len(args) == 2 else None)
+        if not ids.has_secret(key):
+            if new is not None:
+                self.send(nick, msg("irc.pass_none_yet", nick=nick))
+                return
+            if key in {self.fold(m) for m in self.referee.moderators}:
+                # never by nick alone: the operator sets a moderator's secret
+                self.send(nick, msg("irc.pass_moderator_unset", nick=nick, name=name))
+                return
+            if self.fold(name) != self.fold(nick) or self.book.held_by_other(nick, name):
+                self.send(nick, msg("irc.pass_first_from_own_nick", nick=nick, name=name))
+                return
+            if not valid_secret(secret):
+                self.send(nick, msg("irc.pass_invalid"))
+                return
+            ids.set_secret(key, name, secret)
+            await self._proven(nick, name, msg("irc.pass_set", name=name))
+            return
+        if not ids.check_secret(key, secret):
+            fails.append(time.monotonic())
+            log.warning("wrong secret for %s from %s", name, nick)
+            self.send(nick, msg("irc.pass_wrong", nick=nick, name=name))
+            return
+        if new is not None:
+            if not valid_secret(new):
+                self.send(nick, msg("irc.pass_invalid"))
+                return
+            ids.set_secret(key, ids.display(key) or name, new)
+            await self._proven(nick, name, msg("irc.pass_changed", name=name))
+            return
+        await self._proven(nick, name, msg("irc.pass_ok", name=name))
+
+    async def _proven(self, nick: str, name: str, reply: str) -> None:
+        info = await self._whois_of(nick)
+        s = self.book.prove(name, nick, info)
+        self._unproven.discard(self.fold(nick))
+        self._hinted.discard(self.fold(nick))
+        log.info("%s proved to be %s", nick, s.display)
+        self.send(nick, reply)
+        self._release_held(s.display)
+
+    def _backup(self, why: str) -> None:
+        try:
+            made = self.backups.run()
+        except Exception as e:  # a failed back-up must not stop the tables; it is logged
+            log.error("back-up (%s) failed: %s", why, e)
+            return
+        log.info("back-up (%s): %s", why, made)
+
+    async def _revalidate(self) -> None:
+        """After (re)registering: find the connections proven before (a restart of the bot, a
+        reconnect) by asking the server about their last nick, so cards reach them again."""
+        for s in self.book.saved():
+            if self.book.nick_of(s.display) is not None:
+                continue
+            info = await self._whois_of(s.nick)
+            if info.exists and self.book.restore(s.nick, info) is not None:
+                log.info("%s is still %s (proven before)", s.nick, s.display)
+                self._release_held(s.display)
 
     def _deliver(self, events: list[Any], room: str, nick: str | None) -> None:
         """Send an input's says: to the table's channel (else to ``nick``) or privately."""
@@ -551,6 +720,8 @@ class IrcBot:
                 self.clock_tick(time.time())
             except Exception:  # a bug in one tick must not stop the clock of every table
                 log.exception("clock tick failed")
+            if self.backups.due():
+                await asyncio.to_thread(self._backup, "interval")
             await self._sleep(1.0)
 
     def _table_of(self, ident: str) -> str:
@@ -567,26 +738,24 @@ class IrcBot:
         return None
 
     # --- identification -------------------------------------------------------------------------
-    async def _identified(self, nick: str, ident: str) -> bool:
+    async def _whois_of(self, nick: str) -> Whois:
+        """WHOIS ``nick`` (one request in flight per nick); an empty answer after 10 s."""
         key = self.fold(nick)
-        at = self._verified.get(key)
-        if at is not None and time.monotonic() - at < 300:
-            return True
         fut = self._whois.get(key)
         if fut is None:
             fut = asyncio.get_running_loop().create_future()
             self._whois[key] = fut
             self._whois_partial[key] = Whois(nick=nick)
-            self.conn.whois(nick)
+            try:
+                self.conn.whois(nick)
+            except Exception:
+                self._whois.pop(key, None)
+                return Whois(nick=nick)
         try:
-            info = await asyncio.wait_for(asyncio.shield(fut), 10.0)
+            return await asyncio.wait_for(asyncio.shield(fut), 10.0)
         except TimeoutError:
             self._whois.pop(key, None)
-            return False
-        ok = info.identified_as(ident, self.fold)
-        if ok:
-            self._verified[key] = time.monotonic()
-        return ok
+            return Whois(nick=nick)
 
     def _on_whois(self, t: str, ev: Any) -> None:
         args = [str(a) for a in ev.arguments]
@@ -598,6 +767,10 @@ class IrcBot:
             info.account = args[1]
         elif t == "307" and info is not None:
             info.registered = True
+        elif t == "whoisuser" and info is not None and len(args) >= 3:
+            info.user, info.host, info.exists = args[1], args[2], True
+        elif t == "whoisidle" and info is not None and len(args) >= 3 and args[2].isdigit():
+            info.signon = int(args[2])
         elif t in ("endofwhois", "nosuchnick"):
             fut = self._whois.pop(key, None)
             final = self._whois_partial.pop(key, None) or Whois(nick=args[0])
@@ -626,9 +799,17 @@ class IrcBot:
             encoding = enc
             errors = "replace"  # a stray byte must not kill the connection
 
+        class _Connection(irc.client_aio.AioConnection):  # type: ignore[misc]
+            def user(self, username: str, realname: str) -> None:
+                # CAP LS before USER: the server holds registration until CAP END, so the
+                # account capabilities are on before the first message arrives.
+                self.send_raw("CAP LS 302")
+                super().user(username, realname)
+
         loop = asyncio.get_running_loop()
         if self.reactor is None:
             self.reactor = irc.client_aio.AioReactor(loop=loop)
+            self.reactor.connection_class = _Connection
             self.reactor.add_global_handler("all_events", self._on_event, -10)
             self.conn = self.reactor.server()
         self.conn.buffer_class = _Buffer
@@ -638,6 +819,7 @@ class IrcBot:
         if ctx is not None:
             kwargs = {"ssl": ctx, "server_hostname": self.config.server}
         self._lost.clear()
+        self._cap_ls = set()
         self.nickname = self.config.nick
         self.userhost = None
         await asyncio.wait_for(self.conn.connect(
@@ -734,6 +916,18 @@ class IrcBot:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.store.close()
+
+
+_WANTED_CAPS = frozenset({"account-tag", "account-notify", "extended-join"})
+_WHOX_TOKEN = "152"
+
+
+def _account_tag(ev: Any) -> str | None:
+    """The services account an IRCv3 ``account`` tag gives the sender of ``ev``, if any."""
+    for tag in getattr(ev, "tags", None) or ():
+        if isinstance(tag, dict) and tag.get("key") == "account" and tag.get("value"):
+            return str(tag["value"])
+    return None
 
 
 def _next_nick(current: str, wanted: str) -> str:

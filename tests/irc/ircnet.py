@@ -258,14 +258,45 @@ class Client:
                 await self.task
 
 
+# --- identity: secrets and proofs -------------------------------------------------------------
+
+def secret_of(name: str) -> str:
+    """The test secret of a player (a moderator's is seeded by the operator, see seed_secret)."""
+    return f"pw-{name.rstrip('_')}-7"
+
+
+def seed_secret(db: Path, name: str, secret: str | None = None) -> None:
+    """What ``referee irc-secret --db DB NAME`` does: the operator sets a (moderator's) secret
+    in the real database file before the bot starts."""
+    r = subprocess.run([sys.executable, "-m", "referee.cli", "irc-secret", "--db", str(db), name],
+                       input=(secret or secret_of(name)) + "\n", text=True, capture_output=True,
+                       cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+async def prove(c: Client, name: str | None = None, secret: str | None = None,
+                bot: str = "referee", timeout: float = 20.0) -> Msg:
+    """``/msg referee !pass [@name] SECRET`` and the bot's confirmation."""
+    start = len(c.messages)
+    who = f"@{name} " if name else ""
+    c.say(bot, f"!pass {who}{secret or secret_of(name or c.nick)}")
+    return await c.wait_msg(lambda m: m.sender == bot and m.private and "確認しました" in m.text,
+                            timeout, start)
+
+
 # --- the bot as a process ----------------------------------------------------------------------
 
 class BotProcess:
     """``referee irc`` in a subprocess, logging to a file; stopped with SIGTERM."""
 
     def __init__(self, port: int, db: Path, channels: list[str], moderators: list[str],
-                 nick: str = "referee", extra: list[str] | None = None) -> None:
+                 nick: str = "referee", extra: list[str] | None = None,
+                 seed: bool = True) -> None:
         self.log = db.with_suffix(".log")
+        if seed:
+            for m in moderators:
+                if not m.startswith("account:"):
+                    seed_secret(db, m)
         args = [sys.executable, "-m", "referee.cli", "irc", "--server", "127.0.0.1",
                 "--port", str(port), "--no-tls", "--nick", nick, "--db", str(db),
                 "--interval", "0.15", "--burst", "5"]

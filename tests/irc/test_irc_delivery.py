@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from ircnet import Client, Ngircd
+from ircnet import Client, Ngircd, prove, seed_secret
 
 from referee.adapters.irc import IrcBot, IrcConfig
 from referee.cards import Card, pretty
@@ -30,6 +30,7 @@ async def with_bot(ngircd: Ngircd, tmp: Path, channel: str,
     config = IrcConfig(server="127.0.0.1", port=port, channels=[channel],
                        database=tmp / "bot.db", nick="referee", moderators=["dealer"],
                        **cfg)  # type: ignore[arg-type]
+    seed_secret(tmp / "bot.db", "dealer")  # the operator sets the moderator's secret
     bot = IrcBot(config)
     task = asyncio.create_task(bot.run())
     try:
@@ -102,15 +103,17 @@ def test_burst_is_paced_and_complete(ngircd: Ngircd, tmp_path: Path) -> None:
 
 
 def test_moderator_commands_need_identification(ngircd: Ngircd, tmp_path: Path) -> None:
-    """ngIRCd runs no services: with require_identified the moderator's commands are refused,
-    and never reach the referee (nothing stored); a player's commands still work."""
+    """ngIRCd runs no services: with require_identified the moderator's commands are refused
+    even after the secret, and never reach the referee (nothing stored); other commands work."""
 
     async def body(bot: IrcBot) -> None:
         d = Client(ngircd.port, "dealer", ["#ident"])
         await d.connect()
         try:
+            await prove(d)
+            start = len(d.messages)
             d.say("#ident", "!open omaha")
-            m = await d.wait_msg(lambda m: m.sender == "referee", 20)
+            m = await d.wait_msg(lambda m: m.sender == "referee", 20, start)
             assert "識別" in m.text
             d.say("#ident", "!help sit")
             m = await d.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
@@ -125,7 +128,8 @@ def test_moderator_commands_need_identification(ngircd: Ngircd, tmp_path: Path) 
 
 
 def test_nick_of_a_seated_player_taken_by_someone_else(ngircd: Ngircd, tmp_path: Path) -> None:
-    """alice sits, renames to alice_; a newcomer takes the nick alice: not believed to be her."""
+    """alice sits, renames to alice_; a newcomer takes the nick alice: not believed to be her
+    (no proof), and the real alice under her new nick is still alice."""
 
     async def body(bot: IrcBot) -> None:
         d = Client(ngircd.port, "dealer", ["#nicks"])
@@ -133,6 +137,7 @@ def test_nick_of_a_seated_player_taken_by_someone_else(ngircd: Ngircd, tmp_path:
         await asyncio.gather(d.connect(), a.connect())
         e: Client | None = None
         try:
+            await asyncio.gather(prove(d), prove(a))
             d.say("#nicks", "!open omaha")
             await d.wait_msg(lambda m: m.sender == "referee" and "開きました" in m.text)
             d.say("#nicks", "!grant @alice 20000")
@@ -145,7 +150,7 @@ def test_nick_of_a_seated_player_taken_by_someone_else(ngircd: Ngircd, tmp_path:
             await e.connect()
             e.say("#nicks", "!leave")
             m = await e.wait_msg(lambda m: m.sender == "referee", 20)
-            assert m.private and "別の参加者" in m.text
+            assert m.private and "本人確認がまだです" in m.text
             a.say("#nicks", "!bank")  # the real alice, under her new nick, is still alice
             await d.wait_msg(lambda m: m.sender == "referee" and "aliceさんのバンク" in m.text, 20)
         finally:
@@ -163,6 +168,7 @@ def test_tls_connection(ngircd: Ngircd, tmp_path: Path) -> None:
         c = Client(ngircd.port, "tlsuser", ["#tls"])
         await c.connect()
         try:
+            await prove(c)
             c.say("#tls", "!help sit")
             await c.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
         finally:
