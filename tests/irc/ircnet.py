@@ -325,7 +325,8 @@ class BotProcess:
 
 # --- a network with services: InspIRCd + Atheme ------------------------------------------------
 
-INSPIRCD_CONF = """<server name="irc.test" description="referee test server" network="RefTest" id="0AA">
+INSPIRCD_CONF = """<server name="irc.test" description="referee test server" network="RefTest"
+        id="0AA">
 <admin name="referee tests" nick="admin" email="nobody@invalid">
 <bind address="127.0.0.1" port="{port}" type="clients">
 <bind address="127.0.0.1" port="{link_port}" type="servers">
@@ -444,7 +445,7 @@ class Services:
         atheme = [self.atheme_bin, "-n", "-c", str(self.atheme_conf), "-D", str(self.dir),
                   "-l", str(self.dir / "atheme.log"), "-p", str(self.dir / "atheme.pid")]
         if root:
-            atheme = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + atheme
+            atheme = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *atheme]
         out = open(self.dir / "atheme.out", "ab")
         self.atheme = subprocess.Popen(atheme, stdout=out, stderr=subprocess.STDOUT)
         out.close()
