@@ -186,7 +186,10 @@ def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
     finally:
         src.close()
     try:
-        quick_check_file(tmp)
+        try:
+            quick_check_file(tmp)
+        except CorruptDatabase as e:  # the copy of a damaged database: the source is damaged
+            raise CorruptDatabase(src_path, e.detail) from None
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -232,8 +235,10 @@ class Backups:
 
     def run(self) -> Path:
         """Take one back-up now and prune old ones; StoreError if it failed."""
-        self.last = time.monotonic()
-        out = backup(self.db, self.directory, wait=30.0)
+        try:
+            out = backup(self.db, self.directory / stamped_name(self.db), wait=30.0)
+        finally:
+            self.last = time.monotonic()  # a failed attempt waits its interval too
         self.made.append(out)
         self.prune()
         return out
