@@ -196,3 +196,35 @@ def test_tls_refuses_an_unknown_certificate(ngircd: Ngircd, tmp_path: Path) -> N
 
     bot = asyncio.run(go())
     assert bot.connects == 0 and not bot.registered
+
+
+def test_close_backs_the_database_up(ngircd: Ngircd, tmp_path: Path) -> None:
+    """!close: the bot copies the database (backup_dir, keeping backup_keep copies); each copy
+    passes the integrity check and holds the closing input."""
+    from referee.store.integrity import check
+
+    async def body(bot: IrcBot) -> None:
+        d = Client(ngircd.port, "dealer", ["#close"])
+        await d.connect()
+        try:
+            await prove(d)
+            for cmd, word in (("!open omaha", "開きました"), ("!close", "")):
+                start = len(d.messages)
+                d.say("#close", cmd)
+                await d.wait_msg(lambda m, w=word: m.sender == "referee" and w in m.text, 20,
+                                 start)
+            end = time.monotonic() + 20
+            while not bot.backups.copies() and time.monotonic() < end:
+                await asyncio.sleep(0.05)  # the copy is written right after the reply
+        finally:
+            await d.close()
+
+    bot = asyncio.run(with_bot(ngircd, tmp_path, "#close", body, backup_dir=tmp_path / "bk",
+                               backup_keep=2))
+    copies = bot.backups.copies()
+    assert len(copies) == 1 and copies[0].parent == tmp_path / "bk"
+    assert check(copies[0]).ok
+    conn = sqlite3.connect(str(copies[0]))
+    texts = [r[0] for r in conn.execute("SELECT json_extract(input, '$.text') FROM inputs")]
+    conn.close()
+    assert "!close" in texts
