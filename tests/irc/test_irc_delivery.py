@@ -27,8 +27,9 @@ _CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
 async def with_bot(ngircd: Ngircd, tmp: Path, channel: str,
                    body: Callable[[IrcBot], Awaitable[None]], **cfg: object) -> IrcBot:
     port = ngircd.tls_port if cfg.get("tls") else ngircd.port
+    moderators = cfg.pop("moderators", ["dealer"])
     config = IrcConfig(server="127.0.0.1", port=port, channels=[channel],
-                       database=tmp / "bot.db", nick="referee", moderators=["dealer"],
+                       database=tmp / "bot.db", nick="referee", moderators=moderators,
                        **cfg)  # type: ignore[arg-type]
     seed_secret(tmp / "bot.db", "dealer")  # the operator sets the moderator's secret
     bot = IrcBot(config)
@@ -228,3 +229,42 @@ def test_close_backs_the_database_up(ngircd: Ngircd, tmp_path: Path) -> None:
     texts = [r[0] for r in conn.execute("SELECT json_extract(input, '$.text') FROM inputs")]
     conn.close()
     assert "!close" in texts
+
+
+def test_pass_rules(ngircd: Ngircd, tmp_path: Path) -> None:
+    """!pass in the channel is refused (and never stored); a moderator's secret cannot be set by
+    chat; a name's first secret only from that nick; wrong secrets are limited; a secret can be
+    changed; nothing is accepted from an unproven nick."""
+
+    async def body(bot: IrcBot) -> None:
+        z = Client(ngircd.port, "zed", ["#pass"])
+        await z.connect()
+
+        async def ask(target: str, line: str) -> str:
+            start = len(z.messages)
+            z.say(target, line)
+            m = await z.wait_msg(lambda m: m.sender == "referee", 20, start)
+            return m.text
+
+        try:
+            assert "本人確認がまだです" in await ask("#pass", "!sit")
+            assert "チャンネルに書かないで" in await ask("#pass", "!pass pw-zed-7")
+            assert "モデレーター" in await ask("referee", "!pass @boss guess1")  # no secret yet
+            assert "そのニックネーム" in await ask("referee", "!pass @yan pw-yan-7")
+            assert "4〜200" in await ask("referee", "!pass abc")
+            assert "登録し" in await ask("referee", "!pass pw-zed-7")
+            assert "変更" in await ask("referee", "!pass pw-zed-7 pw-zed-8")
+            for _ in range(5):
+                assert "違います" in await ask("referee", "!pass @dealer wrong")
+            assert "1分間" in await ask("referee", "!pass @dealer pw-dealer-7")
+            assert "確認しました" in await ask("referee", "!pass pw-zed-8")
+        finally:
+            await z.close()
+
+    asyncio.run(with_bot(ngircd, tmp_path, "#pass", body, moderators=["dealer", "boss"]))
+    conn = sqlite3.connect(str(tmp_path / "bot.db"))
+    texts = [r[0] for r in conn.execute("SELECT json_extract(input, '$.text') FROM inputs")]
+    names = [r[0] for r in conn.execute("SELECT name FROM irc_secrets ORDER BY name")]
+    conn.close()
+    assert not [t for t in texts if "pass" in t or "pw-" in t] and texts == []
+    assert names == ["dealer", "zed"]

@@ -153,7 +153,12 @@ async def attack_1(net: Net, db: Path, channel: str) -> None:
         clients += [d, *players.values()]
         alice.raw("NICK alice_")
         await alice.wait_line(lambda ln: ln.startswith(":alice!") and " NICK " in ln)
-        bot = await restart(net, bot, db, channel, d)
+        assert bot.stop() == 0, bot.output()[-3000:]
+        bob = players["bob"]  # bob changes nick while the bot is down: it never sees it
+        bob.raw("NICK bobby")
+        await bob.wait_line(lambda ln: ln.startswith(":bob!") and " NICK " in ln)
+        bot = net.bot(db, channel)
+        await bot_in_channel(d, channel)
         mallory = Client(net.port, "alice", [channel])
         clients.append(mallory)
         await mallory.connect()
@@ -166,6 +171,8 @@ async def attack_1(net: Net, db: Path, channel: str) -> None:
         mallory.say(channel, "フォールド")
         got = await ask_cards(alice)  # the real alice, under her new nick, after the restart
         assert got.target == "alice_" and cards_in(got) == dealt(db, "alice"), got.text
+        got = await ask_cards(bob)  # the same connection, whatever its nick now
+        assert got.target == "bobby" and cards_in(got) == dealt(db, "bob"), got.text
         start = len(d.messages)
         d.say(channel, "!status")
         status = await d.wait_msg(lambda m: _from_bot(m) and m.target == channel
