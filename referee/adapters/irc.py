@@ -245,8 +245,8 @@ class IrcBot:
         self._whois: dict[str, asyncio.Future[Whois]] = {}
         self._whois_partial: dict[str, Whois] = {}
         self._unproven: set[str] = set()  # folded nicks looked up and not proven (this conn.)
-        self._hinted: set[str] = set()  # folded nicks told how to prove themselves
-        self._fails: dict[str, list[float]] = {}  # folded name -> times of wrong secrets
+        self._hinted: dict[str, float] = {}  # folded nick -> when told how to prove themselves
+        self._fails: dict[str, list[float]] = {}  # folded name or nick -> wrong secrets' times
         self._last_rx = 0.0
         self._lost: asyncio.Event = asyncio.Event()
         self._was_connected = False
@@ -278,7 +278,7 @@ class IrcBot:
 
     def _renamed(self, old: str, new: str) -> None:
         self._unproven.discard(self.fold(old))
-        self._hinted.discard(self.fold(old))
+        self._hinted.pop(self.fold(old), None)
         ident = self.book.renamed(old, new)
         if ident is not None:
             log.info("nick change followed: %s -> %s (player %s)", old, new, ident)
@@ -286,7 +286,7 @@ class IrcBot:
 
     def _gone(self, nick: str) -> None:
         self._unproven.discard(self.fold(nick))
-        self._hinted.discard(self.fold(nick))
+        self._hinted.pop(self.fold(nick), None)
         ident = self.book.quit(nick)
         if ident is not None:
             log.info("%s quit: the proof of player %s ended with the connection", nick, ident)
@@ -536,9 +536,12 @@ class IrcBot:
             return
         ident = await self._sender_of(nick, account)
         if ident is None:
-            key = self.fold(nick)
-            if text.startswith(("!", "！")) or key not in self._hinted:
-                self._hinted.add(key)
+            key, now = self.fold(nick), time.monotonic()
+            last = self._hinted.get(key)
+            # once for chat, again for a command -- but never more than one per 5 s per nick:
+            # a stranger's flood must not fill the outbox ahead of the table's lines
+            if last is None or (text.startswith(("!", "！")) and now - last >= 5):
+                self._hinted[key] = now
                 self.send(nick, msg("irc.login_first" if self._accounts() else "irc.prove_first",
                                     nick=nick, bot=self.nickname))
             return
@@ -610,13 +613,15 @@ class IrcBot:
         if len(args) not in (1, 2):
             self.send(nick, msg("irc.pass_usage"))
             return
-        from referee.store.identity import valid_secret
+        from referee.store.identity import hash_secret, valid_secret, verify_secret
 
         name = self.book.canonical(name)
         key = self.fold(name)
-        fails = [t for t in self._fails.get(key, []) if time.monotonic() - t < 60]
-        self._fails[key] = fails
-        if len(fails) >= 5:
+        limits = (key, "\0" + self.fold(nick))  # wrong secrets per name and per nick
+        now = time.monotonic()
+        for k in limits:
+            self._fails[k] = [t for t in self._fails.get(k, []) if now - t < 60]
+        if any(len(self._fails[k]) >= 5 for k in limits):
             self.send(nick, msg("irc.pass_too_many", nick=nick))
             return
         ids = self.book.ids
@@ -635,11 +640,14 @@ class IrcBot:
             if not valid_secret(secret):
                 self.send(nick, msg("irc.pass_invalid"))
                 return
-            ids.set_secret(key, name, secret)
+            # scrypt (~50 ms) off the event loop: the tables do not wait for it
+            ids.set_digest(key, name, *await asyncio.to_thread(hash_secret, secret))
             await self._proven(nick, name, msg("irc.pass_set", name=name))
             return
-        if not ids.check_secret(key, secret):
-            fails.append(time.monotonic())
+        stored = ids.digest(key)
+        if stored is None or not await asyncio.to_thread(verify_secret, secret, *stored):
+            for k in limits:
+                self._fails[k].append(time.monotonic())
             log.warning("wrong secret for %s from %s", name, nick)
             self.send(nick, msg("irc.pass_wrong", nick=nick, name=name))
             return
@@ -647,7 +655,8 @@ class IrcBot:
             if not valid_secret(new):
                 self.send(nick, msg("irc.pass_invalid"))
                 return
-            ids.set_secret(key, ids.display(key) or name, new)
+            ids.set_digest(key, ids.display(key) or name,
+                           *await asyncio.to_thread(hash_secret, new))
             await self._proven(nick, name, msg("irc.pass_changed", name=name))
             return
         await self._proven(nick, name, msg("irc.pass_ok", name=name))
@@ -656,7 +665,7 @@ class IrcBot:
         info = await self._whois_of(nick)
         s = self.book.prove(name, nick, info)
         self._unproven.discard(self.fold(nick))
-        self._hinted.discard(self.fold(nick))
+        self._hinted.pop(self.fold(nick), None)
         log.info("%s proved to be %s", nick, s.display)
         self.send(nick, reply)
         self._release_held(s.display)

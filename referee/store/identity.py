@@ -93,7 +93,11 @@ class Identities:
                                  (name,)).fetchone() is not None
 
     def set_secret(self, name: str, display: str, secret: str) -> None:
-        salt, digest, params = hash_secret(secret)
+        self.set_digest(name, display, *hash_secret(secret))
+
+    def set_digest(self, name: str, display: str, salt: bytes, digest: bytes,
+                   params: str) -> None:
+        """Store a digest made by :func:`hash_secret` (the caller may hash off its event loop)."""
         self._write(
             "INSERT INTO irc_secrets(name, display, salt, digest, params, set_at)"
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET display = excluded.display,"
@@ -101,11 +105,15 @@ class Identities:
             " set_at = excluded.set_at",
             (name, display, salt, digest, params, time.time()))
 
-    def check_secret(self, name: str, secret: str) -> bool:
+    def digest(self, name: str) -> tuple[bytes, bytes, str] | None:
+        """(salt, digest, params) of ``name``'s secret, for :func:`verify_secret`."""
         row = self.conn.execute("SELECT salt, digest, params FROM irc_secrets WHERE name = ?",
                                 (name,)).fetchone()
-        return row is not None and verify_secret(secret, bytes(row[0]), bytes(row[1]),
-                                                 str(row[2]))
+        return None if row is None else (bytes(row[0]), bytes(row[1]), str(row[2]))
+
+    def check_secret(self, name: str, secret: str) -> bool:
+        stored = self.digest(name)
+        return stored is not None and verify_secret(secret, *stored)
 
     def display(self, name: str) -> str | None:
         row = self.conn.execute("SELECT display FROM irc_secrets WHERE name = ?",
