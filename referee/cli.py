@@ -200,7 +200,7 @@ def cmd_irc(args: argparse.Namespace) -> None:
             "require_identified": args.require_identified, "encoding": args.encoding,
             "interval": args.interval, "burst": args.burst,
             "backup_dir": args.backup_dir, "backup_every": args.backup_every,
-            "backup_keep": args.backup_keep,
+            "backup_keep": args.backup_keep, "sasl_username": args.sasl_username,
         })
     except IrcConfigError as e:
         _fail(str(e))
@@ -278,6 +278,9 @@ def build_parser() -> argparse.ArgumentParser:
     ir.add_argument("--interval", type=float, default=None,
                     help="flood control: seconds per line after a burst (default 1.0)")
     ir.add_argument("--burst", type=int, default=None, help="lines sent at once (default 5)")
+    ir.add_argument("--sasl-username", default=None,
+                    help="log the bot in to services (SASL PLAIN); password in "
+                    "REFEREE_IRC_SASL_PASSWORD or the config's sasl_password")
     ir.add_argument("--backup-dir", default=None,
                     help="where the bot's back-ups go (default: backups/ next to the database)")
     ir.add_argument("--backup-every", type=float, default=None,

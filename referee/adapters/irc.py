@@ -32,8 +32,10 @@ and terminal adapters. What it adds is delivery on a network with no message ids
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
+import os
 import random
 import re
 import signal
@@ -74,6 +76,8 @@ class IrcConfig:
     username: str = "referee"
     realname: str = "poker referee bot"
     password: str | None = None  # server password (PASS)
+    sasl_username: str | None = None  # the bot's services account (SASL PLAIN at connect)
+    sasl_password: str | None = None  # or env REFEREE_IRC_SASL_PASSWORD
     moderators: list[str] = field(default_factory=list)
     require_identified: bool = False  # moderator commands only from nicks logged in to services
     encoding: str = "utf-8"  # e.g. iso-2022-jp on older Japanese networks
@@ -98,7 +102,7 @@ _KEYS: dict[str, type] = {
     "password": str, "moderators": list, "require_identified": bool, "encoding": str,
     "interval": float, "burst": int, "max_backoff": float, "ping_interval": float,
     "ping_timeout": float, "tick_every": float, "backup_dir": str, "backup_every": float,
-    "backup_keep": int,
+    "backup_keep": int, "sasl_username": str, "sasl_password": str,
 }
 
 
@@ -125,6 +129,9 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
             username=str(data.get("username", data.get("nick", "referee"))),
             realname=str(data.get("realname", "poker referee bot")),
             password=data.get("password"),
+            sasl_username=data.get("sasl_username") or None,
+            sasl_password=(data.get("sasl_password")
+                           or os.environ.get("REFEREE_IRC_SASL_PASSWORD") or None),
             moderators=[str(m) for m in data.get("moderators", [])],
             require_identified=bool(data.get("require_identified", False)),
             encoding=enc,
@@ -146,6 +153,8 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
         raise ConfigError("interval must be >= 0 and burst >= 1")
     if cfg.tick_every <= 0:
         raise ConfigError("tick_every must be > 0")
+    if cfg.sasl_username and not cfg.sasl_password:
+        raise ConfigError("sasl_username needs sasl_password (or env REFEREE_IRC_SASL_PASSWORD)")
     if cfg.backup_every < 0 or cfg.backup_keep < 1:
         raise ConfigError("backup_every must be >= 0 and backup_keep >= 1")
     return cfg
@@ -255,6 +264,7 @@ class IrcBot:
         self._cap_ls: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         # counters for operators and tests
+        self.sasl_ok = False
         self.connects = 0
         self.sent_lines = 0
 
@@ -401,6 +411,9 @@ class IrcBot:
         nick = getattr(src, "nick", None) or str(src or "")
         if t == "cap":
             self._on_cap(ev)
+        elif t in ("authenticate", "saslsuccess", "saslfail", "sasltoolong", "saslaborted",
+                   "saslalready", "nicklocked"):
+            self._on_sasl(t, ev)
         elif t == "welcome":
             self.registered = True
             self.nickname = str(ev.target or self.nickname)
@@ -486,15 +499,44 @@ class IrcBot:
             self._cap_ls.update(c.split("=", 1)[0] for c in args[-1].split())
             if len(args) >= 3 and args[1] == "*":
                 return  # more LS lines follow
-            wanted = sorted(_WANTED_CAPS & self._cap_ls)
+            wanted = set(_WANTED_CAPS & self._cap_ls)
+            if self.config.sasl_username:
+                if "sasl" in self._cap_ls:
+                    wanted.add("sasl")
+                else:
+                    log.error("the server offers no SASL: the bot is not logged in as %s",
+                              self.config.sasl_username)
             if wanted:
-                self.conn.cap("REQ", *wanted)
+                self.conn.cap("REQ", *sorted(wanted))
             else:
                 self.conn.cap("END")
         elif sub == "ACK":
             self.caps.update(c.lstrip("-=~") for c in args[-1].split())
-            self.conn.cap("END")
+            if "sasl" in self.caps and self.config.sasl_username:
+                self.conn.send_raw("AUTHENTICATE PLAIN")  # CAP END once it is decided
+            else:
+                self.conn.cap("END")
         elif sub == "NAK":
+            self.conn.cap("END")
+
+    def _on_sasl(self, t: str, ev: Any) -> None:
+        """SASL PLAIN for the bot's own account: its nick cannot be taken for the bot's."""
+        if t == "authenticate" and str(ev.target) == "+":
+            user = self.config.sasl_username or ""
+            blob = f"{user}\0{user}\0{self.config.sasl_password or ''}".encode()
+            text = base64.b64encode(blob).decode("ascii")
+            chunks = [text[i:i + 400] for i in range(0, len(text), 400)] or ["+"]
+            if len(chunks[-1]) == 400:
+                chunks.append("+")
+            for chunk in chunks:
+                self.conn.send_raw(f"AUTHENTICATE {chunk}")
+        elif t == "saslsuccess":
+            log.info("logged in to services as %s (SASL)", self.config.sasl_username)
+            self.sasl_ok = True
+            self.conn.cap("END")
+        elif t in ("saslfail", "sasltoolong", "saslaborted", "saslalready", "nicklocked"):
+            log.error("SASL login as %s failed (%s); continuing without it",
+                      self.config.sasl_username, t)
             self.conn.cap("END")
 
     def _connection_lost(self) -> None:

@@ -291,7 +291,7 @@ class BotProcess:
 
     def __init__(self, port: int, db: Path, channels: list[str], moderators: list[str],
                  nick: str = "referee", extra: list[str] | None = None,
-                 seed: bool = True) -> None:
+                 seed: bool = True, env: dict[str, str] | None = None) -> None:
         self.log = db.with_suffix(".log")
         if seed:
             for m in moderators:
@@ -306,7 +306,8 @@ class BotProcess:
             args += ["--moderator", m]
         args += extra or []
         out = open(self.log, "ab")
-        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                     env={**os.environ, **(env or {})})
         out.close()
 
     def stop(self) -> int:

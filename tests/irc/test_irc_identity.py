@@ -23,6 +23,7 @@ from ircnet import (
     Services,
     identify,
     prove,
+    register,
     secret_of,
 )
 
@@ -267,3 +268,31 @@ def test_services_nick_after_restart(services: Services, tmp_path: Path) -> None
 
 def test_services_nick_after_quit(services: Services, tmp_path: Path) -> None:
     asyncio.run(attack_2(Net(services.port, accounts=True), tmp_path / "bot.db", "#id4"))
+
+
+def test_the_bot_logs_in_with_sasl(services: Services, tmp_path: Path) -> None:
+    """With sasl_username the bot logs in to its own services account at connect (SASL PLAIN,
+    before registration): WHOIS shows the account, so players can tell the real bot."""
+
+    async def go() -> None:
+        owner = Client(services.port, "refacct", [])
+        await owner.connect()
+        await register(owner, "bot-pass-1")
+        await owner.close()
+        bot = BotProcess(services.port, tmp_path / "bot.db", ["#sasl"], [], seed=False,
+                         extra=["--sasl-username", "refacct"],
+                         env={"REFEREE_IRC_SASL_PASSWORD": "bot-pass-1"})
+        c = Client(services.port, "checker", ["#sasl"])
+        try:
+            await c.connect()
+            await bot_in_channel(c, "#sasl")
+            start = len(c.lines)
+            c.raw(f"WHOIS {BOT}")
+            await c.wait_line(lambda ln: f" 318 checker {BOT} " in ln, 10, start)
+            assert [ln for ln in c.lines[start:] if f" 330 checker {BOT} refacct " in ln]
+        finally:
+            await c.close()
+            assert bot.stop() == 0
+        assert "logged in to services as refacct" in bot.output()
+
+    asyncio.run(go())
