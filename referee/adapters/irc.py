@@ -35,6 +35,7 @@ import asyncio
 import base64
 import contextlib
 import logging
+import math
 import os
 import random
 import re
@@ -80,6 +81,7 @@ class IrcConfig:
     sasl_password: str | None = None  # or env REFEREE_IRC_SASL_PASSWORD
     moderators: list[str] = field(default_factory=list)
     require_identified: bool = False  # moderator commands only from nicks logged in to services
+    identity: str = "auto"  # accounts | secrets | auto: accounts where the server offers them
     encoding: str = "utf-8"  # e.g. iso-2022-jp on older Japanese networks
     interval: float = 1.0  # flood control: one line per interval after a burst
     burst: int = 5
@@ -102,7 +104,7 @@ _KEYS: dict[str, type] = {
     "password": str, "moderators": list, "require_identified": bool, "encoding": str,
     "interval": float, "burst": int, "max_backoff": float, "ping_interval": float,
     "ping_timeout": float, "tick_every": float, "backup_dir": str, "backup_every": float,
-    "backup_keep": int, "sasl_username": str, "sasl_password": str,
+    "backup_keep": int, "sasl_username": str, "sasl_password": str, "identity": str,
 }
 
 
@@ -134,6 +136,7 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
                            or os.environ.get("REFEREE_IRC_SASL_PASSWORD") or None),
             moderators=[str(m) for m in data.get("moderators", [])],
             require_identified=bool(data.get("require_identified", False)),
+            identity=str(data.get("identity", "auto")),
             encoding=enc,
             interval=float(data.get("interval", 1.0)),
             burst=int(data.get("burst", 5)),
@@ -153,6 +156,8 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
         raise ConfigError("interval must be >= 0 and burst >= 1")
     if cfg.tick_every <= 0:
         raise ConfigError("tick_every must be > 0")
+    if cfg.identity not in ("auto", "accounts", "secrets"):
+        raise ConfigError(f"identity must be auto, accounts or secrets, not {cfg.identity!r}")
     if cfg.sasl_username and not cfg.sasl_password:
         raise ConfigError("sasl_username needs sasl_password (or env REFEREE_IRC_SASL_PASSWORD)")
     if cfg.backup_every < 0 or cfg.backup_keep < 1:
@@ -253,7 +258,7 @@ class IrcBot:
         self.caps: set[str] = set()  # IRCv3 capabilities the server acknowledged
         self._whois: dict[str, asyncio.Future[Whois]] = {}
         self._whois_partial: dict[str, Whois] = {}
-        self._unproven: set[str] = set()  # folded nicks looked up and not proven (this conn.)
+        self._unproven: dict[str, float] = {}  # folded nick -> looked up, not proven, until
         self._hinted: dict[str, float] = {}  # folded nick -> when told how to prove themselves
         self._fails: dict[str, list[float]] = {}  # folded name or nick -> wrong secrets' times
         self._last_rx = 0.0
@@ -287,7 +292,7 @@ class IrcBot:
         return who[0] if who is not None else None
 
     def _renamed(self, old: str, new: str) -> None:
-        self._unproven.discard(self.fold(old))
+        self._unproven.pop(self.fold(old), None)
         self._hinted.pop(self.fold(old), None)
         ident = self.book.renamed(old, new)
         if ident is not None:
@@ -295,7 +300,7 @@ class IrcBot:
             self._release_held(ident)
 
     def _gone(self, nick: str) -> None:
-        self._unproven.discard(self.fold(nick))
+        self._unproven.pop(self.fold(nick), None)
         self._hinted.pop(self.fold(nick), None)
         ident = self.book.quit(nick)
         if ident is not None:
@@ -443,12 +448,12 @@ class IrcBot:
                 if host:
                     self.userhost = str(host)
                 log.info("joined %s", channel)
-                if "account-tag" in self.caps and self._whox:
+                if "account-tag" in self.caps and self._whox and self._accounts():
                     self.conn.send_raw(f"WHO {channel} %tna,{_WHOX_TOKEN}")  # who is logged in
                 await self._rejoined(channel)
                 self._changed.set()
             else:
-                if "extended-join" in self.caps and ev.arguments:
+                if "extended-join" in self.caps and ev.arguments and self._accounts():
                     self.book.set_account(nick, str(ev.arguments[0]))
                 ident = self.identity(nick)
                 if ident is not None:
@@ -469,14 +474,14 @@ class IrcBot:
                 self.nickname = new
             else:
                 self._renamed(nick, new)
-        elif t == "account" and "account-notify" in self.caps:
+        elif t == "account" and "account-notify" in self.caps and self._accounts():
             self.book.set_account(nick, str(ev.target or "*"))  # logged in or out (*)
             ident = self.identity(nick)
             if ident is not None:
                 self._release_held(ident)
         elif t == "whospcrpl":  # WHOX: <token> <nick> <account>
             args = [str(a) for a in ev.arguments]
-            if len(args) >= 3 and args[0] == _WHOX_TOKEN:
+            if len(args) >= 3 and args[0] == _WHOX_TOKEN and self._accounts():
                 self.book.set_account(args[1], args[2])
                 ident = self.identity(args[1])
                 if ident is not None:
@@ -609,7 +614,12 @@ class IrcBot:
             self._backup("!close")  # a table closed: its results are the record to keep
 
     def _accounts(self) -> bool:
-        return "account-tag" in self.caps
+        """Whether players are their services accounts here (else they prove with secrets):
+        configured, or (``auto``) the server offers account tags or SASL."""
+        mode = self.config.identity
+        if mode != "auto":
+            return mode == "accounts"
+        return "account-tag" in self.caps or "sasl" in self._cap_ls
 
     def _proof(self, ident: str) -> str | None:
         nick = self.book.nick_of(ident)
@@ -618,20 +628,22 @@ class IrcBot:
 
     async def _sender_of(self, nick: str, account: str | None) -> str | None:
         """The player behind ``nick`` if their connection is proven now, else None."""
-        if self._accounts():
+        accounts = self._accounts()
+        if accounts and "account-tag" in self.caps:
             self.book.set_account(nick, account)  # the tag is the truth for this message
             return self.identity(nick)
         ident = self.identity(nick)
         if ident is not None:
             return ident
-        key = self.fold(nick)
-        if key in self._unproven:
+        key, now = self.fold(nick), time.monotonic()
+        if self._unproven.get(key, 0.0) > now:
             return None
         info = await self._whois_of(nick)
-        if info.account is not None:
-            self.book.set_account(nick, info.account)
-        elif info.registered:
-            self.book.set_account(nick, nick)
+        if accounts:  # services without account tags: WHOIS says, believed for a while
+            if info.account is not None:
+                self.book.set_account(nick, info.account, ttl=_WHOIS_TTL)
+            elif info.registered:
+                self.book.set_account(nick, nick, ttl=_WHOIS_TTL)
         else:
             restored = self.book.restore(nick, info)
             if restored is not None:
@@ -639,7 +651,8 @@ class IrcBot:
                          restored.display)
         ident = self.identity(nick)
         if ident is None:
-            self._unproven.add(key)
+            # looked up again after a while where a login can change it, never for a secret
+            self._unproven[key] = now + _WHOIS_TTL if accounts else math.inf
         else:
             self._release_held(ident)
         return ident
@@ -676,7 +689,9 @@ class IrcBot:
                 # never by nick alone: the operator sets a moderator's secret
                 self.send(nick, msg("irc.pass_moderator_unset", nick=nick, name=name))
                 return
-            if self.fold(name) != self.fold(nick) or self.book.held_by_other(nick, name):
+            elsewhere = self.book.nick_of(name)
+            if (self.fold(name) != self.fold(nick) or self.book.held_by_other(nick, name)
+                    or (elsewhere is not None and self.fold(elsewhere) != self.fold(nick))):
                 self.send(nick, msg("irc.pass_first_from_own_nick", nick=nick, name=name))
                 return
             if not valid_secret(secret):
@@ -706,7 +721,7 @@ class IrcBot:
     async def _proven(self, nick: str, name: str, reply: str) -> None:
         info = await self._whois_of(nick)
         s = self.book.prove(name, nick, info)
-        self._unproven.discard(self.fold(nick))
+        self._unproven.pop(self.fold(nick), None)
         self._hinted.pop(self.fold(nick), None)
         log.info("%s proved to be %s", nick, s.display)
         self.send(nick, reply)
@@ -971,6 +986,7 @@ class IrcBot:
 
 _WANTED_CAPS = frozenset({"account-tag", "account-notify", "extended-join"})
 _WHOX_TOKEN = "152"
+_WHOIS_TTL = 60.0  # seconds a WHOIS answer about an account is believed
 
 
 def _account_tag(ev: Any) -> str | None:

@@ -20,6 +20,8 @@ set by chat (that would be "by nick alone"): the operator sets it with ``referee
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -74,7 +76,9 @@ class Book:
         self.known = known
         self.account_mode = False  # the server tags every message with the sender's account
         self.sessions: dict[str, Session] = {}  # folded name -> its connection proven now
-        self.accounts: dict[str, tuple[str, str]] = {}  # folded nick -> (nick, account)
+        # folded nick -> (nick, account, until): an account learned by WHOIS is believed for
+        # a while only (no account-notify tells when its holder logs out)
+        self.accounts: dict[str, tuple[str, str, float]] = {}
 
     # --- names ----------------------------------------------------------------------------
     def canonical(self, name: str) -> str:
@@ -88,7 +92,7 @@ class Book:
         """(player name, proof) for whoever holds ``nick`` now, if proven; else None."""
         key = self.fold(nick)
         acct = self.accounts.get(key)
-        if acct is not None:
+        if acct is not None and acct[2] > time.monotonic():
             return self.canonical(acct[1]), "account"
         for s in self.sessions.values():
             if self.fold(s.nick) == key:
@@ -98,8 +102,9 @@ class Book:
     def nick_of(self, name: str) -> str | None:
         """The nick of the connection proven to be player ``name`` now (None: nobody's)."""
         key = self.fold(name)
-        for nick, acct in self.accounts.values():
-            if self.fold(acct) == key:
+        now = time.monotonic()
+        for nick, acct, until in self.accounts.values():
+            if self.fold(acct) == key and until > now:
                 return nick
         s = self.sessions.get(key)
         return s.nick if s is not None else None
@@ -110,10 +115,13 @@ class Book:
         return who is not None and self.fold(who[0]) != self.fold(name)
 
     # --- accounts ---------------------------------------------------------------------------
-    def set_account(self, nick: str, account: str | None) -> None:
+    def set_account(self, nick: str, account: str | None, ttl: float | None = None) -> None:
+        """What the server says ``nick`` is logged in as (None, ``*``, ``0``: not at all);
+        ``ttl``: believed for that many seconds (WHOIS), else until told otherwise."""
         key = self.fold(nick)
         if account and account != "*" and account != "0":
-            self.accounts[key] = (nick, account)
+            until = math.inf if ttl is None else time.monotonic() + ttl
+            self.accounts[key] = (nick, account, until)
         else:
             self.accounts.pop(key, None)
 
@@ -157,7 +165,7 @@ class Book:
         okey = self.fold(old)
         acct = self.accounts.pop(okey, None)
         if acct is not None:
-            self.accounts[self.fold(new)] = (new, acct[1])
+            self.accounts[self.fold(new)] = (new, acct[1], acct[2])
             return self.canonical(acct[1])
         for key, s in list(self.sessions.items()):
             if self.fold(s.nick) == okey:

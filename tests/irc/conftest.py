@@ -29,3 +29,15 @@ def services() -> Iterator[Services]:
         yield net
     finally:
         net.close()
+
+
+@pytest.fixture(scope="session")
+def services_whois() -> Iterator[Services]:
+    """The same network without IRCv3 account tags: accounts are known only by WHOIS."""
+    net = Services(account_tag=False)
+    try:
+        took = net.start()
+        print(f"\ninspircd+atheme (no account-tag) up in {took:.2f}s on 127.0.0.1:{net.port}")
+        yield net
+    finally:
+        net.close()

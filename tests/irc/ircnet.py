@@ -350,8 +350,7 @@ INSPIRCD_CONF = """<server name="irc.test" description="referee test server" net
 <module name="sasl">
 <module name="cap">
 <module name="ircv3">
-<module name="ircv3_accounttag">
-<module name="ircv3_capnotify">
+{accounttag}<module name="ircv3_capnotify">
 <link name="services.test" ipaddr="127.0.0.1" port="{link_port}" allowmask="127.0.0.0/8"
       sendpass="{link_pw}" recvpass="{link_pw}" timeout="30">
 <uline server="services.test" silent="yes">
@@ -414,9 +413,11 @@ def services_binaries() -> tuple[str, str]:
 class Services:
     """InspIRCd (IRCv3 account-tag, account-notify, extended-join, WHOX, SASL) linked to Atheme
     (NickServ, SaslServ), both in the foreground from generated configurations on free ports.
+    ``account_tag=False``: the same network without account tags (accounts only by WHOIS).
     As root, InspIRCd runs with --runasroot and Atheme (which refuses root) as nobody."""
 
-    def __init__(self) -> None:
+    def __init__(self, account_tag: bool = True) -> None:
+        self.account_tag = account_tag
         self.dir = Path(tempfile.mkdtemp(prefix="referee-inspircd-"))
         os.chmod(self.dir, 0o777)
         self.port = _free_port()
@@ -425,7 +426,8 @@ class Services:
         (self.dir / "motd").write_text("referee test server\n")
         self.ircd_conf = self.dir / "inspircd.conf"
         self.ircd_conf.write_text(INSPIRCD_CONF.format(
-            port=self.port, link_port=self.link_port, dir=self.dir, link_pw=pw))
+            port=self.port, link_port=self.link_port, dir=self.dir, link_pw=pw,
+            accounttag='<module name="ircv3_accounttag">\n' if account_tag else ""))
         self.atheme_conf = self.dir / "atheme.conf"
         self.atheme_conf.write_text(ATHEME_CONF.format(link_port=self.link_port, link_pw=pw))
         for f in self.dir.iterdir():
