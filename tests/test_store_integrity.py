@@ -63,9 +63,11 @@ def test_a_corrupt_page_stops_every_command_with_one_line(tmp_path: Path) -> Non
     one_line(referee("play", "--db", str(db), stdin="dealer: !status\n"), db)
     one_line(referee("check", "--db", str(db)), db)
     one_line(referee("backup", "--db", str(db), str(tmp_path / "copy.db")), db)
-    # the bot refuses to start on it the same way (before it ever connects)
+    # the bots refuse to start on it the same way (before they ever connect)
     one_line(referee("irc", "--server", "127.0.0.1", "--port", "1", "--no-tls",
                      "--channel", "#x", "--db", str(db)), db)
+    one_line(referee("matrix", "--homeserver", "http://127.0.0.1:1", "--user-id", "@r:hs",
+                     "--password", "x", "--db", str(db)), db)
 
 
 def test_garbage_header_and_unreadable_file(tmp_path: Path) -> None:

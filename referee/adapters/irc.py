@@ -349,7 +349,9 @@ class IrcBot:
                     blocked.add(key)  # later lines for the same target keep their order
                     continue
                 if where == "" and line.identity is not None:
-                    self.held.setdefault(line.identity, []).append(line.text)
+                    held = self.held.setdefault(line.identity, [])
+                    held.append(line.text)
+                    del held[:-_HELD_MAX]  # a player away for hours: the latest lines only
                     self.outbox.remove(line)
                     blocked.add(key)
                     log.info("private message for %s held until they prove who they are",
@@ -987,6 +989,7 @@ class IrcBot:
 _WANTED_CAPS = frozenset({"account-tag", "account-notify", "extended-join"})
 _WHOX_TOKEN = "152"
 _WHOIS_TTL = 60.0  # seconds a WHOIS answer about an account is believed
+_HELD_MAX = 20  # private lines kept for a player who has not proven who they are
 
 
 def _account_tag(ev: Any) -> str | None:
