@@ -593,6 +593,8 @@ class IrcBot:
                 self._hinted[key] = now
                 self.send(nick, msg("irc.login_first" if self._accounts() else "irc.prove_first",
                                     nick=nick, bot=self.nickname))
+            if not private:
+                self._unproven_chat(nick, target, text)
             return
         if private:
             room = self._table_of(ident)
@@ -614,6 +616,27 @@ class IrcBot:
         self._deliver(out.events, room, nick)
         if had_table and room not in self.referee.tables:
             self._backup("!close")  # a table closed: its results are the record to keep
+
+    def _unproven_chat(self, nick: str, channel: str, text: str) -> None:
+        """Table talk from a nick nobody has proven is still refereed -- "nobody, in the hand
+        or not, may reveal anything" (RULES.md): a leak or interference is flagged -- under a
+        name no nick or account can have (``nick?``), so it never acts on anyone's seat, bank or
+        moderator power. Commands (「着席」 …) are not passed on: an unproven name sits nowhere."""
+        room = self._room(channel)
+        table = self.referee.tables.get(room)
+        if table is None or text.startswith(("!", "！")):
+            return
+        from referee.parse import parse
+
+        if parse(text, table.game).kind == "command":
+            return
+        self.seq += 1
+        out = self.referee.process({
+            "kind": "message", "id": f"irc:{self.run_id}:{self.seq}", "room": room,
+            "sender": f"{nick}{UNPROVEN_MARK}", "text": text, "time": time.time(), "dm": False,
+        })
+        if out is not None:
+            self._deliver(out.events, room, None)
 
     def _accounts(self) -> bool:
         """Whether players are their services accounts here (else they prove with secrets):
@@ -988,6 +1011,7 @@ class IrcBot:
 
 _WANTED_CAPS = frozenset({"account-tag", "account-notify", "extended-join"})
 _WHOX_TOKEN = "152"
+UNPROVEN_MARK = "?"  # after the nick of an unproven speaker: not a character of nicks/accounts
 _WHOIS_TTL = 60.0  # seconds a WHOIS answer about an account is believed
 _HELD_MAX = 20  # private lines kept for a player who has not proven who they are
 

@@ -500,7 +500,8 @@ async def register(c: Client, password: str, timeout: float = 20.0) -> None:
     """NickServ REGISTER: the account of c's nick, logged in at once."""
     start = len(c.messages)
     c.say("NickServ", f"REGISTER {password} {c.nick}@example.org")
-    await c.wait_msg(lambda m: m.sender == "NickServ" and "registered" in m.text, timeout, start)
+    await c.wait_msg(lambda m: m.sender == "NickServ" and "is now registered" in m.text,
+                     timeout, start)
 
 
 async def identify(c: Client, account: str, password: str, timeout: float = 20.0) -> None:

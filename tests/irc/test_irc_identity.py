@@ -95,8 +95,8 @@ class Net:
         start = len(c.messages)
         account = name or c.nick
         c.say("NickServ", f"REGISTER {secret_of(account)} {account}@example.org")
-        m = await c.wait_msg(lambda m: m.sender == "NickServ" and "registered" in m.text, 20,
-                             start)
+        m = await c.wait_msg(lambda m: m.sender == "NickServ" and (
+            "is now registered" in m.text or "already registered" in m.text), 20, start)
         if "already" in m.text or (name is not None and name != c.nick):
             await identify(c, account, secret_of(account))
 
@@ -205,6 +205,8 @@ async def attack_2(net: Net, db: Path, channel: str) -> None:
         clients += [fake_bob, fake_dealer]
         await asyncio.gather(fake_bob.connect(), fake_dealer.connect())
         watcher = players["alice"]
+        # table talk from the stranger is refereed all the same, under a name nobody has
+        fake_bob.say(channel, "降りたほうがいいよ")
         for round_ in ("before", "after"):
             if round_ == "after":
                 bot = await restart(net, bot, db, channel, watcher)
@@ -250,6 +252,11 @@ async def attack_2(net: Net, db: Path, channel: str) -> None:
     assert not [i for i in inputs if "mallory" in str(i.get("text", ""))]
     assert not [p for p, _ in ledger if p == "mallory"]
     assert not [i for i in inputs if "!pass" in str(i.get("text", ""))]  # secrets never logged
+    conn = sqlite3.connect(str(db))
+    flagged = [json.loads(r[0]) for r in conn.execute(
+        "SELECT data FROM events WHERE kind = 'flag'")]
+    conn.close()
+    assert [f["player"] for f in flagged] == ["bob?"], flagged  # the stranger's, not bob's
 
 
 def test_no_services_nick_after_restart(ngircd: Ngircd, tmp_path: Path) -> None:
