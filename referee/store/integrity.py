@@ -61,12 +61,17 @@ class Report:
         return not self.problems
 
 
+def _ro_uri(path: Path) -> str:
+    """A read-only SQLite URI for ``path`` (percent-encoded: ``?``/``#`` in a name are safe)."""
+    return path.resolve().as_uri() + "?mode=ro"
+
+
 def _open_readonly(path: str | Path) -> sqlite3.Connection:
     p = Path(path)
     if not p.is_file():
         raise StoreError(f"{p}: no such database")
     try:
-        conn = sqlite3.connect(f"file:{p.resolve()}?mode=ro", uri=True, isolation_level=None)
+        conn = sqlite3.connect(_ro_uri(p), uri=True, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 10000")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as e:
@@ -144,7 +149,7 @@ def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
         raise StoreError(f"{target.parent}: cannot create: {e.strerror}") from None
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        src = sqlite3.connect(f"file:{src_path.resolve()}?mode=ro", uri=True,
+        src = sqlite3.connect(_ro_uri(src_path), uri=True,
                               isolation_level=None, timeout=wait)
     except sqlite3.Error as e:
         raise StoreError(f"{src_path}: cannot open: {e}") from None
@@ -199,7 +204,7 @@ def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
 
 
 def quick_check_file(path: Path) -> None:
-    conn = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+    conn = sqlite3.connect(_ro_uri(path), uri=True)
     try:
         quick_check(conn, path)
     finally:
