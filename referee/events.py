@@ -116,6 +116,32 @@ class HandEnd(Event):
     stacks: dict[str, int]
 
 
+class LevelUp(Event):
+    """A tournament's blinds rise (at the start of a hand)."""
+
+    event: Literal["level_up"] = "level_up"
+    level: int
+    sb: int
+    bb: int
+    ante: int
+
+
+class Eliminated(Event):
+    """A tournament entrant out of chips, with their place."""
+
+    event: Literal["eliminated"] = "eliminated"
+    player: str
+    place: int
+
+
+class TournamentEnd(Event):
+    """The last player standing: every entrant's place and the prizes paid to the bank."""
+
+    event: Literal["tournament_end"] = "tournament_end"
+    places: dict[str, int]
+    prizes: dict[str, int]
+
+
 def event_json(ev: Event) -> str:
     """``ev.to_json()`` as compact JSON, the text pydantic's compiled serializer writes; the one
     serialisation both the replay output and the store use. ``say`` and ``action`` (nearly every

@@ -219,7 +219,8 @@ def _questions(game: str) -> tuple[_Question, _Question]:
     return hand, _Question(_ADVICE, guarded)
 
 
-def scan(norm: str, game: str) -> tuple[bool, bool]:
-    """(hand_info, advice) for one normalised message of ``game``."""
+def scan(text: str, norm: str, game: str) -> tuple[bool, bool]:
+    """(hand_info, advice) for one message of ``game``: ``text`` as typed after
+    :func:`referee.lang.normalize.nfkc`, ``norm`` its :func:`~referee.lang.normalize.fold`."""
     hand, advice = _questions(game)
     return hand(norm), advice(norm)

@@ -28,7 +28,6 @@ decides whether it is; on chat and commands it comes from the lexicon.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -42,6 +41,9 @@ from lark.exceptions import LarkError
 from referee import lexicon
 from referee.actions import ActionName, Parsed
 from referee.cards import RANKS, SUITS, card_str, make
+from referee.lang import decor
+from referee.lang.decor import strip_tail
+from referee.lang.normalize import fold, fold_nfkc, nfkc
 
 GRAMMAR_DIR = Path(__file__).resolve().parent.parent / "grammar"
 # Longer texts are never actions (the longest real declaration -- an omaha open with four cards
@@ -50,56 +52,13 @@ MAX_ACTION_CHARS = 200
 # More digits than any chip count: not read as a number (and int() would refuse > 4300 digits).
 _MAX_DIGITS = 15
 
-# katakana → hiragana (ァ..ヶ), wave dashes → the long-vowel mark. A list indexed by code point:
-# str.translate looks it up faster than a dict, and code points past its end stay as they are.
-_KANA = [chr(c) for c in range(0x30F7)]
-for _c in range(0x30A1, 0x30F7):
-    _KANA[_c] = chr(_c - 0x60)
-_KANA[ord("〜")] = _KANA[ord("~")] = "ー"
-# Invisible format characters pasted along (zero-width space/joiners, BOM, soft hyphen, marks).
-for _c in (0x00AD, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2060):
-    _KANA[_c] = ""
-# Trailing decoration that never changes what a declaration means (コール！ コールｗ こー).
-# (Not ー: it ends words -- ハイパー, ポーカー.)
-_TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
-_STRETCH = re.compile("ーー+")
-# Last kana of the long action words, which a trailing ー merely stretches (こーるー, まっくー).
-_STRETCHED = set("るくどんとず")
-# Whatever _KANA changes; a text with none of it is already normalised after case folding.
-_KATAKANA = re.compile("[ァ-ヶ〜~\u00ad\u200b-\u200f\u2060]")
-
-
-def _nfkc(text: str) -> str:
-    """NFKC without byte-order marks (a file's first line; also a zero-width no-break space)."""
-    nfkc = unicodedata.normalize("NFKC", text)
-    return nfkc.replace("\ufeff", "") if "\ufeff" in nfkc else nfkc
-
-
 def normalize(text: str) -> str:
-    """The form grammars and lexicon read: NFKC, case-folded, katakana as hiragana, 〜 as ー,
-    invisible format characters dropped."""
-    return _nfkc(text).casefold().translate(_KANA)
+    """The form grammars and lexicon read (:func:`referee.lang.normalize.fold`)."""
+    return fold(text)
 
 
-def _strip_tail(norm: str) -> str:
-    """Drop trailing punctuation, 笑 / (笑), laughing w's (not the w of "show") and stretches."""
-    while True:
-        s = norm.rstrip(_TRAILING)
-        if s.endswith("(笑)"):
-            s = s[:-3]
-        elif s.endswith("笑"):
-            s = s[:-1]
-        elif s.endswith("w"):
-            t = s.rstrip("w")
-            if not t or not ("a" <= t[-1] <= "z"):
-                s = t
-        elif s.endswith("ー"):  # コール〜 is stretched; こー, ちー (チー), ふぉー (フォー) are not
-            t = s.rstrip("ー")
-            if t[-1:] in _STRETCHED:
-                s = t
-        if s == norm:
-            return s.lstrip()
-        norm = s
+_STRETCH = re.compile("ーー+")
+_strip_tail = strip_tail  # the tail rule lives with the other decorations (referee.lang.decor)
 
 
 # --- tree → fields ------------------------------------------------------------------------------
@@ -109,23 +68,32 @@ class _NotAnAction(Exception):
 
 
 _SUIT_OF = {
-    "s": "s", "♠": "s", "♤": "s", "す": "s",
-    "h": "h", "♥": "h", "♡": "h", "は": "h",
-    "d": "d", "♦": "d", "♢": "d", "だ": "d",
-    "c": "c", "♣": "c", "♧": "c", "く": "c",
+    "s": "s", "♠": "s", "♤": "s", "すぺーど": "s",
+    "h": "h", "♥": "h", "♡": "h", "はーと": "h",
+    "d": "d", "♦": "d", "♢": "d", "だいや": "d", "だいあ": "d",
+    "c": "c", "♣": "c", "♧": "c", "くらぶ": "c", "くろーばー": "c",
 }
+_RANK_OF = {"えーす": "a", "きんぐ": "k", "くいーん": "q", "じゃっく": "j", "10": "t"}
+# A CARD token split into its rank and suit, in either order (As, ♠A, すぺーどのa, aすぺーど,
+# えーすのはーと).
+_CARD_PARTS = re.compile(
+    r"(?P<r1>10|[2-9tjqka]|えーす|きんぐ|くいーん|じゃっく)の?(?P<s1>[cdhs♠♤♥♡♦♢♣♧]|すぺーど|はーと"
+    r"|だいや|だいあ|くらぶ|くろーばー)|(?P<s2>[♠♤♥♡♦♢♣♧]|すぺーど|はーと|だいや|だいあ|くらぶ"
+    r"|くろーばー)の?(?P<r2>10|[2-9tjqka]|えーす|きんぐ|くいーん|じゃっく)"
+)
 
 
 def _card(tok: str) -> str:
     """A CARD token of grammar/common.lark (normalised) → canonical ``As``."""
     if tok in ("jk", "joker", "じょーかー"):
         return "JK"
-    if tok[0] not in "123456789tjqka":  # suit first: ♠A, すぺーどのa
-        suit, rank = _SUIT_OF[tok[0]], tok[-2:] if tok.endswith("10") else tok[-1]
-    else:
-        rank, suit = ("10" if tok.startswith("10") else tok[0]), _SUIT_OF[tok[-1]]
-    r = "T" if rank == "10" else rank.upper()
-    return card_str(make(RANKS.index(r), SUITS.index(suit)))
+    m = _CARD_PARTS.fullmatch(tok)
+    if m is None:  # the grammar's CARD and this pattern disagree: a bug, not a player's error
+        raise ValueError(f"unreadable card token {tok!r}")
+    rank = m.group("r1") or m.group("r2")
+    suit = m.group("s1") or m.group("s2")
+    r = _RANK_OF.get(rank, rank).upper()
+    return card_str(make(RANKS.index(r), SUITS.index(_SUIT_OF[suit])))
 
 
 _SCALE = {"k": 1000, "千": 1000, "万": 10000}
@@ -313,8 +281,8 @@ _CHAT = {
 }
 
 
-def _chat(norm: str, game: str) -> Parsed:
-    return _CHAT[lexicon.scan(norm, game)]
+def _chat(text: str, norm: str, game: str) -> Parsed:
+    return _CHAT[lexicon.scan(text, norm, game)]
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -324,7 +292,7 @@ def _command(text: str, game: str) -> Parsed:
     if _SURROGATE.search(text):  # undecodable bytes (argv): U+FFFD, so the JSON stays UTF-8
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     words = text.lstrip("!").split()
-    hand_info, advice = lexicon.scan(normalize(text), game)
+    hand_info, advice = lexicon.scan(text, fold_nfkc(text), game)
     return Parsed(
         kind="command", command=command_name(words[0]) if words else "", args=words[1:],
         hand_info=hand_info, advice=advice,
@@ -370,17 +338,19 @@ def clear_caches() -> None:
 
 
 def _parse(text: str, game: str) -> Parsed:
-    nfkc = _nfkc(text).lstrip()
-    if nfkc.startswith("!"):
-        return _command(nfkc, game)
-    norm = nfkc.casefold()
-    if _KATAKANA.search(norm) is not None:  # what normalize() does, minus 0.1 µs/char of translate
-        norm = norm.translate(_KANA)
+    typed = nfkc(text).lstrip()
+    if typed.startswith("!"):
+        return _command(typed, game)
+    norm = fold_nfkc(typed)
     if len(norm) <= MAX_ACTION_CHARS:
         parsed = _action(norm, game)
+        if parsed is None:  # the same, without the decorations around it (コールでーす👍)
+            core = decor.strip(typed)
+            if core:
+                parsed = _action(core, game)
         if parsed is not None:
             return parsed
-    return _chat(norm, game)
+    return _chat(typed, norm, game)
 
 
 _parse_cached = lru_cache(maxsize=32768)(_parse)

@@ -230,8 +230,10 @@ class IrcBot:
             from referee.service import Referee
 
             referee = Referee(moderators=config.moderators)
-            referee.rebuild(store.inputs())  # tables resume where the last run left them
-            referee.persistence = store
+            from referee.adapters import resume
+
+            for warning in resume(referee, store):  # tables go on where the last run left them
+                log.warning("%s", warning)
         self.referee = referee
         from referee.store.identity import Identities
         from referee.store.integrity import Backups

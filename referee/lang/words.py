@@ -2,8 +2,8 @@
 dictionary unidic-lite).
 
 Why fugashi + unidic-lite: both install from PyPI as wheels with the dictionary inside (no
-download at run time), MeCab is a C library and analyses a short chat line in ~6 µs on this
-machine (SudachiPy with sudachidict_core: ~10x that, and a 70 MB dictionary), and UniDic's
+download at run time), MeCab is a C library and analyses a short chat line in 6.4 µs on this
+machine against 12.9 µs for SudachiPy 0.7 with sudachidict_core (same lines, same run), and UniDic's
 part-of-speech tags tell exactly what the parser and the leak checker need: particles (助詞),
 auxiliaries (助動詞), suffixes and counters (接尾辞: さん, 時, 枚), numerals (数詞) and the
 lemma (セット-set vs 目覚まし, 豚 for ブタ).

@@ -11,11 +11,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import Literal
 
 from referee.actions import Parsed
 from referee.cards import Card
 from referee.definitions import GameDefinition
 from referee.events import Event
+
+#: A decision the table awaits from one player: the betting turn (``bet``), opening or mucking
+#: at the showdown (``showdown``), showing after everyone else folded (``after_fold``), the
+#: house games' stake (``stake``), call-or-fold (``decide``), seven's action rounds (``round1``,
+#: ``round2``) and discard declaration (``declare``), deuces' keep-or-throw (``play``) and the
+#: order of its duplicates (``duplicate``). The service names it when it cannot read a message.
+Decision = Literal[
+    "bet", "showdown", "after_fold", "stake", "decide", "round1", "round2", "declare", "play",
+    "duplicate",
+]
 
 
 class IllegalAction(Exception):
@@ -45,6 +56,16 @@ class Deal:
     dealer: list[Card] = field(default_factory=list)
     shoe: list[Card] = field(default_factory=list)
     dice: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class BuyIn:
+    """What sitting down moves: ``points`` taken from the bank (the ledger's ``reason``), and
+    the ``chips`` the player gets at the table."""
+
+    points: int
+    chips: int
+    reason: str = "buy_in"
 
 
 @dataclass
@@ -78,6 +99,16 @@ class Engine(ABC):
     def buy_in_chips(self, bank_points: int) -> int:
         """Table chips for ``bank_points`` brought from the bank (omaha: ×10 unless equal-value)."""
         return bank_points
+
+    def buy_in(self, bank_points: int) -> BuyIn:
+        """What ``!sit`` takes from a bank of ``bank_points`` and brings to the table: every
+        point by default (omaha: up to a max buy-in; a tournament: its entry, for its stack).
+        Raises IllegalAction when the bank cannot pay."""
+        return BuyIn(bank_points, self.buy_in_chips(bank_points))
+
+    def status(self, now: float | None = None) -> list[str]:
+        """Extra lines for ``!status`` (a tournament's level, blinds, players left…)."""
+        return []
 
     def set_button(self, seat: int) -> None:
         """``# button: N``: the button seat for the next hand."""
@@ -137,6 +168,10 @@ class Engine(ABC):
 
     def to_act(self) -> str | None:
         """Whose turn it is, if any one player's."""
+        return None
+
+    def decision(self, player: str) -> Decision | None:
+        """The decision the table awaits from ``player`` now (None: nothing is asked of them)."""
         return None
 
     def holdings(self, player: str) -> list[Card]:

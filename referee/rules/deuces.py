@@ -95,7 +95,7 @@ from referee.actions import Parsed
 from referee.cards import JOKER, Card, CardError, Shoe, card_str, cards_str, parse_card, pretty
 from referee.definitions import DEUCES_CLASSES, DeucesRules, GameDefinition
 from referee.events import ActionEvent, BonusArea, Event, HandStart, Say, Settle
-from referee.rules.base import Deal, Engine, IllegalAction, SeatState
+from referee.rules.base import Deal, Decision, Engine, IllegalAction, SeatState
 from referee.rules.deuces_dealer import strategy
 from referee.rules.house import (
     Compensation,
@@ -375,6 +375,19 @@ class DeucesEngine(Engine):
         h = self._s.hand
         p = h.get(player) if h else None
         return p is not None and p.status != "out"
+
+    def decision(self, player: str) -> Decision | None:
+        h = self._s.hand
+        p = h.get(player) if h else None
+        if h is None or p is None:
+            return None
+        if h.phase == "ante" and p.status == "ante":
+            return "stake"
+        if h.phase == "check" and h.queue and h.queue[0] == player:
+            return "duplicate"
+        if h.phase == "decide" and p.status == "deciding":
+            return "play"
+        return None
 
     def to_act(self) -> str | None:
         """The player who must name which duplicate goes first, while the check waits for them."""

@@ -67,7 +67,7 @@ from referee.cards import Card, is_joker
 from referee.definitions import GameDefinition, HoldemAARules
 from referee.events import ActionEvent, Event, HandStart, Say, Settle
 from referee.hands import NAMES, evaluate, pair_floor
-from referee.rules.base import Deal, IllegalAction, OptionError
+from referee.rules.base import Deal, Decision, IllegalAction, OptionError
 from referee.rules.house import (
     HandBook,
     HouseEngine,
@@ -408,6 +408,11 @@ class HoldemAAEngine(HouseEngine):
     def board_cards(self) -> list[Card]:
         """The flop once it is out (turn and river are dealt only as the hand settles)."""
         return list(self.board[:3]) if self.phase == "decide" else []
+
+    def decision(self, player: str) -> Decision | None:
+        if player not in self.pending():
+            return None
+        return "stake" if self.phase == "stakes" else "decide"
 
     def pending(self) -> list[str]:
         """Players the table is waiting for (stake or decision), in seat order."""

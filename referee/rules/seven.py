@@ -101,7 +101,7 @@ from referee.cards import (
 from referee.definitions import SEVEN_CLASSES, GameDefinition, SevenRules
 from referee.events import ActionEvent, Event, HandStart, Say, Settle
 from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_floor, class_of, pair_floor, seven_key
-from referee.rules.base import Deal, IllegalAction, OptionError
+from referee.rules.base import Deal, Decision, IllegalAction, OptionError
 from referee.rules.house import (
     HandBook,
     HouseEngine,
@@ -745,6 +745,14 @@ class SevenEngine(HouseEngine):
     def shown(self, player: str) -> list[Card]:
         # every card of this game is dealt face up
         return self.holdings(player)
+
+    def decision(self, player: str) -> Decision | None:
+        if player not in self.pending():
+            return None
+        if self.phase == "stakes":
+            return "stake"
+        return "declare" if self.phase == "declare" else "round2" if self.phase == "round2" \
+            else "round1"
 
     def pending(self) -> list[str]:
         """Players the table is waiting for, in turn order."""

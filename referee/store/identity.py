@@ -8,7 +8,7 @@ survives a restart of the bot (the player's connection did not end) and is worth
 who connects later under the same nick (a later sign-on time). A connection the bot sees end
 (QUIT) is forgotten at once.
 
-Both tables (migration 5) live outside the event log on purpose: a secret must never be part of
+Both tables (migration 6) live outside the event log on purpose: a secret must never be part of
 a replayable input. The IRC adapter folds names (IRC case mapping) before calling in here.
 """
 

@@ -1,0 +1,217 @@
+"""Decorations: what players write around an action without changing it, removed before the
+grammar reads the action.
+
+``コールでーす👍`` / ``とりあえずチェックっす`` / ``仕方ない、フォールドしときます`` /
+``俺もコール`` all declare the plain action. The vocabulary is data
+(``grammar/decorations.toml``: openers, endings, and the words that are actions only when they
+stand alone, in the folded form the grammars read); this module only applies it, with guards:
+
+- every cut falls on a word boundary of the morphological analysis (:mod:`referee.lang.words`),
+  so an ending is only removed when it is a word of its own (「で」 of 「コールで」, not the で
+  inside a longer word), and an opener only when it is whole words (「俺も」, not 「俺もう」);
+- nothing else is removed: a negation, a question or advice after the action word is no ending,
+  so 「コールしない」「コールする？」「降りたほうがいい」 keep their words and stay chat.
+
+Emoji (the ``emoji`` package's list, kept current with Unicode) are dropped first, except the four
+card suits, which are card notation here (A♠).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import emoji
+
+from referee.lang.nearmiss import mentions_action
+from referee.lang.normalize import fold_nfkc
+from referee.lang.words import Word, words
+
+DECORATIONS = Path(__file__).resolve().parents[2] / "grammar" / "decorations.toml"
+
+# Trailing decoration that never changes what a declaration means (コール！ コールｗ こー).
+# (Not ー: it ends words -- ハイパー, ポーカー.)
+_TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
+# Last kana of the long action words, which a trailing ー merely stretches (こーるー, まっくー).
+_STRETCHED = set("るくどんとずす")
+_SUITS = set("♠♤♥♡♦♢♣♧")
+# Characters that may start an emoji (symbols, dingbats, pictographs, flags, keycaps); a text
+# without any is not handed to the emoji package at all.
+_MAYBE_EMOJI = re.compile("[\u00a9\u00ae\u203c-\u3299\U0001f000-\U0001faff\u20e3]")
+# Blanks and punctuation between a decoration and the action (仕方ない、フォールド).
+_SEPARATORS = " \t\u3000、,。.!…♪"
+
+
+def strip_tail(norm: str) -> str:
+    """Drop trailing punctuation, 笑 / (笑), laughing w's (not the w of "show") and stretches."""
+    while True:
+        s = norm.rstrip(_TRAILING)
+        if s.endswith("(笑)"):
+            s = s[:-3]
+        elif s.endswith("笑"):
+            s = s[:-1]
+        elif s.endswith("w"):
+            t = s.rstrip("w")
+            if not t or not ("a" <= t[-1] <= "z"):
+                s = t
+        elif s.endswith("ー"):  # コール〜 is stretched; こー, ちー (チー), ふぉー (フォー) are not
+            t = s.rstrip("ー")
+            if t[-1:] in _STRETCHED:
+                s = t
+        if s == norm:
+            return s.lstrip()
+        norm = s
+
+
+def drop_emoji(text: str) -> str:
+    """``text`` without emoji (card suits kept)."""
+    if _MAYBE_EMOJI.search(text) is None:
+        return text
+    return str(emoji.replace_emoji(
+        text, replace=lambda chars, _data: chars if chars.rstrip("\ufe0f") in _SUITS else ""
+    ))
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    openers: tuple[str, ...]  # longest first
+    endings: tuple[str, ...]  # longest first
+    alone: frozenset[str]  # actions only as the whole message (seven's はい)
+    people: frozenset[str]  # lemmas that address people (みんな): never part of an aside
+    after_verb: frozenset[str]  # particles removed after a verb or one of after_aux
+    after_aux: frozenset[str]
+    closings: frozenset[str]  # clauses that only close a declaration (よろしく)
+    tail: re.Pattern[str]  # trailing marks of feeling and kaomoji
+
+
+@cache
+def _vocabulary() -> _Vocabulary:
+    data = tomllib.loads(DECORATIONS.read_text(encoding="utf-8"))
+
+    def words_of(key: str) -> tuple[str, ...]:
+        items = {fold_nfkc(str(w)) for w in data.get(key, [])}
+        return tuple(sorted(items, key=len, reverse=True))
+
+    marks = "|".join(re.escape(m) for m in words_of("marks"))
+    faces = re.escape(str(data.get("face_chars", "")))
+    # a bracketed face: at most 12 characters, one face character, no kana / kanji / card
+    face = (rf"[(（](?=[^()（）]{{0,11}}[{faces}])(?![^()（）]*[ぁ-ゖァ-ヺ一-龯])"
+            rf"(?![^()（）]*(?:10|[2-9tjqka])[cdhs♠♥♦♣])[^()（）]{{1,12}}[)）]?")
+    tail = re.compile(rf"(?:\s*(?:[(（](?:{marks})[)）]|(?:{marks})|{face}))+$")
+    return _Vocabulary(
+        words_of("openers"), words_of("endings"), frozenset(words_of("alone")),
+        frozenset(str(w) for w in data.get("people", [])),
+        frozenset(words_of("after_verb")),
+        frozenset(str(w) for w in data.get("after_auxiliaries", [])),
+        frozenset(words_of("closings")), tail,
+    )
+
+
+# An aside before the action (ごめん、フォールド / 残念、降ります / きついな、フォールド): a short
+# first clause of interjections, adjectives and plain nouns. Never one that names or addresses
+# someone (ボブさん、フォールド; お前、コール), has a verb (頼む、コール) or talks about an action.
+_ASIDE_CHARS = 12
+# Letters and digits are how cards and abbreviations are written (Fです。Tc見せます): an aside has
+# none.
+_LATIN = re.compile("[a-z0-9]")
+_ASIDE_POS = frozenset({"感動詞", "形容詞", "形状詞", "助詞", "助動詞", "補助記号", "副詞", "名詞"})
+
+
+def _is_aside(clause: str, ws: tuple[Word, ...], start: int, end: int) -> bool:
+    if (not 0 < end - start <= _ASIDE_CHARS or "?" in clause or _LATIN.search(clause)
+            or mentions_action(clause)):
+        return False
+    people = _vocabulary().people
+    inside = [w for w in ws if start <= w.start < end]
+    return bool(inside) and all(
+        w.pos in _ASIDE_POS and w.pos2 not in ("固有名詞", "数詞") and w.lemma not in people
+        for w in inside
+    )
+
+
+def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
+    """Offsets where a word starts or ends."""
+    out = {0, length}
+    for w in ws:
+        out.add(w.start)
+        out.add(w.start + len(w.surface))
+    return out
+
+
+# Where one clause ends and the next begins (降ります。J♣見せます, フォールドします、Ah見せます);
+# a full stop or comma before a digit is part of a number (1.5k, 1,800), not a boundary.
+_CLAUSE = re.compile(r"[、。!…♪]+|[.,](?![0-9])")
+
+
+def _trim_end(folded: str, s: int, e: int, ws: tuple[Word, ...], bounds: set[int],
+              voc: _Vocabulary) -> int:
+    """The end of clause ``folded[s:e]`` without its trailing decorations."""
+    while True:
+        end = e
+        core = strip_tail(folded[s:e])
+        if folded.startswith(core, s):
+            e = s + len(core)
+        m = voc.tail.search(folded, s, e)
+        if m is not None and m.start() > s:
+            e = m.start()
+        for w in voc.endings:
+            if e - len(w) > s and folded.startswith(w, e - len(w)) and e - len(w) in bounds:
+                e -= len(w)
+                break
+        else:
+            last = _word_ending_at(ws, e)
+            if last is not None and last.start > s and folded[last.start:e] in voc.after_verb:
+                before = _word_ending_at(ws, last.start)
+                if before is not None and (before.pos == "動詞" or before.lemma in voc.after_aux):
+                    e = last.start
+        if e == end:
+            return e
+
+
+def _word_ending_at(ws: tuple[Word, ...], end: int) -> Word | None:
+    for w in ws:
+        if w.start + len(w.surface) == end:
+            return w
+    return None
+
+
+def strip(typed: str) -> str | None:
+    """The folded action core of ``typed`` (NFKC text) once emoji, openers and every clause's
+    endings are removed; None when there is nothing to remove (the message stands as it is)."""
+    text = drop_emoji(typed)
+    folded = fold_nfkc(text)
+    if len(folded) != len(text):  # case folding changed the length (ß): no word offsets
+        return folded if text != typed else None
+    voc = _vocabulary()
+    ws = words(text)
+    bounds = _bounds(ws, len(text))
+    a, b = 0, len(folded)
+    while True:  # openers, with the blanks and commas after them
+        start = a
+        while a < b and folded[a] in _SEPARATORS:
+            a += 1
+        for w in voc.openers:
+            if folded.startswith(w, a) and a + len(w) < b and a + len(w) in bounds:
+                a += len(w)
+                break
+        if a == start:
+            break
+    first = _CLAUSE.search(folded, a, b)
+    if first is not None and _is_aside(folded[a:first.start()], ws, a, first.start()):
+        a = first.end()
+    pieces: list[str] = []
+    pos = a
+    for m in [*_CLAUSE.finditer(folded, a, b), None]:
+        end = m.start() if m is not None else b
+        piece = folded[pos:_trim_end(folded, pos, end, ws, bounds, voc)].strip()
+        if piece and not (pieces and piece in voc.closings):
+            pieces.append(piece)
+        if m is not None:
+            pos = m.end()
+    core = " ".join(pieces)
+    if (core == folded and text == typed) or core in voc.alone:
+        return None
+    return core

@@ -1,0 +1,149 @@
+"""Reading what players really type, end to end (issue #12): folds with a show end as folds
+showing exactly those cards and raise no flag; 「オールイン AA50」 reaches holdem_aa's all-in; the
+player the table waits for is told when a message with action words could not be read, in every
+game; spectators and players not to act get no such reply; command words without "!" get a hint.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.adapters.transcript import replay_events
+from referee.lang import catalog
+
+DIR = Path(__file__).resolve().parent / "transcripts" / "language"
+
+
+def events(text: str | None = None, name: str | None = None) -> list[dict[str, Any]]:
+    path = DIR / name if name else None
+    return [e.to_json() for e in replay_events(path, text=text)]
+
+
+def of(evs: list[dict[str, Any]], kind: str, **match: Any) -> list[dict[str, Any]]:
+    return [e for e in evs if e["event"] == kind and all(e.get(k) == v for k, v in match.items())]
+
+
+def room(evs: list[dict[str, Any]]) -> list[str]:
+    return [e["text"] for e in of(evs, "say", to="room")]
+
+
+def test_folds_with_a_show_are_folds_showing_exactly_those_cards() -> None:
+    evs = events(name="omaha_fold_show.txt")
+    for player, shown in [("dave", "J♣"), ("erin", "A♠"), ("frank", "A♣ A♦"), ("alice", "A♥")]:
+        assert of(evs, "action", player=player, action="fold"), player
+        assert f"{player} さんがフォールドして公開: {shown}" in room(evs)
+    assert not of(evs, "flag") and not of(evs, "penalty") and not of(evs, "rejected")
+    # the decorated checks were all read: the hand reached the showdown and carol opened all
+    assert "carol さんがオープン: 9♥ 9♦ 8♠ 7♠（スリー・オブ・ア・カインド）" in room(evs)
+    assert of(evs, "hand_end")[-1]["stacks"]["carol"] == 20100
+
+
+def test_holdem_aa_allin_with_the_aa_bet() -> None:
+    evs = events(name="holdem_aa_allin_aa.txt")
+    (alice,) = of(evs, "action", player="alice")
+    assert (alice["amount"], alice["ante"], alice["aa"], alice["allin"]) == (525, 475, 50, True)
+    (bob,) = of(evs, "action", player="bob")
+    assert (bob["amount"], bob["ante"], bob["aa"], bob["allin"]) == (450, 350, 100, True)
+
+
+OMAHA = """# table: omaha level=3
+# moderator: dealer
+# seat 1: alice 20000
+# seat 2: bob 20000
+# seat 3: carol 20000
+# button: 1
+# deal: alice=Ah Kh Qd Jd | bob=2c 3c 4d 5d | carol=9h 9d 8s 7s | board=Ts 9s 8c 2h 3h
+"""
+HOLDEM = """# table: holdem_aa ante=100
+# seat 1: alice 1000
+# seat 2: bob 1000
+# deal: alice=As Kd | bob=Qh Qs | dealer=3h 3s | board=Ah 8c 7c 6d 2h
+"""
+SEVEN = """# table: seven ante=100
+# seat 1: alice 10000
+# seat 2: bob 10000
+# button: 2
+# deal: alice=6c 6d 6h 4c 4d 2s 9h | bob=Qc Qd Qh Qs Jc Jd Jh | dealer=Kc Kd 2h 4s 6c 8d Th | dice=6
+"""
+DEUCES = """# table: deuces ante=100
+# seat 1: alice 10000
+# seat 2: bob 10000
+# bonus: 3c 7d 9h Ks
+# deal: alice=Ac Ad Ah 7s 9d | bob=3d 4h 5s 6c 7d | dealer=3c 4d 5h 6s 7c
+"""
+
+# (game's transcript head, lines before the near miss, the near miss, the decision it names)
+NEAR_MISSES = [
+    ("omaha-bet", OMAHA, [], "alice: コールかなぁ", "bet"),
+    ("omaha-bet-self-talk", OMAHA, [], "alice: 降りたほうがいいかな", "bet"),
+    ("holdem-stake", HOLDEM, [], "alice: アンティいくらにしようかな", "holdem_aa_stake"),
+    ("holdem-decide", HOLDEM, ["alice: アンティ100", "bob: アンティ100"], "alice: コールしようかな",
+     "decide"),
+    ("seven-stake", SEVEN, [], "alice: アンティどうしよう", "stake"),
+    ("seven-round1", SEVEN, ["alice: アンティ100", "bob: アンティ100"], "alice: ハイパーかなぁ",
+     "round1"),
+    ("deuces-stake", DEUCES, [], "bob: アンティ忘れてた", "stake"),
+    ("deuces-play", DEUCES, ["alice: アンティ100", "bob: アンティ100"], "alice: 残すのどれにしよう",
+     "play"),
+]
+
+
+@pytest.mark.parametrize("case", NEAR_MISSES, ids=lambda c: c[0])
+def test_near_miss_names_the_player_and_the_decision(case: tuple[Any, ...]) -> None:
+    _, head, before, miss, decision = case
+    lines = [f"[21:00:{i:02d}] {line}" for i, line in enumerate([*before, miss], 1)]
+    evs = events(text=head + "\n".join(lines) + "\n")
+    player, text = miss.split(": ", 1)
+    key = f"examples_{decision}"
+    want = catalog.text("near_miss", player=player, text=text, examples=catalog.messages()[key])
+    assert room(evs)[-1] == want
+    assert not of(evs, "action", player=player) or before  # nothing applied for the miss
+
+
+@pytest.mark.parametrize("speaker", ["bob", "spectator"])
+def test_no_reply_to_whoever_the_table_does_not_wait_for(speaker: str) -> None:
+    # alice is to act: bob (seated, not to act) and a spectator talking about actions get nothing
+    evs = events(text=OMAHA + f"[21:00:01] {speaker}: コールかなぁ\n")
+    assert not [t for t in room(evs) if "読めませんでした" in t]
+
+
+def test_chat_without_action_words_gets_no_reply() -> None:
+    evs = events(text=OMAHA + "[21:00:01] alice: 今日は寒いね\n[21:00:02] alice: 👍\n")
+    assert not [t for t in room(evs) if "読めませんでした" in t]
+
+
+def test_house_games_waiting_players_in_any_order() -> None:
+    # holdem_aa waits for every player's stake at once: bob is asked too
+    evs = events(text=HOLDEM + "[21:00:01] bob: アンティかなぁ\n")
+    assert room(evs)[-1].startswith("bobさん: 「アンティかなぁ」は")
+
+
+@pytest.mark.parametrize("word,command", [("退席", "退席"), ("着席", "着席"), ("残高", "残高")])
+def test_command_words_without_the_bang_get_a_hint(word: str, command: str) -> None:
+    evs = events(text=OMAHA + f"[21:00:01] dave: {word}\n")
+    assert room(evs)[-1] == catalog.text("command_hint", player="dave", word=command)
+
+
+def test_a_long_message_is_quoted_as_an_excerpt() -> None:
+    evs = events(text=OMAHA + "[21:00:01] alice: コール" + "か" * 3000 + "\n")
+    (reply,) = [t for t in room(evs) if "読めませんでした" in t]
+    assert len(reply) < 150
+
+
+@pytest.mark.parametrize("head,game_actions", [
+    (OMAHA, "help_actions_omaha"), (HOLDEM, "help_actions_holdem_aa"),
+    (SEVEN, "help_actions_seven"), (DEUCES, "help_actions_deuces"),
+])
+def test_help_lists_the_games_actions_and_rules_shows_its_pay_tables(
+    head: str, game_actions: str
+) -> None:
+    evs = events(text=head + "[21:00:01] alice: !help\n[21:00:02] alice: !ルール\n")
+    help_text, rules_text = room(evs)[-2:]
+    assert catalog.messages()[game_actions] in help_text
+    assert rules_text.count("\n") >= 1 or head is OMAHA  # a summary, then the tables
+    if head is HOLDEM:  # the pay tables as games/holdem_aa.toml has them, in Japanese
+        assert "AA配当（手札2枚＋フロップ）: ロイヤル・フラッシュ ×201" in rules_text
+        assert "ディーラーフォールド ×1" in rules_text and "dealer_fold" not in rules_text
