@@ -119,6 +119,14 @@ def cmd_check(args: argparse.Namespace) -> None:
 
     try:
         report = check(Path(args.db))
+        if args.snapshots and report.ok:
+            # slow, on demand (issue 21): the newest snapshot plus the inputs after it must
+            # give the same state as a full re-run of the log
+            from referee.adapters import snapshot_differences
+            from referee.store import Store
+
+            with Store(Path(args.db), create=False) as store:
+                report.problems += snapshot_differences(store)
     except StoreError as e:
         _fail(str(e))
     if report.ok:
@@ -291,6 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ck = sub.add_parser("check", help="integrity check and ledger invariants of a database")
     ck.add_argument("--db", default=str(DEFAULT_DB))
+    ck.add_argument("--snapshots", action="store_true",
+                    help="also re-run the whole log and compare it with the newest snapshot (slow)")
     ck.set_defaults(func=cmd_check)
 
     bk = sub.add_parser("backup", help="a consistent copy of a database (safe while it is used)")

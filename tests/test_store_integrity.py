@@ -210,3 +210,24 @@ def test_backup_command_into_a_directory(tmp_path: Path) -> None:
     rows = json.loads(referee("records", "--db", str(files[0]), "bank", "--json")
                       .stdout.splitlines()[0])
     assert "player" in rows
+
+
+def test_check_snapshots_against_a_full_rerun(tmp_path: Path) -> None:
+    """``check --snapshots`` (issue 21, slow, on demand): the newest snapshot plus the tail must
+    equal a full re-run of the log; a snapshot that disagrees makes it exit 1 naming what."""
+    import pickle
+
+    db, _ = make_db(tmp_path, hands=10)
+    with Store(db) as s:
+        assert s.latest_snapshot() is not None
+    r = referee("check", "--db", str(db), "--snapshots")
+    assert r.returncode == 0, r.stderr
+    conn = sqlite3.connect(str(db))
+    state = pickle.loads(conn.execute("SELECT state FROM snapshots").fetchone()[0])
+    state["ranks"] = {"alice": "★"}
+    conn.execute("UPDATE snapshots SET state = ?", (pickle.dumps(state),))
+    conn.commit()
+    conn.close()
+    assert referee("check", "--db", str(db)).returncode == 0  # the quick check does not re-run
+    r = referee("check", "--db", str(db), "--snapshots")
+    assert r.returncode == 1 and "ranks" in r.stderr and len(r.stderr.strip().splitlines()) == 1
