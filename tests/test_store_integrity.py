@@ -231,3 +231,22 @@ def test_check_snapshots_against_a_full_rerun(tmp_path: Path) -> None:
     assert referee("check", "--db", str(db)).returncode == 0  # the quick check does not re-run
     r = referee("check", "--db", str(db), "--snapshots")
     assert r.returncode == 1 and "ranks" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_background_check_of_the_bots(tmp_path: Path) -> None:
+    """The bots open the store with the check on a thread beside their resume (start-up does
+    not read the whole file first); verify() waits for it and refuses a damaged file."""
+    from referee.store.integrity import CorruptDatabase
+
+    db, _ = make_db(tmp_path, hands=30)
+    with Store(db, check="background") as s:
+        s.verify()  # sound
+    corrupt_middle(db)
+    with pytest.raises(CorruptDatabase, match=r"\.recover"):
+        s2 = Store(db, check="background")  # the open itself may already meet the damage
+        try:
+            s2.verify()
+        finally:
+            s2.close()
+    with pytest.raises(ValueError):
+        Store(tmp_path / "x.db", check="maybe")

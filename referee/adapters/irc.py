@@ -224,7 +224,7 @@ class IrcBot:
             from referee.store import Store
 
             config.database.parent.mkdir(parents=True, exist_ok=True)
-            store = Store(config.database)
+            store = Store(config.database, check="background")  # verified before connecting
         self.store = store
         if referee is None:
             from referee.service import Referee
@@ -925,6 +925,9 @@ class IrcBot:
 
     async def run(self) -> None:
         """Connect, serve, reconnect with backoff until :attr:`stopping` is set."""
+        verify = getattr(self.store, "verify", None)
+        if callable(verify):  # never online on a damaged database (CorruptDatabase, one line)
+            await asyncio.to_thread(verify)
         worker = asyncio.create_task(self._worker())
         sender = asyncio.create_task(self._sender())
         clock = asyncio.create_task(self._clock())

@@ -344,7 +344,7 @@ class MatrixBot:
         if store is None:
             from referee.store import Store
 
-            store = Store(config.database)
+            store = Store(config.database, check="background")  # verified before login
         self.store = store
         if referee is None:
             from referee.service import Referee
@@ -446,6 +446,9 @@ class MatrixBot:
 
     # --- the loop ---------------------------------------------------------------------------
     async def run(self) -> None:
+        verify = getattr(self.store, "verify", None)
+        if callable(verify):  # never online on a damaged database (CorruptDatabase, one line)
+            await asyncio.to_thread(verify)
         await self._login()
         await self.flush()  # replies a previous run queued but did not send
         clock = asyncio.create_task(self._clock())

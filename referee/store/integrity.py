@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -44,6 +45,32 @@ def quick_check(conn: sqlite3.Connection, path: str | Path) -> None:
     problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
     if problems:
         raise CorruptDatabase(path, "; ".join(problems))
+
+
+class BackgroundCheck:
+    """:func:`quick_check` of a database file on a thread and a read-only connection of its
+    own, so a bot's start-up (snapshot + tail, issue 21) does not wait for a read of the whole
+    file; the bot asks :meth:`result` before it goes online."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.error: StoreError | None = None
+        self._thread = threading.Thread(target=self._run, name="store-quick-check", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            quick_check_file(self.path)
+        except StoreError as e:
+            self.error = e
+        except sqlite3.Error as e:
+            self.error = CorruptDatabase(self.path, str(e))
+
+    def result(self, timeout: float | None = None) -> None:
+        """Wait for the check; raise CorruptDatabase if it failed."""
+        self._thread.join(timeout)
+        if self.error is not None:
+            raise self.error
 
 
 @dataclass
@@ -204,7 +231,10 @@ def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
 
 
 def quick_check_file(path: Path) -> None:
-    conn = sqlite3.connect(_ro_uri(path), uri=True)
+    try:
+        conn = sqlite3.connect(_ro_uri(path), uri=True)
+    except sqlite3.Error as e:
+        raise CorruptDatabase(path, str(e)) from None
     try:
         quick_check(conn, path)
     finally:
