@@ -37,7 +37,7 @@ from referee.adapters import resume
 from referee.service import Referee
 from referee.store import Store
 mode, db = sys.argv[1], sys.argv[2]
-store = Store(db)
+store = Store(db, check="background")  # as the bots open it: the integrity check runs beside
 ref = Referee()
 if mode == "snapshot":
     warnings = resume(ref, store)

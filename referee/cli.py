@@ -109,6 +109,67 @@ def cmd_records(args: argparse.Namespace) -> None:
             ))
 
 
+# --- referee check / backup --------------------------------------------------------------------
+
+def cmd_check(args: argparse.Namespace) -> None:
+    """Exit 0: sound; 1: readable but the ledger invariants fail; 2: unusable file."""
+    from referee.lang.catalog import text
+    from referee.store import StoreError
+    from referee.store.integrity import check
+
+    try:
+        report = check(Path(args.db))
+        if args.snapshots and report.ok:
+            # slow, on demand (issue 21): the newest snapshot plus the inputs after it must
+            # give the same state as a full re-run of the log
+            from referee.adapters import snapshot_differences
+            from referee.store import Store
+
+            with Store(Path(args.db), create=False) as store:
+                report.problems += snapshot_differences(store)
+    except StoreError as e:
+        _fail(str(e))
+    if report.ok:
+        print(text("store.check_ok", path=report.path, inputs=report.inputs,
+                   ledger=report.ledger, players=report.players))
+        return
+    print(text("store.check_bad", path=report.path, count=len(report.problems),
+               problems=" / ".join(report.problems[:5])), file=sys.stderr)
+    raise SystemExit(1)
+
+
+def cmd_backup(args: argparse.Namespace) -> None:
+    from referee.lang.catalog import text
+    from referee.store import StoreError
+    from referee.store.integrity import backup
+
+    try:
+        dest = backup(Path(args.db), Path(args.dest), wait=args.wait)
+    except StoreError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{args.dest}: {e.strerror}")
+    print(text("store.backup_done", path=args.db, dest=dest))
+
+
+def cmd_irc_secret(args: argparse.Namespace) -> None:
+    """Set a player's (a moderator's) IRC secret from the operator's terminal: the secret is
+    read from stdin, never from the command line (it would show in ps and shell history)."""
+    from referee.adapters.irc import casefold
+    from referee.store import Store, StoreError
+    from referee.store.identity import Identities, valid_secret
+
+    secret = sys.stdin.readline().strip()
+    if not valid_secret(secret):
+        _fail("the secret (one line on stdin) must be 4-200 characters without spaces")
+    try:
+        with Store(Path(args.db)) as store:
+            Identities(store.conn).set_secret(casefold(args.name), args.name, secret)
+    except StoreError as e:
+        _fail(str(e))
+    print(f"referee: IRC secret of {args.name} set in {args.db}")
+
+
 # --- referee matrix ----------------------------------------------------------------------------
 
 def cmd_matrix(args: argparse.Namespace) -> None:
@@ -123,7 +184,12 @@ def cmd_matrix(args: argparse.Namespace) -> None:
         })
     except ConfigError as e:
         _fail(str(e))
-    run_matrix(config)
+    from referee.store import StoreError
+
+    try:
+        run_matrix(config)
+    except StoreError as e:  # refuses to start on a corrupt or unusable database
+        _fail(str(e))
 
 
 # --- referee irc -------------------------------------------------------------------------------
@@ -141,10 +207,17 @@ def cmd_irc(args: argparse.Namespace) -> None:
             "channels": channels, "moderators": args.moderator, "database": args.db,
             "require_identified": args.require_identified, "encoding": args.encoding,
             "interval": args.interval, "burst": args.burst,
+            "backup_dir": args.backup_dir, "backup_every": args.backup_every,
+            "backup_keep": args.backup_keep, "sasl_username": args.sasl_username,
         })
     except IrcConfigError as e:
         _fail(str(e))
-    run_irc(config)
+    from referee.store import StoreError
+
+    try:
+        run_irc(config)
+    except StoreError as e:  # refuses to start on a corrupt or unusable database
+        _fail(str(e))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -213,13 +286,49 @@ def build_parser() -> argparse.ArgumentParser:
     ir.add_argument("--interval", type=float, default=None,
                     help="flood control: seconds per line after a burst (default 1.0)")
     ir.add_argument("--burst", type=int, default=None, help="lines sent at once (default 5)")
+    ir.add_argument("--sasl-username", default=None,
+                    help="log the bot in to services (SASL PLAIN); password in "
+                    "REFEREE_IRC_SASL_PASSWORD or the config's sasl_password")
+    ir.add_argument("--backup-dir", default=None,
+                    help="where the bot's back-ups go (default: backups/ next to the database)")
+    ir.add_argument("--backup-every", type=float, default=None,
+                    help="seconds between back-ups (default 3600; 0: only on !close)")
+    ir.add_argument("--backup-keep", type=int, default=None,
+                    help="back-ups kept (default 24)")
     ir.set_defaults(func=cmd_irc)
+
+    ck = sub.add_parser("check", help="integrity check and ledger invariants of a database")
+    ck.add_argument("--db", default=str(DEFAULT_DB))
+    ck.add_argument("--snapshots", action="store_true",
+                    help="also re-run the whole log and compare it with the newest snapshot (slow)")
+    ck.set_defaults(func=cmd_check)
+
+    bk = sub.add_parser("backup", help="a consistent copy of a database (safe while it is used)")
+    bk.add_argument("--db", default=str(DEFAULT_DB))
+    bk.add_argument("--wait", type=float, default=60.0,
+                    help="seconds to wait for a replay that holds the file (default 60)")
+    bk.add_argument("dest", help="the copy's file name, or a directory for a time-stamped copy")
+    bk.set_defaults(func=cmd_backup)
+
+    sc = sub.add_parser("irc-secret", help="set a player's IRC secret (read from stdin)")
+    sc.add_argument("--db", required=True)
+    sc.add_argument("name", help="the player's (moderator's) name, e.g. dealer")
+    sc.set_defaults(func=cmd_irc_secret)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    import sqlite3
+
     args = build_parser().parse_args(argv)
-    args.func(args)
+    try:
+        args.func(args)
+    except sqlite3.DatabaseError as e:
+        # A page found damaged half-way through a run (the check at open passed): the same one
+        # line as at open, naming the file, never a traceback.
+        from referee.store.integrity import CorruptDatabase
+
+        _fail(str(CorruptDatabase(getattr(args, "db", None) or "?", str(e))))
 
 
 if __name__ == "__main__":

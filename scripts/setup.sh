@@ -2,8 +2,8 @@
 # Create .venv and install the project. Idempotent; safe on a fresh machine.
 #   scripts/setup.sh          what the main job needs (the terminal table on SQLite)
 #   scripts/setup.sh --test   everything the tests need: test tools, the Matrix and IRC extras,
-#                             ngIRCd (Debian package), Synapse (its own venv, .venv-synapse) and
-#                             the matrix-js-sdk test players (npm, tests/matrix/js)
+#                             ngIRCd, InspIRCd + Atheme (Debian packages), Synapse (its own venv,
+#                             .venv-synapse) and the matrix-js-sdk test players (npm, tests/matrix/js)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -24,6 +24,8 @@ fi
 if [ "${1:-}" = "--test" ]; then
     # The IRC tests' server: ngIRCd from Debian's packages (apt-get, only when missing).
     bash scripts/ngircd.sh install || echo "setup.sh: ngircd not installed; the IRC server tests will fail" >&2
+    # ... and a network with services for the identity tests: InspIRCd + Atheme (Debian).
+    bash scripts/ircservices.sh install || echo "setup.sh: inspircd/atheme not installed; the IRC services tests will fail" >&2
     # The Matrix tests' homeserver: Synapse in its own venv (its pins never meet ours); a stamp
     # file makes this a no-op once done (~60-110 s the first time).
     .venv/bin/python -m referee.adapters.matrix_synapse install

@@ -4,11 +4,17 @@ channel, hole cards and private replies by PRIVMSG to the player's nick.
 A thin I/O shell around the service pipeline (:class:`referee.service.Referee`), like the Matrix
 and terminal adapters. What it adds is delivery on a network with no message ids and no history:
 
-* **Identity** is what the server says: a player is their nick. A nick change is followed (the
-  referee keeps calling ``alice`` the person now called ``alice_``, and her cards go to
-  ``alice_``); a different person who takes a nick a known player still holds is not believed.
-  Without services nobody can prove who they are -- see docs/irc.md. With
-  ``require_identified`` moderator commands need a nick logged in to services (WHOIS 330/307).
+* **Identity** is never a nick alone (:mod:`referee.adapters.irc_identity`): a sender reaches
+  the referee only from a proven connection -- a services account (IRCv3 ``account-tag``,
+  ``extended-join``, ``account-notify``, WHOX, or WHOIS 330) or, on a network without
+  services, a per-player secret checked once per connection (``!pass`` by private message,
+  never stored as typed and never part of the event log). Private content goes only to the
+  nick of the connection proven for that player, else it is held until they prove again. A
+  proof survives a restart of the bot (persisted with the connection's sign-on time) and
+  ends with the connection (QUIT). With ``require_identified`` moderator commands need an
+  account. A nick change is followed.
+* **Back-ups** of the database on ``!close`` and every ``backup_every`` seconds, keeping the
+  last ``backup_keep`` (:class:`referee.store.integrity.Backups`).
 * **Exactly once in.** Each received line becomes one input with a fresh id
   (``irc:<run>:<n>``); the service saves it, its events and ledger in one transaction and a
   restart rebuilds every table from the database. IRC keeps no history: what is said while the
@@ -26,15 +32,17 @@ and terminal adapters. What it adds is delivery on a network with no message ids
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import logging
+import math
+import os
 import random
 import re
 import signal
 import ssl
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +50,9 @@ from typing import Any
 from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.config import read_settings
+from referee.adapters.irc_identity import Book, Whois, pass_args
 from referee.adapters.outbox import Pacer, byte_len, encoding_ok, split_text
+from referee.lang.catalog import text as msg
 from referee.service import MODERATOR_COMMANDS, command_name
 
 log = logging.getLogger("referee.irc")
@@ -67,8 +77,11 @@ class IrcConfig:
     username: str = "referee"
     realname: str = "poker referee bot"
     password: str | None = None  # server password (PASS)
+    sasl_username: str | None = None  # the bot's services account (SASL PLAIN at connect)
+    sasl_password: str | None = None  # or env REFEREE_IRC_SASL_PASSWORD
     moderators: list[str] = field(default_factory=list)
     require_identified: bool = False  # moderator commands only from nicks logged in to services
+    identity: str = "auto"  # accounts | secrets | auto: accounts where the server offers them
     encoding: str = "utf-8"  # e.g. iso-2022-jp on older Japanese networks
     interval: float = 1.0  # flood control: one line per interval after a burst
     burst: int = 5
@@ -76,6 +89,9 @@ class IrcConfig:
     ping_interval: float = 60.0  # PING the server after this much silence ...
     ping_timeout: float = 60.0  # ... and reconnect if it stays silent this much longer
     tick_every: float = TICK_EVERY  # action clock: seconds between timer ticks of one table
+    backup_dir: Path | None = None  # default: backups/ next to the database
+    backup_every: float = 3600.0  # seconds between back-ups; 0: only on !close
+    backup_keep: int = 24  # back-ups kept
 
     @property
     def effective_port(self) -> int:
@@ -87,7 +103,8 @@ _KEYS: dict[str, type] = {
     "tls_verify": bool, "tls_ca": str, "nick": str, "username": str, "realname": str,
     "password": str, "moderators": list, "require_identified": bool, "encoding": str,
     "interval": float, "burst": int, "max_backoff": float, "ping_interval": float,
-    "ping_timeout": float, "tick_every": float,
+    "ping_timeout": float, "tick_every": float, "backup_dir": str, "backup_every": float,
+    "backup_keep": int, "sasl_username": str, "sasl_password": str, "identity": str,
 }
 
 
@@ -114,8 +131,12 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
             username=str(data.get("username", data.get("nick", "referee"))),
             realname=str(data.get("realname", "poker referee bot")),
             password=data.get("password"),
+            sasl_username=data.get("sasl_username") or None,
+            sasl_password=(data.get("sasl_password")
+                           or os.environ.get("REFEREE_IRC_SASL_PASSWORD") or None),
             moderators=[str(m) for m in data.get("moderators", [])],
             require_identified=bool(data.get("require_identified", False)),
+            identity=str(data.get("identity", "auto")),
             encoding=enc,
             interval=float(data.get("interval", 1.0)),
             burst=int(data.get("burst", 5)),
@@ -123,6 +144,9 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
             ping_interval=float(data.get("ping_interval", 60.0)),
             ping_timeout=float(data.get("ping_timeout", 60.0)),
             tick_every=float(data.get("tick_every", TICK_EVERY)),
+            backup_dir=Path(str(data["backup_dir"])) if data.get("backup_dir") else None,
+            backup_every=float(data.get("backup_every", 3600.0)),
+            backup_keep=int(data.get("backup_keep", 24)),
         )
     except (TypeError, ValueError) as e:
         raise ConfigError(str(e)) from None
@@ -132,6 +156,12 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
         raise ConfigError("interval must be >= 0 and burst >= 1")
     if cfg.tick_every <= 0:
         raise ConfigError("tick_every must be > 0")
+    if cfg.identity not in ("auto", "accounts", "secrets"):
+        raise ConfigError(f"identity must be auto, accounts or secrets, not {cfg.identity!r}")
+    if cfg.sasl_username and not cfg.sasl_password:
+        raise ConfigError("sasl_username needs sasl_password (or env REFEREE_IRC_SASL_PASSWORD)")
+    if cfg.backup_every < 0 or cfg.backup_keep < 1:
+        raise ConfigError("backup_every must be >= 0 and backup_keep >= 1")
     return cfg
 
 
@@ -176,20 +206,6 @@ def is_moderator_command(text: str) -> bool:
     return name in MODERATOR_COMMANDS or (name in ("bank", "penalties") and len(parts) > 1)
 
 
-@dataclass
-class Whois:
-    """What a WHOIS told about one nick: the services account, if any."""
-
-    nick: str
-    account: str | None = None
-    registered: bool = False  # 307 RPL_WHOISREGNICK (ngIRCd/Unreal: nick identified, mode +R)
-
-    def identified_as(self, name: str, fold: Callable[[str], str]) -> bool:
-        if self.account is not None:
-            return fold(self.account) == fold(name)
-        return self.registered and fold(self.nick) == fold(name)
-
-
 # --- the bot ------------------------------------------------------------------------------
 
 @dataclass
@@ -208,7 +224,7 @@ class IrcBot:
             from referee.store import Store
 
             config.database.parent.mkdir(parents=True, exist_ok=True)
-            store = Store(config.database)
+            store = Store(config.database, check="background")  # verified before connecting
         self.store = store
         if referee is None:
             from referee.service import Referee
@@ -219,6 +235,12 @@ class IrcBot:
             for warning in resume(referee, store):  # tables go on where the last run left them
                 log.warning("%s", warning)
         self.referee = referee
+        from referee.store.identity import Identities
+        from referee.store.integrity import Backups
+
+        self.book = Book(Identities(store.conn), self.fold, self._known_names)
+        self.backups = Backups(config.database, config.backup_dir, config.backup_every,
+                               config.backup_keep)
         self.run_id = uuid.uuid4().hex[:12]
         self.seq = 0
         self.pacer = Pacer(interval=config.interval, burst=config.burst)
@@ -234,17 +256,22 @@ class IrcBot:
         self.userhost: str | None = None
         self.casemapping = "rfc1459"
         self.joined: set[str] = set()  # folded channel names
-        self.names: dict[str, str] = {}  # folded nick -> identity (the referee's player name)
-        self.nicks: dict[str, str] = {}  # identity -> current nick
-        self.held: dict[str, list[str]] = {}  # identity -> private lines waiting for them
+        self.held: dict[str, list[str]] = {}  # player -> private lines waiting for their proof
+        self.caps: set[str] = set()  # IRCv3 capabilities the server acknowledged
         self._whois: dict[str, asyncio.Future[Whois]] = {}
         self._whois_partial: dict[str, Whois] = {}
-        self._verified: dict[str, float] = {}  # folded nick -> when verified
+        self._unproven: dict[str, float] = {}  # folded nick -> looked up, not proven, until
+        self._hinted: dict[str, float] = {}  # folded nick -> when told how to prove themselves
+        self._fails: dict[str, list[float]] = {}  # folded name or nick -> wrong secrets' times
         self._last_rx = 0.0
         self._lost: asyncio.Event = asyncio.Event()
         self._was_connected = False
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
+        self._whox = False  # the server answers WHO with chosen fields (ISUPPORT WHOX)
+        self._cap_ls: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
         # counters for operators and tests
+        self.sasl_ok = False
         self.connects = 0
         self.sent_lines = 0
 
@@ -262,40 +289,24 @@ class IrcBot:
         return sorted(names)
 
     def identity(self, nick: str) -> str | None:
-        """The referee's name for whoever holds ``nick`` now; None if the nick is one a known
-        player still holds under another nick (somebody else took it: not believed)."""
-        key = self.fold(nick)
-        if key in self.names:
-            return self.names[key]
-        canonical = nick
-        for name in self._known_names():
-            if self.fold(name) == key:
-                canonical = name  # same person by IRC's rules: the spelling the table knows
-                break
-        holder = self.nicks.get(canonical)
-        if holder is not None and self.fold(holder) != key:
-            return None
-        self.names[key] = canonical
-        self.nicks[canonical] = nick
-        return canonical
+        """The player whose proven connection holds ``nick`` now; None if nobody's."""
+        who = self.book.of_nick(nick)
+        return who[0] if who is not None else None
 
     def _renamed(self, old: str, new: str) -> None:
-        ident = self.names.pop(self.fold(old), None)
-        if ident is None:
-            ident = self.identity(old) or old
-            self.names.pop(self.fold(old), None)
-        self.names[self.fold(new)] = ident
-        self.nicks[ident] = new
-        self._verified.pop(self.fold(old), None)
-        log.info("nick change followed: %s -> %s (player %s)", old, new, ident)
-        self._release_held(ident)
+        self._unproven.pop(self.fold(old), None)
+        self._hinted.pop(self.fold(old), None)
+        ident = self.book.renamed(old, new)
+        if ident is not None:
+            log.info("nick change followed: %s -> %s (player %s)", old, new, ident)
+            self._release_held(ident)
 
     def _gone(self, nick: str) -> None:
-        ident = self.names.pop(self.fold(nick), None)
-        if ident is not None and self.nicks.get(ident) is not None \
-                and self.fold(self.nicks[ident]) == self.fold(nick):
-            del self.nicks[ident]
-        self._verified.pop(self.fold(nick), None)
+        self._unproven.pop(self.fold(nick), None)
+        self._hinted.pop(self.fold(nick), None)
+        ident = self.book.quit(nick)
+        if ident is not None:
+            log.info("%s quit: the proof of player %s ended with the connection", nick, ident)
 
     # --- outbox -----------------------------------------------------------------------------
     def send(self, target: str, text: str, identity: str | None = None) -> None:
@@ -313,13 +324,10 @@ class IrcBot:
         if not self.registered:
             return None
         if line.identity is not None and not line.target:
-            nick = self.nicks.get(line.identity)
-            if nick is not None:
-                return str(nick)
-            holder = self.names.get(self.fold(line.identity))
-            if holder is not None and holder != line.identity:
-                return ""  # the nick belongs to somebody else now: hold it for the player
-            return line.identity
+            # Only to the connection proven for that player; never to a nick merely named
+            # like them (whoever took it after they left is not them): else held.
+            nick = self.book.nick_of(line.identity)
+            return nick if nick is not None else ""
         if line.target[:1] in "#&+!":
             return line.target if self.fold(line.target) in self.joined else None
         return line.target
@@ -343,10 +351,13 @@ class IrcBot:
                     blocked.add(key)  # later lines for the same target keep their order
                     continue
                 if where == "" and line.identity is not None:
-                    self.held.setdefault(line.identity, []).append(line.text)
+                    held = self.held.setdefault(line.identity, [])
+                    held.append(line.text)
+                    del held[:-_HELD_MAX]  # a player away for hours: the latest lines only
                     self.outbox.remove(line)
                     blocked.add(key)
-                    log.info("private message for %s held: their nick is taken", line.identity)
+                    log.info("private message for %s held until they prove who they are",
+                             line.identity)
                     continue
                 pick = (line, where)
                 break
@@ -387,7 +398,8 @@ class IrcBot:
         etype = str(event.type)
         if etype == "all_raw_messages":
             return
-        if etype in ("whoisaccount", "307", "endofwhois", "nosuchnick"):
+        if etype in ("whoisaccount", "307", "whoisuser", "whoisidle", "endofwhois",
+                     "nosuchnick"):
             # answered here, not queued: the worker may be the one waiting for this reply
             self._on_whois(etype, event)
             return
@@ -406,16 +418,28 @@ class IrcBot:
         t = str(ev.type)
         src = ev.source
         nick = getattr(src, "nick", None) or str(src or "")
-        if t == "welcome":
+        if t == "cap":
+            self._on_cap(ev)
+        elif t in ("authenticate", "saslsuccess", "saslfail", "sasltoolong", "saslaborted",
+                   "saslalready", "nicklocked"):
+            self._on_sasl(t, ev)
+        elif t == "welcome":
             self.registered = True
             self.nickname = str(ev.target or self.nickname)
             self.conn.join(",".join(self.config.channels))
-            log.info("registered as %s; joining %s", self.nickname, ", ".join(self.config.channels))
+            log.info("registered as %s; joining %s (capabilities: %s)", self.nickname,
+                     ", ".join(self.config.channels), " ".join(sorted(self.caps)) or "none")
             self._changed.set()
+            if not self._accounts():
+                task = asyncio.create_task(self._revalidate())
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
         elif t == "featurelist":
             cm = getattr(self.conn.features, "casemapping", None)
             if isinstance(cm, str):
                 self.casemapping = cm.lower()
+            if any(str(a).upper() == "WHOX" for a in ev.arguments or ()):
+                self._whox = True
         elif t in ("nicknameinuse", "erroneusnickname", "unavailresource", "nickcollision"):
             if not self.registered:
                 self.nickname = _next_nick(self.nickname, self.config.nick)
@@ -428,9 +452,13 @@ class IrcBot:
                 if host:
                     self.userhost = str(host)
                 log.info("joined %s", channel)
+                if "account-tag" in self.caps and self._whox and self._accounts():
+                    self.conn.send_raw(f"WHO {channel} %tna,{_WHOX_TOKEN}")  # who is logged in
                 await self._rejoined(channel)
                 self._changed.set()
             else:
+                if "extended-join" in self.caps and ev.arguments and self._accounts():
+                    self.book.set_account(nick, str(ev.arguments[0]))
                 ident = self.identity(nick)
                 if ident is not None:
                     self._release_held(ident)
@@ -450,25 +478,86 @@ class IrcBot:
                 self.nickname = new
             else:
                 self._renamed(nick, new)
-        elif t == "namreply":
-            for raw in str(ev.arguments[-1]).split():
-                n = raw.lstrip("~&@%+")
-                if n and self.fold(n) != self.fold(self.nickname):
-                    self.identity(n)
+        elif t == "account" and "account-notify" in self.caps and self._accounts():
+            self.book.set_account(nick, str(ev.target or "*"))  # logged in or out (*)
+            ident = self.identity(nick)
+            if ident is not None:
+                self._release_held(ident)
+        elif t == "whospcrpl":  # WHOX: <token> <nick> <account>
+            args = [str(a) for a in ev.arguments]
+            if len(args) >= 3 and args[0] == _WHOX_TOKEN and self._accounts():
+                self.book.set_account(args[1], args[2])
+                ident = self.identity(args[1])
+                if ident is not None:
+                    self._release_held(ident)
         elif t in ("pubmsg", "privmsg"):
             if nick and self.fold(nick) != self.fold(self.nickname):
-                await self._on_message(nick, str(ev.target), str(ev.arguments[0]), t == "privmsg")
+                await self._on_message(nick, str(ev.target), str(ev.arguments[0]),
+                                       t == "privmsg", _account_tag(ev))
         elif t == "disconnect":
             self._connection_lost()
+
+    def _on_cap(self, ev: Any) -> None:
+        """CAP negotiation, before registration (see _connect): ask for the account
+        capabilities the server offers, then end it in every case."""
+        args = [str(a) for a in ev.arguments]
+        if not args:
+            return
+        sub = args[0].upper()
+        if sub == "LS":
+            self._cap_ls.update(c.split("=", 1)[0] for c in args[-1].split())
+            if len(args) >= 3 and args[1] == "*":
+                return  # more LS lines follow
+            wanted = set(_WANTED_CAPS & self._cap_ls)
+            if self.config.sasl_username:
+                if "sasl" in self._cap_ls:
+                    wanted.add("sasl")
+                else:
+                    log.error("the server offers no SASL: the bot is not logged in as %s",
+                              self.config.sasl_username)
+            if wanted:
+                self.conn.cap("REQ", *sorted(wanted))
+            else:
+                self.conn.cap("END")
+        elif sub == "ACK":
+            self.caps.update(c.lstrip("-=~") for c in args[-1].split())
+            if "sasl" in self.caps and self.config.sasl_username:
+                self.conn.send_raw("AUTHENTICATE PLAIN")  # CAP END once it is decided
+            else:
+                self.conn.cap("END")
+        elif sub == "NAK":
+            self.conn.cap("END")
+
+    def _on_sasl(self, t: str, ev: Any) -> None:
+        """SASL PLAIN for the bot's own account: its nick cannot be taken for the bot's."""
+        if t == "authenticate" and str(ev.target) == "+":
+            user = self.config.sasl_username or ""
+            blob = f"{user}\0{user}\0{self.config.sasl_password or ''}".encode()
+            text = base64.b64encode(blob).decode("ascii")
+            chunks = [text[i:i + 400] for i in range(0, len(text), 400)] or ["+"]
+            if len(chunks[-1]) == 400:
+                chunks.append("+")
+            for chunk in chunks:
+                self.conn.send_raw(f"AUTHENTICATE {chunk}")
+        elif t == "saslsuccess":
+            log.info("logged in to services as %s (SASL)", self.config.sasl_username)
+            self.sasl_ok = True
+            self.conn.cap("END")
+        elif t in ("saslfail", "sasltoolong", "saslaborted", "saslalready", "nicklocked"):
+            log.error("SASL login as %s failed (%s); continuing without it",
+                      self.config.sasl_username, t)
+            self.conn.cap("END")
 
     def _connection_lost(self) -> None:
         if self.registered or self.conn is not None:
             log.warning("disconnected from %s", self.config.server)
         self.registered = False
         self.joined.clear()
-        self.names.clear()
-        self.nicks.clear()
-        self._verified.clear()
+        self.book.lost()
+        self.caps.clear()
+        self._whox = False
+        self._unproven.clear()
+        self._hinted.clear()
         for fut in self._whois.values():
             if not fut.done():
                 fut.set_result(Whois(nick=""))
@@ -481,37 +570,208 @@ class IrcBot:
             return
         table = self.referee.tables.get(self._room(channel))
         if table is not None and table.engine.in_hand:
-            self.send(channel, "（接続が一時切れていました。再接続しました。切断中の発言は"
-                               "届いていません。必要なら同じアクションをもう一度送ってください）")
+            self.send(channel, msg("irc.reconnected"))
 
-    async def _on_message(self, nick: str, target: str, raw: str, private: bool) -> None:
+    async def _on_message(self, nick: str, target: str, raw: str, private: bool,
+                          account: str | None = None) -> None:
         text = strip_formatting(raw).strip()
         if not text:
             return
-        ident = self.identity(nick)
+        reply = nick if private else target
+        args = pass_args(text)
+        if args is not None:  # a secret: checked here, never given to the referee (or stored)
+            if private:
+                await self._on_pass(nick, args)
+            else:
+                self.send(target, msg("irc.pass_in_public", nick=nick))
+            return
+        ident = await self._sender_of(nick, account)
         if ident is None:
-            self.send(nick, f"{nick}さん: このニックネームは別の参加者が使用中のため、発言を"
-                            "受け付けませんでした。")
+            key, now = self.fold(nick), time.monotonic()
+            last = self._hinted.get(key)
+            # once for chat, again for a command -- but never more than one per 5 s per nick:
+            # a stranger's flood must not fill the outbox ahead of the table's lines
+            if last is None or (text.startswith(("!", "！")) and now - last >= 5):
+                self._hinted[key] = now
+                self.send(nick, msg("irc.login_first" if self._accounts() else "irc.prove_first",
+                                    nick=nick, bot=self.nickname))
+            if not private:
+                self._unproven_chat(nick, target, text)
             return
         if private:
             room = self._table_of(ident)
         else:
             room = self._room(target)
         if (self.config.require_identified and ident in self.referee.moderators
-                and is_moderator_command(text) and not await self._identified(nick, ident)):
-            self.send(nick if private else target,
-                      f"{nick}さん: モデレーターのコマンドはサービスに識別（ログイン）済みの"
-                      "ニックネームからのみ受け付けます。")
+                and is_moderator_command(text) and self._proof(ident) != "account"):
+            self.send(reply, msg("irc.moderator_needs_account", nick=nick))
             return
         self.seq += 1
         inp = {
             "kind": "message", "id": f"irc:{self.run_id}:{self.seq}", "room": room,
             "sender": ident, "text": text, "time": time.time(), "dm": private,
         }
+        had_table = room in self.referee.tables
         out = self.referee.process(inp)
         if out is None:
             return
         self._deliver(out.events, room, nick)
+        if had_table and room not in self.referee.tables:
+            self._backup("!close")  # a table closed: its results are the record to keep
+
+    def _unproven_chat(self, nick: str, channel: str, text: str) -> None:
+        """Table talk from a nick nobody has proven is still refereed -- "nobody, in the hand
+        or not, may reveal anything" (RULES.md): a leak or interference is flagged -- under a
+        name no nick or account can have (``nick?``), so it never acts on anyone's seat, bank or
+        moderator power. Commands (「着席」 …) are not passed on: an unproven name sits nowhere."""
+        room = self._room(channel)
+        table = self.referee.tables.get(room)
+        if table is None or text.startswith(("!", "！")):
+            return
+        from referee.parse import parse
+
+        if parse(text, table.game).kind == "command":
+            return
+        self.seq += 1
+        out = self.referee.process({
+            "kind": "message", "id": f"irc:{self.run_id}:{self.seq}", "room": room,
+            "sender": f"{nick}{UNPROVEN_MARK}", "text": text, "time": time.time(), "dm": False,
+        })
+        if out is not None:
+            self._deliver(out.events, room, None)
+
+    def _accounts(self) -> bool:
+        """Whether players are their services accounts here (else they prove with secrets):
+        configured, or (``auto``) the server offers account tags or SASL."""
+        mode = self.config.identity
+        if mode != "auto":
+            return mode == "accounts"
+        return "account-tag" in self.caps or "sasl" in self._cap_ls
+
+    def _proof(self, ident: str) -> str | None:
+        nick = self.book.nick_of(ident)
+        who = self.book.of_nick(nick) if nick is not None else None
+        return who[1] if who is not None else None
+
+    async def _sender_of(self, nick: str, account: str | None) -> str | None:
+        """The player behind ``nick`` if their connection is proven now, else None."""
+        accounts = self._accounts()
+        if accounts and "account-tag" in self.caps:
+            self.book.set_account(nick, account)  # the tag is the truth for this message
+            return self.identity(nick)
+        ident = self.identity(nick)
+        if ident is not None:
+            return ident
+        key, now = self.fold(nick), time.monotonic()
+        if self._unproven.get(key, 0.0) > now:
+            return None
+        info = await self._whois_of(nick)
+        if accounts:  # services without account tags: WHOIS says, believed for a while
+            if info.account is not None:
+                self.book.set_account(nick, info.account, ttl=_WHOIS_TTL)
+            elif info.registered:
+                self.book.set_account(nick, nick, ttl=_WHOIS_TTL)
+        else:
+            restored = self.book.restore(nick, info)
+            if restored is not None:
+                log.info("%s is %s: the connection proven before the restart", nick,
+                         restored.display)
+        ident = self.identity(nick)
+        if ident is None:
+            # looked up again after a while where a login can change it, never for a secret
+            self._unproven[key] = now + _WHOIS_TTL if accounts else math.inf
+        else:
+            self._release_held(ident)
+        return ident
+
+    async def _on_pass(self, nick: str, args: list[str]) -> None:
+        """``!pass SECRET`` / ``!pass @name SECRET`` / ``!pass SECRET NEW`` by private message."""
+        if self._accounts():
+            self.send(nick, msg("irc.pass_use_account", nick=nick))
+            return
+        name = nick
+        if args and args[0].startswith("@") and len(args[0]) > 1:
+            name, args = args[0][1:], args[1:]
+        if len(args) not in (1, 2):
+            self.send(nick, msg("irc.pass_usage"))
+            return
+        from referee.store.identity import hash_secret, valid_secret, verify_secret
+
+        name = self.book.canonical(name)
+        key = self.fold(name)
+        limits = (key, "\0" + self.fold(nick))  # wrong secrets per name and per nick
+        now = time.monotonic()
+        for k in limits:
+            self._fails[k] = [t for t in self._fails.get(k, []) if now - t < 60]
+        if any(len(self._fails[k]) >= 5 for k in limits):
+            self.send(nick, msg("irc.pass_too_many", nick=nick))
+            return
+        ids = self.book.ids
+        secret, new = args[0], (args[1] if len(args) == 2 else None)
+        if not ids.has_secret(key):
+            if new is not None:
+                self.send(nick, msg("irc.pass_none_yet", nick=nick))
+                return
+            if key in {self.fold(m) for m in self.referee.moderators}:
+                # never by nick alone: the operator sets a moderator's secret
+                self.send(nick, msg("irc.pass_moderator_unset", nick=nick, name=name))
+                return
+            elsewhere = self.book.nick_of(name)
+            if (self.fold(name) != self.fold(nick) or self.book.held_by_other(nick, name)
+                    or (elsewhere is not None and self.fold(elsewhere) != self.fold(nick))):
+                self.send(nick, msg("irc.pass_first_from_own_nick", nick=nick, name=name))
+                return
+            if not valid_secret(secret):
+                self.send(nick, msg("irc.pass_invalid"))
+                return
+            # scrypt (~50 ms) off the event loop: the tables do not wait for it
+            ids.set_digest(key, name, *await asyncio.to_thread(hash_secret, secret))
+            await self._proven(nick, name, msg("irc.pass_set", name=name))
+            return
+        stored = ids.digest(key)
+        if stored is None or not await asyncio.to_thread(verify_secret, secret, *stored):
+            for k in limits:
+                self._fails[k].append(time.monotonic())
+            log.warning("wrong secret for %s from %s", name, nick)
+            self.send(nick, msg("irc.pass_wrong", nick=nick, name=name))
+            return
+        if new is not None:
+            if not valid_secret(new):
+                self.send(nick, msg("irc.pass_invalid"))
+                return
+            ids.set_digest(key, ids.display(key) or name,
+                           *await asyncio.to_thread(hash_secret, new))
+            await self._proven(nick, name, msg("irc.pass_changed", name=name))
+            return
+        await self._proven(nick, name, msg("irc.pass_ok", name=name))
+
+    async def _proven(self, nick: str, name: str, reply: str) -> None:
+        info = await self._whois_of(nick)
+        s = self.book.prove(name, nick, info)
+        self._unproven.pop(self.fold(nick), None)
+        self._hinted.pop(self.fold(nick), None)
+        log.info("%s proved to be %s", nick, s.display)
+        self.send(nick, reply)
+        self._release_held(s.display)
+
+    def _backup(self, why: str) -> None:
+        try:
+            made = self.backups.run()
+        except Exception as e:  # a failed back-up must not stop the tables; it is logged
+            log.error("back-up (%s) failed: %s", why, e)
+            return
+        log.info("back-up (%s): %s", why, made)
+
+    async def _revalidate(self) -> None:
+        """After (re)registering: find the connections proven before (a restart of the bot, a
+        reconnect) by asking the server about their last nick, so cards reach them again."""
+        for s in self.book.saved():
+            if self.book.nick_of(s.display) is not None:
+                continue
+            info = await self._whois_of(s.nick)
+            if info.exists and self.book.restore(s.nick, info) is not None:
+                log.info("%s is still %s (proven before)", s.nick, s.display)
+                self._release_held(s.display)
 
     def _deliver(self, events: list[Any], room: str, nick: str | None) -> None:
         """Send an input's says: to the table's channel (else to ``nick``) or privately."""
@@ -553,6 +813,8 @@ class IrcBot:
                 self.clock_tick(time.time())
             except Exception:  # a bug in one tick must not stop the clock of every table
                 log.exception("clock tick failed")
+            if self.backups.due():
+                await asyncio.to_thread(self._backup, "interval")
             await self._sleep(1.0)
 
     def _table_of(self, ident: str) -> str:
@@ -569,26 +831,24 @@ class IrcBot:
         return None
 
     # --- identification -------------------------------------------------------------------------
-    async def _identified(self, nick: str, ident: str) -> bool:
+    async def _whois_of(self, nick: str) -> Whois:
+        """WHOIS ``nick`` (one request in flight per nick); an empty answer after 10 s."""
         key = self.fold(nick)
-        at = self._verified.get(key)
-        if at is not None and time.monotonic() - at < 300:
-            return True
         fut = self._whois.get(key)
         if fut is None:
             fut = asyncio.get_running_loop().create_future()
             self._whois[key] = fut
             self._whois_partial[key] = Whois(nick=nick)
-            self.conn.whois(nick)
+            try:
+                self.conn.whois(nick)
+            except Exception:
+                self._whois.pop(key, None)
+                return Whois(nick=nick)
         try:
-            info = await asyncio.wait_for(asyncio.shield(fut), 10.0)
+            return await asyncio.wait_for(asyncio.shield(fut), 10.0)
         except TimeoutError:
             self._whois.pop(key, None)
-            return False
-        ok = info.identified_as(ident, self.fold)
-        if ok:
-            self._verified[key] = time.monotonic()
-        return ok
+            return Whois(nick=nick)
 
     def _on_whois(self, t: str, ev: Any) -> None:
         args = [str(a) for a in ev.arguments]
@@ -600,6 +860,10 @@ class IrcBot:
             info.account = args[1]
         elif t == "307" and info is not None:
             info.registered = True
+        elif t == "whoisuser" and info is not None and len(args) >= 3:
+            info.user, info.host, info.exists = args[1], args[2], True
+        elif t == "whoisidle" and info is not None and len(args) >= 3 and args[2].isdigit():
+            info.signon = int(args[2])
         elif t in ("endofwhois", "nosuchnick"):
             fut = self._whois.pop(key, None)
             final = self._whois_partial.pop(key, None) or Whois(nick=args[0])
@@ -628,9 +892,17 @@ class IrcBot:
             encoding = enc
             errors = "replace"  # a stray byte must not kill the connection
 
+        class _Connection(irc.client_aio.AioConnection):  # type: ignore[misc]
+            def user(self, username: str, realname: str) -> None:
+                # CAP LS before USER: the server holds registration until CAP END, so the
+                # account capabilities are on before the first message arrives.
+                self.send_raw("CAP LS 302")
+                super().user(username, realname)
+
         loop = asyncio.get_running_loop()
         if self.reactor is None:
             self.reactor = irc.client_aio.AioReactor(loop=loop)
+            self.reactor.connection_class = _Connection
             self.reactor.add_global_handler("all_events", self._on_event, -10)
             self.conn = self.reactor.server()
         self.conn.buffer_class = _Buffer
@@ -640,6 +912,7 @@ class IrcBot:
         if ctx is not None:
             kwargs = {"ssl": ctx, "server_hostname": self.config.server}
         self._lost.clear()
+        self._cap_ls = set()
         self.nickname = self.config.nick
         self.userhost = None
         await asyncio.wait_for(self.conn.connect(
@@ -652,6 +925,9 @@ class IrcBot:
 
     async def run(self) -> None:
         """Connect, serve, reconnect with backoff until :attr:`stopping` is set."""
+        verify = getattr(self.store, "verify", None)
+        if callable(verify):  # never online on a damaged database (CorruptDatabase, one line)
+            await asyncio.to_thread(verify)
         worker = asyncio.create_task(self._worker())
         sender = asyncio.create_task(self._sender())
         clock = asyncio.create_task(self._clock())
@@ -736,6 +1012,21 @@ class IrcBot:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.store.close()
+
+
+_WANTED_CAPS = frozenset({"account-tag", "account-notify", "extended-join"})
+_WHOX_TOKEN = "152"
+UNPROVEN_MARK = "?"  # after the nick of an unproven speaker: not a character of nicks/accounts
+_WHOIS_TTL = 60.0  # seconds a WHOIS answer about an account is believed
+_HELD_MAX = 20  # private lines kept for a player who has not proven who they are
+
+
+def _account_tag(ev: Any) -> str | None:
+    """The services account an IRCv3 ``account`` tag gives the sender of ``ev``, if any."""
+    for tag in getattr(ev, "tags", None) or ():
+        if isinstance(tag, dict) and tag.get("key") == "account" and tag.get("value"):
+            return str(tag["value"])
+    return None
 
 
 def _next_nick(current: str, wanted: str) -> str:

@@ -103,6 +103,9 @@ class MatrixConfig:
     device_id: str | None = None
     store_dir: Path | None = None  # crypto store; default: next to the database
     moderators: list[str] = field(default_factory=list)
+    backup_dir: Path | None = None  # default: backups/ next to the database
+    backup_every: float = 3600.0  # seconds between back-ups; 0: only when a table closes
+    backup_keep: int = 24  # back-ups kept
     device_name: str = "referee"
     sync_timeout_ms: int = 30_000
     max_retry_wait: float = 5.0  # cap of the reconnect backoff, seconds
@@ -120,6 +123,7 @@ class MatrixConfig:
 
 _KEYS = {
     "homeserver": str, "user_id": str, "password": str, "access_token": str, "device_id": str,
+    "backup_dir": str, "backup_every": float, "backup_keep": int,
     "database": str, "store_dir": str, "moderators": list, "device_name": str,
     "sync_timeout_ms": int, "max_retry_wait": float, "tick_every": float, "key_wait": float,
 }
@@ -142,6 +146,9 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> MatrixConfig:
         device_id=data.get("device_id"),
         store_dir=Path(str(data["store_dir"])) if data.get("store_dir") else None,
         moderators=[str(m) for m in data.get("moderators", [])],
+        backup_dir=Path(str(data["backup_dir"])) if data.get("backup_dir") else None,
+        backup_every=float(data.get("backup_every", 3600.0)),
+        backup_keep=int(data.get("backup_keep", 24)),
         device_name=str(data.get("device_name", "referee")),
         sync_timeout_ms=int(_number(data, "sync_timeout_ms", 30_000)),
         max_retry_wait=_number(data, "max_retry_wait", 5.0),
@@ -337,7 +344,7 @@ class MatrixBot:
         if store is None:
             from referee.store import Store
 
-            store = Store(config.database)
+            store = Store(config.database, check="background")  # verified before login
         self.store = store
         if referee is None:
             from referee.service import Referee
@@ -349,6 +356,14 @@ class MatrixBot:
                 log.warning("%s", warning)
         self.referee = referee
         self.state = BotState(config.database)
+        from referee.store.integrity import Backups
+
+        try:
+            self.backups = Backups(config.database, config.backup_dir, config.backup_every,
+                                   config.backup_keep)
+        except ValueError as e:
+            raise ConfigError(str(e)) from None
+        self._open_tables = set(self.referee.tables)
         self.client: Any = None
         self.stopping = asyncio.Event()
         self.synced = 0  # number of completed sync batches (tests wait on it)
@@ -431,6 +446,9 @@ class MatrixBot:
 
     # --- the loop ---------------------------------------------------------------------------
     async def run(self) -> None:
+        verify = getattr(self.store, "verify", None)
+        if callable(verify):  # never online on a damaged database (CorruptDatabase, one line)
+            await asyncio.to_thread(verify)
         await self._login()
         await self.flush()  # replies a previous run queued but did not send
         clock = asyncio.create_task(self._clock())
@@ -472,7 +490,22 @@ class MatrixBot:
                 raise
             except Exception:  # a bug in one tick must not stop the clock of every table
                 log.exception("clock tick failed")
+            await self._backup_if_due()
             await self._sleep(1.0)
+
+    async def _backup_if_due(self) -> None:
+        """Back the database up when a table has closed (!close) and every backup_every s."""
+        tables = set(self.referee.tables)
+        closed = self._open_tables - tables
+        self._open_tables = tables
+        if not closed and not self.backups.due():
+            return
+        try:
+            made = await asyncio.to_thread(self.backups.run)
+        except Exception as e:  # a failed back-up must not stop the tables; it is logged
+            log.error("back-up failed: %s", e)
+            return
+        log.info("back-up (%s): %s", "!close" if closed else "interval", made)
 
     async def _sync_loop(self) -> None:
         since = self.state.get("next_batch")

@@ -39,6 +39,7 @@ from pydantic_core import PydanticSerializationError, to_json
 from referee.events import Event
 from referee.events import event_json as event_json
 from referee.outcome import LedgerEntry, Outcome
+from referee.store.integrity import BackgroundCheck, CorruptDatabase, quick_check
 from referee.store.schema import (
     PROJECTED_KINDS,
     Projected,
@@ -119,9 +120,9 @@ def connect(
     except sqlite3.OperationalError as e:  # locked, read-only, I/O error
         conn.close()
         raise StoreError(f"{path}: cannot open: {e}") from None
-    except sqlite3.DatabaseError as e:  # "file is not a database"
+    except sqlite3.DatabaseError as e:  # "file is not a database", a damaged header page
         conn.close()
-        raise StoreError(f"{path}: not a SQLite database ({e})") from None
+        raise CorruptDatabase(path, str(e)) from None
     except StoreError:
         conn.close()
         raise
@@ -174,7 +175,12 @@ class Store:
 
     ``exclusive``: see :func:`connect`. ``group``: inputs per commit (group commit, see above);
     their seqs are taken when saved, so it needs ``exclusive`` (no other writer can take them
-    before the commit). Reads through this class commit the open group first."""
+    before the commit). Reads through this class commit the open group first.
+
+    ``check``: the integrity check of an existing file at open (``PRAGMA quick_check``, a read
+    of every page; :mod:`referee.store.integrity`): ``"sync"`` (the commands) raises
+    CorruptDatabase here; ``"background"`` (the bots) runs it on its own thread beside the
+    resume and :meth:`verify` waits for it; ``"off"`` skips it."""
 
     def __init__(
         self,
@@ -183,21 +189,35 @@ class Store:
         create: bool = True,
         exclusive: bool = False,
         group: int = 1,
+        check: str = "sync",
     ) -> None:
         if group < 1:
             raise ValueError(f"group must be at least 1, not {group}")
         if group > 1 and not exclusive:
             raise ValueError("group commit needs exclusive=True")
+        if check not in ("sync", "background", "off"):
+            raise ValueError(f"check must be sync, background or off, not {check!r}")
         self.path = str(path)
         self.exclusive = exclusive and self.path != ":memory:"
         self.group = group
         self.conn = connect(path, create=create, exclusive=exclusive)
         self.db = sqlite_utils.Database(self.conn, execute_plugins=False)
         try:
+            self._check: BackgroundCheck | None = None
+            if self.path != ":memory:" and check == "sync":
+                # A damaged page anywhere is found now, before any command reads a record:
+                # one line naming the file and the remedy, never a traceback half-way.
+                quick_check(self.conn, path)
+            elif self.path != ":memory:" and check == "background":
+                # the bots: the same check while they resume; verify() before going online
+                self._check = BackgroundCheck(path)
             self.version = migrate(self.db)
+        except CorruptDatabase:
+            self.conn.close()
+            raise
         except sqlite3.DatabaseError as e:
             self.conn.close()
-            raise StoreError(f"{path}: {e}") from None
+            raise CorruptDatabase(path, str(e)) from None
         except StoreError as e:
             self.conn.close()
             raise StoreError(f"{path}: {e}") from None
@@ -241,6 +261,12 @@ class Store:
             self.conn.execute("PRAGMA wal_autocheckpoint = 0")
 
     # --- lifecycle -------------------------------------------------------------------------
+    def verify(self) -> None:
+        """Wait for the integrity check started at open (``check="background"``); raise
+        CorruptDatabase if the file is damaged. A no-op for the other modes."""
+        if self._check is not None:
+            self._check.result()
+
     def close(self) -> None:
         """Commit what is pending (group commit), project, close. A failed final commit is
         raised (StoreError) after the connection is closed."""

@@ -402,6 +402,30 @@ def _script(conn: sqlite3.Connection, sql: str) -> None:
         raise StoreError(f"incomplete SQL in migration: {buf[:60]!r}")
 
 
+def _v6(db: sqlite_utils.Database) -> None:
+    # The IRC bot's identities (referee/store/identity.py): not part of the event log (a secret
+    # must never be in a replayable input), but in the same file, so they share its back-ups.
+    _script(db.conn, """
+CREATE TABLE irc_secrets (
+    name     TEXT PRIMARY KEY,          -- the player's name, case-folded by the IRC adapter
+    display  TEXT NOT NULL,             -- the name as the table spells it
+    salt     BLOB NOT NULL,
+    digest   BLOB NOT NULL,             -- hashlib.scrypt(secret, salt, n, r, p)
+    params   TEXT NOT NULL,             -- 'scrypt:n=16384,r=8,p=1'
+    set_at   REAL NOT NULL
+);
+CREATE TABLE irc_sessions (
+    name     TEXT PRIMARY KEY,          -- one proven connection per player (case-folded)
+    display  TEXT NOT NULL,
+    nick     TEXT NOT NULL,             -- the nick it has now (followed through NICK)
+    userhost TEXT NOT NULL,             -- user@host as WHOIS showed it
+    signon   INTEGER NOT NULL,          -- the connection's sign-on time (WHOIS 317)
+    proof    TEXT NOT NULL,             -- 'secret'
+    bound_at REAL NOT NULL
+);
+""")
+
+
 Migration = tuple[int, str, Callable[[sqlite_utils.Database], None]]
 
 MIGRATIONS: Sequence[Migration] = (
@@ -410,6 +434,7 @@ MIGRATIONS: Sequence[Migration] = (
     (3, "derived tables projected in batches, off the per-message path", _v3),
     (4, "re-project: a flag penalised in the input that raised it is confirmed", _v4),
     (5, "unique index on input ids; service snapshots", _v5),
+    (6, "IRC identities: salted secrets and proven connections", _v6),
 )
 
 LATEST = MIGRATIONS[-1][0]

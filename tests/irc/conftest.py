@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from ircnet import Ngircd
+from ircnet import Ngircd, Services
 
 
 @pytest.fixture(scope="session")
@@ -17,3 +17,27 @@ def ngircd() -> Iterator[Ngircd]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(scope="session")
+def services() -> Iterator[Services]:
+    """InspIRCd + Atheme (a network with accounts), once per session."""
+    net = Services()
+    try:
+        took = net.start()
+        print(f"\ninspircd+atheme up in {took:.2f}s on 127.0.0.1:{net.port}")
+        yield net
+    finally:
+        net.close()
+
+
+@pytest.fixture(scope="session")
+def services_whois() -> Iterator[Services]:
+    """The same network without IRCv3 account tags: accounts are known only by WHOIS."""
+    net = Services(account_tag=False)
+    try:
+        took = net.start()
+        print(f"\ninspircd+atheme (no account-tag) up in {took:.2f}s on 127.0.0.1:{net.port}")
+        yield net
+    finally:
+        net.close()

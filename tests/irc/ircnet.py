@@ -258,14 +258,45 @@ class Client:
                 await self.task
 
 
+# --- identity: secrets and proofs -------------------------------------------------------------
+
+def secret_of(name: str) -> str:
+    """The test secret of a player (a moderator's is seeded by the operator, see seed_secret)."""
+    return f"pw-{name.rstrip('_')}-7"
+
+
+def seed_secret(db: Path, name: str, secret: str | None = None) -> None:
+    """What ``referee irc-secret --db DB NAME`` does: the operator sets a (moderator's) secret
+    in the real database file before the bot starts."""
+    r = subprocess.run([sys.executable, "-m", "referee.cli", "irc-secret", "--db", str(db), name],
+                       input=(secret or secret_of(name)) + "\n", text=True, capture_output=True,
+                       cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+async def prove(c: Client, name: str | None = None, secret: str | None = None,
+                bot: str = "referee", timeout: float = 20.0) -> Msg:
+    """``/msg referee !pass [@name] SECRET`` and the bot's confirmation."""
+    start = len(c.messages)
+    who = f"@{name} " if name else ""
+    c.say(bot, f"!pass {who}{secret or secret_of(name or c.nick)}")
+    return await c.wait_msg(lambda m: m.sender == bot and m.private and "確認しました" in m.text,
+                            timeout, start)
+
+
 # --- the bot as a process ----------------------------------------------------------------------
 
 class BotProcess:
     """``referee irc`` in a subprocess, logging to a file; stopped with SIGTERM."""
 
     def __init__(self, port: int, db: Path, channels: list[str], moderators: list[str],
-                 nick: str = "referee", extra: list[str] | None = None) -> None:
+                 nick: str = "referee", extra: list[str] | None = None,
+                 seed: bool = True, env: dict[str, str] | None = None) -> None:
         self.log = db.with_suffix(".log")
+        if seed:
+            for m in moderators:
+                if not m.startswith("account:"):
+                    seed_secret(db, m)
         args = [sys.executable, "-m", "referee.cli", "irc", "--server", "127.0.0.1",
                 "--port", str(port), "--no-tls", "--nick", nick, "--db", str(db),
                 "--interval", "0.15", "--burst", "5"]
@@ -275,7 +306,8 @@ class BotProcess:
             args += ["--moderator", m]
         args += extra or []
         out = open(self.log, "ab")
-        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                     env={**os.environ, **(env or {})})
         out.close()
 
     def stop(self) -> int:
@@ -290,3 +322,191 @@ class BotProcess:
 
     def output(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
+
+
+# --- a network with services: InspIRCd + Atheme ------------------------------------------------
+
+INSPIRCD_CONF = """<server name="irc.test" description="referee test server" network="RefTest"
+        id="0AA">
+<admin name="referee tests" nick="admin" email="nobody@invalid">
+<bind address="127.0.0.1" port="{port}" type="clients">
+<bind address="127.0.0.1" port="{link_port}" type="servers">
+<connect name="main" allow="*" timeout="60" pingfreq="120" localmax="1000" globalmax="1000"
+         useident="no" limit="5000" threshold="10000" commandrate="100000" fakelag="off"
+         recvq="65536" softsendq="1048576" hardsendq="1048576" resolvehostnames="no">
+<files motd="{dir}/motd">
+<pid file="{dir}/inspircd.pid">
+<log method="file" type="* -USERINPUT -USEROUTPUT" level="default" target="{dir}/inspircd.log">
+<dns server="127.0.0.1" timeout="1">
+<options prefixquit="Quit: " syntaxhints="no" announcets="yes" pingwarning="15" splitwhois="no">
+<security hideserver="" userstats="Pu" flatlinks="no" hidesplits="no" hideulines="no"
+          hidebans="no" maxtargets="20">
+<performance netbuffersize="10240" somaxconn="128" softlimit="1024" clonesonconnect="no"
+             quietbursts="yes">
+<limits maxnick="30" maxchan="64" maxmodes="20" maxident="11" maxhost="64" maxquit="255"
+        maxtopic="307" maxkick="255" maxreal="128" maxaway="200">
+<module name="spanningtree">
+<module name="services_account">
+<module name="sasl">
+<module name="cap">
+<module name="ircv3">
+{accounttag}<module name="ircv3_capnotify">
+<link name="services.test" ipaddr="127.0.0.1" port="{link_port}" allowmask="127.0.0.0/8"
+      sendpass="{link_pw}" recvpass="{link_pw}" timeout="30">
+<uline server="services.test" silent="yes">
+<sasl target="services.test">
+"""
+
+ATHEME_CONF = """loadmodule "modules/protocol/inspircd";
+loadmodule "modules/backend/opensex";
+loadmodule "modules/crypto/pbkdf2v2";
+loadmodule "modules/nickserv/main";
+loadmodule "modules/nickserv/identify";
+loadmodule "modules/nickserv/register";
+loadmodule "modules/nickserv/logout";
+loadmodule "modules/saslserv/main";
+loadmodule "modules/saslserv/plain";
+serverinfo {{
+    name = "services.test"; desc = "referee test services"; numeric = "00A"; recontime = 1;
+    netname = "RefTest"; hidehostsuffix = "users.test"; adminname = "referee tests";
+    adminemail = "nobody@invalid"; registeremail = "nobody@invalid"; mta = "/bin/true";
+    loglevel = {{ admin; error; info; network; }};
+    maxlogins = 5; maxusers = 50; mdlimit = 30; emaillimit = 10; emailtime = 300;
+    auth = none; casemapping = rfc1459;
+}};
+uplink "irc.test" {{
+    host = "127.0.0.1"; port = {link_port}; send_password = "{link_pw}";
+    receive_password = "{link_pw}";
+}};
+nickserv {{
+    nick = "NickServ"; user = "NickServ"; host = "services.test"; real = "Nickname Services";
+    spam = no; maxnicks = 5; expire = 0;
+}};
+saslserv {{
+    nick = "SaslServ"; user = "SaslServ"; host = "services.test";
+    real = "SASL Authentication Agent";
+}};
+general {{
+    helpchan = "#help"; join_chans; leave_chans; uflags = {{ hidemail; }}; cflags = {{ verbose; }};
+    flood_msgs = 0; flood_time = 10; ratelimit_uses = 1000; ratelimit_period = 1;
+    kline_time = 7; commit_interval = 5; default_clone_allowed = 50; default_clone_warn = 40;
+    uplink_sendq_limit = 1048576; language = "en";
+}};
+"""
+
+
+def services_binaries() -> tuple[str, str]:
+    """InspIRCd and Atheme from Debian's packages (scripts/ircservices.sh installs them)."""
+    def find() -> tuple[str | None, str | None]:
+        return (shutil.which("inspircd") or ("/usr/sbin/inspircd"
+                if os.path.exists("/usr/sbin/inspircd") else None),
+                shutil.which("atheme-services"))
+    ircd, atheme = find()
+    if ircd is None or atheme is None:
+        subprocess.run(["bash", str(ROOT / "scripts" / "ircservices.sh"), "install"], check=True,
+                       timeout=900)
+        ircd, atheme = find()
+    assert ircd and atheme, "inspircd/atheme-services did not install"
+    return ircd, atheme
+
+
+class Services:
+    """InspIRCd (IRCv3 account-tag, account-notify, extended-join, WHOX, SASL) linked to Atheme
+    (NickServ, SaslServ), both in the foreground from generated configurations on free ports.
+    ``account_tag=False``: the same network without account tags (accounts only by WHOIS).
+    As root, InspIRCd runs with --runasroot and Atheme (which refuses root) as nobody."""
+
+    def __init__(self, account_tag: bool = True) -> None:
+        self.account_tag = account_tag
+        self.dir = Path(tempfile.mkdtemp(prefix="referee-inspircd-"))
+        os.chmod(self.dir, 0o777)
+        self.port = _free_port()
+        self.link_port = _free_port()
+        pw = os.urandom(8).hex()
+        (self.dir / "motd").write_text("referee test server\n")
+        self.ircd_conf = self.dir / "inspircd.conf"
+        self.ircd_conf.write_text(INSPIRCD_CONF.format(
+            port=self.port, link_port=self.link_port, dir=self.dir, link_pw=pw,
+            accounttag='<module name="ircv3_accounttag">\n' if account_tag else ""))
+        self.atheme_conf = self.dir / "atheme.conf"
+        self.atheme_conf.write_text(ATHEME_CONF.format(link_port=self.link_port, link_pw=pw))
+        for f in self.dir.iterdir():
+            os.chmod(f, 0o644)
+        self.ircd_bin, self.atheme_bin = services_binaries()
+        self.ircd: subprocess.Popen[bytes] | None = None
+        self.atheme: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 30.0) -> float:
+        t0 = time.monotonic()
+        root = os.geteuid() == 0
+        out = open(self.dir / "inspircd.out", "ab")
+        self.ircd = subprocess.Popen(
+            [self.ircd_bin, "--nofork", "--config", str(self.ircd_conf)]
+            + (["--runasroot"] if root else []), stdout=out, stderr=subprocess.STDOUT)
+        out.close()
+        self._wait_port(self.port, self.ircd, t0, timeout, "inspircd")
+        atheme = [self.atheme_bin, "-n", "-c", str(self.atheme_conf), "-D", str(self.dir),
+                  "-l", str(self.dir / "atheme.log"), "-p", str(self.dir / "atheme.pid")]
+        if root:
+            atheme = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *atheme]
+        out = open(self.dir / "atheme.out", "ab")
+        self.atheme = subprocess.Popen(atheme, stdout=out, stderr=subprocess.STDOUT)
+        out.close()
+        # linked when NickServ answers
+        while time.monotonic() - t0 < timeout:
+            if self.atheme.poll() is not None:
+                raise RuntimeError("atheme exited: "
+                                   + (self.dir / "atheme.out").read_text(errors="replace"))
+            if self._nickserv_up():
+                return time.monotonic() - t0
+            time.sleep(0.1)
+        raise RuntimeError("atheme did not link: "
+                           + (self.dir / "atheme.out").read_text(errors="replace")[-2000:])
+
+    def _wait_port(self, port: int, proc: subprocess.Popen[bytes], t0: float, timeout: float,
+                   what: str) -> None:
+        while time.monotonic() - t0 < timeout:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{what} exited: "
+                                   + (self.dir / f"{what}.out").read_text(errors="replace"))
+            with contextlib.suppress(OSError), socket.create_connection(
+                    ("127.0.0.1", port), timeout=0.5):
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"{what} did not start listening")
+
+    def _nickserv_up(self) -> bool:
+        """Atheme has linked and taken in the network's burst (its log says so)."""
+        out = self.dir / "atheme.out"
+        return out.exists() and b"finished synching with uplink" in out.read_bytes()
+
+    def stop(self) -> None:
+        for proc in (self.atheme, self.ircd):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(5)
+        self.ircd = self.atheme = None
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+async def register(c: Client, password: str, timeout: float = 20.0) -> None:
+    """NickServ REGISTER: the account of c's nick, logged in at once."""
+    start = len(c.messages)
+    c.say("NickServ", f"REGISTER {password} {c.nick}@example.org")
+    await c.wait_msg(lambda m: m.sender == "NickServ" and "is now registered" in m.text,
+                     timeout, start)
+
+
+async def identify(c: Client, account: str, password: str, timeout: float = 20.0) -> None:
+    start = len(c.messages)
+    c.say("NickServ", f"IDENTIFY {account} {password}")
+    await c.wait_msg(lambda m: m.sender == "NickServ" and ("identified" in m.text
+                                                       or "logged in" in m.text), timeout,
+                     start)

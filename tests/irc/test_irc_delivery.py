@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from ircnet import Client, Ngircd
+from ircnet import Client, Ngircd, prove, seed_secret
 
 from referee.adapters.irc import IrcBot, IrcConfig
 from referee.cards import Card, pretty
@@ -27,9 +27,11 @@ _CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
 async def with_bot(ngircd: Ngircd, tmp: Path, channel: str,
                    body: Callable[[IrcBot], Awaitable[None]], **cfg: object) -> IrcBot:
     port = ngircd.tls_port if cfg.get("tls") else ngircd.port
+    moderators = cfg.pop("moderators", ["dealer"])
     config = IrcConfig(server="127.0.0.1", port=port, channels=[channel],
-                       database=tmp / "bot.db", nick="referee", moderators=["dealer"],
+                       database=tmp / "bot.db", nick="referee", moderators=moderators,
                        **cfg)  # type: ignore[arg-type]
+    seed_secret(tmp / "bot.db", "dealer")  # the operator sets the moderator's secret
     bot = IrcBot(config)
     task = asyncio.create_task(bot.run())
     try:
@@ -102,15 +104,17 @@ def test_burst_is_paced_and_complete(ngircd: Ngircd, tmp_path: Path) -> None:
 
 
 def test_moderator_commands_need_identification(ngircd: Ngircd, tmp_path: Path) -> None:
-    """ngIRCd runs no services: with require_identified the moderator's commands are refused,
-    and never reach the referee (nothing stored); a player's commands still work."""
+    """ngIRCd runs no services: with require_identified the moderator's commands are refused
+    even after the secret, and never reach the referee (nothing stored); other commands work."""
 
     async def body(bot: IrcBot) -> None:
         d = Client(ngircd.port, "dealer", ["#ident"])
         await d.connect()
         try:
+            await prove(d)
+            start = len(d.messages)
             d.say("#ident", "!open omaha")
-            m = await d.wait_msg(lambda m: m.sender == "referee", 20)
+            m = await d.wait_msg(lambda m: m.sender == "referee", 20, start)
             assert "識別" in m.text
             d.say("#ident", "!help sit")
             m = await d.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
@@ -125,7 +129,8 @@ def test_moderator_commands_need_identification(ngircd: Ngircd, tmp_path: Path) 
 
 
 def test_nick_of_a_seated_player_taken_by_someone_else(ngircd: Ngircd, tmp_path: Path) -> None:
-    """alice sits, renames to alice_; a newcomer takes the nick alice: not believed to be her."""
+    """alice sits, renames to alice_; a newcomer takes the nick alice: not believed to be her
+    (no proof), and the real alice under her new nick is still alice."""
 
     async def body(bot: IrcBot) -> None:
         d = Client(ngircd.port, "dealer", ["#nicks"])
@@ -133,6 +138,7 @@ def test_nick_of_a_seated_player_taken_by_someone_else(ngircd: Ngircd, tmp_path:
         await asyncio.gather(d.connect(), a.connect())
         e: Client | None = None
         try:
+            await asyncio.gather(prove(d), prove(a))
             d.say("#nicks", "!open omaha")
             await d.wait_msg(lambda m: m.sender == "referee" and "開きました" in m.text)
             d.say("#nicks", "!grant @alice 20000")
@@ -145,7 +151,7 @@ def test_nick_of_a_seated_player_taken_by_someone_else(ngircd: Ngircd, tmp_path:
             await e.connect()
             e.say("#nicks", "!leave")
             m = await e.wait_msg(lambda m: m.sender == "referee", 20)
-            assert m.private and "別の参加者" in m.text
+            assert m.private and "本人確認がまだです" in m.text
             a.say("#nicks", "!bank")  # the real alice, under her new nick, is still alice
             await d.wait_msg(lambda m: m.sender == "referee" and "aliceさんのバンク" in m.text, 20)
         finally:
@@ -163,6 +169,7 @@ def test_tls_connection(ngircd: Ngircd, tmp_path: Path) -> None:
         c = Client(ngircd.port, "tlsuser", ["#tls"])
         await c.connect()
         try:
+            await prove(c)
             c.say("#tls", "!help sit")
             await c.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
         finally:
@@ -190,3 +197,75 @@ def test_tls_refuses_an_unknown_certificate(ngircd: Ngircd, tmp_path: Path) -> N
 
     bot = asyncio.run(go())
     assert bot.connects == 0 and not bot.registered
+
+
+def test_close_backs_the_database_up(ngircd: Ngircd, tmp_path: Path) -> None:
+    """!close: the bot copies the database (backup_dir, keeping backup_keep copies); each copy
+    passes the integrity check and holds the closing input."""
+    from referee.store.integrity import check
+
+    async def body(bot: IrcBot) -> None:
+        d = Client(ngircd.port, "dealer", ["#close"])
+        await d.connect()
+        try:
+            await prove(d)
+            for cmd, word in (("!open omaha", "開きました"), ("!close", "")):
+                start = len(d.messages)
+                d.say("#close", cmd)
+                await d.wait_msg(lambda m, w=word: m.sender == "referee" and w in m.text, 20,
+                                 start)
+            end = time.monotonic() + 20
+            while not bot.backups.copies() and time.monotonic() < end:
+                await asyncio.sleep(0.05)  # the copy is written right after the reply
+        finally:
+            await d.close()
+
+    bot = asyncio.run(with_bot(ngircd, tmp_path, "#close", body, backup_dir=tmp_path / "bk",
+                               backup_keep=2))
+    copies = bot.backups.copies()
+    assert len(copies) == 1 and copies[0].parent == tmp_path / "bk"
+    assert check(copies[0]).ok
+    conn = sqlite3.connect(str(copies[0]))
+    texts = [r[0] for r in conn.execute("SELECT json_extract(input, '$.text') FROM inputs")]
+    conn.close()
+    assert "!close" in texts
+
+
+def test_pass_rules(ngircd: Ngircd, tmp_path: Path) -> None:
+    """!pass in the channel is refused (and never stored); a moderator's secret cannot be set by
+    chat; a name's first secret only from that nick; wrong secrets are limited; a secret can be
+    changed; nothing is accepted from an unproven nick."""
+
+    async def body(bot: IrcBot) -> None:
+        z = Client(ngircd.port, "zed", ["#pass"])
+        await z.connect()
+
+        async def ask(target: str, line: str) -> str:
+            start = len(z.messages)
+            z.say(target, line)
+            m = await z.wait_msg(lambda m: m.sender == "referee", 20, start)
+            return m.text
+
+        try:
+            assert "本人確認がまだです" in await ask("#pass", "!sit")
+            assert "チャンネルに書かないで" in await ask("#pass", "!pass pw-zed-7")
+            assert "モデレーター" in await ask("referee", "!pass @boss guess1")  # no secret yet
+            assert "そのニックネーム" in await ask("referee", "!pass @yan pw-yan-7")
+            assert "4〜200" in await ask("referee", "!pass abc")
+            assert "登録し" in await ask("referee", "!pass pw-zed-7")
+            assert "変更" in await ask("referee", "!pass pw-zed-7 pw-zed-8")
+            for _ in range(5):
+                assert "違います" in await ask("referee", "!pass @dealer wrong")
+            assert "1分間" in await ask("referee", "!pass @dealer pw-dealer-7")
+            # the limit is per name and per nick: zed, who guessed, waits too
+            assert "1分間" in await ask("referee", "!pass pw-zed-8")
+        finally:
+            await z.close()
+
+    asyncio.run(with_bot(ngircd, tmp_path, "#pass", body, moderators=["dealer", "boss"]))
+    conn = sqlite3.connect(str(tmp_path / "bot.db"))
+    texts = [r[0] for r in conn.execute("SELECT json_extract(input, '$.text') FROM inputs")]
+    names = [r[0] for r in conn.execute("SELECT name FROM irc_secrets ORDER BY name")]
+    conn.close()
+    assert not [t for t in texts if "pass" in t or "pw-" in t] and texts == []
+    assert names == ["dealer", "zed"]

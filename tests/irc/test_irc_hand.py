@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ircnet import ROOT, BotProcess, Client, Msg, Ngircd
+from ircnet import ROOT, BotProcess, Client, Msg, Ngircd, prove
 
 from referee.cards import card_str, parse_cards
 
@@ -84,6 +84,11 @@ class Table:
     async def connect(self) -> None:
         await asyncio.gather(*(c.connect() for c in self.clients))
         await bot_in_channel(self.dealer, self.channel)
+        await self.prove_all()
+
+    async def prove_all(self) -> None:
+        """Without services everyone proves who they are once per connection (!pass)."""
+        await asyncio.gather(*(prove(c) for c in self.clients))
 
     async def room(self, pred: Any, start: int = 0, timeout: float = 20.0) -> Msg:
         return await self.dealer.wait_msg(
@@ -272,6 +277,7 @@ async def _restart_hand(table: Table, ngircd: Ngircd) -> tuple[float, float]:
         await asyncio.gather(*(c.reconnect() for c in table.clients))
         await bot_in_channel(table.dealer, table.channel, 30)
         await table.room(lambda t: "再接続しました" in t, before, 20)
+        await table.prove_all()  # new connections: each proves itself again
         down = time.monotonic() - t1
         # nothing the bot said before the restart is said again after it
         again = [m.text for m in table.dealer.messages[before:]

@@ -162,3 +162,9 @@ def test_config(tmp_path: Path) -> None:
         load_config(f, {"encoding": "nope"})
     with pytest.raises(ConfigError):
         load_config(None, {"server": "x"})
+    assert load_config(f, {}).identity == "auto"
+    assert load_config(f, {"identity": "secrets"}).identity == "secrets"
+    with pytest.raises(ConfigError, match="identity"):
+        load_config(f, {"identity": "nicks"})
+    with pytest.raises(ConfigError, match="sasl_password"):
+        load_config(f, {"sasl_username": "bot"})

@@ -1,0 +1,192 @@
+"""Who is behind an IRC nick, for the IRC bot (:mod:`referee.adapters.irc`).
+
+A nick is not an identity: anyone can take a nick its holder let go. The bot therefore gives the
+referee a sender name only for a **proven** connection, and sends private content (hole cards,
+private replies) only to the nick of the connection proven for that player:
+
+* **Accounts** (a network with services). With the IRCv3 ``account-tag`` capability every
+  message carries the sender's services account; otherwise WHOIS tells it (330, or 307 for a
+  registered nick). The player *is* the account: the seat follows the account through any nick
+  change, and whoever is not logged in is nobody.
+* **Secrets** (a network without services). A player proves who they are once per connection
+  with ``!pass SECRET`` by private message; the secret is stored salted and hashed
+  (:mod:`referee.store.identity`). The proven connection is remembered in the database by its
+  ``user@host`` and sign-on time, so a restart of the bot keeps it (the connection did not end),
+  while a newcomer under the same nick -- a later sign-on -- is not it. A ``QUIT`` ends it.
+
+Moderators are names in the configuration proven the same way; a moderator's secret cannot be
+set by chat (that would be "by nick alone"): the operator sets it with ``referee irc-secret``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from referee.store.identity import Identities, Session
+
+PASS_COMMANDS = ("pass", "パス", "合言葉", "あいことば")
+
+
+@dataclass
+class Whois:
+    """What a WHOIS told about one nick."""
+
+    nick: str
+    account: str | None = None
+    registered: bool = False  # 307 RPL_WHOISREGNICK (nick identified to services, mode +R)
+    user: str | None = None
+    host: str | None = None
+    signon: int = 0  # 317: the connection's sign-on time (0: the server did not say)
+    exists: bool = False  # 311 seen
+
+    @property
+    def userhost(self) -> str:
+        return f"{self.user}@{self.host}" if self.user and self.host else ""
+
+    def identified_as(self, name: str, fold: Callable[[str], str]) -> bool:
+        if self.account is not None:
+            return fold(self.account) == fold(name)
+        return self.registered and fold(self.nick) == fold(name)
+
+
+def pass_args(text: str) -> list[str] | None:
+    """The arguments of a ``!pass`` message (None if it is not one)."""
+    body = text.strip()
+    if not body.startswith(("!", "！")):
+        return None
+    parts = body[1:].split()
+    if not parts or parts[0].lower() not in PASS_COMMANDS:
+        return None
+    return parts[1:]
+
+
+class Book:
+    """Proven connections and known accounts of one bot connection, backed by the database.
+
+    ``fold`` is the server's case mapping; ``known`` the names the referee already uses (seated
+    players, moderators), so a proven sender is called by the spelling the table knows."""
+
+    def __init__(self, ids: Identities, fold: Callable[[str], str],
+                 known: Callable[[], Iterable[str]]) -> None:
+        self.ids = ids
+        self.fold = fold
+        self.known = known
+        self.account_mode = False  # the server tags every message with the sender's account
+        self.sessions: dict[str, Session] = {}  # folded name -> its connection proven now
+        # folded nick -> (nick, account, until): an account learned by WHOIS is believed for
+        # a while only (no account-notify tells when its holder logs out)
+        self.accounts: dict[str, tuple[str, str, float]] = {}
+
+    # --- names ----------------------------------------------------------------------------
+    def canonical(self, name: str) -> str:
+        key = self.fold(name)
+        for n in self.known():
+            if self.fold(n) == key:
+                return n
+        return self.ids.display(key) or name
+
+    def of_nick(self, nick: str) -> tuple[str, str] | None:
+        """(player name, proof) for whoever holds ``nick`` now, if proven; else None."""
+        key = self.fold(nick)
+        acct = self.accounts.get(key)
+        if acct is not None and acct[2] > time.monotonic():
+            return self.canonical(acct[1]), "account"
+        for s in self.sessions.values():
+            if self.fold(s.nick) == key:
+                return s.display, s.proof
+        return None
+
+    def nick_of(self, name: str) -> str | None:
+        """The nick of the connection proven to be player ``name`` now (None: nobody's)."""
+        key = self.fold(name)
+        now = time.monotonic()
+        for nick, acct, until in self.accounts.values():
+            if self.fold(acct) == key and until > now:
+                return nick
+        s = self.sessions.get(key)
+        return s.nick if s is not None else None
+
+    def held_by_other(self, nick: str, name: str) -> bool:
+        """Whether ``nick``'s holder is proven as someone other than ``name``."""
+        who = self.of_nick(nick)
+        return who is not None and self.fold(who[0]) != self.fold(name)
+
+    # --- accounts ---------------------------------------------------------------------------
+    def set_account(self, nick: str, account: str | None, ttl: float | None = None) -> None:
+        """What the server says ``nick`` is logged in as (None, ``*``, ``0``: not at all);
+        ``ttl``: believed for that many seconds (WHOIS), else until told otherwise."""
+        key = self.fold(nick)
+        if account and account != "*" and account != "0":
+            until = math.inf if ttl is None else time.monotonic() + ttl
+            self.accounts[key] = (nick, account, until)
+        else:
+            self.accounts.pop(key, None)
+
+    # --- secrets and proven connections -------------------------------------------------------
+    def prove(self, name: str, nick: str, info: Whois) -> Session:
+        """Record that ``nick``'s connection is player ``name`` (its secret was just checked)."""
+        key = self.fold(name)
+        s = Session(key, self.canonical(name), nick, info.userhost, info.signon, "secret")
+        for other, old in list(self.sessions.items()):  # one player per connection
+            if other != key and self.fold(old.nick) == self.fold(nick):
+                self.forget(old.display)
+        self.sessions[key] = s
+        if info.signon and info.userhost:
+            self.ids.bind(s)  # survives a restart of the bot while this connection lasts
+        return s
+
+    def restore(self, nick: str, info: Whois) -> Session | None:
+        """After a restart of the bot: the saved proof of this very connection, if any."""
+        if not info.signon or not info.userhost:
+            return None
+        for s in self.ids.sessions():
+            if s.same_connection(info.userhost, info.signon):
+                live = Session(s.name, s.display, nick, s.userhost, s.signon, s.proof)
+                self.sessions[s.name] = live
+                if s.nick != nick:
+                    self.ids.renamed(s.name, nick)
+                return live
+        return None
+
+    def saved(self) -> list[Session]:
+        return self.ids.sessions()
+
+    def forget(self, name: str) -> None:
+        key = self.fold(name)
+        self.sessions.pop(key, None)
+        self.ids.unbind(key)
+
+    # --- what the server reports ---------------------------------------------------------------
+    def renamed(self, old: str, new: str) -> str | None:
+        """A NICK change; the player it concerns, if proven."""
+        okey = self.fold(old)
+        acct = self.accounts.pop(okey, None)
+        if acct is not None:
+            self.accounts[self.fold(new)] = (new, acct[1], acct[2])
+            return self.canonical(acct[1])
+        for key, s in list(self.sessions.items()):
+            if self.fold(s.nick) == okey:
+                self.sessions[key] = Session(s.name, s.display, new, s.userhost, s.signon,
+                                             s.proof)
+                self.ids.renamed(key, new)
+                return s.display
+        return None
+
+    def quit(self, nick: str) -> str | None:
+        """A QUIT: the connection ended, and its proof with it. The player it was, if any."""
+        key = self.fold(nick)
+        acct = self.accounts.pop(key, None)
+        for name, s in list(self.sessions.items()):
+            if self.fold(s.nick) == key:
+                self.forget(name)
+                return s.display
+        return self.canonical(acct[1]) if acct is not None else None
+
+    def lost(self) -> None:
+        """The bot's own connection ended: nothing is proven on the next one until re-checked
+        (the saved proofs stay: the players' connections may have lasted)."""
+        self.sessions.clear()
+        self.accounts.clear()

@@ -1,0 +1,146 @@
+"""IRC identities in the referee's database: per-player secrets and proven connections.
+
+On a network without services a nick proves nothing, so a player proves who they are once per
+connection with a secret (``!pass`` by private message, docs/irc.md). The secret is kept only as
+a salted scrypt digest (:func:`hash_secret`); the connection it proved is remembered by what the
+server says about it -- ``user@host`` and its sign-on time (WHOIS 311/317) -- so the proof
+survives a restart of the bot (the player's connection did not end) and is worthless to anyone
+who connects later under the same nick (a later sign-on time). A connection the bot sees end
+(QUIT) is forgotten at once.
+
+Both tables (migration 6) live outside the event log on purpose: a secret must never be part of
+a replayable input. The IRC adapter folds names (IRC case mapping) before calling in here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from referee.store.schema import StoreError
+
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # ~16 MiB and ~50 ms per check on this machine
+SALT_BYTES = 16
+MIN_SECRET = 4
+MAX_SECRET = 200
+
+
+def hash_secret(secret: str, salt: bytes | None = None) -> tuple[bytes, bytes, str]:
+    """(salt, digest, params) for ``secret`` with a fresh random salt unless one is given."""
+    salt = os.urandom(SALT_BYTES) if salt is None else salt
+    digest = hashlib.scrypt(secret.encode("utf-8"), salt=salt, n=SCRYPT_N, r=SCRYPT_R,
+                            p=SCRYPT_P, dklen=32)
+    return salt, digest, f"scrypt:n={SCRYPT_N},r={SCRYPT_R},p={SCRYPT_P}"
+
+
+def verify_secret(secret: str, salt: bytes, digest: bytes, params: str) -> bool:
+    """Whether ``secret`` matches a stored digest (constant-time comparison)."""
+    try:
+        kind, _, rest = params.partition(":")
+        values = dict(kv.split("=", 1) for kv in rest.split(","))
+        n, r, p = int(values["n"]), int(values["r"]), int(values["p"])
+    except (ValueError, KeyError):
+        return False
+    if kind != "scrypt":
+        return False
+    got = hashlib.scrypt(secret.encode("utf-8"), salt=salt, n=n, r=r, p=p, dklen=len(digest),
+                         maxmem=256 * 1024 * 1024)
+    return hmac.compare_digest(got, digest)
+
+
+@dataclass(frozen=True)
+class Session:
+    """A connection proven to be player ``display`` (``name``: the folded key)."""
+
+    name: str
+    display: str
+    nick: str
+    userhost: str
+    signon: int
+    proof: str = "secret"
+
+    def same_connection(self, userhost: str, signon: int) -> bool:
+        return signon > 0 and self.signon == signon and self.userhost == userhost
+
+
+class Identities:
+    """The two tables, on a connection of their own store (``Store.conn``)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def _write(self, sql: str, args: tuple[Any, ...]) -> None:
+        try:
+            own = not self.conn.in_transaction
+            if own:
+                self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute(sql, args)
+            if own:
+                self.conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise StoreError(f"cannot save an IRC identity: {e}") from None
+
+    # --- secrets ---------------------------------------------------------------------------
+    def has_secret(self, name: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM irc_secrets WHERE name = ?",
+                                 (name,)).fetchone() is not None
+
+    def set_secret(self, name: str, display: str, secret: str) -> None:
+        self.set_digest(name, display, *hash_secret(secret))
+
+    def set_digest(self, name: str, display: str, salt: bytes, digest: bytes,
+                   params: str) -> None:
+        """Store a digest made by :func:`hash_secret` (the caller may hash off its event loop)."""
+        self._write(
+            "INSERT INTO irc_secrets(name, display, salt, digest, params, set_at)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET display = excluded.display,"
+            " salt = excluded.salt, digest = excluded.digest, params = excluded.params,"
+            " set_at = excluded.set_at",
+            (name, display, salt, digest, params, time.time()))
+
+    def digest(self, name: str) -> tuple[bytes, bytes, str] | None:
+        """(salt, digest, params) of ``name``'s secret, for :func:`verify_secret`."""
+        row = self.conn.execute("SELECT salt, digest, params FROM irc_secrets WHERE name = ?",
+                                (name,)).fetchone()
+        return None if row is None else (bytes(row[0]), bytes(row[1]), str(row[2]))
+
+    def check_secret(self, name: str, secret: str) -> bool:
+        stored = self.digest(name)
+        return stored is not None and verify_secret(secret, *stored)
+
+    def display(self, name: str) -> str | None:
+        row = self.conn.execute("SELECT display FROM irc_secrets WHERE name = ?",
+                                (name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    # --- proven connections ---------------------------------------------------------------
+    def sessions(self) -> list[Session]:
+        rows = self.conn.execute(
+            "SELECT name, display, nick, userhost, signon, proof FROM irc_sessions ORDER BY name")
+        return [Session(str(a), str(b), str(c), str(d), int(e), str(f))
+                for a, b, c, d, e, f in rows]
+
+    def bind(self, s: Session) -> None:
+        self._write(
+            "INSERT INTO irc_sessions(name, display, nick, userhost, signon, proof, bound_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET"
+            " display = excluded.display, nick = excluded.nick, userhost = excluded.userhost,"
+            " signon = excluded.signon, proof = excluded.proof, bound_at = excluded.bound_at",
+            (s.name, s.display, s.nick, s.userhost, s.signon, s.proof, time.time()))
+
+    def renamed(self, name: str, nick: str) -> None:
+        self._write("UPDATE irc_sessions SET nick = ? WHERE name = ?", (nick, name))
+
+    def unbind(self, name: str) -> None:
+        self._write("DELETE FROM irc_sessions WHERE name = ?", (name,))
+
+
+def valid_secret(secret: str) -> bool:
+    return MIN_SECRET <= len(secret) <= MAX_SECRET and not any(c.isspace() for c in secret)

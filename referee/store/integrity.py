@@ -1,0 +1,291 @@
+"""The database's integrity and back-ups (``referee check``, ``referee backup``, the bots').
+
+* :func:`quick_check` runs when a :class:`~referee.store.Store` opens an existing file: a page
+  of garbage anywhere in it is found before any command reads a record, and the command stops
+  with one line that names the file and says what to do (:class:`CorruptDatabase`).
+* :func:`check` = ``PRAGMA integrity_check`` plus the ledger invariants: every balance equals
+  the sum of that player's ledger entries and points at their newest entry, and no ledger entry
+  is without a balance.
+* :func:`backup` copies a database with SQLite's online backup API: a consistent snapshot (a
+  committed state, never half a transaction) while the bot keeps writing. The copy is written
+  to a temporary name, checked, then renamed into place, so a back-up file is always whole.
+* :class:`Backups`: the bots' periodic copies (and one on ``!close``), keeping the last N.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from referee.lang.catalog import text
+from referee.store.schema import StoreError
+
+
+class CorruptDatabase(StoreError):
+    """A database file SQLite cannot read whole: restore a back-up or recover it."""
+
+    def __init__(self, path: str | Path, detail: str) -> None:
+        self.path = str(path)
+        self.detail = " ".join(detail.split())[:120]
+        super().__init__(text("store.corrupt", path=self.path, detail=self.detail))
+
+
+def quick_check(conn: sqlite3.Connection, path: str | Path) -> None:
+    """Raise CorruptDatabase unless ``PRAGMA quick_check`` passes (reads every page once)."""
+    try:
+        rows = conn.execute("PRAGMA quick_check(5)").fetchall()
+    except sqlite3.DatabaseError as e:
+        raise CorruptDatabase(path, str(e)) from None
+    problems = [str(r[0]) for r in rows if str(r[0]) != "ok"]
+    if problems:
+        raise CorruptDatabase(path, "; ".join(problems))
+
+
+class BackgroundCheck:
+    """:func:`quick_check` of a database file on a thread and a read-only connection of its
+    own, so a bot's start-up (snapshot + tail, issue 21) does not wait for a read of the whole
+    file; the bot asks :meth:`result` before it goes online."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.error: StoreError | None = None
+        self._thread = threading.Thread(target=self._run, name="store-quick-check", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            quick_check_file(self.path)
+        except StoreError as e:
+            self.error = e
+        except sqlite3.Error as e:
+            self.error = CorruptDatabase(self.path, str(e))
+
+    def result(self, timeout: float | None = None) -> None:
+        """Wait for the check; raise CorruptDatabase if it failed."""
+        self._thread.join(timeout)
+        if self.error is not None:
+            raise self.error
+
+
+@dataclass
+class Report:
+    """What :func:`check` found; ``problems`` empty means sound."""
+
+    path: str
+    problems: list[str] = field(default_factory=list)
+    inputs: int = 0
+    ledger: int = 0
+    players: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _ro_uri(path: Path) -> str:
+    """A read-only SQLite URI for ``path`` (percent-encoded: ``?``/``#`` in a name are safe)."""
+    return path.resolve().as_uri() + "?mode=ro"
+
+
+def _open_readonly(path: str | Path) -> sqlite3.Connection:
+    p = Path(path)
+    if not p.is_file():
+        raise StoreError(f"{p}: no such database")
+    try:
+        conn = sqlite3.connect(_ro_uri(p), uri=True, isolation_level=None)
+        conn.execute("PRAGMA busy_timeout = 10000")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as e:
+        raise CorruptDatabase(p, str(e)) from None
+    return conn
+
+
+def check(path: str | Path) -> Report:
+    """Integrity check and ledger invariants of the database at ``path`` (opened read-only).
+    Raises StoreError (CorruptDatabase) when the file is not a readable referee database."""
+    conn = _open_readonly(path)
+    report = Report(str(path))
+    try:
+        try:
+            rows = conn.execute("PRAGMA integrity_check(20)").fetchall()
+        except sqlite3.DatabaseError as e:
+            raise CorruptDatabase(path, str(e)) from None
+        bad = [str(r[0]) for r in rows if str(r[0]) != "ok"]
+        if bad:
+            raise CorruptDatabase(path, "; ".join(bad))
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not {"schema_version", "inputs", "ledger", "bank"} <= names:
+            raise StoreError(f"{path}: not a referee database")
+        try:
+            report.inputs = int(conn.execute("SELECT count(*) FROM inputs").fetchone()[0])
+            report.ledger = int(conn.execute("SELECT count(*) FROM ledger").fetchone()[0])
+            report.players = int(conn.execute("SELECT count(*) FROM bank").fetchone()[0])
+            for player, balance, total in conn.execute(
+                    "SELECT b.player, b.balance, coalesce(sum(l.delta), 0) FROM bank b"
+                    " LEFT JOIN ledger l ON l.player = b.player GROUP BY b.player"):
+                if balance != total:
+                    report.problems.append(
+                        f"bank of {player}: balance {balance} but its ledger entries sum to"
+                        f" {total}")
+            for player, last, newest in conn.execute(
+                    "SELECT b.player, b.last_ledger_id, (SELECT max(id) FROM ledger l"
+                    " WHERE l.player = b.player) FROM bank b"):
+                if last != newest:
+                    report.problems.append(
+                        f"bank of {player}: points at ledger entry {last}, newest is {newest}")
+            for (player,) in conn.execute(
+                    "SELECT DISTINCT player FROM ledger WHERE player NOT IN"
+                    " (SELECT player FROM bank)"):
+                report.problems.append(f"ledger entries for {player} but no balance")
+            for (seq,) in conn.execute(
+                    "SELECT DISTINCT input_seq FROM ledger WHERE input_seq NOT IN"
+                    " (SELECT seq FROM inputs) LIMIT 5"):
+                report.problems.append(f"ledger entry of input {seq}, which is not in the log")
+            for (iid, n) in conn.execute(
+                    "SELECT input_id, count(*) FROM inputs GROUP BY input_id HAVING count(*) > 1"
+                    " LIMIT 5"):
+                report.problems.append(f"input {iid} saved {n} times")
+        except sqlite3.DatabaseError as e:
+            raise CorruptDatabase(path, str(e)) from None
+    finally:
+        conn.close()
+    return report
+
+
+def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
+    """A consistent copy of the database ``path`` at ``dest`` (a file, or a directory to put a
+    time-stamped copy in); returns the file written. Waits up to ``wait`` seconds for a writer
+    that holds the file exclusively (``referee replay --db``)."""
+    src_path = Path(path)
+    if not src_path.is_file():
+        raise StoreError(f"{src_path}: no such database")
+    target = Path(dest)
+    if target.is_dir():
+        target = target / stamped_name(src_path)
+    if target.resolve() == src_path.resolve():
+        raise StoreError(f"{target}: the back-up would overwrite the database itself")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StoreError(f"{target.parent}: cannot create: {e.strerror}") from None
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        src = sqlite3.connect(_ro_uri(src_path), uri=True,
+                              isolation_level=None, timeout=wait)
+    except sqlite3.Error as e:
+        raise StoreError(f"{src_path}: cannot open: {e}") from None
+    try:
+        src.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+        try:
+            src.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as e:
+            raise CorruptDatabase(src_path, str(e)) from None
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        dst = sqlite3.connect(str(tmp), isolation_level=None)
+        try:
+            end = time.monotonic() + wait
+            while True:
+                try:
+                    # pages=-1: the whole database in one step, under one read transaction of
+                    # the source -- one committed state, whatever the writers do meanwhile.
+                    src.backup(dst, pages=-1)
+                    break
+                except sqlite3.OperationalError as e:
+                    if "locked" not in str(e) and "busy" not in str(e):
+                        raise
+                    if time.monotonic() > end:
+                        raise StoreError(f"{src_path}: busy for {wait:.0f}s (a replay holds it);"
+                                         " try again when it is done") from None
+                    time.sleep(0.2)
+            dst.execute("PRAGMA journal_mode = DELETE")  # the copy is one self-contained file
+        finally:
+            dst.close()
+    except sqlite3.DatabaseError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise CorruptDatabase(src_path, str(e)) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    finally:
+        src.close()
+    try:
+        try:
+            quick_check_file(tmp)
+        except CorruptDatabase as e:  # the copy of a damaged database: the source is damaged
+            raise CorruptDatabase(src_path, e.detail) from None
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    return target
+
+
+def quick_check_file(path: Path) -> None:
+    try:
+        conn = sqlite3.connect(_ro_uri(path), uri=True)
+    except sqlite3.Error as e:
+        raise CorruptDatabase(path, str(e)) from None
+    try:
+        quick_check(conn, path)
+    finally:
+        conn.close()
+
+
+def stamped_name(db: Path) -> str:
+    """``referee-20261201T083000.123Z.db``: sorts in time order."""
+    now = datetime.now(UTC)
+    return f"{db.stem}-{now.strftime('%Y%m%dT%H%M%S')}.{now.microsecond // 1000:03d}Z.db"
+
+
+class Backups:
+    """A bot's back-ups of its database: every ``every`` seconds (0: never) and on demand
+    (``!close``), into ``directory``, keeping the newest ``keep`` copies."""
+
+    def __init__(self, db: Path, directory: Path | None = None, every: float = 3600.0,
+                 keep: int = 24) -> None:
+        if keep < 1:
+            raise ValueError("backup_keep must be at least 1")
+        if every < 0:
+            raise ValueError("backup_every must be >= 0")
+        self.db = db
+        self.directory = directory if directory is not None else db.parent / "backups"
+        self.every = every
+        self.keep = keep
+        self.last = time.monotonic()
+        self.made: list[Path] = []
+
+    def due(self, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        return self.every > 0 and now - self.last >= self.every
+
+    def run(self) -> Path:
+        """Take one back-up now and prune old ones; StoreError if it failed."""
+        try:
+            out = backup(self.db, self.directory / stamped_name(self.db), wait=30.0)
+        finally:
+            self.last = time.monotonic()  # a failed attempt waits its interval too
+        self.made.append(out)
+        self.prune()
+        return out
+
+    def copies(self) -> list[Path]:
+        prefix = f"{self.db.stem}-"
+        if not self.directory.is_dir():
+            return []
+        return sorted(p for p in self.directory.iterdir()
+                      if p.name.startswith(prefix) and p.name.endswith("Z.db"))
+
+    def prune(self) -> None:
+        for old in self.copies()[:-self.keep]:
+            with contextlib.suppress(OSError):
+                old.unlink()

@@ -1,0 +1,97 @@
+"""The IRC identity book without a server: secrets (scrypt, salted), proven connections kept in
+a real SQLite file across a reopen, nick changes and quits, accounts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from referee.adapters.irc import casefold
+from referee.adapters.irc_identity import Book, Whois, pass_args
+from referee.store import Store
+from referee.store.identity import Identities, hash_secret, valid_secret, verify_secret
+
+
+def book(store: Store, known: list[str] | None = None) -> Book:
+    return Book(Identities(store.conn), casefold, lambda: known or [])
+
+
+def whois(nick: str, signon: int, host: str = "127.0.0.1") -> Whois:
+    return Whois(nick=nick, user=nick.rstrip("_"), host=host, signon=signon, exists=True)
+
+
+def test_secrets_are_salted_scrypt_digests(tmp_path: Path) -> None:
+    salt, digest, params = hash_secret("hunter22")
+    assert params.startswith("scrypt:") and len(salt) == 16 and len(digest) == 32
+    assert verify_secret("hunter22", salt, digest, params)
+    assert not verify_secret("hunter23", salt, digest, params)
+    assert hash_secret("hunter22")[1] != digest  # a fresh salt each time
+    assert not verify_secret("x", salt, digest, "md5:whatever")
+    with Store(tmp_path / "s.db") as st:
+        ids = Identities(st.conn)
+        ids.set_secret("alice", "Alice", "hunter22")
+        raw = st.conn.execute("SELECT * FROM irc_secrets").fetchall()
+        assert b"hunter22" not in repr(raw).encode()  # never stored as typed
+    with Store(tmp_path / "s.db") as st:
+        ids = Identities(st.conn)
+        assert ids.check_secret("alice", "hunter22") and not ids.check_secret("alice", "nope")
+        assert ids.display("alice") == "Alice" and not ids.has_secret("bob")
+    assert valid_secret("abcd") and not valid_secret("abc") and not valid_secret("ab cd")
+
+
+def test_pass_args() -> None:
+    assert pass_args("!pass abc") == ["abc"]
+    assert pass_args("！合言葉 @alice abc") == ["@alice", "abc"]
+    assert pass_args("!PASS a b") == ["a", "b"]
+    assert pass_args("!passport x") is None
+    assert pass_args("手札") is None
+
+
+def test_a_proven_connection_survives_a_restart_but_not_a_new_connection(tmp_path: Path) -> None:
+    db = tmp_path / "b.db"
+    with Store(db) as st:
+        b = book(st, ["alice"])
+        b.prove("alice", "alice", whois("alice", 1000))
+        assert b.of_nick("ALICE") == ("alice", "secret") and b.nick_of("alice") == "alice"
+        assert b.renamed("alice", "alice_") == "alice"
+        assert b.nick_of("alice") == "alice_" and b.of_nick("alice") is None
+    with Store(db) as st:  # a restart of the bot: nothing in memory
+        b = book(st, ["alice"])
+        assert b.nick_of("alice") is None and b.of_nick("alice_") is None
+        # a stranger who took the old nick: a later sign-on, not the proven connection
+        assert b.restore("alice", whois("alice", 2000)) is None
+        assert b.of_nick("alice") is None
+        # the real one (also after a nick change while the bot was down)
+        s = b.restore("ally", whois("alice_", 1000))
+        assert s is not None and s.display == "alice" and b.nick_of("alice") == "ally"
+        assert b.quit("ally") == "alice"
+        assert b.nick_of("alice") is None
+    with Store(db) as st:  # a QUIT ends the proof for good
+        b = book(st, ["alice"])
+        assert b.restore("ally", whois("alice_", 1000)) is None
+        assert b.saved() == []
+
+
+def test_one_player_per_connection_and_accounts(tmp_path: Path) -> None:
+    with Store(tmp_path / "c.db") as st:
+        b = book(st, ["Bob"])
+        b.prove("carol", "x", whois("x", 5))
+        b.prove("dave", "x", whois("x", 5))  # the same connection proves another name
+        assert b.of_nick("x") == ("dave", "secret") and b.nick_of("carol") is None
+        b.set_account("bobby", "bob")
+        assert b.of_nick("bobby") == ("Bob", "account") and b.nick_of("bob") == "bobby"
+        assert b.renamed("bobby", "bob_") == "Bob" and b.nick_of("Bob") == "bob_"
+        b.set_account("bob_", "*")  # logged out
+        assert b.of_nick("bob_") is None and b.nick_of("bob") is None
+        b.set_account("b", "bob")
+        b.lost()  # the bot's connection ended: nothing proven until re-checked
+        assert b.of_nick("b") is None and b.nick_of("dave") is None
+        assert [s.display for s in b.saved()] == ["dave"]
+        assert b.held_by_other("zz", "dave") is False
+
+
+def test_a_connection_without_sign_on_time_is_not_persisted(tmp_path: Path) -> None:
+    with Store(tmp_path / "d.db") as st:
+        b = book(st)
+        b.prove("eve", "eve", Whois(nick="eve"))
+        assert b.nick_of("eve") == "eve"  # proven for this run ...
+        assert b.saved() == []  # ... but nothing a later connection could match
