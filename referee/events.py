@@ -116,6 +116,27 @@ class HandEnd(Event):
     stacks: dict[str, int]
 
 
+class DealCommitment(Event):
+    """Before any card of a randomly dealt hand: SHA-256 of the server seed (docs/fairness.md)."""
+
+    event: Literal["deal_commitment"] = "deal_commitment"
+    hand: int
+    sha256: str
+
+
+class DealReveal(Event):
+    """After ``hand_end``: the seed, the entropy and the deck in shoe order (card strings). The
+    service adds ``sha256``, ``dealt`` (the deal as recorded: hands in seat order, dealer,
+    board, spare ``shoe``, ``dice``; deuces' first bonus area as ``bonus``), and when used
+    ``bonus_deck`` and ``dice``."""
+
+    event: Literal["deal_reveal"] = "deal_reveal"
+    hand: int
+    seed: str
+    entropy: str
+    deck: list[str]
+
+
 def event_json(ev: Event) -> str:
     """``ev.to_json()`` as compact JSON, the text pydantic's compiled serializer writes; the one
     serialisation both the replay output and the store use. ``say`` and ``action`` (nearly every

@@ -52,8 +52,10 @@ from referee.actions import Parsed
 from referee.bank import Bank
 from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
 from referee.definitions import GAME_IDS, Penalties
-from referee.events import Event, Flag, Leave, Penalty, Rejected, Say
+from referee.events import DealCommitment, DealReveal, Event, Flag, Leave, Penalty, Rejected, Say
+from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
 from referee.flags import assess_leak
+from referee.history import HistoryBook
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
@@ -106,6 +108,12 @@ class Table:
     paused_at: float | None = None  # input time of the !clock off (None: not known yet)
     paused_total: float = 0.0
     last_time: float | None = None  # the latest input time seen at this table
+    # Commit–reveal dealing (referee.fairness, docs/fairness.md): ``live`` tables (``!open``)
+    # commit to the next hand's seed as soon as a hand can be dealt; ``fair`` is that pending
+    # commitment (it collects the room's messages as entropy), ``dealt`` the running hand's.
+    live: bool = False
+    fair: PendingDeal | None = None
+    dealt: PendingDeal | None = None
 
 
 @dataclass
@@ -127,6 +135,7 @@ class _Ctx:
     events: list[Event] = field(default_factory=list)
     ledger: list[LedgerEntry] = field(default_factory=list)
     auto_used: int = 0  # automatic deals taken from input["auto_deals"] so far
+    commits_used: int = 0  # seeds taken from input["commits"] so far
 
 
 # Aliases that also stand for an argument (``!時計停止`` = ``!clock off``).
@@ -161,6 +170,8 @@ HELP = {
     "clock": "!clock off|on （!時計停止 / !時計再開） — アクションの持ち時間を停止・再開します"
     "（停止中の時間は数えません）（モデレーター）",
     "help": "!help [コマンド] — 使い方",
+    "hand": "!hand N （!ハンド N） — 終了したハンドの記録"
+    "（アクション・ボード・公開された手札・ポット）",
 }
 
 PENALTY_KINDS = ("information_leak", "interference")
@@ -253,14 +264,16 @@ _DEAL_PLAN: dict[str, tuple[int, int, int, int, int]] = {
 }
 
 
-def draw_deal(engine: Engine, rng: random.Random) -> Deal:
-    """A live deal from a freshly shuffled shoe of the game's decks and jokers.
+def draw_deal(engine: Engine, rng: random.Random, shoe: Shoe | None = None) -> Deal:
+    """A live deal from a freshly shuffled shoe of the game's decks and jokers (or ``shoe``,
+    already in order: the commit–reveal deck).
 
     An engine may define ``draw_deal(shoe, rng) -> Deal`` to size its own deal; otherwise the
     plan above is used (enough spare cards for every replacement and draw the rules allow).
     """
     d = engine.definition
-    shoe = Shoe(decks=d.decks, jokers=d.jokers, rng=rng)
+    if shoe is None:
+        shoe = Shoe(decks=d.decks, jokers=d.jokers, rng=rng)
     own: Callable[[Shoe, random.Random], Deal] | None = getattr(engine, "draw_deal", None)
     if callable(own):
         return own(shoe, rng)
@@ -297,6 +310,9 @@ class Referee:
         # table opened later starts from it. Derived from events, so a rebuild restores it too.
         self.bonus_area: tuple[list[str], list[int]] | None = None
         self._next_flag = 1
+        self._rebuilding = False
+        # Finished hands, public parts only (``!hand N``; referee.history).
+        self.history = HistoryBook()
 
     # --- entry points ----------------------------------------------------------------------
     def handle(self, incoming: Incoming) -> list[Event]:
@@ -340,6 +356,7 @@ class Referee:
         else:
             self._message(ctx, room)
         self.processed.add(input_id)
+        self.history.feed(room, ctx.events, inp.get("time"))
         outcome = Outcome(input_id=input_id, room=room, input=ctx.input, events=ctx.events,
                           ledger=ctx.ledger)
         if self.persistence is not None:
@@ -386,6 +403,7 @@ class Referee:
     def rebuild(self, inputs: Iterable[dict[str, Any]]) -> None:
         """Re-run saved inputs with persistence off: the same state as when they were saved."""
         saved, self.persistence = self.persistence, None
+        self._rebuilding = True
         try:
             for inp in inputs:
                 try:
@@ -396,6 +414,7 @@ class Referee:
                     self.processed.add(str(inp["id"]))
         finally:
             self.persistence = saved
+            self._rebuilding = False
 
     # --- state queries ---------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -443,6 +462,8 @@ class Referee:
                 if t is not None:
                     now = ctx.input.get("time")
                     t.ended_at = float(now) if now is not None else None
+                    if t.dealt is not None and t.dealt.hand == getattr(ev, "hand", None):
+                        self._reveal(ctx, t)
             elif ev.event == "bonus_area":
                 self.bonus_area = (list(getattr(ev, "cards", [])),
                                    [int(m) for m in getattr(ev, "markers", [])])
@@ -473,6 +494,8 @@ class Referee:
         if table.engine.in_hand:
             return
         if not table.closing:
+            if table.live and table.fair is None and self.tables.get(table.room) is table:
+                self._commit(ctx, table)
             self._auto_deal(ctx, table)
             return
         for s in list(table.engine.seated()):
@@ -489,6 +512,82 @@ class Referee:
             del self.tables[table.room]
         self._say(ctx, "テーブルを閉じました。ありがとうございました。")
 
+    # --- commit–reveal dealing (referee.fairness, docs/fairness.md) ---------------------------
+    def _commit(self, ctx: _Ctx, table: Table) -> None:
+        """Announce the next hand's commitment. The seed is recorded in the input (a rebuild
+        takes it from there) and goes nowhere else until the reveal."""
+        recorded: list[str] = ctx.input.get("commits", [])
+        used = ctx.commits_used
+        if used < len(recorded):
+            seed = str(recorded[used])
+        elif self._rebuilding:
+            return  # an input saved before commitments existed: none was announced
+        else:
+            seed = new_seed(self.rng)
+            ctx.input["commits"] = [*recorded, seed]
+        ctx.commits_used += 1
+        hand = table.engine.hand_no + 1
+        table.fair = PendingDeal(seed=seed, hand=hand)
+        sha = commitment(seed)
+        self._emit(ctx, [DealCommitment(hand=hand, sha256=sha)])
+        self._say(ctx, catalog.text("deal_commitment", hand=str(hand), sha256=sha))
+
+    def _fair_deal(self, ctx: _Ctx, table: Table, recorded: Deal | None) -> Deal:
+        """The deal of a randomly dealt hand: the deck from the pending commitment's seed and
+        the entropy collected since it was announced (committing now, with this input as the
+        only entropy, if nothing is pending). ``recorded``: the deal saved in the input (a
+        rebuild), used as it is."""
+        eng = table.engine
+        pending = table.fair
+        if pending is None or pending.hand != eng.hand_no + 1:
+            self._commit(ctx, table)
+            pending = table.fair
+            inp = ctx.input
+            if pending is not None and inp.get("kind") == "message" and not inp.get("dm"):
+                pending.add(str(inp.get("id", "")), str(inp.get("sender", "")),
+                            str(inp.get("text", "")))
+        if pending is None:  # a rebuilt input from before commitments
+            return recorded if recorded is not None else draw_deal(eng, self.rng)
+        d = eng.definition
+        entropy = pending.entropy()
+        shoe = Shoe(decks=d.decks, jokers=d.jokers, rng=random.Random(0))
+        shoe.cards = shuffled_shoe(pending.seed, entropy, d.decks, d.jokers)
+        deck = [card_str(c) for c in shoe.cards]
+        rng = DealRandom(pending.seed, entropy)
+        deal = draw_deal(eng, rng, shoe)
+        pending.derived = Derived(deck=deck, bonus_deck=rng.bonus_deck, dice=rng.dice)
+        deal = recorded if recorded is not None else deal
+        dealt = deal_to_json(deal)
+        if rng.bonus_deck:  # deuces' first bonus area comes from the bonus deck
+            dealt["bonus"] = dealt.pop("board")
+        pending.deal = dealt
+        table.fair, table.dealt = None, pending
+        return deal
+
+    def _start_hand(self, ctx: _Ctx, table: Table, deal: Deal) -> list[Event]:
+        before = table.engine.stacks()
+        events = table.engine.start_hand(deal)
+        self.history.begin(table.room, table.engine, before)
+        return events
+
+    def _reveal(self, ctx: _Ctx, table: Table) -> None:
+        """After ``hand_end``: the seed, the entropy and the deck (CONTRACTS §3 ``deal_reveal``),
+        and the seed in the room, so anyone can check the commitment and re-derive the deck."""
+        p, table.dealt = table.dealt, None
+        if p is None or p.derived is None:
+            return
+        d = table.engine.definition
+        extra: dict[str, Any] = {"sha256": commitment(p.seed), "game": d.id, "decks": d.decks,
+                                 "jokers": d.jokers, "dealt": p.deal}
+        if p.derived.bonus_deck:
+            extra["bonus_deck"] = p.derived.bonus_deck
+        if p.derived.dice:
+            extra["dice"] = p.derived.dice
+        self._emit(ctx, [DealReveal(hand=p.hand, seed=p.seed, entropy=p.entropy(),
+                                    deck=p.derived.deck, **extra)])
+        self._say(ctx, catalog.text("deal_reveal", hand=str(p.hand), seed=p.seed,
+                                    messages=len(p.lines)))
+
     def _auto_deal(self, ctx: _Ctx, table: Table) -> None:
         """Deal the next hand of an ``auto`` table once ``AUTO_DEAL_AFTER`` seconds passed since
         the last one ended (time from the inputs, so a rebuild deals at the same input; the
@@ -501,11 +600,13 @@ class Referee:
                 return
         recorded: list[dict[str, Any]] = ctx.input.setdefault("auto_deals", [])
         used = ctx.auto_used
-        deal = (deal_from_json(recorded[used]) if used < len(recorded)
-                else draw_deal(table.engine, self.rng))
+        pending = table.fair
+        deal = self._fair_deal(ctx, table, deal_from_json(recorded[used])
+                               if used < len(recorded) else None)
         try:
-            events = table.engine.start_hand(deal)
+            events = self._start_hand(ctx, table, deal)
         except IllegalAction:
+            table.fair, table.dealt = pending, None  # not dealt: the commitment still waits
             if not recorded:
                 del ctx.input["auto_deals"]
             return  # not ready (too few players): the next input tries again
@@ -567,7 +668,7 @@ class Referee:
             for player in deal.hands:
                 if player not in seated:
                     raise DirectiveError(f"'{player}' is not seated at this table")
-            self._emit(ctx, t.engine.start_hand(deal))
+            self._emit(ctx, self._start_hand(ctx, t, deal))
             self._after(ctx, t)
         else:
             raise DirectiveError(f"unknown directive '{name}'")
@@ -579,6 +680,8 @@ class Referee:
         now = inp.get("time")
         dm = bool(inp.get("dm", False))
         table = self.tables.get(room)
+        if table is not None and not dm and table.fair is not None:
+            table.fair.add(str(inp.get("id", "")), sender, text)  # entropy for the next deal
         if table is not None and now is not None:
             self._tick(ctx, room, float(now))
             table = self.tables.get(room)
@@ -818,7 +921,7 @@ class Referee:
         if game == "deuces" and self.bonus_area is not None:
             cards, markers = self.bonus_area
             engine.set_bonus_area(parse_cards(" ".join(cards)), markers)
-        self.tables[room] = Table(room, game, options, engine, auto=auto == "on")
+        self.tables[room] = Table(room, game, options, engine, auto=auto == "on", live=True)
         self._say(ctx, f"{engine.definition.name} のテーブルを開きました。!sit で着席できます。"
                   + ("（2人以上でハンドを自動で配ります）" if auto == "on" else ""))
 
@@ -876,8 +979,8 @@ class Referee:
         if t.engine.in_hand:
             raise IllegalAction("ハンドの進行中です")
         recorded = ctx.input.get("deal")
-        deal = deal_from_json(recorded) if recorded else draw_deal(t.engine, self.rng)
-        events = t.engine.start_hand(deal)
+        deal = self._fair_deal(ctx, t, deal_from_json(recorded) if recorded else None)
+        events = self._start_hand(ctx, t, deal)
         ctx.input["deal"] = deal_to_json(deal)  # a rebuild deals exactly these cards again
         # Each engine tells players their cards when its rules say so (holdem_aa only after
         # the stakes: an AA bet must be placed blind), so nothing is sent here.
@@ -997,6 +1100,13 @@ class Referee:
             t.paused_total += at - t.paused_at
         t.paused, t.paused_at = False, None
         self._say(ctx, "持ち時間を再開しました。")
+
+    def _cmd_hand(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        """A finished hand of this room, built from what the room saw (referee.history)."""
+        from referee.history import hand_command
+
+        for line in hand_command(self.history, room, args):
+            self._say(ctx, line, to=to)
 
     def _cmd_rank(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         if len(args) < 2:

@@ -1,0 +1,301 @@
+"""Hand histories: what happened in each finished hand, built only from what was public.
+
+A :class:`HistoryBook` is fed every input's events (the service does it, live and on a rebuild;
+``referee history`` rebuilds a database's tables to fill one). It keeps, per hand, the seats and
+stacks before the deal, the actions, the board, the cards **shown in the room**, the pots and
+the stacks after. It never reads a private message, a deal or a ``deal_reveal`` (which would
+tell mucked and folded hands): a card is in a history only if the bot said it in the room.
+
+Renderings: :func:`summary_lines` (``!hand N`` and ``referee history``), :func:`to_json`, and
+:func:`to_phh` -- omaha hands in the Poker Hand History format (PHH, the one pokerkit reads):
+players ``p1…pn`` clockwise from the button's left, unknown hole cards ``????``, actions
+``d dh`` / ``d db`` / ``f`` / ``cc`` / ``cbr TO`` / ``sm [CARDS]``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from referee.cards import card_str, find_cards, normalize
+from referee.events import Event
+from referee.lang.catalog import text
+
+ACTION_JA = {
+    "fold": "フォールド", "check": "チェック", "call": "コール", "bet": "ベット",
+    "raise": "メイク", "allin": "オールイン", "open": "オープン", "muck": "マック",
+    "close": "クローズ", "ante": "アンティ", "play": "プレイ", "discard": "捨て札",
+    "hyper": "ハイパーレイズ", "extra": "エクストラレイズ",
+}
+_STREETS = ("フロップ:", "ターン:", "リバー:")
+_OPEN_RE = re.compile(r"^(?P<name>\S+) さんがオープン: ")
+_FOLD_SHOW_RE = re.compile(r"^(?P<name>\S+) さんがフォールドして公開: ")
+_MUCK_RE = re.compile(r"^(?P<name>\S+) さんはマックしました")
+
+
+def _cards(s: str) -> list[str]:
+    return [card_str(c) for c in find_cards(normalize(s))]
+
+
+@dataclass
+class HandRecord:
+    """One hand, public parts only (see the module docstring)."""
+
+    room: str
+    game: str
+    hand: int
+    button: int = 0
+    time: float | None = None
+    limit: str = ""
+    # (seat, name, chips before the deal) of the players dealt in, in seat order
+    seats: list[tuple[int, str, int]] = field(default_factory=list)
+    blinds: dict[str, int] = field(default_factory=dict)  # omaha: sb, bb, ante
+    # in order: {"kind": "action", player, action, amount, to} | {"kind": "board", cards}
+    # | {"kind": "show", player, cards} | {"kind": "muck", player}
+    log: list[dict[str, Any]] = field(default_factory=list)
+    board: list[str] = field(default_factory=list)
+    shown: dict[str, list[str]] = field(default_factory=dict)
+    # room lines that showed cards (house games: the bot's own words, as posted)
+    shown_lines: list[str] = field(default_factory=list)
+    pots: list[dict[str, Any]] = field(default_factory=list)
+    rake: int = 0
+    settles: list[dict[str, Any]] = field(default_factory=list)
+    stacks: dict[str, int] = field(default_factory=dict)
+
+
+class HistoryBook:
+    """Finished hands per room (the last ``keep`` per room; ``None``: all)."""
+
+    def __init__(self, keep: int | None = 200) -> None:
+        self.keep = keep
+        self._meta: dict[str, dict[str, Any]] = {}
+        self._open: dict[str, HandRecord] = {}
+        self._done: dict[str, deque[HandRecord]] = {}
+
+    def begin(self, room: str, engine: Any, before: dict[str, int]) -> None:
+        """The service, right after ``start_hand``: seats, stacks before the deal, stakes."""
+        omaha = engine.definition.id == "omaha"  # the house games ask for stakes first
+        seats = [(s.seat, s.name, before.get(s.name, s.chips)) for s in engine.seated()
+                 if not omaha or engine.in_this_hand(s.name)]
+        blinds = {k: int(getattr(engine, k)) for k in ("sb", "bb", "ante")
+                  if isinstance(getattr(engine, k, None), int)}
+        self._meta[room] = {"game": engine.definition.id, "seats": seats, "blinds": blinds,
+                            "limit": str(getattr(engine, "options", {}).get("limit", ""))}
+
+    def feed(self, room: str, events: Iterable[Event], time: Any = None) -> None:
+        for ev in events:
+            kind = ev.event
+            if kind == "hand_start":
+                meta = self._meta.pop(room, None) or {"game": "", "seats": [], "blinds": {}}
+                self._open[room] = HandRecord(
+                    room=room, game=str(meta["game"]), hand=int(getattr(ev, "hand", 0)),
+                    button=int(getattr(ev, "button", 0)),
+                    time=float(time) if isinstance(time, int | float) else None,
+                    seats=list(meta["seats"]), blinds=dict(meta["blinds"]),
+                    limit=str(meta.get("limit", "")))
+                continue
+            rec = self._open.get(room)
+            if rec is None:
+                continue
+            if kind == "action":
+                d = ev.__dict__
+                rec.log.append({"kind": "action", "player": d["player"], "action": d["action"],
+                                "amount": d.get("amount", 0), "to": d.get("to")})
+            elif kind == "say":
+                if ev.__dict__["to"] == "room":
+                    self._room_line(rec, str(ev.__dict__["text"]))
+            elif kind == "pot":
+                rec.pots.append({"index": getattr(ev, "index", 0),
+                                 "amount": getattr(ev, "amount", 0),
+                                 "shares": dict(getattr(ev, "shares", {}))})
+            elif kind == "rake":
+                rec.rake += int(getattr(ev, "amount", 0))
+            elif kind == "settle":
+                rec.settles.append({"player": getattr(ev, "player", ""),
+                                    "result": getattr(ev, "result", ""),
+                                    "payout": getattr(ev, "payout", 0)})
+            elif kind == "hand_end":
+                rec.stacks = dict(getattr(ev, "stacks", {}))
+                del self._open[room]
+                done = self._done.setdefault(room, deque(maxlen=self.keep))
+                done.append(rec)
+
+    def _room_line(self, rec: HandRecord, line: str) -> None:
+        if line.startswith(_STREETS):
+            cards = _cards(line.split(":", 1)[1])
+            if len(cards) > len(rec.board) and cards[: len(rec.board)] == rec.board:
+                rec.log.append({"kind": "board", "cards": cards[len(rec.board):]})
+                rec.board = cards
+            return
+        if rec.game == "omaha":
+            m = _OPEN_RE.match(line)
+            if m:  # a showdown open (or a winner's OPEN after everyone folded)
+                cards = _cards(line[m.end():].split("（", 1)[0])
+                rec.shown[m["name"]] = cards
+                rec.log.append({"kind": "show", "player": m["name"], "cards": cards})
+                return
+            m = _FOLD_SHOW_RE.match(line) or _MUCK_RE.match(line)
+            if m:  # a fold or a muck, with part of the hand shown or not
+                shown = line[m.end():] if m.re is _FOLD_SHOW_RE else (
+                    line.split("（公開: ", 1)[1] if "（公開: " in line else "")
+                if shown:
+                    rec.shown[m["name"]] = _cards(shown.split("）", 1)[0])
+                if m.re is _MUCK_RE:
+                    rec.log.append({"kind": "muck", "player": m["name"]})
+                return
+        if find_cards(normalize(line)) and not line.startswith("ボーナスエリア"):
+            rec.shown_lines.append(line)
+
+    # --- queries -----------------------------------------------------------------------------
+    def hands(self, room: str | None = None) -> list[HandRecord]:
+        rooms = [room] if room is not None else list(self._done)
+        return [h for r in rooms for h in self._done.get(r, ())]
+
+    def find(self, room: str, hand: int) -> HandRecord | None:
+        """The latest finished hand ``hand`` of ``room`` (a table opened again restarts at 1)."""
+        for rec in reversed(self._done.get(room, ())):
+            if rec.hand == hand:
+                return rec
+        return None
+
+
+def hand_command(book: HistoryBook, room: str, args: list[str]) -> list[str]:
+    """``!hand N``: the lines to post (only what was shown), or why not."""
+    if len(args) != 1 or not args[0].lstrip("#").isdigit():
+        return [text("hand_usage")]
+    n = int(args[0].lstrip("#"))
+    rec = book.find(room, n)
+    if rec is None:
+        return [text("hand_unknown", hand=str(n))]
+    return summary_lines(rec)
+
+
+# --- renderings ------------------------------------------------------------------------------
+
+def _action_str(e: dict[str, Any]) -> str:
+    name = ACTION_JA.get(str(e["action"]), str(e["action"]))
+    amount = e.get("to") or e.get("amount") or 0
+    return f"{e['player']} {name}" + (f" {amount:,}" if amount else "")
+
+
+def summary_lines(rec: HandRecord) -> list[str]:
+    """The hand in a few Japanese lines (``!hand N``; ``referee history`` adds a time line)."""
+    none = text("hand_none")
+    seats = "・".join(f"{s}番 {n} {c:,}" for s, n, c in rec.seats) or none
+    actions: list[str] = []
+    for e in rec.log:
+        if e["kind"] == "action":
+            actions.append(_action_str(e))
+        elif e["kind"] == "board":
+            actions.append("｜" + " ".join(e["cards"]) + "｜")
+    shown = [f"{p} {' '.join(cs)}" for p, cs in rec.shown.items()] + rec.shown_lines
+    pots = [f"#{p['index']} {int(p['amount']):,} → "
+            + "、".join(f"{k} {int(v):,}" for k, v in p["shares"].items()) for p in rec.pots]
+    pots += [f"{s['player']} {s['result']} {int(s['payout']):,}" for s in rec.settles]
+    if rec.rake:
+        pots.append(f"レーキ {rec.rake:,}")
+    return [
+        text("hand_header", hand=str(rec.hand), game=rec.game, button=str(rec.button)),
+        text("hand_seats", seats=seats),
+        text("hand_actions", actions=" ".join(actions) or none),
+        text("hand_board", board=" ".join(rec.board) or none),
+        text("hand_shown", shown=" / ".join(shown) or none),
+        text("hand_pots", pots=" / ".join(pots) or none),
+        text("hand_result", stacks="・".join(f"{k} {v:,}" for k, v in rec.stacks.items())),
+    ]
+
+
+def _iso(ts: float | None) -> str | None:
+    return None if ts is None else datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+
+def to_json(rec: HandRecord) -> dict[str, Any]:
+    return {
+        "room": rec.room, "game": rec.game, "hand": rec.hand, "button": rec.button,
+        "time": _iso(rec.time),
+        "seats": [{"seat": s, "player": n, "chips": c} for s, n, c in rec.seats],
+        **({"blinds": rec.blinds} if rec.blinds else {}),
+        "log": rec.log, "board": rec.board, "shown": rec.shown,
+        **({"shown_lines": rec.shown_lines} if rec.shown_lines else {}),
+        "pots": rec.pots, "rake": rec.rake,
+        **({"settles": rec.settles} if rec.settles else {}),
+        "stacks": rec.stacks,
+    }
+
+
+class PhhError(ValueError):
+    """A hand the PHH writer cannot express (not omaha, not pot limit)."""
+
+
+def _q(s: str) -> str:
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def to_phh(rec: HandRecord) -> str:
+    """One omaha hand as PHH (TOML). Rake and house top-ups are not part of PHH: they are in
+    the user fields ``_rake`` and the finishing stacks (what the referee paid)."""
+    if rec.game != "omaha":
+        raise PhhError(f"hand {rec.hand}: PHH is written for omaha hands only ({rec.game})")
+    if rec.limit not in ("", "pot"):
+        raise PhhError(f"hand {rec.hand}: PHH has no {rec.limit}-limit Omaha")
+    seats = sorted(rec.seats)
+    order = [s for s in seats if s[0] > rec.button] + [s for s in seats if s[0] <= rec.button]
+    names = [n for _, n, _ in order]
+    index = {n: i + 1 for i, n in enumerate(names)}
+    n = len(names)
+    sb, bb, ante = rec.blinds.get("sb", 0), rec.blinds.get("bb", 0), rec.blinds.get("ante", 0)
+    actions: list[str] = []
+    for name in names:
+        cards = rec.shown.get(name, [])
+        known = "".join(cards) + "??" * (4 - len(cards)) if len(cards) <= 4 else "????????"
+        actions.append(f"d dh p{index[name]} {known}")
+    bet = bb  # the highest total bet of the street
+    for e in rec.log:
+        if e["kind"] == "board":
+            actions.append("d db " + "".join(e["cards"]))
+            bet = 0
+        elif e["kind"] == "show" and e["player"] in index:
+            actions.append(f"p{index[e['player']]} sm " + "".join(e["cards"]))
+        elif e["kind"] == "muck" and e["player"] in index:
+            actions.append(f"p{index[e['player']]} sm")
+        elif e["kind"] == "action" and e["player"] in index:
+            p, a, to = f"p{index[e['player']]}", e["action"], e.get("to")
+            if a == "fold":
+                actions.append(f"{p} f")
+            elif a in ("check", "call"):
+                actions.append(f"{p} cc")
+            elif a in ("bet", "raise", "allin"):
+                if to is not None and int(to) > bet:
+                    actions.append(f"{p} cbr {int(to)}")
+                    bet = int(to)
+                else:
+                    actions.append(f"{p} cc")
+    fields = [
+        "variant = 'PO'",
+        f"antes = [{', '.join([str(ante)] * n)}]",
+        f"blinds_or_straddles = [{', '.join(str(x) for x in ([sb, bb] + [0] * (n - 2))[:n])}]",
+        f"min_bet = {bb}",
+        f"starting_stacks = [{', '.join(str(c) for _, _, c in order)}]",
+        "actions = [" + ", ".join(_q(a) for a in actions) + "]",
+        f"hand = {rec.hand}",
+        f"players = [{', '.join(_q(x) for x in names)}]",
+        f"seats = [{', '.join(str(s) for s, _, _ in order)}]",
+        f"seat_count = {max([s for s, _, _ in order] + [n])}",
+        f"table = {_q(rec.room)}",
+        f"finishing_stacks = [{', '.join(str(rec.stacks.get(x, 0)) for x in names)}]",
+        f"_rake = {rec.rake}",
+    ]
+    if rec.time is not None:
+        t = datetime.fromtimestamp(rec.time, UTC)
+        fields += [f"year = {t.year}", f"month = {t.month}", f"day = {t.day}",
+                   f"time = {t.strftime('%H:%M:%S')}", "time_zone = 'UTC'"]
+    return "\n".join(fields)
+
+
+def to_phhs(recs: Iterable[HandRecord]) -> str:
+    """Several hands, one ``[N]`` section each (pokerkit ``HandHistory.loads_all``)."""
+    return "\n\n".join(f"[{i}]\n{to_phh(r)}" for i, r in enumerate(recs, 1)) + "\n"
