@@ -116,6 +116,19 @@ class HandEnd(Event):
     stacks: dict[str, int]
 
 
+class HandSeats(Event):
+    """Right after ``hand_start`` (the service): who was dealt in, from which seat, with the
+    chips they had before antes and blinds, and the stakes -- what a hand history needs that
+    the other events do not say (all of it public at the table)."""
+
+    event: Literal["hand_seats"] = "hand_seats"
+    hand: int
+    game: str
+    seats: list[dict[str, Any]]
+    stakes: dict[str, int] = {}
+    limit: str = ""
+
+
 class DealCommitment(Event):
     """Before any card of a randomly dealt hand: SHA-256 of the server seed (docs/fairness.md)."""
 

@@ -1,10 +1,11 @@
 """Hand histories: what happened in each finished hand, built only from what was public.
 
 A :class:`HistoryBook` is fed every input's events (the service does it, live and on a rebuild;
-``referee history`` rebuilds a database's tables to fill one). It keeps, per hand, the seats and
-stacks before the deal, the actions, the board, the cards **shown in the room**, the pots and
-the stacks after. It never reads a private message, a deal or a ``deal_reveal`` (which would
-tell mucked and folded hands): a card is in a history only if the bot said it in the room.
+``referee history`` feeds it a database's event log). It keeps, per hand, the seats and stacks
+before the deal (the service's ``hand_seats`` event), the actions, the board, the cards **shown
+in the room**, the pots and the stacks after. It never reads a private message, a deal or a
+``deal_reveal`` (which would tell mucked and folded hands): a card is in a history only if the
+bot said it in the room.
 
 Renderings: :func:`summary_lines` (``!hand N`` and ``referee history``), :func:`to_json`, and
 :func:`to_phh` -- omaha hands in the Poker Hand History format (PHH, the one pokerkit reads):
@@ -21,8 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from referee.cards import card_str, find_cards, normalize
-from referee.events import Event
+from referee.events import Event, HandSeats
 from referee.lang.catalog import text
 
 ACTION_JA = {
@@ -37,8 +37,39 @@ _FOLD_SHOW_RE = re.compile(r"^(?P<name>\S+) さんがフォールドして公開
 _MUCK_RE = re.compile(r"^(?P<name>\S+) さんはマックしました")
 
 
-def _cards(s: str) -> list[str]:
-    return [card_str(c) for c in find_cards(normalize(s))]
+_KINDS = frozenset({"hand_start", "hand_seats", "action", "say", "pot", "rake", "settle",
+                    "hand_end"})
+
+
+def _fields(ev: Event) -> dict[str, Any]:
+    extra = ev.__pydantic_extra__
+    return {**ev.__dict__, **extra} if extra else ev.__dict__
+
+
+def hand_seats(engine: Any, before: dict[str, int]) -> HandSeats:
+    """The ``hand_seats`` event of a hand just started (``before``: stacks before the deal):
+    omaha's players dealt in (the house games: everyone seated, they stake by message)."""
+    omaha = engine.definition.id == "omaha"
+    seats = [{"seat": s.seat, "player": s.name, "chips": before.get(s.name, s.chips)}
+             for s in engine.seated() if not omaha or engine.in_this_hand(s.name)]
+    stakes = {k: int(getattr(engine, k)) for k in ("sb", "bb", "ante")
+              if isinstance(getattr(engine, k, None), int)}
+    return HandSeats(hand=engine.hand_no, game=engine.definition.id, seats=seats, stakes=stakes,
+                     limit=str(getattr(engine, "options", {}).get("limit", "")))
+
+
+_BOT_CARD = re.compile(r"(10|[2-9JQKA])([♠♥♦♣])|JK")
+_SUIT_OF = {"♣": "c", "♦": "d", "♥": "h", "♠": "s"}
+
+
+def bot_cards(s: str) -> list[str]:
+    """The cards in a text the bot wrote: it writes them only as ``A♠`` / ``10♥`` / ``JK``
+    (:func:`referee.cards.pretty`), so words such as "omaha" are never read as cards."""
+    return ["JK" if m[0] == "JK" else ("T" if m[1] == "10" else m[1]) + _SUIT_OF[m[2]]
+            for m in _BOT_CARD.finditer(s)]
+
+
+_cards = bot_cards
 
 
 @dataclass
@@ -76,50 +107,44 @@ class HistoryBook:
         self._open: dict[str, HandRecord] = {}
         self._done: dict[str, deque[HandRecord]] = {}
 
-    def begin(self, room: str, engine: Any, before: dict[str, int]) -> None:
-        """The service, right after ``start_hand``: seats, stacks before the deal, stakes."""
-        omaha = engine.definition.id == "omaha"  # the house games ask for stakes first
-        seats = [(s.seat, s.name, before.get(s.name, s.chips)) for s in engine.seated()
-                 if not omaha or engine.in_this_hand(s.name)]
-        blinds = {k: int(getattr(engine, k)) for k in ("sb", "bb", "ante")
-                  if isinstance(getattr(engine, k, None), int)}
-        self._meta[room] = {"game": engine.definition.id, "seats": seats, "blinds": blinds,
-                            "limit": str(getattr(engine, "options", {}).get("limit", ""))}
-
-    def feed(self, room: str, events: Iterable[Event], time: Any = None) -> None:
+    def feed(self, room: str, events: Iterable[Event | dict[str, Any]], time: Any = None
+             ) -> None:
+        """One input's events (objects live, JSON objects from a database)."""
         for ev in events:
-            kind = ev.event
+            kind = ev["event"] if isinstance(ev, dict) else ev.event
+            if kind not in _KINDS:
+                continue
+            d = ev if isinstance(ev, dict) else _fields(ev)
             if kind == "hand_start":
-                meta = self._meta.pop(room, None) or {"game": "", "seats": [], "blinds": {}}
                 self._open[room] = HandRecord(
-                    room=room, game=str(meta["game"]), hand=int(getattr(ev, "hand", 0)),
-                    button=int(getattr(ev, "button", 0)),
-                    time=float(time) if isinstance(time, int | float) else None,
-                    seats=list(meta["seats"]), blinds=dict(meta["blinds"]),
-                    limit=str(meta.get("limit", "")))
+                    room=room, game="", hand=int(d.get("hand", 0)),
+                    button=int(d.get("button", 0)),
+                    time=float(time) if isinstance(time, int | float) else None)
                 continue
             rec = self._open.get(room)
             if rec is None:
                 continue
-            if kind == "action":
-                d = ev.__dict__
+            if kind == "hand_seats":
+                rec.game, rec.limit = str(d.get("game", "")), str(d.get("limit", ""))
+                rec.seats = [(int(x["seat"]), str(x["player"]), int(x["chips"]))
+                             for x in d.get("seats", [])]
+                rec.blinds = {str(k): int(v) for k, v in dict(d.get("stakes", {})).items()}
+            elif kind == "action":
                 rec.log.append({"kind": "action", "player": d["player"], "action": d["action"],
                                 "amount": d.get("amount", 0), "to": d.get("to")})
             elif kind == "say":
-                if ev.__dict__["to"] == "room":
-                    self._room_line(rec, str(ev.__dict__["text"]))
+                if d["to"] == "room":
+                    self._room_line(rec, str(d["text"]))
             elif kind == "pot":
-                rec.pots.append({"index": getattr(ev, "index", 0),
-                                 "amount": getattr(ev, "amount", 0),
-                                 "shares": dict(getattr(ev, "shares", {}))})
+                rec.pots.append({"index": d.get("index", 0), "amount": d.get("amount", 0),
+                                 "shares": dict(d.get("shares", {}))})
             elif kind == "rake":
-                rec.rake += int(getattr(ev, "amount", 0))
+                rec.rake += int(d.get("amount", 0))
             elif kind == "settle":
-                rec.settles.append({"player": getattr(ev, "player", ""),
-                                    "result": getattr(ev, "result", ""),
-                                    "payout": getattr(ev, "payout", 0)})
+                rec.settles.append({"player": d.get("player", ""), "result": d.get("result", ""),
+                                    "payout": d.get("payout", 0)})
             elif kind == "hand_end":
-                rec.stacks = dict(getattr(ev, "stacks", {}))
+                rec.stacks = dict(d.get("stacks", {}))
                 del self._open[room]
                 done = self._done.setdefault(room, deque(maxlen=self.keep))
                 done.append(rec)
@@ -147,7 +172,7 @@ class HistoryBook:
                 if m.re is _MUCK_RE:
                     rec.log.append({"kind": "muck", "player": m["name"]})
                 return
-        if find_cards(normalize(line)) and not line.startswith("ボーナスエリア"):
+        if _BOT_CARD.search(line) and not line.startswith("ボーナスエリア"):
             rec.shown_lines.append(line)
 
     # --- queries -----------------------------------------------------------------------------

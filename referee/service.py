@@ -55,7 +55,7 @@ from referee.definitions import GAME_IDS, Penalties
 from referee.events import DealCommitment, DealReveal, Event, Flag, Leave, Penalty, Rejected, Say
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
 from referee.flags import assess_leak
-from referee.history import HistoryBook
+from referee.history import HistoryBook, hand_seats
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
@@ -565,9 +565,12 @@ class Referee:
         return deal
 
     def _start_hand(self, ctx: _Ctx, table: Table, deal: Deal) -> list[Event]:
+        """``start_hand``, with a ``hand_seats`` event after ``hand_start`` (referee.history)."""
         before = table.engine.stacks()
         events = table.engine.start_hand(deal)
-        self.history.begin(table.room, table.engine, before)
+        at = next((i for i, e in enumerate(events) if e.event == "hand_start"), None)
+        if at is not None:
+            events.insert(at + 1, hand_seats(table.engine, before))
         return events
 
     def _reveal(self, ctx: _Ctx, table: Table) -> None:

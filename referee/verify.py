@@ -18,7 +18,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.cards import card_str, find_cards, normalize
 from referee.fairness import (
     ENTROPY_LINES,
     ENTROPY_TEXT,
@@ -29,6 +28,7 @@ from referee.fairness import (
     entropy_line,
     is_prefix,
 )
+from referee.history import bot_cards as _cards
 
 _STREETS = ("フロップ:", "ターン:", "リバー:")
 
@@ -44,8 +44,6 @@ class _Hand:
     started: bool = False
 
 
-def _cards(text: str) -> list[str]:
-    return [card_str(c) for c in find_cards(normalize(text))]
 
 
 def _within(cards: Sequence[str], pool: Sequence[str]) -> str | None:
