@@ -64,8 +64,10 @@ def commitment(seed: str) -> str:
 
 def entropy_line(input_id: str, sender: str, text: str) -> str:
     """One room message as it enters the entropy: ``id TAB sender TAB text`` (the lines are
-    joined with ``\\n``; the text as received, so everyone who saw it can recognise it)."""
-    return f"{input_id}\t{sender}\t{text}"
+    joined with ``\\n``; the text as received, so everyone who saw it can recognise it). The id
+    only when the chat server assigned it (a Matrix event id, ``$…``): an id the bot makes
+    itself (IRC, the terminal) is one it could choose after seeing the rest -- left empty."""
+    return f"{input_id if input_id.startswith('$') else ''}\t{sender}\t{text}"
 
 
 class Stream:
