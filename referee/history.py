@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from referee.events import Event, HandSeats
+from referee.events import ActionEvent, Event, HandSeats, Say
 from referee.lang.catalog import text
 
 ACTION_JA = {
@@ -37,8 +37,8 @@ _FOLD_SHOW_RE = re.compile(r"^(?P<name>\S+) さんがフォールドして公開
 _MUCK_RE = re.compile(r"^(?P<name>\S+) さんはマックしました")
 
 
-_KINDS = frozenset({"hand_start", "hand_seats", "action", "say", "pot", "rake", "settle",
-                    "hand_end"})
+_KINDS = frozenset({"hand_start", "hand_seats", "pot", "rake", "settle", "hand_end"})
+_SUIT_RE = re.compile("[♠♥♦♣]|JK")
 
 
 def _fields(ev: Event) -> dict[str, Any]:
@@ -52,10 +52,39 @@ def hand_seats(engine: Any, before: dict[str, int]) -> HandSeats:
     omaha = engine.definition.id == "omaha"
     seats = [{"seat": s.seat, "player": s.name, "chips": before.get(s.name, s.chips)}
              for s in engine.seated() if not omaha or engine.in_this_hand(s.name)]
-    stakes = {k: int(getattr(engine, k)) for k in ("sb", "bb", "ante")
-              if isinstance(getattr(engine, k, None), int)}
-    return HandSeats(hand=engine.hand_no, game=engine.definition.id, seats=seats, stakes=stakes,
-                     limit=str(getattr(engine, "options", {}).get("limit", "")))
+    stakes = {}
+    for k in ("sb", "bb", "ante"):
+        v = getattr(engine, k, None)
+        if isinstance(v, int):
+            stakes[k] = v
+    return _new_seats({"event": "hand_seats", "hand": engine.hand_no,
+                       "game": engine.definition.id, "seats": seats, "stakes": stakes,
+                       "limit": str(engine.options.get("limit", ""))})
+
+
+_set = object.__setattr__
+
+
+def _fast_seats(fields: dict[str, Any]) -> HandSeats:
+    """``HandSeats(**fields)`` without pydantic's validation (the values are the engine's own;
+    one per hand on the replay's hot path), as the omaha engine builds its says."""
+    ev = HandSeats.__new__(HandSeats)
+    _set(ev, "__dict__", fields)
+    _set(ev, "__pydantic_fields_set__", set(fields) - {"event"})
+    _set(ev, "__pydantic_extra__", {})
+    _set(ev, "__pydantic_private__", None)
+    return ev
+
+
+def _slow_seats(fields: dict[str, Any]) -> HandSeats:
+    return HandSeats(**fields)
+
+
+_probe = {"event": "hand_seats", "hand": 1, "game": "omaha",
+          "seats": [{"seat": 1, "player": "a", "chips": 1}], "stakes": {"sb": 1}, "limit": ""}
+_new_seats = _fast_seats if (_fast_seats(dict(_probe)) == _slow_seats(dict(_probe))
+                             and _fast_seats(dict(_probe)).__dict__
+                             == _slow_seats(dict(_probe)).__dict__) else _slow_seats
 
 
 _BOT_CARD = re.compile(r"(10|[2-9JQKA])([♠♥♦♣])|JK")
@@ -96,6 +125,21 @@ class HandRecord:
     rake: int = 0
     settles: list[dict[str, Any]] = field(default_factory=list)
     stacks: dict[str, int] = field(default_factory=dict)
+    # While the hand is recorded: actions as (player, action, amount, to) and room lines with
+    # cards as str, in order; read into ``log``/``board``/``shown`` when the hand is asked for
+    # (tuples of strings and ints and strings cost the garbage collector nothing).
+    raw: list[tuple[str, str, int, int | None] | str] = field(default_factory=list)
+
+    def read(self) -> HandRecord:
+        raw, self.raw = self.raw, []
+        for item in raw:
+            if isinstance(item, str):
+                _room_line(self, item)
+            else:
+                player, action, amount, to = item
+                self.log.append({"kind": "action", "player": player, "action": action,
+                                 "amount": amount, "to": to})
+        return self
 
 
 class HistoryBook:
@@ -103,89 +147,118 @@ class HistoryBook:
 
     def __init__(self, keep: int | None = 200) -> None:
         self.keep = keep
-        self._meta: dict[str, dict[str, Any]] = {}
         self._open: dict[str, HandRecord] = {}
         self._done: dict[str, deque[HandRecord]] = {}
 
-    def feed(self, room: str, events: Iterable[Event | dict[str, Any]], time: Any = None
-             ) -> None:
-        """One input's events (objects live, JSON objects from a database)."""
+    def record(self, room: str, events: list[Event], time: Any) -> None:
+        """The service, once per input: the replay's hot path, so a say or an action costs a
+        type check and a dictionary lookup or two (:meth:`feed` does the same for JSON)."""
+        rec = self._open.get(room)
         for ev in events:
-            kind = ev["event"] if isinstance(ev, dict) else ev.event
-            if kind not in _KINDS:
-                continue
-            d = ev if isinstance(ev, dict) else _fields(ev)
-            if kind == "hand_start":
-                self._open[room] = HandRecord(
-                    room=room, game="", hand=int(d.get("hand", 0)),
-                    button=int(d.get("button", 0)),
-                    time=float(time) if isinstance(time, int | float) else None)
-                continue
-            rec = self._open.get(room)
-            if rec is None:
-                continue
-            if kind == "hand_seats":
-                rec.game, rec.limit = str(d.get("game", "")), str(d.get("limit", ""))
-                rec.seats = [(int(x["seat"]), str(x["player"]), int(x["chips"]))
-                             for x in d.get("seats", [])]
-                rec.blinds = {str(k): int(v) for k, v in dict(d.get("stakes", {})).items()}
-            elif kind == "action":
-                rec.log.append({"kind": "action", "player": d["player"], "action": d["action"],
-                                "amount": d.get("amount", 0), "to": d.get("to")})
-            elif kind == "say":
-                if d["to"] == "room":
-                    self._room_line(rec, str(d["text"]))
-            elif kind == "pot":
-                rec.pots.append({"index": d.get("index", 0), "amount": d.get("amount", 0),
-                                 "shares": dict(d.get("shares", {}))})
-            elif kind == "rake":
-                rec.rake += int(d.get("amount", 0))
-            elif kind == "settle":
-                rec.settles.append({"player": d.get("player", ""), "result": d.get("result", ""),
-                                    "payout": d.get("payout", 0)})
-            elif kind == "hand_end":
-                rec.stacks = dict(d.get("stacks", {}))
-                del self._open[room]
-                done = self._done.setdefault(room, deque(maxlen=self.keep))
-                done.append(rec)
+            t = type(ev)
+            if t is Say:
+                if rec is not None:
+                    d = ev.__dict__
+                    if d["to"] == "room":
+                        line = d["text"]
+                        if ("♠" in line or "♥" in line or "♦" in line or "♣" in line
+                                or "JK" in line or "マック" in line):
+                            rec.raw.append(line)
+            elif t is ActionEvent:
+                if rec is not None:
+                    d = ev.__dict__
+                    rec.raw.append((d["player"], d["action"], d["amount"], d["to"]))
+            else:
+                kind = ev.event
+                if kind in _KINDS:
+                    rec = self._other(room, rec, kind, _fields(ev), time)
+                elif kind == "say" or kind == "action":  # not the plain class: the JSON path
+                    self.feed(room, [ev.to_json()], time)
+                    rec = self._open.get(room)
 
-    def _room_line(self, rec: HandRecord, line: str) -> None:
-        if line.startswith(_STREETS):
-            cards = _cards(line.split(":", 1)[1])
-            if len(cards) > len(rec.board) and cards[: len(rec.board)] == rec.board:
-                rec.log.append({"kind": "board", "cards": cards[len(rec.board):]})
-                rec.board = cards
-            return
-        if rec.game == "omaha":
-            m = _OPEN_RE.match(line)
-            if m:  # a showdown open (or a winner's OPEN after everyone folded)
-                cards = _cards(line[m.end():].split("（", 1)[0])
-                rec.shown[m["name"]] = cards
-                rec.log.append({"kind": "show", "player": m["name"], "cards": cards})
-                return
-            m = _FOLD_SHOW_RE.match(line) or _MUCK_RE.match(line)
-            if m:  # a fold or a muck, with part of the hand shown or not
-                shown = line[m.end():] if m.re is _FOLD_SHOW_RE else (
-                    line.split("（公開: ", 1)[1] if "（公開: " in line else "")
-                if shown:
-                    rec.shown[m["name"]] = _cards(shown.split("）", 1)[0])
-                if m.re is _MUCK_RE:
-                    rec.log.append({"kind": "muck", "player": m["name"]})
-                return
-        if _BOT_CARD.search(line) and not line.startswith("ボーナスエリア"):
-            rec.shown_lines.append(line)
+    def feed(self, room: str, events: Iterable[dict[str, Any]], time: Any = None) -> None:
+        """One input's events as JSON objects (a database's event log)."""
+        rec = self._open.get(room)
+        for d in events:
+            kind = d["event"]
+            if kind == "say":
+                if rec is not None and d["to"] == "room":
+                    line = d["text"]
+                    if _SUIT_RE.search(line) is not None or "マック" in line:
+                        rec.raw.append(line)
+            elif kind == "action":
+                if rec is not None:
+                    rec.raw.append((d["player"], d["action"], d.get("amount", 0), d.get("to")))
+            elif kind in _KINDS:
+                rec = self._other(room, rec, kind, d, time)
+
+    def _other(self, room: str, rec: HandRecord | None, kind: str, d: dict[str, Any],
+               time: Any) -> HandRecord | None:
+        if kind == "hand_start":
+            rec = self._open[room] = HandRecord(
+                room=room, game="", hand=int(d.get("hand", 0)), button=int(d.get("button", 0)),
+                time=float(time) if isinstance(time, int | float) else None)
+            return rec
+        if rec is None:
+            return None
+        if kind == "hand_seats":
+            rec.game, rec.limit = str(d.get("game", "")), str(d.get("limit", ""))
+            rec.seats = [(int(x["seat"]), str(x["player"]), int(x["chips"]))
+                         for x in d.get("seats", [])]
+            rec.blinds = {str(k): int(v) for k, v in dict(d.get("stakes", {})).items()}
+        elif kind == "pot":
+            rec.pots.append({"index": d.get("index", 0), "amount": d.get("amount", 0),
+                             "shares": dict(d.get("shares", {}))})
+        elif kind == "rake":
+            rec.rake += int(d.get("amount", 0))
+        elif kind == "settle":
+            rec.settles.append({"player": d.get("player", ""), "result": d.get("result", ""),
+                                "payout": d.get("payout", 0)})
+        elif kind == "hand_end":
+            rec.stacks = dict(d.get("stacks", {}))
+            del self._open[room]
+            self._done.setdefault(room, deque(maxlen=self.keep)).append(rec)
+            return None
+        return rec
 
     # --- queries -----------------------------------------------------------------------------
     def hands(self, room: str | None = None) -> list[HandRecord]:
         rooms = [room] if room is not None else list(self._done)
-        return [h for r in rooms for h in self._done.get(r, ())]
+        return [h.read() for r in rooms for h in self._done.get(r, ())]
 
     def find(self, room: str, hand: int) -> HandRecord | None:
         """The latest finished hand ``hand`` of ``room`` (a table opened again restarts at 1)."""
         for rec in reversed(self._done.get(room, ())):
             if rec.hand == hand:
-                return rec
+                return rec.read()
         return None
+
+
+def _room_line(rec: HandRecord, line: str) -> None:
+    if line.startswith(_STREETS):
+        cards = _cards(line.split(":", 1)[1])
+        if len(cards) > len(rec.board) and cards[: len(rec.board)] == rec.board:
+            rec.log.append({"kind": "board", "cards": cards[len(rec.board):]})
+            rec.board = cards
+        return
+    if rec.game == "omaha":
+        m = _OPEN_RE.match(line)
+        if m:  # a showdown open (or a winner's OPEN after everyone folded)
+            cards = _cards(line[m.end():].split("（", 1)[0])
+            rec.shown[m["name"]] = cards
+            rec.log.append({"kind": "show", "player": m["name"], "cards": cards})
+            return
+        m = _FOLD_SHOW_RE.match(line) or _MUCK_RE.match(line)
+        if m:  # a fold or a muck, with part of the hand shown or not
+            shown = line[m.end():] if m.re is _FOLD_SHOW_RE else (
+                line.split("（公開: ", 1)[1] if "（公開: " in line else "")
+            if shown:
+                rec.shown[m["name"]] = _cards(shown.split("）", 1)[0])
+            if m.re is _MUCK_RE:
+                rec.log.append({"kind": "muck", "player": m["name"]})
+            return
+    if _BOT_CARD.search(line) and not line.startswith("ボーナスエリア"):
+        rec.shown_lines.append(line)
 
 
 def hand_command(book: HistoryBook, room: str, args: list[str]) -> list[str]:

@@ -356,7 +356,8 @@ class Referee:
         else:
             self._message(ctx, room)
         self.processed.add(input_id)
-        self.history.feed(room, ctx.events, inp.get("time"))
+        if ctx.events:
+            self.history.record(room, ctx.events, inp.get("time"))
         outcome = Outcome(input_id=input_id, room=room, input=ctx.input, events=ctx.events,
                           ledger=ctx.ledger)
         if self.persistence is not None:
