@@ -170,8 +170,7 @@ HELP = {
     "clock": "!clock off|on （!時計停止 / !時計再開） — アクションの持ち時間を停止・再開します"
     "（停止中の時間は数えません）（モデレーター）",
     "help": "!help [コマンド] — 使い方",
-    "hand": "!hand N （!ハンド N） — 終了したハンドの記録"
-    "（アクション・ボード・公開された手札・ポット）",
+    "hand": catalog.text("help_hand"),
 }
 
 PENALTY_KINDS = ("information_leak", "interference")

@@ -310,3 +310,80 @@ def test_transcript_deals_get_no_commitment() -> None:
     kinds = [e.event for _, events in run(read(text), ref) for e in events]
     assert "hand_start" in kinds
     assert "deal_commitment" not in kinds and "deal_reveal" not in kinds
+
+
+# --- privacy of live random deals, and databases from before commitments -------------------
+
+_SUIT = {"♣": "c", "♦": "d", "♥": "h", "♠": "s"}
+
+
+def _bot_cards(text: str) -> list[str]:
+    import re
+
+    return [("T" if m[1] == "10" else m[1]) + _SUIT[m[2]]
+            for m in re.finditer(r"(10|[2-9JQKA])([♠♥♦♣])", text)]
+
+
+def test_no_hole_card_in_the_room_before_it_is_shown() -> None:
+    """One-deck games, random live deals: every card a room message names during a hand is on
+    the board, the dealer's, or in a message that shows it (an open, a fold or muck with a
+    show, holdem_aa's callers' hands) -- never another player's hidden card; and no event but
+    the reveal holds a hole card of a player who never showed it."""
+    checked = 0
+    for game, seed in [("omaha", s) for s in range(8)] + [("holdem_aa", s) for s in range(4)]:
+        d = Driver(game, 70 + seed, players=4)
+        for _ in range(5):
+            d.hand()
+        evs = [json.loads(event_json(e)) for e in d.events]
+        for rev in (e for e in evs if e["event"] == "deal_reveal"):
+            n = rev["hand"]
+            start = next(i for i, e in enumerate(evs) if e["event"] == "hand_start"
+                         and e["hand"] == n)
+            end = next(i for i, e in enumerate(evs) if e["event"] == "hand_end" and e["hand"] == n)
+            owner = {c: p for p, cs in rev["dealt"]["hands"].items() for c in cs}
+            shown: set[str] = set()
+            for e in evs[start:end + 1]:
+                if e["event"] != "say" or e["to"] != "room":
+                    continue
+                cards = _bot_cards(e["text"])
+                holes = [c for c in cards if c in owner]
+                if not holes:
+                    continue
+                # a line that shows a player's cards names that player
+                for c in holes:
+                    assert c in shown or f"{owner[c]} さん" in e["text"] \
+                        or f"{owner[c]}さん" in e["text"], (game, n, c, e["text"])
+                shown.update(holes)
+                checked += 1
+            hidden = {c for c in owner if c not in shown}
+            for e in evs[: evs.index(rev)]:
+                if e["event"] in ("say", "deal_reveal"):
+                    continue  # says: checked above (private messages go to their owner)
+                text = json.dumps(e)
+                assert not any(f'"{c}"' in text for c in hidden if e["event"] != "hand_seats"
+                               and hidden), (game, n, e)
+    assert checked > 20
+
+
+def test_a_database_from_before_commitments_rebuilds_and_deals_on() -> None:
+    """Inputs saved before this feature (no ``commits``): the rebuild invents no commitment
+    (none was announced) and replays the recorded deals; the next live input commits."""
+    store = Store(":memory:")
+    d = Driver("omaha", 6, players=3, ref=Referee(moderators=["dealer"], persistence=store,
+                                                   rng=random.Random(6)))
+    for _ in range(2):
+        d.hand()
+    store.commit()
+    old = [{k: v for k, v in inp.items() if k != "commits"} for inp in store.inputs()]
+    rebuilt = Referee(moderators=["dealer"], rng=random.Random(7))
+    rebuilt.rebuild(old)
+    assert rebuilt.tables[ROOM].fair is None
+    assert rebuilt.state()["tables"] == d.ref.state()["tables"]
+    d2 = Driver.__new__(Driver)
+    d2.__dict__.update(d.__dict__)
+    d2.ref, d2.events = rebuilt, []
+    d2.say("bob", "再開")
+    assert [e.event for e in d2.events].count("deal_commitment") == 1
+    d2.hand(chat=0.0)
+    evs = [json.loads(event_json(e)) for e in d2.events]
+    assert verify(evs) == 1
