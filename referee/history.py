@@ -15,6 +15,7 @@ players ``p1…pn`` clockwise from the button's left, unknown hole cards ``????`
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -330,7 +331,8 @@ class PhhError(ValueError):
 
 
 def _q(s: str) -> str:
-    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    """A TOML basic string (JSON's escapes are TOML's): names may hold quotes."""
+    return json.dumps(s, ensure_ascii=False)
 
 
 def to_phh(rec: HandRecord) -> str:

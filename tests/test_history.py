@@ -227,3 +227,21 @@ def test_history_command(tmp_path: Path) -> None:
     from referee.verify import verify
 
     assert verify(evs) == 3
+
+
+def test_phh_quotes_any_name() -> None:
+    from pokerkit import HandHistory
+
+    # heads-up: the button (seat 1, o'neil) posts the SB and acts first
+    rec = HandRecord(room="!r:ex.org", game="omaha", hand=7, button=1,
+                     seats=[(1, "o'neil", 1000), (2, 'say "hi"\\', 1000)],
+                     blinds={"sb": 10, "bb": 20, "ante": 0},
+                     log=[{"kind": "action", "player": "o'neil", "action": "fold",
+                           "amount": 0, "to": None}],
+                     stacks={"o'neil": 990, 'say "hi"\\': 1010})
+    hh = HandHistory.loads(to_phh(rec))
+    assert hh.players == ['say "hi"\\', "o'neil"] and hh.table == "!r:ex.org"
+    state = None
+    for st, _ in hh.state_actions:
+        state = st
+    assert state is not None and list(state.stacks) == [1010, 990]
