@@ -13,6 +13,7 @@ The first discrepancy is reported as one line (:class:`Discrepancy`).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from referee.fairness import (
 from referee.history import bot_cards as _cards
 
 _STREETS = ("フロップ:", "ターン:", "リバー:")
+_SEVEN_LINE = re.compile(r"^\d+番 (?:(?P<dealer>ディーラー席)|(?P<name>.+?)さん): (?P<cards>.*)$")
 
 
 class Discrepancy(Exception):
@@ -129,6 +131,18 @@ def _check_sent(n: int, dealt: dict[str, Any], events: list[dict[str, Any]]) -> 
         if kind == "say":
             to, text = str(ev.get("to", "")), str(ev.get("text", ""))
             if to == "room":
+                if text.startswith("配札 "):  # seven: every card dealt face up, per seat
+                    for part in text[3:].split(" / "):
+                        m = _SEVEN_LINE.match(part)
+                        if m is None:
+                            continue
+                        own = dealer if m["dealer"] else hands.get(m["name"], [])
+                        cards = _cards(m["cards"])
+                        if cards != own[: len(cards)]:
+                            who = "the dealer seat" if m["dealer"] else m["name"]
+                            raise Discrepancy(f"hand {n}: {who} was dealt {' '.join(cards)} in "
+                                              f"the room, the deck dealt {' '.join(own)}")
+                    continue
                 if text.startswith(_STREETS):
                     cards = _cards(text.split(":", 1)[1])
                     if cards != (board + shoe)[: len(cards)]:

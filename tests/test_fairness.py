@@ -120,6 +120,18 @@ def test_verify_rejects_a_card_sent_that_was_not_dealt(
     _rejects(evs, "was sent")
 
 
+def test_verify_rejects_a_face_up_card_not_from_the_deck(
+    logs: dict[str, list[dict[str, Any]]]
+) -> None:
+    evs = copy.deepcopy(logs["seven"])
+    say = next(e for e in evs if e["event"] == "say" and e["text"].startswith("配札 "))
+    for a, b in (("♠", "♥"), ("♥", "♠"), ("♦", "♣"), ("♣", "♦")):
+        if a in say["text"]:
+            say["text"] = say["text"].replace(a, b, 1)
+            break
+    _rejects(evs, "was dealt")
+
+
 def test_verify_rejects_a_board_card_not_from_the_deck(
     logs: dict[str, list[dict[str, Any]]]
 ) -> None:
