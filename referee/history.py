@@ -40,6 +40,7 @@ _MUCK_RE = re.compile(r"^(?P<name>\S+) さんはマックしました")
 
 _KINDS = frozenset({"hand_start", "hand_seats", "pot", "rake", "settle", "hand_end"})
 _SUIT_RE = re.compile("[♠♥♦♣]|JK")
+_AFTER = "\x00after\x00"  # marks a raw line said after the hand's end
 
 
 def _fields(ev: Event) -> dict[str, Any]:
@@ -135,7 +136,10 @@ class HandRecord:
         raw, self.raw = self.raw, []
         for item in raw:
             if isinstance(item, str):
-                _room_line(self, item)
+                if item.startswith(_AFTER):
+                    _room_line(self, item[len(_AFTER):], after=True)
+                else:
+                    _room_line(self, item)
             else:
                 player, action, amount, to = item
                 self.log.append({"kind": "action", "player": player, "action": action,
@@ -158,13 +162,15 @@ class HistoryBook:
         for ev in events:
             t = type(ev)
             if t is Say:
-                if rec is not None:
-                    d = ev.__dict__
-                    if d["to"] == "room":
-                        line = d["text"]
+                d = ev.__dict__
+                if d["to"] == "room":
+                    line = d["text"]
+                    if rec is not None:
                         if ("♠" in line or "♥" in line or "♦" in line or "♣" in line
                                 or "JK" in line or "マック" in line):
                             rec.raw.append(line)
+                    elif "さんがオープン: " in line:
+                        self._after_hand(room, line)
             elif t is ActionEvent:
                 if rec is not None:
                     d = ev.__dict__
@@ -183,15 +189,25 @@ class HistoryBook:
         for d in events:
             kind = d["event"]
             if kind == "say":
-                if rec is not None and d["to"] == "room":
+                if d["to"] == "room":
                     line = d["text"]
-                    if _SUIT_RE.search(line) is not None or "マック" in line:
+                    if rec is None:
+                        if "さんがオープン: " in line:
+                            self._after_hand(room, line)
+                    elif _SUIT_RE.search(line) is not None or "マック" in line:
                         rec.raw.append(line)
             elif kind == "action":
                 if rec is not None:
                     rec.raw.append((d["player"], d["action"], d.get("amount", 0), d.get("to")))
             elif kind in _KINDS:
                 rec = self._other(room, rec, kind, d, time)
+
+    def _after_hand(self, room: str, line: str) -> None:
+        """omaha: the winner's OPEN after everyone folded comes after ``hand_end``; it belongs
+        to the hand just finished (shown, so in its history; no PHH action: the hand is over)."""
+        done = self._done.get(room)
+        if done and done[-1].game == "omaha":
+            done[-1].raw.append(_AFTER + line)
 
     def _other(self, room: str, rec: HandRecord | None, kind: str, d: dict[str, Any],
                time: Any) -> HandRecord | None:
@@ -235,7 +251,7 @@ class HistoryBook:
         return None
 
 
-def _room_line(rec: HandRecord, line: str) -> None:
+def _room_line(rec: HandRecord, line: str, after: bool = False) -> None:
     if line.startswith(_STREETS):
         cards = _cards(line.split(":", 1)[1])
         if len(cards) > len(rec.board) and cards[: len(rec.board)] == rec.board:
@@ -247,7 +263,8 @@ def _room_line(rec: HandRecord, line: str) -> None:
         if m:  # a showdown open (or a winner's OPEN after everyone folded)
             cards = _cards(line[m.end():].split("（", 1)[0])
             rec.shown[m["name"]] = cards
-            rec.log.append({"kind": "show", "player": m["name"], "cards": cards})
+            rec.log.append({"kind": "shown_after" if after else "show", "player": m["name"],
+                            "cards": cards})
             return
         m = _FOLD_SHOW_RE.match(line) or _MUCK_RE.match(line)
         if m:  # a fold or a muck, with part of the hand shown or not

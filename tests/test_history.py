@@ -137,8 +137,12 @@ def test_no_hidden_card_in_history_or_hand_command(game: str) -> None:
         starts = {e.hand: i for i, e in enumerate(d.events)  # type: ignore[attr-defined]
                   if e.event == "hand_start"}
         reveals = {e.hand: e for e in d.events if e.event == "deal_reveal"}  # type: ignore[attr-defined]
-        for n, end in marks:
-            room = [e.text for e in d.events[starts[n]:end + 1]  # type: ignore[attr-defined]
+        nxt = [*sorted(starts.values()), len(d.events)]
+        # the hand's room lines, and those after its end until the next hand (an OPEN after
+        # everyone folded comes after hand_end)
+        upto = {n: min(i for i in nxt if i > end) for n, end in marks}
+        for n, _end in marks:
+            room = [e.text for e in d.events[starts[n]:upto[n]]  # type: ignore[attr-defined]
                     if e.event == "say" and e.to == "room"]  # type: ignore[attr-defined]
             public = {c for t in room for c in _cards(t)}
             rec = d.ref.history.find(ROOM, n)
@@ -155,9 +159,9 @@ def test_no_hidden_card_in_history_or_hand_command(game: str) -> None:
             dealt = reveals[n].dealt["hands"]  # type: ignore[attr-defined]
             hidden_seen += sum(1 for cs in dealt.values() for c in cs if c not in public)
         # !hand N in the chat: only room-visible cards of that hand
-        for n, end in marks[:3]:
+        for n, _end in marks[:3]:
             out = d.say("zed", f"!hand {n}")
-            room = [e.text for e in d.events[starts[n]:end + 1]  # type: ignore[attr-defined]
+            room = [e.text for e in d.events[starts[n]:upto[n]]  # type: ignore[attr-defined]
                     if e.event == "say" and e.to == "room"]  # type: ignore[attr-defined]
             public = {c for t in room for c in _cards(t)}
             said = [e.text for e in out if e.event == "say"]  # type: ignore[attr-defined]
@@ -245,3 +249,29 @@ def test_phh_quotes_any_name() -> None:
     for st, _ in hh.state_actions:
         state = st
     assert state is not None and list(state.stacks) == [1010, 990]
+
+
+def test_an_open_after_everyone_folded_is_in_the_history() -> None:
+    from pokerkit import HandHistory
+
+    from referee.adapters.transcript import read, run
+
+    text = (
+        "# table: omaha rules=world level=3\n# seat 1: alice 20000\n# seat 2: bob 20000\n"
+        "# seat 3: carol 20000\n"
+        "# deal: alice=Ah Kh Qd Jd | bob=2c 3c 4d 5d | carol=9h 9d 8s 7s | board=Ts 9s 8c 2h 3h\n"
+        "alice: フォールド\nbob: フォールド\ncarol: オープン\n"
+    )
+    ref = Referee()
+    for _ in run(read(text), ref):
+        pass
+    rec = ref.history.find("", 1) or ref.history.hands()[0]
+    assert rec.shown == {"carol": ["9h", "9d", "8s", "7s"]}
+    assert any("carol 9h 9d 8s 7s" in line for line in summary_lines(rec))
+    assert "alice" not in rec.shown and "Ah" not in json.dumps(to_json(rec))
+    hh = HandHistory.loads(to_phh(rec))
+    state = None
+    for st, _ in hh.state_actions:
+        state = st
+    assert state is not None and dict(zip(hh.players or [], state.stacks, strict=True)) == \
+        rec.stacks
