@@ -548,6 +548,7 @@ class Referee:
                             str(inp.get("text", "")))
         if pending is None:  # a rebuilt input from before commitments
             return recorded if recorded is not None else draw_deal(eng, self.rng)
+        table.live = True  # it deals randomly: from now on, commit as soon as a hand can start
         d = eng.definition
         entropy = pending.entropy()
         shoe = Shoe(decks=d.decks, jokers=d.jokers, rng=random.Random(0))

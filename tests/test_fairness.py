@@ -399,3 +399,19 @@ def test_a_database_from_before_commitments_rebuilds_and_deals_on() -> None:
     d2.hand(chat=0.0)
     evs = [json.loads(event_json(e)) for e in d2.events]
     assert verify(evs) == 1
+
+
+def test_an_auto_table_commits_and_reveals_too() -> None:
+    """``!open omaha auto=on``: hands dealt by themselves (at a message or a clock tick) are
+    committed before and revealed after like any other, and verify."""
+    d = Driver("omaha", 12, players=3, options="auto=on")
+    for _ in range(40):
+        if d.engine.in_hand:
+            d.tick(130.0)  # the clock plays: everyone times out
+        else:
+            d.say(d.rng.choice(d.names), d.rng.choice(["gl", "次いこう", "ww"]))
+            d.tick(11.0)
+    evs = [json.loads(event_json(e)) for e in d.events]
+    kinds = [e["event"] for e in evs]
+    assert kinds.count("hand_end") >= 5
+    assert verify(evs) == kinds.count("deal_reveal") == kinds.count("hand_end")
