@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from referee.cards import parse_card, pretty
 from referee.events import ActionEvent, Event, HandSeats, Say
 from referee.lang.catalog import text
 
@@ -298,6 +299,11 @@ def _action_str(e: dict[str, Any]) -> str:
     return f"{e['player']} {name}" + (f" {amount:,}" if amount else "")
 
 
+def _pretty(cards: list[str]) -> str:
+    """Cards as the bot writes them in the chat (``A♠ 10♥``)."""
+    return " ".join(pretty(parse_card(c)) for c in cards)
+
+
 def summary_lines(rec: HandRecord) -> list[str]:
     """The hand in a few Japanese lines (``!hand N``; ``referee history`` adds a time line)."""
     none = text("hand_none")
@@ -307,21 +313,22 @@ def summary_lines(rec: HandRecord) -> list[str]:
         if e["kind"] == "action":
             actions.append(_action_str(e))
         elif e["kind"] == "board":
-            actions.append("｜" + " ".join(e["cards"]) + "｜")
-    shown = [f"{p} {' '.join(cs)}" for p, cs in rec.shown.items()] + rec.shown_lines
+            actions.append("｜" + _pretty(e["cards"]) + "｜")
+    shown = [f"{p} {_pretty(cs)}" for p, cs in rec.shown.items()] + rec.shown_lines
     pots = [f"#{p['index']} {int(p['amount']):,} → "
             + "、".join(f"{k} {int(v):,}" for k, v in p["shares"].items()) for p in rec.pots]
     pots += [f"{s['player']} {s['result']} {int(s['payout']):,}" for s in rec.settles]
     if rec.rake:
         pots.append(f"レーキ {rec.rake:,}")
+    sep = "　"  # four chat lines (IRC sends each line on its own)
     return [
-        text("hand_header", hand=str(rec.hand), game=rec.game, button=str(rec.button)),
-        text("hand_seats", seats=seats),
+        text("hand_header", hand=str(rec.hand), game=rec.game, button=str(rec.button))
+        + sep + text("hand_seats", seats=seats),
         text("hand_actions", actions=" ".join(actions) or none),
-        text("hand_board", board=" ".join(rec.board) or none),
-        text("hand_shown", shown=" / ".join(shown) or none),
-        text("hand_pots", pots=" / ".join(pots) or none),
-        text("hand_result", stacks="・".join(f"{k} {v:,}" for k, v in rec.stacks.items())),
+        text("hand_board", board=_pretty(rec.board) or none)
+        + sep + text("hand_shown", shown=" / ".join(shown) or none),
+        text("hand_pots", pots=" / ".join(pots) or none)
+        + sep + text("hand_result", stacks="・".join(f"{k} {v:,}" for k, v in rec.stacks.items())),
     ]
 
 

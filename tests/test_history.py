@@ -267,7 +267,7 @@ def test_an_open_after_everyone_folded_is_in_the_history() -> None:
         pass
     rec = ref.history.find("", 1) or ref.history.hands()[0]
     assert rec.shown == {"carol": ["9h", "9d", "8s", "7s"]}
-    assert any("carol 9h 9d 8s 7s" in line for line in summary_lines(rec))
+    assert any("carol 9♥ 9♦ 8♠ 7♠" in line for line in summary_lines(rec))
     assert "alice" not in rec.shown and "Ah" not in json.dumps(to_json(rec))
     hh = HandHistory.loads(to_phh(rec))
     state = None
