@@ -26,6 +26,10 @@ class Bank:
         for e in entries:
             self.apply(e)
 
+    def restore(self, balances: dict[str, int]) -> None:
+        """Start from these balances (a snapshot): the ledger that led to them is the store's."""
+        self._balances = {p: int(b) for p, b in balances.items()}
+
     def balance(self, player: str) -> int:
         return self._balances.get(player, 0)
 

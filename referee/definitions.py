@@ -66,6 +66,22 @@ class Level(_Strict):
     ante: PositiveInt
 
 
+class TournamentDefaults(_Strict):
+    """What a ``tournament=on`` table uses unless its options say otherwise."""
+
+    stack: PositiveInt = 10000  # starting chips (tournament chips, not bank chips)
+    entry: int = Field(0, ge=0)  # bank points each entrant pays into the prize pool
+    level_hands: int = Field(10, ge=0)  # blinds rise every N hands (0: by minutes instead)
+    level_minutes: int = Field(0, ge=0)
+    payouts: list[PositiveInt] = Field(default_factory=lambda: [65, 35])
+
+    @model_validator(mode="after")
+    def _check(self) -> TournamentDefaults:
+        if sum(self.payouts) != 100:
+            raise ValueError("payouts must add up to 100 (percent of the prize pool)")
+        return self
+
+
 class OmahaRules(_Strict):
     rules: Literal["loj", "world"] = "loj"
     level: PositiveInt = 1
@@ -85,6 +101,10 @@ class OmahaRules(_Strict):
     nogame_inactive_percent: int = Field(20, ge=0, le=100)
     nogame_inactive_cap: int = Field(300, ge=0)
     side_pot_open_order: Literal["last_first", "main_first"] = "last_first"
+    # Max buy-in (the seed: all bank points 「ＭＡＸバイイン指定がある場合を除く」): bank points a
+    # player brings at most; 0 = no limit. A table may set its own (``maxbuyin=P``).
+    max_buyin: int = Field(0, ge=0)
+    tournament: TournamentDefaults = Field(default_factory=lambda: TournamentDefaults())
 
     @model_validator(mode="after")
     def _levels(self) -> OmahaRules:

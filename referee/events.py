@@ -116,6 +116,32 @@ class HandEnd(Event):
     stacks: dict[str, int]
 
 
+class LevelUp(Event):
+    """A tournament's blinds rise (at the start of a hand)."""
+
+    event: Literal["level_up"] = "level_up"
+    level: int
+    sb: int
+    bb: int
+    ante: int
+
+
+class Eliminated(Event):
+    """A tournament entrant out of chips, with their place."""
+
+    event: Literal["eliminated"] = "eliminated"
+    player: str
+    place: int
+
+
+class TournamentEnd(Event):
+    """The last player standing: every entrant's place and the prizes paid to the bank."""
+
+    event: Literal["tournament_end"] = "tournament_end"
+    places: dict[str, int]
+    prizes: dict[str, int]
+
+
 class HandSeats(Event):
     """Right after ``hand_start`` (the service): who was dealt in, from which seat, with the
     chips they had before antes and blinds, and the stakes -- what a hand history needs that

@@ -148,10 +148,15 @@ class HandRecord:
         return self
 
 
+#: Finished hands the live service keeps per room for ``!hand N`` (they are part of its
+#: snapshots, about 500 bytes a hand; ``referee history`` reads the whole event log instead).
+KEEP = 100
+
+
 class HistoryBook:
     """Finished hands per room (the last ``keep`` per room; ``None``: all)."""
 
-    def __init__(self, keep: int | None = 200) -> None:
+    def __init__(self, keep: int | None = KEEP) -> None:
         self.keep = keep
         self._open: dict[str, HandRecord] = {}
         self._done: dict[str, deque[HandRecord]] = {}

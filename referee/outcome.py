@@ -25,6 +25,7 @@ and ``rank`` (adds ``previous``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -60,6 +61,10 @@ class Outcome:
     input: dict[str, Any]
     events: list[Event] = field(default_factory=list)
     ledger: list[LedgerEntry] = field(default_factory=list)
+    # When a hand ended: how to take the service's snapshot, (version, state). The store calls
+    # it when it writes this input -- at once, or with group commit when the group is written
+    # (the state then is the one after the group's last input, which is the seq it records).
+    snapshot: Callable[[], tuple[str, bytes]] | None = None
 
 
 class Persistence(Protocol):

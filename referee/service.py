@@ -41,13 +41,18 @@ Policies (RULES.md "hand information" / "interference"; the rulings made here):
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import random
 import secrets
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Any, Literal
 
+from referee import guide
 from referee.actions import Parsed
 from referee.bank import Bank
 from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
@@ -86,6 +91,29 @@ class BankChange(Event):
     delta: int
     balance: int
     reason: str
+
+
+class SnapshotError(ValueError):
+    """A snapshot that cannot be restored (other code version, unreadable): re-run instead."""
+
+
+@cache
+def snapshot_version() -> str:
+    """The version a snapshot is valid for: a digest of the referee's code, its grammars and the
+    game definitions. Any change to them -- a new release, an edited pay table -- makes older
+    snapshots unusable, so a restart then re-runs the whole history once (loudly) and the next
+    snapshot is taken with the new version."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent.parent
+    files = sorted(
+        [*Path(__file__).resolve().parent.rglob("*.py"), *(root / "grammar").rglob("*"),
+         *(root / "games").glob("*.toml"), *Path(__file__).resolve().parent.rglob("*.toml")]
+    )
+    for f in files:
+        if f.is_file():
+            h.update(f.relative_to(root).as_posix().encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:32]
 
 
 class DirectiveError(ValueError):
@@ -146,6 +174,11 @@ MODERATOR_COMMANDS = {
     "exposed", "lastslot", "rank", "clock",
 }
 
+# Commands that act on a table (a private message must name it or come from a seated player).
+TABLE_COMMANDS = frozenset({
+    "status", "close", "sit", "leave", "deal", "nogame", "misdeal", "exposed", "lastslot", "clock",
+})
+
 HELP = {
     "open": "!open GAME [key=value…] [auto=on] — このルームにテーブルを開きます"
     "（auto=on で自動配札）（モデレーター）",
@@ -169,7 +202,8 @@ HELP = {
     "status": "!status （!状況） — テーブルの状況（ゲーム、ハンド、手番、チップ）",
     "clock": "!clock off|on （!時計停止 / !時計再開） — アクションの持ち時間を停止・再開します"
     "（停止中の時間は数えません）（モデレーター）",
-    "help": "!help [コマンド] — 使い方",
+    "rules": "!rules （!ルール） — このテーブルのゲームの簡単なルールと配当表",
+    "help": "!help [コマンド] — 使い方（テーブルではそのゲームのアクションも）",
     "hand": catalog.text("help_hand"),
 }
 
@@ -181,7 +215,7 @@ PENALTY_NAMES = {
     "allin_fa": "オールインのフライングアクション",
 }
 # Event kinds _emit records something for (besides keeping the event).
-_EMIT_KINDS = frozenset({"hand_end", "bonus_area", "leave", "penalty"})
+_EMIT_KINDS = frozenset({"hand_end", "bonus_area", "leave", "penalty", "tournament_end"})
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
 
@@ -297,6 +331,7 @@ class Referee:
         rng: random.Random | None = None,
     ) -> None:
         self.moderators: set[str] = set(moderators)
+        self._configured = frozenset(self.moderators)  # the rest came from inputs (# moderator:)
         self.persistence = persistence
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self.tables: dict[str, Table] = {}
@@ -309,7 +344,8 @@ class Referee:
         # table opened later starts from it. Derived from events, so a rebuild restores it too.
         self.bonus_area: tuple[list[str], list[int]] | None = None
         self._next_flag = 1
-        self._rebuilding = False
+        self._track_processed = True  # off while a rebuild re-runs inputs a store already has
+        self._rebuilding = False  # a rebuild: an input without recorded seeds commits nothing
         # Finished hands, public parts only (``!hand N``; referee.history).
         self.history = HistoryBook()
 
@@ -354,12 +390,15 @@ class Referee:
             self._tick(ctx, room, float(inp["time"]))
         else:
             self._message(ctx, room)
-        self.processed.add(input_id)
+        if self.persistence is None and self._track_processed:
+            self.processed.add(input_id)  # with persistence, the store knows (an index)
         if ctx.events:
             self.history.record(room, ctx.events, inp.get("time"))
         outcome = Outcome(input_id=input_id, room=room, input=ctx.input, events=ctx.events,
                           ledger=ctx.ledger)
         if self.persistence is not None:
+            if any(e.event == "hand_end" for e in ctx.events):
+                outcome.snapshot = self.snapshot  # taken when saved (group commit: its end)
             self.persistence.save(outcome)
         return outcome
 
@@ -401,8 +440,12 @@ class Referee:
         return t is not None and t.paused
 
     def rebuild(self, inputs: Iterable[dict[str, Any]]) -> None:
-        """Re-run saved inputs with persistence off: the same state as when they were saved."""
+        """Re-run saved inputs with persistence off: the same state as when they were saved.
+
+        With a persistence to come back to, the inputs' ids are not collected (the store knows
+        them): a restart's memory does not grow with the history it re-runs."""
         saved, self.persistence = self.persistence, None
+        self._track_processed = saved is None
         self._rebuilding = True
         try:
             for inp in inputs:
@@ -411,17 +454,63 @@ class Referee:
                 except DirectiveError:
                     # saved inputs ran once; one refused now (a changed rule) must not stop the
                     # restart of every other table
-                    self.processed.add(str(inp["id"]))
+                    if self._track_processed:
+                        self.processed.add(str(inp["id"]))
         finally:
             self.persistence = saved
+            self._track_processed = True
             self._rebuilding = False
+
+    # --- snapshots (issue 21) -----------------------------------------------------------------
+    # What a snapshot leaves out: the wiring given at construction (the store, the random
+    # source, the configured moderators -- the moderators that inputs named are kept), the
+    # processed ids (the store has them) and the bank's ledger (the store keeps it; the balances
+    # are enough to go on).
+    _NOT_SNAPSHOTTED = frozenset(
+        {"persistence", "rng", "moderators", "_configured", "processed", "bank",
+         "_track_processed", "_rebuilding"}
+    )
+
+    def snapshot(self) -> tuple[str, bytes]:
+        """(version, state): everything the service needs to go on as if it had re-run every
+        input so far -- the tables (engines, seats, clocks, carried-over state such as the
+        deuces bonus area), flags, penalties, rank marks and bank balances. ``version`` names
+        the code and definitions it was taken with (:func:`snapshot_version`); a snapshot is
+        only ever restored by the very same version, so it is exactly what a full re-run gives.
+
+        Pickle, because the state is the engines' own objects; the bytes never leave the
+        referee's own database, which is trusted like the code."""
+        state = {k: v for k, v in vars(self).items() if k not in self._NOT_SNAPSHOTTED}
+        state["bank_balances"] = self.bank.balances()
+        state["named_moderators"] = sorted(self.moderators - self._configured)
+        return snapshot_version(), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def restore(self, version: str, state: bytes) -> None:
+        """Go on from a :meth:`snapshot`; SnapshotError (and nothing changed) when it was taken
+        by other code or definitions, or cannot be read."""
+        if version != snapshot_version():
+            raise SnapshotError("taken by another version of the code or game definitions")
+        try:
+            data = pickle.loads(state)
+            balances = dict(data.pop("bank_balances"))
+            named = set(data.pop("named_moderators"))
+        except Exception as e:  # any unreadable blob: the caller re-runs everything instead
+            raise SnapshotError(f"unreadable ({type(e).__name__}: {e})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
+            raise SnapshotError("not a service snapshot")
+        bank = Bank()
+        bank.restore(balances)
+        for key, value in data.items():
+            setattr(self, key, value)
+        self.bank = bank
+        self.moderators = set(self._configured) | named
 
     # --- state queries ---------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
         """A comparable snapshot (tests: a rebuild reaches the same state)."""
         return {
             "balances": self.bank.balances(),
-            "ledger": [(e.player, e.delta, e.reason) for e in self.bank.ledger],
+            "ledger": self._ledger_rows(),
             "tables": {
                 room: {
                     "game": t.game, "options": t.options, "closing": t.closing,
@@ -438,8 +527,22 @@ class Referee:
             "ranks": dict(self.ranks),
             "bonus_area": self.bonus_area,
             "moderators": sorted(self.moderators),
-            "processed": sorted(self.processed),
+            "processed": sorted(self._processed_ids()),
         }
+
+    def _ledger_rows(self) -> list[tuple[str, int, str]]:
+        """The whole ledger: the store's when there is one (after a snapshot the bank holds only
+        the entries since), else the bank's own."""
+        stored = getattr(self.persistence, "ledger", None)
+        if callable(stored):
+            return [(r["player"], r["delta"], r["reason"]) for r in stored()]
+        return [(e.player, e.delta, e.reason) for e in self.bank.ledger]
+
+    def _processed_ids(self) -> set[str]:
+        """Every input id this referee would refuse as done: its own, and its store's (which
+        holds them instead of memory, see :meth:`process`)."""
+        listed = getattr(self.persistence, "input_ids", None)
+        return self.processed | set(listed()) if callable(listed) else set(self.processed)
 
     def is_moderator(self, name: str) -> bool:
         return name in self.moderators
@@ -467,7 +570,10 @@ class Referee:
             elif ev.event == "bonus_area":
                 self.bonus_area = (list(getattr(ev, "cards", [])),
                                    [int(m) for m in getattr(ev, "markers", [])])
-            if isinstance(ev, Leave) or ev.event == "leave":
+            if ev.event == "tournament_end":  # the prizes go to the bank at once
+                for player, pts in dict(getattr(ev, "prizes", {})).items():
+                    self._ledger(ctx, str(player), int(pts), "prize", idx)
+            elif isinstance(ev, Leave) or ev.event == "leave":
                 pts = int(getattr(ev, "bank", 0) or 0)
                 if pts:
                     self._ledger(ctx, str(getattr(ev, "player", "")), pts, "leave", idx)
@@ -855,12 +961,15 @@ class Referee:
         args = ALIAS_ARGS.get(parts[0], []) + parts[1:]
         handler = getattr(self, f"_cmd_{name}", None)
         if handler is None:
-            self._say(ctx, f"「!{parts[0]}」というコマンドはありません。!help で一覧を表示します。",
+            self._say(ctx, f"「!{catalog.excerpt(parts[0])}」というコマンドはありません。"
+                           "!help で一覧を表示します。",
                       to=reply_to)
             return
         if name in MODERATOR_COMMANDS and not self.is_moderator(sender):
             self._say(ctx, f"{sender}さん: 「!{parts[0]}」はモデレーター専用のコマンドです。"
                            "権限がないため実行しませんでした。", to=reply_to)
+            return
+        if dm and self._private_refusal(ctx, room, sender, name, reply_to):
             return
         table = self.tables.get(room)
         try:
@@ -872,6 +981,19 @@ class Referee:
         if table is not None:
             self._after(ctx, table)
 
+    def _private_refusal(self, ctx: _Ctx, room: str, sender: str, name: str, to: str) -> bool:
+        """A command typed in a private message: ``room`` is the table referee.routing chose
+        (or not a table when none could be); a table is never opened from one."""
+        from referee.lang.catalog import text
+
+        if name == "open":
+            self._say(ctx, text("private_open_refused", sender=sender), to=to)
+            return True
+        if name in TABLE_COMMANDS and room not in self.tables:
+            self._say(ctx, text("private_no_table", sender=sender, command=name), to=to)
+            return True
+        return False
+
     def _need_table(self, room: str) -> Table:
         t = self.tables.get(room)
         if t is None:
@@ -881,10 +1003,19 @@ class Referee:
     def _cmd_help(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         if args:
             key = command_name(args[0].lstrip("!"))
-            self._say(ctx, HELP.get(key, f"「{args[0]}」というコマンドはありません。"), to=to)
-        else:
-            self._say(ctx, "コマンド一覧: " + " ".join(f"!{k}" for k in HELP)
-                      + "（!help コマンド で詳細）", to=to)
+            unknown = f"「{catalog.excerpt(args[0])}」というコマンドはありません。"
+            self._say(ctx, HELP.get(key, unknown), to=to)
+            return
+        lines = [catalog.text("help_commands", commands=" ".join(f"!{k}" for k in HELP))]
+        table = self.tables.get(room)
+        if table is not None:  # and what this table's game accepts
+            lines.append(guide.actions(table.engine.definition))
+        self._say(ctx, "\n".join(lines), to=to)
+
+    def _cmd_rules(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        """!rules: the table's game in short, and its pay tables as the definition has them."""
+        t = self._need_table(room)
+        self._say(ctx, "\n".join(guide.rules(t.engine.definition, t.options)), to=to)
 
     def _cmd_status(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         t = self._need_table(room)
@@ -902,6 +1033,7 @@ class Referee:
             f"{s.seat}番 {s.name} {stacks.get(s.name, s.chips):,}" for s in eng.seated()
         )
         parts.append(seats or "着席なし")
+        parts.extend(eng.status(ctx.input.get("time")))
         self._say(ctx, " / ".join(parts), to=to)
 
     def _cmd_open(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
@@ -961,11 +1093,14 @@ class Referee:
         points = self.bank.balance(sender)
         if points <= 0:
             raise IllegalAction(f"バンク残高がありません（{_points(points)}）")
-        chips = eng.buy_in_chips(points)
-        events = eng.sit(seat, sender, chips)  # raises before anything changes
+        buy = eng.buy_in(points)  # what the bank pays and the chips it buys (a max buy-in,
+        chips = buy.chips         # a tournament's entry); raises before anything changes
+        events = eng.sit(seat, sender, chips)
         self._emit(ctx, events)
-        self._emit(ctx, [BankChange(player=sender, delta=-points, balance=0, reason="buy_in")])
-        self._ledger(ctx, sender, -points, "buy_in", len(ctx.events) - 1)
+        if buy.points:  # (a free tournament takes nothing)
+            self._emit(ctx, [BankChange(player=sender, delta=-buy.points,
+                                        balance=points - buy.points, reason=buy.reason)])
+            self._ledger(ctx, sender, -buy.points, buy.reason, len(ctx.events) - 1)
         if not any(e.event == "say" for e in events):
             self._say(ctx, f"{sender}さんが{seat}番席に着席しました（チップ {chips:,}）。")
 

@@ -2,7 +2,8 @@
 # Create .venv and install the project. Idempotent; safe on a fresh machine.
 #   scripts/setup.sh          what the main job needs (the terminal table on SQLite)
 #   scripts/setup.sh --test   everything the tests need: test tools, the Matrix and IRC extras,
-#                             ngIRCd (Debian package) and Synapse (its own venv, .venv-synapse)
+#                             ngIRCd (Debian package), Synapse (its own venv, .venv-synapse) and
+#                             the matrix-js-sdk test players (npm, tests/matrix/js)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -26,4 +27,14 @@ if [ "${1:-}" = "--test" ]; then
     # The Matrix tests' homeserver: Synapse in its own venv (its pins never meet ours); a stamp
     # file makes this a no-op once done (~60-110 s the first time).
     .venv/bin/python -m referee.adapters.matrix_synapse install
+    # The Element-like test players: matrix-js-sdk with its Rust crypto (wasm), from npm, exactly
+    # as pinned by tests/matrix/js/package-lock.json; again only when the lock file changed.
+    js=tests/matrix/js
+    if [ ! -f "$js/node_modules/.installed" ] || [ "$js/package-lock.json" -nt "$js/node_modules/.installed" ]; then
+        if command -v npm >/dev/null; then
+            (cd "$js" && npm ci --no-audit --no-fund --loglevel=error) && touch "$js/node_modules/.installed"
+        else
+            echo "setup.sh: npm not found; the matrix-js-sdk tests will fail" >&2
+        fi
+    fi
 fi

@@ -28,6 +28,7 @@ import pytest
 from crash_transcript import omaha_transcript  # tests/ is on sys.path (rootdir-less import)
 from db_dump import dump
 
+from referee.adapters import resume
 from referee.adapters.transcript import read
 from referee.service import Referee
 from referee.store import Store
@@ -74,6 +75,16 @@ def _state(db: Path) -> dict[str, Any]:
         ref = Referee()
         ref.rebuild(s.inputs())
         return ref.state()
+
+
+def _resumed_state(db: Path) -> dict[str, Any]:
+    """The referee as a restart brings it back: from the newest snapshot plus the inputs after
+    it (issue 21)."""
+    with Store(db) as s:
+        assert s.latest_snapshot() is not None  # the killed runs left snapshots behind
+        ref = Referee()
+        assert resume(ref, s) == []
+        return ref.state()  # the ledger and the processed ids: the store's
 
 
 @pytest.mark.slow
@@ -144,6 +155,7 @@ def test_sigkill_at_random_points_resumes_exactly(tmp_path: Path, group: str) ->
     for key in want:
         assert got_db[key] == want[key], key
     assert _state(db) == _state(ref_db)
+    assert _resumed_state(db) == _state(ref_db)
     final = json.loads(got_db["hands"][-1][4])
     assert final and final == json.loads(want["hands"][-1][4])
 

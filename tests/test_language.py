@@ -131,3 +131,19 @@ def test_a_long_message_is_quoted_as_an_excerpt() -> None:
     evs = events(text=OMAHA + "[21:00:01] alice: コール" + "か" * 3000 + "\n")
     (reply,) = [t for t in room(evs) if "読めませんでした" in t]
     assert len(reply) < 150
+
+
+@pytest.mark.parametrize("head,game_actions", [
+    (OMAHA, "help_actions_omaha"), (HOLDEM, "help_actions_holdem_aa"),
+    (SEVEN, "help_actions_seven"), (DEUCES, "help_actions_deuces"),
+])
+def test_help_lists_the_games_actions_and_rules_shows_its_pay_tables(
+    head: str, game_actions: str
+) -> None:
+    evs = events(text=head + "[21:00:01] alice: !help\n[21:00:02] alice: !ルール\n")
+    help_text, rules_text = room(evs)[-2:]
+    assert catalog.messages()[game_actions] in help_text
+    assert rules_text.count("\n") >= 1 or head is OMAHA  # a summary, then the tables
+    if head is HOLDEM:  # the pay tables as games/holdem_aa.toml has them, in Japanese
+        assert "AA配当（手札2枚＋フロップ）: ロイヤル・フラッシュ ×201" in rules_text
+        assert "ディーラーフォールド ×1" in rules_text and "dealer_fold" not in rules_text

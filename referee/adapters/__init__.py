@@ -6,19 +6,46 @@ into output; the refereeing itself is the same pipeline everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from referee.service import Referee
+from referee.service import Referee, SnapshotError
+
+# A full re-run of more inputs than this at start-up is followed by a fresh snapshot, so the
+# next start does not repeat it.
+RESNAPSHOT_AFTER = 1000
 
 
 def resume(referee: Referee, store: Any) -> list[str]:
-    """Rebuild ``referee`` from every input saved in ``store`` (persistence off), then attach the
-    store. Returns warnings: bank balances that the re-run does not reproduce (the code or a game
-    definition changed since those inputs were processed) -- the saved ledger is history, the
-    re-run is what the tables will now play with, and an operator should know they differ."""
-    referee.rebuild(store.inputs())
-    referee.persistence = store
+    """Bring ``referee`` to where ``store``'s inputs left it, then attach the store.
+
+    From the newest snapshot when there is a usable one (taken by this very version of the code
+    and game definitions): only the inputs after it are re-run, streamed from the database, so
+    start-up time and memory do not grow with the history. Otherwise (none yet, another version,
+    unreadable) every input is re-run -- with a warning -- and a snapshot is saved at once.
+
+    Returns warnings: the snapshot fallback, and bank balances that the re-run does not
+    reproduce (the code or a game definition changed since those inputs were processed) -- the
+    saved ledger is history, the re-run is what the tables will now play with, and an operator
+    should know they differ."""
     warnings: list[str] = []
+    after = 0
+    snap = store.latest_snapshot() if hasattr(store, "latest_snapshot") else None
+    if snap is not None:
+        seq, version, state = snap
+        try:
+            referee.restore(version, state)
+            after = seq
+        except SnapshotError as e:
+            warnings.append(f"snapshot after input {seq} not used ({e}): re-running every input")
+    referee.persistence = store  # before the re-run: the store knows the processed ids
+    stream = getattr(store, "stream_inputs", None)
+    inputs = stream(after) if callable(stream) else store.inputs()
+    counted = _Counted(inputs)
+    referee.rebuild(counted)
+    fresh = after == 0 or counted.n > RESNAPSHOT_AFTER
+    if hasattr(store, "put_snapshot") and counted.n and fresh:
+        store.put_snapshot(*referee.snapshot())
     balances = getattr(store, "balances", None)
     if callable(balances):
         saved: dict[str, int] = {p: b for p, b in balances().items() if b}
@@ -30,3 +57,39 @@ def resume(referee: Referee, store: Any) -> list[str]:
                     "rebuild"
                 )
     return warnings
+
+
+class _Counted:
+    """An iterable of inputs that counts what went through it."""
+
+    def __init__(self, inputs: Iterable[dict[str, Any]]) -> None:
+        self.inputs = inputs
+        self.n = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for inp in self.inputs:
+            self.n += 1
+            yield inp
+
+
+def snapshot_differences(store: Any) -> list[str]:
+    """``referee check``'s slow test (issue 21): the newest snapshot plus the inputs after it
+    against a full re-run of every input. [] when they agree (or there is no snapshot); else one
+    line per part of the state that differs."""
+    snap = store.latest_snapshot()
+    if snap is None:
+        return []
+    seq, version, state = snap
+    resumed = Referee()
+    try:
+        resumed.restore(version, state)
+    except SnapshotError as e:
+        return [f"the snapshot after input {seq} cannot be used: {e}"]
+    resumed.rebuild(store.stream_inputs(seq))
+    full = Referee()
+    full.rebuild(store.stream_inputs(0))
+    a, b = resumed.state(), full.state()
+    # the bank's ledger and the processed ids are the store's, not the snapshot's
+    skip = {"ledger", "processed"}
+    return [f"{key}: the snapshot gives {a.get(key)!r}, a full re-run {b.get(key)!r}"[:300]
+            for key in sorted(set(a) | set(b)) if key not in skip and a.get(key) != b.get(key)]

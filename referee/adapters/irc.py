@@ -214,8 +214,10 @@ class IrcBot:
             from referee.service import Referee
 
             referee = Referee(moderators=config.moderators)
-            referee.rebuild(store.inputs())  # tables resume where the last run left them
-            referee.persistence = store
+            from referee.adapters import resume
+
+            for warning in resume(referee, store):  # tables go on where the last run left them
+                log.warning("%s", warning)
         self.referee = referee
         self.run_id = uuid.uuid4().hex[:12]
         self.seq = 0

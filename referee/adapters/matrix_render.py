@@ -12,10 +12,12 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-RED = "#d00000"
-BLACK = "#000000"
+# A four-colour deck that reads on light and dark themes alike: each colour has a contrast of at
+# least 3.9:1 against both Element's light (#ffffff) and dark (#15191e) backgrounds (WCAG asks
+# 3:1 for bold text). Spades are not coloured at all: they take the theme's own text colour, so
+# they never turn black on black (issue #14). Tests check the contrast figures.
+SUIT_COLOURS = {"♥": "#db3b3b", "♦": "#1c7ed6", "♣": "#2b8a3e"}
 _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♠♥♦♣])")
-_SUIT_COLOUR = {"♥": RED, "♦": RED, "♠": BLACK, "♣": BLACK}
 _MXID = re.compile(r"@([a-z0-9._=\-/+]+):([A-Za-z0-9.\-]+(?::[0-9]+)?)")
 _PILL = re.compile(r'<a href="https://matrix\.to/#/(@[^"]+)">(.*?)</a>', re.S)
 
@@ -63,10 +65,11 @@ def render(text: str, server: str, mention: Iterable[str] = ()) -> dict[str, Any
     pos = 0
     spans: list[tuple[int, int, str]] = []
     for m in _CARD.finditer(text):
-        colour = _SUIT_COLOUR[m.group(2)]
-        spans.append((m.start(), m.end(),
-                      f'<font color="{colour}" data-mx-color="{colour}">'
-                      f"<b>{html.escape(m.group(0))}</b></font>"))
+        card = f"<b>{html.escape(m.group(0))}</b>"
+        colour = SUIT_COLOURS.get(m.group(2))
+        if colour is not None:
+            card = f'<font color="{colour}" data-mx-color="{colour}">{card}</font>'
+        spans.append((m.start(), m.end(), card))
     if pattern is not None:
         for m in pattern.finditer(text):
             if any(s < m.end() and m.start() < e for s, e, _ in spans):
@@ -87,7 +90,7 @@ def render(text: str, server: str, mention: Iterable[str] = ()) -> dict[str, Any
     out.append(html.escape(text[pos:]))
     formatted = "".join(out).replace("\n", "<br>")
     content: dict[str, Any] = {
-        "msgtype": "m.text",
+        "msgtype": "m.notice",  # a bot's messages (clients show them apart; bots ignore them)
         "body": text,
         "format": "org.matrix.custom.html",
         "formatted_body": formatted,

@@ -81,6 +81,10 @@ class _Vocabulary:
     endings: tuple[str, ...]  # longest first
     alone: frozenset[str]  # actions only as the whole message (seven's はい)
     people: frozenset[str]  # lemmas that address people (みんな): never part of an aside
+    after_verb: frozenset[str]  # particles removed after a verb or one of after_aux
+    after_aux: frozenset[str]
+    closings: frozenset[str]  # clauses that only close a declaration (よろしく)
+    tail: re.Pattern[str]  # trailing marks of feeling and kaomoji
 
 
 @cache
@@ -91,8 +95,19 @@ def _vocabulary() -> _Vocabulary:
         items = {fold_nfkc(str(w)) for w in data.get(key, [])}
         return tuple(sorted(items, key=len, reverse=True))
 
-    return _Vocabulary(words_of("openers"), words_of("endings"), frozenset(words_of("alone")),
-                       frozenset(str(w) for w in data.get("people", [])))
+    marks = "|".join(re.escape(m) for m in words_of("marks"))
+    faces = re.escape(str(data.get("face_chars", "")))
+    # a bracketed face: at most 12 characters, one face character, no kana / kanji / card
+    face = (rf"[(（](?=[^()（）]{{0,11}}[{faces}])(?![^()（）]*[ぁ-ゖァ-ヺ一-龯])"
+            rf"(?![^()（）]*(?:10|[2-9tjqka])[cdhs♠♥♦♣])[^()（）]{{1,12}}[)）]?")
+    tail = re.compile(rf"(?:\s*(?:[(（](?:{marks})[)）]|(?:{marks})|{face}))+$")
+    return _Vocabulary(
+        words_of("openers"), words_of("endings"), frozenset(words_of("alone")),
+        frozenset(str(w) for w in data.get("people", [])),
+        frozenset(words_of("after_verb")),
+        frozenset(str(w) for w in data.get("after_auxiliaries", [])),
+        frozenset(words_of("closings")), tail,
+    )
 
 
 # An aside before the action (ごめん、フォールド / 残念、降ります / きついな、フォールド): a short
@@ -131,19 +146,36 @@ def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
 _CLAUSE = re.compile(r"[、。!…♪]+|[.,](?![0-9])")
 
 
-def _trim_end(folded: str, s: int, e: int, bounds: set[int], voc: _Vocabulary) -> int:
+def _trim_end(folded: str, s: int, e: int, ws: tuple[Word, ...], bounds: set[int],
+              voc: _Vocabulary) -> int:
     """The end of clause ``folded[s:e]`` without its trailing decorations."""
     while True:
         end = e
         core = strip_tail(folded[s:e])
         if folded.startswith(core, s):
             e = s + len(core)
+        m = voc.tail.search(folded, s, e)
+        if m is not None and m.start() > s:
+            e = m.start()
         for w in voc.endings:
             if e - len(w) > s and folded.startswith(w, e - len(w)) and e - len(w) in bounds:
                 e -= len(w)
                 break
+        else:
+            last = _word_ending_at(ws, e)
+            if last is not None and last.start > s and folded[last.start:e] in voc.after_verb:
+                before = _word_ending_at(ws, last.start)
+                if before is not None and (before.pos == "動詞" or before.lemma in voc.after_aux):
+                    e = last.start
         if e == end:
             return e
+
+
+def _word_ending_at(ws: tuple[Word, ...], end: int) -> Word | None:
+    for w in ws:
+        if w.start + len(w.surface) == end:
+            return w
+    return None
 
 
 def strip(typed: str) -> str | None:
@@ -174,8 +206,8 @@ def strip(typed: str) -> str | None:
     pos = a
     for m in [*_CLAUSE.finditer(folded, a, b), None]:
         end = m.start() if m is not None else b
-        piece = folded[pos:_trim_end(folded, pos, end, bounds, voc)].strip()
-        if piece:
+        piece = folded[pos:_trim_end(folded, pos, end, ws, bounds, voc)].strip()
+        if piece and not (pieces and piece in voc.closings):
             pieces.append(piece)
         if m is not None:
             pos = m.end()

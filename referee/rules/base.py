@@ -58,6 +58,16 @@ class Deal:
     dice: list[int] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class BuyIn:
+    """What sitting down moves: ``points`` taken from the bank (the ledger's ``reason``), and
+    the ``chips`` the player gets at the table."""
+
+    points: int
+    chips: int
+    reason: str = "buy_in"
+
+
 @dataclass
 class SeatState:
     seat: int
@@ -89,6 +99,16 @@ class Engine(ABC):
     def buy_in_chips(self, bank_points: int) -> int:
         """Table chips for ``bank_points`` brought from the bank (omaha: ×10 unless equal-value)."""
         return bank_points
+
+    def buy_in(self, bank_points: int) -> BuyIn:
+        """What ``!sit`` takes from a bank of ``bank_points`` and brings to the table: every
+        point by default (omaha: up to a max buy-in; a tournament: its entry, for its stack).
+        Raises IllegalAction when the bank cannot pay."""
+        return BuyIn(bank_points, self.buy_in_chips(bank_points))
+
+    def status(self, now: float | None = None) -> list[str]:
+        """Extra lines for ``!status`` (a tournament's level, blinds, players left…)."""
+        return []
 
     def set_button(self, seat: int) -> None:
         """``# button: N``: the button seat for the next hand."""

@@ -36,19 +36,32 @@ from referee.cards import Card, card_str, cards_str, parse_card, pretty
 from referee.definitions import GameDefinition, OmahaRules
 from referee.events import (
     ActionEvent,
+    Eliminated,
     Event,
     FlyingAction,
     HandEnd,
     HandStart,
     Leave,
+    LevelUp,
     Penalty,
     Pot,
     Rake,
     Say,
+    TournamentEnd,
 )
 from referee.hands import NAMES, class_of, omaha_key
-from referee.rules.base import Deal, Decision, Engine, IllegalAction, OptionError, SeatState
+from referee.lang.catalog import text
+from referee.rules.base import (
+    BuyIn,
+    Deal,
+    Decision,
+    Engine,
+    IllegalAction,
+    OptionError,
+    SeatState,
+)
 from referee.rules.betting import Betting, Limit, Options, Seat
+from referee.rules.tournament import Tournament, TournamentOptions, parse_payouts
 
 STREET_NAMES = ("プリフロップ", "フロップ", "ターン", "リバー")
 CLASS_JA = NAMES["omaha"]  # the seed's names, as `referee hand` prints them
@@ -159,14 +172,34 @@ class _Player:
 
 
 def _parse_options(rules: OmahaRules, options: dict[str, str]) -> dict[str, Any]:
+    t = rules.tournament
     out: dict[str, Any] = {
         "rules": rules.rules, "level": rules.level, "limit": rules.limit,
-        "ante": rules.ante, "equal": rules.equal,
+        "ante": rules.ante, "equal": rules.equal, "maxbuyin": rules.max_buyin,
+        "tournament": False, "stack": t.stack, "entry": t.entry,
+        "level_hands": t.level_hands, "level_minutes": t.level_minutes,
+        "payouts": tuple(t.payouts),
     }
     onoff = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False}
+    counts = {"maxbuyin": 0, "stack": 1, "entry": 0, "level_hands": 0, "level_minutes": 0}
+    given = set(options)
     for key, raw in options.items():
         val = str(raw).strip().lower()
-        if key == "rules":
+        if key in counts:
+            if not val.isdigit() or int(val) < counts[key]:
+                raise OptionError(f"{key} は {counts[key]} 以上の整数です（指定: {raw}）")
+            out[key] = int(val)
+            if key == "level_hands":
+                out["level_minutes"] = 0 if "level_minutes" not in given else out["level_minutes"]
+            elif key == "level_minutes":
+                out["level_hands"] = 0 if "level_hands" not in given else out["level_hands"]
+        elif key == "payouts":
+            out["payouts"] = parse_payouts(str(raw))
+        elif key == "tournament":
+            if val not in onoff:
+                raise OptionError(f"tournament は on か off です（指定: {raw}）")
+            out["tournament"] = onoff[val]
+        elif key == "rules":
             if val not in ("loj", "world"):
                 raise OptionError(f"rules は loj か world です（指定: {raw}）")
             out["rules"] = val
@@ -184,6 +217,13 @@ def _parse_options(rules: OmahaRules, options: dict[str, str]) -> dict[str, Any]
             out[key] = onoff[val]
         else:
             raise OptionError(f"omaha のテーブルに {key} という設定はありません")
+    tour_only = given & {"stack", "entry", "level_hands", "level_minutes", "payouts"}
+    if not out["tournament"] and tour_only:
+        raise OptionError(f"{sorted(tour_only)[0]} はトーナメント（tournament=on）の設定です")
+    if out["tournament"] and "maxbuyin" in given:
+        raise OptionError("トーナメントに maxbuyin は指定できません")
+    if out["tournament"] and out["level_hands"] and out["level_minutes"]:
+        raise OptionError("level_hands と level_minutes はどちらか一方を指定してください")
     return out
 
 
@@ -206,6 +246,15 @@ class OmahaEngine(Engine):
         self.max_seats = definition.seats.max
         self.fa_limit = definition.penalties.flying_action_limit
         self.mult = 1 if self.equal else self.rules.chip_multiplier
+        self.max_buyin: int = 0 if opts["tournament"] else opts["maxbuyin"]
+        self.tourney: Tournament | None = None
+        if opts["tournament"]:
+            self.tourney = Tournament(
+                TournamentOptions(opts["stack"], opts["entry"], opts["level_hands"] or None,
+                                  opts["level_minutes"] or None, opts["payouts"]),
+                levels=list(self.rules.levels), start_level=opts["level"],
+            )
+        self._start_stacks: dict[str, int] = {}
         self.sitters: dict[int, _Sitter] = {}
         self._order: list[_Sitter] | None = None
         self.by_name: dict[str, _Sitter] = {}
@@ -260,6 +309,21 @@ class OmahaEngine(Engine):
             raise IllegalAction("ポイントが足りません")
         return bank_points * self.mult
 
+    def buy_in(self, bank_points: int) -> BuyIn:
+        """Ring: every point, or at most the max buy-in (the rest stays in the bank), ×10.
+        Tournament: the entry fee into the prize pool, for the starting stack."""
+        t = self.tourney
+        if t is not None:
+            if t.started:
+                raise IllegalAction("トーナメントはすでに始まっています（途中参加はできません）")
+            if bank_points < t.options.entry:
+                raise IllegalAction(
+                    f"エントリー費 {t.options.entry:,}P に足りません（バンク {bank_points:,}P）"
+                )
+            return BuyIn(t.options.entry, t.options.stack, "entry")
+        points = min(bank_points, self.max_buyin) if self.max_buyin else bank_points
+        return BuyIn(points, self.buy_in_chips(points))
+
     # --- seating ---------------------------------------------------------------------------
     def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
         if npc:
@@ -272,7 +336,12 @@ class OmahaEngine(Engine):
             raise IllegalAction(f"{name} さんはすでに着席しています")
         if chips <= 0:
             raise IllegalAction("チップがありません（破産しています）")
-        s = _Sitter(seat, name, chips, newcomer=self.world and self.hand_no > 0)
+        t = self.tourney
+        if t is not None and t.started:
+            raise IllegalAction("トーナメントはすでに始まっています（途中参加はできません）")
+        s = _Sitter(seat, name, chips, newcomer=self.world and self.hand_no > 0 and t is None)
+        if t is not None:
+            t.entrants.append(name)
         self.sitters[seat] = s
         self.by_name[name] = s
         self._order = None
@@ -282,7 +351,14 @@ class OmahaEngine(Engine):
         del self.sitters[s.seat]
         del self.by_name[s.name]
         self._order = None
-        bank = self.to_points(chips) + s.bonus
+        t = self.tourney
+        if t is None:
+            bank = self.to_points(chips) + s.bonus
+        elif not t.started:  # an entrant who leaves before the first hand: the entry back
+            t.entrants.remove(s.name)
+            bank = t.options.entry + s.bonus
+        else:  # tournament chips are worth nothing in the bank
+            bank = s.bonus
         return [
             Leave(player=s.name, chips=chips, bank=bank),
             _say(to="room", text=f"{s.name} さんが退席しました（{chips} → バンク {bank}）"),
@@ -290,6 +366,9 @@ class OmahaEngine(Engine):
 
     def leave(self, name: str) -> list[Event]:
         s = self._seat_of(name)
+        t = self.tourney
+        if t is not None and t.started and not t.finished:
+            raise IllegalAction("トーナメント中は退席できません（チップがなくなると敗退です）")
         if self.phase in ("betting", "showdown") and name in self.pmap and not self.pmap[
             name
         ].removed:
@@ -405,6 +484,11 @@ class OmahaEngine(Engine):
             raise IllegalAction("配札に重複または不正なカードがあります")
 
         self._clear_hand()
+        events: list[Event] = []
+        t = self.tourney
+        if t is not None:
+            events.extend(self._tournament_hand(t))
+        self._start_stacks = {self.sitters[s].name: self.sitters[s].chips for s in order}
         self.hand_no += 1
         self.button = button
         self._button_set = False
@@ -420,7 +504,7 @@ class OmahaEngine(Engine):
         seats = [Seat(self.sitters[s].chips) for s in order]
         bet = Betting(seats, self.bb, self.limit)
         self.bet = bet
-        events: list[Event] = [HandStart(hand=self.hand_no, button=button)]
+        events.insert(0, HandStart(hand=self.hand_no, button=button))
         posts: list[str] = []
         if self.ante:
             for i in range(n):
@@ -855,6 +939,8 @@ class OmahaEngine(Engine):
 
     # --- settlement ------------------------------------------------------------------------------
     def _rake_for(self, total: int) -> int:
+        if self.tourney is not None:
+            return 0  # tournaments: no rake
         if self.world and not self.flop_seen:
             return 0
         if total < self.rules.rake_min_pot:
@@ -1038,7 +1124,7 @@ class OmahaEngine(Engine):
             winners = sorted(i for i in contenders if values[i] == best)
             share, odd = divmod(amount, len(winners))
             shares: dict[str, int] = {}
-            if odd and not self.world:
+            if odd and not self.world and self.tourney is None:
                 share += 1  # LOJ: the house tops every winner up to the rounded-up share
                 top = share * len(winners) - amount
                 self.house_paid += top
@@ -1073,6 +1159,8 @@ class OmahaEngine(Engine):
                 self.house_paid += p.credit
         self.phase = "over"
         events: list[Event] = [HandEnd(hand=self.hand_no, stacks=self.stacks())]
+        if self.tourney is not None:
+            return events + self._tournament_end_of_hand(self.tourney)
         for p in self.players:
             sitter = self.sitters.get(p.seat)
             if sitter is None or sitter.name != p.name:
@@ -1083,6 +1171,72 @@ class OmahaEngine(Engine):
             elif sitter.leaving:
                 events.extend(self._leave_event(sitter, sitter.chips))
         return events
+
+    # --- tournaments (referee/rules/tournament.py has the rulings) ----------------------------
+    def _tournament_hand(self, t: Tournament) -> list[Event]:
+        """At a hand's start: the tournament begins with its first hand; the blinds follow the
+        schedule."""
+        if t.finished:
+            raise IllegalAction("トーナメントは終了しました")
+        if not t.started:
+            t.started, t.started_at = True, self._now
+        level = t.level_at(t.hands, self._now)
+        t.hands += 1
+        if level == t.level:
+            return []
+        first = t.level == 0
+        t.level = level
+        lv = self.rules.levels[level - 1]
+        self.sb, self.bb = lv.sb, lv.bb
+        self.ante = lv.ante if self.ante_on else 0
+        if first:
+            return []
+        return [
+            LevelUp(level=level, sb=lv.sb, bb=lv.bb, ante=self.ante),
+            _say(to="room", text=text("tournament_level_up", level=level, sb=lv.sb, bb=lv.bb)
+                 + (text("tournament_ante", ante=self.ante) if self.ante else "")),
+        ]
+
+    def _tournament_end_of_hand(self, t: Tournament) -> list[Event]:
+        """Eliminations (placed by the stacks they started the hand with), then the end."""
+        events: list[Event] = []
+        busted = [(s.name, self._start_stacks.get(s.name, 0)) for s in self._seat_order()
+                  if s.chips == 0]
+        places = t.place(busted) if busted else {}
+        for name, place in sorted(places.items(), key=lambda kv: (-kv[1], kv[0])):
+            events.append(Eliminated(player=name, place=place))
+            events.append(_say(to="room", text=text("tournament_eliminated", player=name,
+                                                    place=place)))
+            events.extend(self._leave_event(self.by_name[name], 0))
+        if t.left == 1 and t.entrants:
+            winner = next(s for s in self._seat_order())
+            t.places[winner.name] = 1
+            prizes = t.pay()
+            ranking = sorted(t.places.items(), key=lambda kv: (kv[1], t.entrants.index(kv[0])))
+            events.append(TournamentEnd(places=dict(ranking), prizes=prizes))
+            events.append(_say(to="room", text=text(
+                "tournament_end", winner=winner.name,
+                prizes=" / ".join(text("tournament_prize", place=t.places[n], player=n, points=p)
+                                  for n, p in sorted(prizes.items(),
+                                                     key=lambda kv: t.places[kv[0]])) or "なし",
+            )))
+            events.extend(self._leave_event(winner, winner.chips))
+        return events
+
+    def status(self, now: float | None = None) -> list[str]:
+        t = self.tourney
+        if t is None:
+            return [text("ring_maxbuyin", points=self.max_buyin)] if self.max_buyin else []
+        if t.finished:
+            return [text("tournament_over")]
+        chips = [s.chips for s in self._seat_order()]
+        lv = self.rules.levels[max(t.level, t.start_level) - 1]
+        return [text(
+            "tournament_status", level=max(t.level, t.start_level), sb=lv.sb, bb=lv.bb,
+            next=t.next_level_in(now if now is not None else self._now) if t.started
+            else "開始前", left=t.left, entrants=len(t.entrants),
+            average=sum(chips) // len(chips) if chips else 0, pool=t.pool,
+        )]
 
     # --- operations ------------------------------------------------------------------------------
     def force_fold(self, player: str) -> list[Event]:

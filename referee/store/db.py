@@ -24,9 +24,11 @@ same. The live bot keeps one transaction per chat message: its replies go out ri
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -47,6 +49,28 @@ from referee.store.schema import (
 )
 
 _PROJECTED = PROJECTED_KINDS
+log = logging.getLogger("referee.store")
+
+
+def _put_snapshot(conn: sqlite3.Connection, seq: int, version: str, state: bytes) -> None:
+    """Replace the snapshot (inside the caller's transaction): only the newest is kept."""
+    conn.execute(
+        "INSERT OR REPLACE INTO snapshots(id, seq, version, state, saved_at)"
+        " VALUES (1, ?, ?, ?, ?)",
+        (seq, version, state, time.time()),
+    )
+
+
+def _take(snapshot: Callable[[], tuple[str, bytes]] | None) -> tuple[str, bytes] | None:
+    """Take a snapshot before the transaction; one that fails is skipped (with a warning), never
+    the inputs: the next hand's end takes another, and a restart re-runs a little more."""
+    if snapshot is None:
+        return None
+    try:
+        return snapshot()
+    except Exception as e:  # whatever the state held, the inputs must be saved
+        log.warning("snapshot skipped: %s: %s", type(e).__name__, e)
+        return None
 
 
 class AlreadyProcessed(StoreError):
@@ -178,9 +202,14 @@ class Store:
             self.conn.close()
             raise StoreError(f"{path}: {e}") from None
         self._lock = threading.Lock()
-        self._ids: set[str] = set()
+        # Processed ids are looked up in the database (a unique index, migration 5), not held
+        # in memory: memory must not grow with every input ever saved. Only the inputs of an
+        # open group (group commit) are not in the table yet: they are here.
+        self._batch_ids: set[str] = set()
         self._known_seq = 0
-        self._refresh_ids()
+        self._refresh_seq()
+        # Group commit: a snapshot is due when the open group is written (a hand ended in it).
+        self._snapshot: Callable[[], tuple[str, bytes]] | None = None
         # Checkpoints (copying the WAL back into the database, with an fsync of each) would
         # otherwise run inside every ~1000th commit and stall that chat message for tens of ms;
         # a background thread with its own connection does them instead (the GIL is released
@@ -243,24 +272,18 @@ class Store:
         self.close()
 
     # --- Persistence ---------------------------------------------------------------------
-    def _refresh_ids(self, upto: int | None = None) -> None:
-        """Take in the ids of inputs saved since we last looked (by another writer, or at open).
+    def _refresh_seq(self) -> None:
+        """The last seq saved (by us or another writer): the fast path's next row is after it."""
+        self._known_seq = self.conn.execute("SELECT max(seq) FROM inputs").fetchone()[0] or 0
 
-        Inputs are only ever appended (rowids in order), so ``max(seq)`` tells what is new."""
-        last = upto
-        if last is None:
-            last = self.conn.execute("SELECT max(seq) FROM inputs").fetchone()[0] or 0
-        if last != self._known_seq:
-            rows = self.conn.execute(
-                "SELECT input_id FROM inputs WHERE seq > ? AND seq <= ?", (self._known_seq, last)
-            )
-            self._ids.update(r[0] for r in rows)
-            self._known_seq = last
+    def _saved_before(self, input_id: str) -> bool:
+        return self.conn.execute(
+            "SELECT 1 FROM inputs WHERE input_id = ?", (input_id,)
+        ).fetchone() is not None
 
     def is_processed(self, input_id: str) -> bool:
-        """From memory (the ids of this database as of opening, plus every save since): no SQL
-        on the hot path. An input another writer saved meanwhile is still refused by save()."""
-        return input_id in self._ids
+        """Whether ``input_id`` was saved (one lookup in the unique index, or the open group)."""
+        return input_id in self._batch_ids or self._saved_before(input_id)
 
     def save(self, outcome: Outcome) -> None:
         """Write the input, its events and its ledger (moving the bank) in one transaction; a
@@ -298,19 +321,22 @@ class Store:
         room = outcome.room
         input_id = outcome.input_id
         conn = self.conn
+        snapshot = outcome.snapshot
         with self._lock:
-            if input_id in self._ids:
-                raise AlreadyProcessed(f"input {input_id!r} was already processed")
             if self.group > 1:
+                if self.is_processed(input_id):
+                    raise AlreadyProcessed(f"input {input_id!r} was already processed")
                 self._hold(input_id, room, input_json, events_json, ledger, projected)
+                if snapshot is not None:
+                    self._snapshot = snapshot
                 self.last_events, self.last_json = events, parts
                 if len(self._batch) >= self.group:
                     self._commit()
                 return
-            if not outcome.ledger:
+            if not outcome.ledger and snapshot is None:
                 # Most chat messages: one row, so one statement is the whole transaction. The
                 # row takes the seq right after the last one we know: if another writer appended
-                # meanwhile, that seq is taken, the insert fails, and the full path checks ids.
+                # meanwhile, that seq is taken, the insert fails, and the full path retries.
                 seq = self._known_seq + 1
                 try:
                     conn.execute(
@@ -319,13 +345,20 @@ class Store:
                         (seq, input_id, room, input_json, events_json, time.time()),
                     )
                 except (sqlite3.IntegrityError, sqlite3.OperationalError):
-                    pass  # taken (or busy): another writer; take the full path
+                    # the seq is taken (another writer), the id is (already processed), or busy
+                    if self._saved_before(input_id):
+                        raise AlreadyProcessed(
+                            f"input {input_id!r} was already processed"
+                        ) from None
                 else:
                     self._saved(input_id, seq, room, projected)
                     self.last_events, self.last_json = events, parts
                     return
+            snap = _take(snapshot)
             conn.execute("BEGIN IMMEDIATE")
             try:
+                if self._saved_before(input_id):  # we hold the write lock: nothing can race
+                    raise AlreadyProcessed(f"input {input_id!r} was already processed")
                 cur = conn.execute(
                     "INSERT INTO inputs(input_id, room, input, events, processed_at)"
                     " VALUES (?, ?, ?, ?, ?)",
@@ -334,12 +367,8 @@ class Store:
                 rowid = cur.lastrowid
                 assert rowid is not None
                 seq = rowid
-                if seq != self._known_seq + 1:
-                    # Another writer appended inputs since we last looked. We hold the write
-                    # lock, so nothing can be added before our COMMIT: check them now.
-                    self._refresh_ids(upto=seq - 1)
-                    if input_id in self._ids:
-                        raise AlreadyProcessed(f"input {input_id!r} was already processed")
+                if snap is not None:
+                    _put_snapshot(conn, seq, *snap)
                 if outcome.ledger:
                     conn.executemany(
                         "INSERT INTO ledger(player, delta, reason, input_seq, event_idx)"
@@ -377,6 +406,7 @@ class Store:
                 (e.player, e.delta, e.reason, seq, e.event_index) for e in ledger
             )
         self._batch.append(input_id)
+        self._batch_ids.add(input_id)
         self._saved(input_id, seq, room, projected)
 
     def _settle(self) -> None:
@@ -400,6 +430,7 @@ class Store:
             return
         conn = self.conn
         n = len(self._batch)
+        snap = _take(self._snapshot)
         try:
             conn.execute("BEGIN IMMEDIATE")
             conn.executemany(
@@ -413,6 +444,8 @@ class Store:
                     " VALUES (?, ?, ?, ?, ?)",
                     self._ledger_rows,
                 )
+            if snap is not None:
+                _put_snapshot(conn, self._known_seq, *snap)
             if self._project_due:
                 self._project_due = False
                 self._project()  # in this transaction
@@ -425,13 +458,16 @@ class Store:
                 raise StoreError(f"cannot save the last {n} inputs: {e!r}") from e
             raise
         self._batch.clear()
+        self._batch_ids.clear()
         self._rows.clear()
         self._ledger_rows.clear()
+        self._snapshot = None
         self._checkpoint_due()
 
     def _forget_batch(self) -> None:
         """The group's commit failed: its inputs are unprocessed again."""
-        self._ids.difference_update(self._batch)
+        self._batch_ids.clear()
+        self._snapshot = None
         self._known_seq = self._batch_base
         self._batch.clear()
         self._rows.clear()
@@ -445,7 +481,6 @@ class Store:
         room: str,
         projected: list[tuple[int, str, dict[str, Any]]] | None,
     ) -> None:
-        self._ids.add(input_id)
         self._known_seq = seq
         if self._pend_first is None:
             self._pend_first = seq
@@ -494,6 +529,51 @@ class Store:
                 "SELECT input FROM inputs WHERE room = ? ORDER BY seq", (room,)
             )
         return [json.loads(r[0]) for r in rows]
+
+    def stream_inputs(self, after: int = 0) -> Iterator[dict[str, Any]]:
+        """The inputs saved after seq ``after``, in order, read as they are consumed (a restart
+        must not hold a whole history in memory). For re-running them, not for saving while
+        iterating: the rows are read in pages by seq, each page a query of its own."""
+        self._settle()
+        last = after
+        while True:
+            rows = self.conn.execute(
+                "SELECT seq, input FROM inputs WHERE seq > ? ORDER BY seq LIMIT 512", (last,)
+            ).fetchall()
+            if not rows:
+                return
+            for seq, text in rows:
+                last = seq
+                yield json.loads(text)
+
+    # --- snapshots (issue 21: restart without re-running all history) ------------------------
+    def latest_snapshot(self) -> tuple[int, str, bytes] | None:
+        """(seq, version, state) of the newest snapshot: the service's state right after input
+        ``seq`` was processed; None when there is none."""
+        self._settle()
+        row = self.conn.execute(
+            "SELECT seq, version, state FROM snapshots WHERE id = 1"
+        ).fetchone()
+        return (int(row[0]), str(row[1]), bytes(row[2])) if row else None
+
+    def put_snapshot(self, version: str, state: bytes) -> int:
+        """Save ``state`` as the snapshot after the last input saved (at start-up, after a
+        full re-run). Returns that seq."""
+        with self._lock:
+            self._commit()
+            self._refresh_seq()
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                _put_snapshot(conn, self._known_seq, version, state)
+                conn.execute("COMMIT")
+            except BaseException as e:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(e, sqlite3.Error):
+                    raise StoreError(f"cannot save a snapshot: {e!r}") from e
+                raise
+            return self._known_seq
 
     def input_ids(self) -> list[str]:
         self._settle()

@@ -7,10 +7,11 @@ intact and the next open simply tries again. Never edit a released migration: ap
 
 Speed: each page a commit touches is a WAL frame write, and the commit itself dominates the
 cost of a chat message. So an ordinary message touches ONE page with ONE statement: its
-``inputs`` row (rowid-appended, the next seq given explicitly) carries its events as a JSON array,
-and there is no index on ``input_id`` -- the store keeps the processed ids in memory; a row
-inserted by another writer takes the seq we would use, which sends that save down the checked
-path (see ``Store.save``), so "never applied twice" holds even with a second writer. ``events``
+``inputs`` row (rowid-appended, the next seq given explicitly) carries its events as a JSON array.
+Since version 5 a unique index on ``input_id`` answers "was this processed?" (memory no longer
+grows with every input ever saved) and makes "never applied twice" SQLite's own guarantee, with
+any number of writers; a row inserted by another writer takes the seq we would use, which sends
+that save down the checked path (see ``Store.save``). ``events``
 is a view of the log, one row per event, ``(input_seq, idx)`` its key.
 
 Layout: ``inputs`` and ``ledger`` are the append-only record (triggers refuse UPDATE and DELETE);
@@ -374,6 +375,21 @@ UPDATE projection SET upto = 0;
 """)
 
 
+def _v5(db: sqlite_utils.Database) -> None:
+    # Processed ids looked up in the database instead of held in memory; the service's
+    # snapshots, so that a restart re-runs only the inputs after the newest one.
+    _script(db.conn, """
+CREATE UNIQUE INDEX inputs_input_id ON inputs(input_id);
+CREATE TABLE snapshots (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),   -- only the newest is kept
+    seq      INTEGER NOT NULL,                     -- the state right after this input
+    version  TEXT NOT NULL,                        -- the code and game definitions it needs
+    state    BLOB NOT NULL,
+    saved_at REAL NOT NULL
+);
+""")
+
+
 def _script(conn: sqlite3.Connection, sql: str) -> None:
     """Run a multi-statement script inside the open transaction (executescript would commit)."""
     buf = ""
@@ -393,6 +409,7 @@ MIGRATIONS: Sequence[Migration] = (
     (2, "penalties, flags, hands, ranks, bonus area projected from the event log", _v2),
     (3, "derived tables projected in batches, off the per-message path", _v3),
     (4, "re-project: a flag penalised in the input that raised it is confirmed", _v4),
+    (5, "unique index on input ids; service snapshots", _v5),
 )
 
 LATEST = MIGRATIONS[-1][0]

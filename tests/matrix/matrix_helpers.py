@@ -26,10 +26,11 @@ from typing import Any
 import nio
 import pytest
 
-from referee.adapters.matrix import share_keys
+from referee.adapters.matrix import ENCRYPTION, share_keys
 from referee.adapters.matrix_synapse import Synapse, User
 
 ROOT = Path(__file__).resolve().parents[2]
+ENCRYPTED_DM = ENCRYPTION  # initial state of an end-to-end encrypted room
 _counter = itertools.count(1)
 
 
@@ -53,6 +54,7 @@ class Msg:
     event_id: str
     encrypted: bool
     ts: int
+    msgtype: str = ""
 
 
 @dataclass
@@ -161,12 +163,13 @@ class Player:
         if isinstance(ev, nio.MegolmEvent):
             self.undecrypted.append((rid, ev))
             return
-        if isinstance(ev, nio.RoomMessageText):
+        if isinstance(ev, nio.RoomMessageText | nio.RoomMessageNotice):
             if any(m.event_id == ev.event_id for m in self.messages[-50:]):
                 return
             self.messages.append(Msg(rid, ev.sender, ev.body, ev.formatted_body, ev.event_id,
                                      bool(getattr(ev, "decrypted", False)),
-                                     ev.server_timestamp))
+                                     ev.server_timestamp,
+                                     str((ev.source.get("content") or {}).get("msgtype", ""))))
 
     async def say(self, room: str, text: str) -> str:
         r = await self.client.room_send(room, "m.room.message", {"msgtype": "m.text", "body": text},
@@ -196,8 +199,10 @@ async def wait_for(pred: Callable[[], Any], timeout: float = 30.0, what: str = "
 class BotProcess:
     """``referee matrix`` as a child process (stdout/stderr to a log file)."""
 
-    def __init__(self, hs: Synapse, user: User, db: Path, moderators: list[str]) -> None:
+    def __init__(self, hs: Synapse, user: User, db: Path, moderators: list[str],
+                 config: dict[str, Any] | None = None) -> None:
         self.hs, self.user, self.db, self.moderators = hs, user, db, moderators
+        self.config = config or {}  # more [matrix] settings (a TOML file; flags set the rest)
         self.log = db.with_suffix(".log")
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -206,6 +211,11 @@ class BotProcess:
                "--user-id", self.user.user_id, "--db", str(self.db)]
         for m in self.moderators:
             cmd += ["--moderator", m]
+        if self.config:
+            path = self.db.with_suffix(".toml")
+            path.write_text("[matrix]\n" + "".join(f"{k} = {json.dumps(v)}\n"
+                                                    for k, v in self.config.items()))
+            cmd += ["--config", str(path)]
         env = dict(os.environ, REFEREE_MATRIX_PASSWORD=self.user.password)
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
@@ -241,6 +251,11 @@ class BotProcess:
             return []
         finally:
             conn.close()
+
+    def device_id(self) -> str:
+        """The bot's current device (from its saved session)."""
+        rows = self._query("SELECT value FROM matrix_kv WHERE key = 'session'")
+        return str(json.loads(rows[0][0])["device_id"]) if rows else ""
 
     def input_ids(self) -> list[str]:
         return [r[0] for r in self._query("SELECT input_id FROM inputs ORDER BY seq")]
@@ -311,14 +326,17 @@ def make_table(synapse: Synapse, tmp_path: Path) -> Iterator[TableFactory]:
     bots: list[BotProcess] = []
 
     async def make(names: list[str], bot_exempt: bool = True,
-                   before_bot: tuple[str, ...] = ()) -> Table:
-        """``before_bot``: messages the moderator types before the bot is invited."""
+                   before_bot: tuple[str, ...] = (),
+                   bot_config: dict[str, Any] | None = None) -> Table:
+        """``before_bot``: messages the moderator types before the bot is invited;
+        ``bot_config``: more settings of the bot (``{"key_wait": 4}``)."""
         tag = f"{os.getpid() % 1000}x{next(_counter)}"
         bot_user = synapse.register(f"referee{tag}", exempt=bot_exempt)
         mod = Player(synapse, synapse.register(f"dealer{tag}"), tmp_path / f"dealer{tag}")
         players = [Player(synapse, synapse.register(f"{n}{tag}"), tmp_path / f"{n}{tag}")
                    for n in names]
-        bot = BotProcess(synapse, bot_user, tmp_path / f"bot{tag}.db", [mod.user_id])
+        bot = BotProcess(synapse, bot_user, tmp_path / f"bot{tag}.db", [mod.user_id],
+                         bot_config)
         bots.append(bot)
         bot.start()
         for p in [mod, *players]:

@@ -32,9 +32,28 @@ def test_cards_coloured_and_players_mentioned() -> None:
     assert '<a href="https://matrix.to/#/@alice:example.org">alice</a>' in f
     assert "#/@al:" not in f  # not inside the longer name
     assert c["m.mentions"] == {"user_ids": ["@alice:example.org"]}
-    assert f.count('data-mx-color="#d00000"') == 2  # ♥ and ♦
-    assert f.count('data-mx-color="#000000"') == 1
-    assert "<b>10♠</b>" in f
+    assert f.count('data-mx-color="#db3b3b"') == 1  # ♥
+    assert f.count('data-mx-color="#1c7ed6"') == 1  # ♦
+    assert "#000000" not in f and "<b>10♠</b>" in f  # ♠ in the theme's own text colour
+    assert c["msgtype"] == "m.notice"
+
+
+def _luminance(colour: str) -> float:
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+@pytest.mark.parametrize("background", ["#ffffff", "#15191e"])  # Element light and dark
+def test_suit_colours_read_on_light_and_dark_themes(background: str) -> None:
+    from referee.adapters.matrix_render import SUIT_COLOURS
+
+    for suit, colour in SUIT_COLOURS.items():
+        hi, lo = sorted([_luminance(colour), _luminance(background)], reverse=True)
+        assert (hi + 0.05) / (lo + 0.05) >= 3.0, (suit, colour, background)  # WCAG, bold text
+    assert "♠" not in SUIT_COLOURS  # spades keep the theme's text colour
 
 
 @given(st.text(max_size=200))
@@ -66,6 +85,12 @@ def test_config_file_and_flags(tmp_path: Path) -> None:
                            "password": "x"})
     with pytest.raises(ConfigError, match="unknown"):
         load_config(p, {"colour": "red"})
+    base = {"homeserver": "h", "user_id": "@a:b", "database": "d", "password": "x"}
+    assert load_config(None, base).key_wait == 20.0
+    assert load_config(None, {**base, "key_wait": 4}).key_wait == 4.0
+    for bad in ("soon", -1, True):
+        with pytest.raises(ConfigError, match="key_wait"):
+            load_config(None, {**base, "key_wait": bad})
 
 
 def test_cli_refuses_an_incomplete_configuration(tmp_path: Path) -> None:

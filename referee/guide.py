@@ -1,0 +1,69 @@
+"""What ``!help`` and ``!rules`` say about a table's game: its actions with examples, its short
+rules and its pay tables, read from the game's definition (``games/GAME.toml``) so that a
+changed pay table is shown as it is played. The wording is the catalogue's
+(``referee/lang/messages/guide.toml``); hand names are the seeds' (``referee.hands.NAMES``)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from referee.definitions import GameDefinition
+from referee.hands import NAMES
+from referee.lang.catalog import messages, text
+
+
+def actions(definition: GameDefinition) -> str:
+    """The line of ``!help`` listing what the game's players type."""
+    return text("help_actions", game=definition.name,
+                actions=messages()[f"help_actions_{definition.id}"])
+
+
+def _multiplier(m: Decimal) -> str:
+    return format(m.normalize(), "f") if m == m.to_integral_value() else str(m)
+
+
+def _row(game: str, row: str) -> str:
+    msgs = messages()
+    if row.isdigit():
+        return text("row_wins", count=int(row))
+    if f"row_{row}" in msgs:
+        return msgs[f"row_{row}"]
+    return NAMES[game].get(row, row)
+
+
+def _tables(game: str, rules: Any) -> list[str]:
+    out = []
+    for name, value in rules:
+        if not (name.endswith("_table") or name == "hand_bonus") or not isinstance(value, dict):
+            continue
+        if name == "hand_bonus":  # bank points, not a multiplier
+            items = [text("rules_row_points", row=_row(game, str(r)), points=int(v))
+                     for r, v in value.items()]
+        else:
+            items = [text("rules_row", row=_row(game, str(r)), multiplier=_multiplier(Decimal(v)))
+                     for r, v in value.items()]
+        rows = " / ".join(items)
+        out.append(text("rules_table", title=messages()[f"table_{name}"], rows=rows))
+    return out
+
+
+def rules(definition: GameDefinition, options: dict[str, str] | None = None) -> list[str]:
+    """The lines of ``!rules``: the game in short, then every pay table of its definition."""
+    game = definition.id
+    rules_model = getattr(definition, game)
+    if game == "omaha":
+        lv = rules_model.levels[int((options or {}).get("level", rules_model.level)) - 1]
+        summary = text(
+            "rules_summary_omaha", sb=lv.sb, bb=lv.bb,
+            ante=text("rules_ante", ante=lv.ante) if rules_model.ante else "",
+            rake_percent=_multiplier(Decimal(rules_model.rake_percent)),
+            rake_min_pot=rules_model.rake_min_pot, rake_cap=rules_model.rake_cap,
+            mult=rules_model.chip_multiplier,
+        )
+    else:
+        fields = {k: v for k, v in rules_model if isinstance(v, int)}
+        if "ante" in (options or {}) and "ante_unit" in fields:  # the table's own unit
+            fields["ante_unit"] = int((options or {})["ante"])
+        summary = text(f"rules_summary_{game}", **fields)
+    return [summary, *_tables(game, rules_model)]

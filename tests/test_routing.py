@@ -1,0 +1,78 @@
+"""Private messages (issue #15, attack 4): the one routing rule (referee.routing) and the
+service's refusals -- a table is never opened from a private message, and a table command with
+no table chosen is refused with a reason, privately."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from referee.events import Event
+from referee.outcome import Incoming
+from referee.routing import private_route
+from referee.service import Referee
+
+_ids = itertools.count()
+
+
+def msg(ref: Referee, sender: str, text: str, room: str, dm: bool = False) -> list[Event]:
+    return ref.handle(Incoming(id=f"r{next(_ids)}", room=room, sender=sender, text=text, dm=dm))
+
+
+def says(events: list[Event], to: str) -> list[str]:
+    return [str(getattr(e, "text", "")) for e in events
+            if e.event == "say" and getattr(e, "to", None) == to]
+
+
+def two_tables() -> Referee:
+    ref = Referee(moderators=["dealer"], rng=random.Random(3))
+    for p in ("alice", "bob", "carol"):
+        msg(ref, "dealer", f"!grant @{p} 2000", "!t1")
+    msg(ref, "dealer", "!open omaha level=1", "!t1")
+    msg(ref, "dealer", "!open omaha level=1", "!t2")
+    msg(ref, "alice", "!sit", "!t1")
+    msg(ref, "bob", "!sit", "!t1")
+    msg(ref, "carol", "!sit", "!t2")
+    return ref
+
+
+def test_route_by_seat_by_name_or_none() -> None:
+    ref = two_tables()
+    assert private_route(ref, "alice", "!leave").room == "!t1"
+    assert private_route(ref, "carol", "手札").room == "!t2"
+    # Not seated: no table, unless one is named (its alias, or its room id).
+    assert private_route(ref, "dealer", "!deal").room is None
+    named = private_route(ref, "dealer", "!deal #two:hs", {"#two:hs": "!t2"})
+    assert (named.room, named.text, named.named) == ("!t2", "!deal", True)
+    assert private_route(ref, "dealer", "!deal !t1").room == "!t1"
+    # A name that is no table is just text; a command word is never taken for a room.
+    assert private_route(ref, "dealer", "!deal #nowhere:hs", {"#two:hs": "!t2"}).room is None
+    assert private_route(ref, "dealer", "!t1").room is None
+
+
+def test_open_in_a_private_message_is_refused() -> None:
+    ref = two_tables()
+    ev = msg(ref, "dealer", "!open holdem_aa", "!dm-dealer", dm=True)
+    assert "!dm-dealer" not in ref.tables
+    (refusal,) = says(ev, "dealer")
+    assert "個別メッセージでは開けません" in refusal
+    assert not says(ev, "room")
+
+
+def test_table_command_without_a_table_is_refused_privately() -> None:
+    ref = two_tables()
+    ev = msg(ref, "dealer", "!deal", "!dm-dealer", dm=True)
+    (refusal,) = says(ev, "dealer")
+    assert "!deal" in refusal and not says(ev, "room")
+    assert not ref.tables["!t1"].engine.in_hand
+
+
+def test_private_commands_announce_in_the_table_room() -> None:
+    ref = two_tables()
+    route = private_route(ref, "dealer", "!deal !t1")
+    assert route.room == "!t1"
+    ev = msg(ref, "dealer", route.text, route.room, dm=True)
+    assert ref.tables["!t1"].engine.in_hand
+    assert any("さんの番です" in s for s in says(ev, "room"))  # to the table's room
+    ev = msg(ref, "alice", "!leave", private_route(ref, "alice", "!leave").room or "", dm=True)
+    assert any("退席" in s for s in says(ev, "room"))
