@@ -519,6 +519,10 @@ class Referee:
                     "hand": t.engine.hand_no, "in_hand": t.engine.in_hand,
                     "stacks": t.engine.stacks(),
                     "seated": [(s.seat, s.name, s.chips, s.npc) for s in t.engine.seated()],
+                    # the pending commitment as the room knows it (never the seed: state is
+                    # printed by referee check)
+                    "commitment": None if t.fair is None else (
+                        t.fair.hand, commitment(t.fair.seed), len(t.fair.lines)),
                 }
                 for room, t in sorted(self.tables.items())
             },
