@@ -173,4 +173,4 @@ def test_table_credit_and_close_hand() -> None:
     assert [(e.player, e.chips) for e in out if isinstance(e, Leave)] == [("b", 10)]
     assert t.stacks() == {"a": 150}
     line = settlement_line([*out[:1], Settle(player="a", result="win", payout=100)])
-    assert line.text == "精算 a: win 100"
+    assert line.text == "精算 aさん: 勝ち 100"  # Japanese result words, never the ids

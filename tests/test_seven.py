@@ -349,7 +349,7 @@ def test_button_die_dealing_order_and_button_moves() -> None:
     assert ev(out, "hand_start")[0]["button"] == 3
     e.act("a", action("ante", amount=100))
     out = e.act("b", action("ante", amount=100))
-    deal_line = ev(out, "say")[0]["text"]
+    deal_line = next(e["text"] for e in ev(out, "say") if e["text"].startswith("配札"))
     assert deal_line.index("4番") < deal_line.index("6番") < deal_line.index("2番")
     assert e.to_act() == "b"
     for n in ("b", "a", "b", "a"):

@@ -71,6 +71,7 @@ from referee.rules.base import Deal, Decision, IllegalAction, OptionError
 from referee.rules.house import (
     HandBook,
     HouseEngine,
+    acknowledge,
     allin_ante,
     check_ante,
     pay,
@@ -218,7 +219,8 @@ class HoldemAAEngine(HouseEngine):
         self.book.stake(s.name, ante + aa)
         out: list[Event] = [
             ActionEvent(player=s.name, action="ante", amount=ante + aa, ante=ante, aa=aa,
-                        allin=allin or None)
+                        allin=allin or None),
+            acknowledge(f"{s.name}さん", "allin" if allin else "ante", ante + aa, aa),
         ]
         return out + self._advance()
 
@@ -258,9 +260,11 @@ class HoldemAAEngine(HouseEngine):
             s.call = s.ante
             self.book.stake(s.name, s.ante)
             out.append(ActionEvent(player=s.name, action="call", amount=s.ante))
+            out.append(acknowledge(f"{s.name}さん", "call", s.ante))
         else:
             s.folded = True
             out.append(ActionEvent(player=s.name, action="fold", amount=0))
+            out.append(acknowledge(f"{s.name}さん", "fold"))
         s.decided = True
         if all(x.decided for x in self.seats.values()):
             out += self._showdown()

@@ -61,6 +61,7 @@ from typing import Any, Literal, Protocol
 from referee.cards import Card, pretty
 from referee.definitions import GameDefinition
 from referee.events import Event, HandEnd, Leave, Say, Settle
+from referee.lang.catalog import text
 from referee.rules.base import Engine, IllegalAction, OptionError, SeatState
 
 Rounding = Literal["down", "up"]
@@ -76,6 +77,7 @@ __all__ = [
     "JokerEvent",
     "Rounding",
     "WaitClock",
+    "acknowledge",
     "allin_ante",
     "bet_size",
     "check_ante",
@@ -129,9 +131,22 @@ class Compensation(Event):
 
 
 def settlement_line(events: list[Event]) -> Say:
-    """The room's one-line summary of the ``settle`` events among ``events``."""
-    lines = [f"{e.player}: {e.result} {e.payout}" for e in events if isinstance(e, Settle)]
-    return Say(to="room", text="精算 " + " / ".join(lines))
+    """The room's one-line summary of the ``settle`` events among ``events`` (Japanese result
+    words: 勝ち / 負け / 引き分け / ディーラーフォールド / ディスクオリファイ / フォールド)."""
+    lines = [text("settlement_item", player=e.player, result=text(f"result_{e.result}"),
+                  payout=e.payout) for e in events if isinstance(e, Settle)]
+    return Say(to="room", text=text("settlement", lines=" / ".join(lines)))
+
+
+def acknowledge(who: str, action: str, amount: int = 0, aa: int = 0) -> Say:
+    """The one line that tells the room an action was accepted (「aliceさん: コール 100」);
+    ``who`` is the seat as the room knows it (「aliceさん」, 「ディーラー席」)."""
+    words = text(f"act_{action}")
+    if action == "ante" and aa:
+        return Say(to="room", text=text("ack_ante_aa", who=who, ante=amount - aa, aa=aa))
+    if amount:
+        return Say(to="room", text=text("ack_amount", who=who, action=words, amount=amount))
+    return Say(to="room", text=text("ack", who=who, action=words))
 
 
 # --- arithmetic -----------------------------------------------------------------------------

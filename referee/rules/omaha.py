@@ -50,7 +50,7 @@ from referee.events import (
     TournamentEnd,
 )
 from referee.hands import NAMES, class_of, omaha_key
-from referee.lang.catalog import text
+from referee.lang.catalog import text as msg
 from referee.rules.base import (
     BuyIn,
     Deal,
@@ -514,18 +514,20 @@ class OmahaEngine(Engine):
             sb_i, bb_i = 1, 0  # heads-up: the button posts the SB and acts first preflop
         else:
             sb_i, bb_i = 0, 1
+        blinds: list[tuple[int, str]] = []  # announced SB first, then BB (heads-up too)
         for i, p in enumerate(self.players):
             sitter = self.sitters[p.seat]
             if i == bb_i:
                 paid = bet.post(i, self.bb)
-                posts.append(f"BB {p.name} {paid}")
+                blinds.append((1, f"BB {p.name} {paid}"))
             elif sitter.newcomer:
                 paid = bet.post(i, self.bb)
-                posts.append(f"BB（途中参加） {p.name} {paid}")
+                blinds.append((2, f"BB（途中参加） {p.name} {paid}"))
             elif i == sb_i:
                 paid = bet.post(i, self.sb)
-                posts.append(f"SB {p.name} {paid}")
+                blinds.append((0, f"SB {p.name} {paid}"))
             sitter.newcomer = False
+        posts += [t for _, t in sorted(blinds, key=lambda b: b[0])]
         self.phase = "betting"
         self.street = 0
         self._first_idx = (bb_i + 1) % n
@@ -780,6 +782,8 @@ class OmahaEngine(Engine):
         if fa.kind == "check":
             if o.call == 0:
                 events.append(OmahaEvent(event="fa_applied", player=p.name, action="check"))
+                events.append(_say("room", msg("fa_applied", player=p.name,
+                                                 action=msg("fa_word_check"))))
                 return events + self._apply(p, "check", 0)
             pen = min(self.bb, s.stack)
             self._pay_dead(p, pen)
@@ -798,6 +802,8 @@ class OmahaEngine(Engine):
         if fa.kind == "call":
             if b.max_bet == fa.to:
                 events.append(OmahaEvent(event="fa_applied", player=p.name, action="call"))
+                events.append(_say("room", msg("fa_applied", player=p.name,
+                                                 action=msg("fa_word_call"))))
                 return events + self._apply(p, "call", 0)
             p.restrict = "call_or_fold"
             events.append(OmahaEvent(event="fa_void", player=p.name, action="call", chips=fa.chips))
@@ -811,6 +817,8 @@ class OmahaEngine(Engine):
         # raise
         if o.can_raise and o.min_to <= fa.to <= o.max_to:
             events.append(OmahaEvent(event="fa_applied", player=p.name, action="raise"))
+            events.append(_say("room", msg("fa_applied", player=p.name,
+                                             action=msg("fa_word_raise"))))
             return events + self._apply(p, "raise", fa.to)
         events.append(OmahaEvent(event="fa_void", player=p.name, action="raise", chips=fa.chips))
         if o.can_raise:
@@ -926,7 +934,7 @@ class OmahaEngine(Engine):
         assert b is not None
         o = b.options(p.idx)
         first = "チェック" if o.call == 0 else f"コール {o.call}"
-        if o.can_raise:
+        if o.can_raise and p.restrict != "call_or_fold":
             word = "メイク" if b.max_bet > 0 else "ベット"
             if o.min_to < o.max_to:
                 text = (f"{p.name} さんの番です（{first} / {word} {o.min_to}〜{o.max_to}"
@@ -1073,7 +1081,9 @@ class OmahaEngine(Engine):
         b = self.bet
         assert b is not None
         if not self.sd_queue or self.sd_queue[0] != p.idx:
-            raise IllegalAction("まだあなたの番ではありません")
+            if p.opened and action.action == "open":
+                raise IllegalAction(msg("already_opened"))
+            raise IllegalAction(msg("not_your_turn"))
         name = action.action
         events: list[Event]
         if name == "open":
@@ -1106,10 +1116,13 @@ class OmahaEngine(Engine):
         b = self.bet
         assert b is not None
         pots = b.pots()
+        total = sum(ps.amount for ps in pots)
         amounts, rake = self._take_rake([ps.amount for ps in pots])
         events: list[Event] = []
         if rake:
             events.append(Rake(amount=rake))
+            events.append(_say("room", msg("rake", amount=rake, pot=total,
+                                            percent=self.rules.rake_percent)))
         for p in self.players:  # safety: a live hand nobody asked about (force folds) is opened
             if not p.opened and not b.seats[p.idx].folded:
                 events.extend(self._open(p))
@@ -1193,8 +1206,8 @@ class OmahaEngine(Engine):
             return []
         return [
             LevelUp(level=level, sb=lv.sb, bb=lv.bb, ante=self.ante),
-            _say(to="room", text=text("tournament_level_up", level=level, sb=lv.sb, bb=lv.bb)
-                 + (text("tournament_ante", ante=self.ante) if self.ante else "")),
+            _say(to="room", text=msg("tournament_level_up", level=level, sb=lv.sb, bb=lv.bb)
+                 + (msg("tournament_ante", ante=self.ante) if self.ante else "")),
         ]
 
     def _tournament_end_of_hand(self, t: Tournament) -> list[Event]:
@@ -1205,7 +1218,7 @@ class OmahaEngine(Engine):
         places = t.place(busted) if busted else {}
         for name, place in sorted(places.items(), key=lambda kv: (-kv[1], kv[0])):
             events.append(Eliminated(player=name, place=place))
-            events.append(_say(to="room", text=text("tournament_eliminated", player=name,
+            events.append(_say(to="room", text=msg("tournament_eliminated", player=name,
                                                     place=place)))
             events.extend(self._leave_event(self.by_name[name], 0))
         if t.left == 1 and t.entrants:
@@ -1214,9 +1227,9 @@ class OmahaEngine(Engine):
             prizes = t.pay()
             ranking = sorted(t.places.items(), key=lambda kv: (kv[1], t.entrants.index(kv[0])))
             events.append(TournamentEnd(places=dict(ranking), prizes=prizes))
-            events.append(_say(to="room", text=text(
+            events.append(_say(to="room", text=msg(
                 "tournament_end", winner=winner.name,
-                prizes=" / ".join(text("tournament_prize", place=t.places[n], player=n, points=p)
+                prizes=" / ".join(msg("tournament_prize", place=t.places[n], player=n, points=p)
                                   for n, p in sorted(prizes.items(),
                                                      key=lambda kv: t.places[kv[0]])) or "なし",
             )))
@@ -1226,12 +1239,12 @@ class OmahaEngine(Engine):
     def status(self, now: float | None = None) -> list[str]:
         t = self.tourney
         if t is None:
-            return [text("ring_maxbuyin", points=self.max_buyin)] if self.max_buyin else []
+            return [msg("ring_maxbuyin", points=self.max_buyin)] if self.max_buyin else []
         if t.finished:
-            return [text("tournament_over")]
+            return [msg("tournament_over")]
         chips = [s.chips for s in self._seat_order()]
         lv = self.rules.levels[max(t.level, t.start_level) - 1]
-        return [text(
+        return [msg(
             "tournament_status", level=max(t.level, t.start_level), sb=lv.sb, bb=lv.bb,
             next=t.next_level_in(now if now is not None else self._now) if t.started
             else "開始前", left=t.left, entrants=len(t.entrants),

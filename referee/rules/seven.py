@@ -101,10 +101,12 @@ from referee.cards import (
 from referee.definitions import SEVEN_CLASSES, GameDefinition, SevenRules
 from referee.events import ActionEvent, Event, HandStart, Say, Settle
 from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_floor, class_of, pair_floor, seven_key
+from referee.lang.catalog import text
 from referee.rules.base import Deal, Decision, IllegalAction, OptionError
 from referee.rules.house import (
     HandBook,
     HouseEngine,
+    acknowledge,
     allin_ante,
     bet_size,
     check_ante,
@@ -171,6 +173,7 @@ class SevenEngine(HouseEngine):
         # phase: idle | stakes | round1 | round2 | declare
         self.hands: dict[int, _Hand] = {}  # by seat, in deal order (the button's left first)
         self.dice: list[int] = []  # the dealer-hand rolls of this hand
+        self._prompted: tuple[int, int, int] | None = None  # (hand, round, seat) last prompted
 
     # --- HouseEngine hooks -----------------------------------------------------------------
     def _part(self, name: str) -> _Hand | None:
@@ -314,7 +317,8 @@ class SevenEngine(HouseEngine):
         self._take(h, ante)
         h.base = h.ante = ante
         h.posted, h.allin = True, allin
-        return [ActionEvent(player=h.name or "", action="ante", amount=ante, allin=allin or None)]
+        return [ActionEvent(player=h.name or "", action="ante", amount=ante, allin=allin or None),
+                acknowledge(h.label, "allin" if allin else "ante", ante)]
 
     def _stake(self, h: _Hand, action: Parsed) -> list[Event]:
         if self.phase != "stakes":
@@ -354,7 +358,7 @@ class SevenEngine(HouseEngine):
                     out += self._deal_cards(2)
                     continue
                 if not actor.npc:
-                    return out
+                    return out + self._prompt(actor, rnd)
                 out += self._npc_act(actor, rnd)
             elif self.phase == "declare":
                 for h in self.hands.values():
@@ -365,6 +369,21 @@ class SevenEngine(HouseEngine):
                 return out
             else:
                 return out
+
+    def _prompt(self, h: _Hand, rnd: int) -> list[Event]:
+        """Whose turn it is, with the choices and their cost (once per turn)."""
+        key = (self.hand_no, rnd, h.seat)
+        if self._prompted == key:
+            return []
+        self._prompted = key
+        b = self.rules.bets
+        costs = {"call": bet_size(h.base, b["call"]), "raise": bet_size(h.base, b["raise"])}
+        if rnd == 1:
+            costs["hyper"] = (bet_size(h.base, b["hyper_raise_ante"])
+                              + 2 * bet_size(h.base, b["hyper_raise_round"]))
+        else:
+            costs["extra"] = bet_size(h.base, b["extra_raise"])
+        return [Say(to="room", text=text(f"seven_turn_round{rnd}", who=h.label, **costs))]
 
     def _actor(self) -> _Hand | None:
         """Whose turn it is in the current action round (deal order, the button's left first)."""
@@ -476,7 +495,8 @@ class SevenEngine(HouseEngine):
         if name == "fold":
             h.folded = True
             h.acted.add(rnd)
-            return [ActionEvent(player=h.name or "", action="fold", amount=0), *self._advance()]
+            return [ActionEvent(player=h.name or "", action="fold", amount=0),
+                    acknowledge(h.label, "fold"), *self._advance()]
         cost, reserve = self._cost(h, name, rnd)
         chips = self._chips(h)
         if cost + reserve > chips:
@@ -493,7 +513,8 @@ class SevenEngine(HouseEngine):
         else:
             h.bets += cost
         h.acted.add(rnd)
-        return [ActionEvent(player=h.name or "", action=name, amount=cost)]
+        return [ActionEvent(player=h.name or "", action=name, amount=cost),
+                acknowledge(h.label, name, cost)]
 
     def _npc_act(self, h: _Hand, rnd: int) -> list[Event]:
         seen = h.cards[: h.dealt]
@@ -508,7 +529,8 @@ class SevenEngine(HouseEngine):
             return self._apply(h, "call", rnd, cost)
         h.folded = True
         h.acted.add(rnd)
-        return [ActionEvent(player=h.name or "", action="fold", amount=0)]
+        return [ActionEvent(player=h.name or "", action="fold", amount=0),
+                acknowledge(h.label, "fold")]
 
     # --- declarations ------------------------------------------------------------------------
     def _declare(self, h: _Hand, action: Parsed) -> list[Event]:

@@ -1,0 +1,94 @@
+"""The dealer's voice in the house games (issue #14), over every house-game transcript: no
+result id (win, lose, push, dq, dealer_fold) in any room text; every accepted action is
+acknowledged in one line right away; in seven, every action-round decision is prompted first,
+naming the player and the choices with their cost."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.adapters.transcript import replay_events
+
+ROOT = Path(__file__).parent / "transcripts"
+FILES = sorted([*ROOT.glob("holdem_aa/*.txt"), *ROOT.glob("seven/*.txt"),
+                *ROOT.glob("deuces/*.txt")])
+RESULT_IDS = re.compile(r"(?<![a-z_])(win|lose|push|dq|dealer_fold)(?![a-z_])")
+
+
+def events(path: Path) -> list[dict[str, Any]]:
+    return [e.to_json() for e in replay_events(path)]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_room_texts_are_japanese_words(path: Path) -> None:
+    for e in events(path):
+        if e["event"] == "say" and e["to"] == "room":
+            assert not RESULT_IDS.search(e["text"]), e["text"]
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in FILES if p.parent.name in ("holdem_aa", "seven")],
+    ids=lambda p: f"{p.parent.name}/{p.stem}",
+)
+def test_every_accepted_action_is_acknowledged(path: Path) -> None:
+    evs = events(path)
+    acted = 0
+    for i, e in enumerate(evs):
+        if e["event"] != "action" or e.get("action") not in (
+            "ante", "call", "raise", "hyper_raise", "extra_raise", "fold"
+        ):
+            continue
+        nxt = evs[i + 1]
+        if e["action"] == "fold" and nxt["event"] in ("penalty", "leave"):
+            continue  # a forced fold (a penalty), not an action the player declared
+        who = e["player"] or "ディーラー席"
+        assert nxt["event"] == "say" and nxt["to"] == "room" and nxt["text"].startswith(who), \
+            (e, nxt)
+        acted += 1
+    assert acted
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.glob("seven/*.txt")), ids=lambda p: p.stem)
+def test_seven_prompts_each_action_round_decision(path: Path) -> None:
+    npcs = set(re.findall(r"^# seat \d+: (\S+) \d+ npc", path.read_text(encoding="utf-8"), re.M))
+    evs = events(path)
+    prompted: str | None = None
+    checked = 0
+    for e in evs:
+        if e["event"] == "say" and "の番です（第" in e["text"]:
+            prompted = e["text"]
+            assert "コール" in prompted and "フォールド" in prompted
+            assert ("ハイパーレイズ" in prompted) != ("エクストラレイズ" in prompted)
+        elif e["event"] == "action" and e.get("action") in (
+            "call", "raise", "hyper_raise", "extra_raise"
+        ) and e.get("player") and e["player"] not in npcs:  # NPCs act by themselves
+            assert prompted is not None and prompted.startswith(e["player"] + "さんの番です"), e
+            checked += 1
+    assert checked or "npc" in path.stem or "nogame" in path.stem
+
+
+def _room(path: Path) -> list[str]:
+    return [e["text"] for e in events(path) if e["event"] == "say" and e["to"] == "room"]
+
+
+def test_omaha_announces_the_rake_with_its_figures() -> None:
+    evs = events(ROOT / "omaha" / "rake_over_500.txt")
+    (rake,) = [e["amount"] for e in evs if e["event"] == "rake"]
+    assert [t for t in _room(ROOT / "omaha" / "rake_over_500.txt")
+            if t.startswith(f"レイク {rake:,}（ポット ")]
+
+
+@pytest.mark.parametrize("name,word", [("fa_alpha_call", "コール"), ("fa_alpha_check", "チェック"),
+                                       ("fa_alpha_raise", "レイズ")])
+def test_omaha_says_when_a_flying_action_is_applied_at_the_turn(name: str, word: str) -> None:
+    assert [t for t in _room(ROOT / "omaha" / f"{name}.txt")
+            if f"のフライングアクション（{word}）を手番で適用しました" in t]
+
+
+def test_heads_up_hand_start_names_the_sb_first() -> None:
+    (start,) = [t for t in _room(ROOT / "omaha" / "heads_up.txt") if t.startswith("ハンド#1 開始")]
+    assert start.index("SB") < start.index("BB")
