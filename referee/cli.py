@@ -170,6 +170,108 @@ def cmd_irc_secret(args: argparse.Namespace) -> None:
     print(f"referee: IRC secret of {args.name} set in {args.db}")
 
 
+# --- referee verify / history (docs/fairness.md) ------------------------------------------------
+
+def _read_jsonl(path: str) -> list[dict[str, Any]]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        _fail(f"cannot read {path}: {getattr(e, 'strerror', None) or e}")
+    out: list[dict[str, Any]] = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            _fail(f"{path}: line {n} is not JSON")
+        if not isinstance(obj, dict):
+            _fail(f"{path}: line {n} is not a JSON object")
+        out.append(obj)
+    return out
+
+
+def cmd_verify(args: argparse.Namespace) -> None:
+    from referee.verify import Discrepancy, check_entropy, verify
+
+    count = 0
+    try:
+        if args.db is not None:
+            from referee.store import Store, StoreError
+
+            try:
+                with Store(Path(args.db), create=False) as store:
+                    rooms = [r[0] for r in store.conn.execute(
+                        "SELECT DISTINCT room FROM inputs ORDER BY room")]
+                    for room in rooms:
+                        rows = list(store.conn.execute(
+                            "SELECT input_id, input, events FROM inputs WHERE room = ?"
+                            " ORDER BY seq", (room,)))
+                        inputs = [json.loads(r[1]) for r in rows]
+                        events_of = {str(r[0]): json.loads(r[2]) for r in rows}
+                        count += verify(e for r in rows for e in json.loads(r[2]))
+                        check_entropy(inputs, events_of)
+            except (StoreError, ValueError) as e:
+                _fail(str(e))
+        else:
+            if args.file is None:
+                _fail("verify needs EVENTS.jsonl or --db FILE")
+            count = verify(_read_jsonl(args.file))
+    except Discrepancy as e:
+        print(f"referee verify: {e}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except (TypeError, ValueError, KeyError) as e:
+        _fail(f"unreadable event: {e}")
+    print(f"{count} revealed hand(s) verified" if count else "no revealed hand to verify")
+
+
+def cmd_history(args: argparse.Namespace) -> None:
+    from datetime import UTC, datetime
+
+    from referee import history as h
+    from referee.store import Store, StoreError
+
+    since: float | None = None
+    if args.since is not None:
+        try:
+            d = datetime.fromisoformat(args.since)
+        except ValueError:
+            _fail(f"--since: not a date (YYYY-MM-DD or an ISO time): {args.since}")
+        since = (d if d.tzinfo else d.replace(tzinfo=UTC)).timestamp()
+    book = h.HistoryBook(keep=None)
+    try:
+        with Store(Path(args.db), create=False) as store:
+            for room, inp, events in store.conn.execute(
+                    "SELECT room, input, events FROM inputs ORDER BY seq"):
+                book.feed(room, json.loads(events), json.loads(inp).get("time"))
+    except (StoreError, ValueError, KeyError, TypeError) as e:
+        _fail(f"cannot read the hands of {args.db}: {e}")
+    recs = [r for r in book.hands()
+            if (args.hand is None or r.hand == args.hand)
+            and (args.player is None or any(n == args.player for _, n, _ in r.seats))
+            and (since is None or (r.time is not None and r.time >= since))]
+    if args.format == "phh":
+        omaha = [r for r in recs if r.game == "omaha" and r.limit in ("", "pot")]
+        if not omaha:
+            _fail("no pot-limit omaha hand to write as PHH")
+        sys.stdout.write(h.to_phhs(omaha))
+        return
+    if args.json:
+        for r in recs:
+            print(json.dumps(h.to_json(r), ensure_ascii=False))
+        return
+    if not recs:
+        from referee.lang.catalog import text
+
+        print(text("history_empty"))
+    for r in recs:
+        when = h.to_json(r)["time"]
+        print(f"[{r.room}]" + (f" {when}" if when else ""))
+        for line in h.summary_lines(r):
+            print("  " + line)
+
+
 # --- referee matrix ----------------------------------------------------------------------------
 
 def cmd_matrix(args: argparse.Namespace) -> None:
@@ -252,6 +354,22 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--player", default=None)
     rc.add_argument("--json", action="store_true")
     rc.set_defaults(func=cmd_records)
+
+    v = sub.add_parser("verify", help="check every revealed deal (docs/fairness.md)")
+    v.add_argument("file", nargs="?", default=None, help="JSON Lines events (referee replay)")
+    v.add_argument("--db", default=None, help="or a referee database (also checks the entropy)")
+    v.set_defaults(func=cmd_verify)
+
+    hi = sub.add_parser("history", help="finished hands, only what was shown")
+    hi.add_argument("--db", default=str(DEFAULT_DB))
+    sel = hi.add_mutually_exclusive_group()
+    sel.add_argument("--hand", type=int, default=None)
+    sel.add_argument("--player", default=None)
+    sel.add_argument("--since", default=None, help="YYYY-MM-DD (UTC) or an ISO time")
+    out = hi.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true")
+    out.add_argument("--format", choices=("text", "phh"), default="text")
+    hi.set_defaults(func=cmd_history)
 
     mx = sub.add_parser("matrix", help="run the bot on a Matrix homeserver (docs/matrix.md)")
     mx.add_argument("--config", default=None, help="TOML file ([matrix] table); flags override it")

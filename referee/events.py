@@ -142,6 +142,40 @@ class TournamentEnd(Event):
     prizes: dict[str, int]
 
 
+class HandSeats(Event):
+    """Right after ``hand_start`` (the service): who was dealt in, from which seat, with the
+    chips they had before antes and blinds, and the stakes -- what a hand history needs that
+    the other events do not say (all of it public at the table)."""
+
+    event: Literal["hand_seats"] = "hand_seats"
+    hand: int
+    game: str
+    seats: list[dict[str, Any]]
+    stakes: dict[str, int] = {}
+    limit: str = ""
+
+
+class DealCommitment(Event):
+    """Before any card of a randomly dealt hand: SHA-256 of the server seed (docs/fairness.md)."""
+
+    event: Literal["deal_commitment"] = "deal_commitment"
+    hand: int
+    sha256: str
+
+
+class DealReveal(Event):
+    """After ``hand_end``: the seed, the entropy and the deck in shoe order (card strings). The
+    service adds ``sha256``, ``dealt`` (the deal as recorded: hands in seat order, dealer,
+    board, spare ``shoe``, ``dice``; deuces' first bonus area as ``bonus``), and when used
+    ``bonus_deck`` and ``dice``."""
+
+    event: Literal["deal_reveal"] = "deal_reveal"
+    hand: int
+    seed: str
+    entropy: str
+    deck: list[str]
+
+
 def event_json(ev: Event) -> str:
     """``ev.to_json()`` as compact JSON, the text pydantic's compiled serializer writes; the one
     serialisation both the replay output and the store use. ``say`` and ``action`` (nearly every

@@ -54,7 +54,9 @@ from referee.bank import Bank
 from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
 from referee.definitions import GAME_IDS
 from referee.discipline import Discipline, FlagDecided, FlagRecord  # noqa: F401 (re-exported)
-from referee.events import Event, Leave, Penalty, Rejected, Say
+from referee.events import DealCommitment, DealReveal, Event, Leave, Penalty, Rejected, Say
+from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
+from referee.history import HistoryBook, hand_seats
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
@@ -123,6 +125,12 @@ class Table:
     paused_at: float | None = None  # input time of the !clock off (None: not known yet)
     paused_total: float = 0.0
     last_time: float | None = None  # the latest input time seen at this table
+    # Commit–reveal dealing (referee.fairness, docs/fairness.md): ``live`` tables (``!open``)
+    # commit to the next hand's seed as soon as a hand can be dealt; ``fair`` is that pending
+    # commitment (it collects the room's messages as entropy), ``dealt`` the running hand's.
+    live: bool = False
+    fair: PendingDeal | None = None
+    dealt: PendingDeal | None = None
 
 
 @dataclass(slots=True)
@@ -133,6 +141,7 @@ class _Ctx:
     events: list[Event] = field(default_factory=list)
     ledger: list[LedgerEntry] = field(default_factory=list)
     auto_used: int = 0  # automatic deals taken from input["auto_deals"] so far
+    commits_used: int = 0  # seeds taken from input["commits"] so far
 
 
 # Aliases that also stand for an argument (``!時計停止`` = ``!clock off``).
@@ -174,6 +183,7 @@ HELP = {
     "（停止中の時間は数えません）（モデレーター）",
     "rules": "!rules （!ルール） — このテーブルのゲームの簡単なルールと配当表",
     "help": "!help [コマンド] — 使い方（テーブルではそのゲームのアクションも）",
+    "hand": catalog.text("help_hand"),
 }
 
 AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic deal
@@ -260,14 +270,16 @@ _DEAL_PLAN: dict[str, tuple[int, int, int, int, int]] = {
 }
 
 
-def draw_deal(engine: Engine, rng: random.Random) -> Deal:
-    """A live deal from a freshly shuffled shoe of the game's decks and jokers.
+def draw_deal(engine: Engine, rng: random.Random, shoe: Shoe | None = None) -> Deal:
+    """A live deal from a freshly shuffled shoe of the game's decks and jokers (or ``shoe``,
+    already in order: the commit–reveal deck).
 
     An engine may define ``draw_deal(shoe, rng) -> Deal`` to size its own deal; otherwise the
     plan above is used (enough spare cards for every replacement and draw the rules allow).
     """
     d = engine.definition
-    shoe = Shoe(decks=d.decks, jokers=d.jokers, rng=rng)
+    if shoe is None:
+        shoe = Shoe(decks=d.decks, jokers=d.jokers, rng=rng)
     own: Callable[[Shoe, random.Random], Deal] | None = getattr(engine, "draw_deal", None)
     if callable(own):
         return own(shoe, rng)
@@ -306,6 +318,9 @@ class Referee:
         # table opened later starts from it. Derived from events, so a rebuild restores it too.
         self.bonus_area: tuple[list[str], list[int]] | None = None
         self._track_processed = True  # off while a rebuild re-runs inputs a store already has
+        self._rebuilding = False  # a rebuild: an input without recorded seeds commits nothing
+        # Finished hands, public parts only (``!hand N``; referee.history).
+        self.history = HistoryBook()
 
     # --- entry points ----------------------------------------------------------------------
     def handle(self, incoming: Incoming) -> list[Event]:
@@ -350,6 +365,8 @@ class Referee:
             self._message(ctx, room)
         if self.persistence is None and self._track_processed:
             self.processed.add(input_id)  # with persistence, the store knows (an index)
+        if ctx.events:
+            self.history.record(room, ctx.events, inp.get("time"))
         outcome = Outcome(input_id=input_id, room=room, input=ctx.input, events=ctx.events,
                           ledger=ctx.ledger)
         if self.persistence is not None:
@@ -402,6 +419,7 @@ class Referee:
         them): a restart's memory does not grow with the history it re-runs."""
         saved, self.persistence = self.persistence, None
         self._track_processed = saved is None
+        self._rebuilding = True
         try:
             for inp in inputs:
                 try:
@@ -414,6 +432,7 @@ class Referee:
         finally:
             self.persistence = saved
             self._track_processed = True
+            self._rebuilding = False
 
     # --- snapshots (issue 21) -----------------------------------------------------------------
     # What a snapshot leaves out: the wiring given at construction (the store, the random
@@ -422,7 +441,7 @@ class Referee:
     # are enough to go on).
     _NOT_SNAPSHOTTED = frozenset(
         {"persistence", "rng", "moderators", "_configured", "processed", "bank",
-         "_track_processed"}
+         "_track_processed", "_rebuilding"}
     )
 
     def snapshot(self) -> tuple[str, bytes]:
@@ -474,6 +493,10 @@ class Referee:
                     "hand": t.engine.hand_no, "in_hand": t.engine.in_hand,
                     "stacks": t.engine.stacks(),
                     "seated": [(s.seat, s.name, s.chips, s.npc) for s in t.engine.seated()],
+                    # the pending commitment as the room knows it (never the seed: state is
+                    # printed by referee check)
+                    "commitment": None if t.fair is None else (
+                        t.fair.hand, commitment(t.fair.seed), len(t.fair.lines)),
                 }
                 for room, t in sorted(self.tables.items())
             },
@@ -520,6 +543,8 @@ class Referee:
                 if t is not None:
                     now = ctx.input.get("time")
                     t.ended_at = float(now) if now is not None else None
+                    if t.dealt is not None and t.dealt.hand == getattr(ev, "hand", None):
+                        self._reveal(ctx, t)
             elif ev.event == "bonus_area":
                 self.bonus_area = (list(getattr(ev, "cards", [])),
                                    [int(m) for m in getattr(ev, "markers", [])])
@@ -553,6 +578,8 @@ class Referee:
         if table.engine.in_hand:
             return
         if not table.closing:
+            if table.live and table.fair is None and self.tables.get(table.room) is table:
+                self._commit(ctx, table)
             self._auto_deal(ctx, table)
             return
         for s in list(table.engine.seated()):
@@ -569,6 +596,86 @@ class Referee:
             del self.tables[table.room]
         self._say(ctx, "テーブルを閉じました。ありがとうございました。")
 
+    # --- commit–reveal dealing (referee.fairness, docs/fairness.md) ---------------------------
+    def _commit(self, ctx: _Ctx, table: Table) -> None:
+        """Announce the next hand's commitment. The seed is recorded in the input (a rebuild
+        takes it from there) and goes nowhere else until the reveal."""
+        recorded: list[str] = ctx.input.get("commits", [])
+        used = ctx.commits_used
+        if used < len(recorded):
+            seed = str(recorded[used])
+        elif self._rebuilding:
+            return  # an input saved before commitments existed: none was announced
+        else:
+            seed = new_seed(self.rng)
+            ctx.input["commits"] = [*recorded, seed]
+        ctx.commits_used += 1
+        hand = table.engine.hand_no + 1
+        table.fair = PendingDeal(seed=seed, hand=hand)
+        sha = commitment(seed)
+        self._emit(ctx, [DealCommitment(hand=hand, sha256=sha)])
+        self._say(ctx, catalog.text("deal_commitment", hand=str(hand), sha256=sha))
+
+    def _fair_deal(self, ctx: _Ctx, table: Table, recorded: Deal | None) -> Deal:
+        """The deal of a randomly dealt hand: the deck from the pending commitment's seed and
+        the entropy collected since it was announced (committing now, with this input as the
+        only entropy, if nothing is pending). ``recorded``: the deal saved in the input (a
+        rebuild), used as it is."""
+        eng = table.engine
+        pending = table.fair
+        if pending is None or pending.hand != eng.hand_no + 1:
+            self._commit(ctx, table)
+            pending = table.fair
+            inp = ctx.input
+            if pending is not None and inp.get("kind") == "message" and not inp.get("dm"):
+                pending.add(str(inp.get("id", "")), str(inp.get("sender", "")),
+                            str(inp.get("text", "")))
+        if pending is None:  # a rebuilt input from before commitments
+            return recorded if recorded is not None else draw_deal(eng, self.rng)
+        table.live = True  # it deals randomly: from now on, commit as soon as a hand can start
+        d = eng.definition
+        entropy = pending.entropy()
+        shoe = Shoe(decks=d.decks, jokers=d.jokers, rng=random.Random(0))
+        shoe.cards = shuffled_shoe(pending.seed, entropy, d.decks, d.jokers)
+        deck = [card_str(c) for c in shoe.cards]
+        rng = DealRandom(pending.seed, entropy)
+        deal = draw_deal(eng, rng, shoe)
+        pending.derived = Derived(deck=deck, bonus_deck=rng.bonus_deck, dice=rng.dice)
+        deal = recorded if recorded is not None else deal
+        dealt = deal_to_json(deal)
+        if rng.bonus_deck:  # deuces' first bonus area comes from the bonus deck
+            dealt["bonus"] = dealt.pop("board")
+        pending.deal = dealt
+        table.fair, table.dealt = None, pending
+        return deal
+
+    def _start_hand(self, ctx: _Ctx, table: Table, deal: Deal) -> list[Event]:
+        """``start_hand``, with a ``hand_seats`` event after ``hand_start`` (referee.history)."""
+        before = table.engine.stacks()
+        events = table.engine.start_hand(deal)
+        at = next((i for i, e in enumerate(events) if e.event == "hand_start"), None)
+        if at is not None:
+            events.insert(at + 1, hand_seats(table.engine, before))
+        return events
+
+    def _reveal(self, ctx: _Ctx, table: Table) -> None:
+        """After ``hand_end``: the seed, the entropy and the deck (CONTRACTS §3 ``deal_reveal``),
+        and the seed in the room, so anyone can check the commitment and re-derive the deck."""
+        p, table.dealt = table.dealt, None
+        if p is None or p.derived is None:
+            return
+        d = table.engine.definition
+        extra: dict[str, Any] = {"sha256": commitment(p.seed), "game": d.id, "decks": d.decks,
+                                 "jokers": d.jokers, "dealt": p.deal}
+        if p.derived.bonus_deck:
+            extra["bonus_deck"] = p.derived.bonus_deck
+        if p.derived.dice:
+            extra["dice"] = p.derived.dice
+        self._emit(ctx, [DealReveal(hand=p.hand, seed=p.seed, entropy=p.entropy(),
+                                    deck=p.derived.deck, **extra)])
+        self._say(ctx, catalog.text("deal_reveal", hand=str(p.hand), seed=p.seed,
+                                    messages=len(p.lines)))
+
     def _auto_deal(self, ctx: _Ctx, table: Table) -> None:
         """Deal the next hand of an ``auto`` table once ``AUTO_DEAL_AFTER`` seconds passed since
         the last one ended (time from the inputs, so a rebuild deals at the same input; the
@@ -581,11 +688,13 @@ class Referee:
                 return
         recorded: list[dict[str, Any]] = ctx.input.setdefault("auto_deals", [])
         used = ctx.auto_used
-        deal = (deal_from_json(recorded[used]) if used < len(recorded)
-                else draw_deal(table.engine, self.rng))
+        pending = table.fair
+        deal = self._fair_deal(ctx, table, deal_from_json(recorded[used])
+                               if used < len(recorded) else None)
         try:
-            events = table.engine.start_hand(deal)
+            events = self._start_hand(ctx, table, deal)
         except IllegalAction:
+            table.fair, table.dealt = pending, None  # not dealt: the commitment still waits
             if not recorded:
                 del ctx.input["auto_deals"]
             return  # not ready (too few players): the next input tries again
@@ -647,7 +756,7 @@ class Referee:
             for player in deal.hands:
                 if player not in seated:
                     raise DirectiveError(f"'{player}' is not seated at this table")
-            self._emit(ctx, t.engine.start_hand(deal))
+            self._emit(ctx, self._start_hand(ctx, t, deal))
             self._after(ctx, t)
         else:
             raise DirectiveError(f"unknown directive '{name}'")
@@ -659,6 +768,8 @@ class Referee:
         now = inp.get("time")
         dm = bool(inp.get("dm", False))
         table = self.tables.get(room)
+        if table is not None and not dm and table.fair is not None:
+            table.fair.add(str(inp.get("id", "")), sender, text)  # entropy for the next deal
         if table is not None and now is not None:
             self._tick(ctx, room, float(now))
             table = self.tables.get(room)
@@ -846,7 +957,7 @@ class Referee:
         if game == "deuces" and self.bonus_area is not None:
             cards, markers = self.bonus_area
             engine.set_bonus_area(parse_cards(" ".join(cards)), markers)
-        self.tables[room] = Table(room, game, options, engine, auto=auto == "on")
+        self.tables[room] = Table(room, game, options, engine, auto=auto == "on", live=True)
         self._say(ctx, f"{engine.definition.name} のテーブルを開きました。!sit で着席できます。"
                   + ("（2人以上でハンドを自動で配ります）" if auto == "on" else ""))
 
@@ -907,8 +1018,8 @@ class Referee:
         if t.engine.in_hand:
             raise IllegalAction("ハンドの進行中です")
         recorded = ctx.input.get("deal")
-        deal = deal_from_json(recorded) if recorded else draw_deal(t.engine, self.rng)
-        events = t.engine.start_hand(deal)
+        deal = self._fair_deal(ctx, t, deal_from_json(recorded) if recorded else None)
+        events = self._start_hand(ctx, t, deal)
         ctx.input["deal"] = deal_to_json(deal)  # a rebuild deals exactly these cards again
         # Each engine tells players their cards when its rules say so (holdem_aa only after
         # the stakes: an AA bet must be placed blind), so nothing is sent here.
@@ -1000,6 +1111,13 @@ class Referee:
             t.paused_total += at - t.paused_at
         t.paused, t.paused_at = False, None
         self._say(ctx, "持ち時間を再開しました。")
+
+    def _cmd_hand(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+        """A finished hand of this room, built from what the room saw (referee.history)."""
+        from referee.history import hand_command
+
+        for line in hand_command(self.history, room, args):
+            self._say(ctx, line, to=to)
 
     def _cmd_rank(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         if len(args) < 2:

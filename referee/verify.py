@@ -1,0 +1,239 @@
+"""``referee verify``: check every revealed hand of an event log (docs/fairness.md).
+
+For each ``deal_reveal``: the ``deal_commitment`` of the same hand came first and is SHA-256 of
+the seed; the deck (and dice, and deuces' bonus deck) follow from seed + entropy by the
+documented algorithm (:mod:`referee.fairness`), for the game's shoe; the recorded deal took its
+cards from the front of that deck, in order; and every card the bot sent during the hand -- the
+private hand messages, the board, replacements, shown and exposed cards -- is one of the cards
+dealt to that place. With the database the entropy itself is checked too: it must be exactly
+the room's messages between the commitment and the deal.
+
+The first discrepancy is reported as one line (:class:`Discrepancy`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.fairness import (
+    ENTROPY_LINES,
+    ENTROPY_TEXT,
+    FairnessError,
+    commitment,
+    dealt_order,
+    derive,
+    entropy_line,
+    is_prefix,
+)
+from referee.history import bot_cards as _cards
+
+_STREETS = ("フロップ:", "ターン:", "リバー:")
+_SEVEN_LINE = re.compile(r"^\d+番 (?:(?P<dealer>ディーラー席)|(?P<name>.+?)さん): (?P<cards>.*)$")
+
+
+class Discrepancy(Exception):
+    """The first thing that does not hold, as one line."""
+
+
+@dataclass
+class _Hand:
+    sha256: str | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
+    started: bool = False
+
+
+
+
+def _within(cards: Sequence[str], pool: Sequence[str]) -> str | None:
+    """A card of ``cards`` that ``pool`` cannot supply (counting copies), else None."""
+    have = Counter(pool)
+    for c in cards:
+        if have[c] <= 0:
+            return c
+        have[c] -= 1
+    return None
+
+
+def _shoe_ok(game: str | None, decks: int, jokers: int, hand: int) -> None:
+    if game is None:
+        return
+    from referee.definitions import GAME_IDS, load
+
+    if game not in GAME_IDS:
+        raise Discrepancy(f"hand {hand}: unknown game {game!r}")
+    d = load(game)
+    if (d.decks, d.jokers) != (decks, jokers):
+        raise Discrepancy(f"hand {hand}: a {game} shoe is {d.decks} deck(s) + {d.jokers} "
+                          f"joker(s), the reveal says {decks} + {jokers}")
+
+
+def check_reveal(rev: dict[str, Any], hand: _Hand) -> None:
+    """One revealed hand (raises :class:`Discrepancy`)."""
+    n = int(rev.get("hand", 0))
+    seed, entropy, deck = rev.get("seed"), rev.get("entropy"), rev.get("deck")
+    if not isinstance(seed, str) or not isinstance(entropy, str) or not isinstance(deck, list):
+        raise Discrepancy(f"hand {n}: the reveal lacks seed, entropy or deck")
+    if hand.sha256 is None:
+        raise Discrepancy(f"hand {n}: revealed without a commitment before it")
+    try:
+        sha = commitment(seed)
+    except FairnessError as e:
+        raise Discrepancy(f"hand {n}: {e}") from None
+    if sha != hand.sha256:
+        raise Discrepancy(f"hand {n}: SHA-256 of the seed is {sha[:16]}…, the commitment "
+                          f"was {hand.sha256[:16]}…")
+    jokers = sum(1 for c in deck if c == "JK")
+    decks = int(rev.get("decks", (len(deck) - jokers) // 52 or 1))
+    jokers = int(rev.get("jokers", jokers))
+    _shoe_ok(rev.get("game"), decks, jokers, n)
+    dice = [int(x) for x in rev.get("dice", [])]
+    bonus_deck = list(rev.get("bonus_deck", []))
+    want = derive(seed, entropy, decks, jokers, dice=len(dice), bonus=bool(bonus_deck))
+    for i, (a, b) in enumerate(zip(deck, want.deck, strict=False)):
+        if a != b:
+            raise Discrepancy(f"hand {n}: deck position {i + 1} is {a}, seed and entropy "
+                              f"give {b}")
+    if len(deck) != len(want.deck):
+        raise Discrepancy(f"hand {n}: the deck has {len(deck)} cards, the shoe {len(want.deck)}")
+    if dice != want.dice:
+        raise Discrepancy(f"hand {n}: dice {dice}, seed and entropy give {want.dice}")
+    if bonus_deck and bonus_deck != want.bonus_deck:
+        raise Discrepancy(f"hand {n}: the bonus deck does not follow from seed and entropy")
+    dealt = rev.get("dealt")
+    if not isinstance(dealt, dict):
+        return
+    order = dealt_order(dealt)
+    at = is_prefix(order, deck)
+    if at is not None:
+        got = order[at]
+        raise Discrepancy(f"hand {n}: dealt card {at + 1} is {got}, the deck's card "
+                          f"{at + 1} is {deck[at] if at < len(deck) else 'missing'}")
+    if is_prefix(list(dealt.get("bonus", [])), want.bonus_deck) is not None:
+        raise Discrepancy(f"hand {n}: the first bonus area is not the bonus deck's top cards")
+    if is_prefix([int(x) for x in dealt.get("dice", [])], dice) is not None:
+        raise Discrepancy(f"hand {n}: the dice used are not the revealed rolls")
+    _check_sent(n, dealt, hand.events)
+
+
+def _check_sent(n: int, dealt: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """Every card the bot sent during the hand came from the deal, to the right place."""
+    hands: dict[str, list[str]] = {k: list(v) for k, v in dict(dealt.get("hands", {})).items()}
+    board, shoe = list(dealt.get("board", [])), list(dealt.get("shoe", []))
+    dealer = list(dealt.get("dealer", []))
+    everything = [c for h in hands.values() for c in h] + dealer + board + shoe
+    first: set[str] = set()
+    for ev in events:
+        kind = ev.get("event")
+        if kind == "say":
+            to, text = str(ev.get("to", "")), str(ev.get("text", ""))
+            if to == "room":
+                if text.startswith("配札 "):  # seven: every card dealt face up, per seat
+                    for part in text[3:].split(" / "):
+                        m = _SEVEN_LINE.match(part)
+                        if m is None:
+                            continue
+                        own = dealer if m["dealer"] else hands.get(m["name"], [])
+                        cards = _cards(m["cards"])
+                        if cards != own[: len(cards)]:
+                            who = "the dealer seat" if m["dealer"] else m["name"]
+                            raise Discrepancy(f"hand {n}: {who} was dealt {' '.join(cards)} in "
+                                              f"the room, the deck dealt {' '.join(own)}")
+                    continue
+                if text.startswith(_STREETS):
+                    cards = _cards(text.split(":", 1)[1])
+                    if cards != (board + shoe)[: len(cards)]:
+                        raise Discrepancy(f"hand {n}: the board sent, {' '.join(cards)}, is not "
+                                          "the deck's board cards in order")
+                continue
+            cards = _cards(text)
+            if not cards:
+                continue
+            own = hands.get(to, [])
+            if to not in first and len(cards) == len(own) and own:
+                first.add(to)
+                if cards != own:
+                    raise Discrepancy(f"hand {n}: {to} was sent {' '.join(cards)}, the deck "
+                                      f"dealt {' '.join(own)}")
+                continue
+            bad = _within(cards, own + shoe + board)
+            if bad is not None:
+                raise Discrepancy(f"hand {n}: {to} was sent {bad}, not a card dealt to them")
+        elif kind == "duplicate":
+            bad = _within([str(ev.get("replacement", ""))], shoe)
+            if bad is not None:
+                raise Discrepancy(f"hand {n}: replacement {bad} did not come from the shoe")
+        elif kind in ("showdown", "exposed"):
+            who = str(ev.get("player", ""))
+            pool = (dealer if who == "dealer" else hands.get(who, [])) + shoe
+            bad = _within([str(c) for c in ev.get("cards", [])], pool)
+            if bad is not None:
+                raise Discrepancy(f"hand {n}: {who} showed {bad}, not a card dealt to them")
+        elif kind == "burned":
+            bad = _within([str(ev.get("card", ""))], everything)
+            if bad is not None:
+                raise Discrepancy(f"hand {n}: burned {bad}, not a card of the deal")
+
+
+def verify(events: Iterable[dict[str, Any]]) -> int:
+    """Check every reveal of one room's (or one replay's) events in order; the number of
+    hands verified. Raises :class:`Discrepancy` at the first that does not hold."""
+    hands: dict[int, _Hand] = {}
+    current: _Hand | None = None
+    count = 0
+    for ev in events:
+        kind = ev.get("event")
+        if kind == "deal_commitment":
+            hands[int(ev.get("hand", 0))] = _Hand(sha256=str(ev.get("sha256", "")))
+        elif kind == "hand_start":
+            current = hands.get(int(ev.get("hand", 0)))
+            if current is not None:
+                current.started = True
+        elif kind == "hand_end":
+            current = None
+        elif kind == "deal_reveal":
+            n = int(ev.get("hand", 0))
+            h = hands.pop(n, None)
+            check_reveal(ev, h if h is not None else _Hand())
+            count += 1
+        elif current is not None:
+            current.events.append(ev)
+    return count
+
+
+def check_entropy(inputs: Iterable[dict[str, Any]], events_of: dict[str, list[dict[str, Any]]]
+                  ) -> None:
+    """The database: each revealed entropy is exactly the room's messages (``id``, sender, text)
+    from the one after the commitment's input to the dealing input, the first
+    ``ENTROPY_LINES`` of them (``events_of``: input id → its events; one room's inputs)."""
+    collecting: dict[int, list[str]] = {}
+    frozen: dict[int, list[str]] = {}
+    for inp in inputs:
+        iid = str(inp.get("id", ""))
+        events = events_of.get(iid, [])
+        line = None
+        if inp.get("kind") == "message" and not inp.get("dm"):
+            line = entropy_line(iid, str(inp.get("sender", "")),
+                                str(inp.get("text", ""))[:ENTROPY_TEXT])
+            for lines in collecting.values():
+                if len(lines) < ENTROPY_LINES:
+                    lines.append(line)
+        fresh: set[int] = set()
+        for ev in events:
+            kind = ev.get("event")
+            n = int(ev.get("hand", 0))
+            if kind == "deal_commitment":
+                collecting[n] = []
+                fresh.add(n)
+            elif kind == "hand_start" and n in collecting:
+                lines = collecting.pop(n)
+                # committed by the dealing input itself: that message is the entropy
+                frozen[n] = [line] if n in fresh and line is not None else lines
+            elif kind == "deal_reveal":
+                want = frozen.pop(n, None)
+                if want is not None and str(ev.get("entropy", "")) != "\n".join(want):
+                    raise Discrepancy(f"hand {n}: the entropy is not the room's messages "
+                                      "between the commitment and the deal")
