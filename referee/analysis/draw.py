@@ -1,0 +1,115 @@
+"""Exact draw analysis of five-card single-deck draw poker (video poker), optimal hold.
+
+For every one of the 2,598,960 dealt hands and each of its 32 holds, the pay of every
+completion is *counted*, not dealt:
+
+1. every five-card hand is evaluated once (:func:`referee.analysis.batch.deuces_keys` -- the
+   referee's own deuces evaluator) and given its pay-table row;
+2. for every subset ``S`` of 0..4 cards, ``N[S, row]`` = the number of five-card hands that
+   contain ``S`` and pay ``row`` (one ``numpy.bincount`` per position pattern: 31 passes over
+   the 2.6M hands, indices by the colex rank of ``S``);
+3. for a dealt hand ``D`` and a hold ``S``, the completions are the hands that contain ``S``
+   and none of the discards ``D \\ S``: by inclusion-exclusion, ``sum over S <= U <= D of
+   (-1)^|U \\ S| N[U, row]`` -- for all 32 holds at once this is the superset Moebius transform
+   of the 32 values ``N[U]``, U <= D (5 vectorised passes). Dividing by C(47, 5 - |S|) gives the
+   probability of each row after the draw; the hold with the highest expected pay is played.
+
+No completion is ever dealt, so the whole analysis is a few numpy passes over the hands
+(``bench/analysis.py`` prints its time). Full-pay Deuces Wild gives 100.7620% (Wizard of Odds);
+tests/test_analysis.py checks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb
+
+import numpy as np
+import numpy.typing as npt
+
+from referee.analysis.batch import BINOM, colex_index, deuces_keys, five_card_hands
+from referee.hands import class_of
+
+#: full-pay Deuces Wild, "for one" (the stake included): Wizard of Odds' 100.7620% table
+FULL_PAY_DEUCES_WILD: dict[str, float] = {
+    "natural_royal_flush": 800, "four_deuces": 200, "wild_royal_flush": 25, "five_of_a_kind": 15,
+    "straight_flush": 9, "four_of_a_kind": 5, "full_house": 3, "flush": 2, "straight": 2,
+    "three_of_a_kind": 1,
+}
+
+_MASKS = [[p for p in range(5) if m >> p & 1] for m in range(32)]
+_SIZE = np.array([len(p) for p in _MASKS])
+_CHUNK = 65536
+
+
+@dataclass(frozen=True)
+class DrawResult:
+    """The exact result: ``ret`` (expected pay per unit stake), ``rows`` (pay-table row ->
+    probability after the optimal draw; rows that pay nothing are left out), ``hold`` (the
+    optimal hold of every dealt hand, a 5-bit mask over its ascending cards, indexed by the
+    hand's colex rank) and the number of dealt hands."""
+
+    ret: float
+    rows: dict[str, float]
+    hold: npt.NDArray[np.uint8]
+    hands: int
+
+
+def _row_ids(keys: npt.NDArray[np.int64], names: list[str]) -> npt.NDArray[np.int64]:
+    """Column of each hand's paying row (``len(names)`` for a hand that pays nothing)."""
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    col = {n: i for i, n in enumerate(names)}
+    per = np.array([col.get(class_of("deuces", int(k)), len(names)) for k in uniq])
+    return per[inverse.reshape(-1)].astype(np.int64)
+
+
+def deuces_wild(
+    table: Mapping[str, float] = FULL_PAY_DEUCES_WILD,
+    progress: Callable[[int], None] | None = None,
+) -> DrawResult:
+    """Exact return of single-deck deuces-wild draw poker with ``table`` (deuces class ->
+    pay for one, stake included) under the optimal (return-maximising) hold."""
+    names = [k for k, v in table.items() if v]
+    pays = np.array([float(table[k]) for k in names] + [0.0])
+    nrows = len(names) + 1
+    hands = five_card_hands()
+    n = hands.shape[0]
+    cls = _row_ids(deuces_keys(hands), names)
+    # N[m][colex(S), row] for |S| = m < 5
+    counts: list[npt.NDArray[np.int32]] = []
+    for m in range(5):
+        acc = np.zeros(comb(52, m) * nrows, dtype=np.int64)
+        for pos in combinations(range(5), m):
+            idx = colex_index(hands[:, list(pos)]) if m else np.zeros(n, dtype=np.int64)
+            acc += np.bincount(idx * nrows + cls, minlength=acc.size)
+        counts.append(acc.reshape(comb(52, m), nrows).astype(np.int32))
+    div = np.array([BINOM[47, 5 - int(s)] for s in _SIZE], dtype=np.float64)
+    total = 0.0
+    probs = np.zeros(nrows)
+    hold = np.zeros(n, dtype=np.uint8)
+    for start in range(0, n, _CHUNK):
+        d = hands[start:start + _CHUNK].astype(np.int64)
+        size = d.shape[0]
+        v = np.empty((size, 32, nrows), dtype=np.int32)
+        for mask, pos in enumerate(_MASKS):
+            if len(pos) == 5:
+                v[:, mask, :] = 0
+                v[np.arange(size), mask, cls[start:start + size]] = 1
+            elif pos:
+                v[:, mask, :] = counts[len(pos)][colex_index(d[:, pos])]
+            else:
+                v[:, mask, :] = counts[0][0]
+        for b in range(5):  # superset Moebius transform: inclusion-exclusion of the discards
+            lo = [m for m in range(32) if not m >> b & 1]
+            v[:, lo, :] -= v[:, [m | 1 << b for m in lo], :]
+        ev = (v @ pays) / div
+        best = ev.argmax(axis=1)
+        hold[start:start + size] = best
+        total += float(ev[np.arange(size), best].sum())
+        probs += (v[np.arange(size), best, :] / div[best][:, None]).sum(axis=0)
+        if progress is not None:
+            progress(size)
+    rows = {name: float(probs[i]) / n for i, name in enumerate(names)}
+    return DrawResult(ret=total / n, rows=rows, hold=hold, hands=n)
