@@ -63,7 +63,7 @@ def _multiset_table(size: int) -> tuple[IntArray, IntArray]:
 def standard_keys(cards: npt.NDArray[np.integer]) -> IntArray:
     """Best standard key of each row of ``cards`` (shape (N, 5..7), distinct cards 0..51)."""
     cards = np.asarray(cards, dtype=np.int64)
-    n, k = cards.shape
+    k = cards.shape[1]
     if not 5 <= k <= 7:
         raise ValueError("standard_keys needs 5 to 7 cards a hand")
     ranks = cards >> 2
@@ -79,7 +79,7 @@ def standard_keys(cards: npt.NDArray[np.integer]) -> IntArray:
         fsuit = counts[flush].argmax(axis=1)
         bits = np.where((fc & 3) == fsuit[:, None], np.int64(1) << (fc >> 2), 0).sum(axis=1)
         out[flush] = _FLUSH_TABLE[bits]
-    return out
+    return np.asarray(out, dtype=np.int64)
 
 
 def deuces_keys(cards: npt.NDArray[np.integer]) -> IntArray:
@@ -109,7 +109,7 @@ def five_card_hands() -> CardArray:
     )
     # combinations of the reversed deck give descending-lexicographic order; reverse it to get
     # colex order of the ascending hands
-    return arr[::-1].copy()
+    return np.array(arr[::-1], dtype=np.uint8)
 
 
 def colex_index(cards: npt.NDArray[np.integer]) -> IntArray:

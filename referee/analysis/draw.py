@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations
 from math import comb
 
@@ -30,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.analysis.batch import BINOM, colex_index, deuces_keys, five_card_hands
+from referee.cards import JOKER, Card
 from referee.hands import class_of
 
 #: full-pay Deuces Wild, "for one" (the stake included): Wizard of Odds' 100.7620% table
@@ -93,12 +95,12 @@ def deuces_wild(
         d = hands[start:start + _CHUNK].astype(np.int64)
         size = d.shape[0]
         v = np.empty((size, 32, nrows), dtype=np.int32)
-        for mask, pos in enumerate(_MASKS):
-            if len(pos) == 5:
+        for mask, held in enumerate(_MASKS):
+            if len(held) == 5:
                 v[:, mask, :] = 0
                 v[np.arange(size), mask, cls[start:start + size]] = 1
-            elif pos:
-                v[:, mask, :] = counts[len(pos)][colex_index(d[:, pos])]
+            elif held:
+                v[:, mask, :] = counts[len(held)][colex_index(d[:, held])]
             else:
                 v[:, mask, :] = counts[0][0]
         for b in range(5):  # superset Moebius transform: inclusion-exclusion of the discards
@@ -113,3 +115,32 @@ def deuces_wild(
             progress(size)
     rows = {name: float(probs[i]) / n for i, name in enumerate(names)}
     return DrawResult(ret=total / n, rows=rows, hold=hold, hands=n)
+
+
+@cache
+def _cached(table: tuple[tuple[str, float], ...]) -> DrawResult:
+    return deuces_wild(dict(table))
+
+
+def optimal_hold(table: Mapping[str, float]) -> Callable[[list[Card]], list[Card]]:
+    """A player's draw strategy: the single-deck optimal hold for ``table`` (computed once per
+    table, ~35 s). Hands from a multi-deck shoe are looked up as they are: five distinct cards
+    (the duplicate check leaves no identical cards); a joker is looked up as a deuce the hand
+    does not hold (all four held: the joker is kept with them); anything else keeps all five."""
+    result = _cached(tuple(sorted((k, float(v)) for k, v in table.items())))
+
+    def choose(cards: list[Card]) -> list[Card]:
+        hand = list(cards)
+        if JOKER in hand:
+            free = [c for c in (0, 1, 2, 3) if c not in hand]
+            if not free or hand.count(JOKER) > 1:
+                return list(cards)
+            hand[hand.index(JOKER)] = Card(free[0])
+        if len(hand) != 5 or len(set(hand)) != 5:
+            return list(cards)
+        order = sorted(range(5), key=lambda i: hand[i])
+        asc = np.array([[hand[i] for i in order]], dtype=np.int64)
+        mask = int(result.hold[int(colex_index(asc)[0])])
+        return [cards[order[p]] for p in range(5) if mask >> p & 1]
+
+    return choose
