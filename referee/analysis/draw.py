@@ -21,11 +21,14 @@ tests/test_analysis.py checks it.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
 from math import comb
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -117,17 +120,57 @@ def deuces_wild(
     return DrawResult(ret=total / n, rows=rows, hold=hold, hands=n)
 
 
+def cache_dir() -> Path:
+    """Where optimal-hold tables are kept between runs (``REFEREE_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/referee``, else ``~/.cache/referee``)."""
+    env = os.environ.get("REFEREE_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "referee"
+
+
 @cache
-def _cached(table: tuple[tuple[str, float], ...]) -> DrawResult:
+def exact_result(table: tuple[tuple[str, float], ...]) -> DrawResult:
+    """:func:`deuces_wild` of ``table`` (sorted ``(row, pay)`` pairs), once per process."""
     return deuces_wild(dict(table))
 
 
+def table_key(table: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
+    """The cache key of a pay table: its paying rows, sorted."""
+    return tuple(sorted((k, float(v)) for k, v in table.items() if v))
+
+
+@cache
+def hold_table(table: tuple[tuple[str, float], ...]) -> npt.NDArray[np.uint8]:
+    """The optimal hold of every dealt hand for ``table`` (sorted ``(row, pay)`` pairs):
+    computed once (~35 s) and kept on disk, keyed by the table, for later runs."""
+    digest = hashlib.sha256(repr(table).encode()).hexdigest()[:16]
+    path = cache_dir() / f"deuces-holds-{digest}.npy"
+    try:
+        held = np.load(path)
+        if held.shape == (comb(52, 5),) and held.dtype == np.uint8:
+            return np.asarray(held, dtype=np.uint8)
+    except (OSError, ValueError):
+        pass
+    result = exact_result(table).hold
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp.npy")
+        np.save(tmp, result)
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only home: computed again next time
+    return result
+
+
 def optimal_hold(table: Mapping[str, float]) -> Callable[[list[Card]], list[Card]]:
-    """A player's draw strategy: the single-deck optimal hold for ``table`` (computed once per
-    table, ~35 s). Hands from a multi-deck shoe are looked up as they are: five distinct cards
-    (the duplicate check leaves no identical cards); a joker is looked up as a deuce the hand
-    does not hold (all four held: the joker is kept with them); anything else keeps all five."""
-    result = _cached(tuple(sorted((k, float(v)) for k, v in table.items())))
+    """A player's draw strategy: the single-deck optimal hold for ``table`` (computed once
+    per table, ~35 s, then cached on disk: :func:`hold_table`). Hands from a multi-deck shoe are
+    looked up as they are: five distinct cards (the duplicate check leaves no identical cards);
+    a joker is looked up as a deuce the hand does not hold (all four held: the joker is kept
+    with them); anything else keeps all five."""
+    holds = hold_table(table_key(table))
 
     def choose(cards: list[Card]) -> list[Card]:
         hand = list(cards)
@@ -140,7 +183,7 @@ def optimal_hold(table: Mapping[str, float]) -> Callable[[list[Card]], list[Card
             return list(cards)
         order = sorted(range(5), key=lambda i: hand[i])
         asc = np.array([[hand[i] for i in order]], dtype=np.int64)
-        mask = int(result.hold[int(colex_index(asc)[0])])
+        mask = int(holds[int(colex_index(asc)[0])])
         return [cards[order[p]] for p in range(5) if mask >> p & 1]
 
     return choose

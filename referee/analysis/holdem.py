@@ -74,6 +74,20 @@ def aa_exact(rules: HoldemAARules, progress: Callable[[int], None] | None = None
                      trace=np.repeat(per_key, counts))
 
 
+def aa_mc(rules: HoldemAARules, hands: int, seed: int) -> BetReport:
+    """The AA bet by Monte Carlo (random hole + flop hands, the same settlement): a check of the
+    Monte Carlo machinery against :func:`aa_exact` (tests/test_analysis.py)."""
+    rng = np.random.default_rng(seed)
+    cards = _distinct(rng, np.full((hands, 1), -1, dtype=np.int64), 5)
+    uniq, inverse = np.unique(standard_keys(cards), return_inverse=True)
+    stake = rules.ante_unit
+    settled = [aa_settle(stake, int(k), rules) for k in uniq]
+    paid = np.array([p for p, _ in settled], dtype=np.float64)[inverse.reshape(-1)]
+    tally = Tally()
+    tally.add(np.full(hands, float(stake)), paid)
+    return tally.report("aa", note="Monte Carlo check of the exact figure")
+
+
 # --- ante + call ------------------------------------------------------------------------------
 
 
