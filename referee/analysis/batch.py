@@ -95,9 +95,25 @@ def deuces_keys(cards: npt.NDArray[np.integer]) -> IntArray:
     suited = (ss[:, 0] & ss[:, 1] & ss[:, 2] & ss[:, 3] & ss[:, 4]) != 0
     memo = digit << 1 | suited
     uniq, first, inverse = np.unique(memo, return_index=True, return_inverse=True)
-    values = np.array([deuces_key([int(c) for c in cards[i]]) for i in first], dtype=np.int64)
-    del uniq
-    return values[inverse.reshape(-1)]
+    global _DK, _DV
+    pos = np.searchsorted(_DK, uniq)
+    known = np.zeros(uniq.size, dtype=bool)
+    if _DK.size:
+        known = (pos < _DK.size) & (_DK[np.minimum(pos, _DK.size - 1)] == uniq)
+    if not known.all():
+        new = np.flatnonzero(~known)
+        vals = np.array([deuces_key([int(c) for c in cards[first[i]]]) for i in new],
+                        dtype=np.int64)
+        keys = np.concatenate([_DK, uniq[new]])
+        order = np.argsort(keys)
+        _DK, _DV = keys[order], np.concatenate([_DV, vals])[order]
+        pos = np.searchsorted(_DK, uniq)
+    return np.asarray(_DV[pos][inverse.reshape(-1)], dtype=np.int64)
+
+
+# memo key -> deuces key of every hand shape seen so far (sorted keys), as deuces.py's _MEMO
+_DK = np.zeros(0, dtype=np.int64)
+_DV = np.zeros(0, dtype=np.int64)
 
 
 def five_card_hands() -> CardArray:
