@@ -156,6 +156,7 @@ def test_deuces_monte_carlo_through_the_engine() -> None:
     for r in reps:
         assert r.hands == 300 and not r.exact and r.ci95 is not None
         assert sum(x.contribution for x in r.rows) == pytest.approx(r.ret)
+    assert reps[2].house_edge == -reps[2].ret  # the bonus takes no stake: all of it is cost
     again = deuces_mc(load("deuces"), 300, seed=4, hold=keep_all)
     assert [r.to_json() for r in reps] == [r.to_json() for r in again]
 

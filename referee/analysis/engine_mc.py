@@ -187,6 +187,7 @@ def deuces_mc(definition: GameDefinition, hands: int, seed: int, progress: Progr
                bonus_t.report("bonus", note=note + "; per ante staked (no stake of its own)")]
     for r in reports:
         r.hands = hands
+    reports[2].unstaked = True
     return reports
 
 

@@ -1,7 +1,8 @@
 """What ``referee analyze`` reports, and the Monte Carlo estimator behind its intervals.
 
 A bet's **return** is what the bet pays back (stake included) divided by what was staked on it,
-as a fraction (0.9376, not 93.76); the **house edge** is ``1 - return``. A row's
+as a fraction (0.9376, not 93.76); the **house edge** is ``1 - return`` (for a payout
+that takes no stake of its own, ``-return``). A row's
 **probability** is how often that row settled the bet; its **contribution** is the part of the
 return it pays (the rows' contributions add up to the return).
 """
@@ -34,13 +35,16 @@ class BetReport:
     rows: list[Row]
     ci95: tuple[float, float] | None = None
     note: str = ""
+    # a payout with no stake of its own (deuces' bonus area, returned per ante): what it gives
+    # away is all the house's cost, so its house edge is ``-return``
+    unstaked: bool = False
     # the running return after each hand (Monte Carlo) or the per-hand return distribution,
     # for --plot; not part of the JSON
     trace: npt.NDArray[np.float64] | None = field(default=None, repr=False)
 
     @property
     def house_edge(self) -> float:
-        return 1.0 - self.ret
+        return -self.ret if self.unstaked else 1.0 - self.ret
 
     def to_json(self) -> dict[str, Any]:
         return {
