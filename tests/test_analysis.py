@@ -229,3 +229,35 @@ def test_text_output_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     code, out, _ = run(capsys, "omaha", "--json")
     assert code == 0 and json.loads(out) == {"game": "omaha", "bets": []}
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    def stderr_of(*argv: str) -> bytes:
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+        p = subprocess.Popen([sys.executable, "-m", "referee.cli", "analyze", *argv],
+                             stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+        assert p.wait() == 0
+        os.close(master)
+        return buf
+
+    assert b"main:" in stderr_of("seven", "--hands", "400")
+    assert stderr_of("seven", "--hands", "400", "--json") == b""

@@ -7,7 +7,8 @@
   decision estimated per hand;
 * ``seven``: ``main`` Monte Carlo through the engine, NPC strategy (:mod:`.engine_mc`);
 * ``deuces``: ``ante``, ``play``, ``bonus`` Monte Carlo through the engine, the single-deck
-  optimal hold (:mod:`.draw`, :mod:`.engine_mc`);
+  optimal hold (:mod:`.draw`, :mod:`.engine_mc`); ``video_poker`` (only with ``--bet``): the
+  ``player_table`` as single-deck deuces-wild video poker, exact, optimal hold;
 * ``omaha``: no bets against the house (rake only): an empty report with a note.
 """
 
@@ -27,6 +28,8 @@ BETS: dict[str, tuple[str, ...]] = {
     "deuces": ("ante", "play", "bonus"),
     "omaha": (),
 }
+#: bets reported only when asked for with --bet (not part of a game's default report)
+EXTRA_BETS: dict[str, tuple[str, ...]] = {"deuces": ("video_poker",)}
 #: Monte Carlo hands when --hands is not given (a run of well under a minute or two here)
 DEFAULT_HANDS: dict[str, int] = {"holdem_aa": 100_000, "seven": 10_000, "deuces": 20_000,
                                  "omaha": 0}
@@ -47,13 +50,13 @@ def analyze(
 ) -> Report:
     """Analyse ``bets`` (all of the game's when empty) of ``definition``."""
     game = definition.id
-    known = BETS[game]
+    known = BETS[game] + EXTRA_BETS.get(game, ())
     for b in bets:
         if b not in known:
             raise AnalysisError(
                 f"{game} has no bet '{b}'" + (f" (bets: {', '.join(known)})" if known else
                                              " (omaha has no bets against the house)"))
-    wanted = [b for b in known if not bets or b in bets]
+    wanted = [b for b in known if b in bets] if bets else list(BETS[game])
     n = DEFAULT_HANDS[game] if hands is None else hands
     if n <= 1 and game != "omaha":
         raise AnalysisError("--hands must be at least 2")
@@ -79,9 +82,29 @@ def analyze(
     elif game == "deuces":
         from referee.analysis.engine_mc import deuces_mc
 
-        all_bets = deuces_mc(definition, n, seed, bar("deuces", n))
-        report.bets = [r for r in all_bets if r.bet in wanted]
+        if any(b in wanted for b in BETS[game]):
+            all_bets = deuces_mc(definition, n, seed, bar("deuces", n))
+            report.bets = [r for r in all_bets if r.bet in wanted]
+        if "video_poker" in wanted:
+            report.bets.append(_video_poker(definition, bar("video_poker (exact)", 2_598_960)))
     else:
         report.notes.append("omaha has no bets against the house: the house only takes rake "
                             "(2% of pots of 500 or more, at most 500; games/omaha.toml)")
     return report
+
+
+def _video_poker(definition: GameDefinition, progress: Callable[[int], None] | None
+                 ) -> BetReport:
+    from referee.analysis.draw import exact_result, table_key
+
+    rules = definition.deuces
+    assert rules is not None
+    table = {k: float(v) for k, v in rules.player_table.items() if k != "other"}
+    res = exact_result(table_key(table))
+    if progress is not None:
+        progress(res.hands)
+    rows = [Row(k, res.rows[k], res.rows[k] * table[k]) for k in rules.player_table
+            if k in res.rows]
+    return BetReport(bet="video_poker", ret=res.ret, exact=True, hands=res.hands, rows=rows,
+                     note="player_table as single-deck deuces-wild video poker (no dealer, "
+                     "no bonus, no joker), optimal hold: full pay gives 100.7620%")
