@@ -108,10 +108,14 @@ def cmd_analyze(args: argparse.Namespace) -> None:
         _fail(str(e))
     quiet = args.json or not sys.stderr.isatty()
     progress = None if quiet else _progress_bar
+    from referee.rules.base import IllegalAction, OptionError
+
     try:
         report = analyze(game, args.bet, hands, seed, progress)
     except AnalysisError as e:
         _fail(str(e))
+    except (IllegalAction, OptionError) as e:  # a --set the engine cannot play with
+        _fail(f"analyze {args.game}: the engine refused the definition: {e}")
     if args.plot is not None:
         from referee.analysis.plot import plot
 

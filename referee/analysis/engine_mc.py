@@ -51,7 +51,8 @@ def seven_mc(definition: GameDefinition, hands: int, seed: int,
     assert rules is not None
     rng = random.Random(seed)
     engine = SevenEngine(definition, {})
-    for seat in range(1, 6):
+    seats = [s for s in range(1, definition.seats.max + 1) if s != rules.dealer_seat][:5]
+    for seat in seats:
         engine.sit(seat, f"npc{seat}", BIG, npc=True)
     tally = Tally()
     staked_all: list[float] = []
@@ -86,9 +87,9 @@ def seven_mc(definition: GameDefinition, hands: int, seed: int,
     tally.add(staked_all, paid_all)
     # joker rows count no hands (they pay on top of the hand's own result)
     rows_order = [f"win {c}" for c in (*SEVEN_CLASSES, "other")]
-    rep = tally.report("main", order=rows_order, note="Monte Carlo through the engine; 5 NPC "
-                       "seats and the dealer seat, NPC rule for every seat; per hand: all five "
-                       "players' stakes pooled")
+    rep = tally.report("main", order=rows_order, note=f"Monte Carlo through the engine; "
+                       f"{len(seats)} NPC seats and the dealer seat, NPC rule for every seat; "
+                       "per hand: the players' stakes pooled")
     rep.hands = hands
     return rep
 
