@@ -12,8 +12,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from referee.analysis import analyze
-from referee.analysis.batch import colex_index, deuces_keys, five_card_hands, standard_keys
+from referee.analysis import analyze, draw
+from referee.analysis.batch import (
+    BINOM,
+    colex_index,
+    deuces_keys,
+    five_card_hands,
+    standard_keys,
+)
 from referee.analysis.draw import FULL_PAY_DEUCES_WILD, exact_result, table_key
 from referee.analysis.holdem import aa_exact, aa_mc, ante_mc
 from referee.analysis.tables import definition
@@ -99,9 +105,21 @@ def test_full_pay_deuces_wild_is_100_7620_percent() -> None:
               "flush": 0.016784, "straight": 0.056070, "three_of_a_kind": 0.284690}
     for row, p in wizard.items():
         assert res.rows[row] == pytest.approx(p, abs=1e-6), row
-    # the hold table: a dealt natural royal is held whole, four deuces too
+    # the hold table: a dealt natural royal is held whole
     royal = np.array([[32 + 3, 36 + 3, 40 + 3, 44 + 3, 48 + 3]])  # Ts Js Qs Ks As
     assert res.hold[int(colex_index(royal)[0])] == 31
+    # every hand's hold (its suit class representative's, mapped back) is a best hold of the
+    # hand itself, worked out directly
+    names = [k for k in FULL_PAY_DEUCES_WILD]
+    pays = np.array([float(FULL_PAY_DEUCES_WILD[k]) for k in names] + [0.0])
+    hands = five_card_hands()
+    cls = draw._row_ids(deuces_keys(hands), names)
+    counts = draw._subset_counts(hands, cls, len(pays))
+    div = np.array([BINOM[47, 5 - bin(m).count("1")] for m in range(32)], dtype=np.float64)
+    sample = np.random.default_rng(0).choice(hands.shape[0], 20000, replace=False)
+    ev = (draw._hold_values(hands[sample].astype(np.int64), cls[sample], counts, len(pays))
+          @ pays) / div
+    assert np.array_equal(ev[np.arange(sample.size), res.hold[sample]], ev.max(axis=1))
 
 
 # --- Monte Carlo ----------------------------------------------------------------------------

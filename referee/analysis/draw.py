@@ -14,9 +14,11 @@ completion is *counted*, not dealt:
    of the 32 values ``N[U]``, U <= D (5 vectorised passes). Dividing by C(47, 5 - |S|) gives the
    probability of each row after the draw; the hold with the highest expected pay is played.
 
-No completion is ever dealt, so the whole analysis is a few numpy passes over the hands
-(``bench/analysis.py`` prints its time). Full-pay Deuces Wild gives 100.7620% (Wizard of Odds);
-tests/test_analysis.py checks it.
+Step 3 runs once per suit-isomorphic class (134,459 representatives, weighted by their size:
+relabelling the suits changes no payout); each hand's hold is its representative's, mapped back
+through the relabelling. No completion is ever dealt, so the whole analysis is a few numpy
+passes over the hands (``bench/analysis.py`` prints its time, ~12 s here). Full-pay Deuces
+Wild gives 100.7620% (Wizard of Odds); tests/test_analysis.py checks it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from itertools import combinations
+from itertools import combinations, permutations
 from math import comb
 from pathlib import Path
 
@@ -70,19 +72,96 @@ def _row_ids(keys: npt.NDArray[np.int64], names: list[str]) -> npt.NDArray[np.in
     return per[inverse.reshape(-1)].astype(np.int64)
 
 
+def suit_classes(hands: npt.NDArray[np.uint8]
+                 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """For each hand (cards ascending), the colex index of its suit-isomorphic representative
+    (the smallest over the 24 relabellings of the suits) and where each of the
+    representative's cards sits in the hand (``order[i, j]``: the hand's position of the
+    representative's ``j``-th card)."""
+    h = hands.astype(np.int64)
+    ranks, suits = h >> 2, h & 3
+    perms = np.array(list(permutations(range(4))), dtype=np.int64)
+    best = np.full(h.shape[0], np.iinfo(np.int64).max)
+    best_perm = np.zeros(h.shape[0], dtype=np.int64)
+    for i, perm in enumerate(perms):
+        idx = colex_index(np.sort(ranks * 4 + perm[suits], axis=1))
+        better = idx < best
+        best[better] = idx[better]
+        best_perm[better] = i
+    order = np.argsort(ranks * 4 + perms[best_perm[:, None], suits], axis=1, kind="stable")
+    return best, order
+
+
+def _hold_values(d: npt.NDArray[np.int64], cls_d: npt.NDArray[np.int64],
+                 counts: list[npt.NDArray[np.int32]], nrows: int) -> npt.NDArray[np.int32]:
+    """``v[i, hold, row]``: how many of hand ``d[i]``'s completions after ``hold`` (a 5-bit mask
+    over its cards) pay ``row`` (inclusion-exclusion over the discards, module doc)."""
+    size = d.shape[0]
+    v = np.empty((size, 32, nrows), dtype=np.int32)
+    for mask, held in enumerate(_MASKS):
+        if len(held) == 5:
+            v[:, mask, :] = 0
+            v[np.arange(size), mask, cls_d] = 1
+        elif held:
+            v[:, mask, :] = counts[len(held)][colex_index(d[:, held])]
+        else:
+            v[:, mask, :] = counts[0][0]
+    for b in range(5):  # superset Moebius transform: inclusion-exclusion of the discards
+        lo = [m for m in range(32) if not m >> b & 1]
+        v[:, lo, :] -= v[:, [m | 1 << b for m in lo], :]
+    return v
+
+
 def deuces_wild(
     table: Mapping[str, float] = FULL_PAY_DEUCES_WILD,
     progress: Callable[[int], None] | None = None,
 ) -> DrawResult:
     """Exact return of single-deck deuces-wild draw poker with ``table`` (deuces class ->
-    pay for one, stake included) under the optimal (return-maximising) hold."""
+    pay for one, stake included) under the optimal (return-maximising) hold.
+
+    The holds are worked out once per suit-isomorphic class (134,459 of them: relabelling the
+    suits changes no payout) and weighted by the class's size; each hand's hold is its
+    class representative's, mapped back through the relabelling."""
     names = [k for k, v in table.items() if v]
     pays = np.array([float(table[k]) for k in names] + [0.0])
     nrows = len(names) + 1
     hands = five_card_hands()
     n = hands.shape[0]
     cls = _row_ids(deuces_keys(hands), names)
-    # N[m][colex(S), row] for |S| = m < 5
+    counts = _subset_counts(hands, cls, nrows)
+    div = np.array([BINOM[47, 5 - int(s)] for s in _SIZE], dtype=np.float64)
+    canon, order = suit_classes(hands)
+    reps, inverse, weight = np.unique(canon, return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    total = 0.0
+    probs = np.zeros(nrows)
+    rep_hold = np.zeros(reps.size, dtype=np.int64)
+    for start in range(0, reps.size, _CHUNK):
+        idx = reps[start:start + _CHUNK]
+        w = weight[start:start + _CHUNK].astype(np.float64)
+        size = idx.size
+        v = _hold_values(hands[idx].astype(np.int64), cls[idx], counts, nrows)
+        ev = (v @ pays) / div
+        best = ev.argmax(axis=1)
+        rep_hold[start:start + size] = best
+        total += float((ev[np.arange(size), best] * w).sum())
+        probs += (v[np.arange(size), best, :] / div[best][:, None] * w[:, None]).sum(axis=0)
+        if progress is not None:
+            progress(int(w.sum()))
+    # each hand's hold: its representative's, bit j moved to where that card sits in the hand
+    mask = rep_hold[inverse]
+    hold = np.zeros(n, dtype=np.int64)
+    for j in range(5):
+        hold |= ((mask >> j) & 1) << order[:, j]
+    rows = {name: float(probs[i]) / n for i, name in enumerate(names)}
+    return DrawResult(ret=total / n, rows=rows, hold=hold.astype(np.uint8), hands=n)
+
+
+def _subset_counts(hands: npt.NDArray[np.uint8], cls: npt.NDArray[np.int64], nrows: int
+                   ) -> list[npt.NDArray[np.int32]]:
+    """``N[m][colex(S), row]`` for every subset ``S`` of ``m`` < 5 cards: the five-card hands
+    containing ``S`` that pay ``row``."""
+    n = hands.shape[0]
     counts: list[npt.NDArray[np.int32]] = []
     for m in range(5):
         acc = np.zeros(comb(52, m) * nrows, dtype=np.int64)
@@ -90,34 +169,7 @@ def deuces_wild(
             idx = colex_index(hands[:, list(pos)]) if m else np.zeros(n, dtype=np.int64)
             acc += np.bincount(idx * nrows + cls, minlength=acc.size)
         counts.append(acc.reshape(comb(52, m), nrows).astype(np.int32))
-    div = np.array([BINOM[47, 5 - int(s)] for s in _SIZE], dtype=np.float64)
-    total = 0.0
-    probs = np.zeros(nrows)
-    hold = np.zeros(n, dtype=np.uint8)
-    for start in range(0, n, _CHUNK):
-        d = hands[start:start + _CHUNK].astype(np.int64)
-        size = d.shape[0]
-        v = np.empty((size, 32, nrows), dtype=np.int32)
-        for mask, held in enumerate(_MASKS):
-            if len(held) == 5:
-                v[:, mask, :] = 0
-                v[np.arange(size), mask, cls[start:start + size]] = 1
-            elif held:
-                v[:, mask, :] = counts[len(held)][colex_index(d[:, held])]
-            else:
-                v[:, mask, :] = counts[0][0]
-        for b in range(5):  # superset Moebius transform: inclusion-exclusion of the discards
-            lo = [m for m in range(32) if not m >> b & 1]
-            v[:, lo, :] -= v[:, [m | 1 << b for m in lo], :]
-        ev = (v @ pays) / div
-        best = ev.argmax(axis=1)
-        hold[start:start + size] = best
-        total += float(ev[np.arange(size), best].sum())
-        probs += (v[np.arange(size), best, :] / div[best][:, None]).sum(axis=0)
-        if progress is not None:
-            progress(size)
-    rows = {name: float(probs[i]) / n for i, name in enumerate(names)}
-    return DrawResult(ret=total / n, rows=rows, hold=hold, hands=n)
+    return counts
 
 
 def cache_dir() -> Path:
