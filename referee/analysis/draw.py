@@ -197,7 +197,7 @@ def table_key(table: Mapping[str, float]) -> tuple[tuple[str, float], ...]:
 def hold_table(table: tuple[tuple[str, float], ...]) -> npt.NDArray[np.uint8]:
     """The optimal hold of every dealt hand for ``table`` (sorted ``(row, pay)`` pairs):
     computed once (~35 s) and kept on disk, keyed by the table, for later runs."""
-    digest = hashlib.sha256(repr(table).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(repr(("v2", table)).encode()).hexdigest()[:16]
     path = cache_dir() / f"deuces-holds-{digest}.npy"
     try:
         held = np.load(path)
