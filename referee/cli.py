@@ -83,6 +83,75 @@ def cmd_replay(args: argparse.Namespace) -> None:
         _fail(f"{args.file}: {e.strerror}")
 
 
+# --- referee analyze ---------------------------------------------------------------------------
+
+def cmd_analyze(args: argparse.Namespace) -> None:
+    try:
+        from referee.analysis import AnalysisError, analyze
+        from referee.analysis.tables import definition
+    except ImportError as e:
+        _fail(f"analyze needs the analysis extra (numpy, matplotlib, tqdm): "
+              f"bash scripts/setup.sh --analysis ({e.name} is missing)")
+    from referee.definitions import DefinitionError
+
+    if args.game not in GAME_IDS:
+        _fail(f"unknown game '{args.game}' (known: {', '.join(GAME_IDS)})")
+    hands = _number("--hands", args.hands) if args.hands is not None else None
+    if hands is not None and hands < 2:
+        _fail("--hands must be at least 2")
+    seed = _number("--seed", args.seed)
+    if args.plot is not None and not args.plot.lower().endswith(".png"):
+        _fail(f"--plot {args.plot}: the file must end in .png")
+    try:
+        game = definition(args.game, args.set)
+    except DefinitionError as e:
+        _fail(str(e))
+    quiet = args.json or not sys.stderr.isatty()
+    progress = None if quiet else _progress_bar
+    from referee.rules.base import IllegalAction, OptionError
+
+    try:
+        report = analyze(game, args.bet, hands, seed, progress)
+    except AnalysisError as e:
+        _fail(str(e))
+    except (IllegalAction, OptionError) as e:  # a --set the engine cannot play with
+        _fail(f"analyze {args.game}: the engine refused the definition: {e}")
+    if args.plot is not None:
+        from referee.analysis.plot import plot
+
+        try:
+            plot(report, Path(args.plot))
+        except OSError as e:
+            _fail(f"--plot {args.plot}: {e.strerror or e}")
+    if args.json:
+        print(_dump(report.to_json()))
+        return
+    from referee.analysis.text import render
+
+    print(render(report, seed))
+
+
+def _number(flag: str, text: str) -> int:
+    try:
+        return int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        _fail(f"{flag} {text}: not a whole number")
+
+
+def _progress_bar(label: str, total: int) -> Any:
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=label, unit="hand", file=sys.stderr, leave=False,
+               dynamic_ncols=True)
+
+    def step(n: int) -> None:
+        bar.update(n)
+        if bar.n >= total:
+            bar.close()
+
+    return step
+
+
 # --- referee play / records ----------------------------------------------------------------
 
 def cmd_play(args: argparse.Namespace) -> None:
@@ -341,6 +410,20 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--db", default=None, help="SQLite file to persist to (resumable)")
     r.add_argument("file")
     r.set_defaults(func=cmd_replay)
+
+    an = sub.add_parser("analyze", help="return to player and house edge of a game's bets "
+                        "(docs/analysis.md)")
+    an.add_argument("game", help=", ".join(GAME_IDS))
+    an.add_argument("--bet", action="append", default=[], help="one bet (repeat for several)")
+    an.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="try a definition change, e.g. aa_table.royal_flush=250")
+    # numbers checked by cmd_analyze, so a bad one is one line like every other bad input
+    an.add_argument("--hands", default=None, help="Monte Carlo hands")
+    an.add_argument("--seed", default="1", help="Monte Carlo seed (default 1)")
+    an.add_argument("--json", action="store_true", help="one JSON object (CONTRACTS.md §5)")
+    an.add_argument("--plot", default=None, metavar="FILE.png",
+                    help="draw the return's convergence / the rows' contributions")
+    an.set_defaults(func=cmd_analyze)
 
     pl = sub.add_parser("play", help="a terminal table: type 'name: message' lines")
     pl.add_argument("--db", default=str(DEFAULT_DB))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv and install the project. Idempotent; safe on a fresh machine.
 #   scripts/setup.sh          what the main job needs (the terminal table on SQLite)
+#   scripts/setup.sh --analysis  that plus `referee analyze` (numpy, matplotlib, tqdm)
 #   scripts/setup.sh --test   everything the tests need: test tools, the Matrix and IRC extras,
 #                             ngIRCd, InspIRCd + Atheme (Debian packages), Synapse (its own venv,
 #                             .venv-synapse) and the matrix-js-sdk test players (npm, tests/matrix/js)
@@ -12,8 +13,12 @@ if [ ! -x .venv/bin/python ]; then
 fi
 extras=""
 stamp=.venv/.installed
+if [ "${1:-}" = "--analysis" ]; then
+    extras="[analysis]"
+    stamp=.venv/.installed-analysis
+fi
 if [ "${1:-}" = "--test" ]; then
-    extras="[test,matrix,irc]"
+    extras="[test,matrix,irc,analysis]"
     stamp=.venv/.installed-test
 fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then

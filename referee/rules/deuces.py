@@ -366,6 +366,12 @@ class DeucesEngine(Engine):
         p = h.get(player) if h else None
         return list(p.held) if p else []
 
+    def current_cards(self, player: str) -> list[Card]:
+        """The cards ``player`` holds now (after the duplicate check: what a play keeps from)."""
+        h = self._s.hand
+        p = h.get(player) if h else None
+        return list(p.cards) if p else []
+
     def shown(self, player: str) -> list[Card]:
         h = self._s.hand
         p = h.get(player) if h else None

@@ -61,12 +61,13 @@ Rulings (RULES.md plus gaps decided here):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from referee.actions import Parsed
 from referee.cards import Card, is_joker
 from referee.definitions import GameDefinition, HoldemAARules
 from referee.events import ActionEvent, Event, HandStart, Say, Settle
-from referee.hands import NAMES, evaluate, pair_floor
+from referee.hands import NAMES, class_of, evaluate, pair_floor
 from referee.rules.base import Deal, Decision, IllegalAction, OptionError
 from referee.rules.house import (
     HandBook,
@@ -80,6 +81,60 @@ from referee.rules.house import (
 )
 
 ACE = 12
+
+
+Result = Literal["win", "lose", "push", "dealer_fold"]
+
+
+# --- settlement, as pure functions (the engine and ``referee.analysis`` both use these) --------
+
+
+def aa_row(key: int, rules: HoldemAARules) -> str | None:
+    """The AA table row that pays a hole + flop hand of standard ``key``, None when it loses."""
+    klass = class_of("holdem_aa", key)
+    row: str | None = klass
+    if klass == "one_pair":
+        row = "pair_of_aces" if key >= pair_floor("holdem_aa", ACE) else None
+    return row if row is not None and row in rules.aa_table else None
+
+
+def aa_settle(stake: int, key: int, rules: HoldemAARules) -> tuple[int, str | None]:
+    """The AA bet's payout for ``stake`` on a hole + flop hand of ``key``, and the row paid."""
+    row = aa_row(key, rules)
+    if row is None:
+        return 0, None
+    return pay(stake, rules.aa_table[row], rules.payout_rounding), row
+
+
+def dealer_qualifies(dealer_key: int, rules: HoldemAARules) -> bool:
+    """A pair of ``dealer_qualify_pair`` (4s) or better."""
+    return dealer_key >= pair_floor("holdem_aa", rules.dealer_qualify_pair - 2)
+
+
+def showdown_result(player_key: int, dealer_key: int, qualified: bool) -> Result:
+    """A caller's result against the dealer (keys of the best 5 of 7)."""
+    if not qualified:
+        return "dealer_fold"
+    if player_key > dealer_key:
+        return "win"
+    return "push" if player_key == dealer_key else "lose"
+
+
+def ante_row(klass: str, result: Result, rules: HoldemAARules) -> str:
+    """The ante table row a caller is paid by: the hand's row on a win or a dealer fold
+    (``other`` for a hand without one), else ``push`` / ``lose``."""
+    if result in ("win", "dealer_fold"):
+        return klass if klass in rules.ante_table else "other"
+    return result
+
+
+def ante_call_settle(
+    ante: int, call: int, result: Result, klass: str, rules: HoldemAARules
+) -> tuple[int, int]:
+    """``(ante payout, call payout)`` of a caller whose best hand is of class ``klass``."""
+    rnd = rules.payout_rounding
+    return (pay(ante, rules.ante_table[ante_row(klass, result, rules)], rnd),
+            pay(call, rules.call_table[result], rnd))
 
 
 @dataclass
@@ -275,16 +330,10 @@ class HoldemAAEngine(HouseEngine):
         if not s.aa:
             return 0, None
         hv = evaluate("holdem_aa", s.cards, self.board[:3])
-        row: str | None = hv.klass
-        if hv.klass == "one_pair":
-            row = "pair_of_aces" if hv.key >= pair_floor("holdem_aa", ACE) else None
-        if row is None or row not in self.rules.aa_table:
-            return 0, None
-        return pay(s.aa, self.rules.aa_table[row], self.rules.payout_rounding), row
+        return aa_settle(s.aa, hv.key, self.rules)
 
     def _showdown(self) -> list[Event]:
         r = self.rules
-        rnd = r.payout_rounding
         out: list[Event] = []
         callers = [s for s in self.seats.values() if not s.folded]
         aa_pay: dict[str, int] = {}
@@ -301,7 +350,7 @@ class HoldemAAEngine(HouseEngine):
         qualified = False
         if callers:
             dealer_hv = evaluate("holdem_aa", self.dealer, self.board)
-            qualified = dealer_hv.key >= pair_floor("holdem_aa", r.dealer_qualify_pair - 2)
+            qualified = dealer_qualifies(dealer_hv.key, r)
             out.append(
                 Say(
                     to="room",
@@ -315,23 +364,8 @@ class HoldemAAEngine(HouseEngine):
                 continue
             assert dealer_hv is not None
             hv = evaluate("holdem_aa", s.cards, self.board)
-            ante_row = hv.klass if hv.klass in r.ante_table else "other"
-            if not qualified:
-                result = "dealer_fold"
-                ante_p = pay(s.ante, r.ante_table[ante_row], rnd)
-                call_p = pay(s.call, r.call_table["dealer_fold"], rnd)
-            elif hv > dealer_hv:
-                result = "win"
-                ante_p = pay(s.ante, r.ante_table[ante_row], rnd)
-                call_p = pay(s.call, r.call_table["win"], rnd)
-            elif hv == dealer_hv:
-                result = "push"
-                ante_p = pay(s.ante, r.ante_table["push"], rnd)
-                call_p = pay(s.call, r.call_table["push"], rnd)
-            else:
-                result = "lose"
-                ante_p = pay(s.ante, r.ante_table["lose"], rnd)
-                call_p = pay(s.call, r.call_table["lose"], rnd)
+            result = showdown_result(hv.key, dealer_hv.key, qualified)
+            ante_p, call_p = ante_call_settle(s.ante, s.call, result, hv.klass, r)
             total = ante_p + call_p + aa_pay[s.name]
             out.append(
                 Settle(player=s.name, result=result, payout=total, ante=ante_p, call=call_p,

@@ -1,0 +1,80 @@
+"""A game definition with ``--set key=value`` changes, validated like the definition files.
+
+Keys are dotted paths into ``games/GAME.toml``: ``holdem_aa.aa_table.royal_flush=250``; the
+game's own section may be left out (``aa_table.royal_flush=250``), and so may the
+``GAME.`` prefix of top-level keys (``jokers=2``). Values are TOML values (``3.5``, ``true``,
+``"text"``; a bare word is read as a string). A key must exist, or be a new row of an existing
+table (a pay-table row the file does not have yet); the changed file is then validated by the
+same pydantic models, so a bad value is refused naming the key and the reason.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from referee.definitions import GAME_IDS, GAMES_DIR, DefinitionError, GameDefinition
+
+
+def _value(text: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {text}", parse_float=Decimal)["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _path(data: dict[str, Any], game: str, key: str) -> list[str]:
+    parts = key.split(".")
+    if any(not p for p in parts):
+        raise DefinitionError(f"--set {key}: not a key")
+    if parts[0] not in data and isinstance(data.get(game), dict) and parts[0] in data[game]:
+        return [game, *parts]
+    if parts[0] == game and len(parts) == 1:
+        raise DefinitionError(f"--set {key}: a whole section cannot be set")
+    return parts
+
+
+def definition(game: str, changes: Sequence[str] = (), games_dir: Path = GAMES_DIR
+               ) -> GameDefinition:
+    """``games/GAME.toml`` with ``changes`` (``key=value`` strings) applied and validated."""
+    if game not in GAME_IDS:
+        raise DefinitionError(f"unknown game '{game}' (known: {', '.join(GAME_IDS)})")
+    path = games_dir / f"{game}.toml"
+    try:
+        with path.open("rb") as f:
+            data: dict[str, Any] = tomllib.load(f, parse_float=Decimal)
+    except OSError as e:
+        raise DefinitionError(f"{path}: cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise DefinitionError(f"{path}: not valid TOML: {e}") from None
+    data = copy.deepcopy(data)
+    for change in changes:
+        key, eq, text = change.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise DefinitionError(f"--set {change}: expected key=value")
+        parts = _path(data, game, key)
+        node: Any = data
+        for i, p in enumerate(parts[:-1]):
+            if not isinstance(node, dict) or p not in node or not isinstance(node[p], dict):
+                raise DefinitionError(f"--set {key}: unknown key '{'.'.join(parts[:i + 1])}'")
+            node = node[p]
+        last = parts[-1]
+        # a new key is allowed only inside a table of rows (a pay table), never a new setting
+        if last not in node and len(parts) < 3:
+            raise DefinitionError(f"--set {key}: unknown key")
+        if last in node and isinstance(node[last], dict):
+            raise DefinitionError(f"--set {key}: a whole table cannot be set")
+        node[last] = _value(text.strip())
+    try:
+        return GameDefinition.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(file)"
+        raise DefinitionError(f"--set: {where}: {first['msg']}") from None

@@ -1,0 +1,281 @@
+"""``referee analyze`` (docs/analysis.md): the batch evaluators agree with the referee's own, the
+exact figures the issue states (holdem_aa AA bet 6.2430%, full-pay Deuces Wild 100.7620%),
+Monte Carlo reproducibility and intervals, the JSON shape, ``--set`` and bad input."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from referee.analysis import analyze, draw
+from referee.analysis.batch import (
+    BINOM,
+    colex_index,
+    deuces_keys,
+    five_card_hands,
+    standard_keys,
+)
+from referee.analysis.draw import FULL_PAY_DEUCES_WILD, exact_result, table_key
+from referee.analysis.holdem import aa_exact, aa_mc, ante_mc
+from referee.analysis.tables import definition
+from referee.cards import Card
+from referee.cli import main
+from referee.definitions import DefinitionError, load
+from referee.hands import best5_key, deuces_key
+
+
+@pytest.fixture(autouse=True)
+def _cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Optimal-hold tables go to a temporary cache, never the user's."""
+    monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = 0
+    try:
+        main(["analyze", *argv])
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# --- the batch evaluators are the referee's evaluators ---------------------------------------
+
+
+def test_five_card_hands_are_in_colex_order() -> None:
+    hands = five_card_hands()
+    assert hands.shape == (2_598_960, 5)
+    assert (np.diff(hands.astype(int), axis=1) > 0).all()
+    assert (colex_index(hands) == np.arange(hands.shape[0])).all()
+
+
+@pytest.mark.parametrize("size", [5, 6, 7])
+def test_standard_keys_match_best5_key(size: int) -> None:
+    rng = random.Random(size)
+    hands = np.array([rng.sample(range(52), size) for _ in range(4000)])
+    # and some flushes, which take the other path
+    suited = np.array([[r * 4 + 2 for r in rng.sample(range(13), 5)]
+                       + rng.sample([c for c in range(52) if c & 3 != 2], size - 5)
+                       for _ in range(500)])
+    for batch in (hands, suited):
+        keys = standard_keys(batch)
+        assert keys.tolist() == [best5_key([int(c) for c in h]) for h in batch]
+
+
+def test_deuces_keys_match_deuces_key_with_identical_cards() -> None:
+    rng = random.Random(9)
+    shoe = list(range(52)) * 6
+    hands = np.array([rng.sample(shoe, 5) for _ in range(4000)])
+    keys = deuces_keys(hands)
+    assert keys.tolist() == [deuces_key([Card(int(c)) for c in h]) for h in hands]
+
+
+# --- the exact figures ----------------------------------------------------------------------
+
+
+def test_aa_bet_exact_rows_and_house_edge() -> None:
+    rules = load("holdem_aa").holdem_aa
+    assert rules is not None
+    rep = aa_exact(rules)
+    n = 2_598_960
+    counts = {r.row: round(r.probability * n) for r in rep.rows}
+    assert counts == {
+        "royal_flush": 4, "straight_flush": 36, "four_of_a_kind": 624, "full_house": 3744,
+        "flush": 5108, "straight": 10200, "three_of_a_kind": 54912, "two_pair": 123552,
+        "pair_of_aces": 84480, "lose": 2316300,
+    }
+    assert rep.exact and rep.hands == n and rep.ci95 is None
+    assert round(rep.house_edge * 100, 4) == 6.2430
+    assert sum(r.contribution for r in rep.rows) == pytest.approx(rep.ret)
+
+
+def test_full_pay_deuces_wild_is_100_7620_percent() -> None:
+    res = exact_result(table_key(FULL_PAY_DEUCES_WILD))
+    assert round(res.ret * 100, 4) == 100.7620
+    # Wizard of Odds' table of the optimal strategy's final hands
+    wizard = {"natural_royal_flush": 0.000022, "four_deuces": 0.000204,
+              "wild_royal_flush": 0.001796, "five_of_a_kind": 0.003202,
+              "straight_flush": 0.004168, "four_of_a_kind": 0.064938, "full_house": 0.021229,
+              "flush": 0.016784, "straight": 0.056070, "three_of_a_kind": 0.284690}
+    for row, p in wizard.items():
+        assert res.rows[row] == pytest.approx(p, abs=1e-6), row
+    # the hold table: a dealt natural royal is held whole
+    royal = np.array([[32 + 3, 36 + 3, 40 + 3, 44 + 3, 48 + 3]])  # Ts Js Qs Ks As
+    assert res.hold[int(colex_index(royal)[0])] == 31
+    # every hand's hold (its suit class representative's, mapped back) is a best hold of the
+    # hand itself, worked out directly
+    names = [k for k in FULL_PAY_DEUCES_WILD]
+    pays = np.array([float(FULL_PAY_DEUCES_WILD[k]) for k in names] + [0.0])
+    hands = five_card_hands()
+    cls = draw._row_ids(deuces_keys(hands), names)
+    counts = draw._subset_counts(hands, cls, len(pays))
+    div = np.array([BINOM[47, 5 - bin(m).count("1")] for m in range(32)], dtype=np.float64)
+    sample = np.random.default_rng(0).choice(hands.shape[0], 20000, replace=False)
+    ev = (draw._hold_values(hands[sample].astype(np.int64), cls[sample], counts, len(pays))
+          @ pays) / div
+    assert np.array_equal(ev[np.arange(sample.size), res.hold[sample]], ev.max(axis=1))
+
+
+# --- Monte Carlo ----------------------------------------------------------------------------
+
+
+def test_aa_monte_carlo_interval_holds_the_exact_value() -> None:
+    rules = load("holdem_aa").holdem_aa
+    assert rules is not None
+    exact = aa_exact(rules).ret
+    mc = aa_mc(rules, 400_000, seed=11)
+    assert mc.ci95 is not None
+    assert mc.ci95[0] <= exact <= mc.ci95[1]
+    assert mc.ci95[1] - mc.ci95[0] < 0.02
+
+
+def test_monte_carlo_is_reproducible_with_seed() -> None:
+    rules = load("holdem_aa").holdem_aa
+    assert rules is not None
+    a = ante_mc(rules, 3000, seed=5, inner=8, refine=16)
+    b = ante_mc(rules, 3000, seed=5, inner=8, refine=16)
+    c = ante_mc(rules, 3000, seed=6, inner=8, refine=16)
+    assert a.to_json() == b.to_json()
+    assert a.ret != c.ret
+    s1 = analyze(load("seven"), hands=150, seed=3).to_json()
+    s2 = analyze(load("seven"), hands=150, seed=3).to_json()
+    assert s1 == s2
+
+
+@pytest.mark.slow
+def test_casino_holdem_ante_matches_wizard_of_odds() -> None:
+    """The casino game (call = 2 antes, ante table 100/20/10/3/2/1 to 1) has a house edge of
+    2.16% per ante and folds 18% of hands with the optimal strategy (Wizard of Odds): the
+    estimated decision must get there too."""
+    d = definition("holdem_aa", ["ante_table.full_house=4", "ante_table.flush=3",
+                                 "ante_table.straight=2"])
+    assert d.holdem_aa is not None
+    rep = ante_mc(d.holdem_aa, 60_000, seed=2, call_antes=2)
+    assert rep.ci95 is not None
+    fold = next(r.probability for r in rep.rows if r.row == "fold")
+    assert 0.17 < fold < 0.195
+    # the interval is per unit staked; Wizard's 2.16% is per ante: convert with the mean stake
+    stake = 1 + 2 * (1 - fold)
+    assert rep.ci95[0] <= 1 - 0.0216 / stake <= rep.ci95[1]
+
+
+def test_deuces_monte_carlo_through_the_engine() -> None:
+    keep_all = list
+    from referee.analysis.engine_mc import deuces_mc
+
+    reps = deuces_mc(load("deuces"), 300, seed=4, hold=keep_all)
+    assert [r.bet for r in reps] == ["ante", "play", "bonus"]
+    for r in reps:
+        assert r.hands == 300 and not r.exact and r.ci95 is not None
+        assert sum(x.contribution for x in r.rows) == pytest.approx(r.ret)
+    assert reps[2].house_edge == -reps[2].ret  # the bonus takes no stake: all of it is cost
+    again = deuces_mc(load("deuces"), 300, seed=4, hold=keep_all)
+    assert [r.to_json() for r in reps] == [r.to_json() for r in again]
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+def test_json_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "holdem_aa", "--json", "--hands", "500", "--seed", "2")
+    assert code == 0 and err == ""
+    data: dict[str, Any] = json.loads(out)
+    assert list(data) == ["game", "bets"] and data["game"] == "holdem_aa"
+    assert [b["bet"] for b in data["bets"]] == ["ante", "aa"]
+    for b in data["bets"]:
+        assert list(b) == ["bet", "return", "house_edge", "exact", "ci95", "hands", "rows"]
+        assert b["house_edge"] == pytest.approx(1 - b["return"])
+        for r in b["rows"]:
+            assert list(r) == ["row", "probability", "contribution"]
+    ante, aa = data["bets"]
+    assert ante["exact"] is False and len(ante["ci95"]) == 2 and ante["hands"] == 500
+    assert aa["exact"] is True and aa["ci95"] is None and aa["hands"] == 2_598_960
+    assert 0.5 < ante["return"] < 1.5  # a fraction, not a percentage
+
+
+def test_set_tries_a_pay_table_change(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "holdem_aa", "--bet", "aa", "--json",
+                       "--set", "aa_table.royal_flush=301")
+    assert code == 0
+    aa = json.loads(out)["bets"][0]
+    # four royal flushes in 2,598,960 hands, each paying 100x more
+    assert aa["house_edge"] == pytest.approx(0.0624295872195032 - 400 / 2_598_960)
+    # the file itself is untouched
+    assert load("holdem_aa").holdem_aa.aa_table["royal_flush"] == 201  # type: ignore[union-attr]
+    # a row the file does not have yet, with the section named
+    d = definition("holdem_aa", ["holdem_aa.ante_table.two_pair=3"])
+    assert d.holdem_aa is not None and d.holdem_aa.ante_table["two_pair"] == 3
+
+
+@pytest.mark.parametrize("argv", [
+    ["holdem_aa", "--set", "aa_table.nope=3"],
+    ["holdem_aa", "--set", "nope=3"],
+    ["holdem_aa", "--set", "aa_table.flush=-1"],
+    ["holdem_aa", "--set", "aa_table.flush"],
+    ["holdem_aa", "--set", "aa_table=3"],
+    ["deuces", "--set", "dealer_strategy=mine"],
+    ["holdem_aa", "--bet", "main"],
+    ["poker"],
+    ["seven", "--hands", "0"],
+    ["seven", "--hands", "many"],
+    ["seven", "--seed", "x"],
+    ["seven", "--plot", "out.txt"],
+])
+def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
+                                          argv: list[str]) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("referee: ") and "Traceback" not in err
+
+
+def test_definition_errors_name_the_key() -> None:
+    with pytest.raises(DefinitionError, match=r"aa_table\.flush"):
+        definition("holdem_aa", ["aa_table.flush=-1"])
+
+
+def test_text_output_and_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    png = tmp_path / "seven.png"
+    code, out, _ = run(capsys, "seven", "--hands", "200", "--plot", str(png))
+    assert code == 0
+    assert "main: return" in out and "還元率" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, out, _ = run(capsys, "omaha", "--json")
+    assert code == 0 and json.loads(out) == {"game": "omaha", "bets": []}
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    def stderr_of(*argv: str) -> bytes:
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+        p = subprocess.Popen([sys.executable, "-m", "referee.cli", "analyze", *argv],
+                             stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+        assert p.wait() == 0
+        os.close(master)
+        return buf
+
+    assert b"main:" in stderr_of("seven", "--hands", "400")
+    assert stderr_of("seven", "--hands", "400", "--json") == b""
