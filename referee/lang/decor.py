@@ -85,6 +85,7 @@ class _Vocabulary:
     after_aux: frozenset[str]
     closings: frozenset[str]  # clauses that only close a declaration (よろしく)
     tail: re.Pattern[str]  # trailing marks of feeling and kaomoji
+    weak: frozenset[str]  # openers that need a declaring ending after them (ここは)
 
 
 @cache
@@ -106,7 +107,7 @@ def _vocabulary() -> _Vocabulary:
         frozenset(str(w) for w in data.get("people", [])),
         frozenset(words_of("after_verb")),
         frozenset(str(w) for w in data.get("after_auxiliaries", [])),
-        frozenset(words_of("closings")), tail,
+        frozenset(words_of("closings")), tail, frozenset(words_of("weak_openers")),
     )
 
 
@@ -144,6 +145,10 @@ def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
 # Where one clause ends and the next begins (降ります。J♣見せます, フォールドします、Ah見せます);
 # a full stop or comma before a digit is part of a number (1.5k, 1,800), not a boundary.
 _CLAUSE = re.compile(r"[、。!…♪]+|[.,](?![0-9])")
+
+
+# A polite first-person ending the grammar reads itself (降ります, 見せます): a declaration too.
+_POLITE = ("ます", "です")
 
 
 def _trim_end(folded: str, s: int, e: int, ws: tuple[Word, ...], bounds: set[int],
@@ -189,6 +194,7 @@ def strip(typed: str) -> str | None:
     ws = words(text)
     bounds = _bounds(ws, len(text))
     a, b = 0, len(folded)
+    weak = False  # an opener that may address someone else (ここは): a declaration needs more
     while True:  # openers, with the blanks and commas after them
         start = a
         while a < b and folded[a] in _SEPARATORS:
@@ -196,6 +202,7 @@ def strip(typed: str) -> str | None:
         for w in voc.openers:
             if folded.startswith(w, a) and a + len(w) < b and a + len(w) in bounds:
                 a += len(w)
+                weak = weak or w in voc.weak
                 break
         if a == start:
             break
@@ -204,13 +211,20 @@ def strip(typed: str) -> str | None:
         a = first.end()
     pieces: list[str] = []
     pos = a
+    declared = False  # an ending said it is the speaker's own act (コールで, 降ります)
     for m in [*_CLAUSE.finditer(folded, a, b), None]:
         end = m.start() if m is not None else b
-        piece = folded[pos:_trim_end(folded, pos, end, ws, bounds, voc)].strip()
+        trimmed = _trim_end(folded, pos, end, ws, bounds, voc)
+        if not pieces:
+            plain = strip_tail(folded[pos:end]).rstrip()
+            declared = trimmed < pos + len(plain) or plain.endswith(_POLITE)
+        piece = folded[pos:trimmed].strip()
         if piece and not (pieces and piece in voc.closings):
             pieces.append(piece)
         if m is not None:
             pos = m.end()
+    if weak and not declared:
+        return None  # 「ここはコール」 may be advice to someone else: not read as an action
     core = " ".join(pieces)
     if (core == folded and text == typed) or core in voc.alone:
         return None
