@@ -1,6 +1,6 @@
 """Game definition files (``games/*.toml``): stakes, seats, decks, pay tables and every
-*(config)* ruling of RULES.md, validated by pydantic so a bad file is refused with the file, the
-key and the reason -- never half-loaded.
+*(config)* ruling of docs/rules.md, validated by pydantic so a bad file is refused with the file,
+the key and the reason -- never half-loaded.
 
 Multipliers are read as :class:`~decimal.Decimal` (TOML floats are parsed with
 ``parse_float=Decimal``) so 3.5x stays exact; payouts are rounded by each game's

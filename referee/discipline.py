@@ -3,7 +3,7 @@
 The service (:mod:`referee.service`) hands every chat message that the parser marks ``hand_info``
 or ``advice`` to :meth:`Discipline.check_leak` / :meth:`Discipline.check_interference`, and the
 moderator commands ``!confirm``, ``!dismiss``, ``!flags``, ``!penalty`` and ``!penalties`` here.
-The rulings (RULES.md "Penalties: when the referee acts alone", "Hand information",
+The rulings (docs/rules.md "When the referee acts alone", "Hand information",
 "Interference"):
 
 * **Leak** (a seated player dealt into the running hand; spectators hold no cards and private

@@ -2,7 +2,7 @@
 
 The lexicon (:mod:`referee.lexicon`) says *that* a message talks about cards or hand strength and
 which cards it names in what notation. Here the claim meets what the speaker really holds
-(RULES.md "Penalties: when the referee acts alone"):
+(docs/rules.md "When the referee acts alone"):
 
 - **automatic**: the message names, in certain card notation (``As``, ``A♠``, ``スペードのA``,
   ``Aスペード``), a card the speaker holds hidden in the current hand, and it is not a fold / muck

@@ -1,7 +1,7 @@
 """Hand-information and advice detection: does a message talk about cards, or about someone's play?
 
-The referee flags *information leaks* (RULES.md: nobody may reveal anything about a current hand
-outside the proper moments, true or false) and *interference* (criticising an action, coaching
+The referee flags *information leaks* (docs/rules.md: nobody may reveal anything about a current
+hand outside the proper moments, true or false) and *interference* (criticising an action, coaching
 that affects the game, demanding a change). This module reads one message and says what it
 contains; whether a hand is running, who wrote it, what they hold and what to do is the business
 of :mod:`referee.flags` and :mod:`referee.discipline`.

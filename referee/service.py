@@ -18,7 +18,7 @@ only; anyone else's action-looking message is ignored, never applied, to keep ch
 spectators) | chat → leak / interference checks. An engine's :class:`IllegalAction` becomes a
 ``rejected`` event plus a ``say`` to the room with the reason, and changes nothing.
 
-Policies (RULES.md "hand information" / "interference"; the rulings made here):
+Policies (docs/rules.md "hand information" / "interference"; the rulings made here):
 
 * Leaks, interference, penalties and the moderators' decisions on them (``!confirm``,
   ``!dismiss``, ``!flags``, ``!penalty``, ``!penalties``) are :mod:`referee.discipline`'s: only a
@@ -314,8 +314,8 @@ class Referee:
         self.penalties: list[dict[str, Any]] = []
         self.ranks: dict[str, str] = {}
         self.processed: set[str] = set()
-        # The deuces bonus area outlives tables and sessions (RULES.md): the last one seen, so a
-        # table opened later starts from it. Derived from events, so a rebuild restores it too.
+        # The deuces bonus area outlives tables and sessions (docs/rules.md): the last one seen, so
+        # a table opened later starts from it. Derived from events, so a rebuild restores it too.
         self.bonus_area: tuple[list[str], list[int]] | None = None
         self._track_processed = True  # off while a rebuild re-runs inputs a store already has
         self._rebuilding = False  # a rebuild: an input without recorded seeds commits nothing

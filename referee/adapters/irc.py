@@ -621,7 +621,7 @@ class IrcBot:
 
     def _unproven_chat(self, nick: str, channel: str, text: str) -> None:
         """Table talk from a nick nobody has proven is still refereed -- "nobody, in the hand
-        or not, may reveal anything" (RULES.md): a leak or interference is flagged -- under a
+        or not, may reveal anything" (docs/rules.md): a leak or interference is flagged -- under a
         name no nick or account can have (``nick?``), so it never acts on anyone's seat, bank or
         moderator power. Commands (「着席」 …) are not passed on: an unproven name sits nowhere."""
         room = self._room(channel)

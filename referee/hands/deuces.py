@@ -10,7 +10,7 @@ Rulings made here:
   stand for any card at all (including one held -- six decks make a sixth ace possible), and
   that hand's standard tie-break decides between hands of one class (e.g. 2 + A K 9 7 suited
   is an ace-high flush with ranks A A K 9 7). A deuce may also fill the 2 of the wheel
-  A-2-3-4-5 (RULES.md).
+  A-2-3-4-5 (docs/rules.md).
 * A joker may stand for any card NOT physically in the hand (nor one another joker stands for).
   Standing for a deuce it is a 2 (it can complete four deuces: 2 2 2 + JK; it can fill the
   wheel's 2) but not a further wild card -- otherwise the "not a card in the hand" rule would

@@ -1,10 +1,10 @@
 """``seven`` hands: 7 cards from a six-deck shoe (identical cards happen) plus jokers.
 
-Eighteen classes, strongest first (RULES.md; ids in :data:`referee.hands.names.SEVEN`). Classes
+Eighteen classes, strongest first (docs/rules.md; ids in :data:`referee.hands.names.SEVEN`). Classes
 seven_straight_flush, seven_of_a_kind, seven_straight, big_house, seven_flush, middle_house and
 defective_house use all 7 cards; the others are the best 5 of the 7.
 
-Rulings made here (the seed's plain text first, RULES.md next):
+Rulings made here (the seed's plain text first, docs/rules.md next):
 
 * Shapes of the all-seven classes by rank counts: seven of a kind 7; big house 4+3; middle house
   3+2+2 (the seed's 「同一カード３枚」 is read as three of one *rank*, like every other line of
@@ -22,8 +22,8 @@ Rulings made here (the seed's plain text first, RULES.md next):
   house: the four then the three; middle house: the three, then the higher and the lower pair;
   seven flush: all seven ranks high to low; defective house: the three pairs high to low, then the
   odd card.
-* A joker is wild for ANY card, even one already held (RULES.md): the hand is the best over every
-  card the joker can be; it is shown as ``JK`` among the cards that make the hand.
+* A joker is wild for ANY card, even one already held (docs/rules.md): the hand is the best over
+  every card the joker can be; it is shown as ``JK`` among the cards that make the hand.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """``deuces``: deuces-wild five-card draw against the dealer, with the bonus area.
 
-Seed: ``seeds/deuces-bonus.txt``; digest and rulings: RULES.md ``deuces``. A pure state machine:
-the cards come in a :class:`~referee.rules.base.Deal`, time comes in as an argument, nothing is
-random here. Every public method works on a copy of the table and only commits it when nothing
-raised, so a rejected action leaves no trace.
+Seed: ``seeds/deuces-bonus.txt``; digest and rulings: docs/rules.md ``deuces``. A pure state
+machine: the cards come in a :class:`~referee.rules.base.Deal`, time comes in as an argument,
+nothing is random here. Every public method works on a copy of the table and only commits it
+when nothing raised, so a rejected action leaves no trace.
 
 The hand, as the engine runs it
 -------------------------------
@@ -25,7 +25,7 @@ The hand, as the engine runs it
    check (players from the button, then the dealer), dealer qualification, settlement,
    ``house`` (the house's books), ``hand_end``, then bankruptcies and pending leaves.
 
-Rulings made here (RULES.md is silent; documented so a community can disagree)
+Rulings made here (docs/rules.md is silent; documented so a community can disagree)
 --------------------------------------------------------------------------------
 * **Duplicate order**: cards go one at a time; the later copy is removed and its replacement
   takes its place in the hand. When several kinds are duplicated the seed lets the player choose

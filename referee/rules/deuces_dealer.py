@@ -1,4 +1,4 @@
-"""The dealer's discards in ``deuces``: the house way (RULES.md: a fixed, documented strategy).
+"""The dealer's discards in ``deuces``: the house way (docs/rules.md: a fixed, documented strategy).
 
 The seed only says the dealer discards before the players' duplicates are checked and is refilled
 last. The bot plays the dealer by a named strategy (``dealer_strategy`` in ``games/deuces.toml``)

@@ -20,7 +20,7 @@ the ``ante_table`` row of the player's hand (``other`` for a hand without a row)
 ``push``, on a loss by ``lose``. One ``settle`` event per player carries the total paid back
 (``payout``) and the breakdown (``ante``/``call``/``aa`` payouts, ``hand`` class).
 
-Rulings (RULES.md plus gaps decided here):
+Rulings (docs/rules.md plus gaps decided here):
 
 * Stakes: an ante is a positive multiple of the table's ante unit (``ante_multiple``; otherwise
   any amount of at least one unit) and must leave chips for the call: ``2 x ante + AA <= chips``.

@@ -3,7 +3,7 @@
 Game-independent on purpose: every function takes plain numbers and the relevant ruling values
 (never a game's rules model), so each engine passes its own ``games/*.toml`` section in.
 
-What lives here, and the rulings it implements (RULES.md, seeds):
+What lives here, and the rulings it implements (docs/rules.md, seeds):
 
 * **Payouts** (:func:`pay`): a multiplier *includes* the stake (2x = the bet back plus the same
   again) and is exact (:class:`~decimal.Decimal`); the result is rounded to whole chips by the

@@ -1,10 +1,10 @@
-"""Pot-limit Omaha ring game (RULES.md `omaha`, seeds/omaha-ring.txt): a pure state machine.
+"""Pot-limit Omaha ring game (docs/rules.md `omaha`, seeds/omaha-ring.txt): a pure state machine.
 
 Money is handled by :mod:`referee.rules.betting` (rounds, legal ranges, side pots); this module
 adds seating, the button and blinds, cards, flying actions, showdown order, rake, odd chips, the
 hand bonus and the dealing-mistake procedures. Every public method validates before it mutates.
 
-Rulings made here (RULES.md is silent or leaves them to the moderator):
+Rulings made here (docs/rules.md is silent or leaves them to the moderator):
 - A flying action (FA) is judged as if it were the player's turn at the moment it is declared: a
   raise FA must name a make that would be legal then, and reserves its chips; a call FA reserves
   the call; a fold FA folds at once. A second FA while one is pending is counted (towards the third
