@@ -53,6 +53,7 @@ from referee.adapters.config import read_settings
 from referee.adapters.irc_identity import Book, Whois, pass_args
 from referee.adapters.outbox import Pacer, byte_len, encoding_ok, split_text
 from referee.lang.catalog import text as msg
+from referee.routing import private_route
 from referee.service import MODERATOR_COMMANDS, command_name
 
 log = logging.getLogger("referee.irc")
@@ -599,7 +600,11 @@ class IrcBot:
                 self._unproven_chat(nick, target, text)
             return
         if private:
-            room = self._table_of(ident)
+            # the one rule for every adapter (referee.routing): the table the message names
+            # (#channel) or the one the sender sits at; else no table, and the service says so
+            route = private_route(self.referee, ident, text,
+                                  {c: self._room(c) for c in self.config.channels})
+            room, text = route.room or f"irc-private:{ident}", route.text
         else:
             room = self._room(target)
         if (self.config.require_identified and ident in self.referee.moderators
@@ -816,13 +821,6 @@ class IrcBot:
             if self.backups.due():
                 await asyncio.to_thread(self._backup, "interval")
             await self._sleep(1.0)
-
-    def _table_of(self, ident: str) -> str:
-        """A private message concerns the table where the player sits (else the first one)."""
-        for room in list(self.referee.tables):
-            if ident in self.referee.seated_names(room):
-                return str(room)
-        return self._room(self.config.channels[0])
 
     def _channel_of(self, room: str) -> str | None:
         for c in self.config.channels:
