@@ -670,14 +670,33 @@ TABLES: dict[str, dict[str, Any]] = {
 }
 
 
+ORDER = ("bank", "ledger", "penalties", "flags", "hands", "hand_log", "tables", "ranks")
+
+
+def _menu() -> str:
+    """The Japanese menu on the first pages (Datasette lists tables by their SQL names)."""
+    from html import escape
+
+    def item(path: str, info: dict[str, Any]) -> str:
+        return (f'<li><a href="/{DB_NAME}/{path}"><strong>{escape(info["title"])}</strong></a>'
+                f" — {escape(info.get('description', ''))}</li>")
+
+    return (
+        "<p>バンク・ペナルティ・フラグ・ハンドの記録です（読み取り専用）。"
+        "公開されなかった手札は含みません。各ページの下の「json」「CSV」で書き出せます。</p>"
+        "<h3>よく使う表示</h3><ul>" + "".join(item(k, v) for k, v in QUERIES.items())
+        + "</ul><h3>記録の一覧</h3><ul>" + "".join(item(t, TABLES[t]) for t in ORDER) + "</ul>"
+    )
+
+
 def metadata(password_hash: str | None = None) -> dict[str, Any]:
     """Datasette metadata: Japanese titles, descriptions and canned queries."""
+    menu = _menu()
     meta: dict[str, Any] = {
         "title": "レフェリー モデレーター用コンソール",
-        "description": "バンク・ペナルティ・フラグ・ハンドの記録（読み取り専用）。"
-                       "配られた手札のうち公開されなかったものは含みません。",
-        "databases": {DB_NAME: {"title": "レフェリーの記録", "tables": TABLES,
-                                "queries": QUERIES}},
+        "description_html": menu,
+        "databases": {DB_NAME: {"title": "レフェリーの記録", "description_html": menu,
+                                "tables": TABLES, "queries": QUERIES}},
     }
     if password_hash is not None:
         meta["plugins"] = {"datasette-auth-passwords": {
@@ -705,6 +724,7 @@ def datasette(console_db: Path, password: str | None = None) -> Any:
         import asyncio
 
         from datasette.app import Datasette
+        from datasette.database import Database
     except ImportError as e:
         raise ExtraMissing(e.name or "datasette") from None
     password_hash = None
@@ -719,8 +739,14 @@ def datasette(console_db: Path, password: str | None = None) -> Any:
     import datasette.handle_exception as handle_exception
 
     handle_exception.rich = None
-    ds = Datasette(immutables=[str(console_db)], metadata=metadata(password_hash),
-                   settings=SETTINGS)
+    # Served under the name DB_NAME whatever the file is called (--keep FILE), immutable: the
+    # file is opened read-only (?immutable=1) and only SELECT runs. A Datasette without files
+    # would add an in-memory database of its own: removed, so that only the console is served.
+    ds = Datasette(metadata=metadata(password_hash), settings=SETTINGS)
+    if "_memory" in ds.databases:
+        ds.remove_database("_memory")
+    ds.add_database(Database(ds, path=str(console_db), is_mutable=False), name=DB_NAME,
+                    route=DB_NAME)
     loop = asyncio.new_event_loop()
     try:
         loop.run_until_complete(ds.invoke_startup())

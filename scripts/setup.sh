@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Create .venv and install the project. Idempotent; safe on a fresh machine.
 #   scripts/setup.sh          what the main job needs (the terminal table on SQLite)
-#   scripts/setup.sh --test   everything the tests need: test tools, the Matrix and IRC extras,
-#                             ngIRCd (Debian package), Synapse (its own venv, .venv-synapse) and
-#                             the matrix-js-sdk test players (npm, tests/matrix/js)
+#   scripts/setup.sh --test   everything the tests need: test tools, the Matrix, IRC and console
+#                             extras, ngIRCd (Debian package), Synapse (its own venv,
+#                             .venv-synapse), the matrix-js-sdk test players (npm, tests/matrix/js)
+#                             and headless Chromium with its driver (Debian packages)
+#   scripts/setup.sh --console  the main job plus the moderators' web console (`referee console`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -13,8 +15,11 @@ fi
 extras=""
 stamp=.venv/.installed
 if [ "${1:-}" = "--test" ]; then
-    extras="[test,matrix,irc]"
+    extras="[test,matrix,irc,console]"
     stamp=.venv/.installed-test
+elif [ "${1:-}" = "--console" ]; then
+    extras="[console]"
+    stamp=.venv/.installed-console
 fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
@@ -24,6 +29,8 @@ fi
 if [ "${1:-}" = "--test" ]; then
     # The IRC tests' server: ngIRCd from Debian's packages (apt-get, only when missing).
     bash scripts/ngircd.sh install || echo "setup.sh: ngircd not installed; the IRC server tests will fail" >&2
+    # The console's browser tests: Debian's chromium and chromedriver (apt-get, only when missing).
+    bash scripts/chromium.sh install || echo "setup.sh: chromium not installed; the console browser tests will fail" >&2
     # The Matrix tests' homeserver: Synapse in its own venv (its pins never meet ours); a stamp
     # file makes this a no-op once done (~60-110 s the first time).
     .venv/bin/python -m referee.adapters.matrix_synapse install
