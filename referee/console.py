@@ -223,11 +223,13 @@ class _Hand:
         street = _STREET.match(said)
         if street:
             self.board = street.group(2).strip()
-            self.actions.append(text("console_street", street=street.group(1)) + self.board)
+            self.actions.append(text("console_street", street=street.group(1)) + " " + self.board)
         elif _SHOWN.search(said):
             self.shown.append(said)
 
     def row(self) -> tuple[Any, ...]:
+        if self.board is not None and self.actions and not self.actions[0].startswith("【"):
+            self.actions.insert(0, text("console_street", street=text("console_preflop")))
         return (
             self.id, text("console_hand_label", room=self.room, hand=self.number), self.room,
             self.game, self.number, self.start, self.end, self.button,
@@ -742,7 +744,9 @@ def datasette(console_db: Path, password: str | None = None) -> Any:
     # Served under the name DB_NAME whatever the file is called (--keep FILE), immutable: the
     # file is opened read-only (?immutable=1) and only SELECT runs. A Datasette without files
     # would add an in-memory database of its own: removed, so that only the console is served.
-    ds = Datasette(metadata=metadata(password_hash), settings=SETTINGS)
+    _register_plugin()
+    ds = Datasette(metadata=metadata(password_hash), settings=SETTINGS,
+                   template_dir=str(TEMPLATES))
     if "_memory" in ds.databases:
         ds.remove_database("_memory")
     ds.add_database(Database(ds, path=str(console_db), is_mutable=False), name=DB_NAME,
@@ -753,6 +757,25 @@ def datasette(console_db: Path, password: str | None = None) -> Any:
     finally:
         loop.close()
     return ds
+
+
+TEMPLATES = Path(__file__).resolve().parent / "console_templates"
+"""Datasette templates of our own: a record page shows one column per line (row.html)."""
+
+
+def _titles() -> dict[str, Any]:
+    return {"console_titles": {name: info["title"] for name, info in TABLES.items()}}
+
+
+def _register_plugin() -> None:
+    """A Datasette plugin, in-process: the tables' Japanese titles for the templates."""
+    from datasette import hookimpl
+    from datasette.plugins import pm
+
+    if pm.get_plugin("referee-console") is None:
+        hooks = {"extra_template_vars": staticmethod(hookimpl(_titles))}
+        plugin = type("RefereeConsole", (), hooks)
+        pm.register(plugin, name="referee-console")
 
 
 def serve(ds: Any, host: str, port: int) -> None:

@@ -505,3 +505,13 @@ def test_missing_extra_exit_2(tmp_path: Path) -> None:
     assert r.returncode == 2, r.stderr
     assert "console" in r.stderr and "pip install" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_busy_port_exit_2(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = referee("console", "--db", str(tmp_path / "x.db"), "--port", str(port))
+    assert r.returncode == 2 and f"port {port}" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
