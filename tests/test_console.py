@@ -231,6 +231,24 @@ def page(drv: Any, c: Console, path: str) -> str:
     return str(drv.find_element(By.TAG_NAME, "body").text)
 
 
+def wait_for(drv: Any, needle: str, timeout: float = 15) -> str:
+    """The page's text once it shows ``needle`` (a form's answer page is loading meanwhile)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout
+    body = ""
+    while time.monotonic() < deadline:
+        try:
+            body = str(drv.find_element(By.TAG_NAME, "body").text)
+        except StaleElementReferenceException:
+            continue
+        if needle in body:
+            break
+        time.sleep(0.05)
+    return body
+
+
 def headers(drv: Any) -> list[str]:
     from selenium.webdriver.common.by import By
 
@@ -334,11 +352,14 @@ def test_write_refused_in_browser(console: Console, browser: Any, tmp_path: Path
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
 
     for sql in ("insert into bank values ('mallory', 999999, null, 0, 0, 0, null)",
                 "update bank set 残高 = 999999", "drop table penalties"):
         browser.get(console.url + "/referee")
         # typed into the SQL editor (CodeMirror over the textarea), then "Run SQL"
+        WebDriverWait(browser, 15).until(lambda d: d.execute_script(
+            "const e = document.querySelector('.CodeMirror'); return !!(e && e.CodeMirror)"))
         cm = browser.find_element(By.CSS_SELECTOR, ".CodeMirror")
         (ActionChains(browser).click(cm).key_down(Keys.CONTROL).send_keys("a")
          .key_up(Keys.CONTROL).send_keys(Keys.DELETE).send_keys(sql).perform())
@@ -346,7 +367,7 @@ def test_write_refused_in_browser(console: Console, browser: Any, tmp_path: Path
             "return document.querySelector('.CodeMirror').CodeMirror.getValue()")
         assert typed == sql
         browser.find_element(By.CSS_SELECTOR, "form.sql input[type=submit]").click()
-        body = str(browser.find_element(By.TAG_NAME, "body").text)
+        body = wait_for(browser, "Statement must be a SELECT")
         assert "Statement must be a SELECT" in body, body[:500]
     shot(browser, tmp_path, "write_refused")
     assert sha256(console.db) == console.checksum
