@@ -279,6 +279,9 @@ def open_source(path: Path) -> sqlite3.Connection:
     except StoreError as e:
         conn.close()
         raise StoreError(f"{path}: {e}") from None
+    except sqlite3.OperationalError as e:  # locked (a replay owns it), unreadable
+        conn.close()
+        raise StoreError(f"{path}: cannot read: {e}") from None
     except sqlite3.Error as e:
         conn.close()
         raise StoreError(f"{path}: not a referee database ({e})") from None
