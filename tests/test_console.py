@@ -232,17 +232,18 @@ def page(drv: Any, c: Console, path: str) -> str:
 
 
 def wait_for(drv: Any, needle: str, timeout: float = 15) -> str:
-    """The page's text once it shows ``needle`` (a form's answer page is loading meanwhile)."""
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.common.by import By
+    """The page's text once it shows ``needle`` (a form's answer page is loading meanwhile:
+    the old document may go away under any call, which is then simply made again)."""
+    from selenium.common.exceptions import WebDriverException
 
     deadline = time.monotonic() + timeout
     body = ""
     while time.monotonic() < deadline:
         try:
-            body = str(drv.find_element(By.TAG_NAME, "body").text)
-        except StaleElementReferenceException:
-            continue
+            body = str(drv.execute_script(
+                "return document.body ? document.body.innerText : ''") or "")
+        except WebDriverException:
+            body = ""
         if needle in body:
             break
         time.sleep(0.05)
@@ -536,3 +537,29 @@ def test_busy_port_exit_2(tmp_path: Path) -> None:
         r = referee("console", "--db", str(tmp_path / "x.db"), "--port", str(port))
     assert r.returncode == 2 and f"port {port}" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_build_beside_a_writer(console: Console, tmp_path: Path) -> None:
+    """The bot may be writing: the console reads one committed snapshot and writes nothing."""
+    import shutil
+
+    from referee.console import build
+
+    db = tmp_path / "live.db"
+    shutil.copy(console.db, db)
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO inputs(seq, input_id, room, input, events, processed_at)"
+                   " SELECT max(seq) + 1, 'uncommitted', 'transcript', '{}', ?, 0 FROM inputs",
+                   (json.dumps([{"event": "penalty", "player": "zed", "kind": "interference",
+                                 "points": 5, "chips": 0}]),))
+    try:
+        built = build(db, tmp_path / "console.db")
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    out = sqlite3.connect(tmp_path / "console.db")
+    assert out.execute("SELECT count(*) FROM penalties WHERE プレイヤー = 'zed'").fetchone() == (0,)
+    assert built.penalties == source(console, "SELECT count(*) FROM penalties")[0][0]
+    out.close()
