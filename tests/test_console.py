@@ -211,6 +211,7 @@ def browser(console: Console) -> Iterator[Any]:
     from selenium.webdriver.chrome.service import Service
 
     binary, driver = _chromium()
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must never fetch a browser
     opts = webdriver.ChromeOptions()
     opts.binary_location = binary
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -448,6 +449,8 @@ def test_no_unshown_hole_card_served(console: Console) -> None:
     assert dm == 0
     conn.close()
     assert "2♣ 3♣ 4♦ 5♦" in console.secrets.texts
+    # the scan finds them where they are: in the referee's own database, which is not served
+    assert len(console.secrets.found_in(console.db.read_bytes().decode("utf-8", "replace"))) > 20
     assert sha256(console.db) == console.checksum
 
 
