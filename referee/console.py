@@ -783,6 +783,18 @@ def _register_plugin() -> None:
 
 def serve(ds: Any, host: str, port: int) -> None:
     """Serve until interrupted (uvicorn, as ``datasette serve`` does)."""
+    import signal
+    import threading
+
     import uvicorn
 
+    if threading.current_thread() is threading.main_thread():
+        # uvicorn shuts down gracefully on SIGINT / SIGTERM and then raises the signal again
+        # with the handlers it found: make those a plain exit, so that the caller's cleanup
+        # (the temporary console database) runs and Ctrl+C prints no traceback.
+        def stop(sig: int, frame: object) -> None:
+            raise SystemExit(0)
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, stop)
     uvicorn.run(ds.app(), host=host, port=port, log_level="warning", lifespan="on", workers=1)

@@ -167,6 +167,8 @@ def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        # SIGTERM: a graceful stop (exit 0), which also removes the temporary directory
+        assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
         proc.stdout.close() if proc.stdout else None
         proc.stderr.close() if proc.stderr else None
 
