@@ -231,7 +231,8 @@ class _Hand:
         if self.board is not None and self.actions and not self.actions[0].startswith("【"):
             self.actions.insert(0, text("console_street", street=text("console_preflop")))
         return (
-            self.id, text("console_hand_label", room=self.room, hand=self.number), self.room,
+            self.id, text("console_hand_label", room=self.room, hand=self.number,
+                          when=(self.start or "")[5:16]), self.room,
             self.game, self.number, self.start, self.end, self.button,
             ", ".join(self.players) or None, self.board, " / ".join(self.shown) or None,
             " / ".join(self.actions) or None, " / ".join(self.pots) or None, self.rake,
