@@ -22,6 +22,7 @@ how long it took); restart the console to see newer records.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import time
@@ -574,6 +575,7 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
 # --- Datasette -------------------------------------------------------------------------------
 
 PASSWORD_ENV = "REFEREE_CONSOLE_PASSWORD"
+HASH_ENV = "REFEREE_CONSOLE_PASSWORD_HASH"
 USER = "moderator"
 """The login name when a password is set (HTTP basic authentication)."""
 
@@ -705,8 +707,11 @@ def metadata(password_hash: str | None = None) -> dict[str, Any]:
                                 "tables": TABLES, "queries": QUERIES}},
     }
     if password_hash is not None:
+        # By reference: /-/metadata.json shows {"$env": …}, not the hash (Datasette resolves it
+        # from the environment of this process only when the plugin asks for its config).
+        os.environ[HASH_ENV] = password_hash
         meta["plugins"] = {"datasette-auth-passwords": {
-            f"{USER}_password_hash": password_hash, "http_basic_auth": True}}
+            f"{USER}_password_hash": {"$env": HASH_ENV}, "http_basic_auth": True}}
         meta["allow"] = {"id": USER}
     return meta
 

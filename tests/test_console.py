@@ -502,6 +502,14 @@ def test_password_required(console: Console) -> None:
     assert asyncio.run(fetch(f"{USER}:wrong")) == 401
     assert asyncio.run(fetch(f"{USER}:correct horse")) == 200
 
+    async def metadata() -> str:
+        auth = "Basic " + base64.b64encode(f"{USER}:correct horse".encode()).decode()
+        r = await ds.client.get("/-/metadata.json", headers={"Authorization": auth})
+        return str(r.text)
+
+    shown = asyncio.run(metadata())
+    assert "pbkdf2" not in shown and "REFEREE_CONSOLE_PASSWORD_HASH" in shown
+
 
 def test_bad_database_exit_2(tmp_path: Path) -> None:
     missing = referee("console", "--db", str(tmp_path / "nope.db"), "--port", str(free_port()))
