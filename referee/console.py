@@ -330,9 +330,13 @@ def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
     mem = sqlite3.connect(":memory:", isolation_level=None)
     _script(mem, _PROJECTION_TABLES)
 
-    if dest.exists():
-        dest.unlink()
-    out = sqlite3.connect(dest, isolation_level=None)
+    try:
+        if dest.exists():
+            dest.unlink()
+        out = sqlite3.connect(dest, isolation_level=None)
+        out.execute("PRAGMA user_version = 0")  # fails here, not midway, if it is unwritable
+    except (OSError, sqlite3.Error) as e:
+        raise StoreError(f"{dest}: cannot write the console database: {e}") from None
     try:
         out.execute("PRAGMA journal_mode = OFF")
         out.execute("PRAGMA synchronous = OFF")
