@@ -341,6 +341,59 @@ def cmd_history(args: argparse.Namespace) -> None:
             print("  " + line)
 
 
+# --- referee console ---------------------------------------------------------------------------
+
+def _loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def cmd_console(args: argparse.Namespace) -> None:
+    import os
+    import socket
+    import tempfile
+
+    from referee.console import DB_NAME, PASSWORD_ENV, ExtraMissing, build, datasette, serve
+    from referee.lang.catalog import text
+    from referee.store import StoreError
+
+    password = os.environ.get(PASSWORD_ENV) or None
+    if password is None and not args.insecure and not _loopback(args.host):
+        _fail(text("console_needs_password", host=args.host))
+    for module, package in (("datasette", "datasette"), ("uvicorn", "uvicorn"),
+                            ("datasette_auth_passwords", "datasette-auth-passwords")):
+        try:
+            __import__(module)
+        except ImportError:
+            _fail(text("console_no_extra", missing=package))
+    try:  # a port that cannot be had: one line now, not uvicorn's log later
+        with socket.create_server((args.host, args.port)):
+            pass
+    except OSError as e:
+        _fail(text("console_bad_port", port=str(args.port), reason=e.strerror or str(e)))
+    with tempfile.TemporaryDirectory(prefix="referee-console-") as tmp:
+        dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
+        try:
+            built = build(Path(args.db), dest)
+            ds = datasette(dest, password)
+        except StoreError as e:
+            _fail(str(e))
+        except ExtraMissing as e:
+            _fail(text("console_no_extra", missing=str(e)))
+        except OSError as e:
+            _fail(f"{dest}: {e.strerror or e}")
+        print(text("console_built", hands=built.hands, penalties=built.penalties,
+                   flags=built.flags, seconds=f"{built.seconds:.1f}"), file=sys.stderr)
+        print(text("console_serving", url=f"http://{args.host}:{args.port}/"), flush=True)
+        serve(ds, args.host, args.port)
+
+
 # --- referee matrix ----------------------------------------------------------------------------
 
 def cmd_matrix(args: argparse.Namespace) -> None:
@@ -453,6 +506,18 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--json", action="store_true")
     out.add_argument("--format", choices=("text", "phh"), default="text")
     hi.set_defaults(func=cmd_history)
+
+
+    co = sub.add_parser("console", help="read-only web console for moderators (docs/console.md)")
+    co.add_argument("--db", default=str(DEFAULT_DB))
+    co.add_argument("--host", default="127.0.0.1",
+                    help="address to listen on (default 127.0.0.1: this machine only)")
+    co.add_argument("--port", type=int, default=8001)
+    co.add_argument("--keep", default=None, metavar="FILE",
+                    help="write the console database (no hidden cards) to FILE and keep it")
+    co.add_argument("--insecure", action="store_true",
+                    help="allow another --host without REFEREE_CONSOLE_PASSWORD")
+    co.set_defaults(func=cmd_console)
 
     mx = sub.add_parser("matrix", help="run the bot on a Matrix homeserver (docs/matrix.md)")
     mx.add_argument("--config", default=None, help="TOML file ([matrix] table); flags override it")

@@ -2,9 +2,12 @@
 # Create .venv and install the project. Idempotent; safe on a fresh machine.
 #   scripts/setup.sh          what the main job needs (the terminal table on SQLite)
 #   scripts/setup.sh --analysis  that plus `referee analyze` (numpy, matplotlib, tqdm)
-#   scripts/setup.sh --test   everything the tests need: test tools, the Matrix and IRC extras,
-#                             ngIRCd, InspIRCd + Atheme (Debian packages), Synapse (its own venv,
-#                             .venv-synapse) and the matrix-js-sdk test players (npm, tests/matrix/js)
+#   scripts/setup.sh --console   the main job plus the moderators' web console (`referee console`)
+#   scripts/setup.sh --test   everything the tests need: test tools, the Matrix, IRC, analysis
+#                             and console extras, ngIRCd, InspIRCd + Atheme (Debian packages),
+#                             Synapse (its own venv, .venv-synapse), the matrix-js-sdk test
+#                             players (npm, tests/matrix/js) and headless Chromium with its
+#                             driver (Debian packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -18,8 +21,11 @@ if [ "${1:-}" = "--analysis" ]; then
     stamp=.venv/.installed-analysis
 fi
 if [ "${1:-}" = "--test" ]; then
-    extras="[test,matrix,irc,analysis]"
+    extras="[test,matrix,irc,analysis,console]"
     stamp=.venv/.installed-test
+elif [ "${1:-}" = "--console" ]; then
+    extras="[console]"
+    stamp=.venv/.installed-console
 fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
@@ -31,6 +37,8 @@ if [ "${1:-}" = "--test" ]; then
     bash scripts/ngircd.sh install || echo "setup.sh: ngircd not installed; the IRC server tests will fail" >&2
     # ... and a network with services for the identity tests: InspIRCd + Atheme (Debian).
     bash scripts/ircservices.sh install || echo "setup.sh: inspircd/atheme not installed; the IRC services tests will fail" >&2
+    # The console's browser tests: Debian's chromium and chromedriver (apt-get, only when missing).
+    bash scripts/chromium.sh install || echo "setup.sh: chromium not installed; the console browser tests will fail" >&2
     # The Matrix tests' homeserver: Synapse in its own venv (its pins never meet ours); a stamp
     # file makes this a no-op once done (~60-110 s the first time).
     .venv/bin/python -m referee.adapters.matrix_synapse install

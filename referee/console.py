@@ -1,0 +1,810 @@
+"""The moderators' read-only web console (``referee console``, issue 18), served by Datasette.
+
+The referee's own database is never served: it holds every hole card ever dealt (the ``deal`` of
+an input, the private ``say`` events that told each player their cards) so that it can be
+replayed. :func:`build` reads it (``mode=ro``, one read transaction, so a bot may go on writing)
+and writes a separate **console database** of moderator-facing tables only, with Japanese column
+names; :func:`serve` serves that file immutable (``Datasette(immutables=…)``): no SQL but a
+``SELECT`` runs, and the file is opened read-only.
+
+What goes into the console database is whitelisted, never filtered out: cards reach it only
+through what the room itself was told -- ``say`` events addressed to the room while a hand was
+running at that table (a private message's replies are sent privately when it concerns no table,
+and no hand runs in such a room) -- and through no other event field. Private ``say`` events,
+``deal`` data, the inputs' JSON, ``showdown``/``misdeal``/``duplicate``/``exposed`` events and
+rejected messages are never copied. The message that caused a penalty or a flag is copied only
+when it was said in a room (``dm`` false).
+
+The console database is rebuilt from the whole log on every start (``referee console`` prints
+how long it took); restart the console to see newer records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from referee.lang.catalog import chips, messages, text
+from referee.store.schema import _V2 as _PROJECTION_TABLES
+from referee.store.schema import (
+    LATEST,
+    PROJECTED_KINDS,
+    StoreError,
+    _script,
+    current_version,
+    project,
+)
+
+JST = timezone(timedelta(hours=9), "JST")
+DB_NAME = "referee"
+"""The console database's name in Datasette (its URLs: ``/referee/bank``)."""
+
+SCHEMA = """
+CREATE TABLE tables (
+    "テーブル" TEXT PRIMARY KEY,
+    "ゲーム" TEXT,
+    "ハンド数" INTEGER NOT NULL,
+    "最初のハンド" TEXT,
+    "最後のハンド" TEXT
+);
+CREATE TABLE bank (
+    "プレイヤー" TEXT PRIMARY KEY,
+    "残高" INTEGER NOT NULL,
+    "ランク" TEXT,
+    "取引数" INTEGER NOT NULL,
+    "ペナルティ数" INTEGER NOT NULL,
+    "没収ポイント" INTEGER NOT NULL,
+    "最終取引" TEXT
+);
+CREATE TABLE hands (
+    "番号" INTEGER PRIMARY KEY,
+    "ハンド" TEXT NOT NULL,
+    "テーブル" TEXT REFERENCES tables("テーブル"),
+    "ゲーム" TEXT,
+    "ハンド番号" INTEGER NOT NULL,
+    "開始" TEXT,
+    "終了" TEXT,
+    "ボタン" INTEGER,
+    "参加者" TEXT,
+    "ボード" TEXT,
+    "公開された手札" TEXT,
+    "アクション" TEXT,
+    "ポット" TEXT,
+    "レーキ" INTEGER,
+    "精算" TEXT,
+    "終了時スタック" TEXT
+);
+CREATE TABLE hand_log (
+    "番号" INTEGER PRIMARY KEY,
+    "ハンド" INTEGER NOT NULL REFERENCES hands("番号"),
+    "順番" INTEGER NOT NULL,
+    "日時" TEXT,
+    "内容" TEXT NOT NULL
+);
+CREATE TABLE ledger (
+    "番号" INTEGER PRIMARY KEY,
+    "日時" TEXT,
+    "プレイヤー" TEXT NOT NULL REFERENCES bank("プレイヤー"),
+    "増減" INTEGER NOT NULL,
+    "残高" INTEGER NOT NULL,
+    "理由" TEXT NOT NULL,
+    "テーブル" TEXT,
+    "ハンド" INTEGER REFERENCES hands("番号")
+);
+CREATE TABLE flags (
+    "番号" INTEGER PRIMARY KEY,
+    "日時" TEXT,
+    "テーブル" TEXT,
+    "フラグ番号" INTEGER NOT NULL,
+    "ハンド" INTEGER REFERENCES hands("番号"),
+    "プレイヤー" TEXT NOT NULL REFERENCES bank("プレイヤー"),
+    "種類" TEXT NOT NULL,
+    "確度" TEXT,
+    "発言" TEXT,
+    "状態" TEXT NOT NULL,
+    "判断者" TEXT,
+    "判断日時" TEXT
+);
+CREATE TABLE penalties (
+    "番号" INTEGER PRIMARY KEY,
+    "日時" TEXT,
+    "テーブル" TEXT,
+    "ハンド" INTEGER REFERENCES hands("番号"),
+    "プレイヤー" TEXT NOT NULL REFERENCES bank("プレイヤー"),
+    "種類" TEXT NOT NULL,
+    "ポイント" INTEGER NOT NULL,
+    "チップ" INTEGER NOT NULL,
+    "フラグ" INTEGER REFERENCES flags("番号"),
+    "発言者" TEXT,
+    "原因の発言" TEXT
+);
+CREATE TABLE ranks (
+    "番号" INTEGER PRIMARY KEY,
+    "日時" TEXT,
+    "プレイヤー" TEXT NOT NULL REFERENCES bank("プレイヤー"),
+    "ランク" TEXT,
+    "以前のランク" TEXT
+);
+CREATE INDEX ledger_player ON ledger("プレイヤー", "番号");
+CREATE INDEX ledger_hand ON ledger("ハンド");
+CREATE INDEX penalties_player ON penalties("プレイヤー", "番号");
+CREATE INDEX penalties_hand ON penalties("ハンド");
+CREATE INDEX penalties_flag ON penalties("フラグ");
+CREATE INDEX flags_player ON flags("プレイヤー", "番号");
+CREATE INDEX flags_hand ON flags("ハンド");
+CREATE INDEX ranks_player ON ranks("プレイヤー", "番号");
+CREATE INDEX hands_table ON hands("テーブル", "番号");
+CREATE INDEX hand_log_hand ON hand_log("ハンド", "順番");
+"""
+
+# Room announcements that are only prompts ("alice さんの番です（コール 100 / …）"): left out
+# of a hand's log, which is long enough without them.
+_PROMPT = re.compile(r"さんの番です[（(]")
+_STREET = re.compile(r"^(フロップ|ターン|リバー)\s*[:：]\s*(.+)$")
+_SHOWN = re.compile(r"オープン\s*[:：]|公開\s*[:：]|を公開")
+_OPEN = re.compile(r"^\s*[!！](?:open|オープン)\s+(\S+)", re.IGNORECASE)
+_DECIDED = frozenset({"confirmed", "confirm", "dismissed", "dismiss"})
+
+
+def _label(group: str, value: str, **kw: Any) -> str:
+    key = f"console_{group}_{value}"
+    return text(key, **kw) if key in messages() else value
+
+
+def _when(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, UTC).astimezone(JST).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _reason(reason: str) -> str:
+    head, _, rest = reason.partition(":")
+    if head == "penalty" and rest:
+        return text("console_reason_penalty", kind=_label("kind", rest))
+    if head == "grant":
+        return text("console_reason_grant", why=rest)
+    return _label("reason", reason.replace(" ", "_"))
+
+
+def _shares(shares: Any) -> str:
+    if not isinstance(shares, dict):
+        return ""
+    return ", ".join(f"{p} {chips(int(v))}" for p, v in shares.items() if _is_int(v))
+
+
+def _is_int(v: object) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+@dataclass(slots=True)
+class _Hand:
+    """A hand being read: only what the room saw, and card-free events."""
+
+    id: int
+    room: str
+    number: int
+    game: str | None
+    button: int | None
+    start: str | None
+    end: str | None = None
+    players: list[str] = field(default_factory=list)
+    board: str | None = None
+    shown: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+    pots: list[str] = field(default_factory=list)
+    rake: int = 0
+    settles: list[str] = field(default_factory=list)
+    stacks: str | None = None
+    log: list[tuple[str | None, str]] = field(default_factory=list)
+
+    def action(self, d: dict[str, Any]) -> None:
+        player = str(d.get("player", ""))
+        if player and player not in self.players:
+            self.players.append(player)
+        name = _label("action", str(d.get("action", "")))
+        amount = d.get("amount")
+        if _is_int(amount) and amount:
+            self.actions.append(text("console_action_line_amount", player=player, action=name,
+                                     amount=int(amount)))
+        else:
+            self.actions.append(text("console_action_line", player=player, action=name))
+
+    def room_said(self, when: str | None, said: str) -> None:
+        if _PROMPT.search(said):
+            return
+        self.log.append((when, said))
+        street = _STREET.match(said)
+        if street:
+            self.board = street.group(2).strip()
+            self.actions.append(text("console_street", street=street.group(1)) + " " + self.board)
+        elif _SHOWN.search(said):
+            self.shown.append(said)
+
+    def row(self) -> tuple[Any, ...]:
+        if self.board is not None and self.actions and not self.actions[0].startswith("【"):
+            self.actions.insert(0, text("console_street", street=text("console_preflop")))
+        return (
+            self.id, text("console_hand_label", room=self.room, hand=self.number,
+                          when=(self.start or "")[5:16]), self.room,
+            self.game, self.number, self.start, self.end, self.button,
+            ", ".join(self.players) or None, self.board, " / ".join(self.shown) or None,
+            " / ".join(self.actions) or None, " / ".join(self.pots) or None, self.rake,
+            " / ".join(self.settles) or None, self.stacks,
+        )
+
+
+@dataclass(slots=True)
+class _Context:
+    """Where an input happened, for the records that point at it."""
+
+    when: str | None
+    room: str
+    hand: int | None
+    sender: str | None  # a message said in a room (None: a directive, a tick or a DM)
+    said: str | None
+    dm: bool
+    decided_by: str | None = None
+
+
+@dataclass
+class Built:
+    """What :func:`build` wrote, for the start-up line and the tests."""
+
+    hands: int = 0
+    penalties: int = 0
+    flags: int = 0
+    players: int = 0
+    seconds: float = 0.0
+
+
+def open_source(path: Path) -> sqlite3.Connection:
+    """The referee's database, opened read-only (StoreError if missing or not ours)."""
+    if not path.exists():
+        raise StoreError(f"{path}: no such database")
+    if not path.is_file():
+        raise StoreError(f"{path}: not a database file")
+    try:
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True,
+                               isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as e:
+        raise StoreError(f"{path}: cannot open: {e}") from None
+    try:
+        version = current_version(conn)
+    except StoreError as e:
+        conn.close()
+        raise StoreError(f"{path}: {e}") from None
+    except sqlite3.OperationalError as e:  # locked (a replay owns it), unreadable
+        conn.close()
+        raise StoreError(f"{path}: cannot read: {e}") from None
+    except sqlite3.Error as e:
+        conn.close()
+        raise StoreError(f"{path}: not a referee database ({e})") from None
+    if version == 0:
+        conn.close()
+        raise StoreError(f"{path}: not a referee database (empty)")
+    if version > LATEST:
+        conn.close()
+        raise StoreError(f"{path}: database schema version {version} is newer than this referee"
+                         f" supports ({LATEST}); upgrade the referee")
+    return conn
+
+
+def build(source: Path, dest: Path) -> Built:
+    """Write the console database ``dest`` (replaced if it exists) from the referee database
+    ``source``, which is only read."""
+    started = time.monotonic()
+    src = open_source(source)
+    try:
+        src.execute("BEGIN")  # one snapshot of a database a bot may be writing
+        try:
+            return _build(src, dest, started)
+        except sqlite3.Error as e:
+            raise StoreError(f"{source}: cannot read: {e}") from None
+    finally:
+        src.close()
+
+
+def _inputs(src: sqlite3.Connection) -> Iterator[tuple[int, str, str, str, float]]:
+    cur = src.execute("SELECT seq, room, input, events, processed_at FROM inputs ORDER BY seq")
+    while rows := cur.fetchmany(512):
+        yield from rows
+
+
+def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
+    ledger = src.execute(
+        "SELECT id, player, delta, reason, input_seq FROM ledger ORDER BY id").fetchall()
+    bank = dict(src.execute("SELECT player, balance FROM bank").fetchall())
+    ledger_seqs = {row[4] for row in ledger}
+
+    # The referee's own projection (penalties, flags and their decisions, ranks), computed
+    # afresh in memory from the log: the database's copy may lag (it is a cache) and is not
+    # ours to bring up to date.
+    mem = sqlite3.connect(":memory:", isolation_level=None)
+    _script(mem, _PROJECTION_TABLES)
+
+    try:
+        if dest.exists():
+            dest.unlink()
+        out = sqlite3.connect(dest, isolation_level=None)
+        out.execute("PRAGMA user_version = 0")  # fails here, not midway, if it is unwritable
+    except (OSError, sqlite3.Error) as e:
+        raise StoreError(f"{dest}: cannot write the console database: {e}") from None
+    try:
+        out.execute("PRAGMA journal_mode = OFF")
+        out.execute("PRAGMA synchronous = OFF")
+        out.execute("BEGIN")
+        _script(out, SCHEMA)
+        built = _walk(src, mem, out, ledger_seqs, ledger, bank)
+        out.execute("COMMIT")
+        out.execute("ANALYZE")
+    finally:
+        out.close()
+        mem.close()
+    built.seconds = time.monotonic() - started
+    return built
+
+
+def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connection,
+          ledger_seqs: set[int], ledger: list[tuple[Any, ...]], bank: dict[str, int]) -> Built:
+    built = Built()
+    games: dict[str, str] = {}
+    current: dict[str, _Hand] = {}
+    contexts: dict[int, _Context] = {}
+    tables: dict[str, list[Any]] = {}  # room -> [game, hands, first, last]
+    hand_rows: list[tuple[Any, ...]] = []
+    log_rows: list[tuple[Any, ...]] = []
+    rank_events: list[tuple[str, str, int]] = []
+    closed: dict[str, tuple[int, int]] = {}  # room -> (input seq, hand) of its last hand's end
+    seq = 0
+    next_hand = 1
+    wanted = PROJECTED_KINDS | {"bank", "leave"}
+
+    def flush(force: bool = False) -> None:
+        if force or len(log_rows) > 5000 or len(hand_rows) > 500:
+            out.executemany(f"INSERT INTO hands VALUES ({', '.join('?' * 16)})", hand_rows)
+            out.executemany("INSERT INTO hand_log(ハンド, 順番, 日時, 内容) VALUES (?, ?, ?, ?)",
+                            log_rows)
+            hand_rows.clear()
+            log_rows.clear()
+
+    def close(h: _Hand) -> None:
+        hand_rows.append(h.row())
+        log_rows.extend((h.id, i, when, said) for i, (when, said) in enumerate(h.log, 1))
+        t = tables.setdefault(h.room, [h.game, 0, h.start, h.start])
+        t[0] = h.game or t[0]
+        t[1] += 1
+        t[3] = h.start
+        closed[h.room] = (seq, h.id)
+        flush()
+
+    for seq, room, raw_input, raw_events, processed_at in _inputs(src):
+        when = _when(processed_at)
+        inp = json.loads(raw_input)
+        dm = bool(inp.get("dm"))
+        said = inp.get("text") if inp.get("kind") == "message" else None
+        if inp.get("kind") == "directive" and inp.get("name") == "table":
+            game = (inp.get("args") or {}).get("game")
+            if isinstance(game, str):
+                games[room] = game
+        elif isinstance(said, str) and not dm:
+            opened = _OPEN.match(said)
+            if opened:
+                games[room] = opened.group(1)
+        events = json.loads(raw_events)
+        projected: list[tuple[int, str, dict[str, Any]]] = []
+        keep = seq in ledger_seqs
+        seen = False
+        decided_by: str | None = None
+        at_hand: int | None = None  # the hand running at the input's first record
+        for idx, d in enumerate(events):
+            if not isinstance(d, dict):
+                continue
+            kind = str(d.get("event", ""))
+            if kind in PROJECTED_KINDS:
+                projected.append((idx, kind, d))
+            if kind in wanted and not seen:
+                keep = seen = True
+                running = current.get(room)
+                at_hand = running.id if running is not None else None
+            if kind == "rank" and isinstance(d.get("player"), str):
+                rank_events.append((d["player"], str(d.get("mark") or ""), seq))
+            if kind == "flag_decided" and d.get("by") is not None:
+                decided_by = str(d["by"])
+            if kind == "hand_start" and _is_int(d.get("hand")):
+                if room in current:  # a hand that never ended (a misdeal's restart, a crash)
+                    close(current.pop(room))
+                button = d.get("button")
+                current[room] = _Hand(next_hand, room, int(d["hand"]), games.get(room),
+                                      int(button) if _is_int(button) else None, when)
+                next_hand += 1
+                continue
+            h = current.get(room)
+            if h is None:
+                continue
+            if kind == "action":
+                h.action(d)
+            elif kind == "say":
+                # Only what the room was told; a player's own cards come in a private "say".
+                if d.get("to") == "room" and isinstance(d.get("text"), str):
+                    h.room_said(when, d["text"])
+            elif kind == "pot" and _is_int(d.get("amount")):
+                index = int(d["index"]) if _is_int(d.get("index")) else 0
+                shares = _shares(d.get("shares"))
+                h.pots.append(
+                    text("console_pot_main", amount=int(d["amount"]), shares=shares) if index == 0
+                    else text("console_pot_side", index=index, amount=int(d["amount"]),
+                              shares=shares))
+            elif kind == "rake" and _is_int(d.get("amount")):
+                h.rake += int(d["amount"])
+            elif kind == "settle" and _is_int(d.get("payout")):
+                h.settles.append(text("console_settle", player=str(d.get("player", "")),
+                                      result=_label("result", str(d.get("result", ""))),
+                                      payout=int(d["payout"])))
+            elif kind == "hand_end":
+                stacks = d.get("stacks")
+                if isinstance(stacks, dict):
+                    h.stacks = ", ".join(f"{p} {chips(int(v))}" for p, v in stacks.items()
+                                         if _is_int(v))
+                h.end = when
+                close(current.pop(room))
+        if keep:
+            hand_id = at_hand
+            if hand_id is None and closed.get(room, (0, 0))[0] == seq:
+                hand_id = closed[room][1]  # a record after the hand_end of the same input
+            if hand_id is None and room in current:
+                hand_id = current[room].id
+            contexts[seq] = _Context(
+                when, room, hand_id,
+                str(inp.get("sender")) if said is not None and not dm else None,
+                said if isinstance(said, str) and not dm else None, dm, decided_by)
+        if projected:
+            project(mem, seq, room, projected)
+    for h in list(current.values()):
+        close(h)
+    flush(force=True)
+    for room, game in games.items():
+        tables.setdefault(room, [game, 0, None, None])
+    out.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?)",
+                    [(room, *t) for room, t in tables.items()])
+    built.hands = next_hand - 1
+    _records(mem, out, contexts, ledger, bank, rank_events, built)
+    return built
+
+
+def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[int, _Context],
+             ledger: list[tuple[Any, ...]], bank: dict[str, int],
+             rank_events: list[tuple[str, str, int]], built: Built) -> None:
+    def ctx(seq: int | None) -> _Context | None:
+        return contexts.get(seq) if seq is not None else None
+
+    flags = mem.execute(
+        "SELECT id, room, flag_id, player, kind, text, confidence, status, input_seq,"
+        " decided_input_seq FROM flags ORDER BY id").fetchall()
+    flag_rows: list[tuple[Any, ...]] = []
+    for fid, room, flag_id, player, kind, said, confidence, status, seq, decided in flags:
+        c, dc = ctx(seq), ctx(decided)
+        by = None
+        if status != "open" and dc is not None:
+            by = dc.decided_by or (text("console_decided_at_once") if decided == seq
+                                   else dc.sender)
+        flag_rows.append((
+            fid, c.when if c else None, room, flag_id, c.hand if c else None, player,
+            _label("kind", kind), _label("confidence", confidence),
+            said if c is None or not c.dm else text("console_private_message"),
+            _label("status", status), by, dc.when if dc is not None and status != "open" else None,
+        ))
+    out.executemany(f"INSERT INTO flags VALUES ({', '.join('?' * 12)})", flag_rows)
+    built.flags = len(flag_rows)
+
+    penalties = mem.execute(
+        "SELECT id, room, player, kind, points, chips, input_seq FROM penalties ORDER BY id"
+    ).fetchall()
+    penalty_rows: list[tuple[Any, ...]] = []
+    for pid, room, who, kind, points, chip_count, seq in penalties:
+        c = ctx(seq)
+        # The flag this penalty carried out: confirmed in this very input (at once, or by a
+        # moderator's !confirm), on the same player and offence.
+        flag = mem.execute(
+            "SELECT id, text, input_seq FROM flags WHERE decided_input_seq = ? AND player = ?"
+            " AND kind = ? AND status = 'confirmed' ORDER BY id DESC LIMIT 1",
+            (seq, who, kind)).fetchone()
+        if flag is not None:
+            fc = ctx(flag[2])
+            sender, said = (who, flag[1]) if fc is None or not fc.dm else (
+                who, text("console_private_message"))
+            hand = fc.hand if fc is not None and fc.hand is not None else (c.hand if c else None)
+        else:
+            sender = c.sender if c else None
+            said = c.said if c else None
+            if c is not None and c.dm:
+                said = text("console_private_message")
+            hand = c.hand if c else None
+        penalty_rows.append((pid, c.when if c else None, room, hand, who,
+                             _label("kind", kind), points, chip_count,
+                             flag[0] if flag is not None else None, sender, said))
+    out.executemany(f"INSERT INTO penalties VALUES ({', '.join('?' * 11)})", penalty_rows)
+    built.penalties = len(penalty_rows)
+
+    running: dict[str, int] = {}
+    ledger_rows: list[tuple[Any, ...]] = []
+    for lid, player, delta, reason, seq in ledger:
+        c = ctx(seq)
+        running[player] = running.get(player, 0) + int(delta)
+        ledger_rows.append((lid, c.when if c else None, player, delta, running[player],
+                            _reason(str(reason)), c.room if c else None,
+                            c.hand if c else None))
+
+    ranks: dict[str, str] = {}
+    rank_rows: list[tuple[Any, ...]] = []
+    for name, mark, seq in rank_events:
+        c = ctx(seq)
+        rank_rows.append((c.when if c else None, name, mark or None, ranks.get(name) or None))
+        ranks[name] = mark
+
+    players: dict[str, list[Any]] = {}
+
+    def player_row(name: str) -> list[Any]:
+        return players.setdefault(name, [name, bank.get(name, 0), None, 0, 0, 0, None])
+
+    for name in bank:
+        player_row(name)
+    for row in ledger_rows:
+        p = player_row(row[2])
+        p[3] += 1
+        p[6] = row[1]
+    for row in penalty_rows:
+        p = player_row(row[4])
+        p[4] += 1
+        p[5] += int(row[6])
+    for row in flag_rows:
+        player_row(row[5])
+    for name, mark in ranks.items():
+        player_row(name)[2] = mark or None
+    out.executemany("INSERT INTO bank VALUES (?, ?, ?, ?, ?, ?, ?)", list(players.values()))
+    out.executemany(f"INSERT INTO ledger VALUES ({', '.join('?' * 8)})", ledger_rows)
+    out.executemany("INSERT INTO ranks(日時, プレイヤー, ランク, 以前のランク) VALUES (?, ?, ?, ?)",
+                    rank_rows)
+    built.players = len(players)
+
+
+
+# --- Datasette -------------------------------------------------------------------------------
+
+PASSWORD_ENV = "REFEREE_CONSOLE_PASSWORD"
+HASH_ENV = "REFEREE_CONSOLE_PASSWORD_HASH"
+USER = "moderator"
+"""The login name when a password is set (HTTP basic authentication)."""
+
+_THIS_MONTH = "strftime('%Y-%m', 'now', '+9 hours')"
+
+QUERIES: dict[str, dict[str, Any]] = {
+    "monthly_penalties": {
+        "title": "今月のペナルティ",
+        "description": "今月（日本時間）に科されたペナルティ。新しい順。",
+        "sql": (
+            "SELECT 番号, 日時, プレイヤー, 種類, ポイント, チップ, テーブル, ハンド, フラグ,"
+            " 発言者, 原因の発言 FROM penalties"
+            f" WHERE substr(日時, 1, 7) = {_THIS_MONTH} ORDER BY 番号 DESC"
+        ),
+    },
+    "bank_ranking": {
+        "title": "バンク残高ランキング",
+        "description": "バンク残高の多い順。同額は同順位。",
+        "sql": (
+            "SELECT rank() OVER (ORDER BY 残高 DESC) AS 順位, プレイヤー, 残高, ランク,"
+            " ペナルティ数, 没収ポイント, 最終取引 FROM bank ORDER BY 残高 DESC, プレイヤー"
+        ),
+    },
+    "player_history": {
+        "title": "プレイヤー別の履歴",
+        "description": "ひとりのプレイヤーのバンク取引・ペナルティ・フラグ・ランクを時系列で。"
+                       "「player」にプレイヤー名を入れて実行してください。",
+        "sql": (
+            "SELECT 日時, 種別, 内容, 増減, 残高, ハンド FROM ("
+            " SELECT 日時, 'バンク取引' AS 種別, 理由 AS 内容, 増減, 残高, ハンド, 1 AS k, 番号"
+            " FROM ledger WHERE プレイヤー = :player"
+            " UNION ALL SELECT 日時, 'ペナルティ', 種類 || ' ' || ポイント || 'P / チップ '"
+            " || チップ || coalesce('（' || 原因の発言 || '）', ''), NULL, NULL, ハンド, 0, 番号"
+            " FROM penalties WHERE プレイヤー = :player"
+            " UNION ALL SELECT 日時, 'フラグ', 種類 || '・' || 状態 || coalesce('（' || 発言"
+            " || '）', ''), NULL, NULL, ハンド, 2, 番号 FROM flags WHERE プレイヤー = :player"
+            " UNION ALL SELECT 日時, 'ランク', coalesce(以前のランク, 'なし') || ' → '"
+            " || coalesce(ランク, 'なし'), NULL, NULL, NULL, 3, 番号"
+            " FROM ranks WHERE プレイヤー = :player"
+            ") ORDER BY 日時, k, 番号"
+        ),
+    },
+    "open_flags": {
+        "title": "未判断のフラグ",
+        "description": "モデレーターの判断（!confirm / !dismiss）を待っているフラグ。",
+        "sql": (
+            "SELECT 番号, 日時, テーブル, フラグ番号, ハンド, プレイヤー, 種類, 確度, 発言"
+            " FROM flags WHERE 状態 = '未判断' ORDER BY 番号"
+        ),
+    },
+}
+
+TABLES: dict[str, dict[str, Any]] = {
+    "bank": {
+        "title": "バンク残高",
+        "description": "プレイヤーごとの残高（取引の合計）。プレイヤー名から取引履歴へ。",
+        "sort_desc": "残高",
+        "columns": {"残高": "バンクのポイント", "取引数": "バンク取引の件数",
+                    "没収ポイント": "ペナルティで没収されたポイントの合計",
+                    "最終取引": "最後のバンク取引の日時（日本時間）"},
+    },
+    "ledger": {
+        "title": "バンク取引履歴",
+        "description": "残高を動かしたすべての取引。残高は取引後の値。",
+        "sort_desc": "番号",
+        "facets": ["理由"],
+    },
+    "penalties": {
+        "title": "ペナルティ",
+        "description": "科されたペナルティ。フラグ（確定したもの）と原因の発言つき。",
+        "sort_desc": "番号",
+        "facets": ["種類", "プレイヤー"],
+        "columns": {"ポイント": "バンクから没収したポイント", "チップ": "テーブルで没収したチップ",
+                    "原因の発言": "ペナルティのきっかけになったルームでの発言"},
+    },
+    "flags": {
+        "title": "フラグと判断",
+        "description": "ハンド情報の公開・干渉行為の疑い。状態は 未判断 / 確定 / 却下。",
+        "sort_desc": "番号",
+        "label_column": "発言",
+        "facets": ["状態", "種類"],
+    },
+    "hands": {
+        "title": "ハンド",
+        "description": "ハンドごとの要約（ルームで公開された内容だけ。配られた手札は含みません）。",
+        "sort_desc": "番号",
+        "label_column": "ハンド",
+        "facets": ["テーブル", "ゲーム"],
+        "columns": {"ボード": "最後に公開されたボード", "公開された手札": "ルームで公開された手札",
+                    "終了時スタック": "ハンド終了時のチップ"},
+    },
+    "hand_log": {
+        "title": "ハンドの経過",
+        "description": "ハンド中にルームへ告げられた内容（手番の案内は省略）。",
+        "sort": "番号",
+    },
+    "tables": {"title": "テーブル", "description": "ルームごとのテーブル（ゲームは最新のもの）。"},
+    "ranks": {"title": "ランクの変更", "description": "ランクマークの付与・変更の履歴。",
+              "sort_desc": "番号"},
+}
+
+
+ORDER = ("bank", "ledger", "penalties", "flags", "hands", "hand_log", "tables", "ranks")
+
+
+def _menu() -> str:
+    """The Japanese menu on the first pages (Datasette lists tables by their SQL names)."""
+    from html import escape
+
+    def item(path: str, info: dict[str, Any]) -> str:
+        return (f'<li><a href="/{DB_NAME}/{path}"><strong>{escape(info["title"])}</strong></a>'
+                f" — {escape(info.get('description', ''))}</li>")
+
+    return (
+        "<p>バンク・ペナルティ・フラグ・ハンドの記録です（読み取り専用）。"
+        "公開されなかった手札は含みません。各ページの下の「json」「CSV」で書き出せます。</p>"
+        "<h3>よく使う表示</h3><ul>" + "".join(item(k, v) for k, v in QUERIES.items())
+        + "</ul><h3>記録の一覧</h3><ul>" + "".join(item(t, TABLES[t]) for t in ORDER) + "</ul>"
+    )
+
+
+def metadata(password_hash: str | None = None) -> dict[str, Any]:
+    """Datasette metadata: Japanese titles, descriptions and canned queries."""
+    menu = _menu()
+    meta: dict[str, Any] = {
+        "title": "レフェリー モデレーター用コンソール",
+        "description_html": menu,
+        "databases": {DB_NAME: {"title": "レフェリーの記録", "description_html": menu,
+                                "tables": TABLES, "queries": QUERIES}},
+    }
+    if password_hash is not None:
+        # By reference: /-/metadata.json shows {"$env": …}, not the hash (Datasette resolves it
+        # from the environment of this process only when the plugin asks for its config).
+        os.environ[HASH_ENV] = password_hash
+        meta["plugins"] = {"datasette-auth-passwords": {
+            f"{USER}_password_hash": {"$env": HASH_ENV}, "http_basic_auth": True}}
+        meta["allow"] = {"id": USER}
+    return meta
+
+
+SETTINGS: dict[str, Any] = {
+    "default_page_size": 50,
+    "suggest_facets": False,
+    "sql_time_limit_ms": 3000,
+    "max_returned_rows": 5000,
+    "allow_download": True,
+}
+
+
+class ExtraMissing(Exception):
+    """The ``console`` extra (Datasette) is not installed."""
+
+
+def datasette(console_db: Path, password: str | None = None) -> Any:
+    """A started :class:`datasette.app.Datasette` serving ``console_db`` immutable."""
+    try:
+        import asyncio
+
+        from datasette.app import Datasette
+        from datasette.database import Database
+    except ImportError as e:
+        raise ExtraMissing(e.name or "datasette") from None
+    password_hash = None
+    if password is not None:
+        try:
+            from datasette_auth_passwords.utils import hash_password
+        except ImportError as e:
+            raise ExtraMissing(e.name or "datasette-auth-passwords") from None
+        password_hash = hash_password(password)
+    # Datasette prints each refused request's traceback with its locals when rich is installed
+    # (a refused INSERT in the SQL editor is an ordinary event here): one line of log is enough.
+    import datasette.handle_exception as handle_exception
+
+    handle_exception.rich = None
+    # Served under the name DB_NAME whatever the file is called (--keep FILE), immutable: the
+    # file is opened read-only (?immutable=1) and only SELECT runs. A Datasette without files
+    # would add an in-memory database of its own: removed, so that only the console is served.
+    _register_plugin()
+    ds = Datasette(metadata=metadata(password_hash), settings=SETTINGS,
+                   template_dir=str(TEMPLATES))
+    if "_memory" in ds.databases:
+        ds.remove_database("_memory")
+    ds.add_database(Database(ds, path=str(console_db), is_mutable=False), name=DB_NAME,
+                    route=DB_NAME)
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(ds.invoke_startup())
+    finally:
+        loop.close()
+    return ds
+
+
+TEMPLATES = Path(__file__).resolve().parent / "console_templates"
+"""Datasette templates of our own: a record page shows one column per line (row.html)."""
+
+
+def _titles() -> dict[str, Any]:
+    return {"console_titles": {name: info["title"] for name, info in TABLES.items()}}
+
+
+def _register_plugin() -> None:
+    """A Datasette plugin, in-process: the tables' Japanese titles for the templates."""
+    from datasette import hookimpl
+    from datasette.plugins import pm
+
+    if pm.get_plugin("referee-console") is None:
+        hooks = {"extra_template_vars": staticmethod(hookimpl(_titles))}
+        plugin = type("RefereeConsole", (), hooks)
+        pm.register(plugin, name="referee-console")
+
+
+def serve(ds: Any, host: str, port: int) -> None:
+    """Serve until interrupted (uvicorn, as ``datasette serve`` does)."""
+    import signal
+    import threading
+
+    import uvicorn
+
+    if threading.current_thread() is threading.main_thread():
+        # uvicorn shuts down gracefully on SIGINT / SIGTERM and then raises the signal again
+        # with the handlers it found: make those a plain exit, so that the caller's cleanup
+        # (the temporary console database) runs and Ctrl+C prints no traceback.
+        def stop(sig: int, frame: object) -> None:
+            raise SystemExit(0)
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, stop)
+    uvicorn.run(ds.app(), host=host, port=port, log_level="warning", lifespan="on", workers=1)
