@@ -304,7 +304,7 @@ def test_bank_ranking_in_browser(console: Console, browser: Any, tmp_path: Path)
 def test_player_penalties_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     expected = source(console, "SELECT kind, points, chips FROM penalties WHERE player = 'alice'"
                       " ORDER BY id DESC")
-    assert len(expected) >= 3
+    assert len(expected) >= 2  # a leak and an all-in FA (issue 13 charges only exact cards)
     body = page(browser, console, f"/referee/penalties?{q('プレイヤー')}=alice")
     assert "ペナルティ" in body
     hs = headers(browser)
