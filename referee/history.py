@@ -16,6 +16,7 @@ players ``p1…pn`` clockwise from the button's left, unknown hole cards ``????`
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -160,6 +161,29 @@ class HistoryBook:
         self.keep = keep
         self._open: dict[str, HandRecord] = {}
         self._done: dict[str, deque[HandRecord]] = {}
+        self._blobs: dict[int, bytes] = {}  # id(finished record) -> its pickle (see below)
+
+    # --- snapshots (issue 21): taken at every hand end, so a finished hand -- which no longer
+    # changes, but for omaha's OPEN after a fold -- is pickled once and its bytes reused; the
+    # snapshot then costs the hands since the last one, not the whole book.
+    def __getstate__(self) -> dict[str, Any]:
+        done: dict[str, list[bytes]] = {}
+        for room, records in self._done.items():
+            blobs = []
+            for rec in records:
+                blob = self._blobs.get(id(rec))
+                if blob is None:
+                    blob = self._blobs[id(rec)] = pickle.dumps(rec, pickle.HIGHEST_PROTOCOL)
+                blobs.append(blob)
+            done[room] = blobs
+        return {"keep": self.keep, "_open": self._open, "_done_blobs": done}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.keep = state["keep"]
+        self._open = state["_open"]
+        self._blobs = {}
+        self._done = {room: deque((pickle.loads(b) for b in blobs), maxlen=self.keep)
+                      for room, blobs in state["_done_blobs"].items()}
 
     def record(self, room: str, events: list[Event], time: Any) -> None:
         """The service, once per input: the replay's hot path, so a say or an action costs a
@@ -214,6 +238,7 @@ class HistoryBook:
         done = self._done.get(room)
         if done and done[-1].game == "omaha":
             done[-1].raw.append(_AFTER + line)
+            self._blobs.pop(id(done[-1]), None)  # changed: pickled again at the next snapshot
 
     def _other(self, room: str, rec: HandRecord | None, kind: str, d: dict[str, Any],
                time: Any) -> HandRecord | None:
@@ -240,7 +265,10 @@ class HistoryBook:
         elif kind == "hand_end":
             rec.stacks = dict(d.get("stacks", {}))
             del self._open[room]
-            self._done.setdefault(room, deque(maxlen=self.keep)).append(rec)
+            records = self._done.setdefault(room, deque(maxlen=self.keep))
+            if self.keep is not None and len(records) == self.keep:
+                self._blobs.pop(id(records[0]), None)  # evicted: its id may be reused
+            records.append(rec)
             return None
         return rec
 
