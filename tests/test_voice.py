@@ -92,3 +92,13 @@ def test_omaha_says_when_a_flying_action_is_applied_at_the_turn(name: str, word:
 def test_heads_up_hand_start_names_the_sb_first() -> None:
     (start,) = [t for t in _room(ROOT / "omaha" / "heads_up.txt") if t.startswith("ハンド#1 開始")]
     assert start.index("SB") < start.index("BB")
+
+
+def test_seven_announces_the_dealer_hand_owners_win_count() -> None:
+    evs = events(ROOT / "seven" / "win_count.txt")
+    owners = [e for e in evs if e["event"] == "settle" and e.get("dealer_hand")]
+    said = [t for t in _room(ROOT / "seven" / "win_count.txt")
+            if t.startswith("ディーラーハンドの持ち主")]
+    assert owners and len(said) == len(owners)
+    for e, line in zip(owners, said, strict=True):
+        assert f"{e['wins']}勝" in line and line.endswith(f"→ {e['payout']:,}")

@@ -657,6 +657,9 @@ class SevenEngine(HouseEngine):
                 result = "win" if total > staked else "push" if total == staked else "lose"
                 out.append(Settle(player=name, result=result, payout=total, ante=ante_p,
                                   bets=bets_p, hand=klass, wins=wins, dealer_hand=True))
+                out.append(Say(to="room", text=text(
+                    "seven_owner_wins", who=h.label, wins=wins,
+                    multiplier=format(mult.normalize(), "f"), payout=total)))
                 continue
             dq = self._dq(h, key)
             if dh.folded and not (dq and r.dq_when_dealer_folds):
