@@ -155,6 +155,7 @@ MODERATOR_COMMANDS = {
 # Commands that act on a table (a private message must name it or come from a seated player).
 TABLE_COMMANDS = frozenset({
     "status", "close", "sit", "leave", "deal", "nogame", "misdeal", "exposed", "lastslot", "clock",
+    "rules", "hand",
 })
 
 HELP = {

@@ -7,6 +7,8 @@ from __future__ import annotations
 import itertools
 import random
 
+import pytest
+
 from referee.events import Event
 from referee.outcome import Incoming
 from referee.routing import private_route
@@ -65,6 +67,13 @@ def test_table_command_without_a_table_is_refused_privately() -> None:
     (refusal,) = says(ev, "dealer")
     assert "!deal" in refusal and not says(ev, "room")
     assert not ref.tables["!t1"].engine.in_hand
+
+
+@pytest.mark.parametrize("command", ["!hand 1", "!rules"])
+def test_table_reading_commands_without_a_table_say_how_to_name_one(command: str) -> None:
+    ev = msg(two_tables(), "dealer", command, "!dm-dealer", dm=True)
+    (refusal,) = says(ev, "dealer")
+    assert f"!{command.split()[0][1:]}" in refusal and not says(ev, "room")
 
 
 def test_private_commands_announce_in_the_table_room() -> None:
