@@ -42,7 +42,7 @@ import pickle
 import random
 import secrets
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -262,37 +262,17 @@ def deal_from_json(data: dict[str, Any]) -> Deal:
     )
 
 
-# Cards a live deal needs per game: (per player, dealer, board, spare shoe, dice).
-_DEAL_PLAN: dict[str, tuple[int, int, int, int, int]] = {
-    "omaha": (4, 0, 5, 0, 0),
-    "holdem_aa": (2, 2, 5, 0, 0),
-    "seven": (7, 7, 0, 20, 1),
-    "deuces": (5, 5, 0, 120, 0),
-}
-
-
 def draw_deal(engine: Engine, rng: random.Random, shoe: Shoe | None = None) -> Deal:
     """A live deal from a freshly shuffled shoe of the game's decks and jokers (or ``shoe``,
     already in order: the commit–reveal deck).
 
-    An engine may define ``draw_deal(shoe, rng) -> Deal`` to size its own deal; otherwise the
-    plan above is used (enough spare cards for every replacement and draw the rules allow).
+    The engine sizes the deal (:meth:`~referee.rules.base.Engine.draw_deal`: its deal plan, or
+    a deal of its own).
     """
     d = engine.definition
     if shoe is None:
         shoe = Shoe(decks=d.decks, jokers=d.jokers, rng=rng)
-    own: Callable[[Shoe, random.Random], Deal] | None = getattr(engine, "draw_deal", None)
-    if callable(own):
-        return own(shoe, rng)
-    per, dealer, board, spare, dice = _DEAL_PLAN[engine.definition.id]
-    deal = Deal()
-    for s in engine.seated():
-        deal.hands[s.name] = shoe.draw(per)
-    deal.dealer = shoe.draw(dealer)
-    deal.board = shoe.draw(board)
-    deal.shoe = shoe.draw(min(spare, len(shoe)))
-    deal.dice = [rng.randint(1, 6) for _ in range(dice)]
-    return deal
+    return engine.draw_deal(shoe, rng)
 
 
 class Referee:
@@ -992,10 +972,12 @@ class Referee:
                 raise IllegalAction("空席がありません")
             seat = free[0]
         points = self.bank.balance(sender)
-        if points <= 0:
+        # what the bank pays and the chips it buys (a max buy-in, a tournament's entry: a free
+        # one seats a player with no points); raises before anything changes
+        buy = eng.buy_in(max(points, 0))
+        chips = buy.chips
+        if chips <= 0:
             raise IllegalAction(f"バンク残高がありません（{_points(points)}）")
-        buy = eng.buy_in(points)  # what the bank pays and the chips it buys (a max buy-in,
-        chips = buy.chips         # a tournament's entry); raises before anything changes
         events = eng.sit(seat, sender, chips)
         self._emit(ctx, events)
         if buy.points:  # (a free tournament takes nothing)

@@ -9,14 +9,16 @@ table exactly as it was.
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from referee.actions import Parsed
-from referee.cards import Card
+from referee.cards import Card, Shoe
 from referee.definitions import GameDefinition
 from referee.events import Event
+from referee.lang.catalog import messages, text
 
 #: A decision the table awaits from one player: the betting turn (``bet``), opening or mucking
 #: at the showdown (``showdown``), showing after everyone else folded (``after_fold``), the
@@ -30,11 +32,19 @@ Decision = Literal[
 
 
 class IllegalAction(Exception):
-    """An action or operation the table cannot accept now. ``reason`` is Japanese, for players."""
+    """An action or operation the table cannot accept now.
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    ``code`` names a message of the catalogue (``referee/lang/messages/*.toml``) and ``params``
+    fill it in; :attr:`reason` renders it, in one place, for players. Tests assert the code.
+    """
+
+    def __init__(self, code: str, /, **params: Any) -> None:
+        self.code = code
+        self.params = params
+        # A code not in the catalogue is taken as finished text (only while call sites move to
+        # codes; tests/test_catalogue_only.py lists any that remain).
+        self.reason = text(code, **params) if code in messages() else code
+        super().__init__(self.reason)
 
 
 class OptionError(ValueError):
@@ -68,6 +78,18 @@ class BuyIn:
     reason: str = "buy_in"
 
 
+@dataclass(frozen=True)
+class DealPlan:
+    """Cards a live deal needs: per player, for the house (dealer), the board, a spare shoe for
+    replacements and draws, and dice. :meth:`Engine.draw_deal` deals from it."""
+
+    per_player: int
+    dealer: int = 0
+    board: int = 0
+    spare: int = 0
+    dice: int = 0
+
+
 @dataclass
 class SeatState:
     seat: int
@@ -80,6 +102,8 @@ class Engine(ABC):
     """One table of one game. Subclasses implement the rules; the service drives them."""
 
     game: str
+    #: What :meth:`draw_deal` deals by default (engines with a deal of their own override it).
+    deal_plan: ClassVar[DealPlan] = DealPlan(0)
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
         self.definition = definition
@@ -118,14 +142,54 @@ class Engine(ABC):
         """``# bonus:`` (deuces only): the bonus area, oldest first."""
         raise IllegalAction("このゲームにはボーナスエリアがありません")
 
+    # --- capabilities (the service asks these; it never names a game) ----------------------
+    def draw_deal(self, shoe: Shoe, rng: random.Random) -> Deal:
+        """A live deal for the players seated now, from ``shoe`` (already shuffled) by
+        :attr:`deal_plan`; ``rng`` throws the dice."""
+        plan = self.deal_plan
+        deal = Deal()
+        for s in self.seated():
+            deal.hands[s.name] = shoe.draw(plan.per_player)
+        deal.dealer = shoe.draw(plan.dealer)
+        deal.board = shoe.draw(plan.board)
+        deal.shoe = shoe.draw(min(plan.spare, len(shoe)))
+        deal.dice = [rng.randint(1, 6) for _ in range(plan.dice)]
+        return deal
+
+    def carried(self) -> dict[str, Any] | None:
+        """State this table hands on to the next table of its game when it closes (deuces: the
+        bonus area, as JSON-ready data), or None."""
+        return None
+
+    def carry(self, data: dict[str, Any]) -> None:
+        """Take over what a closed table of this game handed on (:meth:`carried`)."""
+        return None
+
+    def at_showdown(self) -> bool:
+        """Cards are being opened (a leak judged then is judged as table talk at a showdown)."""
+        return False
+
     # --- the hand ------------------------------------------------------------------------
     @abstractmethod
     def start_hand(self, deal: Deal) -> list[Event]:
         """Start the next hand with these cards (antes and blinds posted where the game does)."""
 
-    @abstractmethod
     def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
-        """Apply a player's parsed action (resolved against the state); raises IllegalAction."""
+        """Apply a player's parsed action (resolved against the state); raises IllegalAction.
+
+        The transaction, the same for every game: :meth:`_check_act` only reads the state and
+        either refuses (IllegalAction) or returns a plan; :meth:`_apply_act` carries the plan
+        out and cannot refuse. So a refused action leaves no trace."""
+        plan = self._check_act(player, action, now)
+        return self._apply_act(plan)
+
+    def _check_act(self, player: str, action: Parsed, now: float | None) -> Any:
+        """Validate ``action`` against the state, without changing it; returns the plan."""
+        raise NotImplementedError
+
+    def _apply_act(self, plan: Any) -> list[Event]:
+        """Carry out a plan :meth:`_check_act` returned (never raises IllegalAction)."""
+        raise NotImplementedError
 
     def tick(self, now: float) -> list[Event]:
         """The action clock: reminders and default actions due at ``now`` (seconds)."""

@@ -68,7 +68,7 @@ from referee.cards import Card, is_joker
 from referee.definitions import GameDefinition, HoldemAARules
 from referee.events import ActionEvent, Event, HandStart, Say, Settle
 from referee.hands import NAMES, class_of, evaluate, pair_floor
-from referee.rules.base import Deal, Decision, IllegalAction, OptionError
+from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionError
 from referee.rules.house import (
     HandBook,
     HouseEngine,
@@ -154,6 +154,8 @@ class _Seat:
 
 
 class HoldemAAEngine(HouseEngine):
+
+    deal_plan = DealPlan(2, dealer=2, board=5)
     game = "holdem_aa"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:

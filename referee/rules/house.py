@@ -63,6 +63,7 @@ from referee.definitions import GameDefinition
 from referee.events import Event, HandEnd, Leave, Say, Settle
 from referee.lang.catalog import text
 from referee.rules.base import Engine, IllegalAction, OptionError, SeatState
+from referee.rules.clock import WaitClock
 
 Rounding = Literal["down", "up"]
 
@@ -288,36 +289,6 @@ class HandBook:
 
 
 # --- the action clock -----------------------------------------------------------------------
-
-
-@dataclass
-class WaitClock:
-    """How long the table has been waiting for the same thing (engines get time only as an
-    argument). ``restart(now)`` on every change of what is awaited; ``now`` may be unknown (a
-    transcript line without a time stamp): then the wait starts at the next ``waited`` call."""
-
-    since: float | None = None
-    reminded: bool = False
-
-    def restart(self, now: float | None = None) -> None:
-        self.since = now
-        self.reminded = False
-
-    def waited(self, now: float) -> float:
-        if self.since is None or now < self.since:
-            self.since = now
-        return now - self.since
-
-    def due(self, now: float, remind_after: int, act_after: int) -> str | None:
-        """``"act"`` when the default action is due, ``"remind"`` once before that, else None
-        (a limit of 0 disables it)."""
-        waited = self.waited(now)
-        if act_after and waited >= act_after:
-            return "act"
-        if remind_after and waited >= remind_after and not self.reminded:
-            self.reminded = True
-            return "remind"
-        return None
 
 
 # --- seats ----------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ from referee.lang.catalog import text as msg
 from referee.rules.base import (
     BuyIn,
     Deal,
+    DealPlan,
     Decision,
     Engine,
     IllegalAction,
@@ -228,6 +229,8 @@ def _parse_options(rules: OmahaRules, options: dict[str, str]) -> dict[str, Any]
 
 
 class OmahaEngine(Engine):
+
+    deal_plan = DealPlan(4, board=5)
     game = "omaha"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:

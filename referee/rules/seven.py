@@ -102,7 +102,7 @@ from referee.definitions import SEVEN_CLASSES, GameDefinition, SevenRules
 from referee.events import ActionEvent, Event, HandStart, Say, Settle
 from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_floor, class_of, pair_floor, seven_key
 from referee.lang.catalog import text
-from referee.rules.base import Deal, Decision, IllegalAction, OptionError
+from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionError
 from referee.rules.house import (
     HandBook,
     HouseEngine,
@@ -159,6 +159,8 @@ class _Hand:
 
 
 class SevenEngine(HouseEngine):
+
+    deal_plan = DealPlan(7, dealer=7, spare=20, dice=1)
     game = "seven"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
