@@ -57,6 +57,7 @@ from referee.discipline import Discipline, FlagDecided, FlagRecord  # noqa: F401
 from referee.events import DealCommitment, DealReveal, Event, Leave, Penalty, Rejected, Say
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
 from referee.history import HistoryBook, hand_seats
+from referee.inputs import Input, record
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
@@ -327,9 +328,11 @@ class Referee:
             return True
         return self.persistence is not None and self.persistence.is_processed(input_id)
 
-    def process(self, inp: dict[str, Any]) -> Outcome | None:
+    def process(self, given: Input | dict[str, Any]) -> Outcome | None:
         """Apply one input once: ``None`` if it was already processed, else its Outcome (saved
-        to the persistence, if any, before it is returned)."""
+        to the persistence, if any, before it is returned). ``given`` is a typed input
+        (:mod:`referee.inputs`) or a stored record (a rebuild re-runs those)."""
+        inp = given if isinstance(given, dict) else record(given)
         input_id = str(inp["id"])
         if input_id in self.processed or (
             self.persistence is not None and self.persistence.is_processed(input_id)
