@@ -68,6 +68,7 @@ from referee.cards import Card, is_joker
 from referee.definitions import GameDefinition, HoldemAARules
 from referee.events import ActionEvent, Event, HandStart, Say, Settle
 from referee.hands import NAMES, class_of, evaluate, pair_floor
+from referee.lang.catalog import text
 from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionError
 from referee.rules.house import (
     HandBook,
@@ -75,6 +76,7 @@ from referee.rules.house import (
     acknowledge,
     allin_ante,
     check_ante,
+    names,
     pay,
     settlement_line,
     show,
@@ -153,19 +155,32 @@ class _Seat:
     removed: bool = False  # stood up by ``remove`` (a penalty): stake forfeit, no guarantee
 
 
+@dataclass
+class _Plan:
+    """An action :meth:`HoldemAAEngine._check_act` accepted: ``stake`` (``ante``, ``aa``,
+    ``allin`` already validated), ``call`` or ``fold``; ``now`` restarts the clock."""
+
+    seat: _Seat
+    kind: Literal["stake", "call", "fold"]
+    now: float | None
+    ante: int = 0
+    aa: int = 0
+    allin: bool = False
+
+
 class HoldemAAEngine(HouseEngine):
+    """One ``holdem_aa`` table; its phases are ``idle``, ``stakes`` and ``decide``."""
 
     deal_plan = DealPlan(2, dealer=2, board=5)
     game = "holdem_aa"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
         if definition.holdem_aa is None:
-            raise OptionError("holdem_aa の定義がありません")
+            raise OptionError(text("holdem_aa.no_definition"))
         rules: HoldemAARules = definition.holdem_aa
         super().__init__(definition, options, ante_unit=rules.ante_unit,
                          bankrupt_below=rules.bankrupt_below, npc_allowed=False)
         self.rules = rules
-        # phase: idle | stakes | decide
         self.seats: dict[str, _Seat] = {}  # in seat order
         self.dealer: list[Card] = []
         self.board: list[Card] = []
@@ -181,7 +196,7 @@ class HoldemAAEngine(HouseEngine):
         del self.seats[name]
 
     def _awaited(self) -> str:
-        return "コールかフォールドを宣言"
+        return text("holdem_aa.awaited")
 
     def _time_out(self, waiting: list[str]) -> list[Event]:
         """An undecided player folds."""
@@ -197,21 +212,21 @@ class HoldemAAEngine(HouseEngine):
     # --- the hand --------------------------------------------------------------------------
     def start_hand(self, deal: Deal) -> list[Event]:
         if self.phase != "idle":
-            raise IllegalAction("ゲームの途中です")
-        names = [p.name for p in self.table.dealt_players(deal.hands, 2)]
+            raise IllegalAction("house.hand_running")
+        players = [p.name for p in self.table.dealt_players(deal.hands, 2)]
         if len(deal.dealer) != 2:
-            raise IllegalAction("ディーラーの配牌は2枚必要です")
+            raise IllegalAction("holdem_aa.dealer_cards")
         if len(deal.board) != 5:
-            raise IllegalAction("コミュニティーカードは5枚必要です")
-        every = [c for n in names for c in deal.hands[n]] + list(deal.dealer) + list(deal.board)
+            raise IllegalAction("holdem_aa.board_cards")
+        every = [c for n in players for c in deal.hands[n]] + list(deal.dealer) + list(deal.board)
         if any(is_joker(c) for c in every):
-            raise IllegalAction("このゲームにジョーカーはありません")
+            raise IllegalAction("holdem_aa.no_joker")
         if len(set(every)) != len(every):
-            raise IllegalAction("1デックのゲームで同じカードが重複しています")
+            raise IllegalAction("holdem_aa.duplicate_card")
 
         self.hand_no += 1
         self.phase = "stakes"
-        self.seats = {n: _Seat(n, list(deal.hands[n])) for n in names}
+        self.seats = {n: _Seat(n, list(deal.hands[n])) for n in players}
         self.opened = {}
         self.dealer = list(deal.dealer)
         self.board = list(deal.board)
@@ -219,46 +234,51 @@ class HoldemAAEngine(HouseEngine):
         self.clock.restart()
         return [
             HandStart(hand=self.hand_no, button=0),
-            Say(
-                to="room",
-                text=f"ゲーム{self.hand_no}を始めます。アンティ（単位{self.ante_unit}）を"
-                "ベットしてください（AAはアンティ以下で任意）",
-            ),
+            Say(to="room", text=text("holdem_aa.start", hand=self.hand_no, who=names(players),
+                                     unit=self.ante_unit)),
         ]
 
-    def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
+    # --- actions: checked (read only), then applied (Engine.act) ----------------------------
+    def _check_act(self, player: str, action: Parsed, now: float | None) -> _Plan:
         name = action.action
         s = self.seats.get(player)
         if self.phase == "idle":
-            raise IllegalAction("進行中のゲームがありません")
+            raise IllegalAction("house.no_hand")
         if s is None:
-            raise IllegalAction("このゲームに参加していません")
+            raise IllegalAction("house.not_in_hand")
         if name in ("ante", "allin"):
-            out = self._stake(s, action)
-        elif name in ("call", "fold"):
+            return self._check_stake(s, action, now)
+        if name in ("call", "fold"):
             if self.phase != "decide":
-                raise IllegalAction("まだ全員のベットが揃っていません")
+                raise IllegalAction("holdem_aa.not_all_posted")
             if s.folded:
-                raise IllegalAction("すでにフォールドしています")
+                raise IllegalAction("house.already_folded")
             if s.decided:
-                raise IllegalAction("すでにコールしています")
-            out = self._decide(s, name == "call")
+                raise IllegalAction("holdem_aa.already_called")
+            if name == "call":
+                self._check_call(s)
+            return _Plan(s, "call" if name == "call" else "fold", now)
+        raise IllegalAction("holdem_aa.wrong_action")
+
+    def _apply_act(self, plan: _Plan) -> list[Event]:
+        if plan.kind == "stake":
+            out = self._stake(plan)
         else:
-            raise IllegalAction("このゲームではできないアクションです（コールかフォールド）")
-        self.clock.restart(now)
+            out = self._decide(plan.seat, plan.kind == "call")
+        self.clock.restart(plan.now)
         return out
 
     # stakes
-    def _stake(self, s: _Seat, action: Parsed) -> list[Event]:
+    def _check_stake(self, s: _Seat, action: Parsed, now: float | None) -> _Plan:
         if self.phase != "stakes":
-            raise IllegalAction("ベットの受付は終わっています")
+            raise IllegalAction("holdem_aa.stakes_closed")
         if s.posted:
-            raise IllegalAction("すでにベットしています")
+            raise IllegalAction("holdem_aa.already_posted")
         p = self.table.by_name(s.name)
         assert p is not None
         aa = action.aa or 0
         if aa < 0:
-            raise IllegalAction("AAの額が正しくありません")
+            raise IllegalAction("holdem_aa.aa_invalid")
         allin = action.action == "allin"
         if allin:
             ante = allin_ante(p.chips, 2, aa)
@@ -269,15 +289,20 @@ class HoldemAAEngine(HouseEngine):
             )
         aa_max = pay(ante, self.rules.aa_max_ratio, "down")
         if aa > aa_max:
-            raise IllegalAction(f"AAはアンティ以下にしてください（最大{aa_max}）")
-        # validated: mutate
+            raise IllegalAction("holdem_aa.aa_max", max=aa_max)
+        return _Plan(s, "stake", now, ante=ante, aa=aa, allin=allin)
+
+    def _stake(self, plan: _Plan) -> list[Event]:
+        s, ante, aa, allin = plan.seat, plan.ante, plan.aa, plan.allin
+        p = self.table.by_name(s.name)
+        assert p is not None
         p.chips -= ante + aa
         s.ante, s.aa, s.posted, s.allin = ante, aa, True, allin
         self.book.stake(s.name, ante + aa)
         out: list[Event] = [
             ActionEvent(player=s.name, action="ante", amount=ante + aa, ante=ante, aa=aa,
                         allin=allin or None),
-            acknowledge(f"{s.name}さん", "allin" if allin else "ante", ante + aa, aa),
+            acknowledge(names([s.name]), "allin" if allin else "ante", ante + aa, aa),
         ]
         return out + self._advance()
 
@@ -293,35 +318,36 @@ class HoldemAAEngine(HouseEngine):
         self.phase = "decide"
         out: list[Event] = []
         for s in self.seats.values():
-            out.append(Say(to=s.name, text=f"ゲーム{self.hand_no} あなたのハンド: {show(s.cards)}"))
-        out.append(
-            Say(
-                to="room",
-                text=f"フロップ: {show(self.board[:3])}　コールかフォールドを宣言してください",
-            )
-        )
+            out.append(Say(to=s.name, text=text("holdem_aa.your_hand", hand=self.hand_no,
+                                                cards=show(s.cards))))
+        out.append(Say(to="room", text=text("holdem_aa.flop", cards=show(self.board[:3]),
+                                            who=names(self.pending()))))
         if all(s.decided for s in self.seats.values()):
             out += self._showdown()
         return out
 
     # decisions
+    def _check_call(self, s: _Seat) -> None:
+        p = self.table.by_name(s.name)
+        chips = p.chips if p is not None else 0
+        if chips < s.ante:  # cannot happen for a seated player: the stake rule reserved it
+            raise IllegalAction("holdem_aa.call_short")
+
     def _decide(self, s: _Seat, call: bool) -> list[Event]:
+        """Apply a checked call (:meth:`_check_call`) or a fold."""
         p = self.table.by_name(s.name)
         out: list[Event] = []
         if call:
-            chips = p.chips if p is not None else 0
-            if chips < s.ante:  # cannot happen for a seated player: the stake rule reserved it
-                raise IllegalAction("コールするチップが足りません")
             assert p is not None
             p.chips -= s.ante
             s.call = s.ante
             self.book.stake(s.name, s.ante)
             out.append(ActionEvent(player=s.name, action="call", amount=s.ante))
-            out.append(acknowledge(f"{s.name}さん", "call", s.ante))
+            out.append(acknowledge(names([s.name]), "call", s.ante))
         else:
             s.folded = True
             out.append(ActionEvent(player=s.name, action="fold", amount=0))
-            out.append(acknowledge(f"{s.name}さん", "fold"))
+            out.append(acknowledge(names([s.name]), "fold"))
         s.decided = True
         if all(x.decided for x in self.seats.values()):
             out += self._showdown()
@@ -343,23 +369,21 @@ class HoldemAAEngine(HouseEngine):
             self.opened[s.name] = list(s.cards)
             paid, row = self._aa_payout(s)
             aa_pay[s.name] = paid
-            text = f"{s.name}さんのハンド: {show(s.cards)}"
+            say = text("holdem_aa.opened", player=s.name, cards=show(s.cards))
             if s.aa:
-                label = "Aワンペア" if row == "pair_of_aces" else NAMES["holdem_aa"].get(row or "")
-                text += f"　AA {label} 配当{paid}" if row else "　AA 没収"
-            out.append(Say(to="room", text=text))
+                label = (text("holdem_aa.pair_of_aces") if row == "pair_of_aces"
+                         else NAMES["holdem_aa"].get(row or "", ""))
+                say += (text("holdem_aa.aa_paid", hand=label, payout=paid) if row
+                        else text("holdem_aa.aa_lost"))
+            out.append(Say(to="room", text=say))
         dealer_hv = None
         qualified = False
         if callers:
             dealer_hv = evaluate("holdem_aa", self.dealer, self.board)
             qualified = dealer_qualifies(dealer_hv.key, r)
-            out.append(
-                Say(
-                    to="room",
-                    text=f"ディーラー: {show(self.dealer)}　ボード: {show(self.board)}　"
-                    f"{dealer_hv.name}" + ("" if qualified else "（ディーラーフォールド）"),
-                )
-            )
+            out.append(Say(to="room", text=text(
+                "holdem_aa.dealer", cards=show(self.dealer), board=show(self.board),
+                hand=dealer_hv.name) + ("" if qualified else text("holdem_aa.dealer_folds"))))
         for s in self.seats.values():
             if s.folded:
                 out.append(Settle(player=s.name, result="fold", payout=0, ante=0, call=0, aa=0))
@@ -384,24 +408,24 @@ class HoldemAAEngine(HouseEngine):
     def _force_fold(self, player: str) -> list[Event]:
         s = self.seats.get(player)
         if self.phase == "idle" or s is None:
-            raise IllegalAction(f"{player}さんはこのゲームに参加していません")
+            raise IllegalAction("house.player_not_in_hand", player=player)
         if s.folded:
-            raise IllegalAction(f"{player}さんはすでにフォールドしています")
+            raise IllegalAction("house.player_already_folded", player=player)
+        if self.phase == "decide" and s.decided:
+            raise IllegalAction("holdem_aa.player_already_called", player=player)
         if self.phase == "stakes":
             if not s.posted:
                 del self.seats[player]
-                return [Say(to="room", text=f"{player}さんはこのゲームから外れました")]
+                return [Say(to="room", text=text("house.dropped", player=player))]
             s.folded = s.decided = True
             return [ActionEvent(player=player, action="fold", amount=0)]
-        if s.decided:
-            raise IllegalAction(f"{player}さんはすでにコールしています")
         return self._decide(s, call=False)
 
     def remove(self, player: str) -> list[Event]:
         """Stand ``player`` up now (a penalty): folded first -- a caller too, whose hand is
         dead -- so the whole stake is forfeit, and no guarantee (module doc)."""
         if self.table.by_name(player) is None:
-            raise IllegalAction(f"{player}さんは着席していません")
+            raise IllegalAction("house.not_seated", player=player)
         out: list[Event] = []
         s = self.seats.get(player)
         if self.phase == "decide" and s is not None and s.decided and not s.folded:

@@ -67,6 +67,11 @@ from referee.rules.clock import WaitClock
 
 Rounding = Literal["down", "up"]
 
+#: Where a house game's hand stands: ``idle`` between hands, ``stakes`` while antes are posted,
+#: then ``holdem_aa``'s ``decide`` (call or fold) or ``seven``'s ``round1``, ``round2`` and
+#: ``declare`` (deuces has phases of its own, :mod:`referee.rules.deuces`).
+Phase = Literal["idle", "stakes", "decide", "round1", "round2", "declare"]
+
 __all__ = [
     "Compensation",
     "HandBook",
@@ -76,13 +81,17 @@ __all__ = [
     "HouseTable",
     "JokerBonus",
     "JokerEvent",
+    "Phase",
     "Rounding",
     "WaitClock",
     "acknowledge",
+    "announce_compensation",
     "allin_ante",
     "bet_size",
     "check_ante",
     "joker_bonus",
+    "joker_say",
+    "names",
     "pay",
     "settlement_line",
     "show",
@@ -139,6 +148,20 @@ def settlement_line(events: list[Event]) -> Say:
     return Say(to="room", text=text("settlement", lines=" / ".join(lines)))
 
 
+def names(players: list[str]) -> str:
+    """The players a message addresses, as the room reads them (「aliceさん、bobさん」)."""
+    return text("house.names_sep").join(text("house.who", player=n) for n in players)
+
+
+def announce_compensation(e: Compensation) -> Say:
+    """A dealing mistake's guarantee to one player, with the figures (issue #14): the total and
+    the payout of every bet (「aliceさん: 保障配当 600（アンティ 200・AA 400）」)."""
+    bets = text("house.bets_sep").join(text("house.compensation_bet", bet=text(f"house.bet_{k}"), payout=v)
+                     for k, v in e.bets.items())
+    return Say(to="room", text=text("house.compensation", player=e.player, payout=e.payout,
+                                    bets=bets))
+
+
 def acknowledge(who: str, action: str, amount: int = 0, aa: int = 0) -> Say:
     """The one line that tells the room an action was accepted (「aliceさん: コール 100」);
     ``who`` is the seat as the room knows it (「aliceさん」, 「ディーラー席」)."""
@@ -177,14 +200,14 @@ def table_options(options: dict[str, str], default_unit: int) -> tuple[int, bool
     for key, value in options.items():
         if key == "ante":
             if not value.isdigit() or int(value) <= 0:
-                raise OptionError(f"アンティ単位は正の整数で指定してください: ante={value}")
+                raise OptionError(text("house.option_ante", value=value))
             unit = int(value)
         elif key == "lastslot":
             if value not in ("on", "off"):
-                raise OptionError(f"lastslot は on か off です: lastslot={value}")
+                raise OptionError(text("house.option_lastslot", value=value))
             last_slot = value == "on"
         else:
-            raise OptionError(f"このゲームにないオプションです: {key}")
+            raise OptionError(text("house.option_unknown", key=key))
     return unit, last_slot
 
 
@@ -203,29 +226,25 @@ def check_ante(
     bets); ``side`` chips of side bets (``holdem_aa``'s AA) come out of the same stack.
     """
     if amount is None:
-        raise IllegalAction(f"アンティの額を指定してください（単位{unit}）")
+        raise IllegalAction("house.ante_amount_needed", unit=unit)
     if amount <= 0:
-        raise IllegalAction("アンティは1以上で指定してください")
+        raise IllegalAction("house.ante_positive")
     if multiple and amount % unit:
-        raise IllegalAction(f"アンティは{unit}の倍数で指定してください")
+        raise IllegalAction("house.ante_multiple", unit=unit)
     if not multiple and amount < unit:
-        raise IllegalAction(f"アンティは{unit}以上で指定してください")
+        raise IllegalAction("house.ante_minimum", unit=unit)
     if amount * cover + side > chips:
-        need = amount * cover + side
-        raise IllegalAction(
-            f"チップが足りません（このアンティには{need}必要、手持ち{chips}）。"
-            "少ないアンティにするか、オールインを宣言してください"
-        )
+        raise IllegalAction("house.ante_short", need=amount * cover + side, chips=chips)
     return amount
 
 
 def allin_ante(chips: int, divisor: int, side: int = 0) -> int:
     """The all-in ante: side bets first, then ``1/divisor`` of the rest (remainder not bet)."""
     if side > chips:
-        raise IllegalAction("サイドベットが手持ちのチップを超えています")
+        raise IllegalAction("house.side_over_chips")
     ante = (chips - side) // divisor
     if ante <= 0:
-        raise IllegalAction("オールインしてもアンティが0になります")
+        raise IllegalAction("house.allin_zero")
     return ante
 
 
@@ -264,6 +283,16 @@ def joker_bonus(
             extra = pay(ante, lastslot_extra, rounding) + pay(bets, lastslot_extra, rounding)
     normal = pay(ante, ante_mult, rounding) + pay(bets, bets_mult, rounding)
     return JokerBonus(restore=restore, extra=extra, normal=normal)
+
+
+def joker_say(player: str, bonus: JokerBonus) -> Say:
+    """The room is told what a joker paid (and why, in the last slot)."""
+    say = text("house.joker", player=player, payout=bonus.payout)
+    if bonus.restore:
+        say += text("house.joker_restore", restore=bonus.restore)
+    elif bonus.extra:
+        say += text("house.joker_extra")
+    return Say(to="room", text=say)
 
 
 # --- the books ------------------------------------------------------------------------------
@@ -332,44 +361,45 @@ class HouseTable:
     # changes
     def check_sit(self, seat: int, name: str, chips: int, npc: bool) -> None:
         if not 1 <= seat <= self.max_seats:
-            raise IllegalAction(f"席番号は1〜{self.max_seats}です")
+            raise IllegalAction("house.seat_range", seats=self.max_seats)
         if seat in self.players:
-            raise IllegalAction(f"{seat}番席には{self.players[seat].name}さんが着席しています")
+            raise IllegalAction("house.seat_taken", seat=seat, player=self.players[seat].name)
         if self.by_name(name) is not None:
-            raise IllegalAction(f"{name}さんはすでに着席しています")
+            raise IllegalAction("house.already_seated", player=name)
         if npc and not self.npc_allowed:
-            raise IllegalAction("このゲームにはNPCを着席させられません")
+            raise IllegalAction("house.no_npc")
         if chips < self.bankrupt_below:
-            raise IllegalAction(f"チップが{self.bankrupt_below}未満では着席できません（破産）")
+            raise IllegalAction("house.sit_bankrupt", limit=self.bankrupt_below)
 
     def dealt_players(self, hands: dict[str, list[Card]], count: int) -> list[HousePlayer]:
         """The seated players, in seat order, once ``hands`` (a deal) gives each of them exactly
         ``count`` cards and nobody else any; IllegalAction otherwise."""
         players = self.ordered()
         if not players:
-            raise IllegalAction("着席しているプレイヤーがいません")
+            raise IllegalAction("house.nobody_seated")
         names = [p.name for p in players]
         unknown = sorted(set(hands) - set(names))
         if unknown:
-            raise IllegalAction(f"着席していないプレイヤーの配牌があります: {', '.join(unknown)}")
+            raise IllegalAction("house.deal_strangers", players=", ".join(unknown))
         for n in names:
             if len(hands.get(n, [])) != count:
-                raise IllegalAction(f"{n}さんの配牌は{count}枚必要です")
+                raise IllegalAction("house.deal_count", player=n, count=count)
         return players
 
     def sit(self, seat: int, name: str, chips: int, npc: bool) -> list[Event]:
         self.check_sit(seat, name, chips, npc)
         self.players[seat] = HousePlayer(seat, name, chips, npc, sat_with=chips)
-        what = "NPC" if npc else f"{name}さん"
-        return [Say(to="room", text=f"{what}が{seat}番席に着席しました（チップ{chips}）")]
+        if npc:
+            return [Say(to="room", text=text("house.sat_npc", seat=seat, chips=chips))]
+        return [Say(to="room", text=text("house.sat", player=name, seat=seat, chips=chips))]
 
-    def stand(self, name: str, text: str | None = None) -> list[Event]:
+    def stand(self, name: str, say: str | None = None) -> list[Event]:
         """Remove a player now; ``leave`` credits the chips 1:1 to the bank."""
         p = self.by_name(name)
         if p is None:
-            raise IllegalAction(f"{name}さんは着席していません")
+            raise IllegalAction("house.not_seated", player=name)
         del self.players[p.seat]
-        msg = text or f"{p.name}さんが退席しました（チップ{p.chips}）"
+        msg = say or text("house.left", player=p.name, chips=p.chips)
         return [Say(to="room", text=msg), Leave(player=p.name, chips=p.chips, bank=p.chips)]
 
     def credit(self, book: HandBook, events: list[Event]) -> None:
@@ -422,11 +452,8 @@ class HouseTable:
         out: list[Event] = []
         for p in self.ordered():
             if p.chips < self.bankrupt_below:
-                out += self.stand(
-                    p.name,
-                    f"{p.name}さんはチップが{self.bankrupt_below}未満になったため破産です"
-                    f"（残り{p.chips}）",
-                )
+                out += self.stand(p.name, text("house.bankrupt", player=p.name,
+                                               limit=self.bankrupt_below, chips=p.chips))
             elif p.leaving:
                 out += self.stand(p.name)
         return out
@@ -463,7 +490,7 @@ class HouseEngine(Engine):
         super().__init__(definition, options)
         self.ante_unit, self.last_slot = table_options(options, ante_unit)
         self.table = HouseTable(definition.seats.max, bankrupt_below, npc_allowed=npc_allowed)
-        self.phase = "idle"
+        self.phase: Phase = "idle"
         self.book = HandBook()
         self.clock = WaitClock()
 
@@ -508,7 +535,7 @@ class HouseEngine(Engine):
         """Between hands, or before posting, at once; after posting, when the hand ends."""
         p = self.table.by_name(name)
         if p is None:
-            raise IllegalAction(f"{name}さんは着席していません")
+            raise IllegalAction("house.not_seated", player=name)
         part = self._part(name)
         if self.phase == "idle" or part is None:
             return self.table.stand(name)
@@ -517,7 +544,7 @@ class HouseEngine(Engine):
             out = self.table.stand(name)
             return out + self._advance()
         p.leaving = True
-        return [Say(to="room", text=f"{name}さんはこのゲームの終了後に退席します")]
+        return [Say(to="room", text=text("house.leaves_after", player=name))]
 
     # --- the clock -------------------------------------------------------------------------
     def tick(self, now: float) -> list[Event]:
@@ -531,16 +558,16 @@ class HouseEngine(Engine):
         waiting = self.pending()
         if due is None or not waiting:
             return []
-        who = "、".join(f"{n}さん" for n in waiting)
+        who = names(waiting)
         if due == "remind":
-            what = "アンティをベット" if self.phase == "stakes" else self._awaited()
-            return [Say(to="room", text=f"{who}、{what}してください")]
+            what = text("house.remind_stake") if self.phase == "stakes" else self._awaited()
+            return [Say(to="room", text=text("house.remind", who=who, what=what))]
         self.clock.restart(now)
-        out: list[Event] = [Say(to="room", text=f"{who}は時間切れです")]
+        out: list[Event] = [Say(to="room", text=text("house.timed_out", who=who))]
         if self.phase == "stakes":
             for n in waiting:
                 self._drop(n)
-            out.append(Say(to="room", text=f"{who}は今回のゲームに参加しません"))
+            out.append(Say(to="room", text=text("house.sits_out", who=who)))
             return out + self._advance()
         return out + self._time_out(waiting)
 
@@ -551,12 +578,11 @@ class HouseEngine(Engine):
     def compensate(self) -> list[Event]:
         """Stop the game and pay every posted player the guaranteed payouts."""
         if self.phase == "idle":
-            raise IllegalAction("進行中のゲームがありません")
-        out: list[Event] = [
-            Say(to="room", text="ディールミスのためゲームを中断し、保障配当を行います")
-        ]
+            raise IllegalAction("house.no_hand")
+        out: list[Event] = [Say(to="room", text=text("house.mistake"))]
         for name, bets in self._guarantees():
-            out.append(Compensation(player=name, payout=sum(bets.values()), bets=bets))
+            c = Compensation(player=name, payout=sum(bets.values()), bets=bets)
+            out += [c, announce_compensation(c)]
         return out + self._finish(out)
 
     def _finish(self, so_far: list[Event]) -> list[Event]:
