@@ -85,8 +85,8 @@ __all__ = [
     "Rounding",
     "WaitClock",
     "acknowledge",
-    "announce_compensation",
     "allin_ante",
+    "announce_compensation",
     "bet_size",
     "check_ante",
     "joker_bonus",
@@ -156,8 +156,10 @@ def names(players: list[str]) -> str:
 def announce_compensation(e: Compensation) -> Say:
     """A dealing mistake's guarantee to one player, with the figures (issue #14): the total and
     the payout of every bet (「aliceさん: 保障配当 600（アンティ 200・AA 400）」)."""
-    bets = text("house.bets_sep").join(text("house.compensation_bet", bet=text(f"house.bet_{k}"), payout=v)
-                     for k, v in e.bets.items())
+    bets = text("house.bets_sep").join(
+        text("house.compensation_bet", bet=text(f"house.bet_{k}"), payout=v)
+        for k, v in e.bets.items()
+    )
     return Say(to="room", text=text("house.compensation", player=e.player, payout=e.payout,
                                     bets=bets))
 
