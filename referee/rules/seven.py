@@ -85,6 +85,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Literal
 
 from referee.actions import Parsed
 from referee.cards import (
@@ -110,6 +111,8 @@ from referee.rules.house import (
     allin_ante,
     bet_size,
     check_ante,
+    joker_say,
+    names,
     pay,
     settlement_line,
     show,
@@ -155,24 +158,41 @@ class _Hand:
 
     @property
     def label(self) -> str:
-        return f"{self.name}さん" if self.name else "ディーラー席"
+        return names([self.name]) if self.name else text("seven.dealer_seat")
+
+
+@dataclass
+class _Plan:
+    """An action :meth:`SevenEngine._check_act` accepted: ``stake`` (``cost`` = the ante,
+    ``allin``), ``fold`` or ``bet`` (``name`` in round ``rnd`` putting in ``cost``), or
+    ``declare`` (``say``: its line in the room); ``now`` restarts the clock."""
+
+    hand: _Hand
+    kind: Literal["stake", "fold", "bet", "declare"]
+    now: float | None
+    name: str = ""
+    rnd: int = 0
+    cost: int = 0
+    allin: bool = False
+    say: str = ""
 
 
 class SevenEngine(HouseEngine):
+    """One ``seven`` table; its phases are ``idle``, ``stakes``, ``round1``, ``round2`` and
+    ``declare``."""
 
     deal_plan = DealPlan(7, dealer=7, spare=20, dice=1)
     game = "seven"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
         if definition.seven is None:
-            raise OptionError("seven の定義がありません")
+            raise OptionError(text("seven.no_definition"))
         rules: SevenRules = definition.seven
         super().__init__(definition, options, ante_unit=rules.ante_unit,
                          bankrupt_below=rules.bankrupt_below, npc_allowed=True)
         self.rules = rules
         self.max_seats = definition.seats.max
         self.button: int | None = None
-        # phase: idle | stakes | round1 | round2 | declare
         self.hands: dict[int, _Hand] = {}  # by seat, in deal order (the button's left first)
         self.dice: list[int] = []  # the dealer-hand rolls of this hand
         self._prompted: tuple[int, int, int] | None = None  # (hand, round, seat) last prompted
@@ -186,20 +206,21 @@ class SevenEngine(HouseEngine):
         del self.hands[seat]
 
     def _awaited(self) -> str:
-        return "捨てる2枚を宣言" if self.phase == "declare" else "アクションを宣言"
+        return text("seven.awaited_declare" if self.phase == "declare" else "seven.awaited_action")
 
     def _time_out(self, waiting: list[str]) -> list[Event]:
         """The player to act folds; undeclared hands are declared at their best."""
         if self.phase in ROUNDS:
             actor = self._actor()
             assert actor is not None
-            return self._action(actor, "fold")
+            return self._fold(actor, ROUNDS[self.phase])
         out: list[Event] = []
         for h in self._players():
             if not h.folded and not h.declared:
                 h.declared = True
                 klass = class_of("seven", seven_key(h.cards))
-                out.append(Say(to="room", text=f"{h.label}: {NAMES['seven'][klass]}（自動宣言）"))
+                out.append(Say(to="room", text=text("seven.auto_declared", who=h.label,
+                                                    hand=NAMES["seven"][klass])))
         return out + self._advance()
 
     def _guarantees(self) -> list[tuple[str, dict[str, int]]]:
@@ -222,9 +243,9 @@ class SevenEngine(HouseEngine):
     # --- seating ---------------------------------------------------------------------------
     def set_button(self, seat: int) -> None:
         if not 1 <= seat <= self.max_seats:
-            raise IllegalAction(f"ボタンは1〜{self.max_seats}番席です")
+            raise IllegalAction("seven.button_range", seats=self.max_seats)
         if self.phase != "idle":
-            raise IllegalAction("ゲームの途中です")
+            raise IllegalAction("house.hand_running")
         self.button = seat
 
     # --- the hand --------------------------------------------------------------------------
@@ -233,34 +254,35 @@ class SevenEngine(HouseEngine):
 
     def start_hand(self, deal: Deal) -> list[Event]:
         if self.phase != "idle":
-            raise IllegalAction("ゲームの途中です")
+            raise IllegalAction("house.hand_running")
         players = self.table.dealt_players(deal.hands, 7)
-        names = [p.name for p in players]
+        dealt = [p.name for p in players]
         dealer_hand = self._dealer_seat_free()
         if dealer_hand and len(deal.dealer) != 7:
-            raise IllegalAction("ディーラー席の配牌は7枚必要です")
+            raise IllegalAction("seven.dealer_cards")
         if not dealer_hand and deal.dealer:
-            raise IllegalAction("ディーラー席にはプレイヤーが着席しています（dealer の配牌は不要）")
-        every = [c for n in names for c in deal.hands[n]] + list(deal.dealer)
+            raise IllegalAction("seven.dealer_seat_taken")
+        every = [c for n in dealt for c in deal.hands[n]] + list(deal.dealer)
         counts = Counter(every)
         if counts[JOKER] > self.definition.jokers:
-            raise IllegalAction(f"ジョーカーは{self.definition.jokers}枚までです")
+            raise IllegalAction("seven.jokers_max", jokers=self.definition.jokers)
         over = [c for c, k in counts.items() if c != JOKER and k > self.definition.decks]
         if over:
-            raise IllegalAction(f"同じカードは{self.definition.decks}枚までです: {pretty(over[0])}")
+            raise IllegalAction("seven.copies_max", decks=self.definition.decks,
+                                card=pretty(over[0]))
         dice = list(deal.dice)
         if any(not 1 <= d <= 6 for d in dice):
-            raise IllegalAction("ダイスの目は1〜6です")
+            raise IllegalAction("seven.dice_range")
         button = self.button
         if button is None:
             if not dice:
-                raise IllegalAction("ボタンを決めるダイスがありません")
+                raise IllegalAction("seven.no_button_die")
             button = dice.pop(0)
         seats_with_hand = {p.seat for p in players} | (
             {self.rules.dealer_seat} if dealer_hand else set()
         )
         if not any(d in seats_with_hand for d in dice):
-            raise IllegalAction("ディーラーハンドを決めるダイスがありません（空席の目は振り直し）")
+            raise IllegalAction("seven.no_dealer_die")
 
         # validated: mutate
         self.hand_no += 1
@@ -277,14 +299,13 @@ class SevenEngine(HouseEngine):
                 self.hands[seat] = _Hand(seat, p.name, list(deal.hands[p.name]), npc=p.npc)
         self.phase = "stakes"
         self.clock.restart()
-        out: list[Event] = [
-            HandStart(hand=self.hand_no, button=button),
-            Say(
-                to="room",
-                text=f"ゲーム{self.hand_no}を始めます（ボタン{button}番席）。"
-                f"アンティ（単位{self.ante_unit}）をベットしてください",
-            ),
-        ]
+        humans = [h.name for h in self._players() if h.name is not None and not h.npc]
+        start = (text("seven.start", hand=self.hand_no, button=button, who=names(humans),
+                      unit=self.ante_unit) if humans
+                 else text("seven.start_npc", hand=self.hand_no, button=button,
+                           unit=self.ante_unit))
+        out: list[Event] = [HandStart(hand=self.hand_no, button=button),
+                            Say(to="room", text=start)]
         for h in self._players():
             if h.npc:
                 out += self._npc_stake(h)
@@ -321,19 +342,6 @@ class SevenEngine(HouseEngine):
         h.posted, h.allin = True, allin
         return [ActionEvent(player=h.name or "", action="ante", amount=ante, allin=allin or None),
                 acknowledge(h.label, "allin" if allin else "ante", ante)]
-
-    def _stake(self, h: _Hand, action: Parsed) -> list[Event]:
-        if self.phase != "stakes":
-            raise IllegalAction("アンティの受付は終わっています")
-        if h.posted:
-            raise IllegalAction("すでにアンティをベットしています")
-        chips = self._chips(h)
-        if action.action == "allin":
-            ante = allin_ante(chips, self.rules.allin_divisor)
-            return self._post(h, ante, True) + self._advance()
-        ante = check_ante(action.amount, chips, self.ante_unit, cover=self.rules.allin_divisor,
-                          multiple=self.rules.ante_multiple)
-        return self._post(h, ante, False) + self._advance()
 
     # --- the state machine ----------------------------------------------------------------
     def _advance(self) -> list[Event]:
@@ -405,16 +413,16 @@ class SevenEngine(HouseEngine):
         live = [h for h in self.hands.values() if not h.folded]
         for h in live:
             h.dealt += n
-        lines = [f"{h.seat}番 {h.label}: {show(h.cards[: h.dealt])}" for h in live]
-        out.append(Say(to="room", text="配札 " + " / ".join(lines)))
+        lines = [text("seven.deal_line", seat=h.seat, who=h.label, cards=show(h.cards[: h.dealt]))
+                 for h in live]
+        out.append(Say(to="room", text=text("seven.deal", lines=" / ".join(lines))))
         for h in live:
             if h.name is not None and JOKER in h.cards[h.dealt - n : h.dealt]:
                 for _ in range(h.cards[h.dealt - n : h.dealt].count(JOKER)):
                     out += self._joker(h)
-        if self.phase == "declare":
-            out.append(
-                Say(to="room", text="捨てる2枚を宣言してください（7枚役の場合は手役名を宣言）")
-            )
+        declaring = [h.name for h in live if h.name is not None and not h.npc]
+        if self.phase == "declare" and declaring:
+            out.append(Say(to="room", text=text("seven.declare_prompt", who=names(declaring))))
         return out
 
     def _joker(self, h: _Hand) -> list[Event]:
@@ -423,42 +431,60 @@ class SevenEngine(HouseEngine):
             name, self.book, ante=h.ante, bets=h.bets, last_slot=self.last_slot,
             multipliers=self.rules.joker, rounding=self.rules.payout_rounding,
         )
-        text = f"{name}さんにジョーカー！ {b.payout}を配当"
-        if b.restore:
-            text += f"（ラス枠: 着席時のポイントまで{b.restore}補填）"
-        elif b.extra:
-            text += "（ラス枠: 計5倍）"
-        return [event, Say(to="room", text=text)]
+        return [event, joker_say(name, b)]
 
-    # --- actions ---------------------------------------------------------------------------
-    def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
+    # --- actions: checked (read only), then applied (Engine.act) ----------------------------
+    def _check_act(self, player: str, action: Parsed, now: float | None) -> _Plan:
         p = self.table.by_name(player)
         h = self.hands.get(p.seat) if p is not None else None
         if self.phase == "idle":
-            raise IllegalAction("進行中のゲームがありません")
+            raise IllegalAction("house.no_hand")
         if h is None or h.name != player:
-            raise IllegalAction("このゲームに参加していません")
+            raise IllegalAction("house.not_in_hand")
         if h.npc:
-            raise IllegalAction("NPCの席は自動で行動します")
-        out = self._act(h, action)
-        self.clock.restart(now)
-        return out
-
-    def _act(self, h: _Hand, action: Parsed) -> list[Event]:
+            raise IllegalAction("seven.npc_acts")
         name = action.action
         if name in ("ante", "allin") and self.phase == "stakes":
-            return self._stake(h, action)
+            return self._check_stake(h, action, now)
         if h.folded:
-            raise IllegalAction("すでにフォールドしています")
+            raise IllegalAction("house.already_folded")
         if name in ("ante", "allin"):
             if name == "allin" and self.phase in ROUNDS:
-                raise IllegalAction("オールインはアンティの時に宣言してください")
-            raise IllegalAction("アンティの受付は終わっています")
+                raise IllegalAction("seven.allin_at_ante")
+            raise IllegalAction("seven.stakes_closed")
         if name in ("call", "raise", "hyper_raise", "extra_raise", "fold"):
-            return self._action(h, name)
+            return self._check_action(h, name, now)
         if name == "discard":
-            return self._declare(h, action)
-        raise IllegalAction("このゲームではできないアクションです")
+            return self._check_declare(h, action, now)
+        raise IllegalAction("seven.wrong_action")
+
+    def _apply_act(self, plan: _Plan) -> list[Event]:
+        h = plan.hand
+        if plan.kind == "stake":
+            out = self._post(h, plan.cost, plan.allin) + self._advance()
+        elif plan.kind == "fold":
+            out = self._fold(h, plan.rnd)
+        elif plan.kind == "bet":
+            out = self._apply(h, plan.name, plan.rnd, plan.cost) + self._advance()
+        else:
+            h.declared = True
+            out = [ActionEvent(player=h.name or "", action="discard", amount=0),
+                   Say(to="room", text=plan.say), *self._advance()]
+        self.clock.restart(plan.now)
+        return out
+
+    def _check_stake(self, h: _Hand, action: Parsed, now: float | None) -> _Plan:
+        if self.phase != "stakes":
+            raise IllegalAction("seven.stakes_closed")
+        if h.posted:
+            raise IllegalAction("seven.already_posted")
+        chips = self._chips(h)
+        if action.action == "allin":
+            ante = allin_ante(chips, self.rules.allin_divisor)
+            return _Plan(h, "stake", now, cost=ante, allin=True)
+        ante = check_ante(action.amount, chips, self.ante_unit, cover=self.rules.allin_divisor,
+                          multiple=self.rules.ante_multiple)
+        return _Plan(h, "stake", now, cost=ante)
 
     def _cost(self, h: _Hand, name: str, rnd: int) -> tuple[int, int]:
         """(chips this action puts in, chips that must remain for later calls); validates."""
@@ -466,44 +492,47 @@ class SevenEngine(HouseEngine):
         if name == "call":
             return bet_size(h.base, b["call"]), 0
         if h.allin:
-            raise IllegalAction("オールイン後はレイズできません（コールかフォールド）")
+            raise IllegalAction("seven.no_raise_after_allin")
         later = bet_size(h.base, b["call"]) if rnd == 1 else 0
         if name == "raise":
             return bet_size(h.base, b["raise"]), later
         if name == "hyper_raise":
             if rnd != 1:
-                raise IllegalAction("ハイパーレイズは第1アクションでのみ選択できます")
+                raise IllegalAction("seven.hyper_round1_only")
             ante = bet_size(h.base, b["hyper_raise_ante"])
             return ante + 2 * bet_size(h.base, b["hyper_raise_round"]), 0
         # extra_raise
         if rnd != 2:
-            raise IllegalAction("エクストラレイズは第2アクションでのみ選択できます")
+            raise IllegalAction("seven.extra_round2_only")
         return bet_size(h.base, b["extra_raise"]), 0
 
-    def _action(self, h: _Hand, name: str) -> list[Event]:
+    def _check_action(self, h: _Hand, name: str, now: float | None) -> _Plan:
         if self.phase not in ROUNDS:
             if self.phase == "stakes":
-                raise IllegalAction("まだ全員のアンティが揃っていません")
-            raise IllegalAction(
-                "アクションは終わりました。捨てる2枚（7枚役なら手役名）を宣言してください"
-            )
+                raise IllegalAction("seven.not_all_posted")
+            raise IllegalAction("seven.actions_over")
         rnd = ROUNDS[self.phase]
         actor = self._actor()
         if actor is not h:
             if rnd == 2 and h.hyper:
-                raise IllegalAction("ハイパーレイズ済みのため第2アクションはありません")
-            who = f"（{actor.name}さんの番です）" if actor is not None and actor.name else ""
-            raise IllegalAction("あなたの番ではありません" + who)
+                raise IllegalAction("seven.hyper_no_round2")
+            if actor is not None and actor.name:
+                raise IllegalAction("seven.not_your_turn_whose", player=actor.name)
+            raise IllegalAction("seven.not_your_turn")
         if name == "fold":
-            h.folded = True
-            h.acted.add(rnd)
-            return [ActionEvent(player=h.name or "", action="fold", amount=0),
-                    acknowledge(h.label, "fold"), *self._advance()]
+            return _Plan(h, "fold", now, rnd=rnd)
         cost, reserve = self._cost(h, name, rnd)
         chips = self._chips(h)
         if cost + reserve > chips:
-            raise IllegalAction(f"チップが足りません（必要{cost + reserve}、手持ち{chips}）")
-        return self._apply(h, name, rnd, cost) + self._advance()
+            raise IllegalAction("seven.chips_short", need=cost + reserve, chips=chips)
+        return _Plan(h, "bet", now, name=name, rnd=rnd, cost=cost)
+
+    def _fold(self, h: _Hand, rnd: int) -> list[Event]:
+        """The player to act folds (by message or on the clock)."""
+        h.folded = True
+        h.acted.add(rnd)
+        return [ActionEvent(player=h.name or "", action="fold", amount=0),
+                acknowledge(h.label, "fold"), *self._advance()]
 
     def _apply(self, h: _Hand, name: str, rnd: int, cost: int) -> list[Event]:
         self._take(h, cost)
@@ -535,52 +564,43 @@ class SevenEngine(HouseEngine):
                 acknowledge(h.label, "fold")]
 
     # --- declarations ------------------------------------------------------------------------
-    def _declare(self, h: _Hand, action: Parsed) -> list[Event]:
+    def _check_declare(self, h: _Hand, action: Parsed, now: float | None) -> _Plan:
+        """A declaration (2 discards, or a 7-card hand named): validated, with its room line."""
         if self.phase != "declare":
-            raise IllegalAction("まだ捨て札を宣言する時ではありません")
+            raise IllegalAction("seven.not_declare_time")
         if h.declared:
-            raise IllegalAction("すでに宣言済みです")
+            raise IllegalAction("seven.already_declared")
         best = seven_key(h.cards)
         klass = class_of("seven", best)
+        hand = NAMES["seven"][klass]
         if action.hand is not None:
             if action.hand not in SEVEN_CLASSES:
-                raise IllegalAction("手役名がわかりません")
+                raise IllegalAction("seven.unknown_hand")
             named = class_floor("seven", action.hand)
             if named > best:
-                raise IllegalAction(f"その手役はできていません（{NAMES['seven'][klass]}です）")
+                raise IllegalAction("seven.hand_not_made", hand=hand)
             if action.hand != klass:
-                raise IllegalAction(
-                    f"自ら手役を落とす宣言は認められません（{NAMES['seven'][klass]}があります）"
-                )
-            text = f"{h.label}: {NAMES['seven'][klass]}を宣言"
+                raise IllegalAction("seven.no_lowering", hand=hand)
+            say = text("seven.declared_hand", who=h.label, hand=hand)
         else:
-            names = action.cards or []
-            if len(names) != 2:
-                raise IllegalAction("捨てるカードを2枚宣言してください")
+            cards = action.cards or []
+            if len(cards) != 2:
+                raise IllegalAction("seven.two_discards")
             try:
-                discards = [parse_card(c) for c in names]
+                discards = [parse_card(c) for c in cards]
             except CardError as e:
-                raise IllegalAction(str(e)) from None
+                raise IllegalAction("house.card_error", error=str(e)) from None
             keep = list(h.cards)
             for c in discards:
                 if c not in keep:
-                    raise IllegalAction(f"{pretty(c)}は手札にありません")
+                    raise IllegalAction("seven.not_in_hand_card", card=pretty(c))
                 keep.remove(c)
             if klass in SEVEN_CARD_CLASSES:
-                raise IllegalAction(
-                    f"7枚役（{NAMES['seven'][klass]}）ができています。手役名を宣言してください"
-                )
+                raise IllegalAction("seven.name_seven_card_hand", hand=hand)
             if seven_key(keep) != best:
-                raise IllegalAction(
-                    f"その捨て札では手役が弱くなります（{NAMES['seven'][klass]}があります）"
-                )
-            text = f"{h.label}: {show(discards)}を捨てて{NAMES['seven'][klass]}"
-        h.declared = True
-        return [
-            ActionEvent(player=h.name or "", action="discard", amount=0),
-            Say(to="room", text=text),
-            *self._advance(),
-        ]
+                raise IllegalAction("seven.weakens", hand=hand)
+            say = text("seven.declared_discards", who=h.label, cards=show(discards), hand=hand)
+        return _Plan(h, "declare", now, say=say)
 
     # --- settlement --------------------------------------------------------------------------
     def _dq(self, h: _Hand, key: int) -> bool:
@@ -620,15 +640,13 @@ class SevenEngine(HouseEngine):
                 self.rules.dealer_seat if self.rules.dealer_seat in self.hands
                 else next(iter(self.hands))
             )
-            note = "（ダイスが尽きたため）"
+            note = text("seven.dice_ran_out")
         dh = self.hands[dealer_seat]
         out.append(
-            Say(
-                to="room",
-                text="ダイス: " + "→".join(str(d) for d in rolls)
-                + f"　ディーラーハンドは{dealer_seat}番 {dh.label}{note}"
-                + ("（フォールド）" if dh.folded else ""),
-            )
+            Say(to="room", text=text(
+                "seven.dice", rolls=text("seven.dice_sep").join(str(d) for d in rolls),
+                seat=dealer_seat, who=dh.label,
+                note=note + (text("seven.dealer_hand_folded") if dh.folded else ""))),
         )
         wins = 0
         if not dh.folded:
@@ -707,12 +725,12 @@ class SevenEngine(HouseEngine):
         p = self.table.by_name(player)
         h = self.hands.get(p.seat) if p is not None else None
         if self.phase == "idle" or h is None or h.name != player:
-            raise IllegalAction(f"{player}さんはこのゲームに参加していません")
+            raise IllegalAction("house.player_not_in_hand", player=player)
         if h.folded:
-            raise IllegalAction(f"{player}さんはすでにフォールドしています")
+            raise IllegalAction("house.player_already_folded", player=player)
         if self.phase == "stakes" and not h.posted:
             del self.hands[h.seat]
-            out: list[Event] = [Say(to="room", text=f"{player}さんはこのゲームから外れました")]
+            out: list[Event] = [Say(to="room", text=text("house.dropped", player=player))]
             return out + self._advance()
         h.folded = True
         if self.phase in ROUNDS:
@@ -722,7 +740,7 @@ class SevenEngine(HouseEngine):
     def remove(self, player: str) -> list[Event]:
         p = self.table.by_name(player)
         if p is None:
-            raise IllegalAction(f"{player}さんは着席していません")
+            raise IllegalAction("house.not_seated", player=player)
         out: list[Event] = []
         h = self._hand_of(player) if self.phase != "idle" else None
         if h is not None and not h.folded:
