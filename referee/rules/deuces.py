@@ -2,8 +2,16 @@
 
 Seed: ``seeds/deuces-bonus.txt``; digest and rulings: docs/rules.md ``deuces``. A pure state
 machine: the cards come in a :class:`~referee.rules.base.Deal`, time comes in as an argument,
-nothing is random here. Every public method works on a copy of the table and only commits it
-when nothing raised, so a rejected action leaves no trace.
+nothing is random here. Every public method validates, then applies (the base class's
+transaction for actions: :meth:`_check_act` reads, :meth:`_apply_act` mutates), so a rejected
+action or operation leaves no trace. The one refusal that depends on what an action sets off
+-- a transcript's ``shoe`` too short for the deal, the duplicate checks or the refill -- is
+found by a dry run of the card flow (:class:`~referee.rules.deuces_cards.DryRun`) before
+anything moves.
+
+The code is in three modules: this one (the hand and the table), :mod:`referee.rules.deuces_bonus`
+(the bonus area, which outlives hands and tables) and :mod:`referee.rules.deuces_cards` (the
+cards' path: duplicates, refill, and the dry run).
 
 The hand, as the engine runs it
 -------------------------------
@@ -44,7 +52,8 @@ Rulings made here (docs/rules.md is silent; documented so a community can disagr
   removed from the **dealer's** hand also feed the area; they pay nobody (*config*
   ``dealer_duplicate_bonus = "players"``: every player still in the hand is paid on their ante).
 * **Initial bonus area**: the service restores the saved area with :meth:`set_bonus_area`
-  (``# bonus:`` in transcripts). When the area is empty at ``start_hand`` and the deal has a
+  (``# bonus:`` in transcripts), and a closing table hands it on to the next deuces table
+  (:meth:`carried` / :meth:`carry`). When the area is empty at ``start_hand`` and the deal has a
   ``board`` of four distinct natural cards, those become the area (the service draws them with
   :func:`draw_bonus_area` from a one-deck shoe); otherwise the area starts empty and fills up.
 * **Jokers**: a joker pays out when it reaches a player -- dealt, as a duplicate's replacement or
@@ -85,24 +94,47 @@ Events beyond CONTRACTS.md §3 (``hand_start``, ``action``, ``settle``, ``bonus_
 
 from __future__ import annotations
 
-import copy
 import random
-from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from referee.actions import Parsed
 from referee.cards import JOKER, Card, CardError, Shoe, card_str, cards_str, parse_card, pretty
-from referee.definitions import DEUCES_CLASSES, DeucesRules, GameDefinition
-from referee.events import ActionEvent, BonusArea, Event, HandStart, Say, Settle
+from referee.definitions import DeucesRules, GameDefinition
+from referee.events import ActionEvent, Event, HandStart, Say, Settle
+from referee.lang.catalog import text
 from referee.rules.base import Deal, Decision, Engine, IllegalAction, SeatState
+from referee.rules.clock import WaitClock
+from referee.rules.deuces_bonus import (
+    BonusArea,
+    BonusPayout,
+    area_class,
+    class_name,
+    draw_bonus_area,
+    evaluate,
+    order,
+)
+from referee.rules.deuces_cards import (
+    DEALER,
+    DryRun,
+    HandPhase,
+    Status,
+    dup_kinds,
+    later_copy,
+    refill_order,
+    take,
+)
 from referee.rules.deuces_dealer import strategy
 from referee.rules.house import (
     Compensation,
     HandBook,
     HouseTable,
+    acknowledge,
     allin_ante,
+    announce_compensation,
     check_ante,
+    joker_say,
+    names,
     pay,
     show,
     table_options,
@@ -119,12 +151,6 @@ __all__ = [
     "refill_order",
 ]
 
-DEALER = "dealer"
-_RESULT_JA = {
-    "win": "勝ち", "lose": "負け", "push": "引き分け", "dealer_fold": "ディーラーフォールド",
-}
-_DEUCE = 0
-
 
 # --- events of this game --------------------------------------------------------------------
 
@@ -137,19 +163,6 @@ class Duplicate(Event):
     card: str
     replacement: str
     check: int  # 1 = before the decisions, 2 = after the refill
-
-
-class BonusPayout(Event):
-    """The bonus area made ``klass`` after ``card`` went in: ``amount`` paid to ``player``."""
-
-    event: Literal["bonus_payout"] = "bonus_payout"
-    player: str
-    card: str
-    cards: list[str]
-    klass: str
-    multiplier: str
-    markers: int
-    amount: int
 
 
 class Showdown(Event):
@@ -168,103 +181,7 @@ class DealerDiscard(Event):
     count: int
 
 
-# --- pure helpers ---------------------------------------------------------------------------
-
-
-def is_wild(card: Card) -> bool:
-    return card == JOKER or card >> 2 == _DEUCE
-
-
-def area_class(cards: list[Card]) -> str | None:
-    """The bonus area's class if it is three of a kind or better, else None.
-
-    Five cards go to the deuces evaluator; fewer (an area that has not filled up, or four cards
-    after a marker) are counted: four 2s are four deuces, else wilds + the most common natural
-    rank make four or three of a kind.
-    """
-    if len(cards) >= 5:
-        klass = _evaluate(cards[-5:])[0]
-        return klass if _order(klass) <= _order("three_of_a_kind") else None
-    wilds = sum(1 for c in cards if is_wild(c))
-    counts = Counter(c >> 2 for c in cards if not is_wild(c))
-    top = max(counts.values(), default=0) + wilds
-    if wilds >= 4:
-        return "four_deuces"
-    if top >= 4:
-        return "four_of_a_kind"
-    if top >= 3:
-        return "three_of_a_kind"
-    return None
-
-
-def refill_order(counts: list[tuple[str, int]], size: int = 5) -> list[str]:
-    """Who receives each refill card: ``counts`` in seat order with the dealer last.
-
-    Repeatedly, every hand holding the fewest cards gets one, in that order, until all hold
-    ``size`` (seed example: seat 1 holds 4, seat 3 holds 2, dealer 3 → 3, 3, dealer, 1, 3, dealer).
-    """
-    held = dict(counts)
-    out: list[str] = []
-    while any(n < size for n in held.values()):
-        low = min(held.values())
-        for who, _ in counts:
-            if held[who] == low:
-                held[who] += 1
-                out.append(who)
-    return out
-
-
-def draw_bonus_area(rng: random.Random | None = None, size: int = 4) -> list[Card]:
-    """The very first bonus area: ``size`` cards from a fresh one-deck shoe (the service's job)."""
-    return Shoe(decks=1, jokers=0, rng=rng).draw(size)
-
-
-def _order(klass: str) -> int:
-    return DEUCES_CLASSES.index(klass)
-
-
-def _evaluate(cards: list[Card]) -> tuple[str, object]:
-    """(class id, comparable strength) of a five-card deuces hand."""
-    from referee.hands import evaluate
-
-    value = evaluate("deuces", list(cards))
-    return str(value.klass), value
-
-
-def _ja(klass: str) -> str:
-    from referee.hands import NAMES
-
-    return NAMES["deuces"][klass]
-
-
-def _dup_kinds(cards: list[Card]) -> list[Card]:
-    """Cards held more than once (jokers never count), in the order their copies appear."""
-    out: list[Card] = []
-    for i, c in enumerate(cards):
-        if c != JOKER and c in cards[:i] and c not in out:
-            out.append(c)
-    return out
-
-
-def _take(hand: list[Card], cards: list[Card]) -> list[Card] | None:
-    """``hand`` minus the multiset ``cards``; None when ``cards`` is not part of the hand."""
-    left = list(hand)
-    for c in cards:
-        if c not in left:
-            return None
-        left.remove(c)
-    return left
-
-
 # --- state ----------------------------------------------------------------------------------
-
-Status = Literal["ante", "anted", "out", "deciding", "played", "folded"]
-
-
-@dataclass
-class _Slot:
-    card: Card
-    markers: int = 0
 
 
 @dataclass
@@ -288,9 +205,7 @@ class _Hand:
     players: list[_Player]  # in check order: from the button, seat order
     dealer: list[Card]
     shoe: list[Card]
-    phase: Literal["ante", "check", "decide"] = "ante"
-    since: float | None = None  # when the current phase started (the first time seen)
-    reminded: bool = False
+    phase: HandPhase = "ante"
     check: int = 0  # the duplicate check running: 1 before the decisions, 2 after the refill
     dealer_opened: bool = False
     queue: list[str] = field(default_factory=list)  # hands still to check (``dealer`` last)
@@ -300,13 +215,23 @@ class _Hand:
         return next((p for p in self.players if p.name == name), None)
 
 
+PlanKind = Literal["sit_out", "ante", "choose", "fold", "play"]
+
+
 @dataclass
-class _State:
-    table: HouseTable
-    bonus: list[_Slot] = field(default_factory=list)
-    hand: _Hand | None = None
-    hand_no: int = 0
-    button: int = 1
+class _Plan:
+    """An action :meth:`DeucesEngine._check_act` accepted (the shoe suffices for all it sets
+    off): ``sit_out`` (a fold before the ante), ``ante`` (``ante``, ``allin``), ``choose`` (the
+    duplicate ``card`` removed first), ``fold``, ``play`` (``kept``: the cards kept, in the order
+    the hand holds them)."""
+
+    player: _Player
+    kind: PlanKind
+    now: float | None = None
+    ante: int = 0
+    allin: bool = False
+    card: Card = JOKER
+    kept: list[Card] = field(default_factory=list)
 
 
 # --- the engine -----------------------------------------------------------------------------
@@ -322,9 +247,12 @@ class DeucesEngine(Engine):
         self.rules: DeucesRules = definition.deuces
         self.ante_unit, self.last_slot = table_options(options, self.rules.ante_unit)
         self._dealer_way = strategy(self.rules.dealer_strategy)
-        self._s = _State(
-            table=HouseTable(definition.seats.max, self.rules.bankrupt_below, npc_allowed=False),
-        )
+        self.table = HouseTable(definition.seats.max, self.rules.bankrupt_below, npc_allowed=False)
+        self.area = BonusArea(self.rules.bonus_area_size)
+        self.hand: _Hand | None = None
+        self.button = 1
+        # the phase's clock: started the first time seen in a phase, restarted by a new phase
+        self.clock = WaitClock()
 
     def draw_deal(self, shoe: Shoe, rng: random.Random) -> Deal:
         """A live deal (used by the service): five cards each and the dealer's from the shuffled
@@ -332,59 +260,49 @@ class DeucesEngine(Engine):
         is empty, i.e. before the very first game -- four cards from a separate one-deck shoe as
         ``board`` (the initial bonus area)."""
         deal = Deal()
-        for p in self._s.table.ordered():
+        for p in self.table.ordered():
             deal.hands[p.name] = shoe.draw(5)
         deal.dealer = shoe.draw(5)
         deal.shoe = shoe.draw(min(120, len(shoe)))
-        if not self._s.bonus:
+        if not self.area.slots:
             deal.board = draw_bonus_area(rng, self.rules.bonus_area_size)
         return deal
 
-    # --- transactional plumbing -------------------------------------------------------------
-
-    def _copy(self) -> _State:
-        return copy.deepcopy(self._s)
-
-    def _commit(self, s: _State) -> None:
-        self._s = s
-        self.hand_no = s.hand_no
-
     # --- queries ----------------------------------------------------------------------------
+
+    def _player(self, name: str) -> _Player | None:
+        return self.hand.get(name) if self.hand is not None else None
 
     @property
     def in_hand(self) -> bool:
-        return self._s.hand is not None
+        return self.hand is not None
 
     def stacks(self) -> dict[str, int]:
-        return self._s.table.stacks()
+        return self.table.stacks()
 
     def seated(self) -> list[SeatState]:
-        return self._s.table.states()
+        return self.table.states()
 
     def holdings(self, player: str) -> list[Card]:
-        h = self._s.hand
-        p = h.get(player) if h else None
+        p = self._player(player)
         return list(p.held) if p else []
 
     def current_cards(self, player: str) -> list[Card]:
         """The cards ``player`` holds now (after the duplicate check: what a play keeps from)."""
-        h = self._s.hand
-        p = h.get(player) if h else None
+        p = self._player(player)
         return list(p.cards) if p else []
 
     def shown(self, player: str) -> list[Card]:
-        h = self._s.hand
-        p = h.get(player) if h else None
+        p = self._player(player)
         return list(p.shown) if p else []
 
     def in_this_hand(self, player: str) -> bool:
-        h = self._s.hand
-        p = h.get(player) if h else None
+        p = self._player(player)
         return p is not None and p.status != "out"
 
     def decision(self, player: str) -> Decision | None:
-        h = self._s.hand
-        p = h.get(player) if h else None
+        h = self.hand
+        p = self._player(player)
         if h is None or p is None:
             return None
         if h.phase == "ante" and p.status == "ante":
@@ -397,311 +315,332 @@ class DeucesEngine(Engine):
 
     def to_act(self) -> str | None:
         """The player who must name which duplicate goes first, while the check waits for them."""
-        h = self._s.hand
+        h = self.hand
         return h.queue[0] if h is not None and h.phase == "check" and h.queue else None
 
     @property
     def bonus_area(self) -> tuple[list[Card], list[int]]:
         """The bonus area (cards oldest first, markers per card), for the store to save."""
-        return [s.card for s in self._s.bonus], [s.markers for s in self._s.bonus]
+        return self.area.cards, self.area.markers
+
+    def carried(self) -> dict[str, Any]:
+        """The bonus area a closing table hands on to the next deuces table:
+        ``{"cards": [card strings, oldest first], "markers": [ints]}``."""
+        return self.area.carried()
+
+    def carry(self, data: dict[str, Any]) -> None:
+        """Take over the bonus area a closed deuces table handed on (:meth:`carried`)."""
+        if self.hand is not None:
+            raise IllegalAction("deuces.area_locked")
+        self.area.carry(data)
 
     # --- seating ----------------------------------------------------------------------------
 
     def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
-        s = self._copy()
-        out = s.table.sit(seat, name, chips, npc)
-        self._commit(s)
-        return out
+        return self.table.sit(seat, name, chips, npc)
 
     def leave(self, name: str) -> list[Event]:
-        s = self._copy()
-        p = s.table.by_name(name)
+        p = self.table.by_name(name)
         if p is None:
-            raise IllegalAction(f"{name}さんは着席していません")
-        h = s.hand
-        hp = h.get(name) if h else None
+            raise IllegalAction("house.not_seated", player=name)
+        h = self.hand
+        hp = self._player(name)
         if h is not None and hp is not None and hp.status not in ("ante", "out"):
             if p.leaving:
-                raise IllegalAction("退席はすでに受け付けています")
+                raise IllegalAction("deuces.leave_taken")
             p.leaving = True
-            out: list[Event] = [Say(to="room", text=f"{name}さんはこのハンドの終了後に退席します")]
-        else:
-            if h is not None and hp is not None:
-                h.players.remove(hp)
-            out = s.table.stand(name)
-            if h is not None and h.phase == "ante":
-                out += self._maybe_deal(s)
-        self._commit(s)
+            return [Say(to="room", text=text("deuces.leaves_after", player=name))]
+        if h is not None and h.phase == "ante":
+            dry = self._dry()
+            if hp is not None:
+                dry.drop(name)
+            dry.maybe_deal()
+        if h is not None and hp is not None:
+            h.players.remove(hp)
+        out = self.table.stand(name)
+        if h is not None and h.phase == "ante":
+            out += self._maybe_deal()
         return out
 
     def set_button(self, seat: int) -> None:
         if not 1 <= seat <= self.definition.seats.max:
-            raise IllegalAction(f"席番号は1〜{self.definition.seats.max}です")
-        self._s.button = seat
+            raise IllegalAction("house.seat_range", seats=self.definition.seats.max)
+        self.button = seat
 
     def set_bonus_area(self, cards: list[Card], markers: list[int] | None = None) -> None:
-        if self._s.hand is not None:
-            raise IllegalAction("ハンドの進行中はボーナスエリアを変更できません")
-        marks = list(markers) if markers is not None else [0] * len(cards)
-        if len(cards) > self.rules.bonus_area_size:
-            raise IllegalAction(f"ボーナスエリアは{self.rules.bonus_area_size}枚までです")
-        if len(marks) != len(cards) or any(m < 0 for m in marks):
-            raise IllegalAction("マーカーの数がカードと合いません")
-        if JOKER in cards or len(set(cards)) != len(cards):
-            raise IllegalAction("ボーナスエリアは1デックのカードです（重複・ジョーカー不可）")
-        if any(m and is_wild(c) for c, m in zip(cards, marks, strict=True)):
-            raise IllegalAction("2にはマーカーを置けません")
-        self._s.bonus = [_Slot(c, m) for c, m in zip(cards, marks, strict=True)]
+        if self.hand is not None:
+            raise IllegalAction("deuces.area_locked")
+        self.area.set(cards, markers)
 
     # --- the hand ---------------------------------------------------------------------------
 
     def start_hand(self, deal: Deal) -> list[Event]:
-        s = self._copy()
-        if s.hand is not None:
-            raise IllegalAction("前のハンドがまだ終わっていません")
-        seated = s.table.ordered()
-        names = {p.name for p in seated}
-        strangers = sorted(set(deal.hands) - names)
+        if self.hand is not None:
+            raise IllegalAction("deuces.hand_running")
+        seated = self.table.ordered()
+        strangers = sorted(set(deal.hands) - {p.name for p in seated})
         if strangers:
-            raise IllegalAction(f"着席していないプレイヤーの手札があります: {', '.join(strangers)}")
+            raise IllegalAction("deuces.hand_strangers", players=", ".join(strangers))
         for name, cards in deal.hands.items():
             if len(cards) != 5:
-                raise IllegalAction(f"{name}さんの手札が5枚ではありません")
+                raise IllegalAction("deuces.hand_count", player=name)
         if len(deal.dealer) != 5:
-            raise IllegalAction("ディーラーの手札が5枚ではありません")
+            raise IllegalAction("deuces.dealer_count")
         playing = [p for p in seated if p.name in deal.hands and not p.leaving]
         if not playing:
-            raise IllegalAction("参加できるプレイヤーがいません")
-        out: list[Event] = []
-        if not s.bonus and deal.board:
-            board = list(deal.board)
-            size = self.rules.bonus_area_size
-            if len(board) != size or JOKER in board or len(set(board)) != size:
-                raise IllegalAction(f"ボーナスエリアの初期カードは異なる{size}枚が必要です")
-            s.bonus = [_Slot(c) for c in board]
-        button = self._button_seat(s, [p.seat for p in seated])
-        order = sorted(playing, key=lambda p: (p.seat < button, p.seat))
-        s.hand_no += 1
-        s.hand = _Hand(
-            number=s.hand_no,
-            players=[_Player(p.name, p.seat, list(deal.hands[p.name])) for p in order],
+            raise IllegalAction("deuces.nobody")
+        first = self.area.check_first(list(deal.board)) if not self.area.slots and deal.board \
+            else None
+        # validated: mutate
+        if first is not None:
+            self.area.slots = first
+        button = self._button_seat([p.seat for p in seated])
+        players = sorted(playing, key=lambda p: (p.seat < button, p.seat))
+        self.hand_no += 1
+        self.hand = _Hand(
+            number=self.hand_no,
+            players=[_Player(p.name, p.seat, list(deal.hands[p.name])) for p in players],
             dealer=list(deal.dealer),
             shoe=list(deal.shoe),
         )
-        out += [
-            HandStart(hand=s.hand_no, button=button),
-            self._area_event(s),
-            Say(to="room", text=self._area_text(s)),
-            Say(
-                to="room",
-                text=f"第{s.hand_no}ハンドを始めます。アンティをベットしてください"
-                f"（単位{self.ante_unit}、オールインは手持ちの半分）",
-            ),
+        self.clock.restart()
+        return [
+            HandStart(hand=self.hand_no, button=button),
+            self.area.event(),
+            Say(to="room", text=self.area.text()),
+            Say(to="room", text=text("deuces.start", hand=self.hand_no, unit=self.ante_unit,
+                                     who=names([p.name for p in playing]))),
         ]
-        self._commit(s)
-        return out
 
-    def _button_seat(self, s: _State, seats: list[int]) -> int:
-        after = [x for x in sorted(seats) if x >= s.button]
+    def _button_seat(self, seats: list[int]) -> int:
+        after = [x for x in sorted(seats) if x >= self.button]
         return after[0] if after else min(seats)
 
-    def act(self, player: str, action: Parsed, now: float | None = None) -> list[Event]:
-        s = self._copy()
-        h = s.hand
+    def _dry(self) -> DryRun:
+        """The card flow from the current state, on copies (:mod:`referee.rules.deuces_cards`)."""
+        h = self.hand
+        assert h is not None
+        return DryRun(
+            [(p.name, p.seat, p.status, p.cards, p.dealt) for p in h.players], h.dealer, h.shoe,
+            phase=h.phase, check=h.check, queue=h.queue, choice=self.rules.duplicate_choice,
+            dealer_way=self._dealer_way,
+        )
+
+    # --- actions: checked (read only), then applied (Engine.act) ----------------------------
+
+    def _check_act(self, player: str, action: Parsed, now: float | None) -> _Plan:
+        h = self.hand
         if h is None:
-            raise IllegalAction("ハンドが始まっていません")
+            raise IllegalAction("deuces.no_hand")
         p = h.get(player)
         if p is None or p.status == "out":
-            raise IllegalAction("このハンドに参加していません")
-        if h.since is None and now is not None:
-            h.since = now
+            raise IllegalAction("deuces.not_in_hand")
         name = action.action
         if h.phase == "ante":
-            out = self._act_ante(s, h, p, action)
+            plan = self._check_ante(p, action)
         elif h.phase == "check":
-            out = self._act_choose(s, h, p, action)
+            plan = self._check_choose(h, p, action)
         elif p.status == "folded":
-            raise IllegalAction("すでにフォールドしています")
+            raise IllegalAction("house.already_folded")
         elif p.status == "played":
-            raise IllegalAction("すでに勝負を宣言しています（カードの交換は一度だけです）")
+            raise IllegalAction("deuces.already_played")
         elif name == "fold":
-            p.status = "folded"
-            out = [
-                ActionEvent(player=p.name, action="fold"),
-                Say(to="room", text=f"{p.name}さんはフォールドしました（アンティ没収）"),
-            ]
-            out += self._maybe_resolve(s)
+            dry = self._dry()
+            dry.status[p.name] = "folded"
+            dry.maybe_resolve()
+            plan = _Plan(p, "fold")
         elif name in ("play", "discard"):
-            out = self._act_play(s, h, p, action)
+            plan = self._check_play(p, action)
         elif name in ("ante", "allin"):
-            raise IllegalAction("アンティはすでに受け付けています")
+            raise IllegalAction("deuces.ante_taken")
         else:
-            raise IllegalAction(
-                "今は「勝負」（残すカードか捨てるカードを指定）か「フォールド」です"
-            )
-        if s.hand is not None and s.hand.since is None and now is not None:
-            s.hand.since = now  # a new phase began with this action
-        self._commit(s)
+            raise IllegalAction("deuces.play_or_fold")
+        plan.now = now
+        return plan
+
+    def _apply_act(self, plan: _Plan) -> list[Event]:
+        p = plan.player
+        out: list[Event]
+        if plan.kind == "sit_out":
+            p.status = "out"
+            out = [Say(to="room", text=text("deuces.sits_out", player=p.name)), *self._maybe_deal()]
+        elif plan.kind == "ante":
+            out = self._ante(p, plan.ante, plan.allin)
+        elif plan.kind == "choose":
+            out = self._run_checks(first=plan.card)
+        elif plan.kind == "fold":
+            p.status = "folded"
+            out = [ActionEvent(player=p.name, action="fold"), acknowledge(names([p.name]), "fold"),
+                   *self._maybe_resolve()]
+        else:
+            out = self._play(p, plan.kept)
+        if self.hand is not None and self.clock.since is None and plan.now is not None:
+            self.clock.since = plan.now  # the first time seen in this (maybe new) phase
         return out
 
-    def _act_ante(self, s: _State, h: _Hand, p: _Player, action: Parsed) -> list[Event]:
+    def _check_ante(self, p: _Player, action: Parsed) -> _Plan:
         if p.status != "ante":
-            raise IllegalAction("アンティはすでに受け付けています")
-        seat = s.table.by_name(p.name)
+            raise IllegalAction("deuces.ante_taken")
+        seat = self.table.by_name(p.name)
         assert seat is not None
+        dry = self._dry()
         if action.action == "fold":
-            p.status = "out"
-            out: list[Event] = [Say(to="room", text=f"{p.name}さんはこのハンドを見送ります")]
-            return out + self._maybe_deal(s)
+            dry.status[p.name] = "out"
+            dry.maybe_deal()
+            return _Plan(p, "sit_out")
         if action.action == "allin":
-            ante = allin_ante(seat.chips, self.rules.allin_divisor)
-            p.allin = True
+            ante, allin = allin_ante(seat.chips, self.rules.allin_divisor), True
         elif action.action == "ante":
             amount = action.amount if action.amount is not None else self.ante_unit
-            ante = check_ante(
-                amount, seat.chips, self.ante_unit, cover=2, multiple=self.rules.ante_multiple
-            )
+            ante, allin = check_ante(amount, seat.chips, self.ante_unit, cover=2,
+                                     multiple=self.rules.ante_multiple), False
         else:
-            raise IllegalAction("まずアンティをベットしてください")
-        seat.chips -= ante
-        h.book.stake(p.name, ante)
-        p.ante = ante
-        p.status = "anted"
-        label = "オールイン（アンティ）" if p.allin else "アンティ"
-        out = [
-            ActionEvent(player=p.name, action="allin" if p.allin else "ante", amount=ante),
-            Say(to="room", text=f"{p.name}さん {label}{ante}"),
-        ]
-        return out + self._maybe_deal(s)
+            raise IllegalAction("deuces.ante_first")
+        dry.status[p.name] = "anted"
+        dry.maybe_deal()
+        return _Plan(p, "ante", ante=ante, allin=allin)
 
-    def _act_choose(self, s: _State, h: _Hand, p: _Player, action: Parsed) -> list[Event]:
+    def _ante(self, p: _Player, ante: int, allin: bool) -> list[Event]:
+        seat = self.table.by_name(p.name)
+        assert seat is not None and self.hand is not None
+        seat.chips -= ante
+        self.hand.book.stake(p.name, ante)
+        p.ante, p.allin, p.status = ante, allin, "anted"
+        word = "allin" if allin else "ante"
+        return [ActionEvent(player=p.name, action=word, amount=ante),
+                acknowledge(names([p.name]), word, ante), *self._maybe_deal()]
+
+    def _check_choose(self, h: _Hand, p: _Player, action: Parsed) -> _Plan:
         """The player whose hand holds several kinds of duplicates names the one removed first."""
         chooser = h.queue[0]
         if p.name != chooser:
-            raise IllegalAction(f"重複カードの確認中です。{chooser}さんの指定をお待ちください")
-        kinds = _dup_kinds(p.cards)
+            raise IllegalAction("deuces.wait_for_chooser", player=chooser)
+        kinds = dup_kinds(p.cards)
         listed = " ".join(card_str(c) for c in kinds)
         named = action.discard if action.discard else (action.cards or [])
         if action.action not in ("play", "discard") or len(named) != 1:
-            raise IllegalAction(
-                f"先に取り除く重複カードを1枚、「{card_str(kinds[0])} を捨てる」のように"
-                f"指定してください（重複: {listed}）"
-            )
+            raise IllegalAction("deuces.name_one_duplicate", card=card_str(kinds[0]), kinds=listed)
         try:
             card = parse_card(named[0])
         except CardError as e:
-            raise IllegalAction(str(e)) from None
+            raise IllegalAction("house.card_error", error=str(e)) from None
         if card not in kinds:
-            raise IllegalAction(f"{card_str(card)}は重複していません（重複: {listed}）")
-        return self._run_checks(s, first=card)
+            raise IllegalAction("deuces.not_duplicated", card=card_str(card), kinds=listed)
+        self._dry().run_checks(first=card)
+        return _Plan(p, "choose", card=card)
 
-    def _act_play(self, s: _State, h: _Hand, p: _Player, action: Parsed) -> list[Event]:
+    def _check_play(self, p: _Player, action: Parsed) -> _Plan:
         try:
             keep = [parse_card(c) for c in action.keep] if action.keep is not None else None
             throw = [parse_card(c) for c in action.discard] if action.discard is not None else None
             if action.action == "discard" and throw is None and action.cards is not None:
                 throw = [parse_card(c) for c in action.cards]
         except CardError as e:
-            raise IllegalAction(str(e)) from None
+            raise IllegalAction("house.card_error", error=str(e)) from None
         if keep is not None and throw is not None:
-            left = _take(p.cards, keep)
+            left = take(p.cards, keep)
             if left is None or sorted(left) != sorted(throw):
-                raise IllegalAction("残すカードと捨てるカードが手札と合いません")
+                raise IllegalAction("deuces.keep_discard_mismatch")
         if keep is not None:
-            if _take(p.cards, keep) is None:
+            if take(p.cards, keep) is None:
                 missing = sorted({card_str(c) for c in keep if keep.count(c) > p.cards.count(c)})
-                raise IllegalAction(f"持っていないカードは残せません: {' '.join(missing)}")
+                raise IllegalAction("deuces.cannot_keep", cards=" ".join(missing))
             kept = keep
         elif throw is not None:
-            rest = _take(p.cards, throw)
+            rest = take(p.cards, throw)
             if rest is None:
                 missing = sorted({card_str(c) for c in throw if throw.count(c) > p.cards.count(c)})
-                raise IllegalAction(f"持っていないカードは捨てられません: {' '.join(missing)}")
+                raise IllegalAction("deuces.cannot_discard", cards=" ".join(missing))
             kept = rest
         else:
             kept = list(p.cards)
-        seat = s.table.by_name(p.name)
+        seat = self.table.by_name(p.name)
         assert seat is not None
-        bet = p.ante
-        if bet > seat.chips:  # pragma: no cover - the ante rule keeps the play bet covered
-            raise IllegalAction("追加ベットのチップが足りません")
-        seat.chips -= bet
-        h.book.stake(p.name, bet)
-        p.bet = bet
+        if p.ante > seat.chips:  # pragma: no cover - the ante rule keeps the play bet covered
+            raise IllegalAction("deuces.play_short")
         # keep exactly the multiset ``kept``, in the order the hand is held
         remaining = list(kept)
-        held = list(p.cards)
-        p.cards = []
-        for c in held:
+        ordered: list[Card] = []
+        for c in p.cards:
             if c in remaining:
                 remaining.remove(c)
-                p.cards.append(c)
+                ordered.append(c)
+        dry = self._dry()
+        dry.cards[p.name] = list(ordered)
+        dry.status[p.name] = "played"
+        dry.maybe_resolve()
+        return _Plan(p, "play", kept=ordered)
+
+    def _play(self, p: _Player, kept: list[Card]) -> list[Event]:
+        seat = self.table.by_name(p.name)
+        assert seat is not None and self.hand is not None
+        bet = p.ante
+        seat.chips -= bet
+        self.hand.book.stake(p.name, bet)
+        p.bet = bet
+        p.cards = list(kept)
         p.status = "played"
         n = 5 - len(kept)
+        exchange = text("deuces.exchange", count=n) if n else text("deuces.no_exchange")
         out: list[Event] = [
             ActionEvent(player=p.name, action="play", amount=bet),
-            Say(
-                to="room",
-                text=f"{p.name}さん 勝負（追加ベット{bet}）: "
-                + (f"{n}枚交換" if n else "交換なし")
-                + (f"、残す {show(p.cards)}" if p.cards else ""),
-            ),
+            Say(to="room", text=text(
+                "deuces.played", player=p.name, bet=bet, exchange=exchange,
+                kept=text("deuces.kept", cards=show(p.cards)) if p.cards else "")),
         ]
-        return out + self._maybe_resolve(s)
+        return out + self._maybe_resolve()
 
     # --- automatic steps --------------------------------------------------------------------
 
     def _draw(self, h: _Hand) -> Card:
-        if not h.shoe:
-            raise IllegalAction("シューのカードが足りません（配られたカードが不足しています）")
+        # every caller's check ran the same flow dry (DryRun) and refused a shoe too short
+        assert h.shoe, "the dry run let through a step the shoe cannot cover"
         return h.shoe.pop(0)
 
-    def _maybe_deal(self, s: _State) -> list[Event]:
-        h = s.hand
+    def _maybe_deal(self) -> list[Event]:
+        h = self.hand
         assert h is not None
         if h.phase != "ante" or any(p.status == "ante" for p in h.players):
             return []
         active = [p for p in h.players if p.status == "anted"]
         if not active:  # everyone sat out or was folded before the deal
-            return self._settle(s)
+            return self._settle()
         out: list[Event] = []
         for p in active:
             p.cards = list(p.dealt)
             p.held = list(p.dealt)
             p.status = "deciding"
-            out.append(Say(to=p.name, text=f"あなたの手札: {show(p.cards)}"))
+            out.append(Say(to=p.name, text=text("deuces.your_cards", cards=show(p.cards))))
         kept = self._dealer_way(list(h.dealer))
-        if _take(h.dealer, kept) is None:  # pragma: no cover - a strategy bug, not a table state
+        if take(h.dealer, kept) is None:  # pragma: no cover - a strategy bug, not a table state
             raise ValueError(f"dealer strategy kept cards it does not hold: {cards_str(kept)}")
         h.dealer = list(kept)
         out += [
             DealerDiscard(count=5 - len(kept)),
-            Say(to="room", text=f"ディーラーは{5 - len(kept)}枚捨てました"),
+            Say(to="room", text=text("deuces.dealer_discards", count=5 - len(kept))),
         ]
         for p in active:
             # the hands are opened in the room (seed ④), so a dealt joker is announced only now
             p.shown = list(p.cards)
-            out.append(Say(to="room", text=f"{p.seat}番席 {p.name}さんの手札: {show(p.cards)}"))
+            out.append(Say(to="room", text=text("deuces.opened", seat=p.seat, player=p.name,
+                                                cards=show(p.cards))))
             for c in p.cards:
                 if c == JOKER:
-                    out += self._joker(s, p)
+                    out += self._joker(p)
         h.check = 1
         h.queue = [p.name for p in active]
-        return out + self._run_checks(s)
+        return out + self._run_checks()
 
     def _new_phase(self, h: _Hand, phase: Literal["check", "decide"]) -> None:
         h.phase = phase
-        h.since = None  # the clock of the new phase starts at the next time seen
-        h.reminded = False
+        self.clock.restart()  # the clock of the new phase starts at the next time seen
 
-    def _run_checks(
-        self, s: _State, first: Card | None = None, default: bool = False
-    ) -> list[Event]:
+    def _run_checks(self, first: Card | None = None, default: bool = False) -> list[Event]:
         """Work through the duplicate check's queue; stop when a player must choose the order.
 
         ``first``: the card the player at the head of the queue chose to remove first;
         ``default``: remove theirs in the default order (their clock ran out)."""
-        h = s.hand
+        h = self.hand
         assert h is not None
         out: list[Event] = []
         while h.queue:
@@ -712,52 +651,43 @@ class DeucesEngine(Engine):
                 continue
             if p is None and not h.dealer_opened:
                 h.dealer_opened = True
-                out.append(Say(to="room", text=f"ディーラーのハンド: {show(h.dealer)}"))
-            events, waiting = self._dedupe(s, p, h.check, first=first, default=default)
+                out.append(Say(to="room", text=text("deuces.dealer_hand", cards=show(h.dealer))))
+            events, waiting = self._dedupe(p, h.check, first=first, default=default)
             out += events
             first, default = None, False
             if waiting:
                 assert p is not None
-                kinds = " ".join(pretty(c) for c in _dup_kinds(p.cards))
+                kinds = dup_kinds(p.cards)
                 if h.phase != "check":
                     self._new_phase(h, "check")
-                out.append(
-                    Say(
-                        to="room",
-                        text=f"{p.name}さん、重複カードが複数あります（{kinds}）。先に取り除くカードを"
-                        f"「{card_str(_dup_kinds(p.cards)[0])} を捨てる」のように指定してください",
-                    )
-                )
+                out.append(Say(to="room", text=text(
+                    "deuces.choose_duplicate", player=p.name,
+                    kinds=" ".join(pretty(c) for c in kinds), card=card_str(kinds[0]))))
                 return out
             h.queue.pop(0)
         if h.check == 1:
             self._new_phase(h, "decide")
-            out.append(
-                Say(
-                    to="room",
-                    text="勝負なら残すカードか捨てるカードを指定してください"
-                    "（アンティと同額を追加ベット）。降りるなら「フォールド」",
-                )
-            )
+            deciding = [p.name for p in h.players if p.status == "deciding"]
+            if deciding:
+                out.append(Say(to="room", text=text("deuces.play_prompt", who=names(deciding))))
             # players forced to fold during the check leave nobody to wait for
-            return out + self._maybe_resolve(s)
-        return out + self._settle(s)
+            return out + self._maybe_resolve()
+        return out + self._settle()
 
     def _dedupe(
-        self, s: _State, p: _Player | None, check: int, first: Card | None = None,
-        default: bool = False,
+        self, p: _Player | None, check: int, first: Card | None = None, default: bool = False,
     ) -> tuple[list[Event], bool]:
         """Remove identical cards one at a time from ``p``'s hand (None: the dealer's).
 
         Returns the events and whether it stopped for the player to choose which kind goes
         first (several kinds duplicated, ``duplicate_choice`` on, no ``first`` given)."""
-        h = s.hand
+        h = self.hand
         assert h is not None
         out: list[Event] = []
         cards = p.cards if p is not None else h.dealer
         who = p.name if p is not None else DEALER
         while True:
-            kinds = _dup_kinds(cards)
+            kinds = dup_kinds(cards)
             if not kinds:
                 return out, False
             if first is not None:
@@ -766,20 +696,16 @@ class DeucesEngine(Engine):
                 return out, True
             else:
                 card = kinds[0]
-            # the later copy goes (the first copy keeps its place in the hand)
-            i = next(i for i, c in enumerate(cards) if c == card and c in cards[:i])
             new = self._draw(h)
-            cards[i] = new
+            cards[later_copy(cards, card)] = new
             if p is not None:
                 p.held.append(new)
                 p.shown = list(cards)
-            label = f"{p.name}さん" if p is not None else "ディーラー"
+            label = names([p.name]) if p is not None else text("deuces.dealer")
             out += [
                 Duplicate(player=who, card=card_str(card), replacement=card_str(new), check=check),
-                Say(
-                    to="room",
-                    text=f"{label}の{pretty(card)}が重複のため取り除かれ、{pretty(new)}が補充されました",
-                ),
+                Say(to="room", text=text("deuces.duplicate", who=label, card=pretty(card),
+                                         new=pretty(new))),
             ]
             if p is not None:
                 payees = [p]
@@ -787,93 +713,34 @@ class DeucesEngine(Engine):
                 payees = [q for q in h.players if q.status == "played"]
             else:
                 payees = []
-            out += self._to_bonus(s, card, payees)
-            if new == JOKER and p is not None:
-                out += self._joker(s, p)
-
-    def _to_bonus(self, s: _State, card: Card, payees: list[_Player]) -> list[Event]:
-        area = s.bonus
-        slot = next((x for x in area if x.card == card), None)
-        out: list[Event] = []
-        if slot is not None:
-            if is_wild(card):
-                text = f"{pretty(card)}はボーナスエリアにあります（2にはマーカーなし）"
-                out.append(Say(to="room", text=text))
-                return out
-            slot.markers += 1
-            text = f"ボーナスエリアの{pretty(card)}にマーカーが置かれました"
-            out.append(Say(to="room", text=text))
-        else:
-            area.append(_Slot(card))
-            out.append(Say(to="room", text=f"ボーナスエリアに{pretty(card)}が置かれました"))
-        cards = [x.card for x in area]
-        klass = area_class(cards)
-        markers = sum(x.markers for x in area)
-        if klass is not None:
-            mult = self.rules.bonus_table[klass]
-            for q in payees:
-                amount = pay(q.ante, mult, self.rules.payout_rounding) * 2**markers
-                seat = s.table.by_name(q.name)
-                assert seat is not None and s.hand is not None
+            events, paid = self.area.feed(card, [(q.name, q.ante) for q in payees],
+                                          self.rules.bonus_table, self.rules.payout_rounding)
+            for name, amount in paid:
+                seat = self.table.by_name(name)
+                assert seat is not None
                 seat.chips += amount
-                s.hand.book.pay(q.name, amount)
-                out += [
-                    BonusPayout(
-                        player=q.name,
-                        card=card_str(card),
-                        cards=cards_str(cards),
-                        klass=klass,
-                        multiplier=str(mult),
-                        markers=markers,
-                        amount=amount,
-                    ),
-                    Say(
-                        to="room",
-                        text=f"ボーナスエリアで{_ja(klass)}！ {q.name}さんに"
-                        f"{amount}（アンティ×{mult}"
-                        + (f"×2^{markers}" if markers else "")
-                        + "）",
-                    ),
-                ]
-        while len(area) > self.rules.bonus_area_size:
-            area.pop(0)
-        out.append(self._area_event(s))
-        return out
+                h.book.pay(name, amount)
+            out += events
+            if new == JOKER and p is not None:
+                out += self._joker(p)
 
-    def _area_text(self, s: _State) -> str:
-        if not s.bonus:
-            return "ボーナスエリア: （空）"
-        cards = " ".join(pretty(x.card) for x in s.bonus)
-        marks = "、".join(f"{pretty(x.card)}×{x.markers}" for x in s.bonus if x.markers)
-        return f"ボーナスエリア: {cards}" + (f"（マーカー: {marks}）" if marks else "")
-
-    def _area_event(self, s: _State) -> BonusArea:
-        return BonusArea(
-            cards=cards_str(x.card for x in s.bonus), markers=[x.markers for x in s.bonus]
-        )
-
-    def _joker(self, s: _State, p: _Player) -> list[Event]:
-        assert s.hand is not None
-        bonus, event = s.table.joker(
-            p.name, s.hand.book, ante=p.ante, bets=p.bet, last_slot=self.last_slot,
+    def _joker(self, p: _Player) -> list[Event]:
+        assert self.hand is not None
+        bonus, event = self.table.joker(
+            p.name, self.hand.book, ante=p.ante, bets=p.bet, last_slot=self.last_slot,
             multipliers=self.rules.joker, rounding=self.rules.payout_rounding,
         )
-        text = f"{p.name}さんがジョーカーを引きました！ {bonus.payout}を配当"
-        if bonus.restore:
-            text += f"（ラス枠: 着席時のチップに戻す{bonus.restore}を含む）"
-        elif bonus.extra:
-            text += "（ラス枠: 計5倍）"
-        return [event, Say(to="room", text=text)]
+        return [event, joker_say(p.name, bonus)]
 
-    def _maybe_resolve(self, s: _State) -> list[Event]:
-        h = s.hand
+    def _maybe_resolve(self) -> list[Event]:
+        h = self.hand
         assert h is not None
         if any(p.status == "deciding" for p in h.players):
             return []
         out: list[Event] = []
         playing = sorted((p for p in h.players if p.status == "played"), key=lambda p: p.seat)
         if not playing:  # everyone folded: the dealer is not refilled
-            return self._settle(s)
+            return self._settle()
         counts = [(p.name, len(p.cards)) for p in playing] + [(DEALER, len(h.dealer))]
         by_name = {p.name: p for p in playing}
         jokers: dict[str, int] = {}
@@ -885,21 +752,22 @@ class DeucesEngine(Engine):
             q = by_name[who]
             q.cards.append(c)
             q.held.append(c)
-            out.append(Say(to=q.name, text=f"補充: {pretty(c)}"))
+            out.append(Say(to=q.name, text=text("deuces.refill", card=pretty(c))))
             if c == JOKER:
                 jokers[who] = jokers.get(who, 0) + 1
         checked = [p for p in h.players if p.status == "played"]  # from the button
         for p in checked:
             p.shown = list(p.cards)
-            out.append(Say(to="room", text=f"{p.name}さんのハンド: {show(p.cards)}"))
+            out.append(Say(to="room", text=text("deuces.hand", player=p.name,
+                                                cards=show(p.cards))))
             for _ in range(jokers.get(p.name, 0)):
-                out += self._joker(s, p)
+                out += self._joker(p)
         h.check = 2
         h.queue = [p.name for p in checked] + [DEALER]
-        return out + self._run_checks(s)
+        return out + self._run_checks()
 
-    def _settle(self, s: _State) -> list[Event]:
-        h = s.hand
+    def _settle(self) -> list[Event]:
+        h = self.hand
         assert h is not None
         out: list[Event] = []
         playing = [p for p in h.players if p.status == "played"]
@@ -907,19 +775,14 @@ class DeucesEngine(Engine):
         dclass = ""
         dvalue: object = None
         if playing:
-            dclass, dvalue = _evaluate(h.dealer)
-            qualified = _order(dclass) <= _order(self.rules.dealer_qualify)
+            dclass, dvalue = evaluate(h.dealer)
+            qualified = order(dclass) <= order(self.rules.dealer_qualify)
             out.append(Showdown(player=DEALER, cards=cards_str(h.dealer), klass=dclass))
             if qualified:
-                out.append(Say(to="room", text=f"ディーラーは{_ja(dclass)}です"))
+                say = text("deuces.dealer_qualifies", hand=class_name(dclass))
             else:
-                out.append(
-                    Say(
-                        to="room",
-                        text=f"ディーラーはフォールドです（{_ja(dclass)}: "
-                        f"{show(h.dealer)}）",
-                    )
-                )
+                say = text("deuces.dealer_folds", hand=class_name(dclass), cards=show(h.dealer))
+            out.append(Say(to="room", text=say))
         results: list[Event] = []
         rnd = self.rules.payout_rounding
         for p in sorted(h.players, key=lambda p: p.seat):
@@ -928,7 +791,7 @@ class DeucesEngine(Engine):
                 continue
             if p.status != "played":
                 continue
-            pclass, pvalue = _evaluate(p.cards)
+            pclass, pvalue = evaluate(p.cards)
             results.append(Showdown(player=p.name, cards=cards_str(p.cards), klass=pclass))
             ante_mult = self.rules.player_table.get(pclass, self.rules.player_table["other"])
             result: Literal["win", "lose", "push", "dealer_fold"]
@@ -947,24 +810,22 @@ class DeucesEngine(Engine):
                 payout = p.ante + p.bet
             else:
                 result, payout = "lose", 0
-            seat = s.table.by_name(p.name)
+            seat = self.table.by_name(p.name)
             assert seat is not None
             seat.chips += payout
             h.book.pay(p.name, payout)
             results += [
                 Settle(player=p.name, result=result, payout=payout),
-                Say(
-                    to="room",
-                    text=f"{p.name}さん {_ja(pclass)} {_RESULT_JA[result]}: {payout}",
-                ),
+                Say(to="room", text=text("deuces.result", player=p.name, hand=class_name(pclass),
+                                         result=text(f"result_{result}"), payout=payout)),
             ]
-        return out + self._finish(s, results)
+        return out + self._finish(results)
 
-    def _finish(self, s: _State, results: list[Event]) -> list[Event]:
-        h = s.hand
+    def _finish(self, results: list[Event]) -> list[Event]:
+        h = self.hand
         assert h is not None
-        s.hand = None
-        return [*results, *s.table.close_hand(h.number, h.book)]
+        self.hand = None
+        return [*results, *self.table.close_hand(h.number, h.book)]
 
     # --- the clock ----------------------------------------------------------------------------
 
@@ -972,16 +833,13 @@ class DeucesEngine(Engine):
         """The action clock (``[clock]`` of the definition): after ``remind_after`` seconds in a
         phase the players still awaited are reminded once; after ``act_after`` a player who has
         not anted sits the hand out and one who has not decided folds."""
-        s = self._copy()
-        h = s.hand
+        h = self.hand
         if h is None:
             return []
-        clock = self.definition.clock
-        if h.since is None:
-            h.since = now
-            self._commit(s)
+        limits = self.definition.clock
+        if self.clock.since is None:
+            self.clock.since = now
             return []
-        waited = now - h.since
         if h.phase == "check":
             late = [p for p in h.players if p.name == h.queue[0]]
         else:
@@ -989,61 +847,58 @@ class DeucesEngine(Engine):
             late = [p for p in h.players if p.status == status]
         if not late:
             return []
-        names = "、".join(f"{p.name}さん" for p in late)
+        who = names([p.name for p in late])
+        waited = now - self.clock.since
         out: list[Event] = []
-        if clock.act_after and waited >= clock.act_after:
+        if limits.act_after and waited >= limits.act_after:
+            dry = self._dry()
             if h.phase == "check":
-                text = f"時間切れのため{names}の重複カードは順に取り除きます"
-                out.append(Say(to="room", text=text))
-                out += self._run_checks(s, default=True)
+                dry.run_checks(default=True)
+                out.append(Say(to="room", text=text("deuces.timeout_check", who=who)))
+                out += self._run_checks(default=True)
             elif h.phase == "ante":
                 for p in late:
+                    dry.status[p.name] = "out"
+                dry.maybe_deal()
+                for p in late:
                     p.status = "out"
-                out.append(Say(to="room", text=f"時間切れのため{names}はこのハンドを見送ります"))
-                out += self._maybe_deal(s)
+                out.append(Say(to="room", text=text("deuces.timeout_ante", who=who)))
+                out += self._maybe_deal()
             else:
+                for p in late:
+                    dry.status[p.name] = "folded"
+                dry.maybe_resolve()
                 for p in late:
                     p.status = "folded"
                     out.append(ActionEvent(player=p.name, action="fold"))
-                out.append(Say(to="room", text=f"時間切れのため{names}はフォールドです"))
-                out += self._maybe_resolve(s)
-            if s.hand is not None and s.hand.since is None:
-                s.hand.since = now
-        elif clock.remind_after and waited >= clock.remind_after and not h.reminded:
-            h.reminded = True
-            what = {
-                "ante": "アンティ", "check": "先に取り除く重複カードの指定",
-                "decide": "勝負かフォールドの宣言",
-            }[h.phase]
-            out.append(Say(to="room", text=f"{names}、{what}をお願いします"))
-        self._commit(s)
+                out.append(Say(to="room", text=text("deuces.timeout_decide", who=who)))
+                out += self._maybe_resolve()
+            if self.hand is not None and self.clock.since is None:
+                self.clock.since = now
+        elif limits.remind_after and waited >= limits.remind_after and not self.clock.reminded:
+            self.clock.reminded = True
+            what = text(f"deuces.remind_{h.phase}")
+            out.append(Say(to="room", text=text("deuces.remind", who=who, what=what)))
         return out
 
     # --- operations ---------------------------------------------------------------------------
 
     def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
         if kind not in ("nogame", "misdeal", "exposed"):
-            raise IllegalAction(f"不明な手続きです: {kind}")
-        s = self._copy()
-        h = s.hand
+            raise IllegalAction("deuces.unknown_procedure", kind=kind)
+        h = self.hand
         if h is None:
-            raise IllegalAction("進行中のハンドがありません")
+            raise IllegalAction("deuces.no_running_hand")
         if player is not None and h.get(player) is None:
-            raise IllegalAction(f"{player}さんはこのハンドに参加していません")
+            raise IllegalAction("deuces.player_not_in_hand", player=player)
         out: list[Event] = []
         m = self.rules.mistake_payout
         rnd = self.rules.payout_rounding
         if h.phase == "ante":
-            text = "配る前のため、このハンドは中止です。アンティを返却します"
-            out.append(Say(to="room", text=text))
+            out.append(Say(to="room", text=text("deuces.cancelled")))
         else:
-            out.append(
-                Say(
-                    to="room",
-                    text="ディーリングミスのためゲームを中断し、保障配当"
-                    f"（アンティ×{m['ante']}、追加ベット×{m['play']}）を行います",
-                )
-            )
+            out.append(Say(to="room", text=text("deuces.mistake", ante=str(m["ante"]),
+                                                play=str(m["play"]))))
         for p in sorted(h.players, key=lambda p: p.seat):
             if p.ante == 0 or p.removed:  # removed: the stake is the house's (module doc)
                 continue
@@ -1056,82 +911,109 @@ class DeucesEngine(Engine):
                 if p.bet:
                     bets["play"] = pay(p.bet, m["play"], rnd)
             total = sum(bets.values())
-            seat = s.table.by_name(p.name)
+            seat = self.table.by_name(p.name)
             assert seat is not None
             seat.chips += total
             h.book.pay(p.name, total)
-            out.append(Compensation(player=p.name, payout=total, bets=bets))
-        out += self._finish(s, [])
-        self._commit(s)
-        return out
+            c = Compensation(player=p.name, payout=total, bets=bets)
+            out += [c, announce_compensation(c)]
+        return out + self._finish([])
 
     def force_fold(self, player: str) -> list[Event]:
-        s = self._copy()
-        out = self._force_fold(s, player)
-        self._commit(s)
-        return out
+        self._check_force_fold(player)
+        return self._force_fold(player)
 
-    def _force_fold(self, s: _State, player: str) -> list[Event]:
-        """Fold ``player`` now (penalties): before the ante they sit the hand out, after it the
-        ante is lost; a player who already played keeps their hand (nothing left to fold)."""
-        h = s.hand
-        p = h.get(player) if h else None
-        if h is None or p is None or p.status in ("out", "folded"):
-            raise IllegalAction(f"{player}さんはこのハンドでフォールドできる状態にありません")
+    def _check_force_fold(self, player: str) -> None:
+        """Refuse a forced fold that cannot be (nothing to fold, or the shoe cannot cover what
+        it sets off: the dry run of :meth:`_force_fold`)."""
+        p = self._player(player)
+        if self.hand is None or p is None or p.status in ("out", "folded"):
+            raise IllegalAction("deuces.cannot_fold", player=player)
         if p.status == "played":
-            raise IllegalAction(f"{player}さんはすでに勝負を宣言しています")
+            raise IllegalAction("deuces.player_already_played", player=player)
+        dry = self._dry()
+        if dry.phase == "check" and dry.queue and dry.queue[0] == player:
+            dry.run_checks(default=True)
+            if dry.phase is None:  # pragma: no cover - check 1 never ends the hand by itself
+                return
+        elif dry.phase == "check" and player in dry.queue:
+            dry.queue.remove(player)
+        dry.status[player] = "out" if p.status == "ante" else "folded"
+        if dry.phase == "ante":
+            dry.maybe_deal()
+        elif dry.phase == "decide":
+            dry.maybe_resolve()
+
+    def _force_fold(self, player: str) -> list[Event]:
+        """Fold ``player`` now (penalties; checked by :meth:`_check_force_fold`): before the
+        ante they sit the hand out, after it the ante is lost; a player who already played keeps
+        their hand (nothing left to fold)."""
+        h = self.hand
+        p = self._player(player)
+        assert h is not None and p is not None
         out: list[Event] = []
         if h.phase == "check" and h.queue and h.queue[0] == player:
             # they were choosing the order of their duplicates: the default order, then the fold
-            out += self._run_checks(s, default=True)
-            if s.hand is None:  # pragma: no cover - check 1 never ends the hand by itself
+            out += self._run_checks(default=True)
+            if self.hand is None:  # pragma: no cover - check 1 never ends the hand by itself
                 return out
         elif h.phase == "check" and player in h.queue:
             h.queue.remove(player)
         if p.status == "ante":
             p.status = "out"
-            out.append(Say(to="room", text=f"{player}さんはこのハンドに参加できません"))
+            out.append(Say(to="room", text=text("deuces.cant_join", player=player)))
         else:
             p.status = "folded"
             out += [
                 ActionEvent(player=player, action="fold"),
-                Say(to="room", text=f"{player}さんは強制フォールドです（アンティ没収）"),
+                Say(to="room", text=text("deuces.forced_fold", player=player)),
             ]
         if h.phase == "ante":
-            return out + self._maybe_deal(s)
+            return out + self._maybe_deal()
         if h.phase == "decide":
-            return out + self._maybe_resolve(s)
+            return out + self._maybe_resolve()
         return out
 
     def remove(self, player: str) -> list[Event]:
         """Stand ``player`` up now (a penalty). Whatever they staked this hand is forfeit to the
         house: they are folded (even after playing) and get no dealing-mistake guarantee."""
-        s = self._copy()
-        if s.table.by_name(player) is None:
-            raise IllegalAction(f"{player}さんは着席していません")
+        if self.table.by_name(player) is None:
+            raise IllegalAction("house.not_seated", player=player)
+        hp = self._player(player)
         out: list[Event] = []
-        h = s.hand
-        hp = h.get(player) if h else None
         if hp is not None and hp.status in ("ante", "anted", "deciding"):
-            out += self._force_fold(s, player)
+            self._check_force_fold(player)
+            out += self._force_fold(player)
         elif hp is not None and hp.status == "played":
-            out += self._forfeit(s, hp)
-        h = s.hand
-        hp = h.get(player) if h else None
+            self._check_forfeit(hp)
+            out += self._forfeit(hp)
+        h = self.hand
+        hp = self._player(player)
         if h is not None and hp is not None:
             if hp.status == "out":
                 h.players.remove(hp)
             else:
                 hp.removed = True
-        if s.table.by_name(player) is not None:  # not already stood up by a bankruptcy
-            out += s.table.stand(player)
-        self._commit(s)
+        if self.table.by_name(player) is not None:  # not already stood up by a bankruptcy
+            out += self.table.stand(player)
         return out
 
-    def _forfeit(self, s: _State, p: _Player) -> list[Event]:
+    def _check_forfeit(self, p: _Player) -> None:
+        """The dry run of :meth:`_forfeit` (the shoe must cover the check or the refill)."""
+        dry = self._dry()
+        head = dry.phase == "check" and bool(dry.queue) and dry.queue[0] == p.name
+        if p.name in dry.queue:
+            dry.queue.remove(p.name)
+        dry.status[p.name] = "folded"
+        if head:
+            dry.run_checks()
+        elif dry.phase == "decide":
+            dry.maybe_resolve()
+
+    def _forfeit(self, p: _Player) -> list[Event]:
         """Fold ``p``, who already played, for ``remove``: the hand is dead, it is neither
         refilled nor checked; the check (or the hand) goes on without it."""
-        h = s.hand
+        h = self.hand
         assert h is not None
         head = h.phase == "check" and bool(h.queue) and h.queue[0] == p.name
         if p.name in h.queue:
@@ -1139,10 +1021,10 @@ class DeucesEngine(Engine):
         p.status = "folded"
         out: list[Event] = [
             ActionEvent(player=p.name, action="fold"),
-            Say(to="room", text=f"{p.name}さんは退席処分のためフォールドです（ベット没収）"),
+            Say(to="room", text=text("deuces.removed_fold", player=p.name)),
         ]
         if head:
-            return out + self._run_checks(s)
+            return out + self._run_checks()
         if h.phase == "decide":
-            return out + self._maybe_resolve(s)
+            return out + self._maybe_resolve()
         return out
