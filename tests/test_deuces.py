@@ -916,3 +916,50 @@ def test_removing_the_chooser_at_the_second_check_skips_their_hand() -> None:
     assert of(ev, "duplicate") == [] and of(ev, "bonus_payout") == []
     assert settle(ev) == {"alice": ("fold", 0)}
     assert not e.in_hand and e.seated() == []
+
+
+# --- the bonus area handed from a closing table to the next (carried / carry) ---------------
+
+def test_the_bonus_area_is_carried_to_the_next_table_as_json_data() -> None:
+    import json
+
+    e, _ = play({"alice": "Th Th 4c 6h 8s"}, "3c 6d 9h Js Kc", shoe="Ad 4h 5c 8d Qs As",
+                bonus="Tc 7d 9h Ks", markers=[1, 0, 0, 0])
+    data = json.loads(json.dumps(e.carried()))
+    assert data == {"cards": cards_str(e.bonus_area[0]), "markers": e.bonus_area[1]}
+    nxt = engine()
+    assert nxt.carried() == {"cards": [], "markers": []}
+    nxt.carry(data)
+    assert nxt.bonus_area == e.bonus_area and nxt.carried() == data
+
+
+@pytest.mark.parametrize("bad", [
+    {"cards": ["Xx"]}, {"cards": ["Ah", "Ah"]}, {"cards": ["Ah"], "markers": [1, 2]},
+    {"cards": ["2h"], "markers": [1]}, {"cards": ["Ah", "Kd", "Qs", "Jc", "Th"]},
+    {"cards": ["JK"]}, {"cards": ["Ah"], "markers": ["many"]},
+])
+def test_a_carried_area_that_is_not_one_is_refused_without_change(bad: dict[str, Any]) -> None:
+    e = engine()
+    e.set_bonus_area(C("3c 7d 9h Ks"), [0, 1, 0, 0])
+    with pytest.raises(IllegalAction):
+        e.carry(bad)
+    assert e.carried() == {"cards": ["3c", "7d", "9h", "Ks"], "markers": [0, 1, 0, 0]}
+
+
+def test_the_area_cannot_be_carried_in_during_a_hand() -> None:
+    e = engine()
+    e.sit(1, "alice", 1000)
+    e.start_hand(Deal(hands={"alice": C("Ac Kd 9c 6s 4h")}, dealer=C("Tc Td Th Ts 3c")))
+    with pytest.raises(IllegalAction):
+        e.carry({"cards": ["Ah"], "markers": [0]})
+
+
+def test_no_deep_copy_of_the_state_per_call() -> None:
+    import copy
+    from unittest import mock
+
+    with mock.patch.object(copy, "deepcopy", side_effect=AssertionError("deepcopy")):
+        e, ev = play({"alice": "Ac Kd 9c 6s 4h", "bob": "Ah Ah 4c 6d 8h"}, "3c 6d 9h Js Kc",
+                     shoe="Ad 4h 5c 8d Qs As 7c 7d 7h 7s Jc")
+        e.tick(1.0)
+    assert of(ev, "hand_end")

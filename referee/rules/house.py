@@ -477,7 +477,11 @@ class HouseEngine(Engine):
     and its defaults, leaving, the dealing-mistake guarantee and the end of a hand. The game
     supplies its part-of-hand lookup and the steps that differ (the ``_`` hooks below).
 
-    ``deuces`` does not use it: it works on a copy of its state and commits it (module doc there).
+    ``deuces`` does not use it: its hand has phases and steps of its own (duplicate checks,
+    refill), only the seats, books, stakes and words are shared (module doc there).
+
+    Like every engine, both games validate, then apply: ``_check_act`` reads the state and
+    returns a plan or refuses, ``_apply_act`` carries the plan out (Engine.act).
     """
 
     def __init__(
