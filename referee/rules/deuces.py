@@ -79,7 +79,9 @@ Rulings made here (docs/rules.md is silent; documented so a community can disagr
   house's books, so ``sum(stack changes, chips taken away by leave) + result == 0`` holds.
 * **Button**: the duplicate check starts at the button seat; it is seat 1 (the first occupied
   seat from 1) unless ``# button:`` / :meth:`set_button` says otherwise. It does not move.
-* **Clock** (``[clock]``, shared by all games): the first time seen in a phase starts it;
+* **Clock** (``[clock]``, shared by all games; the one :class:`~referee.rules.clock.WaitClock`,
+  restarted by each new phase rather than by each action): the first time seen in a phase
+  starts it;
   after ``remind_after`` seconds the awaited players are reminded once, after ``act_after`` a
   player who has not anted sits the hand out and one who has not decided folds.
 * Leaving: between hands at once; during a hand after it (an ante not yet posted: at once).
@@ -521,9 +523,9 @@ class DeucesEngine(DeucesHand):
         if not late:
             return []
         who = names([p.name for p in late])
-        waited = now - self.clock.since
+        due = self.clock.due(now, limits.remind_after, limits.act_after)
         out: list[Event] = []
-        if limits.act_after and waited >= limits.act_after:
+        if due == "act":  # (due() changed nothing: a refusal below leaves no trace)
             dry = self._dry()
             if h.phase == "check":
                 dry.run_checks(default=True)
@@ -548,8 +550,7 @@ class DeucesEngine(DeucesHand):
                 out += self._maybe_resolve()
             if self.hand is not None and self.clock.since is None:
                 self.clock.since = now
-        elif limits.remind_after and waited >= limits.remind_after and not self.clock.reminded:
-            self.clock.reminded = True
+        elif due == "remind":
             what = text(f"deuces.remind_{h.phase}")
             out.append(Say(to="room", text=text("deuces.remind", who=who, what=what)))
         return out

@@ -379,7 +379,7 @@ class DeucesHand(Engine):
             raise IllegalAction("deuces.unknown_procedure", kind=kind)
         h = self.hand
         if h is None:
-            raise IllegalAction("deuces.no_running_hand")
+            raise IllegalAction("deuces.no_hand")
         if player is not None and h.get(player) is None:
             raise IllegalAction("deuces.player_not_in_hand", player=player)
         out: list[Event] = []
