@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.actions import Parsed, action
-from referee.cards import Shoe, card_str
+from referee.cards import Shoe, card_str, parse_cards
 from referee.parse import parse
 from referee.rules import create
 from referee.rules.base import Engine, IllegalAction
@@ -97,12 +97,17 @@ def play(game: str, seed: int) -> int:
     e = create(game, {})
     for i, name in enumerate(rng.sample(NAMES, rng.randint(2 if game == "omaha" else 1, 4))):
         e.sit(i + 1, name, CHIPS[game] * rng.choice([1, 1, 2]))
-    if game == "deuces" and rng.random() < 0.5:
-        short = e.draw_deal(shoe(e, rng), rng)  # a transcript's short shoe: refusals on draws
-        short.shoe = short.shoe[: rng.randint(0, 6)]
+    deals = []
+    if game == "deuces" and rng.random() < 0.6:
+        # a transcript's deal: few kinds of cards (duplicates everywhere, the order to choose)
+        # and a short shoe, so the dry run must find the refusals on draws
+        pool = rng.sample(parse_cards("Ah Kd Qs Jc Th 2c 9s 5d"), rng.randint(3, 8))
+        short = e.draw_deal(shoe(e, rng), rng)
+        for name in short.hands:
+            short.hands[name] = rng.choices(pool, k=5)
+        short.dealer = rng.choices(pool, k=5)
+        short.shoe = rng.choices(pool, k=rng.randint(0, 14))
         deals = [short]
-    else:
-        deals = []
     refused = 0
     now = 0.0
     for _ in range(2):
