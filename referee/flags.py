@@ -16,7 +16,6 @@ which cards it names in what notation. Here the claim meets what the speaker rea
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -122,33 +121,16 @@ def _multiset_minus(a: Sequence[Card], b: Sequence[Card]) -> list[Card]:
 
 def made_class(game: str, holdings: Sequence[Card], board: Sequence[Card]) -> str | None:
     """The best hand class the holder makes now with the visible board, or None when the
-    evaluators cannot judge it yet (no board in omaha/holdem_aa, an incomplete hand).
+    evaluators cannot judge it yet (no board in omaha/holdem_aa, an incomplete hand): the
+    game registry knows how each game reads a holding.
 
     Only the best class counts: a player holding a pair who says "ペアボード" about the board
     must not be taken for naming their hand. Preflop claims ("AA持ってる") are caught by the
     rank-pair rule instead.
     """
-    try:
-        from referee.hands import evaluate
-    except ImportError:  # evaluators not there yet
-        return None
-    try:
-        if game == "omaha" and len(board) >= 3 and len(holdings) >= 2:
-            best = max(
-                evaluate("holdem_aa", list(two), list(three))
-                for two in itertools.combinations(holdings, 2)
-                for three in itertools.combinations(board, 3)
-            )
-            return best.klass
-        if game == "holdem_aa" and len(board) >= 3 and len(holdings) == 2:
-            return evaluate(game, list(holdings), list(board)).klass
-        if game == "seven" and len(holdings) == 7:
-            return evaluate(game, list(holdings), []).klass
-        if game == "deuces" and len(holdings) == 5:
-            return evaluate(game, list(holdings), []).klass
-    except Exception:  # an evaluator refusing an odd holding must never break the table
-        return None
-    return None
+    from referee.rules.registry import made_class as best
+
+    return best(game, holdings, board)
 
 
 def judge_leak(

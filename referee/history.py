@@ -22,11 +22,14 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.cards import parse_card, pretty
 from referee.events import ActionEvent, Event, HandSeats, Say
 from referee.lang.catalog import text
+
+if TYPE_CHECKING:
+    from referee.rules.base import Engine
 
 ACTION_JA = {
     "fold": "フォールド", "check": "チェック", "call": "コール", "bet": "ベット",
@@ -50,45 +53,13 @@ def _fields(ev: Event) -> dict[str, Any]:
     return {**ev.__dict__, **extra} if extra else ev.__dict__
 
 
-def hand_seats(engine: Any, before: dict[str, int]) -> HandSeats:
+def hand_seats(engine: Engine, before: dict[str, int]) -> HandSeats:
     """The ``hand_seats`` event of a hand just started (``before``: stacks before the deal):
-    omaha's players dealt in (the house games: everyone seated, they stake by message)."""
-    omaha = engine.definition.id == "omaha"
+    the players the engine lists for the history, with their stakes."""
     seats = [{"seat": s.seat, "player": s.name, "chips": before.get(s.name, s.chips)}
-             for s in engine.seated() if not omaha or engine.in_this_hand(s.name)]
-    stakes = {}
-    for k in ("sb", "bb", "ante"):
-        v = getattr(engine, k, None)
-        if isinstance(v, int):
-            stakes[k] = v
-    return _new_seats({"event": "hand_seats", "hand": engine.hand_no,
-                       "game": engine.definition.id, "seats": seats, "stakes": stakes,
-                       "limit": str(engine.options.get("limit", ""))})
-
-
-_set = object.__setattr__
-
-
-def _fast_seats(fields: dict[str, Any]) -> HandSeats:
-    """``HandSeats(**fields)`` without pydantic's validation (the values are the engine's own;
-    one per hand on the replay's hot path), as the omaha engine builds its says."""
-    ev = HandSeats.__new__(HandSeats)
-    _set(ev, "__dict__", fields)
-    _set(ev, "__pydantic_fields_set__", set(fields) - {"event"})
-    _set(ev, "__pydantic_extra__", {})
-    _set(ev, "__pydantic_private__", None)
-    return ev
-
-
-def _slow_seats(fields: dict[str, Any]) -> HandSeats:
-    return HandSeats(**fields)
-
-
-_probe = {"event": "hand_seats", "hand": 1, "game": "omaha",
-          "seats": [{"seat": 1, "player": "a", "chips": 1}], "stakes": {"sb": 1}, "limit": ""}
-_new_seats = _fast_seats if (_fast_seats(dict(_probe)) == _slow_seats(dict(_probe))
-                             and _fast_seats(dict(_probe)).__dict__
-                             == _slow_seats(dict(_probe)).__dict__) else _slow_seats
+             for s in engine.history_seats()]
+    return HandSeats(hand=engine.hand_no, game=engine.definition.id, seats=seats,
+                     stakes=engine.stakes(), limit=str(engine.options.get("limit", "")))
 
 
 _BOT_CARD = re.compile(r"(10|[2-9JQKA])([♠♥♦♣])|JK")
