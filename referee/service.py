@@ -6,7 +6,8 @@ the bank ledger entries. The service owns what outlives a hand and spans tables:
 room, the point bank (balances are the sum of the ledger, see :mod:`referee.bank`), the flags and
 penalties, rank marks and the set of processed input ids (an input is applied at most once).
 
-Inputs are plain JSON dicts so a store can keep them and a restart can replay them::
+Inputs are typed (:mod:`referee.inputs`: ``Message | Directive | Tick``, built by the adapters
+with those constructors); the store keeps each as its JSON record, which a restart re-runs::
 
     {"kind": "message", "id", "room", "sender", "text", "time": float|None, "dm": bool,
      "deal": {...}}           # "deal" only once a live !deal drew cards (replayed as recorded)
@@ -73,7 +74,7 @@ from referee.events import (
 from referee.events import FlagDecided as FlagDecided
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
 from referee.history import HistoryBook, hand_seats
-from referee.inputs import Input, record
+from referee.inputs import Directive, Input, Tick, record
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
@@ -250,20 +251,12 @@ class Referee:
     # --- entry points ----------------------------------------------------------------------
     def handle(self, incoming: Incoming) -> list[Event]:
         """One chat message; the events it caused ([] if already processed)."""
-        out = self.process(
-            {
-                "kind": "message", "id": incoming.id, "room": incoming.room,
-                "sender": incoming.sender, "text": incoming.text, "time": incoming.time,
-                "dm": incoming.dm,
-            }
-        )
+        out = self.process(incoming)
         return out.events if out is not None else []
 
     def directive(self, input_id: str, room: str, name: str, args: dict[str, Any]) -> list[Event]:
         """A transcript/terminal directive (``# seat``, ``# deal`` …); raises DirectiveError."""
-        out = self.process(
-            {"kind": "directive", "id": input_id, "room": room, "name": name, "args": args}
-        )
+        out = self.process(Directive(input_id, room, name, args))
         return out.events if out is not None else []
 
     def is_processed(self, input_id: str) -> bool:
@@ -305,7 +298,7 @@ class Referee:
     def tick(self, input_id: str, room: str, now: float) -> list[Event]:
         """The action clock with no message (a live adapter's timer): reminders and timeouts.
         Saved like any input, so a rebuild times out the same players."""
-        out = self.process({"kind": "tick", "id": input_id, "room": room, "time": now})
+        out = self.process(Tick(input_id, room, now))
         return out.events if out is not None else []
 
     def _tick(self, ctx: _Ctx, room: str, now: float) -> None:
