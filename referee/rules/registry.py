@@ -14,14 +14,16 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any, get_args
 
 from referee import definitions
 from referee.cards import Card
 from referee.definitions import GAME_IDS, GameDefinition
+from referee.events import Event
 from referee.hands import evaluate
 from referee.rules.base import Engine, OptionError
 
-__all__ = ["GameSpec", "create", "games", "spec"]
+__all__ = ["GameSpec", "create", "event_types", "games", "parse_event", "spec"]
 
 #: ``(holdings, board) -> class id`` of the best hand the holder makes now, or None when the
 #: game cannot tell yet (no board, an incomplete hand).
@@ -125,3 +127,35 @@ def made_class(game: str, holdings: Sequence[Card], board: Sequence[Card]) -> st
         return spec(game).made_class(holdings, board)
     except Exception:  # an evaluator refusing an odd holding (HandError…) never breaks a table
         return None
+
+
+@cache
+def event_types() -> dict[str, type[Event]]:
+    """The closed set of event kinds: every :class:`~referee.events.Event` class of
+    :mod:`referee.events` and of the games' engines, by its ``event`` literal. A kind spelled
+    by two classes, or a class without a single literal kind, is a programming error."""
+    games()  # the engines' modules define their kinds
+    out: dict[str, type[Event]] = {}
+    todo = list(Event.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo.extend(cls.__subclasses__())
+        field = cls.model_fields.get("event")
+        kinds = get_args(field.annotation) if field is not None else ()
+        if len(kinds) != 1:
+            raise RuntimeError(f"{cls.__qualname__}: an event class names exactly one kind")
+        kind = str(kinds[0])
+        if out.get(kind, cls) is not cls:
+            raise RuntimeError(f"event kind {kind!r}: {out[kind].__qualname__} and "
+                               f"{cls.__qualname__}")
+        out[kind] = cls
+    return out
+
+
+def parse_event(data: dict[str, Any]) -> Event:
+    """The typed event of a JSON dict (the store's, the replay's); ValueError if its kind is
+    unknown or its fields do not fit."""
+    cls = event_types().get(str(data.get("event")))
+    if cls is None:
+        raise ValueError(f"unknown event kind: {data.get('event')!r}")
+    return cls.model_validate(data)
