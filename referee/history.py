@@ -366,7 +366,8 @@ def summary_lines(rec: HandRecord) -> list[str]:
     pots += [f"{s['player']} {s['result']} {int(s['payout']):,}" for s in rec.settles]
     if rec.rake:
         pots.append(text("hand_rake", rake=rec.rake))
-    sep = text("hand_line_sep")  # four chat lines (IRC sends each line on its own)
+    # four chat lines (IRC sends each line on its own), two parts on three of them
+    sep = text("hand_line_parts", first="", second="")
     return [
         text("hand_header", hand=str(rec.hand), game=rec.game, button=str(rec.button))
         + sep + text("hand_seats", seats=seats),
