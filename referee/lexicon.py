@@ -55,9 +55,10 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from referee.cards import Card, CardError, parse_card
-from referee.lang import vocab
+from referee.lang import notation, vocab
 from referee.lang.normalize import fold_nfkc, nfkc
+from referee.lang.notation import NamedCard as NamedCard
+from referee.lang.notation import named_cards as named_cards
 from referee.lang.vocab import pos
 from referee.lang.words import Word, words
 
@@ -72,35 +73,13 @@ WINDOWS = 10  # at most this many distinct windows per long text
 
 # The card and suit words (grammar/cards.toml) and the small words of the rules
 # (grammar/lexicon/frame.toml), read once at import.
+_SUITS, _SUIT_WORDS, _RANK_WORDS = notation.SUITS, notation.SUIT_WORDS, notation.RANK_WORDS
 _CW = vocab.cards()
-_SUITS = _CW.symbols
-_SUIT_OF_SYMBOL = {s: _CW.suit_of[s] for s in _CW.symbols}
-_SUIT_OF_WORD = {w: _CW.suit_of[w] for w in _CW.suit_words}
-_RANK_OF_WORD = {w: r.upper() for w, r in _CW.rank_of.items()}
-_SUIT_WORDS = _CW.suit_words_re
-_RANK_WORDS = _CW.rank_words_re
-_FRAME = vocab.load("lexicon/frame.toml")
-
-
-def _words_of(key: str) -> tuple[str, ...]:
-    return tuple(vocab.strings(_FRAME, key, "frame.toml"))
-
-
-def _word(key: str) -> str:
-    value = _FRAME.get(key)
-    if not isinstance(value, str):
-        raise vocab.VocabularyError(f"frame.toml: {key} must be a string")
-    return value
-
-
+_word, _words_of = notation.word, notation.words_of
+_NAME_SUFFIXES = notation.NAME_SUFFIXES
+_KANA_RUN = re.compile(r"[\u3041-\u3096\u30fc]+")
 class LexiconError(ValueError):
     """A broken vocabulary file (a programming error caught by the tests)."""
-
-
-@dataclass(frozen=True, slots=True)
-class NamedCard:
-    card: Card
-    certain: bool  # unmistakable card notation (not "Ah" the interjection, not "2h" two hours)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,46 +124,18 @@ def _fold_all(xs: list[str]) -> list[str]:
     return [fold_nfkc(nfkc(x)) for x in xs]
 
 
-_META = set("\\.^$*+?{}[]()|")
-
-
-def _literal_prefix(pattern: str) -> str:
-    """The literal characters every match of ``pattern`` starts with (a pre-check word)."""
-    out: list[str] = []
-    for ch in pattern:
-        if ch in _META:
-            if ch in "?*{":  # the previous character is optional or repeated
-                out = out[:-1]
-            break
-        out.append(ch)
-    if not out:
-        raise LexiconError(f"action {pattern!r} must start with a literal word")
-    return "".join(out)
-
-
 def _alt(patterns: list[str]) -> str:
     return "|".join(f"(?:{p})" for p in patterns)
 
 
-def _trie(words: list[str]) -> str:
-    """One regular expression for a set of literal words, factored by common prefixes (the
-    regex engine then tries one branch per character instead of one per word)."""
-    tree: dict[str, Any] = {}
-    for w in words:
-        node = tree
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
+_trie = vocab.trie
 
-    def build(node: dict[str, Any]) -> str:
-        end = "" in node
-        branches = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if end else body
 
-    return build(tree)
+def _literal_prefix(pattern: str) -> str:
+    try:
+        return vocab.literal_prefix(pattern)
+    except vocab.VocabularyError as e:
+        raise LexiconError(str(e)) from None
 
 
 @dataclass(frozen=True)
@@ -298,145 +249,6 @@ def _advice() -> _Advice:
     )
 
 
-# --- card notation ----------------------------------------------------------------------------
-
-_RANK = "(?:10|[2-9TJQKA])"
-# Compact cards in the NFKC text: rank + letter suit (case matters: "as" is English), rank +
-# suit symbol, suit symbol + rank; a run (AhKh, 9s9d) is glued, and stands apart from letters.
-_ONE = rf"(?:(?:{_RANK}|[tjqka])[cdhs{_SUITS}]|[{_SUITS}](?:{_RANK}|[tjqka]))"
-_RUN = re.compile(rf"(?<![A-Za-z0-9])(?:{_ONE})+(?![A-Za-z0-9])")
-_ONE_RE = re.compile(
-    rf"(?:(?P<r1>{_RANK}|[tjqka])(?P<s1>[cdhs{_SUITS}])|(?P<s2>[{_SUITS}])(?P<r2>{_RANK}|[tjqka]))"
-)
-# Word forms in the folded text: スペードのA, ハートの10, Aスペード, エースのハート, Kのスペード.
-_OF = re.escape(_CW.of)
-_WORDY = re.compile(
-    rf"(?P<sw>{_SUIT_WORDS}){_OF}?(?P<r3>10|[2-9tjqka]|{_RANK_WORDS})"
-    rf"(?!{_word('wordy_stop')})"
-    rf"|(?<![a-z0-9])(?P<r4>10|[tjqka]|{_RANK_WORDS}|[2-9](?={_OF})){_OF}?(?P<sw2>{_SUIT_WORDS})"
-)
-# After "As" / "Ah" / "Ad" (also English words) the card is certain only when a word about
-# holding follows (Ah持ってる, Asが来た), never punctuation or English (Ah, I see).
-_HOLDING_NEXT = re.compile(_word("holding_next"))
-_ENGLISH_WORDS = {"As", "Ah", "Ad"}
-_NAME_SUFFIXES = _words_of("name_suffixes")
-# After a digit rank with a letter suit: a verb of holding or drawing, nothing vaguer.
-_SURE_NEXT = re.compile(_word("sure_next"))
-
-
-# Kanji that may follow a card directly (A♠持ってる, K♥来た, 9s引いた): verbs of holding,
-# drawing, showing. Any other kanji or katakana glued on makes it another word (Th曜日, Kd値,
-# クラブのA面, Kdモード).
-_CARD_KANJI = frozenset(_word("card_kanji"))
-_PARTICLES = frozenset(_word("card_particles"))
-_QUOTES = _words_of("quotes")
-_UNSURE = _word("card_unsure")
-_EXPLAINED = _word("card_explained")
-_SIGNATURE_END = _word("signature_end")
-# Scripts (Unicode blocks, not words): katakana, kanji, hiragana.
-_KATAKANA = re.compile(r"[\u30a1-\u30fa]")
-_KANJI = re.compile(r"[\u4e00-\u9fff]")
-_HIRAGANA = re.compile(r"[\u3041-\u3096]")
-_KANA_RUN = re.compile(r"[\u3041-\u3096\u30fc]+")
-
-
-def _after_card(text: str, end: int) -> str:
-    """What follows a card at ``end``: "sure" (nothing, a space, punctuation, hiragana, a verb
-    of holding), "unsure" (a question mark) or "drop" (glued to another word, or explained in
-    brackets: not a card)."""
-    if end >= len(text):
-        return "sure"
-    c = text[end]
-    if c in _UNSURE:
-        return "unsure"
-    if c in _EXPLAINED:
-        return "drop"
-    if _KATAKANA.match(c):
-        return "drop"
-    if _KANJI.match(c):
-        return "sure" if c in _CARD_KANJI else "drop"
-    return "sure"
-
-
-def _card(rank: str, suit: str) -> Card | None:
-    r = _RANK_OF_WORD.get(rank, rank)
-    try:
-        return parse_card(("T" if r == "10" else r.upper()) + suit)
-    except CardError:
-        return None
-
-
-def named_cards(text: str) -> list[NamedCard]:
-    """Cards ``text`` (NFKC) names, each with whether the notation is certain.
-
-    Certain: a letter rank with a letter suit (``Ks``, ``Td``) -- except ``As`` / ``Ah`` / ``Ad``,
-    certain only in a run of cards or before a word about holding --, any rank with a suit
-    symbol (``A♠``, ``9♥``, ``♠A``), and the word forms with a rank letter or digit
-    (``スペードのA``, ``Aスペード``; not ``スペードのエース``, nor one followed by って). A digit
-    rank with a letter suit (``2h``, ``5s``, ``10s``: hours, seconds) is certain only in a run.
-    Never English words: ``as``, ``ah``, ``ks`` (lower-case rank with a letter suit).
-    """
-    out: list[NamedCard] = []
-    runs = list(_RUN.finditer(text))
-    for ri, run in enumerate(runs):
-        if text.startswith(_NAME_SUFFIXES, run.end()):
-            continue  # ♥Kさん: a name after a heart, not a card
-        after = _after_card(text, run.end())
-        if after == "drop":
-            continue
-        # a symbol card glued after a Japanese word, ending the message: a signature (ありがとうK♡)
-        before = text[run.start() - 1] if run.start() else ""
-        signed = (bool(before) and _HIRAGANA.match(before) is not None
-                  and before not in _PARTICLES) and run.end() >= len(text.rstrip(_SIGNATURE_END))
-        if signed:
-            continue  # ありがとうK♡: a signature, not a card
-        ones = list(_ONE_RE.finditer(run.group(0)))
-        near = any(j != ri and (0 <= runs[j].start() - run.end() <= 2
-                                or 0 <= run.start() - runs[j].end() <= 2) for j in range(len(runs)))
-        in_run = len(ones) > 1 or near
-        for m in ones:
-            rank = m.group("r1") or m.group("r2") or ""
-            suit = m.group("s1") or m.group("s2") or ""
-            letter = suit in "cdhs"
-            if letter and rank.islower():
-                continue
-            card = _card(rank, _SUIT_OF_SYMBOL.get(suit, suit))
-            if card is None:
-                continue
-            end = run.start() + m.end()
-            if not letter:
-                certain = not rank.islower()
-            elif rank.isdigit():  # 2h, 5s, 10s: hours and seconds too
-                certain = in_run or _SURE_NEXT.match(text, end) is not None
-            elif m.group(0) in _ENGLISH_WORDS:
-                certain = in_run or (end < len(text) and _HOLDING_NEXT.match(text, end) is not None)
-            else:
-                certain = True
-            if not certain and not in_run and _HOLDING_NEXT.match(text, end) is None:
-                continue  # "Ah, I see", "2h待ち": not a card at all
-            if after == "unsure" or text.startswith(_QUOTES, run.end()):
-                certain = False  # Kh?, Jsって何の略？
-            out.append(NamedCard(card, certain))
-    folded = fold_nfkc(text)
-    same = len(folded) == len(text)
-    for m in _WORDY.finditer(folded):
-        if same and m.end() < len(text) and _KATAKANA.match(text, m.end()):
-            continue  # Aハートマーク, スペードのTシャツ: part of a longer katakana word
-        after = _after_card(text, m.end()) if same else "sure"
-        if after == "drop":
-            continue  # クラブのA面
-        rank = m.group("r3") or m.group("r4") or ""
-        suit = _SUIT_OF_WORD[m.group("sw") or m.group("sw2") or ""]
-        card = _card(rank, suit)
-        if card is not None:
-            # a rank written as a word (スペードのエース: also a song) or a phrase under
-            # discussion (スペードのAって…) is not certain enough to act on alone
-            quoted = folded.startswith(_QUOTES, m.end())
-            out.append(NamedCard(card, rank not in _RANK_OF_WORD and not quoted
-                                 and after == "sure"))
-    return out
-
-
 # --- hand talk on words -----------------------------------------------------------------------
 
 _SUFFIX_NAMES = frozenset(_NAME_SUFFIXES)
@@ -483,27 +295,15 @@ _COMMON, _PROPER = pos("common_noun"), pos("proper_noun")
 _MARKS = (pos("symbol"), pos("blank"))
 _RATING_POS = tuple(pos(p) for p in _words_of("rating_pos"))
 # the small words of the rules (grammar/lexicon/frame.toml)
-_COUNTER = _word("card_counter")
-_TWO = _words_of("two")
-_GENITIVE = _word("genitive")
-_OPEN_BRACKETS = _words_of("open_brackets")
-_WEAK_NOT_AFTER = _words_of("weak_not_after")
-_ADJECTIVAL = _word("adjectival")
-_ABOUT_WORD = _words_of("about_word")
-_STRONG_EXPLAINED = _words_of("strong_explained")
-_PAIR_WORD = _word("pair_word")
-_EXPLAINED_BY = _words_of("explained")
-_AUX_NOT_FRAME = _words_of("aux_not_frame")
-_END_PARTICLES = _words_of("end_particles")
-_FRAME_PARTICLES = _words_of("frame_particles")
-_TO = _word("to_particle")
-_SURU, _NARU, _NAI = _word("lemma_suru"), _word("lemma_naru"), _word("lemma_nai")
-_RANK_PARTICLES = _words_of("rank_particles")
-_RANK_PREFIXES = _words_of("rank_prefixes")
-_SUIT_COUNT_PARTICLES = _words_of("suit_count_particles")
-_RATING_JOINERS = _words_of("rating_joiners")
-_RATING_NEGATION = _word("rating_negation")
-_RATING_PARTICLES = _words_of("rating_particles")
+_COUNTER, _GENITIVE, _ADJECTIVAL, _PAIR_WORD, _TO, _RATING_NEGATION = map(_word, (
+    "card_counter", "genitive", "adjectival", "pair_word", "to_particle", "rating_negation"))
+_SURU, _NARU, _NAI = map(_word, ("lemma_suru", "lemma_naru", "lemma_nai"))
+(_TWO, _OPEN_BRACKETS, _WEAK_NOT_AFTER, _ABOUT_WORD, _STRONG_EXPLAINED, _EXPLAINED_BY,
+ _AUX_NOT_FRAME, _END_PARTICLES, _FRAME_PARTICLES, _RANK_PARTICLES, _RANK_PREFIXES,
+ _SUIT_COUNT_PARTICLES, _RATING_JOINERS, _RATING_PARTICLES) = map(_words_of, (
+    "two", "open_brackets", "weak_not_after", "about_word", "strong_explained", "explained",
+    "aux_not_frame", "end_particles", "frame_particles", "rank_particles", "rank_prefixes",
+    "suit_count_particles", "rating_joiners", "rating_particles"))
 
 
 def _is_noun(w: Word) -> bool:

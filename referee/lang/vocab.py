@@ -169,3 +169,41 @@ def template_pattern(template: str, **groups: str) -> str:
         if field is not None:
             out.append(groups.get(field, rf"(?P<{field}>.+?)"))
     return "".join(out)
+
+
+_META = set("\\.^$*+?{}[]()|")
+
+
+def literal_prefix(pattern: str) -> str:
+    """The literal characters every match of ``pattern`` starts with (a pre-check word)."""
+    out: list[str] = []
+    for ch in pattern:
+        if ch in _META:
+            if ch in "?*{":  # the previous character is optional or repeated
+                out = out[:-1]
+            break
+        out.append(ch)
+    if not out:
+        raise VocabularyError(f"action {pattern!r} must start with a literal word")
+    return "".join(out)
+
+
+def trie(words: list[str]) -> str:
+    """One regular expression for a set of literal words, factored by common prefixes (the
+    regex engine then tries one branch per character instead of one per word)."""
+    tree: dict[str, Any] = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        end = "" in node
+        branches = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if end else body
+
+    return build(tree)
