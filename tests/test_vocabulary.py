@@ -31,7 +31,7 @@ def test_a_grammar_that_disagrees_with_the_table_is_refused(
     monkeypatch.setattr(vocab, "card_terminal", lambda: "(?:nothing)")
     parse._grammar.cache_clear()
     try:
-        with pytest.raises(ValueError, match="cards.toml"):
+        with pytest.raises(ValueError, match=r"cards\.toml"):
             parse._grammar("omaha")
     finally:
         monkeypatch.undo()
