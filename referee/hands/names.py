@@ -14,10 +14,7 @@ and :func:`pair_floor`.
 
 from __future__ import annotations
 
-import tomllib
-from pathlib import Path
-
-HANDS = Path(__file__).resolve().parents[2] / "grammar" / "hands.toml"
+from referee.lang import vocab
 
 STANDARD: tuple[str, ...] = (
     "royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush", "straight",
@@ -45,12 +42,12 @@ WIDTH: dict[str, int] = {"omaha": 5, "holdem_aa": 5, "seven": 7, "deuces": 5}
 
 def _names() -> dict[str, dict[str, str]]:
     """``grammar/hands.toml`` ``[names]``, checked: every class of every game has a name."""
-    names = tomllib.loads(HANDS.read_text(encoding="utf-8"))["names"]
+    names = vocab.load("hands.toml")["names"]
     out: dict[str, dict[str, str]] = {}
     for game, classes in CLASSES.items():
         given = names.get(game, {})
         if set(given) != set(classes) or not all(isinstance(v, str) for v in given.values()):
-            raise ValueError(f"{HANDS.name}: [names.{game}] must name exactly {classes}")
+            raise ValueError(f"hands.toml: [names.{game}] must name exactly {classes}")
         out[game] = {k: given[k] for k in classes}
     return out
 
