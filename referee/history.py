@@ -367,15 +367,16 @@ def summary_lines(rec: HandRecord) -> list[str]:
     if rec.rake:
         pots.append(text("hand_rake", rake=rec.rake))
     # four chat lines (IRC sends each line on its own), two parts on three of them
-    sep = text("hand_line_parts", first="", second="")
+    stacks = dot.join(f"{k} {v:,}" for k, v in rec.stacks.items())
     return [
-        text("hand_header", hand=str(rec.hand), game=rec.game, button=str(rec.button))
-        + sep + text("hand_seats", seats=seats),
+        text("hand_line_parts", first=text(
+            "hand_header", hand=str(rec.hand), game=rec.game, button=str(rec.button)),
+            second=text("hand_seats", seats=seats)),
         text("hand_actions", actions=" ".join(actions) or none),
-        text("hand_board", board=_pretty(rec.board) or none)
-        + sep + text("hand_shown", shown=" / ".join(shown) or none),
-        text("hand_pots", pots=" / ".join(pots) or none)
-        + sep + text("hand_result", stacks=dot.join(f"{k} {v:,}" for k, v in rec.stacks.items())),
+        text("hand_line_parts", first=text("hand_board", board=_pretty(rec.board) or none),
+             second=text("hand_shown", shown=" / ".join(shown) or none)),
+        text("hand_line_parts", first=text("hand_pots", pots=" / ".join(pots) or none),
+             second=text("hand_result", stacks=stacks)),
     ]
 
 
