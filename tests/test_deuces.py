@@ -928,7 +928,7 @@ def test_the_bonus_area_is_carried_to_the_next_table_as_json_data() -> None:
     data = json.loads(json.dumps(e.carried()))
     assert data == {"cards": cards_str(e.bonus_area[0]), "markers": e.bonus_area[1]}
     nxt = engine()
-    assert nxt.carried() == {"cards": [], "markers": []}
+    assert nxt.carried() is None  # nothing to hand on yet
     nxt.carry(data)
     assert nxt.bonus_area == e.bonus_area and nxt.carried() == data
 

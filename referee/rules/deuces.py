@@ -245,10 +245,11 @@ class DeucesEngine(DeucesHand):
         """The bonus area (cards oldest first, markers per card), for the store to save."""
         return self.area.cards, self.area.markers
 
-    def carried(self) -> dict[str, Any]:
-        """The bonus area a closing table hands on to the next deuces table:
-        ``{"cards": [card strings, oldest first], "markers": [ints]}``."""
-        return self.area.carried()
+    def carried(self) -> dict[str, Any] | None:
+        """The bonus area outlives the table (docs/rules.md): what a closing table hands on to
+        the next deuces table, ``{"cards": [card strings, oldest first], "markers": [ints]}``;
+        None while the area is empty (the next table then starts one)."""
+        return self.area.carried() if self.area.slots else None
 
     def carry(self, data: dict[str, Any]) -> None:
         """Take over the bonus area a closed deuces table handed on (:meth:`carried`)."""
