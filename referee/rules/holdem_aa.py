@@ -75,6 +75,7 @@ from referee.rules.house import (
     HouseEngine,
     acknowledge,
     allin_ante,
+    allin_flag,
     check_ante,
     names,
     pay,
@@ -301,7 +302,7 @@ class HoldemAAEngine(HouseEngine):
         self.book.stake(s.name, ante + aa)
         out: list[Event] = [
             ActionEvent(player=s.name, action="ante", amount=ante + aa, ante=ante, aa=aa,
-                        allin=allin or None),
+                        **allin_flag(allin)),
             acknowledge(names([s.name]), "allin" if allin else "ante", ante + aa, aa),
         ]
         return out + self._advance()

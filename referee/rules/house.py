@@ -86,6 +86,7 @@ __all__ = [
     "WaitClock",
     "acknowledge",
     "allin_ante",
+    "allin_flag",
     "announce_compensation",
     "bet_size",
     "check_ante",
@@ -146,6 +147,12 @@ def settlement_line(events: list[Event]) -> Say:
     lines = [text("settlement_item", player=e.player, result=text(f"result_{e.result}"),
                   payout=e.payout) for e in events if isinstance(e, Settle)]
     return Say(to="room", text=text("settlement", lines=" / ".join(lines)))
+
+
+def allin_flag(allin: bool) -> dict[str, bool]:
+    """The ``allin`` key of an ante's ``action`` event: present (true) only for an all-in, so the
+    event reads back from its JSON as the very same event."""
+    return {"allin": True} if allin else {}
 
 
 def names(players: list[str]) -> str:

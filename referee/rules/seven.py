@@ -109,6 +109,7 @@ from referee.rules.house import (
     HouseEngine,
     acknowledge,
     allin_ante,
+    allin_flag,
     bet_size,
     check_ante,
     joker_say,
@@ -340,7 +341,7 @@ class SevenEngine(HouseEngine):
         self._take(h, ante)
         h.base = h.ante = ante
         h.posted, h.allin = True, allin
-        return [ActionEvent(player=h.name or "", action="ante", amount=ante, allin=allin or None),
+        return [ActionEvent(player=h.name or "", action="ante", amount=ante, **allin_flag(allin)),
                 acknowledge(h.label, "allin" if allin else "ante", ante)]
 
     # --- the state machine ----------------------------------------------------------------
@@ -697,8 +698,9 @@ class SevenEngine(HouseEngine):
             else:
                 ante_p = pay(h.ante, r.result_table[result], rnd)
             bets_p = pay(h.bets, r.result_table[result], rnd)
+            flag = {"dealer_fold": True} if dh.folded else {}  # absent, not null: JSON reads back
             out.append(Settle(player=name, result=result, payout=ante_p + bets_p, ante=ante_p,
-                              bets=bets_p, hand=klass, dealer_fold=dh.folded or None))
+                              bets=bets_p, hand=klass, **flag))
         out.append(settlement_line(out))
         return out + self._finish(out)
 
