@@ -153,7 +153,7 @@ OMAHA_OPEN = pytest.mark.xfail(reason="omaha: refusals that leave a trace (act n
 
 
 @pytest.mark.parametrize("game", [pytest.param("omaha", marks=OMAHA_OPEN), *GAMES[1:]])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_a_refusal_leaves_no_trace(game: str, seed: int) -> None:
     play(game, seed)
