@@ -284,8 +284,8 @@ class DeucesHand(Engine):
             return []
         out: list[Event] = []
         playing = sorted((p for p in h.players if p.status == "played"), key=lambda p: p.seat)
-        if not playing:  # everyone folded: the dealer is not refilled
-            return self._settle()
+        if not playing:  # everyone folded: the dealer is not refilled (said, then settled)
+            return [Say(to="room", text=text("deuces.all_folded")), *self._settle()]
         counts = [(p.name, len(p.cards)) for p in playing] + [(DEALER, len(h.dealer))]
         by_name = {p.name: p for p in playing}
         jokers: dict[str, int] = {}
