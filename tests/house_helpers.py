@@ -9,16 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import of as ev
 
 from referee.actions import Parsed
 from referee.definitions import GAMES_DIR, DefinitionError, load_file
 from referee.events import Event
 from referee.rules.base import Deal, Engine, IllegalAction
-
-
-def ev(events: list[Event], kind: str) -> list[dict[str, Any]]:
-    """The ``kind`` events, as JSON objects."""
-    return [e.to_json() for e in events if e.event == kind]
 
 
 def settle(events: list[Event]) -> dict[str, dict[str, Any]]:

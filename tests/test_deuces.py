@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conftest import of
 
 from referee.actions import Parsed, action
 from referee.cards import JOKER, cards_str, parse_cards
@@ -28,14 +29,6 @@ def engine(**options: str) -> DeucesEngine:
     e = create("deuces", dict(options))
     assert isinstance(e, DeucesEngine)
     return e
-
-
-def js(events: list[Event]) -> list[dict[str, Any]]:
-    return [e.to_json() for e in events]
-
-
-def of(events: list[Event], kind: str) -> list[dict[str, Any]]:
-    return [e for e in js(events) if e["event"] == kind]
 
 
 def play(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import of
 
 from referee.adapters.transcript import replay_events
 
@@ -23,10 +24,6 @@ DIR = ROOT / "tests" / "transcripts" / "deuces"
 
 def events(name: str) -> list[dict[str, Any]]:
     return [e.to_json() for e in replay_events(DIR / name)]
-
-
-def of(evs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [e for e in evs if e["event"] == kind]
 
 
 def settles(evs: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
