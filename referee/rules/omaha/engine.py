@@ -41,7 +41,7 @@ class OmahaEngine(OmahaMistakes):
             o = self._b().options(p.idx)
             word = "check" if o.call == 0 and p.restrict is None else "fold"
             events = self.act(who, Parsed(kind="action", action=word), now)
-            return [say("room", msg("seat.timeout", player=who)), *events]
+            return [say("room", msg("omaha.timeout", player=who)), *events]
         if due == "remind":
             return [say("room", msg("omaha.remind", player=who))]
         return []
