@@ -25,6 +25,7 @@ from referee.rules.omaha.state import (
     plain,
     say,
     show,
+    word,
 )
 
 
@@ -108,7 +109,7 @@ class OmahaFlying(OmahaRounds):
             if o.call == 0:
                 events.append(OmahaEvent(event="fa_applied", player=p.name, action="check"))
                 events.append(say("room", msg("fa_applied", player=p.name,
-                                              action=msg("fa_word_check"))))
+                                              action=word("fa_word_check"))))
                 return events + self._apply(p, "check", 0)
             pen = min(self.bb, s.stack)
             self._pay_dead(p, pen)
@@ -124,7 +125,7 @@ class OmahaFlying(OmahaRounds):
             if b.max_bet == fa.to:
                 events.append(OmahaEvent(event="fa_applied", player=p.name, action="call"))
                 events.append(say("room", msg("fa_applied", player=p.name,
-                                              action=msg("fa_word_call"))))
+                                              action=word("fa_word_call"))))
                 return events + self._apply(p, "call", 0)
             p.restrict = "call_or_fold"
             events.append(OmahaEvent(event="fa_void", player=p.name, action="call", chips=fa.chips))
@@ -136,7 +137,7 @@ class OmahaFlying(OmahaRounds):
         if o.can_raise and o.min_to <= fa.to <= o.max_to:
             events.append(OmahaEvent(event="fa_applied", player=p.name, action="raise"))
             events.append(say("room", msg("fa_applied", player=p.name,
-                                          action=msg("fa_word_raise"))))
+                                          action=word("fa_word_raise"))))
             return events + self._apply(p, "raise", fa.to)
         events.append(OmahaEvent(event="fa_void", player=p.name, action="raise", chips=fa.chips))
         if o.can_raise:

@@ -24,7 +24,7 @@ from referee.events import ActionEvent, Event
 from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
 from referee.rules.omaha.flying import OmahaFlying
-from referee.rules.omaha.state import OmahaEvent, plain, say, show
+from referee.rules.omaha.state import OmahaEvent, plain, say, show, word
 
 WORDS = Path(__file__).resolve().parents[3] / "grammar" / "omaha.toml"
 
@@ -158,7 +158,7 @@ class OmahaMistakes(OmahaFlying):
             paid += amt
         self.house_paid += paid - total
         events.append(OmahaEvent(event="nogame", pot=total, payments=payments))
-        listed = msg("omaha.share_sep").join(
+        listed = word("omaha.share_sep").join(
             msg("omaha.share", player=n, chips=plain(c)) for n, c in payments.items())
         events.append(say("room", msg("omaha.nogame", payments=listed)))
         return events + self._finish()

@@ -8,6 +8,8 @@ The money arithmetic is :mod:`referee.rules.betting`'s; this layer turns intent 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from referee.actions import Parsed
 from referee.events import ActionEvent, Event, HandStart
 from referee.lang.catalog import text as msg
@@ -27,6 +29,7 @@ from referee.rules.omaha.state import (
     plain,
     say,
     show,
+    word,
 )
 
 BETTING_ACTIONS = frozenset(("fold", "check", "call", "bet", "raise", "allin"))
@@ -143,7 +146,7 @@ class OmahaRounds(OmahaShowdown):
     # --- resolving the player's intent ----------------------------------------------------------
     def _word(self) -> str:
         """What raising is called now: a make over a live bet, else a bet."""
-        return msg("omaha.word_make") if self._b().max_bet > 0 else msg("omaha.word_bet")
+        return word("omaha.word_make") if self._b().max_bet > 0 else word("omaha.word_bet")
 
     def _resolve(self, p: HandPlayer, a: Parsed) -> tuple[Move, int]:
         """Turn a parsed betting action into (move, make) or refuse (reads only)."""
@@ -367,13 +370,20 @@ class OmahaRounds(OmahaShowdown):
         """The turn prompt, in every game's shape (seat.turn): the choices with their cost."""
         b = self._b()
         o = b.options(p.idx)
-        choices = [msg("omaha.choice_check") if o.call == 0
-                   else msg("omaha.choice_call", call=o.call)]
         if o.can_raise and p.restrict != "call_or_fold":
-            if o.min_to < o.max_to:
-                choices.append(msg("omaha.choice_range", word=self._word(), min=o.min_to,
-                                   max=o.max_to))
-            else:
-                choices.append(msg("omaha.choice_make", word=self._word(), min=o.min_to))
-        choices.append(msg("omaha.choice_fold"))
-        return say("room", msg("seat.turn", player=p.name, choices=" / ".join(choices)))
+            return say("room", _turn_line(p.name, o.call, self._word(), o.min_to, o.max_to))
+        return say("room", _turn_line(p.name, o.call, None, 0, 0))
+
+
+@lru_cache(maxsize=4096)
+def _turn_line(player: str, call: int, raise_word: str | None, lo: int, hi: int) -> str:
+    """The prompt's text (remembered: the same prompts come back hand after hand, and there is
+    one on every turn). ``raise_word``: メイク / ベット, or None when raising is not offered."""
+    choices = [word("omaha.choice_check") if call == 0 else msg("omaha.choice_call", call=call)]
+    if raise_word is not None:
+        if lo < hi:
+            choices.append(msg("omaha.choice_range", word=raise_word, min=lo, max=hi))
+        else:
+            choices.append(msg("omaha.choice_make", word=raise_word, min=lo))
+    choices.append(word("omaha.choice_fold"))
+    return msg("seat.turn", player=player, choices=" / ".join(choices))

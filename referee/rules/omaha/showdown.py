@@ -22,6 +22,7 @@ from referee.rules.omaha.state import (
     plain,
     say,
     show,
+    word,
 )
 from referee.rules.omaha.tourney import OmahaTournament
 
@@ -123,7 +124,7 @@ class OmahaShowdown(OmahaTournament):
         return seq
 
     def _street_line(self) -> Event:
-        return say("room", msg("omaha.street", street=msg(f"omaha.street_{self.street}"),
+        return say("room", msg("omaha.street", street=word(f"omaha.street_{self.street}"),
                                cards=show(self.board[: self.shown_board])))
 
     def _start_showdown(self) -> list[Event]:
@@ -240,7 +241,7 @@ class OmahaShowdown(OmahaTournament):
         values = {p.idx: self._hand_value(p) for p in self.players if p.opened}
         order = range(len(pots) - 1, -1, -1) if self.rules.side_pot_open_order == "last_first" \
             else range(len(pots))
-        sep = msg("omaha.share_sep")
+        sep = word("omaha.share_sep")
         for k in order:
             amount = amounts[k]
             contenders = [i for i in pots[k].eligible if i in values]
@@ -261,7 +262,7 @@ class OmahaShowdown(OmahaTournament):
             for i in winners:
                 b.seats[i].stack += shares[self.players[i].name]
             events.append(Pot(index=k, amount=amount, shares=shares))
-            label = msg("omaha.main_pot") if k == 0 else msg("omaha.side_pot", index=k)
+            label = word("omaha.main_pot") if k == 0 else msg("omaha.side_pot", index=k)
             listed = sep.join(msg("omaha.share", player=n, chips=plain(c))
                               for n, c in shares.items())
             events.append(say("room", msg("omaha.pot_award", pot=label, chips=plain(amount),

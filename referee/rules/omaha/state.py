@@ -10,10 +10,12 @@ the check and the apply.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Literal
 
 from referee.cards import Card, pretty
 from referee.events import ActionEvent, Event, Say
+from referee.lang.catalog import text as msg
 
 #: Where the table is: no hand yet (``idle``), a betting round (``betting``), hands being opened
 #: (``showdown``), the hand settled (``over``: the winner of an uncontested pot may still show).
@@ -44,6 +46,14 @@ def plain(n: int) -> str:
     transcripts and tests assert. The lines every game shares (seats.toml: seating, leaving, the
     turn prompt) pass ints and read ``1,000``; dropping this call is all a change would take."""
     return str(n)
+
+
+@cache
+def word(key: str) -> str:
+    """A message without parameters (a word: メイク, フォールド, the street names), looked up once:
+    the catalogue does not change while the bot runs, and the prompt asks for some on every
+    turn."""
+    return msg(key)
 
 
 def say(to: str, text: str) -> Say:
@@ -148,5 +158,5 @@ Plan = TurnPlan | FlyingPlan | ShowdownPlan | AfterFoldPlan
 __all__ = [
     "LIVE_PHASES", "AfterFoldPlan", "FlyingDeclaration", "FlyingPlan", "HandPlayer", "Move",
     "OmahaEvent", "Phase", "Plan", "Restriction", "ShowdownPlan", "Sitter", "TurnPlan",
-    "action_event", "plain", "say", "show",
+    "action_event", "plain", "say", "show", "word",
 ]
