@@ -9,7 +9,7 @@ actions leave no trace).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -19,7 +19,7 @@ from referee.cards import Card, parse_cards
 from referee.events import Event
 from referee.rules import create
 from referee.rules.base import Deal, IllegalAction, OptionError
-from referee.rules.omaha import OmahaEngine
+from referee.rules.omaha import OmahaEngine, Phase
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank"]
 
@@ -532,6 +532,17 @@ def test_fa_call_still_valid_is_applied() -> None:
     assert acts[1]["amount"] == 10 and eng.to_act() == "bob"
 
 
+def test_a_refused_flying_fold_is_not_counted() -> None:
+    """A flying fold that shows cards the player does not hold is refused whole: no count, no
+    fold (the check used to come after the count)."""
+    eng = table(3)
+    deal(eng, {"alice": "Ah Ad Kc Qc"})
+    assert "一致しません" in refused(eng, "alice", "fold", cards=["2s"])
+    assert eng.sitters[1].fa_count == 0
+    ev = act(eng, "alice", "fold", cards=["Ah"])
+    assert kinds(ev, "flying_action")[0]["count"] == 1 and eng.shown("alice") == cards("Ah")
+
+
 def test_fa_call_invalidated_must_call_or_fold_chips_stay() -> None:
     eng = table(3)
     deal(eng)
@@ -899,3 +910,37 @@ def test_fold_showing_cards_not_held_is_refused_without_naming_them() -> None:
     assert "A" not in reason and "♠" not in reason
     ev = act(eng, "carol", "fold", cards=["Qh", "6c"])
     assert "Q♥ 6♣" in says(ev)[0] and eng.shown("carol") == cards("Qh 6c")
+
+
+def test_the_phase_is_typed_and_the_showdown_is_told() -> None:
+    assert set(get_args(Phase)) == {"idle", "betting", "showdown", "over"}
+    eng = table(2)
+    assert eng.phase == "idle" and not eng.at_showdown()
+    deal(eng)
+    assert eng.phase == "betting" and not eng.at_showdown()
+    while eng.phase == "betting":
+        who = eng.to_act()
+        assert who is not None
+        act(eng, who, "call" if eng.options_for(who).call else "check")
+    assert eng.at_showdown()
+    check_down(eng)
+    assert eng.phase == "over" and not eng.at_showdown()
+
+
+def test_the_uncontested_winner_showing_cards_not_held_is_refused_and_may_still_show() -> None:
+    eng = table(3)
+    deal(eng, {"bob": "Kh Kd 8c 4c"})
+    fold_around(eng)
+    assert eng.decision("bob") == "after_fold"
+    assert "一致しません" in refused(eng, "bob", "open", cards=["As"])
+    assert eng.decision("bob") == "after_fold"  # the refusal left the choice open
+    ev = act(eng, "bob", "open", cards=["Kh"])
+    assert says(ev) == ["bob さんがオープン: K♥"] and eng.decision("bob") is None
+
+
+def test_the_turn_prompt_reads_like_every_games() -> None:
+    eng = table(3, chips=200000, level="7")  # SB 1,000 / BB 2,000
+    ev = deal(eng)
+    assert says(ev)[-1] == "carolさんの番です（コール 2,000 / メイク 4,000〜7,000 / フォールド）"
+    ev = eng.leave("alice")
+    assert says(ev) == ["aliceさんはこのハンドの終了後に退席します。"]
