@@ -17,7 +17,6 @@ class OmahaEngine(OmahaMistakes):
     """Pot-limit Omaha ring game (or tournament) at one table."""
 
     deal_plan = DealPlan(4, board=5)
-    game = "omaha"
 
     def tick(self, now: float) -> list[Event]:
         """The wait for the player awaited (the turn, or opening at the showdown): a reminder
