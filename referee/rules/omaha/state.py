@@ -20,7 +20,7 @@ from referee.lang.catalog import text as msg
 #: Where the table is: no hand yet (``idle``), a betting round (``betting``), hands being opened
 #: (``showdown``), the hand settled (``over``: the winner of an uncontested pot may still show).
 Phase = Literal["idle", "betting", "showdown", "over"]
-#: The three ways of being in a hand: ``betting`` and ``showdown`` (``in_hand``).
+#: The phases of a running hand (``in_hand``): ``betting`` and ``showdown``.
 LIVE_PHASES: frozenset[Phase] = frozenset(("betting", "showdown"))
 #: A betting decision, resolved from what the player typed.
 Move = Literal["fold", "check", "call", "raise"]
