@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 
 class Event(BaseModel):
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     event: str
 
@@ -35,6 +35,10 @@ class ActionEvent(Event):
     action: str
     amount: int = 0
     to: int | None = None
+    # the house games' stakes: the ante and AA bet of a holdem_aa stake, an all-in
+    ante: int | None = None
+    aa: int | None = None
+    allin: bool | None = None
 
 
 class Rejected(Event):
@@ -87,6 +91,16 @@ class Settle(Event):
     player: str
     result: Literal["win", "lose", "push", "dealer_fold", "dq", "fold"]
     payout: int
+    # the house games' breakdown: what each stake paid, the hand's class, seven's dealer-hand
+    # owner (its win count) and a dealer that folded
+    ante: int | None = None
+    call: int | None = None
+    aa: int | None = None
+    bets: int | None = None
+    hand: str | None = None
+    wins: int | None = None
+    dealer_hand: bool | None = None
+    dealer_fold: bool | None = None
 
 
 class BonusArea(Event):
@@ -276,7 +290,7 @@ class Misdeal(Event):
 
     event: Literal["misdeal"] = "misdeal"
     player: str
-    burned: str
+    burned: list[str]
 
 
 class NoGame(Event):
@@ -292,7 +306,7 @@ class Exposed(Event):
 
     event: Literal["exposed"] = "exposed"
     player: str
-    cards: str
+    cards: list[str]
     chips: int
 
 
@@ -309,11 +323,11 @@ def event_json(ev: Event) -> str:
     event) are spelled out with the C string encoder of :mod:`json` (it escapes exactly what
     pydantic escapes): a third of the serializer's cost on the replay's hot path."""
     cls = type(ev)
-    if cls is Say and not ev.__pydantic_extra__:
+    if cls is Say:
         d = ev.__dict__
         return '{"event":"say","to":' + _quote(d["to"]) + ',"text":' + _quote(d["text"]) + "}"
-    if cls is ActionEvent and not ev.__pydantic_extra__:
-        d = ev.__dict__
+    d = ev.__dict__
+    if cls is ActionEvent and d["ante"] is None and d["aa"] is None and d["allin"] is None:
         to = d["to"]
         return ('{"event":"action","player":' + _quote(d["player"]) + ',"action":'
                 + _quote(d["action"]) + ',"amount":' + str(d["amount"])

@@ -59,8 +59,8 @@ _AFTER = "\x00after\x00"  # marks a raw line said after the hand's end
 
 
 def _fields(ev: Event) -> dict[str, Any]:
-    extra = ev.__pydantic_extra__
-    return {**ev.__dict__, **extra} if extra else ev.__dict__
+    """An event's fields, read without a dump (every field is declared: no extras)."""
+    return ev.__dict__
 
 
 def hand_seats(engine: Engine, before: dict[str, int]) -> HandSeats:

@@ -88,7 +88,7 @@ class _Gen:
         if "マック" in prompt:
             return "マック" if self.rng.random() < 0.3 else "オープン"
         passive = "チェック" if "チェック" in prompt else "コール"
-        m = re.search(r"(メイク|ベット) (\d+)〜(\d+)", prompt)
+        m = re.search(r"(メイク|ベット) ([\d,]+)〜([\d,]+)", prompt)
         r = self.rng.random()
         if r < 0.14:
             return "フォールド"
@@ -97,7 +97,7 @@ class _Gen:
         if r < 0.72:
             return "ポット"
         if r < 0.90 and m:
-            lo, hi = int(m.group(2)), int(m.group(3))
+            lo, hi = int(m.group(2).replace(",", "")), int(m.group(3).replace(",", ""))
             return f"{m.group(1)}{self.rng.randint(lo // 10, hi // 10) * 10}"
         if r < 0.93:
             return "オールイン"
@@ -106,7 +106,7 @@ class _Gen:
     def note_prompts(self, events: list[dict[str, Any]]) -> None:
         for e in events:
             if e["event"] == "say":
-                m = re.match(r"(\S+) さんの番です（(.*)）", e["text"])
+                m = re.match(r"(\S+?) ?さんの番です（(.*)）", e["text"])
                 if m:
                     self.prompts[m.group(1)] = m.group(2)
                 m = re.match(r"(\S+?) ?さん[:、] ?オープンかマック", e["text"])

@@ -145,20 +145,13 @@ def play(game: str, seed: int) -> int:
     return refused
 
 
-# omaha.py (another area's file) still overrides ``act`` and records a flying action's details
-# (and the time) before some refusals: the property finds them; drop the mark once it checks
-# before it changes anything, like the house games.
-OMAHA_OPEN = pytest.mark.xfail(reason="omaha: refusals that leave a trace (act not yet split "
-                               "into _check_act/_apply_act)", strict=False)
-
-
-@pytest.mark.parametrize("game", [pytest.param("omaha", marks=OMAHA_OPEN), *GAMES[1:]])
+@pytest.mark.parametrize("game", GAMES)
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_a_refusal_leaves_no_trace(game: str, seed: int) -> None:
     play(game, seed)
 
 
-@pytest.mark.parametrize("game", [pytest.param("omaha", marks=OMAHA_OPEN), *GAMES[1:]])
+@pytest.mark.parametrize("game", GAMES)
 def test_the_property_sees_refusals(game: str) -> None:
     assert sum(play(game, seed) for seed in range(5)) > 20  # the pool is mostly illegal

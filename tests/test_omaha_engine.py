@@ -9,16 +9,17 @@ actions leave no trace).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
 from referee.actions import action
+from referee.adapters.transcript import replay_events
 from referee.cards import Card, parse_cards
 from referee.events import Event
 from referee.rules import create
 from referee.rules.base import Deal, IllegalAction, OptionError
-from referee.rules.omaha import OmahaEngine
+from referee.rules.omaha import OmahaEngine, Phase
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank"]
 
@@ -531,6 +532,17 @@ def test_fa_call_still_valid_is_applied() -> None:
     assert acts[1]["amount"] == 10 and eng.to_act() == "bob"
 
 
+def test_a_refused_flying_fold_is_not_counted() -> None:
+    """A flying fold that shows cards the player does not hold is refused whole: no count, no
+    fold (the check used to come after the count)."""
+    eng = table(3)
+    deal(eng, {"alice": "Ah Ad Kc Qc"})
+    assert "一致しません" in refused(eng, "alice", "fold", cards=["2s"])
+    assert eng.sitters[1].fa_count == 0
+    ev = act(eng, "alice", "fold", cards=["Ah"])
+    assert kinds(ev, "flying_action")[0]["count"] == 1 and eng.shown("alice") == cards("Ah")
+
+
 def test_fa_call_invalidated_must_call_or_fold_chips_stay() -> None:
     eng = table(3)
     deal(eng)
@@ -675,7 +687,8 @@ def test_all_in_and_folded_players_cannot_act() -> None:
 
 # --- operations ---------------------------------------------------------------
 
-def test_force_fold_remove_and_penalize() -> None:
+def test_force_fold_and_remove() -> None:
+    """The engine's part of a penalty (the service charges the bank: see the next test)."""
     eng = table(4)
     deal(eng)
     ev = eng.force_fold("bob")
@@ -684,14 +697,40 @@ def test_force_fold_remove_and_penalize() -> None:
     ev = eng.remove("bob")
     assert kinds(ev, "leave")[0] == {"event": "leave", "player": "bob", "chips": 9980,
                                      "bank": 998}
-    ev = eng.penalize("carol", "information_leak", 1000)
-    assert kinds(ev, "penalty")[0] == {"event": "penalty", "player": "carol",
-                                       "kind": "information_leak", "points": 1000, "chips": 0}
+    ev = eng.force_fold("carol") + eng.remove("carol")  # carol, to act: folded and removed
+    assert [e["player"] for e in kinds(ev, "action")] == ["carol"]
     assert [e["player"] for e in kinds(ev, "leave")] == ["carol"]
     assert eng.to_act() == "dave"
     ev = act(eng, "dave", "fold")
     assert kinds(ev, "pot")[0]["shares"] == {"alice": 30}
     assert sorted(eng.stacks()) == ["alice", "dave"]
+
+
+def test_a_moderators_penalty_mid_hand_folds_removes_and_charges_the_bank(tmp_path: Any) -> None:
+    """``!penalty`` through the service (the one penalty path): the player to act is folded,
+    the penalty charged to the bank, the seat removed; the hand goes on."""
+    path = tmp_path / "penalty.txt"
+    path.write_text(
+        "# table: omaha level=1\n# moderator: dealer\n# bank: carol 5000\n"
+        + "".join(f"# seat {k + 1}: {NAMES[k]} 10000\n" for k in range(4))
+        + "# button: 4\n# deal: alice=Ah Ad Kc Qc | bob=Kh Kd 8c 4c | carol=Qh Qd 6c 5c | "
+        "dave=Th Td 8d 6d | board=2c 7d 9h Js 3s\n"
+        "dealer: !penalty @carol information_leak\ndave: フォールド\nalice: フォールド\n",
+        encoding="utf-8",
+    )
+    evs = [e.to_json() for e in replay_events(path)]
+    after = [e for e in evs if e["event"] in ("action", "penalty", "leave", "pot")]
+    assert after == [
+        {"event": "action", "player": "carol", "action": "fold", "amount": 0},
+        {"event": "penalty", "player": "carol", "kind": "information_leak", "points": 1000,
+         "chips": 0},
+        {"event": "leave", "player": "carol", "chips": 10000, "bank": 1000},
+        {"event": "action", "player": "dave", "action": "fold", "amount": 0},
+        {"event": "action", "player": "alice", "action": "fold", "amount": 0},
+        {"event": "pot", "index": 0, "amount": 20, "shares": {"bob": 20}},  # 10 returned
+    ]
+    bank = [e for e in evs if e["event"] == "bank" and e.get("player") == "carol"]
+    assert bank and bank[-1]["balance"] == 5000 - 1000 + 1000
 
 
 # --- dealing mistakes ---------------------------------------------------------------
@@ -725,7 +764,7 @@ def test_misdeal_rewind_keeps_the_penalties_of_a_removed_player() -> None:
     assert kinds(ev, "penalty")[0]["chips"] == 20
     ev = act(eng, "alice", "call")  # bob's turn: his check is void too
     assert [e["player"] for e in kinds(ev, "penalty")] == ["bob"]
-    ev = eng.penalize("alice", "information_leak", 1000)
+    ev = eng.remove("alice")  # a penalty's removal (the service charges the bank)
     assert kinds(ev, "leave")[0]["chips"] == 10000 - 10 - 20 - 60
     assert eng.bet is not None
     pot = eng.bet.pot_total()
@@ -871,3 +910,37 @@ def test_fold_showing_cards_not_held_is_refused_without_naming_them() -> None:
     assert "A" not in reason and "♠" not in reason
     ev = act(eng, "carol", "fold", cards=["Qh", "6c"])
     assert "Q♥ 6♣" in says(ev)[0] and eng.shown("carol") == cards("Qh 6c")
+
+
+def test_the_phase_is_typed_and_the_showdown_is_told() -> None:
+    assert set(get_args(Phase)) == {"idle", "betting", "showdown", "over"}
+    eng = table(2)
+    assert eng.phase == "idle" and not eng.at_showdown()
+    deal(eng)
+    assert eng.phase == "betting" and not eng.at_showdown()
+    while eng.phase == "betting":
+        who = eng.to_act()
+        assert who is not None
+        act(eng, who, "call" if eng.options_for(who).call else "check")
+    assert eng.at_showdown()
+    check_down(eng)
+    assert eng.phase == "over" and not eng.at_showdown()
+
+
+def test_the_uncontested_winner_showing_cards_not_held_is_refused_and_may_still_show() -> None:
+    eng = table(3)
+    deal(eng, {"bob": "Kh Kd 8c 4c"})
+    fold_around(eng)
+    assert eng.decision("bob") == "after_fold"
+    assert "一致しません" in refused(eng, "bob", "open", cards=["As"])
+    assert eng.decision("bob") == "after_fold"  # the refusal left the choice open
+    ev = act(eng, "bob", "open", cards=["Kh"])
+    assert says(ev) == ["bob さんがオープン: K♥"] and eng.decision("bob") is None
+
+
+def test_the_turn_prompt_reads_like_every_games() -> None:
+    eng = table(3, chips=200000, level="7")  # SB 1,000 / BB 2,000
+    ev = deal(eng)
+    assert says(ev)[-1] == "carolさんの番です（コール 2,000 / メイク 4,000〜7,000 / フォールド）"
+    ev = eng.leave("alice")
+    assert says(ev) == ["aliceさんはこのハンドの終了後に退席します。"]

@@ -34,7 +34,7 @@ def test_max_buyin_brings_at_most_the_limit_and_the_rest_stays_in_the_bank() -> 
     assert of(evs, "bank", player="alice", reason="buy_in") == [
         {"event": "bank", "player": "alice", "delta": -500, "balance": 1500,
          "reason": "buy_in"}]
-    assert "alice さんが 1番席に着席しました（5000）" in [e["text"] for e in of(evs, "say")]
+    assert "aliceさんが1番席に着席しました（チップ 5,000）。" in [e["text"] for e in of(evs, "say")]
     # below the limit: everything, as at any ring table
     assert of(evs, "bank", player="bob", reason="buy_in")[0]["delta"] == -300
     assert of(evs, "leave", player="alice") == [

@@ -40,7 +40,8 @@ BIG = 10**12  # chips per seat: nobody goes all-in or bankrupt
 
 
 def _extra(e: Event, name: str) -> object:
-    return (e.model_extra or {}).get(name)
+    """A field a game adds to a shared kind (a settle's ``ante``…), None when absent."""
+    return getattr(e, name, None)
 
 
 def seven_mc(definition: GameDefinition, hands: int, seed: int,

@@ -83,6 +83,13 @@ class Betting:
         """Forget cached options: call after changing seats or the middle from outside."""
         self._cache.clear()
 
+    def __getstate__(self) -> dict[str, object]:
+        """The state without the options cache (derived, rebuilt on demand): a snapshot, and
+        the test that a refusal leaves no trace, see only what the table is."""
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
     # --- setup ---------------------------------------------------------------------------
     def post(self, i: int, amount: int, *, live: bool = True) -> int:
         """Post a forced bet (blind: ``live``; ante: dead but attributed). Returns chips posted."""

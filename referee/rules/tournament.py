@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.definitions import Level
+from referee.lang.catalog import text as msg
 from referee.rules.base import OptionError
 
 
@@ -51,11 +52,9 @@ def parse_payouts(raw: str) -> tuple[int, ...]:
     try:
         pcts = tuple(int(x) for x in raw.replace("/", ",").split(",") if x.strip())
     except ValueError:
-        raise OptionError(
-            f"payouts はパーセントをカンマ区切りで指定します（指定: {raw}）"
-        ) from None
+        raise OptionError(msg("tournament_payouts_unreadable", raw=raw)) from None
     if not pcts or any(p <= 0 for p in pcts) or sum(pcts) != 100:
-        raise OptionError(f"payouts の合計は 100 にしてください（指定: {raw}）")
+        raise OptionError(msg("tournament_payouts_sum", raw=raw))
     return pcts
 
 
@@ -98,15 +97,15 @@ class Tournament:
         """When the blinds rise next, for !status (Japanese)."""
         o = self.options
         if self.level >= len(self.levels):
-            return "最終レベル"
+            return msg("tournament_last_level")
         if o.level_hands:
             left = o.level_hands - self.hands % o.level_hands
-            return f"次のレベルまで {left} ハンド"
+            return msg("tournament_next_in_hands", hands=left)
         if o.level_minutes and self.started_at is not None and now is not None:
             passed = now - self.started_at
             remaining = o.level_minutes * 60 - passed % (o.level_minutes * 60)
-            return f"次のレベルまで 約{int(remaining // 60) + 1} 分"
-        return "レベル固定"
+            return msg("tournament_next_in_minutes", minutes=int(remaining // 60) + 1)
+        return msg("tournament_fixed_level")
 
     def place(self, busted: list[tuple[str, int]]) -> dict[str, int]:
         """Places for the players eliminated in one hand, given as (name, chips they started the

@@ -24,9 +24,9 @@ pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(90)]
 
 PLAYERS = ("alice", "bob", "carol")
 BOT = "referee"
-_PROMPT = re.compile(r"^(\S+) さんの番です（(.*)）$")
+_PROMPT = re.compile(r"^(\S+?)さんの番です（(.*)）$")
 _SHOWDOWN = re.compile(r"^(\S+) さん、オープンかマックを宣言してください")
-_SEAT = re.compile(r"^(\S+) さんが (\d+)番席に着席しました（(\d+)）")
+_SEAT = re.compile(r"^(\S+?)さんが(\d+)番席に着席しました（チップ ([\d,]+)）")
 _START = re.compile(r"^ハンド#(\d+) 開始 ボタン: (\d+)番")
 
 
@@ -104,10 +104,10 @@ class Table:
             await self.room(lambda t, n=n: t.startswith(f"{n}さんのバンクに"))
         for n in PLAYERS:
             self.players[n].say(self.channel, "!sit")
-            m = await self.room(lambda t, n=n: bool(_SEAT.match(t)) and t.startswith(n + " "))
+            m = await self.room(lambda t, n=n: bool(_SEAT.match(t)) and t.startswith(n + "さん"))
             sm = _SEAT.match(m.text)
             assert sm is not None
-            self.seats[n] = (int(sm.group(2)), int(sm.group(3)))
+            self.seats[n] = (int(sm.group(2)), int(sm.group(3).replace(",", "")))
         start = len(d.messages)
         d.say(self.channel, "!deal")
         m = await self.room(lambda t: bool(_START.match(t)), start)
@@ -170,9 +170,9 @@ def policy_factory() -> Any:
     def policy(name: str, options: str) -> str:
         seen[name] = seen.get(name, 0) + 1
         if name == "bob" and seen[name] == 1:
-            mm = re.search(r"メイク (\d+)", options)
+            mm = re.search(r"メイク ([\d,]+)", options)
             if mm:
-                return f"メイク{mm.group(1)}"
+                return f"メイク{mm.group(1).replace(',', '')}"
         if name == "carol" and "チェック" in options and seen[name] >= 2:
             return "フォールド"
         return "チェック" if "チェック" in options else "コール"

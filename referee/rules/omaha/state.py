@@ -1,0 +1,158 @@
+"""The omaha table's state, as plain data: who sits where, who is in the hand, a pending flying
+action, the phase, and the plans an action is split into (checked, then applied).
+
+Kept apart from the engine's logic so every part of the engine (rounds, flying actions, the
+showdown, dealing mistakes) reads the same small vocabulary, and so the plans -- what
+:meth:`~referee.rules.base.Engine._check_act` decided -- are values that cannot change between
+the check and the apply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Literal
+
+from referee.cards import Card, pretty
+from referee.events import ActionEvent, Say
+from referee.lang.catalog import text as msg
+
+#: Where the table is: no hand yet (``idle``), a betting round (``betting``), hands being opened
+#: (``showdown``), the hand settled (``over``: the winner of an uncontested pot may still show).
+Phase = Literal["idle", "betting", "showdown", "over"]
+#: The phases of a running hand (``in_hand``): ``betting`` and ``showdown``.
+LIVE_PHASES: frozenset[Phase] = frozenset(("betting", "showdown"))
+#: A betting decision, resolved from what the player typed.
+Move = Literal["fold", "check", "call", "raise"]
+#: What a player with a voided (β) flying action may still do.
+Restriction = Literal["call_or_fold", "raise_or_fold"]
+
+
+_PRETTY = tuple(pretty(Card(c)) for c in range(53))  # every card's display, computed once
+
+
+def show(cs: list[Card]) -> str:
+    """Cards as the room reads them: ``A♥ K♦``."""
+    return " ".join([_PRETTY[c] for c in cs])
+
+
+def plain(n: int) -> str:
+    """A figure as omaha has always written it, without thousands separators (the catalogue
+    separates int parameters): the refusals and announcements keep their exact wording, which
+    transcripts and tests assert. The lines every game shares (seats.toml: seating, leaving, the
+    turn prompt) pass ints and read ``1,000``; dropping this call is all a change would take."""
+    return str(n)
+
+
+@cache
+def word(key: str) -> str:
+    """A message without parameters (a word: メイク, フォールド, the street names), looked up once:
+    the catalogue does not change while the bot runs, and the prompt asks for some on every
+    turn."""
+    return msg(key)
+
+
+def say(to: str, text: str) -> Say:
+    return Say(to=to, text=text)
+
+
+def action_event(player: str, act: str, paid: int | None = None, to: int = 0) -> ActionEvent:
+    """``action``: without ``paid`` (fold, check, open, muck) only the player and the action."""
+    if paid is None:
+        return ActionEvent(player=player, action=act)
+    return ActionEvent(player=player, action=act, amount=paid, to=to)
+
+
+@dataclass(slots=True)
+class Sitter:
+    """A seat at the table, across hands."""
+
+    seat: int
+    name: str
+    chips: int
+    fa_count: int = 0
+    bonus: int = 0  # hand bonus points earned this seating, credited on leaving
+    newcomer: bool = False
+    leaving: bool = False
+
+
+@dataclass(slots=True)
+class FlyingDeclaration:
+    """A flying action waiting for the player's turn."""
+
+    kind: Literal["check", "call", "raise"]
+    to: int  # raise: the make; call: the bet it called
+    chips: int  # reserved (not yet in the betting stack accounting)
+
+
+@dataclass(slots=True)
+class HandPlayer:
+    """A player dealt into the current hand."""
+
+    name: str
+    seat: int
+    idx: int  # index in Betting.seats (clockwise from the button's left)
+    hole: list[Card]
+    fa: FlyingDeclaration | None = None
+    reserved: int = 0  # chips a voided (β) FA left in: they count towards the next action
+    restrict: Restriction | None = None  # after a β flying action
+    shown: list[Card] = field(default_factory=list)
+    opened: bool = False
+    mucked: bool = False
+    removed: bool = False
+    credit: int = 0  # house payments due at the end of the hand (exposed hand)
+    dead: int = 0  # penalty chips this player put into the dead money this hand (misdeal rewind)
+
+
+# --- plans: what a checked action will do (Engine._check_act returns one, _apply_act runs it) ---
+
+@dataclass(frozen=True, slots=True)
+class TurnPlan:
+    """The player to act bets, calls, checks or folds (``show``: cards shown with a fold)."""
+
+    player: HandPlayer
+    move: Move
+    to: int
+    show: tuple[Card, ...]
+    now: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class FlyingPlan:
+    """A declaration before the player's turn. ``resolved``: the move it stands for when it is
+    recorded; ``show``: cards shown with a flying fold."""
+
+    player: HandPlayer
+    action: str
+    resolved: tuple[Move, int] | None
+    show: tuple[Card, ...]
+    now: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ShowdownPlan:
+    """The player whose turn it is at the showdown opens or mucks (``show``: shown with a muck)."""
+
+    player: HandPlayer
+    open: bool
+    show: tuple[Card, ...]
+    now: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class AfterFoldPlan:
+    """The winner of an uncontested pot opens (``show``: the cards) or closes."""
+
+    player: HandPlayer
+    close: bool
+    show: tuple[Card, ...]
+    now: float | None
+
+
+Plan = TurnPlan | FlyingPlan | ShowdownPlan | AfterFoldPlan
+
+__all__ = [
+    "LIVE_PHASES", "AfterFoldPlan", "FlyingDeclaration", "FlyingPlan", "HandPlayer", "Move",
+    "Phase", "Plan", "Restriction", "ShowdownPlan", "Sitter", "TurnPlan",
+    "action_event", "plain", "say", "show", "word",
+]
