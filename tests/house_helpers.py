@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import of as ev
+from event_helpers import of as ev
 
 from referee.actions import Parsed
 from referee.definitions import GAMES_DIR, DefinitionError, load_file

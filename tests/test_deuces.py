@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import of
+from event_helpers import of
 
 from referee.actions import Parsed, action
 from referee.cards import JOKER, cards_str, parse_cards

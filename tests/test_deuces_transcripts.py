@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import of
+from event_helpers import of
 
 from referee.adapters.transcript import replay_events
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import of, says
+from event_helpers import of, says
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

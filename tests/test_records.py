@@ -13,7 +13,15 @@ from typing import Any
 import pytest
 
 from referee.cli import main
-from referee.events import Event, Flag, HandEnd, HandStart, Penalty
+from referee.events import (
+    BankChange,
+    Event,
+    Flag,
+    FlagDecided,
+    HandEnd,
+    HandStart,
+    Penalty,
+)
 from referee.outcome import LedgerEntry, Outcome
 from referee.store import Store, StoreError, records
 
@@ -28,13 +36,13 @@ def db(tmp_path: Path) -> Path:
                  room: str = ROOM) -> None:
             s.save(Outcome(f"m{i}", room, {"id": f"m{i}"}, events, ledger or []))
 
-        save(1, [Event(event="bank", player="alice", delta=30000, balance=30000, reason="grant"),
-                 Event(event="bank", player="bob", delta=20000, balance=20000, reason="grant")],
+        save(1, [BankChange(player="alice", delta=30000, balance=30000, reason="grant"),
+                 BankChange(player="bob", delta=20000, balance=20000, reason="grant")],
              [LedgerEntry("alice", 30000, "grant", 0), LedgerEntry("bob", 20000, "grant", 1)])
         save(2, [HandStart(hand=1, button=1)])
         save(3, [Flag(id=1, player="bob", kind="information_leak", text="俺Aある",
                       confidence="high")])
-        save(4, [Event(event="flag_decided", id=1, decision="confirmed", by="dealer"),
+        save(4, [FlagDecided(id=1, decision="confirmed", by="dealer"),
                  Penalty(player="bob", kind="information_leak", points=1000)],
              [LedgerEntry("bob", -1000, "penalty:information_leak", 1)])
         save(5, [HandEnd(hand=1, stacks={"alice": 3100, "bob": 0})])

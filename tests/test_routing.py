@@ -8,7 +8,7 @@ import itertools
 import random
 
 import pytest
-from conftest import says
+from event_helpers import says
 
 from referee.events import Event
 from referee.outcome import Incoming

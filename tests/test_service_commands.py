@@ -7,8 +7,8 @@ import itertools
 import random
 
 import pytest
-from conftest import as_json as j
-from conftest import kinds, says
+from event_helpers import as_json as j
+from event_helpers import kinds, says
 
 from referee.events import Event
 from referee.outcome import Incoming

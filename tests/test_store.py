@@ -13,18 +13,23 @@ from typing import Any
 
 import pytest
 import sqlite_utils
+from event_helpers import LooseEvent
 
 from referee.events import (
     ActionEvent,
+    BankChange,
     BonusArea,
     Event,
     Flag,
+    FlagDecided,
     HandEnd,
     HandStart,
     Penalty,
+    RankChange,
     Say,
 )
 from referee.outcome import LedgerEntry, Outcome, Persistence, StoredState
+from referee.rules.registry import parse_event
 from referee.store import (
     LATEST,
     MIGRATIONS,
@@ -98,7 +103,7 @@ def test_event_json_is_exactly_to_json(store: Store) -> None:
         def to_json(self) -> dict[str, Any]:
             return {"event": "custom", "shown": "ok"}
 
-    evs: list[Event] = [Event(event="extra_kind", note="日本語", n=None),
+    evs: list[Event] = [LooseEvent(event="extra_kind", note="日本語", n=None),
                         HandStart(hand=1, button=2), Custom(event="custom")]
     store.save(outcome(1, evs))
     assert store.events() == [e.to_json() for e in evs]
@@ -130,10 +135,10 @@ def test_failed_save_leaves_nothing(store: Store) -> None:
 
 
 @pytest.mark.parametrize("event", [
-    Event(event="penalty", kind="interference"),  # no player
-    Event(event="flag", id="one", player="a", kind="interference"),  # id not an int
-    Event(event="hand_end", hand=1),  # no stacks
-    Event(event="penalty", player="a", kind="interference", points="1000"),
+    LooseEvent(event="penalty", kind="interference"),  # no player
+    LooseEvent(event="flag", id="one", player="a", kind="interference"),  # id not an int
+    LooseEvent(event="hand_end", hand=1),  # no stacks
+    LooseEvent(event="penalty", player="a", kind="interference", points="1000"),
 ])
 def test_unprojectable_events_refused_before_writing(store: Store, event: Event) -> None:
     with pytest.raises(StoreError, match="cannot save"):
@@ -145,7 +150,7 @@ def test_projection_is_lazy_but_always_current_when_read(tmp_path: Path) -> None
     path = tmp_path / "r.db"
     s = Store(path)
     s.save(outcome(1, [Penalty(player="bob", kind="interference", points=5000),
-                       Event(event="rank", player="bob", mark="★", previous="")]))
+                       RankChange(player="bob", mark="★", previous="")]))
     assert count(s, "penalties") == 0  # not yet in the cache table...
     assert s.rank_marks() == {"bob": "★"}  # ...but every read catches up first
     assert count(s, "penalties") == 1
@@ -166,7 +171,7 @@ def test_invalid_ledger_rejected_before_writing(store: Store) -> None:
 
 
 def test_penalty_points_reach_the_ledger(store: Store) -> None:
-    store.save(outcome(1, [Event(event="bank", player="bob", delta=20000, balance=20000,
+    store.save(outcome(1, [BankChange(player="bob", delta=20000, balance=20000,
                                  reason="grant")],
                        [LedgerEntry("bob", 20000, "grant", 0)]))
     pen = Penalty(player="bob", kind="interference", points=5000)
@@ -189,9 +194,9 @@ def test_flags_and_decisions(store: Store) -> None:
                                 confidence="high"),
                            Flag(id=2, player="dave", kind="interference", text="下手",
                                 confidence="low")]))
-    store.save(outcome(2, [Event(event="flag_decided", id=2, decision="dismissed", by="dealer")]))
+    store.save(outcome(2, [FlagDecided(id=2, decision="dismissed", by="dealer")]))
     # decided from another room (a DM to the bot): still the flag with that id
-    store.save(outcome(3, [Event(event="flag_decided", id=1, decision="confirmed", by="dealer")],
+    store.save(outcome(3, [FlagDecided(id=1, decision="confirmed", by="dealer")],
                        room="dm"))
     store.project()
     rows = store.conn.execute(
@@ -204,9 +209,9 @@ def test_hands_ranks_bonus_area(store: Store) -> None:
     store.save(outcome(1, [HandStart(hand=1, button=1)]))
     store.save(outcome(2, [HandEnd(hand=1, stacks={"alice": 1900, "bob": 2100}),
                            HandStart(hand=2, button=2)]))
-    store.save(outcome(3, [Event(event="rank", player="bob", mark="★", previous=""),
+    store.save(outcome(3, [RankChange(player="bob", mark="★", previous=""),
                            BonusArea(cards=["As", "Kd", "2c", "9h"], markers=[0, 1, 0, 0])]))
-    store.save(outcome(4, [Event(event="rank", player="bob", mark="", previous="★"),
+    store.save(outcome(4, [RankChange(player="bob", mark="", previous="★"),
                            BonusArea(cards=["Kd", "2c", "9h", "Th"], markers=[1, 0, 0, 0])],
                        room="deuces"))
     store.project()
@@ -344,7 +349,7 @@ def _v1_database(path: Path) -> None:
         [HandStart(hand=1, button=1).to_json(),
          Flag(id=1, player="carol", kind="information_leak", text="Aある",
               confidence="high").to_json()],
-        [Event(event="flag_decided", id=1, decision="confirmed", by="d").to_json(),
+        [FlagDecided(id=1, decision="confirmed", by="d").to_json(),
          Penalty(player="carol", kind="information_leak", points=1000).to_json()],
         [HandEnd(hand=1, stacks={"carol": 0}).to_json(),
          BonusArea(cards=["As", "Kd", "2c", "9h"], markers=[0, 0, 0, 1]).to_json(),
@@ -384,7 +389,7 @@ def test_migrate_old_version(tmp_path: Path) -> None:
         for i, inp in enumerate(migrated.inputs()[:3], start=1):
             evs = json.loads(migrated.conn.execute(
                 "SELECT events FROM inputs WHERE seq = ?", (i,)).fetchone()[0])
-            fresh.save(Outcome(inp["id"], ROOM, inp, [Event(**e) for e in evs]))
+            fresh.save(Outcome(inp["id"], ROOM, inp, [parse_event(e) for e in evs]))
         fresh.save(outcome(4, [Penalty(player="carol", kind="interference", points=5000)]))
         fresh.project()
         migrated.project()
@@ -484,10 +489,10 @@ def _projected_outcomes(start: int) -> list[Outcome]:
                              confidence="high"),
                         Penalty(player="carol", kind="information_leak", points=1000)],
                 [LedgerEntry("carol", -1000, "penalty", 1)]),
-        outcome(i + 2, [Event(event="rank", player="bob", mark="★", previous=""),
+        outcome(i + 2, [RankChange(player="bob", mark="★", previous=""),
                         BonusArea(cards=["As", "Kd", "2c", "9h"], markers=[0, 1, 0, 0])]),
         outcome(i + 3, [HandEnd(hand=i, stacks={"alice": 1900, "bob": 2100})]),
-        outcome(i + 4, [Event(event="flag_decided", id=i, decision="dismissed", by="dealer")]),
+        outcome(i + 4, [FlagDecided(id=i, decision="dismissed", by="dealer")]),
     ]
 
 

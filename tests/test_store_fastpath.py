@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from event_helpers import LooseEvent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +40,7 @@ def test_event_json_is_pydantics_text(to: str, text: str, player: str, action: s
 
 def test_last_json_is_what_was_stored(tmp_path: Path) -> None:
     evs: list[Event] = [Say(to=ROOM, text="「コール」\n"), HandStart(hand=3, button=1),
-                        Event(event="extra", note="日本語", n=None)]
+                        LooseEvent(event="extra", note="日本語", n=None)]
     with Store(tmp_path / "r.db") as s:
         s.save(Outcome("m1", ROOM, {"kind": "message", "id": "m1", "room": ROOM}, evs, []))
         assert s.last_events is evs

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import of
+from event_helpers import of
 
 from referee.adapters.transcript import TranscriptError, read, replay_events, run
 from referee.service import Referee

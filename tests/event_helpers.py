@@ -1,11 +1,15 @@
 """Helpers every test file shares: filters over events, whether they are the engines' typed
 events or their JSON dicts (replay output, the store). Import them as
-``from conftest import of, says, kinds, as_json`` (pytest puts ``tests/`` on the path)."""
+``from event_helpers import of, says, kinds, as_json`` (pytest puts ``tests/`` on the path; a
+module, not ``conftest.py``: tests/irc and tests/matrix have conftests of their own, and the
+name ``conftest`` would be theirs)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any
+
+from pydantic import ConfigDict
 
 from referee.events import Event
 
@@ -31,3 +35,10 @@ def says(events: Iterable[EventLike], to: str = "room") -> list[str]:
 def kinds(events: Iterable[EventLike]) -> list[str]:
     """The kinds of the events, in order."""
     return [e["event"] for e in as_json(events)]
+
+
+class LooseEvent(Event):
+    """An event of any shape: for tests that feed the store what the referee never builds (the
+    referee's own kinds are closed, see referee.rules.registry.event_types)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
