@@ -15,6 +15,7 @@ tables, so a rebuild that re-runs the saved inputs (which hold the chosen room) 
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
@@ -46,7 +47,7 @@ def private_route(referee: Tables, sender: str, text: str,
     names = names or {}
     tokens = text.split()
     for i, tok in enumerate(tokens):
-        if i == 0 and tok[:1] in ("!", "！"):
+        if i == 0 and unicodedata.normalize("NFKC", tok[:1]) == "!":
             continue  # the command itself, even if it looks like a room id ("!abc:hs")
         room = tok if tok in tables else names.get(tok)
         if room is not None and room in tables:
