@@ -156,10 +156,7 @@ class IrcBot(Connection, Delivery):
         self.connects = 0
         self.sent_lines = 0
 
-    # --- names ----------------------------------------------------------------------------
-    def fold(self, name: str) -> str:
-        return casefold(name, self.casemapping)
-
+    # --- names (fold and _room: IrcParts) ---------------------------------------------------
     def _known_names(self) -> list[str]:
         names: set[str] = set(self.referee.moderators)
         for room in list(self.referee.tables):
@@ -186,7 +183,7 @@ class IrcBot(Connection, Delivery):
         if ident is not None:
             log.info("%s quit: the proof of player %s ended with the connection", nick, ident)
 
-    # --- outbox -----------------------------------------------------------------------------
+    # --- inbound (raw events are queued by Connection._on_event) -----------------------------
     async def _worker(self) -> None:
         """Events one at a time, in arrival order (a WHOIS may pause the line behind it)."""
         while True:
