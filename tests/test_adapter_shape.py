@@ -81,3 +81,18 @@ def test_store_gives_the_events_of_a_saved_input(tmp_path: Path) -> None:
         assert store.events_of("m1") == [e.to_json() for e in out.events]
         assert store.events_of("never") == []
         assert not store.identities().has_secret("alice")
+
+
+def test_the_bots_parts_implement_every_cross_call() -> None:
+    """The mixins' declared cross calls (stubs raising NotImplementedError) never shadow the
+    part that implements them."""
+    from referee.adapters.irc import IrcBot
+    from referee.adapters.irc_base import IrcParts
+    from referee.adapters.matrix import MatrixBot
+    from referee.adapters.matrix_crypto import Crypto
+
+    stubs = [n for n, v in vars(IrcParts).items() if callable(v) and n not in ("fold", "_room")]
+    assert stubs
+    for name in stubs:
+        assert getattr(IrcBot, name) is not getattr(IrcParts, name), name
+    assert MatrixBot._on_message is not Crypto._on_message

@@ -26,8 +26,9 @@ and terminal adapters. What it adds is delivery on a network with no message ids
   jitter; a silent connection is detected by PING; capabilities and SASL at registration.
 
 This module is the bot itself: what an IRC event becomes (an input of the service, routed by
-:mod:`referee.routing` when it is private), the identity flow of ``!pass``, the action clock and
-back-ups. The names the CLI and the tests import from here stay importable from here.
+:mod:`referee.routing` when it is private), the action clock and back-ups; the identity flow
+(``!pass``, WHOIS, held private lines) is :mod:`referee.adapters.irc_proofs`. The names the
+CLI and the tests import from here stay importable from here.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import re
 import signal
 import time
@@ -52,6 +52,7 @@ from referee.adapters.irc_connection import Connection
 from referee.adapters.irc_delivery import Delivery, Line
 from referee.adapters.irc_delivery import text_budget as text_budget
 from referee.adapters.irc_identity import Book, Whois, pass_args
+from referee.adapters.irc_proofs import Proofs
 from referee.adapters.outbox import Pacer
 from referee.inputs import Message, Tick
 from referee.lang.catalog import text as msg
@@ -78,7 +79,6 @@ log = logging.getLogger("referee.irc")
 _FORMATTING = re.compile(r"\x03(?:\d{1,2}(?:,\d{1,2})?)?|[\x02\x0f\x11\x16\x1d\x1e\x1f]")
 _WHOX_TOKEN = "152"
 UNPROVEN_MARK = "?"  # after the nick of an unproven speaker: not a character of nicks/accounts
-_WHOIS_TTL = 60.0  # seconds a WHOIS answer about an account is believed
 
 
 # --- pure helpers (unit-tested without a server) --------------------------------------
@@ -96,7 +96,7 @@ def is_moderator_command(text: str) -> bool:
 
 # --- the bot ------------------------------------------------------------------------------
 
-class IrcBot(Connection, Delivery):
+class IrcBot(Connection, Proofs, Delivery):
     """One connection: IRC events → service pipeline → paced outbox → IRC."""
 
     def __init__(self, config: IrcConfig, referee: Referee | None = None,
@@ -162,26 +162,6 @@ class IrcBot(Connection, Delivery):
         for room in list(self.referee.tables):
             names |= self.referee.seated_names(room)
         return sorted(names)
-
-    def identity(self, nick: str) -> str | None:
-        """The player whose proven connection holds ``nick`` now; None if nobody's."""
-        who = self.book.of_nick(nick)
-        return who[0] if who is not None else None
-
-    def _renamed(self, old: str, new: str) -> None:
-        self._unproven.pop(self.fold(old), None)
-        self._hinted.pop(self.fold(old), None)
-        ident = self.book.renamed(old, new)
-        if ident is not None:
-            log.info("nick change followed: %s -> %s (player %s)", old, new, ident)
-            self._release_held(ident)
-
-    def _gone(self, nick: str) -> None:
-        self._unproven.pop(self.fold(nick), None)
-        self._hinted.pop(self.fold(nick), None)
-        ident = self.book.quit(nick)
-        if ident is not None:
-            log.info("%s quit: the proof of player %s ended with the connection", nick, ident)
 
     # --- inbound (raw events are queued by Connection._on_event) -----------------------------
     async def _worker(self) -> None:
@@ -351,120 +331,6 @@ class IrcBot(Connection, Delivery):
         if out is not None:
             self._deliver(out.events, room, None)
 
-    def _accounts(self) -> bool:
-        """Whether players are their services accounts here (else they prove with secrets):
-        configured, or (``auto``) the server offers account tags or SASL."""
-        mode = self.config.identity
-        if mode != "auto":
-            return mode == "accounts"
-        return "account-tag" in self.caps or "sasl" in self._cap_ls
-
-    def _proof(self, ident: str) -> str | None:
-        nick = self.book.nick_of(ident)
-        who = self.book.of_nick(nick) if nick is not None else None
-        return who[1] if who is not None else None
-
-    async def _sender_of(self, nick: str, account: str | None) -> str | None:
-        """The player behind ``nick`` if their connection is proven now, else None."""
-        accounts = self._accounts()
-        if accounts and "account-tag" in self.caps:
-            self.book.set_account(nick, account)  # the tag is the truth for this message
-            return self.identity(nick)
-        ident = self.identity(nick)
-        if ident is not None:
-            return ident
-        key, now = self.fold(nick), time.monotonic()
-        if self._unproven.get(key, 0.0) > now:
-            return None
-        info = await self._whois_of(nick)
-        if accounts:  # services without account tags: WHOIS says, believed for a while
-            if info.account is not None:
-                self.book.set_account(nick, info.account, ttl=_WHOIS_TTL)
-            elif info.registered:
-                self.book.set_account(nick, nick, ttl=_WHOIS_TTL)
-        else:
-            restored = self.book.restore(nick, info)
-            if restored is not None:
-                log.info("%s is %s: the connection proven before the restart", nick,
-                         restored.display)
-        ident = self.identity(nick)
-        if ident is None:
-            # looked up again after a while where a login can change it, never for a secret
-            self._unproven[key] = now + _WHOIS_TTL if accounts else math.inf
-        else:
-            self._release_held(ident)
-        return ident
-
-    async def _on_pass(self, nick: str, args: list[str]) -> None:
-        """``!pass SECRET`` / ``!pass @name SECRET`` / ``!pass SECRET NEW`` by private message."""
-        if self._accounts():
-            self.send(nick, msg("irc.pass_use_account", nick=nick))
-            return
-        name = nick
-        if args and args[0].startswith("@") and len(args[0]) > 1:
-            name, args = args[0][1:], args[1:]
-        if len(args) not in (1, 2):
-            self.send(nick, msg("irc.pass_usage"))
-            return
-        from referee.store.identity import hash_secret, valid_secret, verify_secret
-
-        name = self.book.canonical(name)
-        key = self.fold(name)
-        limits = (key, "\0" + self.fold(nick))  # wrong secrets per name and per nick
-        now = time.monotonic()
-        for k in limits:
-            self._fails[k] = [t for t in self._fails.get(k, []) if now - t < 60]
-        if any(len(self._fails[k]) >= 5 for k in limits):
-            self.send(nick, msg("irc.pass_too_many", nick=nick))
-            return
-        ids = self.book.ids
-        secret, new = args[0], (args[1] if len(args) == 2 else None)
-        if not ids.has_secret(key):
-            if new is not None:
-                self.send(nick, msg("irc.pass_none_yet", nick=nick))
-                return
-            if key in {self.fold(m) for m in self.referee.moderators}:
-                # never by nick alone: the operator sets a moderator's secret
-                self.send(nick, msg("irc.pass_moderator_unset", nick=nick, name=name))
-                return
-            elsewhere = self.book.nick_of(name)
-            if (self.fold(name) != self.fold(nick) or self.book.held_by_other(nick, name)
-                    or (elsewhere is not None and self.fold(elsewhere) != self.fold(nick))):
-                self.send(nick, msg("irc.pass_first_from_own_nick", nick=nick, name=name))
-                return
-            if not valid_secret(secret):
-                self.send(nick, msg("irc.pass_invalid"))
-                return
-            # scrypt (~50 ms) off the event loop: the tables do not wait for it
-            ids.set_digest(key, name, *await asyncio.to_thread(hash_secret, secret))
-            await self._proven(nick, name, msg("irc.pass_set", name=name))
-            return
-        stored = ids.digest(key)
-        if stored is None or not await asyncio.to_thread(verify_secret, secret, *stored):
-            for k in limits:
-                self._fails[k].append(time.monotonic())
-            log.warning("wrong secret for %s from %s", name, nick)
-            self.send(nick, msg("irc.pass_wrong", nick=nick, name=name))
-            return
-        if new is not None:
-            if not valid_secret(new):
-                self.send(nick, msg("irc.pass_invalid"))
-                return
-            ids.set_digest(key, ids.display(key) or name,
-                           *await asyncio.to_thread(hash_secret, new))
-            await self._proven(nick, name, msg("irc.pass_changed", name=name))
-            return
-        await self._proven(nick, name, msg("irc.pass_ok", name=name))
-
-    async def _proven(self, nick: str, name: str, reply: str) -> None:
-        info = await self._whois_of(nick)
-        s = self.book.prove(name, nick, info)
-        self._unproven.pop(self.fold(nick), None)
-        self._hinted.pop(self.fold(nick), None)
-        log.info("%s proved to be %s", nick, s.display)
-        self.send(nick, reply)
-        self._release_held(s.display)
-
     def _backup(self, why: str) -> None:
         try:
             made = self.backups.run()
@@ -472,17 +338,6 @@ class IrcBot(Connection, Delivery):
             log.error("back-up (%s) failed: %s", why, e)
             return
         log.info("back-up (%s): %s", why, made)
-
-    async def _revalidate(self) -> None:
-        """After (re)registering: find the connections proven before (a restart of the bot, a
-        reconnect) by asking the server about their last nick, so cards reach them again."""
-        for s in self.book.saved():
-            if self.book.nick_of(s.display) is not None:
-                continue
-            info = await self._whois_of(s.nick)
-            if info.exists and self.book.restore(s.nick, info) is not None:
-                log.info("%s is still %s (proven before)", s.nick, s.display)
-                self._release_held(s.display)
 
     # --- the action clock -----------------------------------------------------------------------
     def clock_tick(self, now: float) -> list[str]:
@@ -514,8 +369,6 @@ class IrcBot(Connection, Delivery):
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.store.close()
-
-
 
 
 def _account_tag(ev: Any) -> str | None:

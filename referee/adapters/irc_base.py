@@ -1,10 +1,12 @@
 """What the IRC bot's modules share: the state of one bot connection, declared once.
 
 :class:`referee.adapters.irc.IrcBot` is put together from mixins -- the connection and its
-capabilities (:mod:`irc_connection`), delivery under flood control (:mod:`irc_delivery`), and
-the bot itself (commands, identity, the clock: :mod:`irc`). Each works on the same attributes;
-:class:`IrcParts` declares them (and the methods one part calls in another) so every part is
-type-checked on its own.
+capabilities (:mod:`irc_connection`), the identity flow (:mod:`irc_proofs`), delivery under
+flood control (:mod:`irc_delivery`), and the bot itself (messages, the clock: :mod:`irc`).
+Each works on the same attributes; :class:`IrcParts` declares them (and the methods one part
+calls in another) so every part is type-checked on its own. The method stubs here come last
+in the bot's MRO, so the part that implements one always wins (tests/test_adapter_shape.py
+checks it).
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ def casefold(name: str, casemapping: str = "rfc1459") -> str:
         if casemapping == "rfc1459":
             s = s.replace("~", "^")
     return s
-
 
 
 def command_body(text: str) -> str | None:
@@ -85,6 +86,7 @@ class IrcParts:
     _whois_partial: dict[str, Whois]
     _unproven: dict[str, float]  # folded nick -> looked up, not proven, until
     _hinted: dict[str, float]  # folded nick -> when told how to prove themselves
+    _fails: dict[str, list[float]]  # folded name or nick -> wrong secrets' times
     # delivery
     pacer: Pacer
     outbox: list[Line]
@@ -101,6 +103,15 @@ class IrcParts:
         return self.fold(channel)
 
     # implemented by the other parts
+    def send(self, target: str, text: str, identity: str | None = None) -> None:
+        raise NotImplementedError
+
+    def _release_held(self, identity: str) -> None:
+        raise NotImplementedError
+
+    async def _whois_of(self, nick: str) -> Whois:
+        raise NotImplementedError
+
     async def _sender(self) -> None:
         raise NotImplementedError
 

@@ -38,7 +38,6 @@ def text_budget(nick: str, userhost: str | None, target: str, encoding: str = "u
     return LINE_LIMIT - overhead
 
 
-
 @dataclass
 class Line:
     """One queued message (split into lines when it is sent)."""
