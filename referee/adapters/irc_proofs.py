@@ -42,7 +42,6 @@ class Proofs(IrcParts):
         if ident is not None:
             log.info("%s quit: the proof of player %s ended with the connection", nick, ident)
 
-
     def _accounts(self) -> bool:
         """Whether players are their services accounts here (else they prove with secrets):
         configured, or (``auto``) the server offers account tags or SASL."""
@@ -156,7 +155,6 @@ class Proofs(IrcParts):
         log.info("%s proved to be %s", nick, s.display)
         self.send(nick, reply)
         self._release_held(s.display)
-
 
     async def _revalidate(self) -> None:
         """After (re)registering: find the connections proven before (a restart of the bot, a

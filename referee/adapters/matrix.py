@@ -126,7 +126,7 @@ class MatrixBot(Crypto, Delivery):
         self.rate_limits = _RateLimitCounter()
         logging.getLogger("nio").addHandler(self.rate_limits)
 
-    # --- login and crypto ------------------------------------------------------------------
+    # --- login (keys and cross-signing: Crypto) ---------------------------------------------
     async def _login(self) -> None:
         cfg = self.config
         cfg.crypto_dir.mkdir(parents=True, exist_ok=True)
@@ -162,7 +162,6 @@ class MatrixBot(Crypto, Delivery):
         if client.should_upload_keys:
             await client.keys_upload()
         await self._cross_sign()
-
 
     # --- the loop ---------------------------------------------------------------------------
     async def run(self) -> None:
@@ -257,7 +256,6 @@ class MatrixBot(Crypto, Delivery):
             self.synced += 1
             await self._crypto_housekeeping()
             await self.flush()
-
 
     async def close(self) -> None:
         logging.getLogger("nio").removeHandler(self.rate_limits)

@@ -99,7 +99,6 @@ class Crypto:
             await share_keys(self.client)
         await self._cross_sign()
 
-
     async def _on_event(self, room_id: str, ev: Any) -> None:
         """One timeline event, in order. An encrypted one that cannot be decrypted yet is kept
         (with every later message of its room behind it) until its key comes: never dropped."""

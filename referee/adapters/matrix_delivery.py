@@ -75,7 +75,6 @@ class Delivery:
         name = getattr(room, "display_name", None) or table_room
         return msg("private_table_label", table=name)
 
-
     async def _queue(self, input_id: str, reply_room: str | None, table_room: str, sender: str,
                      events: Iterable[dict[str, Any]]) -> None:
         """``reply_room``: where what is said "to the room" goes; None: to ``sender``
