@@ -11,9 +11,12 @@ from __future__ import annotations
 import random
 import re
 import secrets
-import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import NewType
+
+from referee.lang import vocab
+from referee.lang.catalog import text as say
+from referee.lang.normalize import fold
 
 Card = NewType("Card", int)
 
@@ -50,7 +53,7 @@ def card_str(card: Card) -> str:
     if card == JOKER:
         return "JK"
     if not 0 <= card < 52:
-        raise CardError(f"不正なカード値です: {card}")
+        raise CardError(say("card_bad_value", value=str(card)))
     return RANKS[card >> 2] + SUITS[card & 3]
 
 
@@ -68,33 +71,31 @@ def pretty(card: Card) -> str:
 
 # --- notation -----------------------------------------------------------------------------
 
-_SUIT_WORDS = {
-    "♠": "s", "♤": "s", "s": "s", "スペード": "s", "すぺーど": "s",
-    "♥": "h", "♡": "h", "h": "h", "ハート": "h", "はーと": "h",
-    "♦": "d", "♢": "d", "d": "d", "ダイヤ": "d", "ダイア": "d", "だいや": "d",
-    "♣": "c", "♧": "c", "c": "c", "クラブ": "c", "クローバー": "c", "くらぶ": "c",
-}
+# The words come from the one card table (grammar/cards.toml), in the folded form.
+_CW = vocab.cards()
+_SUIT_WORDS = _CW.suit_of
 _RANK_WORDS = {
     "a": "A", "k": "K", "q": "Q", "j": "J", "t": "T", "10": "T",
     **{str(n): str(n) for n in range(2, 10)},
 }
-_SUIT_SYM = "♠♤♥♡♦♢♣♧"
-_SUIT_JA = "スペード|すぺーど|ハート|はーと|ダイヤ|ダイア|だいや|クラブ|クローバー|くらぶ"
+_SUIT_SYM = _CW.symbols
 _RANK = r"(?:10|[2-9tjqka])"
 # Order matters: the joker first, then forms with explicit suit words, then the compact form.
 CARD_PATTERN = (
-    r"(?:(?P<jk>jk|joker|ジョーカー)"
-    rf"|(?P<jsuit>{_SUIT_JA})の?(?P<jrank>{_RANK})"
+    rf"(?:(?P<jk>{vocab.alternation(sorted(_CW.jokers, key=len, reverse=True))})"
+    rf"|(?P<jsuit>{_CW.suit_words_re}){re.escape(_CW.of)}?(?P<jrank>{_RANK})"
     rf"|(?P<srank>{_RANK})(?P<ssym>[{_SUIT_SYM}cdhs])"
     rf"|(?P<psym>[{_SUIT_SYM}])(?P<prank>{_RANK}))"
 )
 _CARD_RE = re.compile(CARD_PATTERN)
-_SEP_RE = re.compile(r"[\s,、，/・|]+")
+# Between cards: blanks, commas, slashes, middle dots (after NFKC).
+_SEP_RE = re.compile(r"[\s,\u3001/\u30fb|]+")
 
 
 def normalize(text: str) -> str:
-    """NFKC (full-width → ASCII, half-width kana → full-width) and lower case."""
-    return unicodedata.normalize("NFKC", text).lower()
+    """The one normaliser's fold (:func:`referee.lang.normalize.fold`): NFKC, case-folded,
+    katakana as hiragana, so スペード and すぺーど are one word."""
+    return fold(text)
 
 
 def _from_match(m: re.Match[str]) -> Card:
@@ -117,7 +118,7 @@ def parse_card(text: str) -> Card:
     norm = normalize(text.strip())
     m = _CARD_RE.fullmatch(norm)
     if m is None:
-        raise CardError(f"カードが読めません: 「{text}」")
+        raise CardError(say("card_unreadable", text=text))
     return _from_match(m)
 
 
@@ -136,7 +137,7 @@ def parse_cards(text: str) -> list[Card]:
             bad = _SEP_RE.split(norm[pos:], maxsplit=1)[0]
             if len(norm) == len(text):  # show the player's own spelling where positions agree
                 bad = text[pos : pos + len(bad)]
-            raise CardError(f"カードが読めません: 「{bad}」")
+            raise CardError(say("card_unreadable", text=bad))
         out.append(_from_match(m))
         pos = m.end()
     return out

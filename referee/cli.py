@@ -321,10 +321,12 @@ def cmd_history(args: argparse.Namespace) -> None:
             and (args.player is None or any(n == args.player for _, n, _ in r.seats))
             and (since is None or (r.time is not None and r.time >= since))]
     if args.format == "phh":
-        omaha = [r for r in recs if r.game == "omaha" and r.limit in ("", "pot")]
-        if not omaha:
+        from referee.rules.registry import games
+
+        phh = [r for r in recs if games()[r.game].phh and r.limit in ("", "pot")]
+        if not phh:
             _fail("no pot-limit omaha hand to write as PHH")
-        sys.stdout.write(h.to_phhs(omaha))
+        sys.stdout.write(h.to_phhs(phh))
         return
     if args.json:
         for r in recs:

@@ -26,6 +26,7 @@ import os
 import re
 import sqlite3
 import time
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
@@ -47,110 +48,20 @@ JST = timezone(timedelta(hours=9), "JST")
 DB_NAME = "referee"
 """The console database's name in Datasette (its URLs: ``/referee/bank``)."""
 
-SCHEMA = """
-CREATE TABLE tables (
-    "テーブル" TEXT PRIMARY KEY,
-    "ゲーム" TEXT,
-    "ハンド数" INTEGER NOT NULL,
-    "最初のハンド" TEXT,
-    "最後のハンド" TEXT
-);
-CREATE TABLE bank (
-    "プレイヤー" TEXT PRIMARY KEY,
-    "残高" INTEGER NOT NULL,
-    "ランク" TEXT,
-    "取引数" INTEGER NOT NULL,
-    "ペナルティ数" INTEGER NOT NULL,
-    "没収ポイント" INTEGER NOT NULL,
-    "最終取引" TEXT
-);
-CREATE TABLE hands (
-    "番号" INTEGER PRIMARY KEY,
-    "ハンド" TEXT NOT NULL,
-    "テーブル" TEXT REFERENCES tables("テーブル"),
-    "ゲーム" TEXT,
-    "ハンド番号" INTEGER NOT NULL,
-    "開始" TEXT,
-    "終了" TEXT,
-    "ボタン" INTEGER,
-    "参加者" TEXT,
-    "ボード" TEXT,
-    "公開された手札" TEXT,
-    "アクション" TEXT,
-    "ポット" TEXT,
-    "レーキ" INTEGER,
-    "精算" TEXT,
-    "終了時スタック" TEXT
-);
-CREATE TABLE hand_log (
-    "番号" INTEGER PRIMARY KEY,
-    "ハンド" INTEGER NOT NULL REFERENCES hands("番号"),
-    "順番" INTEGER NOT NULL,
-    "日時" TEXT,
-    "内容" TEXT NOT NULL
-);
-CREATE TABLE ledger (
-    "番号" INTEGER PRIMARY KEY,
-    "日時" TEXT,
-    "プレイヤー" TEXT NOT NULL REFERENCES bank("プレイヤー"),
-    "増減" INTEGER NOT NULL,
-    "残高" INTEGER NOT NULL,
-    "理由" TEXT NOT NULL,
-    "テーブル" TEXT,
-    "ハンド" INTEGER REFERENCES hands("番号")
-);
-CREATE TABLE flags (
-    "番号" INTEGER PRIMARY KEY,
-    "日時" TEXT,
-    "テーブル" TEXT,
-    "フラグ番号" INTEGER NOT NULL,
-    "ハンド" INTEGER REFERENCES hands("番号"),
-    "プレイヤー" TEXT NOT NULL REFERENCES bank("プレイヤー"),
-    "種類" TEXT NOT NULL,
-    "確度" TEXT,
-    "発言" TEXT,
-    "状態" TEXT NOT NULL,
-    "判断者" TEXT,
-    "判断日時" TEXT
-);
-CREATE TABLE penalties (
-    "番号" INTEGER PRIMARY KEY,
-    "日時" TEXT,
-    "テーブル" TEXT,
-    "ハンド" INTEGER REFERENCES hands("番号"),
-    "プレイヤー" TEXT NOT NULL REFERENCES bank("プレイヤー"),
-    "種類" TEXT NOT NULL,
-    "ポイント" INTEGER NOT NULL,
-    "チップ" INTEGER NOT NULL,
-    "フラグ" INTEGER REFERENCES flags("番号"),
-    "発言者" TEXT,
-    "原因の発言" TEXT
-);
-CREATE TABLE ranks (
-    "番号" INTEGER PRIMARY KEY,
-    "日時" TEXT,
-    "プレイヤー" TEXT NOT NULL REFERENCES bank("プレイヤー"),
-    "ランク" TEXT,
-    "以前のランク" TEXT
-);
-CREATE INDEX ledger_player ON ledger("プレイヤー", "番号");
-CREATE INDEX ledger_hand ON ledger("ハンド");
-CREATE INDEX penalties_player ON penalties("プレイヤー", "番号");
-CREATE INDEX penalties_hand ON penalties("ハンド");
-CREATE INDEX penalties_flag ON penalties("フラグ");
-CREATE INDEX flags_player ON flags("プレイヤー", "番号");
-CREATE INDEX flags_hand ON flags("ハンド");
-CREATE INDEX ranks_player ON ranks("プレイヤー", "番号");
-CREATE INDEX hands_table ON hands("テーブル", "番号");
-CREATE INDEX hand_log_hand ON hand_log("ハンド", "順番");
-"""
+TEMPLATES = Path(__file__).resolve().parent / "console_templates"
+"""Datasette templates of our own (a record page shows one column per line: row.html), the
+console database's schema (schema.sql) and the Datasette metadata (metadata.toml: Japanese
+titles, descriptions, canned queries and what the hand log reads in the room's lines)."""
+
+SCHEMA = (TEMPLATES / "schema.sql").read_text(encoding="utf-8")
+_META: dict[str, Any] = tomllib.loads((TEMPLATES / "metadata.toml").read_text(encoding="utf-8"))
 
 # Room announcements that are only prompts ("alice さんの番です（コール 100 / …）"): left out
 # of a hand's log, which is long enough without them.
-_PROMPT = re.compile(r"さんの番です[（(]")
-_STREET = re.compile(r"^(フロップ|ターン|リバー)\s*[:：]\s*(.+)$")
-_SHOWN = re.compile(r"オープン\s*[:：]|公開\s*[:：]|を公開")
-_OPEN = re.compile(r"^\s*[!！](?:open|オープン)\s+(\S+)", re.IGNORECASE)
+_PROMPT = re.compile(_META["patterns"]["prompt"])
+_STREET = re.compile(_META["patterns"]["street"])
+_SHOWN = re.compile(_META["patterns"]["shown"])
+_OPEN = re.compile(_META["patterns"]["open_command"], re.IGNORECASE)
 _DECIDED = frozenset({"confirmed", "confirm", "dismissed", "dismiss"})
 
 
@@ -204,6 +115,7 @@ class _Hand:
     settles: list[str] = field(default_factory=list)
     stacks: str | None = None
     log: list[tuple[str | None, str]] = field(default_factory=list)
+    street_first: bool = False  # the first entry of ``actions`` is a street
 
     def action(self, d: dict[str, Any]) -> None:
         player = str(d.get("player", ""))
@@ -224,13 +136,15 @@ class _Hand:
         street = _STREET.match(said)
         if street:
             self.board = street.group(2).strip()
+            self.street_first = self.street_first or not self.actions
             self.actions.append(text("console_street", street=street.group(1)) + " " + self.board)
         elif _SHOWN.search(said):
             self.shown.append(said)
 
     def row(self) -> tuple[Any, ...]:
-        if self.board is not None and self.actions and not self.actions[0].startswith("【"):
+        if self.board is not None and self.actions and not self.street_first:
             self.actions.insert(0, text("console_street", street=text("console_preflop")))
+            self.street_first = True
         return (
             self.id, text("console_hand_label", room=self.room, hand=self.number,
                           when=(self.start or "")[5:16]), self.room,
@@ -370,8 +284,7 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
     def flush(force: bool = False) -> None:
         if force or len(log_rows) > 5000 or len(hand_rows) > 500:
             out.executemany(f"INSERT INTO hands VALUES ({', '.join('?' * 16)})", hand_rows)
-            out.executemany("INSERT INTO hand_log(ハンド, 順番, 日時, 内容) VALUES (?, ?, ?, ?)",
-                            log_rows)
+            out.executemany("INSERT INTO hand_log VALUES (NULL, ?, ?, ?, ?)", log_rows)
             hand_rows.clear()
             log_rows.clear()
 
@@ -570,8 +483,7 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
         player_row(name)[2] = mark or None
     out.executemany("INSERT INTO bank VALUES (?, ?, ?, ?, ?, ?, ?)", list(players.values()))
     out.executemany(f"INSERT INTO ledger VALUES ({', '.join('?' * 8)})", ledger_rows)
-    out.executemany("INSERT INTO ranks(日時, プレイヤー, ランク, 以前のランク) VALUES (?, ?, ?, ?)",
-                    rank_rows)
+    out.executemany("INSERT INTO ranks VALUES (NULL, ?, ?, ?, ?)", rank_rows)
     built.players = len(players)
 
 
@@ -583,103 +495,8 @@ HASH_ENV = "REFEREE_CONSOLE_PASSWORD_HASH"
 USER = "moderator"
 """The login name when a password is set (HTTP basic authentication)."""
 
-_THIS_MONTH = "strftime('%Y-%m', 'now', '+9 hours')"
-
-QUERIES: dict[str, dict[str, Any]] = {
-    "monthly_penalties": {
-        "title": "今月のペナルティ",
-        "description": "今月（日本時間）に科されたペナルティ。新しい順。",
-        "sql": (
-            "SELECT 番号, 日時, プレイヤー, 種類, ポイント, チップ, テーブル, ハンド, フラグ,"
-            " 発言者, 原因の発言 FROM penalties"
-            f" WHERE substr(日時, 1, 7) = {_THIS_MONTH} ORDER BY 番号 DESC"
-        ),
-    },
-    "bank_ranking": {
-        "title": "バンク残高ランキング",
-        "description": "バンク残高の多い順。同額は同順位。",
-        "sql": (
-            "SELECT rank() OVER (ORDER BY 残高 DESC) AS 順位, プレイヤー, 残高, ランク,"
-            " ペナルティ数, 没収ポイント, 最終取引 FROM bank ORDER BY 残高 DESC, プレイヤー"
-        ),
-    },
-    "player_history": {
-        "title": "プレイヤー別の履歴",
-        "description": "ひとりのプレイヤーのバンク取引・ペナルティ・フラグ・ランクを時系列で。"
-                       "「player」にプレイヤー名を入れて実行してください。",
-        "sql": (
-            "SELECT 日時, 種別, 内容, 増減, 残高, ハンド FROM ("
-            " SELECT 日時, 'バンク取引' AS 種別, 理由 AS 内容, 増減, 残高, ハンド, 1 AS k, 番号"
-            " FROM ledger WHERE プレイヤー = :player"
-            " UNION ALL SELECT 日時, 'ペナルティ', 種類 || ' ' || ポイント || 'P / チップ '"
-            " || チップ || coalesce('（' || 原因の発言 || '）', ''), NULL, NULL, ハンド, 0, 番号"
-            " FROM penalties WHERE プレイヤー = :player"
-            " UNION ALL SELECT 日時, 'フラグ', 種類 || '・' || 状態 || coalesce('（' || 発言"
-            " || '）', ''), NULL, NULL, ハンド, 2, 番号 FROM flags WHERE プレイヤー = :player"
-            " UNION ALL SELECT 日時, 'ランク', coalesce(以前のランク, 'なし') || ' → '"
-            " || coalesce(ランク, 'なし'), NULL, NULL, NULL, 3, 番号"
-            " FROM ranks WHERE プレイヤー = :player"
-            ") ORDER BY 日時, k, 番号"
-        ),
-    },
-    "open_flags": {
-        "title": "未判断のフラグ",
-        "description": "モデレーターの判断（!confirm / !dismiss）を待っているフラグ。",
-        "sql": (
-            "SELECT 番号, 日時, テーブル, フラグ番号, ハンド, プレイヤー, 種類, 確度, 発言"
-            " FROM flags WHERE 状態 = '未判断' ORDER BY 番号"
-        ),
-    },
-}
-
-TABLES: dict[str, dict[str, Any]] = {
-    "bank": {
-        "title": "バンク残高",
-        "description": "プレイヤーごとの残高（取引の合計）。プレイヤー名から取引履歴へ。",
-        "sort_desc": "残高",
-        "columns": {"残高": "バンクのポイント", "取引数": "バンク取引の件数",
-                    "没収ポイント": "ペナルティで没収されたポイントの合計",
-                    "最終取引": "最後のバンク取引の日時（日本時間）"},
-    },
-    "ledger": {
-        "title": "バンク取引履歴",
-        "description": "残高を動かしたすべての取引。残高は取引後の値。",
-        "sort_desc": "番号",
-        "facets": ["理由"],
-    },
-    "penalties": {
-        "title": "ペナルティ",
-        "description": "科されたペナルティ。フラグ（確定したもの）と原因の発言つき。",
-        "sort_desc": "番号",
-        "facets": ["種類", "プレイヤー"],
-        "columns": {"ポイント": "バンクから没収したポイント", "チップ": "テーブルで没収したチップ",
-                    "原因の発言": "ペナルティのきっかけになったルームでの発言"},
-    },
-    "flags": {
-        "title": "フラグと判断",
-        "description": "ハンド情報の公開・干渉行為の疑い。状態は 未判断 / 確定 / 却下。",
-        "sort_desc": "番号",
-        "label_column": "発言",
-        "facets": ["状態", "種類"],
-    },
-    "hands": {
-        "title": "ハンド",
-        "description": "ハンドごとの要約（ルームで公開された内容だけ。配られた手札は含みません）。",
-        "sort_desc": "番号",
-        "label_column": "ハンド",
-        "facets": ["テーブル", "ゲーム"],
-        "columns": {"ボード": "最後に公開されたボード", "公開された手札": "ルームで公開された手札",
-                    "終了時スタック": "ハンド終了時のチップ"},
-    },
-    "hand_log": {
-        "title": "ハンドの経過",
-        "description": "ハンド中にルームへ告げられた内容（手番の案内は省略）。",
-        "sort": "番号",
-    },
-    "tables": {"title": "テーブル", "description": "ルームごとのテーブル（ゲームは最新のもの）。"},
-    "ranks": {"title": "ランクの変更", "description": "ランクマークの付与・変更の履歴。",
-              "sort_desc": "番号"},
-}
+QUERIES: dict[str, dict[str, Any]] = _META["queries"]
+TABLES: dict[str, dict[str, Any]] = _META["tables"]
 
 
 ORDER = ("bank", "ledger", "penalties", "flags", "hands", "hand_log", "tables", "ranks")
@@ -694,10 +511,10 @@ def _menu() -> str:
                 f" — {escape(info.get('description', ''))}</li>")
 
     return (
-        "<p>バンク・ペナルティ・フラグ・ハンドの記録です（読み取り専用）。"
-        "公開されなかった手札は含みません。各ページの下の「json」「CSV」で書き出せます。</p>"
-        "<h3>よく使う表示</h3><ul>" + "".join(item(k, v) for k, v in QUERIES.items())
-        + "</ul><h3>記録の一覧</h3><ul>" + "".join(item(t, TABLES[t]) for t in ORDER) + "</ul>"
+        str(_META["menu_intro"]) + f"<h3>{_META['menu_queries']}</h3><ul>"
+        + "".join(item(k, v) for k, v in QUERIES.items())
+        + f"</ul><h3>{_META['menu_tables']}</h3><ul>"
+        + "".join(item(t, TABLES[t]) for t in ORDER) + "</ul>"
     )
 
 
@@ -705,9 +522,9 @@ def metadata(password_hash: str | None = None) -> dict[str, Any]:
     """Datasette metadata: Japanese titles, descriptions and canned queries."""
     menu = _menu()
     meta: dict[str, Any] = {
-        "title": "レフェリー モデレーター用コンソール",
+        "title": _META["title"],
         "description_html": menu,
-        "databases": {DB_NAME: {"title": "レフェリーの記録", "description_html": menu,
+        "databases": {DB_NAME: {"title": _META["database_title"], "description_html": menu,
                                 "tables": TABLES, "queries": QUERIES}},
     }
     if password_hash is not None:
@@ -770,10 +587,6 @@ def datasette(console_db: Path, password: str | None = None) -> Any:
     finally:
         loop.close()
     return ds
-
-
-TEMPLATES = Path(__file__).resolve().parent / "console_templates"
-"""Datasette templates of our own: a record page shows one column per line (row.html)."""
 
 
 def _titles() -> dict[str, Any]:

@@ -13,12 +13,16 @@ import tomllib
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
 GAMES_DIR = Path(__file__).resolve().parent.parent / "games"
-GAME_IDS = ("omaha", "holdem_aa", "seven", "deuces")
+#: Every game a ``games/*.toml`` file may define. The game registry
+#: (:mod:`referee.rules.registry`) gives each its engine, evaluator and grammar; every other
+#: list of games is derived from these two.
+GameId = Literal["omaha", "holdem_aa", "seven", "deuces"]
+GAME_IDS: tuple[str, ...] = get_args(GameId)
 
 Multiplier = Annotated[Decimal, Field(ge=0)]
 Rounding = Literal["down", "up"]
@@ -270,7 +274,7 @@ class DeucesRules(_Strict):
 
 
 class GameDefinition(_Strict):
-    id: Literal["omaha", "holdem_aa", "seven", "deuces"]
+    id: GameId
     name: str
     decks: PositiveInt
     jokers: int = Field(0, ge=0)
@@ -281,6 +285,12 @@ class GameDefinition(_Strict):
     holdem_aa: HoldemAARules | None = None
     seven: SevenRules | None = None
     deuces: DeucesRules | None = None
+
+    @property
+    def rules(self) -> BaseModel:
+        """The game's own section (``[omaha]``, ``[seven]``…): its pay tables and rules."""
+        section: BaseModel = getattr(self, self.id)
+        return section
 
     @model_validator(mode="after")
     def _section(self) -> GameDefinition:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from referee.cards import Card
 from referee.definitions import Penalties
-from referee.events import Event, Flag, Penalty
+from referee.events import Event, Flag, FlagDecided, Penalty, PenaltyReversed  # noqa: F401
 from referee.flags import LeakVerdict, judge_leak
 from referee.lang.catalog import excerpt, text
 from referee.lexicon import read
@@ -48,23 +48,6 @@ Kind = Literal["information_leak", "interference"]
 Priority = Literal["high", "low"]
 PENALTY_KINDS = ("information_leak", "interference")
 REFEREE = "referee"  # the ``by`` of a decision the referee took itself
-
-
-class FlagDecided(Event):
-    event: Literal["flag_decided"] = "flag_decided"
-    id: int
-    decision: Literal["confirmed", "dismissed"]
-    by: str
-
-
-class PenaltyReversed(Event):
-    """``!dismiss`` of a charged flag: the points go back (its ledger entry points here)."""
-
-    event: Literal["penalty_reversed"] = "penalty_reversed"
-    player: str
-    kind: str
-    points: int
-    flag: int
 
 
 @dataclass
@@ -139,7 +122,7 @@ class Discipline:
         eng = table.engine
         if not eng.in_hand:
             return
-        showdown = getattr(eng, "phase", None) == "showdown"
+        showdown = eng.at_showdown()
         v = leak_judgement(said, table.game, eng.holdings(player), eng.shown(player),
                            eng.board_cards(), showdown)
         if v is None:
@@ -170,7 +153,7 @@ class Discipline:
     # --- flags ---------------------------------------------------------------------------------
     def _new_flag(self, ctx: _Ctx, table: Table, player: str, kind: Kind, said: str,
                   priority: Priority) -> FlagRecord:
-        hand = int(getattr(table.engine, "hand_no", 0) or 0)
+        hand = table.engine.hand_no
         rec = FlagRecord(self.next_id, table.room, player, kind, said, priority, hand=hand)
         self.next_id += 1
         self.flags[rec.id] = rec
@@ -199,7 +182,7 @@ class Discipline:
         per hand; False (and a room message) when this hand already cost them a penalty."""
         ref = self.ref
         table = ref.tables.get(room)
-        current = int(getattr(table.engine, "hand_no", 0) or 0) if (
+        current = table.engine.hand_no if (
             table is not None and table.engine.in_hand) else 0
         hand = rec.hand if rec is not None else current
         if hand and (room, hand, player) in self.charged:
@@ -247,22 +230,22 @@ class Discipline:
     # --- commands ------------------------------------------------------------------------------
     def _flag_arg(self, args: list[str]) -> FlagRecord:
         if not args:
-            raise IllegalAction(text("flag_number_missing"))
+            raise IllegalAction("flag_number_missing")
         try:
             fid = int(args[0].lstrip("#"))
         except ValueError:
-            raise IllegalAction(text("flag_number_bad", arg=excerpt(args[0]))) from None
+            raise IllegalAction("flag_number_bad", arg=excerpt(args[0])) from None
         rec = self.flags.get(fid)
         if rec is None:
-            raise IllegalAction(text("flag_unknown", id=fid))
+            raise IllegalAction("flag_unknown", id=fid)
         return rec
 
     def cmd_confirm(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         rec = self._flag_arg(args)
         if rec.status == "confirmed":
-            raise IllegalAction(text("flag_confirmed_already", id=rec.id))
+            raise IllegalAction("flag_confirmed_already", id=rec.id)
         if rec.status != "open":
-            raise IllegalAction(text("flag_decided_already", id=rec.id))
+            raise IllegalAction("flag_decided_already", id=rec.id)
         rec.status = "confirmed"
         self.ref._emit(ctx, [FlagDecided(id=rec.id, decision="confirmed", by=sender)])
         self.apply_penalty(ctx, rec.room, rec.player, rec.kind, rec)
@@ -270,7 +253,7 @@ class Discipline:
     def cmd_dismiss(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         rec = self._flag_arg(args)
         if rec.status == "dismissed":
-            raise IllegalAction(text("flag_decided_already", id=rec.id))
+            raise IllegalAction("flag_decided_already", id=rec.id)
         ref = self.ref
         rec.status = "dismissed"
         ref._emit(ctx, [FlagDecided(id=rec.id, decision="dismissed", by=sender)])
@@ -301,17 +284,16 @@ class Discipline:
             self.ref._say(ctx, text("flags_none"), to=to)
             return
         key = "flags_item" if to == "room" else "flags_item_text"
-        items = "、".join(
+        items = text("list_joiner").join(
             text(key, id=f.id, player=f.player, name=penalty_name(f.kind),
                  priority=_priority(f.confidence), hand=f.hand, text=excerpt(f.text))
             for f in open_
         )
         self.ref._say(ctx, text("flags_list", count=len(open_), items=items), to=to)
 
-    def cmd_penalty(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str,
-                    usage: str) -> None:
+    def cmd_penalty(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         if len(args) < 2 or args[1] not in PENALTY_KINDS:
-            raise IllegalAction(usage)
+            raise IllegalAction("usage", help=text("help_penalty"))
         who = args[0][1:] if args[0].startswith("@") and len(args[0]) > 1 else args[0]
         self.apply_penalty(ctx, room, who, args[1])
 
@@ -319,7 +301,7 @@ class Discipline:
         rows: list[dict[str, Any]] = [p for p in self.ref.penalties if p["player"] == who]
         if not rows:
             return text("penalties_none", player=who)
-        items = "、".join(
+        items = text("list_joiner").join(
             text("penalties_item_reversed" if p.get("reversed") else "penalties_item",
                  name=penalty_name(str(p["kind"])), kind=str(p["kind"]), points=int(p["points"]))
             for p in rows

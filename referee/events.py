@@ -174,6 +174,133 @@ class DealReveal(Event):
     seed: str
     entropy: str
     deck: list[str]
+    sha256: str | None = None
+    game: str | None = None
+    decks: int | None = None
+    jokers: int | None = None
+    dealt: dict[str, Any] | None = None
+    bonus_deck: list[str] | None = None
+    dice: list[int] | None = None
+
+
+# --- the service's own kinds (CONTRACTS §3 allows new kinds; the store derives from them) ------
+
+
+class RankChange(Event):
+    """``!rank`` / ``# rank:``: a player's rank mark ("" = 無印)."""
+
+    event: Literal["rank"] = "rank"
+    player: str
+    mark: str
+    previous: str = ""
+
+
+class BankChange(Event):
+    """A moderator's !grant, a buy-in or a ``# bank:`` directive: the ledger entry points at
+    this event."""
+
+    event: Literal["bank"] = "bank"
+    player: str
+    delta: int
+    balance: int
+    reason: str
+
+
+class FlagDecided(Event):
+    """``!confirm`` / ``!dismiss`` of a flag (``by``: the moderator, or ``referee``)."""
+
+    event: Literal["flag_decided"] = "flag_decided"
+    id: int
+    decision: Literal["confirmed", "dismissed"]
+    by: str
+
+
+class PenaltyReversed(Event):
+    """``!dismiss`` of a charged flag: the points go back (its ledger entry points here)."""
+
+    event: Literal["penalty_reversed"] = "penalty_reversed"
+    player: str
+    kind: str
+    points: int
+    flag: int
+
+
+# --- omaha's own kinds --------------------------------------------------------------------------
+
+
+class FlyingActionApplied(Event):
+    """A flying action (FA) applied at the player's turn."""
+
+    event: Literal["fa_applied"] = "fa_applied"
+    player: str
+    action: str
+
+
+class FlyingActionVoid(Event):
+    """A flying action that could not stand at the player's turn (``chips`` it had put up)."""
+
+    event: Literal["fa_void"] = "fa_void"
+    player: str
+    action: str
+    chips: int
+
+
+class Returned(Event):
+    """An uncalled bet returned to the player."""
+
+    event: Literal["returned"] = "returned"
+    player: str
+    amount: int
+
+
+class HandBonus(Event):
+    """A hand bonus (bank points, credited when the player leaves) for making ``hand``."""
+
+    event: Literal["hand_bonus"] = "hand_bonus"
+    player: str
+    hand: str
+    bank: int
+
+
+class HouseTopup(Event):
+    """LOJ rules: chips the house adds to pot ``index`` so every winner gets the rounded-up
+    share."""
+
+    event: Literal["house_topup"] = "house_topup"
+    index: int
+    amount: int
+
+
+class Misdeal(Event):
+    """``!misdeal @p``: the player's hand is burned and replaced."""
+
+    event: Literal["misdeal"] = "misdeal"
+    player: str
+    burned: str
+
+
+class NoGame(Event):
+    """``!nogame``: the hand is void; ``payments`` is what each player gets back."""
+
+    event: Literal["nogame"] = "nogame"
+    pot: int
+    payments: dict[str, int]
+
+
+class Exposed(Event):
+    """``!exposed @p``: the player's exposed hand (now shown) and the ``chips`` paid for it."""
+
+    event: Literal["exposed"] = "exposed"
+    player: str
+    cards: str
+    chips: int
+
+
+class Burned(Event):
+    """``!exposed board``: an exposed board card burned and replaced."""
+
+    event: Literal["burned"] = "burned"
+    card: str
 
 
 def event_json(ev: Event) -> str:

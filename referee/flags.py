@@ -16,14 +16,14 @@ which cards it names in what notation. Here the claim meets what the speaker rea
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from referee.cards import RANKS, Card, rank_of, suit_of
+from referee.cards import RANKS, SUITS, Card, rank_of, suit_of
+from referee.lang import vocab
 from referee.lang.normalize import fold, nfkc
 from referee.lexicon import read
 
@@ -36,39 +36,26 @@ class LeakVerdict:
     automatic: bool  # penalise at once (a hidden card named in certain notation)
 
 
-_RANK_PAIR = re.compile(
-    r"(?<![a-z0-9])(10|[2-9tjqka])\1(?![a-z0-9]|\s*(?:時|分|秒|人|回|日|月|年|円|点|歳|才|位|番|枚|%|さん|くん))")
-_RANK_NAMES = {"えーす": "a", "きんぐ": "k", "くいーん": "q", "じゃっく": "j"}
+# The words: the card table (grammar/cards.toml), the claim patterns (grammar/lexicon/frame.toml)
+# and the hand-class claims (grammar/hands.toml [claims]).
+_CW = vocab.cards()
+_FRAME = vocab.load("lexicon/frame.toml")
+_RANK_PAIR = re.compile(rf"(?<![a-z0-9])(10|[2-9tjqka])\1(?!{_FRAME['pair_stop']})")
+_RANK_NAMES = _CW.rank_of
 _RANK_OF_PAIR = re.compile(
-    r"(?<![a-z0-9])(10|[2-9tjqka]|えーす|きんぐ|くいーん|じゃっく)(?![a-z0-9])の?(?:わん)?ぺあ"
+    rf"(?<![a-z0-9])(10|[2-9tjqka]|{_CW.rank_words_re})(?![a-z0-9])"
+    rf"{re.escape(_CW.of)}?{_FRAME['pair_of']}"
 )
+_TWO_PAIR = str(_FRAME["two_pair"])
 _SUIT_COUNT = re.compile(
-    r"(すぺーど|はーと|だいや|だいあ|くらぶ|[♠♤♥♡♦♢♣♧])(?:が|を|は|も)?\s*([2-7二三四五])\s*枚"
+    rf"({_CW.suit_words_re}|[{_CW.symbols}]){_FRAME['suit_count_claim']}"
 )
-_SUIT_INDEX = {
-    "くらぶ": 0, "♣": 0, "♧": 0, "だいや": 1, "だいあ": 1, "♦": 1, "♢": 1,
-    "はーと": 2, "♥": 2, "♡": 2, "すぺーど": 3, "♠": 3, "♤": 3,
-}
-_KANJI_NUM = {"二": 2, "三": 3, "四": 4, "五": 5}
+_SUIT_INDEX = {w: SUITS.index(s) for w, s in _CW.suit_of.items() if w not in SUITS}
+_KANJI_NUM: dict[str, int] = dict(vocab.load("cards.toml").get("numerals", {}))
 
 # Hand-class names (folded), longest first, so "ストレートフラッシュ" is not also "ストレート".
 _CLASS_WORDS: list[tuple[str, str]] = sorted(
-    [
-        (fold(w), k) for w, k in [
-            ("ロイヤルストレートフラッシュ", "royal_flush"), ("ロイヤルフラッシュ", "royal_flush"),
-            ("ロイヤル", "royal_flush"), ("ストレートフラッシュ", "straight_flush"),
-            ("ストフラ", "straight_flush"), ("フォーカード", "four_of_a_kind"),
-            ("4カード", "four_of_a_kind"), ("クワッズ", "four_of_a_kind"),
-            ("クアッズ", "four_of_a_kind"),
-            ("フルハウス", "full_house"), ("フルハ", "full_house"), ("フラッシュ", "flush"),
-            ("ストレート", "straight"), ("スリーカード", "three_of_a_kind"),
-            ("3カード", "three_of_a_kind"), ("トリップス", "three_of_a_kind"),
-            ("セット", "three_of_a_kind"), ("ツーペア", "two_pair"), ("2ペア", "two_pair"),
-            ("ワンペア", "one_pair"), ("1ペア", "one_pair"), ("ハイカード", "high_card"),
-            ("ブタ", "high_card"), ("ファイブカード", "five_of_a_kind"),
-            ("5カード", "five_of_a_kind"), ("フォーデュース", "four_deuces"),
-        ]
-    ],
+    [(fold(w), k) for k, ws in vocab.load("hands.toml")["claims"].items() for w in ws],
     key=lambda kv: -len(kv[0]),
 )
 
@@ -88,7 +75,7 @@ def named_rank_pairs(text: str) -> list[int]:
         r = m.group(1)
         out.append(RANKS.index("T" if r == "10" else r.upper()))
     for m in _RANK_OF_PAIR.finditer(norm):
-        if m.group(0) == "2ぺあ":
+        if m.group(0) == _TWO_PAIR:
             continue  # "2ペア" is two pair; a pair of deuces is "2のペア"
         r = _RANK_NAMES.get(m.group(1), m.group(1))
         out.append(RANKS.index("T" if r == "10" else r.upper()))
@@ -122,33 +109,16 @@ def _multiset_minus(a: Sequence[Card], b: Sequence[Card]) -> list[Card]:
 
 def made_class(game: str, holdings: Sequence[Card], board: Sequence[Card]) -> str | None:
     """The best hand class the holder makes now with the visible board, or None when the
-    evaluators cannot judge it yet (no board in omaha/holdem_aa, an incomplete hand).
+    evaluators cannot judge it yet (no board in omaha/holdem_aa, an incomplete hand): the
+    game registry knows how each game reads a holding.
 
     Only the best class counts: a player holding a pair who says "ペアボード" about the board
     must not be taken for naming their hand. Preflop claims ("AA持ってる") are caught by the
     rank-pair rule instead.
     """
-    try:
-        from referee.hands import evaluate
-    except ImportError:  # evaluators not there yet
-        return None
-    try:
-        if game == "omaha" and len(board) >= 3 and len(holdings) >= 2:
-            best = max(
-                evaluate("holdem_aa", list(two), list(three))
-                for two in itertools.combinations(holdings, 2)
-                for three in itertools.combinations(board, 3)
-            )
-            return best.klass
-        if game == "holdem_aa" and len(board) >= 3 and len(holdings) == 2:
-            return evaluate(game, list(holdings), list(board)).klass
-        if game == "seven" and len(holdings) == 7:
-            return evaluate(game, list(holdings), []).klass
-        if game == "deuces" and len(holdings) == 5:
-            return evaluate(game, list(holdings), []).klass
-    except Exception:  # an evaluator refusing an odd holding must never break the table
-        return None
-    return None
+    from referee.rules.registry import made_class as best
+
+    return best(game, holdings, board)
 
 
 def judge_leak(

@@ -51,7 +51,7 @@ def _tables(game: str, rules: Any) -> list[str]:
 def rules(definition: GameDefinition, options: dict[str, str] | None = None) -> list[str]:
     """The lines of ``!rules``: the game in short, then every pay table of its definition."""
     game = definition.id
-    rules_model = getattr(definition, game)
+    rules_model: Any = definition.rules
     if game == "omaha":
         lv = rules_model.levels[int((options or {}).get("level", rules_model.level)) - 1]
         summary = text(

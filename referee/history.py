@@ -22,22 +22,35 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.cards import parse_card, pretty
 from referee.events import ActionEvent, Event, HandSeats, Say
-from referee.lang.catalog import text
+from referee.lang.catalog import messages, text
+from referee.lang.vocab import template_pattern
 
-ACTION_JA = {
-    "fold": "フォールド", "check": "チェック", "call": "コール", "bet": "ベット",
-    "raise": "メイク", "allin": "オールイン", "open": "オープン", "muck": "マック",
-    "close": "クローズ", "ante": "アンティ", "play": "プレイ", "discard": "捨て札",
-    "hyper": "ハイパーレイズ", "extra": "エクストラレイズ",
-}
-_STREETS = ("フロップ:", "ターン:", "リバー:")
-_OPEN_RE = re.compile(r"^(?P<name>\S+) さんがオープン: ")
-_FOLD_SHOW_RE = re.compile(r"^(?P<name>\S+) さんがフォールドして公開: ")
-_MUCK_RE = re.compile(r"^(?P<name>\S+) さんはマックしました")
+if TYPE_CHECKING:
+    from referee.rules.base import Engine
+
+ACTION_JA = {a: text(f"hand_action_{a}") for a in (
+    "fold", "check", "call", "bet", "raise", "allin", "open", "muck", "close", "ante", "play",
+    "discard", "hyper", "extra")}
+# The engines' room lines this module reads back (catalogue history.toml, seen_*).
+_STREETS = tuple(text(f"seen_{s}") for s in ("flop", "turn", "river"))
+
+
+def _seen(key: str) -> re.Pattern[str]:
+    return re.compile("^" + template_pattern(messages()[key], name=r"(?P<name>\S+)"))
+
+
+_OPEN_RE = _seen("seen_open")
+_FOLD_SHOW_RE = _seen("seen_fold_show")
+_MUCK_RE = _seen("seen_muck")
+_OPEN_MARK = text("seen_open", name="").lstrip()
+_MUCK_WORD = text("seen_muck_word")
+_SHOWN_OPEN, _SHOWN_CLOSE = messages()["seen_shown"].split("{cards}")
+_CLASS_NOTE = messages()["seen_hand_class"].split("{klass}")[0]
+_BONUS_AREA = text("seen_bonus_area")
 
 
 _KINDS = frozenset({"hand_start", "hand_seats", "pot", "rake", "settle", "hand_end"})
@@ -50,45 +63,13 @@ def _fields(ev: Event) -> dict[str, Any]:
     return {**ev.__dict__, **extra} if extra else ev.__dict__
 
 
-def hand_seats(engine: Any, before: dict[str, int]) -> HandSeats:
+def hand_seats(engine: Engine, before: dict[str, int]) -> HandSeats:
     """The ``hand_seats`` event of a hand just started (``before``: stacks before the deal):
-    omaha's players dealt in (the house games: everyone seated, they stake by message)."""
-    omaha = engine.definition.id == "omaha"
+    the players the engine lists for the history, with their stakes."""
     seats = [{"seat": s.seat, "player": s.name, "chips": before.get(s.name, s.chips)}
-             for s in engine.seated() if not omaha or engine.in_this_hand(s.name)]
-    stakes = {}
-    for k in ("sb", "bb", "ante"):
-        v = getattr(engine, k, None)
-        if isinstance(v, int):
-            stakes[k] = v
-    return _new_seats({"event": "hand_seats", "hand": engine.hand_no,
-                       "game": engine.definition.id, "seats": seats, "stakes": stakes,
-                       "limit": str(engine.options.get("limit", ""))})
-
-
-_set = object.__setattr__
-
-
-def _fast_seats(fields: dict[str, Any]) -> HandSeats:
-    """``HandSeats(**fields)`` without pydantic's validation (the values are the engine's own;
-    one per hand on the replay's hot path), as the omaha engine builds its says."""
-    ev = HandSeats.__new__(HandSeats)
-    _set(ev, "__dict__", fields)
-    _set(ev, "__pydantic_fields_set__", set(fields) - {"event"})
-    _set(ev, "__pydantic_extra__", {})
-    _set(ev, "__pydantic_private__", None)
-    return ev
-
-
-def _slow_seats(fields: dict[str, Any]) -> HandSeats:
-    return HandSeats(**fields)
-
-
-_probe = {"event": "hand_seats", "hand": 1, "game": "omaha",
-          "seats": [{"seat": 1, "player": "a", "chips": 1}], "stakes": {"sb": 1}, "limit": ""}
-_new_seats = _fast_seats if (_fast_seats(dict(_probe)) == _slow_seats(dict(_probe))
-                             and _fast_seats(dict(_probe)).__dict__
-                             == _slow_seats(dict(_probe)).__dict__) else _slow_seats
+             for s in engine.history_seats()]
+    return HandSeats(hand=engine.hand_no, game=engine.definition.id, seats=seats,
+                     stakes=engine.stakes(), limit=str(engine.options.get("limit", "")))
 
 
 _BOT_CARD = re.compile(r"(10|[2-9JQKA])([♠♥♦♣])|JK")
@@ -197,9 +178,9 @@ class HistoryBook:
                     line = d["text"]
                     if rec is not None:
                         if ("♠" in line or "♥" in line or "♦" in line or "♣" in line
-                                or "JK" in line or "マック" in line):
+                                or "JK" in line or _MUCK_WORD in line):
                             rec.raw.append(line)
-                    elif "さんがオープン: " in line:
+                    elif _OPEN_MARK in line:
                         self._after_hand(room, line)
             elif t is ActionEvent:
                 if rec is not None:
@@ -222,9 +203,9 @@ class HistoryBook:
                 if d["to"] == "room":
                     line = d["text"]
                     if rec is None:
-                        if "さんがオープン: " in line:
+                        if _OPEN_MARK in line:
                             self._after_hand(room, line)
-                    elif _SUIT_RE.search(line) is not None or "マック" in line:
+                    elif _SUIT_RE.search(line) is not None or _MUCK_WORD in line:
                         rec.raw.append(line)
             elif kind == "action":
                 if rec is not None:
@@ -295,7 +276,7 @@ def _room_line(rec: HandRecord, line: str, after: bool = False) -> None:
     if rec.game == "omaha":
         m = _OPEN_RE.match(line)
         if m:  # a showdown open (or a winner's OPEN after everyone folded)
-            cards = _cards(line[m.end():].split("（", 1)[0])
+            cards = _cards(line[m.end():].split(_CLASS_NOTE, 1)[0])
             rec.shown[m["name"]] = cards
             rec.log.append({"kind": "shown_after" if after else "show", "player": m["name"],
                             "cards": cards})
@@ -303,13 +284,13 @@ def _room_line(rec: HandRecord, line: str, after: bool = False) -> None:
         m = _FOLD_SHOW_RE.match(line) or _MUCK_RE.match(line)
         if m:  # a fold or a muck, with part of the hand shown or not
             shown = line[m.end():] if m.re is _FOLD_SHOW_RE else (
-                line.split("（公開: ", 1)[1] if "（公開: " in line else "")
+                line.split(_SHOWN_OPEN, 1)[1] if _SHOWN_OPEN in line else "")
             if shown:
-                rec.shown[m["name"]] = _cards(shown.split("）", 1)[0])
+                rec.shown[m["name"]] = _cards(shown.split(_SHOWN_CLOSE, 1)[0])
             if m.re is _MUCK_RE:
                 rec.log.append({"kind": "muck", "player": m["name"]})
             return
-    if _BOT_CARD.search(line) and not line.startswith("ボーナスエリア"):
+    if _BOT_CARD.search(line) and not line.startswith(_BONUS_AREA):
         rec.shown_lines.append(line)
 
 
@@ -340,28 +321,33 @@ def _pretty(cards: list[str]) -> str:
 def summary_lines(rec: HandRecord) -> list[str]:
     """The hand in a few Japanese lines (``!hand N``; ``referee history`` adds a time line)."""
     none = text("hand_none")
-    seats = "・".join(f"{s}番 {n} {c:,}" for s, n, c in rec.seats) or none
+    dot = text("hand_list_sep")
+    seats = dot.join(text("hand_seat", seat=s, player=n, chips=c) for s, n, c in rec.seats) \
+        or none
     actions: list[str] = []
     for e in rec.log:
         if e["kind"] == "action":
             actions.append(_action_str(e))
         elif e["kind"] == "board":
-            actions.append("｜" + _pretty(e["cards"]) + "｜")
+            actions.append(text("hand_board_step", cards=_pretty(e["cards"])))
     shown = [f"{p} {_pretty(cs)}" for p, cs in rec.shown.items()] + rec.shown_lines
     pots = [f"#{p['index']} {int(p['amount']):,} → "
-            + "、".join(f"{k} {int(v):,}" for k, v in p["shares"].items()) for p in rec.pots]
+            + text("hand_share_sep").join(f"{k} {int(v):,}" for k, v in p["shares"].items())
+            for p in rec.pots]
     pots += [f"{s['player']} {s['result']} {int(s['payout']):,}" for s in rec.settles]
     if rec.rake:
-        pots.append(f"レーキ {rec.rake:,}")
-    sep = "　"  # four chat lines (IRC sends each line on its own)
+        pots.append(text("hand_rake", rake=rec.rake))
+    # four chat lines (IRC sends each line on its own), two parts on three of them
+    stacks = dot.join(f"{k} {v:,}" for k, v in rec.stacks.items())
     return [
-        text("hand_header", hand=str(rec.hand), game=rec.game, button=str(rec.button))
-        + sep + text("hand_seats", seats=seats),
+        text("hand_line_parts", first=text(
+            "hand_header", hand=str(rec.hand), game=rec.game, button=str(rec.button)),
+            second=text("hand_seats", seats=seats)),
         text("hand_actions", actions=" ".join(actions) or none),
-        text("hand_board", board=_pretty(rec.board) or none)
-        + sep + text("hand_shown", shown=" / ".join(shown) or none),
-        text("hand_pots", pots=" / ".join(pots) or none)
-        + sep + text("hand_result", stacks="・".join(f"{k} {v:,}" for k, v in rec.stacks.items())),
+        text("hand_line_parts", first=text("hand_board", board=_pretty(rec.board) or none),
+             second=text("hand_shown", shown=" / ".join(shown) or none)),
+        text("hand_line_parts", first=text("hand_pots", pots=" / ".join(pots) or none),
+             second=text("hand_result", stacks=stacks)),
     ]
 
 

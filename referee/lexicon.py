@@ -55,8 +55,11 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from referee.cards import Card, CardError, parse_card
+from referee.lang import notation, vocab
 from referee.lang.normalize import fold_nfkc, nfkc
+from referee.lang.notation import NamedCard as NamedCard
+from referee.lang.notation import named_cards as named_cards
+from referee.lang.vocab import pos
 from referee.lang.words import Word, words
 
 LEXICON_DIR = Path(__file__).resolve().parent.parent / "grammar" / "lexicon"
@@ -68,23 +71,15 @@ CHUNKS = 48  # at most this many distinct pieces are read (a 10,000-character te
 WINDOW = 12  # characters each side of a pre-check match that the word analysis reads
 WINDOWS = 10  # at most this many distinct windows per long text
 
-_SUITS = "♠♤♥♡♦♢♣♧"
-_SUIT_OF_SYMBOL = {"♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c"}
-_SUIT_OF_WORD = {"すぺーど": "s", "はーと": "h", "だいや": "d", "だいあ": "d", "くらぶ": "c",
-                 "くろーばー": "c"}
-_RANK_OF_WORD = {"えーす": "A", "きんぐ": "K", "くいーん": "Q", "じゃっく": "J"}
-_SUIT_WORDS = "すぺーど|はーと|だいや|だいあ|くらぶ|くろーばー"
-_RANK_WORDS = "えーす|きんぐ|くいーん|じゃっく"
-
-
+# The card and suit words (grammar/cards.toml) and the small words of the rules
+# (grammar/lexicon/frame.toml), read once at import.
+_SUITS, _SUIT_WORDS, _RANK_WORDS = notation.SUITS, notation.SUIT_WORDS, notation.RANK_WORDS
+_CW = vocab.cards()
+_word, _words_of = notation.word, notation.words_of
+_NAME_SUFFIXES = notation.NAME_SUFFIXES
+_KANA_RUN = re.compile(r"[\u3041-\u3096\u30fc]+")
 class LexiconError(ValueError):
     """A broken vocabulary file (a programming error caught by the tests)."""
-
-
-@dataclass(frozen=True, slots=True)
-class NamedCard:
-    card: Card
-    certain: bool  # unmistakable card notation (not "Ah" the interjection, not "2h" two hours)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,46 +124,18 @@ def _fold_all(xs: list[str]) -> list[str]:
     return [fold_nfkc(nfkc(x)) for x in xs]
 
 
-_META = set("\\.^$*+?{}[]()|")
-
-
-def _literal_prefix(pattern: str) -> str:
-    """The literal characters every match of ``pattern`` starts with (a pre-check word)."""
-    out: list[str] = []
-    for ch in pattern:
-        if ch in _META:
-            if ch in "?*{":  # the previous character is optional or repeated
-                out = out[:-1]
-            break
-        out.append(ch)
-    if not out:
-        raise LexiconError(f"action {pattern!r} must start with a literal word")
-    return "".join(out)
-
-
 def _alt(patterns: list[str]) -> str:
     return "|".join(f"(?:{p})" for p in patterns)
 
 
-def _trie(words: list[str]) -> str:
-    """One regular expression for a set of literal words, factored by common prefixes (the
-    regex engine then tries one branch per character instead of one per word)."""
-    tree: dict[str, Any] = {}
-    for w in words:
-        node = tree
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
+_trie = vocab.trie
 
-    def build(node: dict[str, Any]) -> str:
-        end = "" in node
-        branches = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if end else body
 
-    return build(tree)
+def _literal_prefix(pattern: str) -> str:
+    try:
+        return vocab.literal_prefix(pattern)
+    except vocab.VocabularyError as e:
+        raise LexiconError(str(e)) from None
 
 
 @dataclass(frozen=True)
@@ -204,8 +171,8 @@ def _hand() -> _Hand:
     phrases = _fold_all(d.get("phrase_patterns", []))
     past = _fold_all(d.get("past_patterns", []))
     english = _alt(_fold_all(d.get("english_patterns", [])))
-    literals = [*vocab, *_fold_all(d.get("hand_nouns", [])), "手", "役", "あと",
-                *_SUIT_WORDS.split("|"), *_RANK_WORDS.split("|")]
+    literals = [*vocab, *_fold_all(d.get("hand_nouns", [])), *_fold_all(d.get("gate_words", [])),
+                *_CW.suit_words, *_CW.rank_words]
     gate = _alt([
         _trie(literals), rf"[{_SUITS}akqjt2-9]", english, *phrases,
     ])
@@ -255,170 +222,31 @@ def _advice() -> _Advice:
     direct = _alt(_fold_all(d.get("direct", [])))
     why = _alt(_fold_all(d.get("why", [])))
     critique = _alt(_fold_all(d.get("critique", [])))
-    english = [
-        r"(?<![a-z])(?:should(?:n'?t)?(?: have)?|why (?:did|would) you|bad|terrible|awful) "
-        r"(?:call|raise|fold|check|bet|shove|play)",
-        r"(?<![a-z])(?:call|raise|fold|check|bet) (?:pls|plz|please)", "misplay",
-        r"(?<![a-z])(?:just|you) (?:call|raise|fold|check|bet|shove)(?![a-z])",
-    ]
-    question = _alt([
-        rf"(?:{actions})[^。\n!?？]{{0,6}}?(?:{modal})",
-        rf"(?:{actions})(?:{direct})",
-        rf"(?:{why})[^。\n]{{0,15}}?(?:{actions})",
-        # a question on an action: ここ降りるの？, それでコール？ (not ポットいくら？)
-        rf"(?:{actions})(?:する|すん|る|す)の?[?？]",
-        rf"(?:そこ|ここ|それ|これ)(?:で|は|も)?(?:{actions})[?？]",
-        rf"(?:そこ|ここ)(?:は|で|こそ)(?:{actions})+(?=$|[ 　、,!！。wｗ笑…]|だ|です|一択)",
-        # a name and an action (ボブさん、レイズ！), a chant (コール！コール！, 押せ押せ),
-        # a hypothetical (私ならレイズする)
-        rf"(?:さん|くん|ちゃん)[、, ]*(?:{actions})(?:[!！]|$|しろ|でしょ)",
-        rf"((?:{actions})|いけ|押せ)[!！ 、]*\1",
-        rf"(?:私|俺|僕|自分|わたし|おれ|ぼく|うち)(?:なら|だったら|だと)[^。\n]{{0,8}}?(?:{actions})",
-        critique, "(?:降り|おり)(?:ろ|とけ|ときな|なよ|なさい|れば)", *english,
-    ])
+    slots = {"<actions>": actions, "<modal>": modal, "<direct>": direct, "<why>": why,
+             "<critique>": critique}
+
+    def filled(key: str) -> list[str]:  # the question patterns, with the lists put in
+        out = []
+        for p in d.get(key, []):
+            for slot, value in slots.items():
+                p = p.replace(slot, value)
+            out.append(p)
+        return out
+
+    question = _alt(filled("question_patterns"))
     return _Advice(
         question=re.compile(question),
         critique=re.compile(critique),
         self_talk=re.compile(_alt(_fold_all(d.get("self_patterns", [])))),
         addressee=re.compile(_alt(_fold_all(d.get("addressee_patterns", [])))),
         general=re.compile(_alt(_fold_all(d.get("general_patterns", []))) or "(?!)"),
-        why=re.compile(rf"(?:{why})[^。\n]{{0,15}}?(?:{actions})"),
+        why=re.compile("|".join(filled("why_pattern"))),
         gate=re.compile(_trie([
             *(_literal_prefix(a) for a in _fold_all(d.get("actions", []))),
-            *_fold_all(d.get("why", [])), *_fold_all(d.get("anchors", [])), "降り", "おり",
+            *_fold_all(d.get("why", [])), *_fold_all(d.get("anchors", [])),
+            *_fold_all(d.get("gate_words", [])),
         ])),
     )
-
-
-# --- card notation ----------------------------------------------------------------------------
-
-_RANK = "(?:10|[2-9TJQKA])"
-# Compact cards in the NFKC text: rank + letter suit (case matters: "as" is English), rank +
-# suit symbol, suit symbol + rank; a run (AhKh, 9s9d) is glued, and stands apart from letters.
-_ONE = rf"(?:(?:{_RANK}|[tjqka])[cdhs{_SUITS}]|[{_SUITS}](?:{_RANK}|[tjqka]))"
-_RUN = re.compile(rf"(?<![A-Za-z0-9])(?:{_ONE})+(?![A-Za-z0-9])")
-_ONE_RE = re.compile(
-    rf"(?:(?P<r1>{_RANK}|[tjqka])(?P<s1>[cdhs{_SUITS}])|(?P<s2>[{_SUITS}])(?P<r2>{_RANK}|[tjqka]))"
-)
-# Word forms in the folded text: スペードのA, ハートの10, Aスペード, エースのハート, Kのスペード.
-_WORDY = re.compile(
-    rf"(?P<sw>{_SUIT_WORDS})の?(?P<r3>10|[2-9tjqka]|{_RANK_WORDS})"
-    r"(?![a-z0-9]|さん|くん|ちゃん|\s*(?:枚|つ|人|回|時|個|本|番|分|秒|円|点|日|月|年|位|歳|才|席|号|周|%))"
-    rf"|(?<![a-z0-9])(?P<r4>10|[tjqka]|{_RANK_WORDS}|[2-9](?=の))の?(?P<sw2>{_SUIT_WORDS})"
-)
-# After "As" / "Ah" / "Ad" (also English words) the card is certain only when a word about
-# holding follows (Ah持ってる, Asが来た), never punctuation or English (Ah, I see).
-_HOLDING_NEXT = re.compile(
-    r"\s?(?:が|を|は|も|と|の|持|もって|ある|あり|来|き(?:た|て)|引|だ|です|握|見|公開|$)")
-_ENGLISH_WORDS = {"As", "Ah", "Ad"}
-_NAME_SUFFIXES = ("さん", "くん", "ちゃん", "様", "さま", "氏", "君", "たん", "殿", "っち")
-# After a digit rank with a letter suit: a verb of holding or drawing, nothing vaguer.
-_SURE_NEXT = re.compile(r"\s?(?:を|が)?(?:持|もって|来|き(?:た|て)|引|握)")
-
-
-# Kanji that may follow a card directly (A♠持ってる, K♥来た, 9s引いた): verbs of holding,
-# drawing, showing. Any other kanji or katakana glued on makes it another word (Th曜日, Kd値,
-# クラブのA面, Kdモード).
-_CARD_KANJI = frozenset("持来引握見出落入揃残捨配刺当")
-_PARTICLES = frozenset("とのはがもにでやを")
-_QUOTES = ("って", "とは", "という", "っていう")
-
-
-def _after_card(text: str, end: int) -> str:
-    """What follows a card at ``end``: "sure" (nothing, a space, punctuation, hiragana, a verb
-    of holding), "unsure" (a question mark) or "drop" (glued to another word, or explained in
-    brackets: not a card)."""
-    if end >= len(text):
-        return "sure"
-    c = text[end]
-    if c in "?？":
-        return "unsure"
-    if c in "(（":
-        return "drop"
-    if "ァ" <= c <= "ヺ":
-        return "drop"
-    if "\u4e00" <= c <= "\u9fff":
-        return "sure" if c in _CARD_KANJI else "drop"
-    return "sure"
-
-
-def _card(rank: str, suit: str) -> Card | None:
-    r = _RANK_OF_WORD.get(rank, rank)
-    try:
-        return parse_card(("T" if r == "10" else r.upper()) + suit)
-    except CardError:
-        return None
-
-
-def named_cards(text: str) -> list[NamedCard]:
-    """Cards ``text`` (NFKC) names, each with whether the notation is certain.
-
-    Certain: a letter rank with a letter suit (``Ks``, ``Td``) -- except ``As`` / ``Ah`` / ``Ad``,
-    certain only in a run of cards or before a word about holding --, any rank with a suit
-    symbol (``A♠``, ``9♥``, ``♠A``), and the word forms with a rank letter or digit
-    (``スペードのA``, ``Aスペード``; not ``スペードのエース``, nor one followed by って). A digit
-    rank with a letter suit (``2h``, ``5s``, ``10s``: hours, seconds) is certain only in a run.
-    Never English words: ``as``, ``ah``, ``ks`` (lower-case rank with a letter suit).
-    """
-    out: list[NamedCard] = []
-    runs = list(_RUN.finditer(text))
-    for ri, run in enumerate(runs):
-        if text.startswith(_NAME_SUFFIXES, run.end()):
-            continue  # ♥Kさん: a name after a heart, not a card
-        after = _after_card(text, run.end())
-        if after == "drop":
-            continue
-        # a symbol card glued after a Japanese word, ending the message: a signature (ありがとうK♡)
-        before = text[run.start() - 1] if run.start() else ""
-        signed = ("ぁ" <= before <= "ゖ" and before not in _PARTICLES) and run.end() >= len(
-            text.rstrip("!！。…wｗ"))
-        if signed:
-            continue  # ありがとうK♡: a signature, not a card
-        ones = list(_ONE_RE.finditer(run.group(0)))
-        near = any(j != ri and (0 <= runs[j].start() - run.end() <= 2
-                                or 0 <= run.start() - runs[j].end() <= 2) for j in range(len(runs)))
-        in_run = len(ones) > 1 or near
-        for m in ones:
-            rank = m.group("r1") or m.group("r2") or ""
-            suit = m.group("s1") or m.group("s2") or ""
-            letter = suit in "cdhs"
-            if letter and rank.islower():
-                continue
-            card = _card(rank, _SUIT_OF_SYMBOL.get(suit, suit))
-            if card is None:
-                continue
-            end = run.start() + m.end()
-            if not letter:
-                certain = not rank.islower()
-            elif rank.isdigit():  # 2h, 5s, 10s: hours and seconds too
-                certain = in_run or _SURE_NEXT.match(text, end) is not None
-            elif m.group(0) in _ENGLISH_WORDS:
-                certain = in_run or (end < len(text) and _HOLDING_NEXT.match(text, end) is not None)
-            else:
-                certain = True
-            if not certain and not in_run and _HOLDING_NEXT.match(text, end) is None:
-                continue  # "Ah, I see", "2h待ち": not a card at all
-            if after == "unsure" or text.startswith(_QUOTES, run.end()):
-                certain = False  # Kh?, Jsって何の略？
-            out.append(NamedCard(card, certain))
-    folded = fold_nfkc(text)
-    same = len(folded) == len(text)
-    for m in _WORDY.finditer(folded):
-        if same and m.end() < len(text) and "ァ" <= text[m.end()] <= "ヺ":
-            continue  # Aハートマーク, スペードのTシャツ: part of a longer katakana word
-        after = _after_card(text, m.end()) if same else "sure"
-        if after == "drop":
-            continue  # クラブのA面
-        rank = m.group("r3") or m.group("r4") or ""
-        suit = _SUIT_OF_WORD[m.group("sw") or m.group("sw2") or ""]
-        card = _card(rank, suit)
-        if card is not None:
-            # a rank written as a word (スペードのエース: also a song) or a phrase under
-            # discussion (スペードのAって…) is not certain enough to act on alone
-            quoted = folded.startswith(_QUOTES, m.end())
-            out.append(NamedCard(card, rank not in _RANK_OF_WORD and not quoted
-                                 and after == "sure"))
-    return out
 
 
 # --- hand talk on words -----------------------------------------------------------------------
@@ -431,14 +259,11 @@ _RANK_RUN = re.compile(
     r"|(?<![A-Za-z0-9])(aa|kk|qq|jj)(?![A-Za-z0-9])"
     r"|(?<![A-Za-z0-9.,])[2-9][2-9][so](?![A-Za-z0-9])",
 )
-_AA_SIDE_BET = re.compile(r"\s*の?(?:\d|べっと|bet|賭|かけ|なし|無し|配当|ぼーなす|倍)")
-_SUIT_COUNT = re.compile(
-    rf"(?:{_SUIT_WORDS}|[{_SUITS}])(?:が|を|は|も)?\s*(?:[2-7二三四五]|ふた|みっ)\s*(?:枚|つ)"
-)
-_RANK_COUNT = re.compile(
-    rf"(?:[akqjt]|10|[2-9]|{_RANK_WORDS})(?:が|を|は|も)\s*(?:[2-4二三四])\s*枚")
-_SHOW = re.compile(r"見せ|みせ|公開|おーぷん|open|show")
-_FOLD = re.compile(r"ふぉーるど|ふぉるど|降り|おり|fold|まっく|muck|(?<![a-z])f(?![a-z])")
+_AA_SIDE_BET = re.compile(_word("aa_side_bet"))
+_SUIT_COUNT = re.compile(rf"(?:{_SUIT_WORDS}|[{_SUITS}]){_word('suit_count')}")
+_RANK_COUNT = re.compile(rf"(?:[akqjt]|10|[2-9]|{_RANK_WORDS}){_word('rank_count')}")
+_SHOW = re.compile(_word("show"))
+_FOLD = re.compile(_word("fold"))
 
 
 class _Text:
@@ -460,13 +285,30 @@ class _Text:
             self.ws[j + 1].start
 
 
-_LAUGH = re.compile(r"[wｗ笑草]+")
-_QUESTION_NUMS = ("何", "なん", "幾", "いく")
+_LAUGH = re.compile(_word("laugh"))
+_QUESTION_NUMS = _words_of("question_numbers")
+# UniDic tags (grammar/text.toml)
+_NOUNS = (pos("noun"), pos("pronoun"))
+_NUMERAL, _SUFFIX, _PREFIX = pos("numeral"), pos("suffix"), pos("prefix")
+_PARTICLE, _AUX, _VERB, _ADJ = pos("particle"), pos("auxiliary"), pos("verb"), pos("adjective")
+_COMMON, _PROPER = pos("common_noun"), pos("proper_noun")
+_MARKS = (pos("symbol"), pos("blank"))
+_RATING_POS = tuple(pos(p) for p in _words_of("rating_pos"))
+# the small words of the rules (grammar/lexicon/frame.toml)
+_COUNTER, _GENITIVE, _ADJECTIVAL, _PAIR_WORD, _TO, _RATING_NEGATION = map(_word, (
+    "card_counter", "genitive", "adjectival", "pair_word", "to_particle", "rating_negation"))
+_SURU, _NARU, _NAI = map(_word, ("lemma_suru", "lemma_naru", "lemma_nai"))
+(_TWO, _OPEN_BRACKETS, _WEAK_NOT_AFTER, _ABOUT_WORD, _STRONG_EXPLAINED, _EXPLAINED_BY,
+ _AUX_NOT_FRAME, _END_PARTICLES, _FRAME_PARTICLES, _RANK_PARTICLES, _RANK_PREFIXES,
+ _SUIT_COUNT_PARTICLES, _RATING_JOINERS, _RATING_PARTICLES) = map(_words_of, (
+    "two", "open_brackets", "weak_not_after", "about_word", "strong_explained", "explained",
+    "aux_not_frame", "end_particles", "frame_particles", "rank_particles", "rank_prefixes",
+    "suit_count_particles", "rating_joiners", "rating_particles"))
 
 
 def _is_noun(w: Word) -> bool:
     """A content noun (not a numeral, not laughter: ナッツｗｗ)."""
-    return w.pos in ("名詞", "代名詞") and w.pos2 != "数詞" and not _LAUGH.fullmatch(w.surface)
+    return w.pos in _NOUNS and w.pos2 != _NUMERAL and not _LAUGH.fullmatch(w.surface)
 
 
 def _is_poker_noun(t: _Text, k: int, h: _Hand) -> bool:
@@ -474,13 +316,13 @@ def _is_poker_noun(t: _Text, k: int, h: _Hand) -> bool:
     if f in h.poker_nouns or f in h.strong or f in h.weak:
         return True
     s = t.ws[k].surface
-    if not (re.fullmatch(r"(?:10|[2-9TJQKA]){1,4}[so]?", s) or t.ws[k].pos2 == "数詞"):
+    if not (re.fullmatch(r"(?:10|[2-9TJQKA]){1,4}[so]?", s) or t.ws[k].pos2 == _NUMERAL):
         return False
     if s.startswith(_QUESTION_NUMS):
         return False  # ジョーカー何枚入ってるの？: a question about the deck
-    if t.glued_after(k) and (_is_noun(t.ws[k + 1]) or t.ws[k + 1].pos == "接尾辞"):
+    if t.glued_after(k) and (_is_noun(t.ws[k + 1]) or t.ws[k + 1].pos == _SUFFIX):
         nf = t.folded[k + 1]  # Tシャツ, 3時, 3つ: a rank glued to an everyday word is no rank
-        if nf == "枚":
+        if nf == _COUNTER:
             return True  # ハートの3枚
         return (nf in h.poker_nouns or nf in h.strong or nf in h.weak) and nf not in h.counters
     return True
@@ -495,39 +337,36 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
     if t.glued_before(i) and t.ws[i - 1].surface in ("A", "B", "C", "K", "Q", "J") \
             and t.folded[i] not in h.after_rank:
         return False  # Aセット (a set menu), Cセット; but Aペア, Kハイ
-    if t.glued_before(i) and t.ws[i - 1].pos == "接頭辞":
+    if t.glued_before(i) and t.ws[i - 1].pos == _PREFIX:
         return False
-    if i > 0 and t.folded[i - 1] in ("(", "（"):
+    if i > 0 and t.folded[i - 1] in _OPEN_BRACKETS:
         return False  # 豚の角煮（ブタ）: a note in brackets
-    if i > 0 and t.ws[i - 1].pos == "助詞" and t.folded[i - 1] in ("に", "へ"):
+    if i > 0 and t.ws[i - 1].pos == _PARTICLE and t.folded[i - 1] in _WEAK_NOT_AFTER:
         return False  # 7時にセット, マナーモードにセット
-    if i > 0 and t.ws[i - 1].pos == "助動詞" and t.folded[i - 1] == "な":
+    if i > 0 and t.ws[i - 1].pos == _AUX and t.folded[i - 1] == _ADJECTIVAL:
         return False  # お得なセット
-    if i >= 2 and t.folded[i - 1] == "の" and t.ws[i - 2].pos2 in ("普通名詞", "固有名詞") \
-            and not _is_poker_noun(t, i - 2, h) and t.folded[i] not in ("ぺあ",):
+    if i >= 2 and t.folded[i - 1] == _GENITIVE and t.ws[i - 2].pos2 in (_COMMON, _PROPER) \
+            and not _is_poker_noun(t, i - 2, h) and t.folded[i] != _PAIR_WORD:
         return False  # チームのエース, 晩ごはんのブタ
     if j + 1 < len(t.ws):
         nxt = t.ws[j + 1]
-        if t.glued_after(j) and (_is_noun(nxt) or nxt.pos == "接尾辞") \
+        if t.glued_after(j) and (_is_noun(nxt) or nxt.pos == _SUFFIX) \
                 and not _is_poker_noun(t, j + 1, h):
             return False  # セットアップ, ストレートネック, ハートマーク, ブタさん
-        if nxt.lemma == "為る":
+        if nxt.lemma == _SURU:
             return False  # セットした, ドローする
-        if t.folded[j + 1] in ("って", "とは", "という", "って何"):
+        if t.folded[j + 1] in _ABOUT_WORD:
             return False  # スペードって何ゲーム？ (talk about the word)
-        if t.folded[j + 1] == "な" and nxt.pos == "助動詞":
+        if t.folded[j + 1] == _ADJECTIVAL and nxt.pos == _AUX:
             return False  # ロイヤルな気分 (an adjective)
-        if t.folded[j + 1] == "の" and j + 2 < len(t.ws):
+        if t.folded[j + 1] == _GENITIVE and j + 2 < len(t.ws):
             after = t.ws[j + 2]
             if _is_noun(after) and not _is_poker_noun(t, j + 2, h):
                 return False  # ブタの角煮, ハートの絵文字
     return _weak_frame(t, j, h)
 
 
-_CLAUSE_END = frozenset({
-    "か", "かも", "かな", "よ", "ね", "わ", "ぞ", "さ", "だけ", "しか", "のみ", "すら", "さえ",
-    "ばかり", "ばっかり", "ばっか", "まで", "じゃん", "やん", "っす", "や",
-})
+_CLAUSE_END = frozenset(_words_of("clause_end"))
 
 
 def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
@@ -542,31 +381,31 @@ def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
         return True
     nxt, f = ws[k], t.folded[k]
     lemma = nxt.lemma.split("-")[0]
-    if f in ("(", "（", "・", "=", "＝"):
+    if f in _EXPLAINED_BY:
         return False  # ドロー（引き分け）: explained; ジャック・スパロウ: a name
-    if nxt.pos in ("補助記号", "空白") or _LAUGH.fullmatch(f) or f in ("!", "?"):
+    if nxt.pos in _MARKS or _LAUGH.fullmatch(f) or f in ("!", "?"):
         return True
-    if _is_poker_noun(t, k, h) or (nxt.pos2 == "数詞" and not f.startswith(_QUESTION_NUMS)):
+    if _is_poker_noun(t, k, h) or (nxt.pos2 == _NUMERAL and not f.startswith(_QUESTION_NUMS)):
         return True
-    if nxt.pos == "助動詞" and f not in ("に", "な"):
+    if nxt.pos == _AUX and f not in _AUX_NOT_FRAME:
         return True
-    if nxt.pos == "動詞":
+    if nxt.pos == _VERB:
         return lemma in h.frame_verbs
-    if nxt.pos == "形容詞":
-        return lemma in ("無い",) or _rates(nxt, h)
-    if nxt.pos not in ("助詞", "助動詞"):
+    if nxt.pos == _ADJ:
+        return lemma == _NAI or _rates(nxt, h)
+    if nxt.pos not in (_PARTICLE, _AUX):
         return False
     if f in _CLAUSE_END:
         return True
     after = ws[k + 1] if k + 1 < n else None
     if after is None:
-        return f in ("が", "も", "は")
+        return f in _END_PARTICLES
     a_lemma = after.lemma.split("-")[0]
-    if f in ("が", "も", "は", "を"):
-        return a_lemma in h.frame_verbs or _is_poker_noun(t, k + 1, h) or a_lemma == "無い"
-    if f == "に":
-        return a_lemma == "成る"
-    if f == "の":
+    if f in _FRAME_PARTICLES:
+        return a_lemma in h.frame_verbs or _is_poker_noun(t, k + 1, h) or a_lemma == _NAI
+    if f == _TO:
+        return a_lemma == _NARU
+    if f == _GENITIVE:
         return _is_poker_noun(t, k + 1, h)
     return False
 
@@ -576,7 +415,7 @@ def _run_glued_everyday(t: _Text, end: int, h: _Hand) -> bool:
     k = t.starts.get(end)
     if k is None or not _is_noun(t.ws[k]) or _is_poker_noun(t, k, h):
         return False
-    return not all("ぁ" <= c <= "ゖ" or c == "ー" for c in t.ws[k].surface)  # AAきた (北)
+    return _KANA_RUN.fullmatch(t.ws[k].surface) is None  # AAきた (北)
 
 
 def _segments(word: str, h: _Hand) -> bool:
@@ -602,12 +441,11 @@ def _glued_everyday(t: _Text, j: int, h: _Hand) -> bool:
     if not t.glued_after(j):
         return False
     nxt = t.ws[j + 1]
-    return (_is_noun(nxt) or nxt.pos == "接尾辞") and not _is_poker_noun(t, j + 1, h)
+    return (_is_noun(nxt) or nxt.pos == _SUFFIX) and not _is_poker_noun(t, j + 1, h)
 
 
-_RANK_NEXT = frozenset({"はい", "ぺあ", "ぽけっと", "2枚", "二枚", "待ち", "まち", "持ち",
-                        "ひっと"})
-_RANK_NEXT_START = ("きた", "来た", "きて", "こい", "来い")
+_RANK_NEXT = frozenset(_words_of("rank_next"))
+_RANK_NEXT_START = _words_of("rank_next_start")
 
 
 def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
@@ -616,8 +454,8 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
     k = j + 1
     if k < n and t.folded[k] in _SUFFIX_NAMES:
         return False  # Kさん: a name (other suffixes may tie it: Q持ち)
-    if k < n and t.folded[k] in ("が", "を", "も", "は", "の", "さえ"):
-        if t.folded[k] == "の" and k + 1 < n:
+    if k < n and t.folded[k] in _RANK_PARTICLES:
+        if t.folded[k] == _GENITIVE and k + 1 < n:
             return t.folded[k + 1] in h.poker_nouns or t.folded[k + 1] in h.strong \
                 or t.folded[k + 1] in h.weak
         k += 1
@@ -627,19 +465,19 @@ def _rank_context(t: _Text, j: int, h: _Hand) -> bool:
             return True
         if t.folded[k] in _RANK_NEXT or t.folded[k].startswith(_RANK_NEXT_START):
             return True
-        if t.folded[k] in ("2", "二") and k + 1 < n and t.folded[k + 1] == "枚":
+        if t.folded[k] in _TWO and k + 1 < n and t.folded[k + 1] == _COUNTER:
             return True
     return False
 
 
 def _rates(w: Word, h: _Hand) -> bool:
     """``w`` rates a hand (いい, ひどい, 最悪, ゴミ)."""
-    return (w.lemma.split("-")[0] in h.rating_lemmas or w.surface in h.rating_lemmas) and w.pos in (
-        "形容詞", "形状詞", "名詞", "接頭辞", "副詞")
+    return (w.lemma.split("-")[0] in h.rating_lemmas or w.surface in h.rating_lemmas) \
+        and w.pos in _RATING_POS
 
 
 def _rank_prefix(t: _Text, i: int) -> bool:
-    return i > 0 and t.folded[i - 1] in ("ぽけっと", "とっぷ", "おーばー")
+    return i > 0 and t.folded[i - 1] in _RANK_PREFIXES
 
 
 def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
@@ -661,7 +499,7 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
                 and _AA_SIDE_BET.match(fold_nfkc(text[m.end():m.end() + 8])):
             continue
         rest = text[m.end():m.end() + 2]
-        if rest.startswith(tuple(_SUFFIX_NAMES)) or rest.startswith(("(", "（")):
+        if rest.startswith(_NAME_SUFFIXES) or rest.startswith(_OPEN_BRACKETS):
             continue  # AAさん (a name); QQ(チャット) (explained: not poker)
         if m.group(0).upper() == "JK":
             continue  # 女子高生 as often as a joker; the joker as a card is "JK" in a run
@@ -671,29 +509,29 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
     for i, w in enumerate(ws):
         f = t.folded[i]
         s = w.surface
-        if s in ("A", "K", "Q", "J", "T") or (w.pos2 == "数詞" and s in _DIGIT_RANKS):
+        if s in ("A", "K", "Q", "J", "T") or (w.pos2 == _NUMERAL and s in _DIGIT_RANKS):
             nxt = t.folded[i + 1] if i + 1 < len(ws) else ""
-            suit_count = nxt == "枚" and i > 0 and t.folded[i - 1] in ("が", "を")
+            suit_count = nxt == _COUNTER and i > 0 and t.folded[i - 1] in _SUIT_COUNT_PARTICLES
             if nxt in h.counters and not suit_count:
                 continue  # 22時, 3人, 2回
             if _rank_context(t, i, h) or _rank_prefix(t, i):
                 return True, cards
             continue
-        if w.pos2 == "数詞" and _PAIR_DIGITS.fullmatch(s):
+        if w.pos2 == _NUMERAL and _PAIR_DIGITS.fullmatch(s):
             if _rank_context(t, i, h) or _rank_prefix(t, i):
                 return True, cards  # 99持ってる
             continue
         if f in h.hand_nouns:
             # いい手, ゴミ手札, 最強の手, 手札ひどい, 手が悪い, 手札最悪: a rating next to it
             k = i - 1
-            if k >= 1 and t.folded[k] in ("の", "な"):
+            if k >= 1 and t.folded[k] in _RATING_JOINERS:
                 k -= 1  # 最強の手, 微妙な手
-            if k >= 1 and t.folded[k] == "ない":
+            if k >= 1 and t.folded[k] == _RATING_NEGATION:
                 k -= 1  # 悪くない手
             if k >= 0 and _rates(ws[k], h):
                 return True, cards
             k = i + 1
-            if k < len(ws) and t.folded[k] in ("が", "は", "も"):
+            if k < len(ws) and t.folded[k] in _RATING_PARTICLES:
                 k += 1
             if k < len(ws) and _rates(ws[k], h):
                 return True, cards
@@ -710,12 +548,13 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
         word = m.group(0)
         if word in h.strong and (_glued_everyday(t, wj, h) or (
                 wj + 1 < len(ws) and (ws[wj + 1].lemma.split("-")[0] in h.everyday_lemmas
-                                      or t.folded[wj + 1] in ("(", "（", "って", "とは")))):
+                                      or t.folded[wj + 1] in _STRONG_EXPLAINED))):
             continue  # ナッツ類, フラッシュ暗算, ナッツ好き, ワイルドカード（野球）, 〜って何？
         if word in h.strong or _weak_stands(t, wi, wj, folded, m.start(), h):
             return True, cards
     for k, w in enumerate(ws):
-        if not w.lemma and w.pos == "名詞" and len(w.surface) >= 4 and _segments(t.folded[k], h):
+        if not w.lemma and w.pos == _NOUNS[0] and len(w.surface) >= 4 \
+                and _segments(t.folded[k], h):
             return True, cards
     for m in h.phrases.finditer(folded):
         if not same or m.start() in t.starts:

@@ -30,18 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from referee.events import Event
+from referee.inputs import Message
 
-
-@dataclass(frozen=True)
-class Incoming:
-    """A chat message. ``id`` is unique per source (Matrix event id, transcript ``file:line``)."""
-
-    id: str
-    room: str
-    sender: str
-    text: str
-    time: float | None = None
-    dm: bool = False
+#: A chat message (:class:`referee.inputs.Message`, the name older callers use).
+Incoming = Message
 
 
 @dataclass(frozen=True)

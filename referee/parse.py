@@ -41,9 +41,10 @@ from lark.exceptions import LarkError
 from referee import lexicon
 from referee.actions import ActionName, Parsed
 from referee.cards import RANKS, SUITS, card_str, make
-from referee.lang import decor
+from referee.lang import decor, vocab
 from referee.lang.decor import strip_tail
 from referee.lang.normalize import fold, fold_nfkc, nfkc
+from referee.lang.vocab import marks
 
 GRAMMAR_DIR = Path(__file__).resolve().parent.parent / "grammar"
 # Longer texts are never actions (the longest real declaration -- an omaha open with four cards
@@ -57,7 +58,8 @@ def normalize(text: str) -> str:
     return fold(text)
 
 
-_STRETCH = re.compile("ーー+")
+_LONG = marks("long_vowel")
+_STRETCH = re.compile(f"{_LONG}{_LONG}+")
 _strip_tail = strip_tail  # the tail rule lives with the other decorations (referee.lang.decor)
 
 
@@ -67,25 +69,25 @@ class _NotAnAction(Exception):
     """Raised while building: the text parsed, but is not an action after all (chat)."""
 
 
-_SUIT_OF = {
-    "s": "s", "♠": "s", "♤": "s", "すぺーど": "s",
-    "h": "h", "♥": "h", "♡": "h", "はーと": "h",
-    "d": "d", "♦": "d", "♢": "d", "だいや": "d", "だいあ": "d",
-    "c": "c", "♣": "c", "♧": "c", "くらぶ": "c", "くろーばー": "c",
-}
-_RANK_OF = {"えーす": "a", "きんぐ": "k", "くいーん": "q", "じゃっく": "j", "10": "t"}
+# The card vocabulary (grammar/cards.toml), as the CARD terminal of grammar/common.lark spells
+# it (checked when a grammar is loaded).
+_CW = vocab.cards()
+_SUIT_OF = _CW.suit_of
+_RANK_OF = {**_CW.rank_of, "10": "t"}
 # A CARD token split into its rank and suit, in either order (As, ♠A, すぺーどのa, aすぺーど,
 # えーすのはーと).
+_RANKS_RE = f"10|[2-9tjqka]|{_CW.rank_words_re}"
+_SUITS_RE = f"[cdhs{_CW.symbols}]|{_CW.suit_words_re}"
+_SUITS_FIRST_RE = f"[{_CW.symbols}]|{_CW.suit_words_re}"
+_OF = re.escape(_CW.of)
 _CARD_PARTS = re.compile(
-    r"(?P<r1>10|[2-9tjqka]|えーす|きんぐ|くいーん|じゃっく)の?(?P<s1>[cdhs♠♤♥♡♦♢♣♧]|すぺーど|はーと"
-    r"|だいや|だいあ|くらぶ|くろーばー)|(?P<s2>[♠♤♥♡♦♢♣♧]|すぺーど|はーと|だいや|だいあ|くらぶ"
-    r"|くろーばー)の?(?P<r2>10|[2-9tjqka]|えーす|きんぐ|くいーん|じゃっく)"
+    rf"(?P<r1>{_RANKS_RE}){_OF}?(?P<s1>{_SUITS_RE})|(?P<s2>{_SUITS_FIRST_RE}){_OF}?(?P<r2>{_RANKS_RE})"
 )
 
 
 def _card(tok: str) -> str:
     """A CARD token of grammar/common.lark (normalised) → canonical ``As``."""
-    if tok in ("jk", "joker", "じょーかー"):
+    if tok in _CW.jokers:
         return "JK"
     m = _CARD_PARTS.fullmatch(tok)
     if m is None:  # the grammar's CARD and this pattern disagree: a bug, not a player's error
@@ -96,7 +98,8 @@ def _card(tok: str) -> str:
     return card_str(make(RANKS.index(r), SUITS.index(_SUIT_OF[suit])))
 
 
-_SCALE = {"k": 1000, "千": 1000, "万": 10000}
+_MAN, _SEN = marks("ten_thousand"), marks("thousand")
+_SCALE = {"k": 1000, _SEN: 1000, _MAN: 10000}
 
 
 def _amount(text: str) -> int | None:
@@ -105,11 +108,11 @@ def _amount(text: str) -> int | None:
     if sum(ch.isdigit() for ch in t) > _MAX_DIGITS:
         return None
     try:
-        if "万" in t:
-            head, _, tail = t.partition("万")
+        if _MAN in t:
+            head, _, tail = t.partition(_MAN)
             total = Decimal(head) * 10000
             if tail:
-                total += Decimal(tail[:-1]) * 1000 if tail.endswith("千") else Decimal(tail)
+                total += Decimal(tail[:-1]) * 1000 if tail.endswith(_SEN) else Decimal(tail)
         elif t[-1] in _SCALE:
             total = Decimal(t[:-1]) * _SCALE[t[-1]]
         else:
@@ -182,7 +185,7 @@ _AMOUNT_HOLDER = 1_000_001
 # An amount glued after these may be the end of a longer AMOUNT (the 5000 of 2万5000, the 800 of
 # 1,800): left as typed. After a letter it is safe: no token but JUNK (which carries no value)
 # runs from letters into digits, so B600 and b1000001 parse alike.
-_GLUE = "0-9.,+*倍万千"
+_GLUE = marks("amount_glue")
 
 
 @dataclass(frozen=True)
@@ -210,7 +213,7 @@ class _Grammar:
             text = m.group()
             if m.lastgroup != "amount" or len(text) == 1:
                 continue
-            if ("万" in text or "千" in text) and "a" <= core[m.start() - 1 : m.start()] <= "z":
+            if (_MAN in text or _SEN in text) and "a" <= core[m.start() - 1 : m.start()] <= "z":
                 continue  # JUNK would stop at 万 in "b2万" but run through "b1000001"
             holder = _AMOUNT_HOLDER + len(amounts)
             amounts[holder] = _amount(text)
@@ -235,9 +238,13 @@ def _grammar(game: str) -> _Grammar:
     def regexp(name: str) -> str:
         return str(lark.get_terminal(name).pattern.to_regexp())
 
+    names = {t.name for t in lark.terminals}
+    if "CARD" in names and lark.get_terminal("CARD").pattern.value != vocab.card_terminal():
+        raise ValueError(f"{path.name}: CARD of common.lark is not the card table of "
+                         "grammar/cards.toml (see tests/test_vocabulary.py)")
+
     first = sorted(lark.parse_interactive("").accepts())  # type: ignore[no-untyped-call]
     gate = "|".join(f"(?:{regexp(t)})" for t in first)
-    names = {t.name for t in lark.terminals}
     slots = [f"(?<![{_GLUE}])(?P<amount>{regexp('AMOUNT')})"]
     if "CARD" in names:  # tried first, as the lexer does (CARD has the higher priority)
         slots.insert(0, f"(?P<card>{regexp('CARD')})")
@@ -300,7 +307,7 @@ def _command(text: str, game: str) -> Parsed:
 
 
 def _action(norm: str, game: str) -> Parsed | None:
-    core = _STRETCH.sub("ー", _strip_tail(norm))  # こーーーる = こーる
+    core = _STRETCH.sub(_LONG, _strip_tail(norm))  # こーーーる = こーる
     if not core:
         return None
     skeleton, amounts = _grammar(game).skeleton(core)

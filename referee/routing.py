@@ -15,10 +15,11 @@ tables, so a rebuild that re-runs the saved inputs (which hold the chosen room) 
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
+
+from referee.lang.vocab import marks
 
 
 class Tables(Protocol):
@@ -47,7 +48,7 @@ def private_route(referee: Tables, sender: str, text: str,
     names = names or {}
     tokens = text.split()
     for i, tok in enumerate(tokens):
-        if i == 0 and unicodedata.normalize("NFKC", tok[:1]) == "!":
+        if i == 0 and tok[:1] and tok[:1] in marks("command_starts"):
             continue  # the command itself, even if it looks like a room id ("!abc:hs")
         room = tok if tok in tables else names.get(tok)
         if room is not None and room in tables:

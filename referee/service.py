@@ -6,7 +6,8 @@ the bank ledger entries. The service owns what outlives a hand and spans tables:
 room, the point bank (balances are the sum of the ledger, see :mod:`referee.bank`), the flags and
 penalties, rank marks and the set of processed input ids (an input is applied at most once).
 
-Inputs are plain JSON dicts so a store can keep them and a restart can replay them::
+Inputs are typed (:mod:`referee.inputs`: ``Message | Directive | Tick``, built by the adapters
+with those constructors); the store keeps each as its JSON record, which a restart re-runs::
 
     {"kind": "message", "id", "room", "sender", "text", "time": float|None, "dm": bool,
      "deal": {...}}           # "deal" only once a live !deal drew cards (replayed as recorded)
@@ -46,41 +47,38 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from referee import guide
+from referee import commands
 from referee.actions import Parsed
 from referee.bank import Bank
 from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
+from referee.commands import COMMANDS
+from referee.commands import command_name as command_name
+from referee.commands import moderator_only as moderator_only
 from referee.definitions import GAME_IDS
-from referee.discipline import Discipline, FlagDecided, FlagRecord  # noqa: F401 (re-exported)
-from referee.events import DealCommitment, DealReveal, Event, Leave, Penalty, Rejected, Say
+from referee.discipline import Discipline, FlagRecord
+from referee.events import (
+    BankChange,
+    DealCommitment,
+    DealReveal,
+    Event,
+    HandEnd,
+    Leave,
+    Penalty,
+    RankChange,
+    Rejected,
+    Say,
+    TournamentEnd,
+)
+from referee.events import FlagDecided as FlagDecided
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
 from referee.history import HistoryBook, hand_seats
-from referee.inputs import Input, record
+from referee.inputs import Directive, Input, Tick, record
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
 from referee.rules import Deal, Engine, IllegalAction, OptionError, create
-
-# --- events added by the service (CONTRACTS §3 allows new kinds; the store derives from them) ---
-
-
-class RankChange(Event):
-    event: Literal["rank"] = "rank"
-    player: str
-    mark: str
-    previous: str = ""
-
-
-class BankChange(Event):
-    """A moderator's !grant (or a # bank: directive): the ledger entry points at this event."""
-
-    event: Literal["bank"] = "bank"
-    player: str
-    delta: int
-    balance: int
-    reason: str
 
 
 class SnapshotError(ValueError):
@@ -145,61 +143,14 @@ class _Ctx:
     commits_used: int = 0  # seeds taken from input["commits"] so far
 
 
-# Aliases that also stand for an argument (``!時計停止`` = ``!clock off``).
-ALIAS_ARGS = {"時計停止": ["off"], "時計再開": ["on"]}  # keyed by the typed (NFKC) name
-
-MODERATOR_COMMANDS = {
-    "open", "close", "deal", "grant", "penalty", "confirm", "dismiss", "nogame", "misdeal",
-    "exposed", "lastslot", "rank", "clock", "flags",
-}
-
-# Commands that act on a table (a private message must name it or come from a seated player).
-TABLE_COMMANDS = frozenset({
-    "status", "close", "sit", "leave", "deal", "nogame", "misdeal", "exposed", "lastslot", "clock",
-    "rules", "hand",
-})
-
-HELP = {
-    "open": "!open GAME [key=value…] [auto=on] — このルームにテーブルを開きます"
-    "（auto=on で自動配札）（モデレーター）",
-    "close": "!close — 現在のハンドの後にテーブルを閉じ、全員を精算します（モデレーター）",
-    "sit": "!sit [席番号] （!着席） — バンクからバイインして着席します",
-    "leave": "!leave （!退席） — 現在のハンドの後に退席し、チップをバンクに戻します",
-    "deal": "!deal — 次のハンドを配ります（モデレーター）",
-    "bank": "!bank [@user] — バンク残高（他人の残高はモデレーターのみ）",
-    "penalties": "!penalties [@user] — ペナルティ記録（他人の記録はモデレーターのみ）",
-    "grant": "!grant @user N [理由] — バンクにNポイントを付与（負で減算）します（モデレーター）",
-    "penalty": "!penalty @user KIND — ペナルティを科します（information_leak / interference）"
-    "（モデレーター）",
-    "confirm": catalog.text("help_confirm"),
-    "dismiss": catalog.text("help_dismiss"),
-    "flags": catalog.text("help_flags"),
-    "nogame": "!nogame — ノーゲーム（ディーリングミスの手続き）（モデレーター）",
-    "misdeal": "!misdeal @user — 誤配布の手続き（モデレーター）",
-    "exposed": "!exposed @user|board — 手札（またはボードのカード）が見えたときの手続き"
-    "（モデレーター）",
-    "lastslot": "!lastslot on|off — ラス枠のジョーカー効果を切り替えます（モデレーター）",
-    "rank": "!rank @user MARK — ランク印を設定します（- で無印）（モデレーター）",
-    "status": "!status （!状況） — テーブルの状況（ゲーム、ハンド、手番、チップ）",
-    "clock": "!clock off|on （!時計停止 / !時計再開） — アクションの持ち時間を停止・再開します"
-    "（停止中の時間は数えません）（モデレーター）",
-    "rules": "!rules （!ルール） — このテーブルのゲームの簡単なルールと配当表",
-    "help": "!help [コマンド] — 使い方（テーブルではそのゲームのアクションも）",
-    "hand": catalog.text("help_hand"),
-}
+#: The moderators' commands (from the command registry; adapters ask :func:`moderator_only`).
+MODERATOR_COMMANDS = frozenset(n for n, c in COMMANDS.items() if c.moderator)
 
 AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic deal
 # Event kinds _emit records something for (besides keeping the event).
-_EMIT_KINDS = frozenset({"hand_end", "bonus_area", "leave", "penalty", "tournament_end"})
+_EMIT_KINDS = frozenset({"hand_end", "leave", "penalty", "tournament_end"})
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
-
-
-def command_name(name: str) -> str:
-    """Aliases live in grammar/commands.lark only; the parser reads them."""
-    from referee.parse import command_name as canonical
-
-    return canonical(name)
 
 
 def _parse(text: str, game: str) -> Parsed:
@@ -223,14 +174,6 @@ def _is_bang(head: str) -> bool:
     if known is None:
         known = _BANG[head] = _nfkc(head) == "!"
     return known
-
-
-def _user(arg: str) -> str:
-    return arg[1:] if arg.startswith("@") and len(arg) > 1 else arg
-
-
-def _points(n: int) -> str:
-    return f"{n:,}P"
 
 
 def deal_to_json(deal: Deal) -> dict[str, Any]:
@@ -296,9 +239,10 @@ class Referee:
         self.penalties: list[dict[str, Any]] = []
         self.ranks: dict[str, str] = {}
         self.processed: set[str] = set()
-        # The deuces bonus area outlives tables and sessions (docs/rules.md): the last one seen, so
-        # a table opened later starts from it. Derived from events, so a rebuild restores it too.
-        self.bonus_area: tuple[list[str], list[int]] | None = None
+        # What outlives a table, per game (:meth:`Engine.carried`: the deuces bonus area outlives
+        # tables and sessions, docs/rules.md): the last one seen at a hand's end or a close, so
+        # a table opened later starts from it. Taken as inputs run, so a rebuild restores it too.
+        self.carried: dict[str, dict[str, Any]] = {}
         self._track_processed = True  # off while a rebuild re-runs inputs a store already has
         self._rebuilding = False  # a rebuild: an input without recorded seeds commits nothing
         # Finished hands, public parts only (``!hand N``; referee.history).
@@ -307,20 +251,12 @@ class Referee:
     # --- entry points ----------------------------------------------------------------------
     def handle(self, incoming: Incoming) -> list[Event]:
         """One chat message; the events it caused ([] if already processed)."""
-        out = self.process(
-            {
-                "kind": "message", "id": incoming.id, "room": incoming.room,
-                "sender": incoming.sender, "text": incoming.text, "time": incoming.time,
-                "dm": incoming.dm,
-            }
-        )
+        out = self.process(incoming)
         return out.events if out is not None else []
 
     def directive(self, input_id: str, room: str, name: str, args: dict[str, Any]) -> list[Event]:
         """A transcript/terminal directive (``# seat``, ``# deal`` …); raises DirectiveError."""
-        out = self.process(
-            {"kind": "directive", "id": input_id, "room": room, "name": name, "args": args}
-        )
+        out = self.process(Directive(input_id, room, name, args))
         return out.events if out is not None else []
 
     def is_processed(self, input_id: str) -> bool:
@@ -362,7 +298,7 @@ class Referee:
     def tick(self, input_id: str, room: str, now: float) -> list[Event]:
         """The action clock with no message (a live adapter's timer): reminders and timeouts.
         Saved like any input, so a rebuild times out the same players."""
-        out = self.process({"kind": "tick", "id": input_id, "room": room, "time": now})
+        out = self.process(Tick(input_id, room, now))
         return out.events if out is not None else []
 
     def _tick(self, ctx: _Ctx, room: str, now: float) -> None:
@@ -487,7 +423,7 @@ class Referee:
             "flags": {i: (f.player, f.kind, f.confidence, f.status) for i, f in self.flags.items()},
             "penalties": list(self.penalties),
             "ranks": dict(self.ranks),
-            "bonus_area": self.bonus_area,
+            "carried": self.carried,
             "moderators": sorted(self.moderators),
             "processed": sorted(self._processed_ids()),
         }
@@ -522,32 +458,38 @@ class Referee:
             if ev.event not in _EMIT_KINDS and not isinstance(ev, (Leave, Penalty)):
                 continue  # nothing to record (most events: says, actions)
             idx = len(out) - 1
-            if ev.event == "hand_end":
+            if isinstance(ev, HandEnd):
                 t = self.tables.get(str(ctx.input.get("room", "")))
                 if t is not None:
                     now = ctx.input.get("time")
                     t.ended_at = float(now) if now is not None else None
-                    if t.dealt is not None and t.dealt.hand == getattr(ev, "hand", None):
+                    self._carry_over(t)
+                    if t.dealt is not None and t.dealt.hand == ev.hand:
                         self._reveal(ctx, t)
-            elif ev.event == "bonus_area":
-                self.bonus_area = (list(getattr(ev, "cards", [])),
-                                   [int(m) for m in getattr(ev, "markers", [])])
-            if ev.event == "tournament_end":  # the prizes go to the bank at once
-                for player, pts in dict(getattr(ev, "prizes", {})).items():
-                    self._ledger(ctx, str(player), int(pts), "prize", idx)
-            elif isinstance(ev, Leave) or ev.event == "leave":
-                pts = int(getattr(ev, "bank", 0) or 0)
-                if pts:
-                    self._ledger(ctx, str(getattr(ev, "player", "")), pts, "leave", idx)
-            elif isinstance(ev, Penalty) or ev.event == "penalty":
-                pts = int(getattr(ev, "points", 0) or 0)
-                player = str(getattr(ev, "player", ""))
-                self.penalties.append(
-                    {"player": player, "kind": str(getattr(ev, "kind", "")), "points": pts,
-                     "room": ctx.input.get("room", "")}
-                )
-                if pts:
-                    self._ledger(ctx, player, -pts, f"penalty:{getattr(ev, 'kind', '')}", idx)
+            elif isinstance(ev, TournamentEnd):  # the prizes go to the bank at once
+                for player, pts in ev.prizes.items():
+                    self._ledger(ctx, player, pts, "prize", idx)
+            elif isinstance(ev, Leave):
+                if ev.bank:
+                    self._ledger(ctx, ev.player, ev.bank, "leave", idx)
+            elif isinstance(ev, Penalty):
+                self.penalties.append({"player": ev.player, "kind": ev.kind, "points": ev.points,
+                                       "room": ctx.input.get("room", "")})
+                if ev.points:
+                    self._ledger(ctx, ev.player, -ev.points, f"penalty:{ev.kind}", idx)
+
+    def _carry_over(self, table: Table) -> None:
+        carried = table.engine.carried()
+        if carried is not None:
+            self.carried[table.game] = carried
+
+    def _bank_change(self, ctx: _Ctx, player: str, delta: int, reason: str, entry: str) -> int:
+        """A ``bank`` event and its ledger entry (a !grant, a buy-in, a ``# bank:``); the new
+        balance."""
+        balance = self.bank.balance(player) + delta
+        self._emit(ctx, [BankChange(player=player, delta=delta, balance=balance, reason=reason)])
+        self._ledger(ctx, player, delta, entry, len(ctx.events) - 1)
+        return balance
 
     def _ledger(self, ctx: _Ctx, player: str, delta: int, reason: str, idx: int | None) -> None:
         entry = LedgerEntry(player=player, delta=delta, reason=reason, event_index=idx)
@@ -571,14 +513,10 @@ class Referee:
                 self._emit(ctx, table.engine.leave(s.name))
             except IllegalAction:
                 pass
-        area: Any = getattr(table.engine, "bonus_area", None)  # deuces: a property
-        if callable(area):
-            area = area()
-        if isinstance(area, tuple) and area and area[0]:
-            self.bonus_area = ([card_str(c) for c in area[0]], [int(m) for m in area[1]])
+        self._carry_over(table)
         if self.tables.get(table.room) is table:
             del self.tables[table.room]
-        self._say(ctx, "テーブルを閉じました。ありがとうございました。")
+        self._say(ctx, catalog.text("closed"))
 
     # --- commit–reveal dealing (referee.fairness, docs/fairness.md) ---------------------------
     def _commit(self, ctx: _Ctx, table: Table) -> None:
@@ -632,6 +570,18 @@ class Referee:
         pending.deal = dealt
         table.fair, table.dealt = None, pending
         return deal
+
+    def deal_now(self, ctx: _Ctx, table: Table) -> None:
+        """``!deal``: the next hand, from the commitment (or, re-run, as the input recorded)."""
+        if table.engine.in_hand:
+            raise IllegalAction("deal_in_hand")
+        recorded = ctx.input.get("deal")
+        deal = self._fair_deal(ctx, table, deal_from_json(recorded) if recorded else None)
+        events = self._start_hand(ctx, table, deal)
+        ctx.input["deal"] = deal_to_json(deal)  # a rebuild deals exactly these cards again
+        # Each engine tells players their cards when its rules say so (holdem_aa only after
+        # the stakes: an AA bet must be placed blind), so nothing is sent here.
+        self._emit(ctx, events)
 
     def _start_hand(self, ctx: _Ctx, table: Table, deal: Deal) -> list[Event]:
         """``start_hand``, with a ``hand_seats`` event after ``hand_start`` (referee.history)."""
@@ -705,7 +655,7 @@ class Referee:
     def _directive_inner(self, ctx: _Ctx, room: str, name: str, args: dict[str, Any]) -> None:
         if name == "table":
             game = str(args["game"])
-            if game not in GAME_IDS:
+            if game not in GAME_IDS:  # (the registry's list; the engine comes from it)
                 raise DirectiveError(f"unknown game '{game}'")
             # A directive sets the scene: it replaces whatever table the room had (a transcript
             # run against a database that an earlier transcript left mid-hand must not fail).
@@ -715,10 +665,8 @@ class Referee:
             self.moderators.add(str(args["name"]))
         elif name == "bank":
             player, points = str(args["name"]), int(args["points"])
-            delta = points - self.bank.balance(player)
-            ev = BankChange(player=player, delta=delta, balance=points, reason="transcript")
-            self._emit(ctx, [ev])
-            self._ledger(ctx, player, delta, "opening balance", len(ctx.events) - 1)
+            self._bank_change(ctx, player, points - self.bank.balance(player), "transcript",
+                              "opening balance")
         elif name == "rank":
             self._set_rank(ctx, str(args["name"]), str(args.get("mark", "")))
         elif name == "seat":
@@ -758,19 +706,18 @@ class Referee:
             self._tick(ctx, room, float(now))
             table = self.tables.get(room)
         head = text.lstrip()[:1]
-        if head in ("!", "！") or (head and not head.isascii() and _is_bang(head)):
-            self._command(ctx, room, sender, _nfkc(text)[1:], dm)
+        if head == "!" or (head and not head.isascii() and _is_bang(head)):  # ！ and kin
+            commands.run(self, ctx, room, sender, _nfkc(text)[1:], dm)
             return
         if table is None:
             return
         parsed = _parse(text, table.game)
         if parsed.kind == "command":
-            self._command(ctx, room, sender, _nfkc(text).lstrip("!"), dm)
+            commands.run(self, ctx, room, sender, _nfkc(text).lstrip("!"), dm)
             return
         if dm:
             if parsed.kind == "action" and sender in self.seated_names(room):
-                self._say(ctx, "アクションはテーブルのルームで宣言してください"
-                               "（個別メッセージでは受け付けません）。", to=sender)
+                self._say(ctx, catalog.text("action_in_private"), to=sender)
                 return
             self._dm(ctx, table, sender, _nfkc(text))
             return
@@ -783,7 +730,8 @@ class Referee:
                 events = table.engine.act(sender, parsed, at)
             except IllegalAction as e:
                 self._emit(ctx, [Rejected(player=sender, text=text, reason=e.reason),
-                                 Say(to="room", text=f"{sender}さん: {e.reason}")])
+                                 Say(to="room", text=catalog.text(
+                                     "action_refused", player=sender, reason=e.reason))])
                 return
             self._emit(ctx, events)
             if parsed.hand_info and parsed.action not in _SHOW_ACTIONS:
@@ -818,297 +766,19 @@ class Referee:
 
     def _dm(self, ctx: _Ctx, table: Table, sender: str, text: str) -> None:
         """A private message to the bot: players may ask for their own cards, privately."""
-        if any(w in text for w in ("手札", "ハンド", "カード", "hand")):
+        if any(w in text for w in commands.words()["private"]["cards"]):
             held = table.engine.holdings(sender)
             if held:
                 from referee.cards import pretty
 
-                self._say(ctx, "あなたの手札: " + " ".join(pretty(c) for c in held), to=sender)
-            elif table.engine.in_hand and sender in self.seated_names(table.room):
-                self._say(ctx, "まだカードは配られていません。", to=sender)
+                self._say(ctx, catalog.text("private_cards",
+                                            cards=" ".join(pretty(c) for c in held)), to=sender)
+            elif table.engine.in_hand and table.engine.is_seated(sender):
+                self._say(ctx, catalog.text("private_not_dealt"), to=sender)
             else:
-                self._say(ctx, "現在のハンドに参加していません。", to=sender)
+                self._say(ctx, catalog.text("private_not_in_hand"), to=sender)
 
     def _set_rank(self, ctx: _Ctx, player: str, mark: str) -> None:
         prev = self.ranks.get(player, "")
         self.ranks[player] = mark
         self._emit(ctx, [RankChange(player=player, mark=mark, previous=prev)])
-
-    # --- commands ------------------------------------------------------------------------------
-    def _command(self, ctx: _Ctx, room: str, sender: str, body: str, dm: bool) -> None:
-        parts = body.split()
-        reply_to = sender if dm else "room"
-        if not parts:
-            self._say(ctx, "コマンドが空です。!help で使い方を表示します。", to=reply_to)
-            return
-        name = command_name(parts[0])
-        args = ALIAS_ARGS.get(parts[0], []) + parts[1:]
-        handler = getattr(self, f"_cmd_{name}", None)
-        if handler is None:
-            self._say(ctx, f"「!{catalog.excerpt(parts[0])}」というコマンドはありません。"
-                           "!help で一覧を表示します。",
-                      to=reply_to)
-            return
-        if name in MODERATOR_COMMANDS and not self.is_moderator(sender):
-            self._say(ctx, f"{sender}さん: 「!{parts[0]}」はモデレーター専用のコマンドです。"
-                           "権限がないため実行しませんでした。", to=reply_to)
-            return
-        if dm and self._private_refusal(ctx, room, sender, name, reply_to):
-            return
-        table = self.tables.get(room)
-        try:
-            handler(ctx, room, sender, args, reply_to)
-        except IllegalAction as e:
-            self._say(ctx, f"{sender}さん: {e.reason}", to=reply_to)
-        except OptionError as e:
-            self._say(ctx, f"{sender}さん: テーブル設定が不正です: {e}", to=reply_to)
-        if table is not None:
-            self._after(ctx, table)
-
-    def _private_refusal(self, ctx: _Ctx, room: str, sender: str, name: str, to: str) -> bool:
-        """A command typed in a private message: ``room`` is the table referee.routing chose
-        (or not a table when none could be); a table is never opened from one."""
-        from referee.lang.catalog import text
-
-        if name == "open":
-            self._say(ctx, text("private_open_refused", sender=sender), to=to)
-            return True
-        if name in TABLE_COMMANDS and room not in self.tables:
-            self._say(ctx, text("private_no_table", sender=sender, command=name), to=to)
-            return True
-        return False
-
-    def _need_table(self, room: str) -> Table:
-        t = self.tables.get(room)
-        if t is None:
-            raise IllegalAction("このルームにはテーブルがありません（!open で開きます）")
-        return t
-
-    def _cmd_help(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        if args:
-            key = command_name(args[0].lstrip("!"))
-            unknown = f"「{catalog.excerpt(args[0])}」というコマンドはありません。"
-            self._say(ctx, HELP.get(key, unknown), to=to)
-            return
-        lines = [catalog.text("help_commands", commands=" ".join(f"!{k}" for k in HELP))]
-        table = self.tables.get(room)
-        if table is not None:  # and what this table's game accepts
-            lines.append(guide.actions(table.engine.definition))
-        self._say(ctx, "\n".join(lines), to=to)
-
-    def _cmd_rules(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        """!rules: the table's game in short, and its pay tables as the definition has them."""
-        t = self._need_table(room)
-        self._say(ctx, "\n".join(guide.rules(t.engine.definition, t.options)), to=to)
-
-    def _cmd_status(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        t = self._need_table(room)
-        eng = t.engine
-        parts = [eng.definition.name]
-        if eng.in_hand:
-            parts.append(f"ハンド#{eng.hand_no} 進行中")
-            turn = eng.to_act()
-            if turn:
-                parts.append(f"手番: {turn}")
-        else:
-            parts.append("ハンド間" + ("（終了処理中）" if t.closing else ""))
-        stacks = eng.stacks()
-        seats = "・".join(
-            f"{s.seat}番 {s.name} {stacks.get(s.name, s.chips):,}" for s in eng.seated()
-        )
-        parts.append(seats or "着席なし")
-        parts.extend(eng.status(ctx.input.get("time")))
-        self._say(ctx, " / ".join(parts), to=to)
-
-    def _cmd_open(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        if not args:
-            raise IllegalAction("ゲームを指定してください: " + " ".join(GAME_IDS))
-        game = args[0]
-        if game not in GAME_IDS:
-            raise IllegalAction(f"未知のゲームです: {game}（{' '.join(GAME_IDS)}）")
-        if room in self.tables:
-            raise IllegalAction("このルームにはすでにテーブルがあります（!close で閉じます）")
-        options: dict[str, str] = {}
-        for kv in args[1:]:
-            if "=" not in kv:
-                raise IllegalAction(f"オプションは key=value の形で指定してください: {kv}")
-            k, v = kv.split("=", 1)
-            options[k] = v
-        auto = options.pop("auto", "off")
-        if auto not in ("on", "off"):
-            raise IllegalAction("auto は on か off です")
-        engine = create(game, options)
-        if game == "deuces" and self.bonus_area is not None:
-            cards, markers = self.bonus_area
-            engine.set_bonus_area(parse_cards(" ".join(cards)), markers)
-        self.tables[room] = Table(room, game, options, engine, auto=auto == "on", live=True)
-        self._say(ctx, f"{engine.definition.name} のテーブルを開きました。!sit で着席できます。"
-                  + ("（2人以上でハンドを自動で配ります）" if auto == "on" else ""))
-
-    def _cmd_close(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        t = self._need_table(room)
-        t.closing = True
-        if t.engine.in_hand:
-            self._say(ctx, "このハンドの終了後にテーブルを閉じます。")
-        # _command calls _after, which cashes everyone out when no hand is running
-
-    def _cmd_sit(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        t = self._need_table(room)
-        if t.closing:
-            raise IllegalAction("このテーブルは終了処理中です")
-        eng = t.engine
-        if sender in self.seated_names(room):
-            raise IllegalAction("すでに着席しています")
-        taken = {s.seat for s in eng.seated()}
-        if args:
-            try:
-                seat = int(args[0])
-            except ValueError:
-                raise IllegalAction(f"席番号が読めません: {args[0]}") from None
-            if not 1 <= seat <= eng.definition.seats.max:
-                raise IllegalAction(f"席番号は 1〜{eng.definition.seats.max} です")
-            if seat in taken:
-                raise IllegalAction(f"{seat}番席は埋まっています")
-        else:
-            free = [n for n in range(1, eng.definition.seats.max + 1) if n not in taken]
-            if not free:
-                raise IllegalAction("空席がありません")
-            seat = free[0]
-        points = self.bank.balance(sender)
-        # what the bank pays and the chips it buys (a max buy-in, a tournament's entry: a free
-        # one seats a player with no points); raises before anything changes
-        buy = eng.buy_in(max(points, 0))
-        chips = buy.chips
-        if chips <= 0:
-            raise IllegalAction(f"バンク残高がありません（{_points(points)}）")
-        events = eng.sit(seat, sender, chips)
-        self._emit(ctx, events)
-        if buy.points:  # (a free tournament takes nothing)
-            self._emit(ctx, [BankChange(player=sender, delta=-buy.points,
-                                        balance=points - buy.points, reason=buy.reason)])
-            self._ledger(ctx, sender, -buy.points, buy.reason, len(ctx.events) - 1)
-        if not any(e.event == "say" for e in events):
-            self._say(ctx, f"{sender}さんが{seat}番席に着席しました（チップ {chips:,}）。")
-
-    def _cmd_leave(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        t = self._need_table(room)
-        if sender not in self.seated_names(room):
-            raise IllegalAction("着席していません")
-        events = t.engine.leave(sender)
-        self._emit(ctx, events)
-        if not any(e.event in ("leave", "say") for e in events):
-            self._say(ctx, f"{sender}さんはこのハンドの終了後に退席します。")
-
-    def _cmd_deal(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        t = self._need_table(room)
-        if t.engine.in_hand:
-            raise IllegalAction("ハンドの進行中です")
-        recorded = ctx.input.get("deal")
-        deal = self._fair_deal(ctx, t, deal_from_json(recorded) if recorded else None)
-        events = self._start_hand(ctx, t, deal)
-        ctx.input["deal"] = deal_to_json(deal)  # a rebuild deals exactly these cards again
-        # Each engine tells players their cards when its rules say so (holdem_aa only after
-        # the stakes: an AA bet must be placed blind), so nothing is sent here.
-        self._emit(ctx, events)
-
-    def _target(self, sender: str, args: list[str], to: str, what: str) -> str:
-        if args:
-            target = _user(args[0])
-            if target != sender and not self.is_moderator(sender):
-                raise IllegalAction(f"他の人の{what}はモデレーターのみ確認できます")
-            return target
-        return sender
-
-    def _cmd_bank(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        who = self._target(sender, args, to, "バンク残高")
-        self._say(ctx, f"{who}さんのバンク残高: {_points(self.bank.balance(who))}", to=to)
-
-    def _cmd_penalties(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        who = self._target(sender, args, to, "ペナルティ記録")
-        self._say(ctx, self.discipline.penalties_of(who), to=to)
-
-    def _cmd_grant(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        if len(args) < 2:
-            raise IllegalAction("使い方: " + HELP["grant"])
-        who = _user(args[0])
-        try:
-            n = int(args[1].replace(",", ""))
-        except ValueError:
-            raise IllegalAction(f"ポイント数が読めません: {args[1]}") from None
-        reason = " ".join(args[2:]) or "grant"
-        bal = self.bank.balance(who) + n
-        self._emit(ctx, [BankChange(player=who, delta=n, balance=bal, reason=reason)])
-        self._ledger(ctx, who, n, f"grant:{reason}", len(ctx.events) - 1)
-        self._say(ctx, f"{who}さんのバンクに{_points(n)}（{reason}）。残高 {_points(bal)}", to=to)
-
-    def _cmd_penalty(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        self.discipline.cmd_penalty(ctx, room, sender, args, to, "使い方: " + HELP["penalty"])
-
-    def _cmd_confirm(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        self.discipline.cmd_confirm(ctx, room, sender, args, to)
-
-    def _cmd_dismiss(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        self.discipline.cmd_dismiss(ctx, room, sender, args, to)
-
-    def _cmd_flags(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        self.discipline.cmd_flags(ctx, room, sender, args, to)
-
-    def _mistake(self, ctx: _Ctx, room: str, kind: str, args: list[str]) -> None:
-        t = self._need_table(room)
-        player = _user(args[0]) if args else None
-        if kind != "nogame" and player is None:
-            raise IllegalAction("対象のプレイヤーを @user で指定してください")
-        self._emit(ctx, t.engine.dealing_mistake(kind, player))
-
-    def _cmd_nogame(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        self._mistake(ctx, room, "nogame", [])
-
-    def _cmd_misdeal(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        self._mistake(ctx, room, "misdeal", args)
-
-    def _cmd_exposed(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        self._mistake(ctx, room, "exposed", args)
-
-    def _cmd_lastslot(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        t = self._need_table(room)
-        if not args or args[0].lower() not in ("on", "off"):
-            raise IllegalAction("使い方: " + HELP["lastslot"])
-        on = args[0].lower() == "on"
-        self._emit(ctx, t.engine.set_last_slot(on))
-        self._say(ctx, "ラス枠を開始しました。" if on else "ラス枠を終了しました。")
-
-    def _cmd_clock(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        t = self._need_table(room)
-        word = args[0].lower() if args else ""
-        word = {"停止": "off", "再開": "on"}.get(word, word)
-        if word not in ("on", "off"):
-            raise IllegalAction("使い方: " + HELP["clock"])
-        now = ctx.input.get("time")
-        at = float(now) if now is not None else t.last_time
-        if word == "off":
-            if t.paused:
-                raise IllegalAction("持ち時間はすでに停止しています")
-            t.paused, t.paused_at = True, at
-            self._say(ctx, "持ち時間を停止しました（!clock on で再開します）。")
-            return
-        if not t.paused:
-            raise IllegalAction("持ち時間は停止していません")
-        if at is not None and t.paused_at is not None and at > t.paused_at:
-            t.paused_total += at - t.paused_at
-        t.paused, t.paused_at = False, None
-        self._say(ctx, "持ち時間を再開しました。")
-
-    def _cmd_hand(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        """A finished hand of this room, built from what the room saw (referee.history)."""
-        from referee.history import hand_command
-
-        for line in hand_command(self.history, room, args):
-            self._say(ctx, line, to=to)
-
-    def _cmd_rank(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-        if len(args) < 2:
-            raise IllegalAction("使い方: " + HELP["rank"])
-        who, mark = _user(args[0]), "" if args[1] in ("-", "無印") else args[1]
-        self._set_rank(ctx, who, mark)
-        self._say(ctx, f"{who}さんのランク印を「{mark or '無印'}」にしました。", to=to)
-

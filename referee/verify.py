@@ -30,9 +30,17 @@ from referee.fairness import (
     is_prefix,
 )
 from referee.history import bot_cards as _cards
+from referee.lang.catalog import messages
+from referee.lang.catalog import text as say
+from referee.lang.vocab import template_pattern
 
-_STREETS = ("フロップ:", "ターン:", "リバー:")
-_SEVEN_LINE = re.compile(r"^\d+番 (?:(?P<dealer>ディーラー席)|(?P<name>.+?)さん): (?P<cards>.*)$")
+# The engines' room lines read back (catalogue history.toml, seen_*).
+_STREETS = tuple(say(f"seen_{s}") for s in ("flop", "turn", "river"))
+_SEVEN_DEAL = messages()["seen_seven_deal"].split("{seats}")[0]
+_SEVEN_LINE = re.compile("^" + template_pattern(
+    messages()["seen_seven_seat"], seat=r"\d+", cards="(?P<cards>.*)",
+    who="(?:(?P<dealer>" + re.escape(say("seen_seven_dealer")) + ")|"
+        + template_pattern(messages()["seen_seven_player"]) + ")") + "$")
 
 
 class Discrepancy(Exception):
@@ -131,8 +139,8 @@ def _check_sent(n: int, dealt: dict[str, Any], events: list[dict[str, Any]]) -> 
         if kind == "say":
             to, text = str(ev.get("to", "")), str(ev.get("text", ""))
             if to == "room":
-                if text.startswith("配札 "):  # seven: every card dealt face up, per seat
-                    for part in text[3:].split(" / "):
+                if text.startswith(_SEVEN_DEAL):  # seven: every card dealt face up, per seat
+                    for part in text[len(_SEVEN_DEAL):].split(" / "):
                         m = _SEVEN_LINE.match(part)
                         if m is None:
                             continue

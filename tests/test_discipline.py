@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import of, says
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,14 +26,6 @@ DIR = ROOT / "tests" / "transcripts" / "service"
 
 def events(name: str, ref: Referee | None = None) -> list[dict[str, Any]]:
     return [e.to_json() for e in replay_events(DIR / name, referee=ref)]
-
-
-def of(evs: list[dict[str, Any]], kind: str, **match: Any) -> list[dict[str, Any]]:
-    return [e for e in evs if e["event"] == kind and all(e.get(k) == v for k, v in match.items())]
-
-
-def says(evs: list[dict[str, Any]], to: str = "room") -> list[str]:
-    return [e["text"] for e in of(evs, "say", to=to)]
 
 
 def test_ordinary_table_talk_is_never_flagged_or_penalised() -> None:

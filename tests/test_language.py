@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import of
 
 from referee.adapters.transcript import replay_events
 from referee.lang import catalog
@@ -20,10 +21,6 @@ DIR = Path(__file__).resolve().parent / "transcripts" / "language"
 def events(text: str | None = None, name: str | None = None) -> list[dict[str, Any]]:
     path = DIR / name if name else None
     return [e.to_json() for e in replay_events(path, text=text)]
-
-
-def of(evs: list[dict[str, Any]], kind: str, **match: Any) -> list[dict[str, Any]]:
-    return [e for e in evs if e["event"] == kind and all(e.get(k) == v for k, v in match.items())]
 
 
 def room(evs: list[dict[str, Any]]) -> list[str]:

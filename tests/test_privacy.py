@@ -134,12 +134,12 @@ def test_the_check_catches_a_leaking_say() -> None:
     )
     ref_leaks = leaks(text)
     assert ref_leaks == []
-    import referee.service as service
+    from referee.lang import catalog
 
-    original = service.HELP["sit"]
-    service.HELP["sit"] = "alice has Ah Kh"  # a deliberately broken reply
+    original = catalog.messages()["help_sit"]
+    catalog.messages()["help_sit"] = "alice has Ah Kh"  # a deliberately broken reply
     try:
         broken = leaks(text.replace("!help\n", "!help sit\n"))
     finally:
-        service.HELP["sit"] = original
+        catalog.messages()["help_sit"] = original
     assert broken and "a card of alice" in broken[0]

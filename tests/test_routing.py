@@ -8,6 +8,7 @@ import itertools
 import random
 
 import pytest
+from conftest import says
 
 from referee.events import Event
 from referee.outcome import Incoming
@@ -19,11 +20,6 @@ _ids = itertools.count()
 
 def msg(ref: Referee, sender: str, text: str, room: str, dm: bool = False) -> list[Event]:
     return ref.handle(Incoming(id=f"r{next(_ids)}", room=room, sender=sender, text=text, dm=dm))
-
-
-def says(events: list[Event], to: str) -> list[str]:
-    return [str(getattr(e, "text", "")) for e in events
-            if e.event == "say" and getattr(e, "to", None) == to]
 
 
 def two_tables() -> Referee:

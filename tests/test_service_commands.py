@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import itertools
 import random
-from typing import Any
 
 import pytest
+from conftest import as_json as j
+from conftest import kinds, says
 
-from referee.cards import card_str
 from referee.events import Event
 from referee.outcome import Incoming
 from referee.service import Referee
@@ -21,19 +21,6 @@ _ids = itertools.count()
 
 def msg(ref: Referee, sender: str, text: str, room: str = ROOM, dm: bool = False) -> list[Event]:
     return ref.handle(Incoming(id=f"m{next(_ids)}", room=room, sender=sender, text=text, dm=dm))
-
-
-def says(events: list[Event], to: str = "room") -> list[str]:
-    return [str(getattr(e, "text", "")) for e in events if e.event == "say" and
-            getattr(e, "to", None) == to]
-
-
-def kinds(events: list[Event]) -> list[str]:
-    return [e.event for e in events]
-
-
-def j(events: list[Event]) -> list[dict[str, Any]]:
-    return [e.to_json() for e in events]
 
 
 @pytest.fixture
@@ -210,11 +197,11 @@ def test_deuces_bonus_area_outlives_the_table_and_a_restart(ref: Referee) -> Non
     msg(live, "dealer", "!close")
     assert ROOM not in live.tables
     msg(live, "dealer", "!open deuces")
-    area = live.tables[ROOM].engine.bonus_area  # type: ignore[attr-defined]
-    assert [card_str(c) for c in area[0]] == ["As", "Kd", "7h", "3c"]
+    area = live.tables[ROOM].engine.carried()
+    assert area is not None and area["cards"] == ["As", "Kd", "7h", "3c"]
     rebuilt = Referee(moderators=["dealer"])
     rebuilt.rebuild(store.inputs())
-    assert rebuilt.tables[ROOM].engine.bonus_area == area  # type: ignore[attr-defined]
+    assert rebuilt.tables[ROOM].engine.carried() == area
     assert rebuilt.state() == live.state()
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import of
 
 from referee.adapters.transcript import TranscriptError, read, replay_events, run
 from referee.service import Referee
@@ -24,10 +25,6 @@ DIR = ROOT / "tests" / "transcripts" / "service"
 def events(name: str, ref: Referee | None = None) -> list[dict[str, Any]]:
     path = DIR / name if (DIR / name).exists() else ROOT / "data" / name
     return [e.to_json() for e in replay_events(path, referee=ref)]
-
-
-def of(evs: list[dict[str, Any]], kind: str, **match: Any) -> list[dict[str, Any]]:
-    return [e for e in evs if e["event"] == kind and all(e.get(k) == v for k, v in match.items())]
 
 
 def room_says(evs: list[dict[str, Any]]) -> list[str]:

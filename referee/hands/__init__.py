@@ -39,6 +39,7 @@ from referee.hands.names import (
 )
 from referee.hands.seven import SEVEN_CARD_CLASSES, seven_cards, seven_key
 from referee.hands.standard import best5_cards, best5_key, omaha_cards, omaha_key
+from referee.lang.catalog import text
 
 __all__ = [
     "CLASSES", "NAMES", "SEVEN_CARD_CLASSES", "HandError", "HandValue", "best5_key",
@@ -47,8 +48,11 @@ __all__ = [
 ]
 
 ONE_DECK_GAMES = ("omaha", "holdem_aa")
-_GAME_JA = {"omaha": "オマハ", "holdem_aa": "ホールデムAA", "seven": "セブンカード",
-            "deuces": "デュースボーナス"}
+
+
+def _game_ja(game: str) -> str:
+    """The game's name in the evaluators' errors (catalogue ``hands_game_GAME``)."""
+    return text(f"hands_game_{game}")
 
 
 class HandError(ValueError):
@@ -88,31 +92,27 @@ class HandValue:
 
 def _validate(game: str, hole: Sequence[Card], board: Sequence[Card]) -> None:
     if game not in CLASSES:
-        raise HandError(f"不明なゲームです: {game}")
-    ja = _GAME_JA[game]
+        raise HandError(text("hands_unknown_game", game=game))
+    ja = _game_ja(game)
     for c in (*hole, *board):
         if not 0 <= c <= JOKER:
-            raise HandError(f"不正なカード値です: {c}")
+            raise HandError(text("card_bad_value", value=str(c)))
     n, b = len(hole), len(board)
-    if game == "omaha" and (n != 4 or b != 5):
-        raise HandError(f"{ja}: 手札4枚とボード5枚が必要です（手札{n}枚、ボード{b}枚）")
-    if game == "holdem_aa" and (n != 2 or not 3 <= b <= 5):
-        raise HandError(f"{ja}: 手札2枚とボード3〜5枚が必要です（手札{n}枚、ボード{b}枚）")
-    if game == "seven" and (n != 7 or b):
-        raise HandError(f"{ja}: 手札7枚が必要です（ボードなし）（手札{n}枚、ボード{b}枚）")
-    if game == "deuces" and (n != 5 or b):
-        raise HandError(f"{ja}: 手札5枚が必要です（ボードなし）（手札{n}枚、ボード{b}枚）")
+    if (game == "omaha" and (n != 4 or b != 5)) \
+            or (game == "holdem_aa" and (n != 2 or not 3 <= b <= 5)) \
+            or (game == "seven" and (n != 7 or b)) or (game == "deuces" and (n != 5 or b)):
+        raise HandError(text(f"hands_need_{game}", game=ja, hole=n, board=b))
     if game in ONE_DECK_GAMES:
         _check_one_deck(ja, [*hole, *board])
 
 
 def _check_one_deck(ja: str, cards: Sequence[Card]) -> None:
     if JOKER in cards:
-        raise HandError(f"{ja}にジョーカーはありません")
+        raise HandError(text("hands_no_joker", game=ja))
     seen: set[int] = set()
     for c in cards:
         if c in seen:
-            raise HandError(f"{ja}: カードが重複しています: {card_str(c)}")
+            raise HandError(text("hands_duplicate", game=ja, card=card_str(c)))
         seen.add(c)
 
 
@@ -160,7 +160,7 @@ def evaluate_many(
     across them."""
     values = [evaluate(game, h, board) for h in hands]
     if game in ONE_DECK_GAMES:
-        _check_one_deck(_GAME_JA[game], [c for h in hands for c in h] + list(board))
+        _check_one_deck(_game_ja(game), [c for h in hands for c in h] + list(board))
     return values
 
 
@@ -175,7 +175,7 @@ def winners(hands: Sequence[HandValue]) -> list[int]:
 def seven_eval(cards: Sequence[Card]) -> HandValue:
     """A ``seven`` hand of 5..7 cards (5: a declared five-card hand), jokers allowed."""
     if not 5 <= len(cards) <= 7 or any(not 0 <= c <= JOKER for c in cards):
-        raise HandError(f"セブンカード: 5〜7枚のカードが必要です（{len(cards)}枚）")
+        raise HandError(text("hands_seven_count", game=_game_ja("seven"), count=len(cards)))
     key, used = seven_cards(cards)
     return _value("seven", key, [Card(c) for c in used])
 

@@ -14,6 +14,8 @@ and :func:`pair_floor`.
 
 from __future__ import annotations
 
+from referee.lang import vocab
+
 STANDARD: tuple[str, ...] = (
     "royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush", "straight",
     "three_of_a_kind", "two_pair", "one_pair", "high_card",
@@ -37,33 +39,21 @@ CLASSES: dict[str, tuple[str, ...]] = {
 #: key width in rank nibbles per game
 WIDTH: dict[str, int] = {"omaha": 5, "holdem_aa": 5, "seven": 7, "deuces": 5}
 
-# Japanese names exactly as the seeds' ranking lists write them (the katakana in parentheses).
-_JA: dict[str, str] = {
-    "royal_flush": "ロイヤル・フラッシュ",
-    "straight_flush": "ストレート・フラッシュ",
-    "four_of_a_kind": "フォー・オブ・ア・カインド",
-    "full_house": "フルハウス",
-    "flush": "フラッシュ",
-    "straight": "ストレート",
-    "three_of_a_kind": "スリー・オブ・ア・カインド",
-    "two_pair": "ツーペア",
-    "one_pair": "ワンペア",
-    "high_card": "ハイカード",
-    "seven_straight_flush": "７ストレート・フラッシュ",
-    "seven_of_a_kind": "セブン・オブ・ア・カインド",
-    "seven_straight": "セブン・ストレート",
-    "big_house": "ビッグ・ハウス",
-    "five_of_a_kind": "ファイブ・オブ・ア・カインド",
-    "seven_flush": "セブン・フラッシュ",
-    "middle_house": "ミドル・ハウス",
-    "defective_house": "ディフェクティブ・ハウス",
-    "natural_royal_flush": "ロイヤル・フラッシュ",
-    "four_deuces": "フォー・デューシーズ",
-    "wild_royal_flush": "ロイヤル・フラッシュ・ウィズ・デュース",
-}
 
-#: Japanese display name per game and class id
-NAMES: dict[str, dict[str, str]] = {g: {k: _JA[k] for k in ks} for g, ks in CLASSES.items()}
+def _names() -> dict[str, dict[str, str]]:
+    """``grammar/hands.toml`` ``[names]``, checked: every class of every game has a name."""
+    names = vocab.load("hands.toml")["names"]
+    out: dict[str, dict[str, str]] = {}
+    for game, classes in CLASSES.items():
+        given = names.get(game, {})
+        if set(given) != set(classes) or not all(isinstance(v, str) for v in given.values()):
+            raise ValueError(f"hands.toml: [names.{game}] must name exactly {classes}")
+        out[game] = {k: given[k] for k in classes}
+    return out
+
+#: Japanese display name per game and class id, exactly as the seeds' ranking lists write them
+#: (the katakana in parentheses): data, ``grammar/hands.toml`` ``[names.GAME]``.
+NAMES: dict[str, dict[str, str]] = _names()
 
 
 def _check_game(game: str) -> tuple[str, ...]:

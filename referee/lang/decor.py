@@ -26,39 +26,42 @@ from pathlib import Path
 
 import emoji
 
+from referee.lang import vocab
 from referee.lang.nearmiss import mentions_action
 from referee.lang.normalize import fold_nfkc
+from referee.lang.vocab import marks, pos
 from referee.lang.words import Word, words
 
 DECORATIONS = Path(__file__).resolve().parents[2] / "grammar" / "decorations.toml"
 
-# Trailing decoration that never changes what a declaration means (コール！ コールｗ こー).
-# (Not ー: it ends words -- ハイパー, ポーカー.)
-_TRAILING = " \t\r\n\u3000!.。…、,・♪☆★"
-# Last kana of the long action words, which a trailing ー merely stretches (こーるー, まっくー).
-_STRETCHED = set("るくどんとずす")
-_SUITS = set("♠♤♥♡♦♢♣♧")
+# The marks (grammar/text.toml): trailing decoration that never changes what a declaration
+# means (コール！ コールｗ こー; not ー: it ends words -- ハイパー, ポーカー), the last kana of the
+# long action words that a trailing ー merely stretches (こーるー, まっくー), laughter.
+_TRAILING = marks("trailing")
+_STRETCHED = set(marks("stretched"))
+_LAUGH, _LAUGH_BRACKETED, _LONG = marks("laugh_word"), marks("laugh_bracketed"), marks("long_vowel")
+_SUITS = set(vocab.cards().symbols)
 # Characters that may start an emoji (symbols, dingbats, pictographs, flags, keycaps); a text
 # without any is not handed to the emoji package at all.
 _MAYBE_EMOJI = re.compile("[\u00a9\u00ae\u203c-\u3299\U0001f000-\U0001faff\u20e3]")
 # Blanks and punctuation between a decoration and the action (仕方ない、フォールド).
-_SEPARATORS = " \t\u3000、,。.!…♪"
+_SEPARATORS = marks("separators")
 
 
 def strip_tail(norm: str) -> str:
     """Drop trailing punctuation, 笑 / (笑), laughing w's (not the w of "show") and stretches."""
     while True:
         s = norm.rstrip(_TRAILING)
-        if s.endswith("(笑)"):
-            s = s[:-3]
-        elif s.endswith("笑"):
-            s = s[:-1]
+        if s.endswith(_LAUGH_BRACKETED):
+            s = s[:-len(_LAUGH_BRACKETED)]
+        elif s.endswith(_LAUGH):
+            s = s[:-len(_LAUGH)]
         elif s.endswith("w"):
             t = s.rstrip("w")
             if not t or not ("a" <= t[-1] <= "z"):
                 s = t
-        elif s.endswith("ー"):  # コール〜 is stretched; こー, ちー (チー), ふぉー (フォー) are not
-            t = s.rstrip("ー")
+        elif s.endswith(_LONG):  # コール〜 is stretched; こー, ちー (チー), ふぉー (フォー) are not
+            t = s.rstrip(_LONG)
             if t[-1:] in _STRETCHED:
                 s = t
         if s == norm:
@@ -96,12 +99,13 @@ def _vocabulary() -> _Vocabulary:
         items = {fold_nfkc(str(w)) for w in data.get(key, [])}
         return tuple(sorted(items, key=len, reverse=True))
 
-    marks = "|".join(re.escape(m) for m in words_of("marks"))
+    feelings = "|".join(re.escape(m) for m in words_of("marks"))
     faces = re.escape(str(data.get("face_chars", "")))
     # a bracketed face: at most 12 characters, one face character, no kana / kanji / card
-    face = (rf"[(（](?=[^()（）]{{0,11}}[{faces}])(?![^()（）]*[ぁ-ゖァ-ヺ一-龯])"
-            rf"(?![^()（）]*(?:10|[2-9tjqka])[cdhs♠♥♦♣])[^()（）]{{1,12}}[)）]?")
-    tail = re.compile(rf"(?:\s*(?:[(（](?:{marks})[)）]|(?:{marks})|{face}))+$")
+    # (after NFKC, brackets are ASCII)
+    face = (rf"[(](?=[^()]{{0,11}}[{faces}])(?![^()]*[{marks('japanese_class')}])"
+            rf"(?![^()]*(?:10|[2-9tjqka])[cdhs{vocab.cards().filled}])[^()]{{1,12}}[)]?")
+    tail = re.compile(rf"(?:\s*(?:[(](?:{feelings})[)]|(?:{feelings})|{face}))+$")
     return _Vocabulary(
         words_of("openers"), words_of("endings"), frozenset(words_of("alone")),
         frozenset(str(w) for w in data.get("people", [])),
@@ -118,7 +122,10 @@ _ASIDE_CHARS = 12
 # Letters and digits are how cards and abbreviations are written (Fです。Tc見せます): an aside has
 # none.
 _LATIN = re.compile("[a-z0-9]")
-_ASIDE_POS = frozenset({"感動詞", "形容詞", "形状詞", "助詞", "助動詞", "補助記号", "副詞", "名詞"})
+_ASIDE_POS = frozenset(pos(p) for p in ("interjection", "adjective", "adjectival_noun", "particle",
+                                          "auxiliary", "symbol", "adverb", "noun"))
+_NOT_ASIDE_POS2 = (pos("proper_noun"), pos("numeral"))
+_VERB = pos("verb")
 
 
 def _is_aside(clause: str, ws: tuple[Word, ...], start: int, end: int) -> bool:
@@ -128,7 +135,7 @@ def _is_aside(clause: str, ws: tuple[Word, ...], start: int, end: int) -> bool:
     people = _vocabulary().people
     inside = [w for w in ws if start <= w.start < end]
     return bool(inside) and all(
-        w.pos in _ASIDE_POS and w.pos2 not in ("固有名詞", "数詞") and w.lemma not in people
+        w.pos in _ASIDE_POS and w.pos2 not in _NOT_ASIDE_POS2 and w.lemma not in people
         for w in inside
     )
 
@@ -144,11 +151,12 @@ def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
 
 # Where one clause ends and the next begins (降ります。J♣見せます, フォールドします、Ah見せます);
 # a full stop or comma before a digit is part of a number (1.5k, 1,800), not a boundary.
-_CLAUSE = re.compile(r"[、。!…♪]+|[.,](?![0-9])")
+_CLAUSE = re.compile(marks("clause"))
 
 
-# A polite first-person ending the grammar reads itself (降ります, 見せます): a declaration too.
-_POLITE = ("ます", "です")
+# A polite first-person ending the grammar reads itself (降ります, 見せます): a declaration too
+# (grammar/decorations.toml "polite").
+_POLITE = tuple(vocab.strings(vocab.load("decorations.toml"), "polite", "decorations.toml"))
 
 
 def _trim_end(folded: str, s: int, e: int, ws: tuple[Word, ...], bounds: set[int],
@@ -170,7 +178,7 @@ def _trim_end(folded: str, s: int, e: int, ws: tuple[Word, ...], bounds: set[int
             last = _word_ending_at(ws, e)
             if last is not None and last.start > s and folded[last.start:e] in voc.after_verb:
                 before = _word_ending_at(ws, last.start)
-                if before is not None and (before.pos == "動詞" or before.lemma in voc.after_aux):
+                if before is not None and (before.pos == _VERB or before.lemma in voc.after_aux):
                     e = last.start
         if e == end:
             return e

@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 
 from referee.lang.normalize import fold_nfkc
+from referee.lang.vocab import marks
 
 NEARMISS = Path(__file__).resolve().parents[2] / "grammar" / "nearmiss.toml"
 
@@ -36,5 +37,5 @@ def mentions_action(norm: str) -> bool:
 
 def command_word(norm: str) -> str | None:
     """The command word a message is, typed without ``!`` (「退席」), or None."""
-    word = norm.strip(" \t\u3000!.。…、,?？")
+    word = norm.strip(marks("command_word_strip"))
     return word if word in _data()[1] else None

@@ -43,7 +43,10 @@ def _invisible() -> re.Pattern[str]:
 @cache
 def _fold_table() -> dict[int, str]:
     table = {c: chr(c - 0x60) for c in range(0x30A1, 0x30F7)}  # ァ..ヶ → ぁ..ゖ
-    table[ord("〜")] = table[ord("~")] = table[ord("～")] = "ー"
+    # the wave dashes (〜 WAVE DASH, ～ FULLWIDTH TILDE, ~) are the long-vowel mark ー
+    long_vowel = unicodedata.lookup("KATAKANA-HIRAGANA PROLONGED SOUND MARK")
+    for name in ("WAVE DASH", "FULLWIDTH TILDE", "TILDE"):
+        table[ord(unicodedata.lookup(name))] = long_vowel
     return table
 
 

@@ -136,11 +136,11 @@ class Engine(ABC):
 
     def set_button(self, seat: int) -> None:
         """``# button: N``: the button seat for the next hand."""
-        raise IllegalAction("このゲームではボタンを指定できません")
+        raise IllegalAction("engine_no_button")
 
     def set_bonus_area(self, cards: list[Card], markers: list[int] | None = None) -> None:
         """``# bonus:`` (deuces only): the bonus area, oldest first."""
-        raise IllegalAction("このゲームにはボーナスエリアがありません")
+        raise IllegalAction("engine_no_bonus_area")
 
     # --- capabilities (the service asks these; it never names a game) ----------------------
     def draw_deal(self, shoe: Shoe, rng: random.Random) -> Deal:
@@ -164,6 +164,16 @@ class Engine(ABC):
     def carry(self, data: dict[str, Any]) -> None:
         """Take over what a closed table of this game handed on (:meth:`carried`)."""
         return None
+
+    def stakes(self) -> dict[str, int]:
+        """The blinds and ante of the hand being played (``sb``, ``bb``, ``ante``), for its
+        history; {} in games without them."""
+        return {}
+
+    def history_seats(self) -> list[SeatState]:
+        """The players a hand history lists: everyone seated (the house games: they stake by
+        message); omaha: the players dealt in."""
+        return self.seated()
 
     def at_showdown(self) -> bool:
         """Cards are being opened (a leak judged then is judged as table talk at a showdown)."""
@@ -197,15 +207,15 @@ class Engine(ABC):
 
     # --- operations decided outside the engine (moderators, the leak/interference pipeline) ---
     def force_fold(self, player: str) -> list[Event]:
-        raise IllegalAction("このゲームでは強制フォールドできません")
+        raise IllegalAction("engine_no_force_fold")
 
     def remove(self, player: str) -> list[Event]:
         """Remove from the table at once (after a forced fold); emits ``leave``."""
-        raise IllegalAction("このゲームでは強制退席できません")
+        raise IllegalAction("engine_no_remove")
 
     def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
         """``!nogame`` / ``!misdeal @p`` / ``!exposed @p``: the game's dealing-mistake procedure."""
-        raise IllegalAction("このゲームではその手続きはできません")
+        raise IllegalAction("engine_no_mistake")
 
     def set_last_slot(self, on: bool) -> list[Event]:
         self.last_slot = on

@@ -89,10 +89,20 @@ import copy
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from referee.actions import Parsed
-from referee.cards import JOKER, Card, CardError, Shoe, card_str, cards_str, parse_card, pretty
+from referee.cards import (
+    JOKER,
+    Card,
+    CardError,
+    Shoe,
+    card_str,
+    cards_str,
+    parse_card,
+    parse_cards,
+    pretty,
+)
 from referee.definitions import DEUCES_CLASSES, DeucesRules, GameDefinition
 from referee.events import ActionEvent, BonusArea, Event, HandStart, Say, Settle
 from referee.rules.base import Deal, Decision, Engine, IllegalAction, SeatState
@@ -404,6 +414,18 @@ class DeucesEngine(Engine):
     def bonus_area(self) -> tuple[list[Card], list[int]]:
         """The bonus area (cards oldest first, markers per card), for the store to save."""
         return [s.card for s in self._s.bonus], [s.markers for s in self._s.bonus]
+
+    def carried(self) -> dict[str, Any] | None:
+        """The bonus area outlives the table (docs/rules.md): the next deuces table starts
+        from it."""
+        if not self._s.bonus:
+            return None
+        return {"cards": [card_str(x.card) for x in self._s.bonus],
+                "markers": [x.markers for x in self._s.bonus]}
+
+    def carry(self, data: dict[str, Any]) -> None:
+        self.set_bonus_area(parse_cards(" ".join(data["cards"])),
+                            [int(m) for m in data["markers"]])
 
     # --- seating ----------------------------------------------------------------------------
 

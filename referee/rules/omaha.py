@@ -392,6 +392,15 @@ class OmahaEngine(Engine):
     def in_hand(self) -> bool:
         return self.phase in ("betting", "showdown")
 
+    def at_showdown(self) -> bool:
+        return self.phase == "showdown"
+
+    def stakes(self) -> dict[str, int]:
+        return {"sb": self.sb, "bb": self.bb, "ante": self.ante}
+
+    def history_seats(self) -> list[SeatState]:
+        return [s for s in self.seated() if self.in_this_hand(s.name)]
+
     def stacks(self) -> dict[str, int]:
         order = self._seat_order()
         bet = self.bet

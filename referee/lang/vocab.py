@@ -1,0 +1,209 @@
+"""Vocabulary files: the words, patterns and marks the readers of chat use, kept as data under
+``grammar/`` so the community can extend them without touching code (docs/parser.md
+"Where the words live").
+
+:func:`load` reads one TOML file once (cached). :func:`cards` is the one card and suit table
+(``grammar/cards.toml``) from which the parser, :mod:`referee.cards`, the lexicon and the leak
+judge build their card patterns; :func:`marks` the shared punctuation and script classes and
+:func:`pos` the UniDic part-of-speech tags (``grammar/text.toml``).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from referee.lang.normalize import fold
+
+GRAMMAR_DIR = Path(__file__).resolve().parents[2] / "grammar"
+
+
+class VocabularyError(ValueError):
+    """A broken vocabulary file (a programming error caught by the tests, never by players)."""
+
+
+@cache
+def load(name: str) -> dict[str, Any]:
+    """``grammar/NAME`` (a TOML file, ``name`` relative to ``grammar/``), parsed once."""
+    path = GRAMMAR_DIR / name
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise VocabularyError(f"{name}: {e}") from None
+
+
+def strings(data: dict[str, Any], key: str, name: str = "") -> list[str]:
+    """``data[key]``, a list of strings (``[]`` when absent)."""
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise VocabularyError(f"{name}: {key} must be a list of strings")
+    return list(value)
+
+
+def alternation(words: list[str] | tuple[str, ...]) -> str:
+    """``a|b|c`` of the escaped words, in their order."""
+    return "|".join(re.escape(w) for w in words)
+
+
+@dataclass(frozen=True)
+class CardWords:
+    """``grammar/cards.toml``, folded and indexed."""
+
+    of: str  # the particle between suit and rank (の)
+    symbols: str  # every suit symbol, suits in s h d c order: ♠♤♥♡♦♢♣♧
+    filled: str  # the symbol the bot writes per suit, s h d c: ♠♥♦♣
+    suit_words: tuple[str, ...]  # s h d c order
+    rank_words: tuple[str, ...]  # a k q j order
+    jokers: tuple[str, ...]
+    suit_of: dict[str, str]  # symbol, letter or word → c d h s
+    rank_of: dict[str, str]  # rank word → a k q j
+
+    @property
+    def suit_words_re(self) -> str:
+        return alternation(self.suit_words)
+
+    @property
+    def rank_words_re(self) -> str:
+        return alternation(self.rank_words)
+
+
+_SUIT_ORDER = ("s", "h", "d", "c")
+_RANK_ORDER = ("a", "k", "q", "j")
+
+
+@cache
+def cards() -> CardWords:
+    """The card and suit table (see ``grammar/cards.toml``)."""
+    name = "cards.toml"
+    d = load(name)
+    suits = d.get("suits", {})
+    ranks = d.get("ranks", {})
+    if set(suits) != set(_SUIT_ORDER) or not set(ranks) <= set(_RANK_ORDER):
+        raise VocabularyError(f"{name}: suits must be s h d c, ranks a k q j")
+    symbols: list[str] = []
+    filled: list[str] = []
+    suit_words: list[str] = []
+    suit_of: dict[str, str] = {}
+    for s in _SUIT_ORDER:
+        syms = strings(suits[s], "symbols", name)
+        words = [fold(w) for w in strings(suits[s], "words", name)]
+        if not syms or any(len(x) != 1 for x in syms):
+            raise VocabularyError(f"{name}: suits.{s}.symbols must be single characters")
+        symbols += syms
+        filled.append(syms[0])
+        suit_words += words
+        suit_of.update({x: s for x in [s, *syms, *words]})
+    rank_words: list[str] = []
+    rank_of: dict[str, str] = {}
+    for r in _RANK_ORDER:
+        words = [fold(w) for w in strings(ranks, r, name)]
+        rank_words += words
+        rank_of.update({w: r for w in words})
+    return CardWords(
+        of=fold(str(d.get("of", ""))), symbols="".join(symbols), filled="".join(filled),
+        suit_words=tuple(suit_words), rank_words=tuple(rank_words),
+        jokers=tuple(fold(w) for w in strings(d.get("joker", {}), "words", name)),
+        suit_of=suit_of, rank_of=rank_of,
+    )
+
+
+def card_terminal() -> str:
+    """The regular expression of grammar/common.lark's ``CARD`` terminal, as this table
+    defines it (the grammar is checked against it when it is loaded)."""
+    t = cards()
+    rank = "(?:10|[2-9tjqka])"
+    sym = f"[{t.symbols}]"
+    letter_or_sym = f"[cdhs{t.symbols}]"
+    suit_w = f"(?:{t.suit_words_re})"
+    rank_w = f"(?:10|[2-9tjqka]|{t.rank_words_re})"
+    of = f"{re.escape(t.of)}?"
+    body = "|".join([
+        f"{rank}{letter_or_sym}", f"{sym}{rank}", f"{suit_w}{of}{rank_w}", f"{rank_w}{of}{suit_w}",
+        *(re.escape(j) for j in t.jokers),
+    ])
+    return f"(?:{body})(?:(?![a-z0-9])|(?={rank}{letter_or_sym}))"
+
+
+@cache
+def text_marks() -> dict[str, Any]:
+    return load("text.toml")
+
+
+def marks(key: str) -> str:
+    """A set of characters (or a piece of pattern) of ``grammar/text.toml`` ``[marks]``."""
+    value = text_marks().get("marks", {}).get(key)
+    if not isinstance(value, str):
+        raise VocabularyError(f"text.toml: no marks.{key}")
+    return value
+
+
+def marks_list(key: str) -> tuple[str, ...]:
+    value = text_marks().get("marks", {}).get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise VocabularyError(f"text.toml: marks.{key} must be a list of strings")
+    return tuple(value)
+
+
+def pos(key: str) -> str:
+    """A UniDic part-of-speech tag by its English name (``noun`` → 名詞), ``grammar/text.toml``."""
+    value = text_marks().get("pos", {}).get(key)
+    if not isinstance(value, str):
+        raise VocabularyError(f"text.toml: no pos.{key}")
+    return value
+
+
+def template_pattern(template: str, **groups: str) -> str:
+    """A regular expression that reads back a sentence the bot wrote from a catalogue
+    ``template``: the literal text escaped, each ``{field}`` replaced by ``groups[field]``
+    (a pattern; ``(?P<field>.+?)`` when not given). The history and the verifier read the
+    room's lines with it, so the wording lives in the catalogue only."""
+    import string
+
+    out: list[str] = []
+    for literal, field, _, _ in string.Formatter().parse(template):
+        out.append(re.escape(literal))
+        if field is not None:
+            out.append(groups.get(field, rf"(?P<{field}>.+?)"))
+    return "".join(out)
+
+
+_META = set("\\.^$*+?{}[]()|")
+
+
+def literal_prefix(pattern: str) -> str:
+    """The literal characters every match of ``pattern`` starts with (a pre-check word)."""
+    out: list[str] = []
+    for ch in pattern:
+        if ch in _META:
+            if ch in "?*{":  # the previous character is optional or repeated
+                out = out[:-1]
+            break
+        out.append(ch)
+    if not out:
+        raise VocabularyError(f"action {pattern!r} must start with a literal word")
+    return "".join(out)
+
+
+def trie(words: list[str]) -> str:
+    """One regular expression for a set of literal words, factored by common prefixes (the
+    regex engine then tries one branch per character instead of one per word)."""
+    tree: dict[str, Any] = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        end = "" in node
+        branches = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if end else body
+
+    return build(tree)

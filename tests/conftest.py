@@ -1,0 +1,33 @@
+"""Helpers every test file shares: filters over events, whether they are the engines' typed
+events or their JSON dicts (replay output, the store). Import them as
+``from conftest import of, says, kinds, as_json`` (pytest puts ``tests/`` on the path)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from referee.events import Event
+
+EventLike = Event | dict[str, Any]
+
+
+def as_json(events: Iterable[EventLike]) -> list[dict[str, Any]]:
+    """Every event as its JSON dict (CONTRACTS §3 shape)."""
+    return [e.to_json() if isinstance(e, Event) else e for e in events]
+
+
+def of(events: Iterable[EventLike], kind: str, **match: Any) -> list[dict[str, Any]]:
+    """The events of ``kind`` whose fields equal ``match``, as dicts."""
+    return [e for e in as_json(events)
+            if e["event"] == kind and all(e.get(k) == v for k, v in match.items())]
+
+
+def says(events: Iterable[EventLike], to: str = "room") -> list[str]:
+    """The texts the bot said to ``to`` (the room, or a player's name)."""
+    return [e["text"] for e in of(events, "say", to=to)]
+
+
+def kinds(events: Iterable[EventLike]) -> list[str]:
+    """The kinds of the events, in order."""
+    return [e["event"] for e in as_json(events)]

@@ -1,0 +1,47 @@
+"""Events are a closed set of typed kinds (issue #20): every event any transcript produces is an
+instance of the one class registered for its kind, and its JSON (the replay's and the store's
+serialisation) reads back, through :func:`referee.rules.registry.parse_event`, as an equal event."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from referee.adapters.transcript import replay_events
+from referee.events import Event, event_json
+from referee.rules.registry import event_types, parse_event
+
+TRANSCRIPTS = sorted((Path(__file__).resolve().parent / "transcripts").rglob("*.txt"))
+
+
+def test_kinds_are_unique_and_typed() -> None:
+    kinds = event_types()
+    assert {"say", "action", "hand_start", "hand_end", "settle", "deal_reveal", "bank",
+            "flag_decided", "fa_applied", "nogame"} <= set(kinds)
+    assert all(issubclass(cls, Event) for cls in kinds.values())
+    assert all(cls.model_config.get("frozen") for cls in kinds.values())
+
+
+def test_an_unknown_kind_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown event kind"):
+        parse_event({"event": "teleport", "player": "alice"})
+    with pytest.raises(ValueError):
+        parse_event({"event": "say", "to": "room"})  # a say without its text
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_event_of_a_transcript_is_its_kinds_class(path: Path) -> None:
+    import json
+
+    from referee.adapters.transcript import TranscriptError
+
+    kinds = event_types()
+    try:
+        events = replay_events(path)
+    except TranscriptError:
+        pytest.skip("a deliberately malformed transcript")
+    for ev in events:
+        assert type(ev) is kinds[ev.event], (ev.event, type(ev).__qualname__)
+        again = parse_event(json.loads(event_json(ev)))
+        assert again == ev, ev.event

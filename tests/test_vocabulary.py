@@ -1,0 +1,117 @@
+"""Vocabulary is data (issue #20): the words live in grammar/, and every reader derives its
+patterns from the same tables -- the card and suit table most of all."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from referee import cards, flags, lexicon, parse
+from referee.hands import CLASSES, NAMES
+from referee.lang import vocab
+from referee.lang.catalog import messages
+from referee.lang.normalize import fold
+
+GRAMMAR = Path(__file__).resolve().parents[1] / "grammar"
+
+
+def test_the_grammar_card_terminal_is_the_card_table() -> None:
+    """grammar/common.lark's CARD is what grammar/cards.toml defines. After adding a word to
+    cards.toml, replace the CARD line of common.lark with the one this test prints."""
+    found = re.search(r"^CARD\.3: /(.*)/$", (GRAMMAR / "common.lark").read_text("utf-8"), re.M)
+    assert found is not None
+    expected = vocab.card_terminal()
+    assert found.group(1) == expected, f"CARD.3: /{expected}/"
+
+
+def test_a_grammar_that_disagrees_with_the_table_is_refused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vocab, "card_terminal", lambda: "(?:nothing)")
+    parse._grammar.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"cards\.toml"):
+            parse._grammar("omaha")
+    finally:
+        monkeypatch.undo()
+        parse._grammar.cache_clear()
+
+
+CW = vocab.cards()
+SUIT_WORDS = [(w, s) for s in "shdc" for w, t in CW.suit_of.items() if t == s and len(w) > 1]
+RANK_WORDS = sorted(CW.rank_of.items())
+
+
+@pytest.mark.parametrize("word,suit", SUIT_WORDS)
+def test_every_suit_word_is_read_everywhere(word: str, suit: str) -> None:
+    card = "A" + suit
+    # referee.cards (the moderators' and the transcripts' notation)
+    assert cards.card_str(cards.parse_card(f"{word}のA")) == card
+    # the grammar (an action that names it)
+    got = parse.parse(f"オープン {word}のA", "omaha")
+    assert got.kind == "action" and got.cards == [card], got
+    # the lexicon (hand talk) and the leak judge's suit counts
+    assert [cards.card_str(n.card) for n in lexicon.read(f"{word}のA持ってる", "omaha").cards] \
+        == [card]
+    assert flags.named_suit_counts(f"{word}3枚") == [("cdhs".index(suit), 3)]
+
+
+@pytest.mark.parametrize("word,rank", RANK_WORDS)
+def test_every_rank_word_is_read_by_the_grammar_and_the_lexicon(word: str, rank: str) -> None:
+    card = rank.upper() + "h"
+    heart = next(w for w, s in CW.suit_of.items() if s == "h" and len(w) > 1)
+    got = parse.parse(f"オープン {word}の{heart}", "omaha")
+    assert got.kind == "action" and got.cards == [card], got
+    named = lexicon.read(f"{word}の{heart}", "omaha").cards
+    assert [cards.card_str(n.card) for n in named] == [card]
+    assert flags.named_rank_pairs(f"{word}のペア") == [cards.RANKS.index(rank.upper())]
+
+
+def test_every_joker_word_is_a_joker() -> None:
+    for word in CW.jokers:
+        assert cards.parse_card(word) == cards.JOKER
+
+
+def test_the_table_is_folded_and_complete() -> None:
+    assert CW.symbols and len(CW.filled) == 4
+    for w in (*CW.suit_words, *CW.rank_words, *CW.jokers, CW.of):
+        assert fold(w) == w, w
+    assert set(CW.suit_of.values()) == set("cdhs")
+
+
+def test_hand_names_are_data_for_every_class_of_every_game() -> None:
+    data = vocab.load("hands.toml")
+    for game, classes in CLASSES.items():
+        assert list(NAMES[game]) == list(classes)
+        assert NAMES[game] == data["names"][game]
+    every = {k for ks in CLASSES.values() for k in ks}
+    assert set(data["claims"]) <= every
+
+
+def test_every_vocabulary_file_loads() -> None:
+    for path in sorted(GRAMMAR.rglob("*.toml")):
+        vocab.load(str(path.relative_to(GRAMMAR)))
+    for key in ("trailing", "separators", "clause", "command_word_strip", "amount_glue"):
+        assert vocab.marks(key)
+    re.compile(vocab.marks("clause"))
+
+
+def test_the_history_reads_the_lines_its_templates_describe() -> None:
+    from referee import history
+
+    line = messages()["seen_open"].format(name="alice") + "A♠ K♥"
+    m = history._OPEN_RE.match(line)
+    assert m is not None and m["name"] == "alice"
+
+
+def test_the_verifier_reads_seven_deal_lines() -> None:
+    from referee import verify
+
+    seat = messages()["seen_seven_seat"]
+    player = messages()["seen_seven_player"].format(name="bob")
+    m = verify._SEVEN_LINE.match(seat.format(seat=3, who=player, cards="A♠ K♥"))
+    assert m is not None and m["name"] == "bob" and m["cards"] == "A♠ K♥"
+    dealer = seat.format(seat=1, who=messages()["seen_seven_dealer"], cards="JK")
+    d = verify._SEVEN_LINE.match(dealer)
+    assert d is not None and d["dealer"] and d["cards"] == "JK"
