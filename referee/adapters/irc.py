@@ -57,17 +57,11 @@ from referee.adapters.outbox import Pacer
 from referee.inputs import Message, Tick
 from referee.lang.catalog import text as msg
 from referee.routing import private_route
+from referee.service import moderator_only
 
 if TYPE_CHECKING:
     from referee.service import Referee
     from referee.store import Store
-
-try:  # the service's own rule (issue #20: referee.service is to define it)
-    from referee.service import (  # type: ignore[attr-defined,unused-ignore]
-        asks_moderator_power,
-    )
-except ImportError:  # until it does: the rule as this bot has applied it, on the service's names
-    from referee.adapters.irc_base import asks_moderator_power
 
 __all__ = [
     "ConfigError", "IrcBot", "IrcConfig", "Whois", "casefold", "is_moderator_command",
@@ -90,8 +84,9 @@ def strip_formatting(text: str) -> str:
 
 def is_moderator_command(text: str) -> bool:
     """Whether a message asks for moderator power (a moderator command, or a look at somebody
-    else's bank or penalties) -- the service's rule, asked, not re-derived here."""
-    return bool(asks_moderator_power(text))
+    else's bank or penalties): the command registry's rule, asked, not re-derived here."""
+    body = command_body(text)
+    return body is not None and moderator_only(body.split())
 
 
 # --- the bot ------------------------------------------------------------------------------

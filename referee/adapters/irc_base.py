@@ -12,8 +12,9 @@ checks it).
 from __future__ import annotations
 
 import asyncio
-import unicodedata
 from typing import TYPE_CHECKING, Any
+
+from referee.lang.vocab import marks
 
 if TYPE_CHECKING:
     from referee.adapters.irc_config import IrcConfig
@@ -37,25 +38,12 @@ def casefold(name: str, casemapping: str = "rfc1459") -> str:
 
 
 def command_body(text: str) -> str | None:
-    """The text after the ``!`` of a command (typed half or full width), None if it is none."""
+    """The text after the ``!`` of a command (any of ``grammar/text.toml``'s command_starts:
+    half or full width), None if it is none."""
     body = text.strip()
-    if not body or unicodedata.normalize("NFKC", body[0]) != "!":
+    if not body or body[0] not in marks("command_starts"):
         return None
     return body[1:]
-
-
-def asks_moderator_power(text: str) -> bool:
-    """Stand-in for ``referee.service.asks_moderator_power`` until the service has it (issue
-    #20): a moderator command, or a look at somebody else's bank or penalties, on the service's
-    own command names. Delete it then: the rule is the service's."""
-    from referee.service import MODERATOR_COMMANDS, command_name
-
-    body = command_body(text)
-    parts = body.split() if body is not None else []
-    if not parts:
-        return False
-    name = command_name(parts[0])
-    return name in MODERATOR_COMMANDS or (name in ("bank", "penalties") and len(parts) > 1)
 
 
 class IrcParts:
