@@ -7,8 +7,9 @@ into output; the refereeing itself is the same pipeline everywhere.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
+from referee.outcome import Persistence
 from referee.service import Referee, SnapshotError
 
 # A full re-run of more inputs than this at start-up is followed by a fresh snapshot, so the
@@ -16,7 +17,23 @@ from referee.service import Referee, SnapshotError
 RESNAPSHOT_AFTER = 1000
 
 
-def resume(referee: Referee, store: Any) -> list[str]:
+class ResumableStore(Persistence, Protocol):
+    """What a restart reads of the store (implemented by :class:`referee.store.Store`)."""
+
+    def latest_snapshot(self) -> tuple[int, str, bytes] | None:
+        """(seq, version, state) of the newest snapshot, None when there is none."""
+
+    def put_snapshot(self, version: str, state: bytes) -> int:
+        """Save a snapshot after the last input saved; its seq."""
+
+    def stream_inputs(self, after: int = 0) -> Iterable[dict[str, Any]]:
+        """The inputs saved after seq ``after``, in order, read as they are consumed."""
+
+    def balances(self) -> dict[str, int]:
+        """Every player's saved bank balance."""
+
+
+def resume(referee: Referee, store: ResumableStore) -> list[str]:
     """Bring ``referee`` to where ``store``'s inputs left it, then attach the store.
 
     From the newest snapshot when there is a usable one (taken by this very version of the code
@@ -30,7 +47,7 @@ def resume(referee: Referee, store: Any) -> list[str]:
     should know they differ."""
     warnings: list[str] = []
     after = 0
-    snap = store.latest_snapshot() if hasattr(store, "latest_snapshot") else None
+    snap = store.latest_snapshot()
     if snap is not None:
         seq, version, state = snap
         try:
@@ -39,23 +56,19 @@ def resume(referee: Referee, store: Any) -> list[str]:
         except SnapshotError as e:
             warnings.append(f"snapshot after input {seq} not used ({e}): re-running every input")
     referee.persistence = store  # before the re-run: the store knows the processed ids
-    stream = getattr(store, "stream_inputs", None)
-    inputs = stream(after) if callable(stream) else store.inputs()
-    counted = _Counted(inputs)
+    counted = _Counted(store.stream_inputs(after))
     referee.rebuild(counted)
     fresh = after == 0 or counted.n > RESNAPSHOT_AFTER
-    if hasattr(store, "put_snapshot") and counted.n and fresh:
+    if counted.n and fresh:
         store.put_snapshot(*referee.snapshot())
-    balances = getattr(store, "balances", None)
-    if callable(balances):
-        saved: dict[str, int] = {p: b for p, b in balances().items() if b}
-        now = {p: b for p, b in referee.bank.balances().items() if b}
-        for p in sorted(set(saved) | set(now)):
-            if saved.get(p, 0) != now.get(p, 0):
-                warnings.append(
-                    f"bank of {p}: {saved.get(p, 0)} in the database, {now.get(p, 0)} after the "
-                    "rebuild"
-                )
+    saved = {p: b for p, b in store.balances().items() if b}
+    now = {p: b for p, b in referee.bank.balances().items() if b}
+    for p in sorted(set(saved) | set(now)):
+        if saved.get(p, 0) != now.get(p, 0):
+            warnings.append(
+                f"bank of {p}: {saved.get(p, 0)} in the database, {now.get(p, 0)} after the "
+                "rebuild"
+            )
     return warnings
 
 
@@ -72,7 +85,7 @@ class _Counted:
             yield inp
 
 
-def snapshot_differences(store: Any) -> list[str]:
+def snapshot_differences(store: ResumableStore) -> list[str]:
     """``referee check``'s slow test (issue 21): the newest snapshot plus the inputs after it
     against a full re-run of every input. [] when they agree (or there is no snapshot); else one
     line per part of the state that differs."""

@@ -10,12 +10,15 @@ default action comes at most ``every`` seconds late."""
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from referee.service import Referee
 
 TICK_EVERY = 5.0  # seconds between two timer ticks of one table
 
 
-def due_ticks(referee: Any, now: float, last: dict[str, float], every: float = TICK_EVERY,
+def due_ticks(referee: Referee, now: float, last: dict[str, float], every: float = TICK_EVERY,
               rooms: Collection[str] | None = None) -> list[str]:
     """The tables (rooms, sorted) to tick at ``now``: waiting on someone, not paused, and not
     ticked by the timer in the last ``every`` seconds (``last``: room -> time of its last timer

@@ -25,9 +25,12 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from referee.adapters.irc_base import command_body
+from referee.lang.catalog import text as msg
 from referee.store.identity import Identities, Session
 
-PASS_COMMANDS = ("pass", "パス", "合言葉", "あいことば")
+# The names of the !pass command (vocabulary, in the catalogue: irc.pass_commands).
+PASS_COMMANDS = tuple(msg("irc.pass_commands").split())
 
 
 @dataclass
@@ -54,10 +57,10 @@ class Whois:
 
 def pass_args(text: str) -> list[str] | None:
     """The arguments of a ``!pass`` message (None if it is not one)."""
-    body = text.strip()
-    if not body.startswith(("!", "！")):
+    body = command_body(text)
+    if body is None:
         return None
-    parts = body[1:].split()
+    parts = body.split()
     if not parts or parts[0].lower() not in PASS_COMMANDS:
         return None
     return parts[1:]

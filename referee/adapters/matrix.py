@@ -17,42 +17,49 @@ delivery, and the guarantees the community asked for:
   stored in the database and in ``m.direct`` (homeservers rate-limit room creation). A private
   message waits in the outbox until the player has joined that room, so their device is given the
   room key with it. The crypto store (olm account, sessions) persists next to the database.
+
+The bot is split by responsibility: this module is the sync loop and what an event becomes (an
+input of the service, routed by :mod:`referee.routing` when it is private);
+:mod:`matrix_delivery` the outbox, the private rooms and the sending; :mod:`matrix_crypto`
+keys, cross-signing and messages waiting for their room key; :mod:`matrix_state` the adapter's
+own tables; :mod:`matrix_config` the settings; :mod:`matrix_render` the text formats.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime
-import hashlib
 import json
 import logging
 import signal
-import sqlite3
 import time
-import urllib.parse
 import uuid
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nio  # type: ignore[import-untyped]
 
-from referee.adapters.clock import TICK_EVERY, due_ticks
+from referee.adapters.clock import due_ticks
 from referee.adapters.config import ConfigError as ConfigError
-from referee.adapters.config import read_settings
-from referee.adapters.matrix_render import incoming_text, mxid_of, name_of, render
-from referee.adapters.matrix_xsign import (
-    CrossSigningError,
-    CrossSigningPending,
-    ensure_cross_signing,
-)
-from referee.lang.catalog import CatalogError
+from referee.adapters.matrix_config import KEY_WAIT as KEY_WAIT
+from referee.adapters.matrix_config import MatrixConfig as MatrixConfig
+from referee.adapters.matrix_config import load_config as load_config
+from referee.adapters.matrix_crypto import Crypto
+from referee.adapters.matrix_crypto import share_keys as share_keys
+from referee.adapters.matrix_delivery import ENCRYPTION as ENCRYPTION
+from referee.adapters.matrix_delivery import Delivery
+from referee.adapters.matrix_render import incoming_text, name_of, render
+from referee.adapters.matrix_state import _SCHEMA as _SCHEMA
+from referee.adapters.matrix_state import DM_KINDS, BotState
+from referee.inputs import Message, Tick
 from referee.lang.catalog import text as msg
 from referee.routing import private_route
 
+if TYPE_CHECKING:
+    from referee.service import Referee
+    from referee.store import Store
+
 log = logging.getLogger("referee.matrix")
+
 
 SYNC_FILTER: dict[str, Any] = {
     # Synapse's default timeline limit is 10 events per room per sync; a larger one makes gaps
@@ -60,265 +67,6 @@ SYNC_FILTER: dict[str, Any] = {
     "room": {"timeline": {"limit": 100}, "state": {"lazy_load_members": False}},
     "presence": {"not_types": ["*"]},
 }
-ENCRYPTION = {"type": "m.room.encryption", "state_key": "",
-              "content": {"algorithm": "m.megolm.v1.aes-sha2"}}
-# A DM's later joiners read nothing sent before they joined (and the bot's checks keep them out).
-HISTORY_JOINED = {"type": "m.room.history_visibility", "state_key": "",
-                  "content": {"history_visibility": "joined"}}
-# Room kinds of matrix_rooms whose messages are private messages to the bot:
-#   dm       the partner's private channel (private content is sent only there, after _vouch)
-#   dm_left  the partner left it: a new one is made
-#   dm_lost  not private (any more): unencrypted, a third member, or not the partner's own;
-#            what is typed there is still a private message, nothing private is sent there
-DM_KINDS = ("dm", "dm_left", "dm_lost")
-# An encrypted message whose room key has not arrived holds its room's later messages back for
-# at most this long (the key usually comes in the same or the next sync); then the sender is
-# told it could not be read. A withheld key (m.room_key.withheld) ends the wait at once.
-KEY_WAIT = 20.0
-LATE_KEY_WINDOW = 3600.0  # a key this late still gets the sender a "too late" notice
-PLAINTEXT = "referee.plaintext"  # outbox content marker: send unencrypted (a notice, no secret)
-JST = datetime.timezone(datetime.timedelta(hours=9))
-
-
-
-async def share_keys(c: Any) -> None:
-    """The end-to-end key traffic nio leaves to its caller after a sync: upload our keys, learn
-    and claim the other devices', send the queued to-device messages (room keys among them)."""
-    if c.should_upload_keys:
-        await c.keys_upload()
-    if c.should_query_keys:
-        await c.keys_query()
-    if c.should_claim_keys:
-        await c.keys_claim(c.get_users_for_key_claiming())
-    await c.send_to_device_messages()
-
-
-@dataclass
-class MatrixConfig:
-    homeserver: str
-    user_id: str
-    database: Path
-    password: str | None = None
-    access_token: str | None = None
-    device_id: str | None = None
-    store_dir: Path | None = None  # crypto store; default: next to the database
-    moderators: list[str] = field(default_factory=list)
-    backup_dir: Path | None = None  # default: backups/ next to the database
-    backup_every: float = 3600.0  # seconds between back-ups; 0: only when a table closes
-    backup_keep: int = 24  # back-ups kept
-    device_name: str = "referee"
-    sync_timeout_ms: int = 30_000
-    max_retry_wait: float = 5.0  # cap of the reconnect backoff, seconds
-    tick_every: float = TICK_EVERY  # action clock: seconds between timer ticks of one table
-    key_wait: float = KEY_WAIT  # seconds an undecryptable message waits for its key
-
-    @property
-    def server_name(self) -> str:
-        return self.user_id.partition(":")[2]
-
-    @property
-    def crypto_dir(self) -> Path:
-        return self.store_dir or self.database.with_name(self.database.stem + "-crypto")
-
-
-_KEYS = {
-    "homeserver": str, "user_id": str, "password": str, "access_token": str, "device_id": str,
-    "backup_dir": str, "backup_every": float, "backup_keep": int,
-    "database": str, "store_dir": str, "moderators": list, "device_name": str,
-    "sync_timeout_ms": int, "max_retry_wait": float, "tick_every": float, "key_wait": float,
-}
-
-
-def load_config(path: Path | None, overrides: dict[str, Any]) -> MatrixConfig:
-    """TOML file (``[matrix]`` table or top level) overridden by flags; ConfigError if unusable."""
-    data = read_settings(path, "matrix", overrides, _KEYS, ("homeserver", "user_id", "database"))
-    if not data.get("password") and not data.get("access_token"):
-        raise ConfigError("a password or an access_token is required")
-    user_id = str(data["user_id"])
-    if not user_id.startswith("@") or ":" not in user_id:
-        raise ConfigError(f"user_id must look like @bot:example.org, not {user_id!r}")
-    return MatrixConfig(
-        homeserver=str(data["homeserver"]).rstrip("/"),
-        user_id=user_id,
-        database=Path(str(data["database"])),
-        password=data.get("password"),
-        access_token=data.get("access_token"),
-        device_id=data.get("device_id"),
-        store_dir=Path(str(data["store_dir"])) if data.get("store_dir") else None,
-        moderators=[str(m) for m in data.get("moderators", [])],
-        backup_dir=Path(str(data["backup_dir"])) if data.get("backup_dir") else None,
-        backup_every=float(data.get("backup_every", 3600.0)),
-        backup_keep=int(data.get("backup_keep", 24)),
-        device_name=str(data.get("device_name", "referee")),
-        sync_timeout_ms=int(_number(data, "sync_timeout_ms", 30_000)),
-        max_retry_wait=_number(data, "max_retry_wait", 5.0),
-        tick_every=_number(data, "tick_every", TICK_EVERY),
-        key_wait=_number(data, "key_wait", KEY_WAIT),
-    )
-
-
-def _number(data: dict[str, Any], key: str, default: float) -> float:
-    """A non-negative number setting; ConfigError (one line) otherwise."""
-    value = data.get(key, default)
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{key} must be a number, not {value!r}") from None
-    if not number >= 0:
-        raise ConfigError(f"{key} must not be negative (or NaN): {value!r}")
-    return number
-
-
-# --- the adapter's own tables (same database file as the store, separate connection) ----------
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS matrix_kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS matrix_rooms (
-    room_id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL,            -- 'room' (processed since our join) or 'dm'
-    partner TEXT,                  -- dm: the player's Matrix id
-    created REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS matrix_outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    input_id TEXT NOT NULL,
-    idx INTEGER NOT NULL,
-    room_id TEXT NOT NULL,
-    content TEXT NOT NULL,
-    event_id TEXT,                 -- set once sent
-    UNIQUE (input_id, idx)
-);
--- What the flush reads (issue 21): the unsent rows only, whatever the outbox ever held.
-CREATE INDEX IF NOT EXISTS matrix_outbox_unsent ON matrix_outbox(seq) WHERE event_id IS NULL;
--- Events held back because one before them in the same room cannot be decrypted yet (its key
--- has not arrived): processed in order once it can, or once it is given up on.
-CREATE TABLE IF NOT EXISTS matrix_held (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    room_id TEXT NOT NULL,
-    event_id TEXT NOT NULL UNIQUE,
-    source TEXT NOT NULL,
-    held_at REAL NOT NULL
-);
--- Encrypted messages given up on (the sender was told); a key arriving later only gets the
--- sender a refusal, never a late, out-of-turn processing.
-CREATE TABLE IF NOT EXISTS matrix_unreadable (
-    event_id TEXT PRIMARY KEY,
-    room_id TEXT NOT NULL,
-    source TEXT NOT NULL,
-    at REAL NOT NULL
-);
-"""
-
-
-class BotState:
-    def __init__(self, path: Path) -> None:
-        self.conn = sqlite3.connect(str(path), isolation_level=None, timeout=60)
-        self.conn.execute("PRAGMA busy_timeout = 60000")
-        self.conn.executescript(_SCHEMA)
-
-    def get(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM matrix_kv WHERE key = ?", (key,)).fetchone()
-        return str(row[0]) if row else None
-
-    def put(self, key: str, value: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO matrix_kv(key, value) VALUES (?, ?)",
-                          (key, value))
-
-    def room_kind(self, room_id: str) -> tuple[str, str | None] | None:
-        row = self.conn.execute("SELECT kind, partner FROM matrix_rooms WHERE room_id = ?",
-                                (room_id,)).fetchone()
-        return (str(row[0]), row[1]) if row else None
-
-    def add_room(self, room_id: str, kind: str = "room", partner: str | None = None) -> None:
-        self.conn.execute(
-            "INSERT OR REPLACE INTO matrix_rooms(room_id, kind, partner, created)"
-            " VALUES (?, ?, ?, ?)", (room_id, kind, partner, time.time()))
-
-    def dm_room(self, user_id: str) -> str | None:
-        row = self.conn.execute(
-            "SELECT room_id FROM matrix_rooms WHERE kind = 'dm' AND partner = ?"
-            " ORDER BY created DESC LIMIT 1", (user_id,)).fetchone()
-        return str(row[0]) if row else None
-
-    def dm_map(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for room_id, partner in self.conn.execute(
-                "SELECT room_id, partner FROM matrix_rooms WHERE kind = 'dm' ORDER BY created"):
-            out.setdefault(str(partner), []).append(str(room_id))
-        return out
-
-    def queue(self, input_id: str, rows: list[tuple[str, dict[str, Any]]]) -> None:
-        """All replies of one input, in one transaction (INSERT OR IGNORE: idempotent)."""
-        with self.conn:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.executemany(
-                "INSERT OR IGNORE INTO matrix_outbox(input_id, idx, room_id, content)"
-                " VALUES (?, ?, ?, ?)",
-                [(input_id, i, room, json.dumps(c, ensure_ascii=False))
-                 for i, (room, c) in enumerate(rows)])
-
-    def unsent(self) -> list[tuple[int, str, int, str, dict[str, Any]]]:
-        rows = self.conn.execute(
-            "SELECT seq, input_id, idx, room_id, content FROM matrix_outbox"
-            " WHERE event_id IS NULL ORDER BY seq")
-        return [(int(s), str(i), int(x), str(r), json.loads(c)) for s, i, x, r, c in rows]
-
-    def sent(self, seq: int, event_id: str) -> None:
-        self.conn.execute("UPDATE matrix_outbox SET event_id = ? WHERE seq = ?", (event_id, seq))
-
-    def prune_sent(self) -> int:
-        """Forget the replies already delivered (issue 21: the outbox must not grow with every
-        reply ever sent). Called once a sync batch is complete: its inputs and every earlier
-        one will never be delivered again, so nothing can re-queue a pruned reply."""
-        return self.conn.execute("DELETE FROM matrix_outbox WHERE event_id IS NOT NULL").rowcount
-
-    def move_unsent(self, old_room: str, new_room: str) -> None:
-        self.conn.execute("UPDATE matrix_outbox SET room_id = ? WHERE room_id = ?"
-                          " AND event_id IS NULL", (new_room, old_room))
-
-    # --- held (undecryptable-yet) events -----------------------------------------------------
-    def hold(self, room_id: str, event_id: str, source: dict[str, Any], now: float) -> None:
-        self.conn.execute(
-            "INSERT OR IGNORE INTO matrix_held(room_id, event_id, source, held_at)"
-            " VALUES (?, ?, ?, ?)", (room_id, event_id, json.dumps(source), now))
-
-    def has_held(self, room_id: str) -> bool:
-        return self.conn.execute("SELECT 1 FROM matrix_held WHERE room_id = ? LIMIT 1",
-                                 (room_id,)).fetchone() is not None
-
-    def held(self) -> list[tuple[str, str, dict[str, Any], float]]:
-        """(room, event id, event, held since), oldest first."""
-        rows = self.conn.execute(
-            "SELECT room_id, event_id, source, held_at FROM matrix_held ORDER BY seq")
-        return [(str(r), str(e), json.loads(s), float(t)) for r, e, s, t in rows]
-
-    def unhold(self, event_id: str) -> None:
-        self.conn.execute("DELETE FROM matrix_held WHERE event_id = ?", (event_id,))
-
-    def give_up(self, room_id: str, event_id: str, source: dict[str, Any], now: float) -> None:
-        with self.conn:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.execute("INSERT OR IGNORE INTO matrix_unreadable VALUES (?, ?, ?, ?)",
-                              (event_id, room_id, json.dumps(source), now))
-            self.conn.execute("DELETE FROM matrix_held WHERE event_id = ?", (event_id,))
-
-    def unreadable(self, since: float) -> list[tuple[str, str, dict[str, Any]]]:
-        rows = self.conn.execute(
-            "SELECT room_id, event_id, source FROM matrix_unreadable WHERE at >= ?", (since,))
-        return [(str(r), str(e), json.loads(s)) for r, e, s in rows]
-
-    def forget_unreadable(self, event_id: str) -> None:
-        self.conn.execute("DELETE FROM matrix_unreadable WHERE event_id = ?", (event_id,))
-
-    def close(self) -> None:
-        self.conn.close()
-
-
-def _txn(input_id: str, idx: int) -> str:
-    """Deterministic transaction id: a re-send after a crash is de-duplicated by the server."""
-    return "referee-" + hashlib.sha256(f"{input_id}\0{idx}".encode()).hexdigest()[:32]
 
 
 class _RateLimitCounter(logging.Handler):
@@ -334,10 +82,11 @@ class _RateLimitCounter(logging.Handler):
             log.info("rate limited by the homeserver (%d so far); retrying", self.count)
 
 
-class MatrixBot:
+class MatrixBot(Crypto, Delivery):
     """One bot account: sync loop → service pipeline → outbox → homeserver."""
 
-    def __init__(self, config: MatrixConfig, referee: Any = None, store: Any = None) -> None:
+    def __init__(self, config: MatrixConfig, referee: Referee | None = None,
+                 store: Store | None = None) -> None:
         self.config = config
         self.server = config.server_name
         config.database.parent.mkdir(parents=True, exist_ok=True)
@@ -377,7 +126,7 @@ class MatrixBot:
         self.rate_limits = _RateLimitCounter()
         logging.getLogger("nio").addHandler(self.rate_limits)
 
-    # --- login and crypto ------------------------------------------------------------------
+    # --- login (keys and cross-signing: Crypto) ---------------------------------------------
     async def _login(self) -> None:
         cfg = self.config
         cfg.crypto_dir.mkdir(parents=True, exist_ok=True)
@@ -414,41 +163,10 @@ class MatrixBot:
             await client.keys_upload()
         await self._cross_sign()
 
-    async def _cross_sign(self) -> None:
-        """The account's cross-signing identity, and this device signed by it (see
-        matrix_xsign); retried after each sync until it is done, never fatal."""
-        if self.cross_signed or self.client.olm is None or time.monotonic() < self._xsign_next:
-            return
-        try:
-            r = await ensure_cross_signing(self.client, self.config.user_id,
-                                           str(self.client.device_id), self.config.crypto_dir,
-                                           self.config.password)
-        except Exception as e:  # refused, or the homeserver away: try again after a sync
-            refused = isinstance(e, CrossSigningError) and not isinstance(e, CrossSigningPending)
-            why = str(e) if refused else repr(e)
-            if why != self._xsign_error:  # said once, not after every sync
-                log.warning("cross-signing: %s (will retry)", why)
-                self._xsign_error = why
-            # A refusal is asked again every ten minutes; a homeserver away, after a sync.
-            self._xsign_next = time.monotonic() + (600.0 if refused else 0.0)
-            return
-        self.cross_signed = True
-        log.info("cross-signing identity %s: %s, device %s", r.master,
-                 "uploaded" if r.uploaded else "already on the server",
-                 "signed now" if r.signed_device else "already signed")
-
-    async def _crypto_housekeeping(self) -> None:
-        if self.client.olm is None:
-            return
-        with contextlib.suppress(Exception):
-            await share_keys(self.client)
-        await self._cross_sign()
-
     # --- the loop ---------------------------------------------------------------------------
     async def run(self) -> None:
-        verify = getattr(self.store, "verify", None)
-        if callable(verify):  # never online on a damaged database (CorruptDatabase, one line)
-            await asyncio.to_thread(verify)
+        # never online on a damaged database (CorruptDatabase, one line)
+        await asyncio.to_thread(self.store.verify)
         await self._login()
         await self.flush()  # replies a previous run queued but did not send
         clock = asyncio.create_task(self._clock())
@@ -474,8 +192,7 @@ class MatrixBot:
         for room in due:
             self._ticked[room] = now
             input_id = f"tick:{uuid.uuid4().hex}"
-            out = self.referee.process(
-                {"kind": "tick", "id": input_id, "room": room, "time": now})
+            out = self.referee.process(Tick(input_id, room, now))
             if out is not None:
                 await self._queue(input_id, room, room, "", [e.to_json() for e in out.events])
         return due
@@ -539,10 +256,6 @@ class MatrixBot:
             self.synced += 1
             await self._crypto_housekeeping()
             await self.flush()
-
-    async def _sleep(self, seconds: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.stopping.wait(), seconds)
 
     async def close(self) -> None:
         logging.getLogger("nio").removeHandler(self.rate_limits)
@@ -631,120 +344,6 @@ class MatrixBot:
         log.info("joined %s (invited by %s%s)", room_id, inviter, ", direct" if direct else "")
 
     # --- one event --------------------------------------------------------------------------
-    async def _on_event(self, room_id: str, ev: Any) -> None:
-        """One timeline event, in order. An encrypted one that cannot be decrypted yet is kept
-        (with every later message of its room behind it) until its key comes: never dropped."""
-        if not isinstance(ev, nio.RoomMessageText | nio.MegolmEvent) \
-                or ev.sender == self.config.user_id:
-            return
-        if self.state.has_held(room_id):
-            self.state.hold(room_id, ev.event_id, ev.source, time.time())
-            return
-        if isinstance(ev, nio.MegolmEvent):
-            dec = self._decrypt(room_id, ev)
-            if dec is None:
-                log.warning("cannot decrypt %s in %s from %s yet (session %s); holding it",
-                            ev.event_id, room_id, ev.sender, ev.session_id)
-                self.state.hold(room_id, ev.event_id, ev.source, time.time())
-                await self._request_key(ev)
-                return
-            ev = dec
-        if isinstance(ev, nio.RoomMessageText):  # (decrypted, it may be a notice, a reaction…)
-            await self._on_message(room_id, ev)
-
-    def _decrypt(self, room_id: str, ev: Any) -> Any:
-        """The decrypted event, or None while its room key is missing (checked first: nio
-        logs a warning for every failed attempt, and held events are retried often)."""
-        ev.room_id = room_id
-        store = getattr(self.client.olm, "inbound_group_store", None)
-        with contextlib.suppress(Exception):
-            if store is not None and not store.get(room_id, ev.sender_key, ev.session_id):
-                return None
-        try:
-            return self.client.decrypt_event(ev)
-        except Exception:
-            return None
-
-    async def _request_key(self, ev: Any) -> None:
-        """Ask the sender's device for the missing room key (clients that share keys only with
-        devices they trust may answer with m.room_key.withheld instead)."""
-        with contextlib.suppress(Exception):
-            await self.client.to_device(
-                ev.as_key_request(ev.sender, self.client.device_id, device_id=ev.device_id))
-
-    def _note_withheld(self, resp: Any) -> None:
-        for ev in getattr(resp, "to_device_events", []):
-            src = getattr(ev, "source", {}) or {}
-            if src.get("type") in ("m.room_key.withheld", "org.matrix.room_key.withheld"):
-                c = src.get("content") or {}
-                if c.get("session_id"):
-                    self._withheld[str(c["session_id"])] = str(c.get("code", ""))
-                    log.info("room key withheld by %s (%s): session %s", src.get("sender"),
-                             c.get("code"), c.get("session_id"))
-
-    async def drain_held(self, now: float) -> bool:
-        """Held events, in order per room: a decryptable one is processed (with its own time),
-        one whose key was withheld or did not come within key_wait is given up on (the sender
-        is told), and a room waits behind an event still within its wait. The sync loop and the
-        clock both call it; one at a time, so replies stay in order."""
-        async with self._draining:
-            return await self._drain_held(now)
-
-    async def _drain_held(self, now: float) -> bool:
-        waiting: set[str] = set()
-        held = self.state.held()
-        changed = False
-        for room_id, event_id, source, held_at in held:
-            if room_id in waiting:
-                continue
-            ev = nio.Event.parse_event(source)
-            if isinstance(ev, nio.MegolmEvent):
-                dec = self._decrypt(room_id, ev)
-                if dec is None:
-                    code = self._withheld.get(ev.session_id)
-                    if code is None and now - held_at < self.config.key_wait:
-                        waiting.add(room_id)
-                        continue
-                    await self._unreadable(room_id, ev, code)
-                    changed = True
-                    continue
-                ev = dec
-            if isinstance(ev, nio.RoomMessageText):
-                await self._on_message(room_id, ev)
-            self.state.unhold(event_id)
-            changed = True
-        for room_id, event_id, source in self.state.unreadable(now - LATE_KEY_WINDOW):
-            ev = nio.Event.parse_event(source)
-            if isinstance(ev, nio.MegolmEvent) and self._decrypt(room_id, ev) is not None:
-                log.info("the key of %s came after it was given up on", event_id)
-                self._notice(f"late:{event_id}", room_id, ev, "undecryptable_late", "")
-                self.state.forget_unreadable(event_id)
-                changed = True
-        return changed
-
-    async def _unreadable(self, room_id: str, ev: Any, code: str | None) -> None:
-        why = code or "timeout"
-        log.warning("giving up on %s in %s from %s: %s", ev.event_id, room_id, ev.sender, why)
-        key = f"undecryptable_reason_{why.removeprefix('m.').replace('.', '_')}"
-        try:
-            reason = msg(key)
-        except CatalogError:
-            reason = msg("undecryptable_reason_other", code=why)
-        self._notice(f"unreadable:{ev.event_id}", room_id, ev,
-                     "undecryptable_withheld" if code else "undecryptable_gave_up", reason)
-        self.state.give_up(room_id, ev.event_id, ev.source, time.time())
-
-    def _notice(self, input_id: str, room_id: str, ev: Any, key: str, reason: str) -> None:
-        """A plaintext m.notice to the sender in the room they typed in (it tells nothing
-        private, and a client that cannot read the bot's encrypted messages still shows it)."""
-        sender = name_of(ev.sender, self.server)
-        when = datetime.datetime.fromtimestamp(ev.server_timestamp / 1000, JST)
-        body = msg(key, sender=sender, when=when.strftime("%H:%M:%S"), reason=reason)
-        content = render(body, self.server, {sender})
-        content["msgtype"] = "m.notice"
-        content[PLAINTEXT] = True
-        self.state.queue(input_id, [(room_id, content)])
-
     async def _on_message(self, room_id: str, ev: Any) -> None:
         relates = (ev.source.get("content") or {}).get("m.relates_to") or {}
         if relates.get("rel_type") == "m.replace":
@@ -765,15 +364,12 @@ class MatrixBot:
             # for every adapter: referee.routing); its announcements go to that table's room.
             route = private_route(self.referee, sender, text, self._table_names())
             table_room, text = route.room, route.text
-        inp = {
-            "kind": "message", "id": ev.event_id, "room": table_room or room_id,
-            "sender": sender, "text": text, "time": ev.server_timestamp / 1000.0, "dm": dm,
-        }
-        out = self.referee.process(inp)
+        out = self.referee.process(Message(ev.event_id, table_room or room_id, sender, text,
+                                           ev.server_timestamp / 1000.0, dm))
         if out is not None:
             events = [e.to_json() for e in out.events]
-        else:
-            events = self._stored_events(ev.event_id)
+        else:  # processed before a crash: its replies may not all be in the outbox yet
+            events = self.store.events_of(ev.event_id)
         # No table for a private message: what the service says "to the room" goes back to the
         # sender, privately (never into the room it came from: that room may not be private).
         await self._queue(ev.event_id, table_room, table_room or room_id, sender, events)
@@ -791,189 +387,6 @@ class MatrixBot:
                 if alias:
                     names[str(alias)] = rid
         return names
-
-    def _table_label(self, player: str, table_room: str) -> str:
-        """「【room name】」 before a private message for a player seated at several tables, so
-        two tables' cards are never mixed up; "" otherwise."""
-        tables = [r for r, t in self.referee.tables.items() if t.engine.is_seated(player)]
-        if len(tables) < 2 or table_room not in self.referee.tables:
-            return ""
-        room = self.client.rooms.get(table_room) if self.client is not None else None
-        name = getattr(room, "display_name", None) or table_room
-        return msg("private_table_label", table=name)
-
-    def _stored_events(self, input_id: str) -> list[dict[str, Any]]:
-        """An input processed before a crash: its replies may not all be in the outbox yet."""
-        conn = getattr(self.store, "conn", None)
-        if conn is None:
-            return []
-        row = conn.execute("SELECT events FROM inputs WHERE input_id = ?", (input_id,)).fetchone()
-        return list(json.loads(row[0])) if row else []
-
-    async def _queue(self, input_id: str, reply_room: str | None, table_room: str, sender: str,
-                     events: Iterable[dict[str, Any]]) -> None:
-        """``reply_room``: where what is said "to the room" goes; None: to ``sender``
-        privately."""
-        mention = set(self.referee.seated_names(table_room)) | {sender}
-        rows: list[tuple[str, dict[str, Any]]] = []
-        for e in events:
-            if e.get("event") != "say":
-                continue
-            to, text = str(e.get("to", "room")), str(e.get("text", ""))
-            if to == "room" and reply_room is None:
-                to = sender
-            if to == "room" and reply_room is not None:
-                rows.append((reply_room, render(text, self.server, mention)))
-            else:
-                room = await self.dm_room(mxid_of(to, self.server))
-                rows.append((room, render(self._table_label(to, table_room) + text,
-                                          self.server, ())))
-        if rows:
-            self.state.queue(input_id, rows)
-
-    # --- direct messages --------------------------------------------------------------------
-    async def dm_room(self, user_id: str) -> str:
-        """The player's private room, created (encrypted) on first use and then reused."""
-        existing = self.state.dm_room(user_id)
-        if existing is not None:
-            return existing
-        while True:
-            # private_chat (not trusted_private_chat): the player is not an admin of the room,
-            # and inviting needs the bot's power level, so nobody is let in by the homeserver.
-            r = await self.client.room_create(
-                is_direct=True, invite=[user_id], preset=nio.RoomPreset.private_chat,
-                initial_state=[ENCRYPTION, HISTORY_JOINED], name="referee",
-                power_level_override={"invite": 100},
-            )
-            if isinstance(r, nio.RoomCreateResponse):
-                break
-            log.warning("could not create a DM room for %s: %s; retrying", user_id, r)
-            await self._sleep(2.0)
-        self.state.add_room(r.room_id, "dm", user_id)
-        await self._publish_direct()
-        log.info("created DM room %s for %s", r.room_id, user_id)
-        return str(r.room_id)
-
-    async def _publish_direct(self) -> None:
-        """``m.direct`` account data, so clients show the rooms as DMs (and a re-login finds
-        them)."""
-        path = ("/_matrix/client/v3/user/" + urllib.parse.quote(self.config.user_id)
-                + "/account_data/m.direct")
-        with contextlib.suppress(Exception):
-            await self.client.send(
-                "PUT", path, json.dumps(self.state.dm_map()),
-                headers={"Authorization": f"Bearer {self.client.access_token}",
-                         "Content-Type": "application/json"})
-
-    def _vouch(self, room_id: str, partner: str) -> str | None:
-        """Why ``room_id`` is no private channel for ``partner`` (None: it is, as far as the
-        bot's view of the room goes): encrypted, and its members -- joined or invited -- exactly
-        the bot and the partner, in a room nobody joins uninvited."""
-        room = self.client.rooms.get(room_id)
-        if room is None:
-            return None  # not synced yet: _ready holds its messages back
-        if not room.encrypted:
-            return "not encrypted"
-        members = set(room.users) | set(room.invited_users)
-        if members != {self.config.user_id, partner}:
-            if partner not in members:
-                return "left"
-            return "members: " + ", ".join(sorted(members - {self.config.user_id}))
-        if room.join_rule not in ("invite", "knock"):
-            return f"join rule {room.join_rule}"
-        return None
-
-    async def _replace_if_left(self, room_id: str) -> str:
-        """Checked before every send to a DM: a player's private room that is no longer private
-        (they left or refused it, someone else was invited, it is not encrypted) is given up,
-        and the player gets a new one; what waited for the old room moves there, in order."""
-        kind = self.state.room_kind(room_id)
-        if kind is None or kind[0] not in DM_KINDS or not kind[1]:
-            return room_id
-        partner = kind[1]
-        if kind[0] == "dm":
-            why = self._vouch(room_id, partner)
-            if why is None:
-                return room_id
-            log.warning("DM room %s of %s is no private channel (%s); making a new one",
-                        room_id, partner, why)
-            self.state.add_room(room_id, "dm_left" if why == "left" else "dm_lost", partner)
-        new = await self.dm_room(partner)
-        if new != room_id:
-            self.state.move_unsent(room_id, new)
-        return new
-
-    def _ready(self, room_id: str) -> bool:
-        room = self.client.rooms.get(room_id)
-        if room is None:
-            return False
-        kind = self.state.room_kind(room_id)
-        if kind is not None and kind[0] == "dm" and kind[1]:
-            partner = kind[1]
-            # Encrypted: the key goes to joined members' devices, so wait for the join.
-            return partner in room.users and partner not in room.invited_users
-        return True
-
-    async def flush(self) -> None:
-        """Send what the outbox holds, in order per room; a room not ready yet holds back only
-        its own messages."""
-        async with self._flushing:
-            await self._flush()
-
-    async def _flush(self) -> None:
-        """Each room's messages in order, the rooms side by side: a slow or rate-limited room
-        (a DM waiting out a 429) never delays another table's replies (issue 21)."""
-        by_room: dict[str, list[tuple[int, str, int, dict[str, Any]]]] = {}
-        for seq, input_id, idx, room_id, content in self.state.unsent():
-            by_room.setdefault(room_id, []).append((seq, input_id, idx, content))
-        await asyncio.gather(*(self._flush_room(r, rows) for r, rows in by_room.items()))
-
-    async def _flush_room(self, room_id: str,
-                          rows: list[tuple[int, str, int, dict[str, Any]]]) -> None:
-        """One room's unsent messages, in order, up to the first that cannot go yet."""
-        for seq, input_id, idx, content in rows:
-            if content.pop(PLAINTEXT, False):
-                sent = await self._send_plain(room_id, content, _txn(input_id, idx))
-                if sent is None:
-                    return
-                self.state.sent(seq, sent)
-                continue
-            target = await self._replace_if_left(room_id)
-            if not self._ready(target):
-                return
-            try:
-                r = await self.client.room_send(
-                    target, "m.room.message", content, tx_id=_txn(input_id, idx),
-                    ignore_unverified_devices=True)
-            except Exception as e:
-                log.warning("send to %s failed: %r; will retry", target, e)
-                return
-            if isinstance(r, nio.RoomSendResponse):
-                self.state.sent(seq, r.event_id)
-            else:
-                log.warning("send to %s refused: %s; will retry", target, r)
-                return
-
-
-    async def _send_plain(self, room_id: str, content: dict[str, Any], txn: str) -> str | None:
-        """An unencrypted message, even in an encrypted room (nio would encrypt it); its event
-        id, or None (retried later)."""
-        path = (f"/_matrix/client/v3/rooms/{urllib.parse.quote(room_id)}/send/m.room.message/"
-                + txn)
-        try:
-            resp = await self.client.send(
-                "PUT", path, json.dumps(content),
-                headers={"Authorization": f"Bearer {self.client.access_token}",
-                         "Content-Type": "application/json"})
-            data = await resp.json(content_type=None)
-        except Exception as e:
-            log.warning("plaintext send to %s failed: %r; will retry", room_id, e)
-            return None
-        if resp.status != 200 or not isinstance(data, dict) or "event_id" not in data:
-            log.warning("plaintext send to %s refused: %s %s; will retry", room_id,
-                        resp.status, data)
-            return None
-        return str(data["event_id"])
 
 
 def _strip_reply_fallback(body: str) -> str:

@@ -16,18 +16,17 @@ import codecs
 import re
 from dataclasses import dataclass, field
 
+from referee.lang.catalog import text as msg
+
 # One unbreakable unit: a card with a suit symbol, a run of non-space ASCII (words, numbers,
 # ASCII cards, nicks), a run of whitespace, or any single other character (kana/kanji may be
 # broken between: Japanese has no spaces between words).
 _UNIT = re.compile(r"(?:10|[2-9TJQKA])[♠♥♦♣]|[!-~]+|\s+|.", re.S)
-# Kinsoku: these never start a line (they stick to the unit before them; a suit symbol sticks
-# to its rank) ...
-_NO_START = set("♠♥♦♣、。，．・：；？！ー）」』】〕〉》”’"
-                "ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ々")
-# ... and these never end one (they stick to the unit after them).
-_NO_END = set("（「『【〔〈《“‘")
-# Preferred places to break after (besides whitespace).
-_SOFT_BREAK_AFTER = set("、。，．・：；）」』】〕〉》")
+# Kinsoku (the catalogue's typography, referee/lang/messages/adapters.toml): characters that
+# never start a line, that never end one, and the preferred places to break after.
+_NO_START = set(msg("outbox.no_start"))
+_NO_END = set(msg("outbox.no_end"))
+_SOFT_BREAK_AFTER = set(msg("outbox.soft_break_after"))
 
 
 def byte_len(text: str, encoding: str = "utf-8") -> int:

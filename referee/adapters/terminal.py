@@ -19,34 +19,26 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.transcript import _DIRECTIVE, _MESSAGE, Reader
-from referee.events import Event
+from referee.events import Event, Say
+from referee.inputs import Directive, Input, Message, Tick
+from referee.lang.catalog import text as msg
 from referee.service import DirectiveError, Referee
 
+if TYPE_CHECKING:
+    from referee.store import Store
+
 ROOM = "terminal"
-BANNER = (
-    "referee — ターミナルテーブル。「名前: メッセージ」で発言、「# seat 1: alice 20000」などの"
-    "指示も使えます。!help でコマンド一覧、Ctrl-D で終了。"
-)
-
-
-GUIDE = """はじめ方（例）:
-  {moderator}: !open omaha level=3      テーブルを開く（モデレーター）
-  {moderator}: !grant @alice 2000       バンクにポイントを付与
-  alice: !sit                      着席（バンクからバイイン）
-  {moderator}: !deal                    次のハンドを配る
-  alice: コール / bob: メイク300 …   アクション"""
 
 
 def render(ev: Event, verbose: bool = False) -> str | None:
     """One event as a terminal line: the bot's says always, other events only when verbose."""
-    if ev.event == "say":
-        to = str(getattr(ev, "to", "room"))
-        text = str(getattr(ev, "text", ""))
-        return f"[bot] {text}" if to == "room" else f"[bot → {to}（非公開）] {text}"
+    if isinstance(ev, Say):
+        return f"[bot] {ev.text}" if ev.to == "room" else msg("terminal.private", to=ev.to,
+                                                              text=ev.text)
     if ev.event == "rejected":
         return None  # the say carrying the reason follows it
     if verbose:
@@ -73,7 +65,8 @@ class Terminal:
             return []
         self.ticked[self.room] = now
         self.count += 1
-        return self.referee.tick(f"play:{self.session}:{self.count}", self.room, now)
+        out = self.referee.process(Tick(f"play:{self.session}:{self.count}", self.room, now))
+        return out.events if out is not None else []
 
     def _sync(self) -> None:
         """Directives are checked against the room's table, however it was opened (!open,
@@ -91,38 +84,32 @@ class Terminal:
             return []
         self.count += 1
         input_id = f"play:{self.session}:{self.count}"
-        inp: dict[str, Any]
+        inp: Input
         if line.startswith("#"):
             self._sync()
             d = _DIRECTIVE.match(line)
             try:
                 if d is None:
-                    raise ValueError(f"指示が読めません: {line}")
+                    raise ValueError(msg("terminal.unreadable_directive", line=line))
                 name, args = self.reader.directive(d.group("name"), d.group("arg"),
                                                    d.group("rest"))
-                inp = {"kind": "directive", "id": input_id, "room": self.room, "name": name,
-                       "args": args}
+                inp = Directive(input_id, self.room, name, args)
                 out = self.referee.process(inp)
             except (ValueError, DirectiveError) as e:
-                return [_error(f"指示が不正です: {e}")]
+                return [_error(msg("terminal.bad_directive", error=str(e)))]
             return out.events if out is not None else []
         m = _MESSAGE.match(line)
         if m is None:
-            return [_error("「名前: メッセージ」の形で入力してください")]
+            return [_error(msg("terminal.need_name"))]
         self.reader.names.add(m.group("name"))
-        inp = {
-            "kind": "message", "id": input_id, "room": self.room, "sender": m.group("name"),
-            "text": m.group("text"), "time": time.time() if now is None else now,
-            "dm": m.group("dm") is not None,
-        }
+        inp = Message(input_id, self.room, m.group("name"), m.group("text"),
+                      time.time() if now is None else now, m.group("dm") is not None)
         out = self.referee.process(inp)
         return out.events if out is not None else []
 
 
 def _error(text: str) -> Event:
-    from referee.events import Say
-
-    return Say(to="room", text=f"（入力エラー）{text}")
+    return Say(to="room", text=msg("terminal.input_error", text=text))
 
 
 def typed_lines(fd: int, wait: float) -> Iterator[str | None]:
@@ -166,7 +153,7 @@ def serve(
             else:
                 events = terminal.line(raw, clock())
         except Exception as e:  # a bug must not end the table for everyone; say so and go on
-            events = [_error(f"内部エラーのため処理できませんでした（{type(e).__name__}）")]
+            events = [_error(msg("terminal.internal_error", error=type(e).__name__))]
         if raw is None and prompt:
             out.write("\n")  # the bot speaks while the prompt waits
         for ev in events:
@@ -180,33 +167,30 @@ def serve(
 
 def run(db: Path | None, moderator: str = "dealer", verbose: bool = False) -> None:
     """``referee play``: stdin lines in, the bot's messages out; persisted to ``db``."""
-    store: Any = None
+    store: Store | None = None
     referee = Referee(moderators=[moderator])
     if db is not None:
-        try:
-            from referee.store import Store, StoreError
-        except ImportError:  # the store is not installed yet: play in memory
-            Store = None  # type: ignore[assignment,misc]
-        if Store is not None:
-            try:
-                store = Store(db)
-            except StoreError as e:
-                print(f"referee: {e}", file=sys.stderr)
-                raise SystemExit(2) from None
-            from referee.adapters import resume
+        from referee.adapters import resume
+        from referee.store import Store, StoreError
 
-            for warning in resume(referee, store):
-                print(f"referee: 警告: {warning}", file=sys.stderr)
+        try:
+            store = Store(db)
+        except StoreError as e:
+            print(f"referee: {e}", file=sys.stderr)
+            raise SystemExit(2) from None
+        for warning in resume(referee, store):
+            print(msg("terminal.warning", warning=warning), file=sys.stderr)
     terminal = Terminal(referee)
-    print(BANNER)
+    print(msg("terminal.banner"))
     table = referee.tables.get(ROOM)
     if table is None:
-        print(GUIDE.format(moderator=moderator))
+        print(msg("terminal.guide", moderator=moderator))
     else:
-        names = "、".join(s.name for s in table.engine.seated()) or "なし"
-        state = "ハンド進行中" if table.engine.in_hand else "ハンド間"
-        game = table.engine.definition.name
-        print(f"前回のテーブルを復元しました: {game}（着席: {names}、{state}）")
+        names = (msg("terminal.name_separator").join(s.name for s in table.engine.seated())
+                 or msg("terminal.nobody"))
+        state = msg("terminal.in_hand" if table.engine.in_hand else "terminal.between_hands")
+        print(msg("terminal.restored", game=table.engine.definition.name, names=names,
+                  state=state))
     try:
         serve(terminal, typed_lines(sys.stdin.fileno(), 1.0), sys.stdout, verbose=verbose,
               prompt=sys.stdin.isatty())

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from referee.cards import Card, CardError, card_str, parse_cards
 from referee.definitions import GAME_IDS, DefinitionError, load
 from referee.events import Event, event_json
+from referee.inputs import Directive, Message, record
 from referee.service import DirectiveError, Referee
 
 if TYPE_CHECKING:
@@ -41,7 +42,9 @@ class TranscriptError(ValueError):
 
 @dataclass(slots=True)
 class Line:
-    """One input of a transcript: a message or a directive, with its input id."""
+    """One input of a transcript: a message or a directive, with its input id. ``input`` is
+    the typed input's record (:func:`referee.inputs.record`) plus the transcript ``line``
+    number, which the service stores with it."""
 
     lineno: int
     id: str
@@ -49,11 +52,18 @@ class Line:
 
 
 _DIRECTIVE = re.compile(r"^#\s*(?P<name>[A-Za-z_]+)(?:\s+(?P<arg>\S+?))?\s*:\s*(?P<rest>.*?)\s*$")
+# A colon and the brackets of a ``(dm)`` mark may be typed full width (a Japanese keyboard):
+# named escapes, so the patterns carry no Japanese literal (sentences live in the catalogue).
+_COLON = r":\N{FULLWIDTH COLON}"
+_OPEN = r"(\N{FULLWIDTH LEFT PARENTHESIS}"
+_CLOSE = r")\N{FULLWIDTH RIGHT PARENTHESIS}"
 _MESSAGE = re.compile(
     r"^(?:\[(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?\]\s*)?"
-    r"(?P<name>[^\s:：\[\]#()（）][^:：\[\]]*?)\s*(?P<dm>[(（]\s*dm\s*[)）])?\s*[:：]\s?(?P<text>.*)$"
+    r"(?P<name>[^\s" + _COLON + r"\[\]#" + _OPEN + _CLOSE + r"][^" + _COLON + r"\[\]]*?)\s*"
+    r"(?P<dm>[" + _OPEN + r"]\s*dm\s*[" + _CLOSE + r"])?\s*[" + _COLON + r"]\s?(?P<text>.*)$"
 )
-_NEEDS_PATTERN = re.compile(r"[：\[\]()（）]")  # before the colon: a time stamp, a (dm) mark…
+# before the colon: a time stamp, a (dm) mark…
+_NEEDS_PATTERN = re.compile(r"[\N{FULLWIDTH COLON}\[\]" + _OPEN + _CLOSE + "]")
 
 
 def split_message(line: str) -> tuple[str, str] | None:
@@ -240,8 +250,7 @@ def read(text: str, room: str = ROOM) -> list[Line]:
                 if d is None:
                     raise ValueError(f"unreadable directive: {line}")
                 name, args = reader.directive(d.group("name"), d.group("arg"), d.group("rest"))
-                inp: dict[str, Any] = {"kind": "directive", "id": input_id, "room": room,
-                                       "name": name, "args": args, "line": lineno}
+                inp = record(Directive(input_id, room, name, args))
             else:
                 plain = split_message(line)
                 if plain is not None:
@@ -256,14 +265,12 @@ def read(text: str, room: str = ROOM) -> list[Line]:
                     raise ValueError("message before '# table:'")
                 # a sender may sit by command (!sit) and then be dealt in: a deal key
                 names.add(sender)
-                inp = {
-                    "kind": "message", "id": input_id, "room": room,
-                    "sender": sender, "text": body,
-                    "time": None if h is None else reader.time(h, m, sec),
-                    "dm": dm is not None, "line": lineno,
-                }
+                inp = record(Message(input_id, room, sender, body,
+                                     None if h is None else reader.time(h, m, sec),
+                                     dm is not None))
         except ValueError as e:
             raise TranscriptError(f"line {lineno}: {e}") from None
+        inp["line"] = lineno  # kept in the stored input: where in the file it came from
         out.append(Line(lineno, input_id, inp))
     return out
 

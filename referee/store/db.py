@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 from pydantic_core import PydanticSerializationError, to_json
@@ -48,6 +48,9 @@ from referee.store.schema import (
     migrate,
     project_pending,
 )
+
+if TYPE_CHECKING:
+    from referee.store.identity import Identities
 
 _PROJECTED = PROJECTED_KINDS
 log = logging.getLogger("referee.store")
@@ -698,3 +701,19 @@ class Store:
         if player is None:
             return list(self.db.query(sql + " ORDER BY l.id"))
         return list(self.db.query(sql + " WHERE l.player = ? ORDER BY l.id", [player]))
+
+    # --- for the chat adapters (issue #20: no adapter runs SQL on the store) ---------------
+    def events_of(self, input_id: str) -> list[dict[str, Any]]:
+        """The events saved for input ``input_id`` as JSON objects ([] if it is not saved): a
+        bot that stopped between saving an input and queueing its replies finds them here."""
+        self._settle()
+        row = self.conn.execute(
+            "SELECT events FROM inputs WHERE input_id = ?", (input_id,)
+        ).fetchone()
+        return list(json.loads(row[0])) if row else []
+
+    def identities(self) -> Identities:
+        """The IRC bot's identity tables (proven connections, secrets) on this connection."""
+        from referee.store.identity import Identities
+
+        return Identities(self.conn)

@@ -1,0 +1,285 @@
+"""The IRC bot's connection: registering with capabilities, SASL, WHOIS, and reconnecting.
+
+* **Capabilities.** ``CAP LS`` goes before ``USER``, so the server holds registration until the
+  account capabilities (``account-tag``, ``account-notify``, ``extended-join``) and SASL are
+  decided: they are on before the first message arrives.
+* **SASL PLAIN** logs the bot into its own services account: its nick cannot be taken for the
+  bot's.
+* **WHOIS** answers are collected here (one request in flight per nick), for the identity
+  rules of :mod:`referee.adapters.irc_identity`.
+* **Reconnect** with capped exponential backoff and jitter; a silent connection is detected by
+  PING. The bot rejoins its channels and tries to get its configured nick back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import logging
+import random
+import ssl
+import time
+from typing import Any
+
+from referee.adapters.irc_base import IrcParts
+from referee.adapters.irc_identity import Whois
+
+log = logging.getLogger("referee.irc")
+
+_WANTED_CAPS = frozenset({"account-tag", "account-notify", "extended-join"})
+
+
+class Connection(IrcParts):
+    """The connection part of :class:`referee.adapters.irc.IrcBot`."""
+
+    def _on_event(self, conn: Any, event: Any) -> None:
+        """jaraco/irc calls this for every event (from data_received): note it, hand it on."""
+        self._last_rx = time.monotonic()
+        etype = str(event.type)
+        if etype == "all_raw_messages":
+            return
+        if etype in ("whoisaccount", "307", "whoisuser", "whoisidle", "endofwhois",
+                     "nosuchnick"):
+            # answered here, not queued: the worker may be the one waiting for this reply
+            self._on_whois(etype, event)
+            return
+        self._inbox.put_nowait(event)
+
+    def _on_cap(self, ev: Any) -> None:
+        """CAP negotiation, before registration (see _connect): ask for the account
+        capabilities the server offers, then end it in every case."""
+        args = [str(a) for a in ev.arguments]
+        if not args:
+            return
+        sub = args[0].upper()
+        if sub == "LS":
+            self._cap_ls.update(c.split("=", 1)[0] for c in args[-1].split())
+            if len(args) >= 3 and args[1] == "*":
+                return  # more LS lines follow
+            wanted = set(_WANTED_CAPS & self._cap_ls)
+            if self.config.sasl_username:
+                if "sasl" in self._cap_ls:
+                    wanted.add("sasl")
+                else:
+                    log.error("the server offers no SASL: the bot is not logged in as %s",
+                              self.config.sasl_username)
+            if wanted:
+                self.conn.cap("REQ", *sorted(wanted))
+            else:
+                self.conn.cap("END")
+        elif sub == "ACK":
+            self.caps.update(c.lstrip("-=~") for c in args[-1].split())
+            if "sasl" in self.caps and self.config.sasl_username:
+                self.conn.send_raw("AUTHENTICATE PLAIN")  # CAP END once it is decided
+            else:
+                self.conn.cap("END")
+        elif sub == "NAK":
+            self.conn.cap("END")
+
+    def _on_sasl(self, t: str, ev: Any) -> None:
+        """SASL PLAIN for the bot's own account: its nick cannot be taken for the bot's."""
+        if t == "authenticate" and str(ev.target) == "+":
+            user = self.config.sasl_username or ""
+            blob = f"{user}\0{user}\0{self.config.sasl_password or ''}".encode()
+            text = base64.b64encode(blob).decode("ascii")
+            chunks = [text[i:i + 400] for i in range(0, len(text), 400)] or ["+"]
+            if len(chunks[-1]) == 400:
+                chunks.append("+")
+            for chunk in chunks:
+                self.conn.send_raw(f"AUTHENTICATE {chunk}")
+        elif t == "saslsuccess":
+            log.info("logged in to services as %s (SASL)", self.config.sasl_username)
+            self.sasl_ok = True
+            self.conn.cap("END")
+        elif t in ("saslfail", "sasltoolong", "saslaborted", "saslalready", "nicklocked"):
+            log.error("SASL login as %s failed (%s); continuing without it",
+                      self.config.sasl_username, t)
+            self.conn.cap("END")
+
+    def _connection_lost(self) -> None:
+        if self.registered or self.conn is not None:
+            log.warning("disconnected from %s", self.config.server)
+        self.registered = False
+        self.joined.clear()
+        self.book.lost()
+        self.caps.clear()
+        self._whox = False
+        self._unproven.clear()
+        self._hinted.clear()
+        for fut in self._whois.values():
+            if not fut.done():
+                fut.set_result(Whois(nick=""))
+        self._whois.clear()
+        self._lost.set()
+
+    async def _whois_of(self, nick: str) -> Whois:
+        """WHOIS ``nick`` (one request in flight per nick); an empty answer after 10 s."""
+        key = self.fold(nick)
+        fut = self._whois.get(key)
+        if fut is None:
+            fut = asyncio.get_running_loop().create_future()
+            self._whois[key] = fut
+            self._whois_partial[key] = Whois(nick=nick)
+            try:
+                self.conn.whois(nick)
+            except Exception:
+                self._whois.pop(key, None)
+                return Whois(nick=nick)
+        try:
+            return await asyncio.wait_for(asyncio.shield(fut), 10.0)
+        except TimeoutError:
+            self._whois.pop(key, None)
+            return Whois(nick=nick)
+
+    def _on_whois(self, t: str, ev: Any) -> None:
+        args = [str(a) for a in ev.arguments]
+        if not args:
+            return
+        key = self.fold(args[0])
+        info = self._whois_partial.get(key)
+        if t == "whoisaccount" and info is not None and len(args) >= 2:
+            info.account = args[1]
+        elif t == "307" and info is not None:
+            info.registered = True
+        elif t == "whoisuser" and info is not None and len(args) >= 3:
+            info.user, info.host, info.exists = args[1], args[2], True
+        elif t == "whoisidle" and info is not None and len(args) >= 3 and args[2].isdigit():
+            info.signon = int(args[2])
+        elif t in ("endofwhois", "nosuchnick"):
+            fut = self._whois.pop(key, None)
+            final = self._whois_partial.pop(key, None) or Whois(nick=args[0])
+            if fut is not None and not fut.done():
+                fut.set_result(final)
+
+    # --- connection --------------------------------------------------------------------------
+    def _ssl(self) -> ssl.SSLContext | None:
+        if not self.config.tls:
+            return None
+        ctx = ssl.create_default_context(
+            cafile=str(self.config.tls_ca) if self.config.tls_ca else None)
+        if not self.config.tls_verify:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        return ctx
+
+    async def _connect(self) -> None:
+        import irc.client_aio  # type: ignore[import-untyped]
+        import irc.connection  # type: ignore[import-untyped]
+        from jaraco.stream import buffer  # type: ignore[import-untyped]
+
+        enc = self.config.encoding
+
+        class _Buffer(buffer.DecodingLineBuffer):  # type: ignore[misc]
+            encoding = enc
+            errors = "replace"  # a stray byte must not kill the connection
+
+        class _Connection(irc.client_aio.AioConnection):  # type: ignore[misc]
+            def user(self, username: str, realname: str) -> None:
+                # CAP LS before USER: the server holds registration until CAP END, so the
+                # account capabilities are on before the first message arrives.
+                self.send_raw("CAP LS 302")
+                super().user(username, realname)
+
+        loop = asyncio.get_running_loop()
+        if self.reactor is None:
+            self.reactor = irc.client_aio.AioReactor(loop=loop)
+            self.reactor.connection_class = _Connection
+            self.reactor.add_global_handler("all_events", self._on_event, -10)
+            self.conn = self.reactor.server()
+        self.conn.buffer_class = _Buffer
+        self.conn.transmit_encoding = enc
+        ctx = self._ssl()
+        kwargs: dict[str, Any] = {}
+        if ctx is not None:
+            kwargs = {"ssl": ctx, "server_hostname": self.config.server}
+        self._lost.clear()
+        self._cap_ls = set()
+        self.nickname = self.config.nick
+        self.userhost = None
+        await asyncio.wait_for(self.conn.connect(
+            self.config.server, self.config.effective_port, self.config.nick,
+            password=self.config.password, username=self.config.username,
+            ircname=self.config.realname, connect_factory=irc.connection.AioFactory(**kwargs),
+        ), 30.0)
+        self.connects += 1
+        self._last_rx = time.monotonic()
+
+    async def run(self) -> None:
+        """Connect, serve, reconnect with backoff until :attr:`stopping` is set."""
+        # never online on a damaged database (CorruptDatabase, one line)
+        await asyncio.to_thread(self.store.verify)
+        worker = asyncio.create_task(self._worker())
+        sender = asyncio.create_task(self._sender())
+        clock = asyncio.create_task(self._clock())
+        backoff = 1.0
+        try:
+            while not self.stopping.is_set():
+                try:
+                    await self._connect()
+                except (OSError, TimeoutError, ssl.SSLError) as e:
+                    delay = backoff * random.uniform(0.5, 1.0)
+                    log.warning("cannot connect to %s:%d (%r); retrying in %.1fs",
+                                self.config.server, self.config.effective_port, e, delay)
+                    await self._sleep(delay)
+                    backoff = min(backoff * 2, self.config.max_backoff)
+                    continue
+                log.info("connected to %s:%d", self.config.server, self.config.effective_port)
+                served = await self._serve_connection()
+                if served > 30:
+                    backoff = 1.0  # it was a good connection: start the backoff over
+                if not self.stopping.is_set():
+                    delay = min(backoff, self.config.max_backoff) * random.uniform(0.5, 1.0)
+                    log.info("reconnecting in %.1fs", delay)
+                    await self._sleep(delay)
+                    backoff = min(backoff * 2, self.config.max_backoff)
+        finally:
+            worker.cancel()
+            sender.cancel()
+            clock.cancel()
+            for task in (worker, sender, clock):
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def _serve_connection(self) -> float:
+        """Until the connection is lost (or we stop): PING after silence, drop it if dead.
+        Returns how long it lasted."""
+        start = time.monotonic()
+        pinged = False
+        regain = start
+        while not self.stopping.is_set() and not self._lost.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._lost.wait(), 1.0)
+            if self._lost.is_set():
+                break
+            quiet = time.monotonic() - self._last_rx
+            if quiet > self.config.ping_interval + self.config.ping_timeout:
+                log.warning("no reply from the server for %.0fs; reconnecting", quiet)
+                with contextlib.suppress(Exception):
+                    self.conn.disconnect("ping timeout")
+                break
+            if quiet > self.config.ping_interval and not pinged:
+                with contextlib.suppress(Exception):
+                    self.conn.ping(self.config.server)
+                pinged = True
+            elif quiet <= self.config.ping_interval:
+                pinged = False
+            if (self.registered and self.nickname != self.config.nick
+                    and time.monotonic() - regain > 60):
+                regain = time.monotonic()
+                with contextlib.suppress(Exception):
+                    self.conn.nick(self.config.nick)  # take our nick back once it is free
+        if self.stopping.is_set():
+            with contextlib.suppress(Exception):
+                await self._drain(5.0)
+                self.conn.disconnect("referee stopping")
+        # Let the worker see the disconnect before we reconnect.
+        await asyncio.sleep(0)
+        if not self._lost.is_set():
+            self._connection_lost()
+        return time.monotonic() - start
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), seconds)
+

@@ -1,0 +1,240 @@
+"""How the Matrix bot's replies reach players: the outbox, the private rooms, the sending.
+
+Everything an input makes the bot say is first written to the outbox (:mod:`matrix_state`),
+in one transaction, with a transaction id derived from (input, index) -- so a crash anywhere
+re-sends at most what the homeserver then de-duplicates. :meth:`Delivery.flush` sends it, each
+room in order and the rooms side by side.
+
+Private content goes only to a player's own direct-message room: created once, end-to-end
+encrypted, stored in the database and in ``m.direct``; checked before every send
+(:meth:`Delivery._vouch`: encrypted, exactly the bot and the player) and replaced when it is no
+private channel any more; a message waits until the player has joined it, so their device is
+given the room key with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import urllib.parse
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import nio  # type: ignore[import-untyped]
+
+from referee.adapters.matrix_render import mxid_of, render
+from referee.adapters.matrix_state import DM_KINDS, BotState
+from referee.lang.catalog import text as msg
+
+if TYPE_CHECKING:
+    from referee.adapters.matrix_config import MatrixConfig
+    from referee.service import Referee
+
+log = logging.getLogger("referee.matrix")
+
+ENCRYPTION = {"type": "m.room.encryption", "state_key": "",
+              "content": {"algorithm": "m.megolm.v1.aes-sha2"}}
+# A DM's later joiners read nothing sent before they joined (and the bot's checks keep them out).
+HISTORY_JOINED = {"type": "m.room.history_visibility", "state_key": "",
+                  "content": {"history_visibility": "joined"}}
+PLAINTEXT = "referee.plaintext"  # outbox content marker: send unencrypted (a notice, no secret)
+
+
+def _txn(input_id: str, idx: int) -> str:
+    """Deterministic transaction id: a re-send after a crash is de-duplicated by the server."""
+    return "referee-" + hashlib.sha256(f"{input_id}\0{idx}".encode()).hexdigest()[:32]
+
+
+class Delivery:
+    """The sending half of :class:`referee.adapters.matrix.MatrixBot` (a mixin: it shares the
+    bot's client, tables and settings)."""
+
+    config: MatrixConfig
+    server: str
+    client: Any
+    state: BotState
+    referee: Referee
+    stopping: asyncio.Event
+    _flushing: asyncio.Lock
+
+    async def _sleep(self, seconds: float) -> None:
+        """Wait ``seconds``, or less if the bot is stopping."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), seconds)
+
+    def _table_label(self, player: str, table_room: str) -> str:
+        """「【room name】」 before a private message for a player seated at several tables, so
+        two tables' cards are never mixed up; "" otherwise."""
+        tables = [r for r, t in self.referee.tables.items() if t.engine.is_seated(player)]
+        if len(tables) < 2 or table_room not in self.referee.tables:
+            return ""
+        room = self.client.rooms.get(table_room) if self.client is not None else None
+        name = getattr(room, "display_name", None) or table_room
+        return msg("private_table_label", table=name)
+
+    async def _queue(self, input_id: str, reply_room: str | None, table_room: str, sender: str,
+                     events: Iterable[dict[str, Any]]) -> None:
+        """``reply_room``: where what is said "to the room" goes; None: to ``sender``
+        privately."""
+        mention = set(self.referee.seated_names(table_room)) | {sender}
+        rows: list[tuple[str, dict[str, Any]]] = []
+        for e in events:
+            if e.get("event") != "say":
+                continue
+            to, text = str(e.get("to", "room")), str(e.get("text", ""))
+            if to == "room" and reply_room is None:
+                to = sender
+            if to == "room" and reply_room is not None:
+                rows.append((reply_room, render(text, self.server, mention)))
+            else:
+                room = await self.dm_room(mxid_of(to, self.server))
+                rows.append((room, render(self._table_label(to, table_room) + text,
+                                          self.server, ())))
+        if rows:
+            self.state.queue(input_id, rows)
+
+    # --- direct messages --------------------------------------------------------------------
+    async def dm_room(self, user_id: str) -> str:
+        """The player's private room, created (encrypted) on first use and then reused."""
+        existing = self.state.dm_room(user_id)
+        if existing is not None:
+            return existing
+        while True:
+            # private_chat (not trusted_private_chat): the player is not an admin of the room,
+            # and inviting needs the bot's power level, so nobody is let in by the homeserver.
+            r = await self.client.room_create(
+                is_direct=True, invite=[user_id], preset=nio.RoomPreset.private_chat,
+                initial_state=[ENCRYPTION, HISTORY_JOINED], name="referee",
+                power_level_override={"invite": 100},
+            )
+            if isinstance(r, nio.RoomCreateResponse):
+                break
+            log.warning("could not create a DM room for %s: %s; retrying", user_id, r)
+            await self._sleep(2.0)
+        self.state.add_room(r.room_id, "dm", user_id)
+        await self._publish_direct()
+        log.info("created DM room %s for %s", r.room_id, user_id)
+        return str(r.room_id)
+
+    async def _publish_direct(self) -> None:
+        """``m.direct`` account data, so clients show the rooms as DMs (and a re-login finds
+        them)."""
+        path = ("/_matrix/client/v3/user/" + urllib.parse.quote(self.config.user_id)
+                + "/account_data/m.direct")
+        with contextlib.suppress(Exception):
+            await self.client.send(
+                "PUT", path, json.dumps(self.state.dm_map()),
+                headers={"Authorization": f"Bearer {self.client.access_token}",
+                         "Content-Type": "application/json"})
+
+    def _vouch(self, room_id: str, partner: str) -> str | None:
+        """Why ``room_id`` is no private channel for ``partner`` (None: it is, as far as the
+        bot's view of the room goes): encrypted, and its members -- joined or invited -- exactly
+        the bot and the partner, in a room nobody joins uninvited."""
+        room = self.client.rooms.get(room_id)
+        if room is None:
+            return None  # not synced yet: _ready holds its messages back
+        if not room.encrypted:
+            return "not encrypted"
+        members = set(room.users) | set(room.invited_users)
+        if members != {self.config.user_id, partner}:
+            if partner not in members:
+                return "left"
+            return "members: " + ", ".join(sorted(members - {self.config.user_id}))
+        if room.join_rule not in ("invite", "knock"):
+            return f"join rule {room.join_rule}"
+        return None
+
+    async def _replace_if_left(self, room_id: str) -> str:
+        """Checked before every send to a DM: a player's private room that is no longer private
+        (they left or refused it, someone else was invited, it is not encrypted) is given up,
+        and the player gets a new one; what waited for the old room moves there, in order."""
+        kind = self.state.room_kind(room_id)
+        if kind is None or kind[0] not in DM_KINDS or not kind[1]:
+            return room_id
+        partner = kind[1]
+        if kind[0] == "dm":
+            why = self._vouch(room_id, partner)
+            if why is None:
+                return room_id
+            log.warning("DM room %s of %s is no private channel (%s); making a new one",
+                        room_id, partner, why)
+            self.state.add_room(room_id, "dm_left" if why == "left" else "dm_lost", partner)
+        new = await self.dm_room(partner)
+        if new != room_id:
+            self.state.move_unsent(room_id, new)
+        return new
+
+    def _ready(self, room_id: str) -> bool:
+        room = self.client.rooms.get(room_id)
+        if room is None:
+            return False
+        kind = self.state.room_kind(room_id)
+        if kind is not None and kind[0] == "dm" and kind[1]:
+            partner = kind[1]
+            # Encrypted: the key goes to joined members' devices, so wait for the join.
+            return partner in room.users and partner not in room.invited_users
+        return True
+
+    async def flush(self) -> None:
+        """Send what the outbox holds, in order per room; a room not ready yet holds back only
+        its own messages."""
+        async with self._flushing:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        """Each room's messages in order, the rooms side by side: a slow or rate-limited room
+        (a DM waiting out a 429) never delays another table's replies (issue 21)."""
+        by_room: dict[str, list[tuple[int, str, int, dict[str, Any]]]] = {}
+        for seq, input_id, idx, room_id, content in self.state.unsent():
+            by_room.setdefault(room_id, []).append((seq, input_id, idx, content))
+        await asyncio.gather(*(self._flush_room(r, rows) for r, rows in by_room.items()))
+
+    async def _flush_room(self, room_id: str,
+                          rows: list[tuple[int, str, int, dict[str, Any]]]) -> None:
+        """One room's unsent messages, in order, up to the first that cannot go yet."""
+        for seq, input_id, idx, content in rows:
+            if content.pop(PLAINTEXT, False):
+                sent = await self._send_plain(room_id, content, _txn(input_id, idx))
+                if sent is None:
+                    return
+                self.state.sent(seq, sent)
+                continue
+            target = await self._replace_if_left(room_id)
+            if not self._ready(target):
+                return
+            try:
+                r = await self.client.room_send(
+                    target, "m.room.message", content, tx_id=_txn(input_id, idx),
+                    ignore_unverified_devices=True)
+            except Exception as e:
+                log.warning("send to %s failed: %r; will retry", target, e)
+                return
+            if isinstance(r, nio.RoomSendResponse):
+                self.state.sent(seq, r.event_id)
+            else:
+                log.warning("send to %s refused: %s; will retry", target, r)
+                return
+
+    async def _send_plain(self, room_id: str, content: dict[str, Any], txn: str) -> str | None:
+        """An unencrypted message, even in an encrypted room (nio would encrypt it); its event
+        id, or None (retried later)."""
+        path = (f"/_matrix/client/v3/rooms/{urllib.parse.quote(room_id)}/send/m.room.message/"
+                + txn)
+        try:
+            resp = await self.client.send(
+                "PUT", path, json.dumps(content),
+                headers={"Authorization": f"Bearer {self.client.access_token}",
+                         "Content-Type": "application/json"})
+            data = await resp.json(content_type=None)
+        except Exception as e:
+            log.warning("plaintext send to %s failed: %r; will retry", room_id, e)
+            return None
+        if resp.status != 200 or not isinstance(data, dict) or "event_id" not in data:
+            log.warning("plaintext send to %s refused: %s %s; will retry", room_id,
+                        resp.status, data)
+            return None
+        return str(data["event_id"])

@@ -1,0 +1,98 @@
+"""The adapters' shape (issue #20), checked on the source so it stays that way: inputs are built
+with :mod:`referee.inputs` (no hand-made ``{"kind": ...}`` dict), no adapter runs SQL on the
+store, both chat bots route private messages by :mod:`referee.routing`, and no module is too
+long to read. Plus the store methods the bots use instead of SQL."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from referee.adapters.irc_base import command_body
+from referee.inputs import Message
+from referee.service import Referee
+from referee.store import Store
+
+ADAPTERS = Path(__file__).resolve().parents[1] / "referee" / "adapters"
+FILES = sorted(ADAPTERS.glob("*.py"))
+# The Matrix bot's own delivery tables (sync token, outbox, held events): its SQL, not the
+# store's.
+OWN_TABLES = {"matrix_state.py"}
+
+
+def _tree(path: Path) -> ast.AST:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_no_input_dict_built_by_hand(path: Path) -> None:
+    bad = [n.lineno for n in ast.walk(_tree(path)) if isinstance(n, ast.Dict)
+           and any(isinstance(k, ast.Constant) and k.value == "kind" for k in n.keys)]
+    assert not bad, f"{path.name}: a {{'kind': ...}} dict at lines {bad}: use referee.inputs"
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.name not in OWN_TABLES],
+                         ids=lambda p: p.name)
+def test_no_sql_in_adapters(path: Path) -> None:
+    tree = _tree(path)
+    calls = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+             and n.attr in ("execute", "executemany", "executescript")]
+    conn = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "conn"
+            and isinstance(n.value, ast.Attribute) and n.value.attr == "store"]
+    assert not calls and not conn, f"{path.name}: SQL at {calls}, store.conn at {conn}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_no_store_probed_with_getattr(path: Path) -> None:
+    bad = [n.lineno for n in ast.walk(_tree(path)) if isinstance(n, ast.Call)
+           and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr") and n.args
+           and "store" in ast.unparse(n.args[0]).split(".")[-1]]
+    assert not bad, f"{path.name}: getattr on the store at lines {bad}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_modules_stay_readable(path: Path) -> None:
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= 650, f"{path.name}: {lines} lines"
+
+
+@pytest.mark.parametrize("name", ["matrix.py", "irc.py"])
+def test_both_chat_bots_route_private_messages_by_the_one_rule(name: str) -> None:
+    tree = _tree(ADAPTERS / name)
+    called = {n.func.id for n in ast.walk(tree)
+              if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert "private_route" in called
+
+
+def test_a_command_is_recognised_by_its_bang_in_either_width() -> None:
+    assert command_body("!deal") == "deal"
+    assert command_body("  \uff01deal ") == "deal"  # full-width, as a Japanese keyboard types
+    assert command_body("deal") is None
+    assert command_body("") is None
+
+
+def test_store_gives_the_events_of_a_saved_input(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db") as store:
+        ref = Referee(moderators=["dealer"], persistence=store)
+        out = ref.process(Message("m1", "!room:hs", "dealer", "!grant @alice 500", 1.0))
+        assert out is not None
+        assert store.events_of("m1") == [e.to_json() for e in out.events]
+        assert store.events_of("never") == []
+        assert not store.identities().has_secret("alice")
+
+
+def test_the_bots_parts_implement_every_cross_call() -> None:
+    """The mixins' declared cross calls (stubs raising NotImplementedError) never shadow the
+    part that implements them."""
+    from referee.adapters.irc import IrcBot
+    from referee.adapters.irc_base import IrcParts
+    from referee.adapters.matrix import MatrixBot
+    from referee.adapters.matrix_crypto import Crypto
+
+    stubs = [n for n, v in vars(IrcParts).items() if callable(v) and n not in ("fold", "_room")]
+    assert stubs
+    for name in stubs:
+        assert getattr(IrcBot, name) is not getattr(IrcParts, name), name
+    assert MatrixBot._on_message is not Crypto._on_message
