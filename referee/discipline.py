@@ -115,7 +115,8 @@ class Discipline:
         return {k: v for k, v in self.__dict__.items() if k != "ref"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        for key, value in state.items():
+            setattr(self, key, value)
 
     # --- checks --------------------------------------------------------------------------------
     def check_leak(self, ctx: _Ctx, table: Table, player: str, said: str) -> None:

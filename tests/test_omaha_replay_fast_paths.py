@@ -16,6 +16,7 @@ import io
 from contextlib import redirect_stdout
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -52,9 +53,16 @@ def test_action_lines_are_pydantics(player: str, act: str, amount: int, to: int 
 
 def test_other_events_and_extras_go_through_pydantic() -> None:
     for ev in (HandEnd(hand=3, stacks={"a": 1, "ü": 2}),
-               Say(to="room", text="x", extra_key=1),  # type: ignore[call-arg]
-               ActionEvent(player="a", action="fold", note="n")):  # type: ignore[call-arg]
+               ActionEvent(player="a", action="ante", amount=300, ante=100, aa=200)):
         assert event_line(ev) == _pydantic_line(ev)  # type: ignore[arg-type]
+
+
+def test_an_undeclared_field_is_refused() -> None:
+    """Every field of every kind is declared (the event set is closed): an extra is an error."""
+    import pydantic
+
+    with pytest.raises(pydantic.ValidationError):
+        Say(to="room", text="x", extra_key=1)  # type: ignore[call-arg]
 
 
 pieces = st.sampled_from([*"ab :：[]()（）#\t\u3000\u2003dmxコール1!", "(dm)", "（dm）", "[12:00]",

@@ -86,7 +86,7 @@ class Betting:
     def __getstate__(self) -> dict[str, object]:
         """The state without the options cache (derived, rebuilt on demand): a snapshot, and
         the test that a refusal leaves no trace, see only what the table is."""
-        state = dict(self.__dict__)
+        state = dict(vars(self))
         state["_cache"] = {}
         return state
 

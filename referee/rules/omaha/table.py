@@ -241,7 +241,7 @@ class OmahaTable(Engine):
 
     def __getstate__(self) -> dict[str, object]:
         """The table without its seat-order cache (derived, rebuilt on demand)."""
-        state = dict(self.__dict__)
+        state = dict(vars(self))
         state["_order"] = None
         return state
 
