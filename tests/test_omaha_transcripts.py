@@ -1,12 +1,13 @@
 """omaha end to end: every transcript in tests/transcripts/omaha/ is replayed through the real
 service pipeline (parser, resolution, engine), exactly as ``referee replay`` does.
 
-Each ``NAME.txt`` has a ``NAME.expect.json`` written by hand from RULES.md (the arithmetic is in
-the transcript's ``##`` comments):
-- ``events``: partial events (only the keys given are compared) that must appear in this order;
-- ``absent``: partial events that must not appear at all;
-- ``final``: the stacks of the last ``hand_end``;
-- ``banks``: points each player's ``leave`` event credits to the bank.
+Each ``NAME.txt`` ends with its expectations, written by hand from RULES.md (the arithmetic is in
+the transcript's ``##`` comments above them), in the one format of tests/transcript_expect.py:
+- ``## expect KIND key=value …``: partial events (only the keys given are compared) that must
+  appear in this order;
+- ``## absent KIND key=value …``: partial events that must not appear at all;
+- ``## final NAME=CHIPS …``: the stacks of the last ``hand_end``;
+- ``## bank NAME=POINTS``: points the player's last ``leave`` event credits to the bank.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from transcript_expect import check_transcript, parse
 
 from referee.adapters.transcript import replay_events
 
@@ -26,39 +28,20 @@ DIR = ROOT / "tests" / "transcripts" / "omaha"
 CASES = sorted(p.stem for p in DIR.glob("*.txt"))
 
 
-def matches(event: dict[str, Any], want: dict[str, Any]) -> bool:
-    return all(event.get(k) == v for k, v in want.items())
-
-
 def run(name: str) -> list[dict[str, Any]]:
     return [e.to_json() for e in replay_events(DIR / f"{name}.txt")]
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_transcript(name: str) -> None:
-    expect = json.loads((DIR / f"{name}.expect.json").read_text(encoding="utf-8"))
-    events = run(name)
-    pos = 0
-    for want in expect.get("events", []):
-        while pos < len(events) and not matches(events[pos], want):
-            pos += 1
-        assert pos < len(events), f"{name}: missing (in order) {want}"
-        pos += 1
-    for bad in expect.get("absent", []):
-        hits = [e for e in events if matches(e, bad)]
-        assert not hits, f"{name}: unexpected {hits[0]}"
-    if "final" in expect:
-        ends = [e for e in events if e["event"] == "hand_end"]
-        assert ends and ends[-1]["stacks"] == expect["final"], name
-    for player, bank in expect.get("banks", {}).items():
-        leaves = [e for e in events if e["event"] == "leave" and e["player"] == player]
-        assert leaves and leaves[-1]["bank"] == bank, (name, player, leaves)
+    assert check_transcript(DIR / f"{name}.txt")
 
 
 def test_every_transcript_has_expectations() -> None:
     assert len(CASES) >= 20
     for name in CASES:
-        assert (DIR / f"{name}.expect.json").exists(), name
+        assert parse((DIR / f"{name}.txt").read_text(encoding="utf-8")), name
+    assert not list(DIR.glob("*.json")), "expectations live in the transcript (issue #20)"
 
 
 def test_rejected_actions_change_nothing() -> None:
