@@ -21,7 +21,6 @@ from referee.rules.omaha.state import (
     FlyingPlan,
     HandPlayer,
     Move,
-    plain,
     say,
     show,
     word,
@@ -70,7 +69,7 @@ class OmahaFlying(OmahaRounds):
             half = s.stack // 2 if self.rules.allin_fa_return == "up" else -(-s.stack // 2)
             self._pay_dead(p, half)
             events.append(Penalty(player=p.name, kind="allin_fa", chips=half))
-            events.append(say("room", msg("omaha.fa_allin", player=p.name, chips=plain(half))))
+            events.append(say("room", msg("omaha.fa_allin", player=p.name, chips=half)))
             events.extend(self._fold_now(p))
             events.extend(self._advance())
             return events
@@ -114,8 +113,8 @@ class OmahaFlying(OmahaRounds):
             self._pay_dead(p, pen)
             p.restrict = "call_or_fold"
             events.append(Penalty(player=p.name, kind="check_fa", chips=pen))
-            events.append(say("room", msg("omaha.fa_check_void", player=p.name, chips=plain(pen),
-                                          call=plain(b.options(p.idx).call))))
+            events.append(say("room", msg("omaha.fa_check_void", player=p.name, chips=pen,
+                                          call=b.options(p.idx).call)))
             if s.stack == 0:  # the penalty took everything: nothing left to decide
                 p.restrict = None
                 events.extend(self._apply(p, "call", 0))
@@ -129,8 +128,8 @@ class OmahaFlying(OmahaRounds):
             p.restrict = "call_or_fold"
             events.append(FlyingActionVoid(player=p.name, action="call", chips=fa.chips))
             events.append(say("room", msg("omaha.fa_call_void", player=p.name,
-                                          chips=plain(fa.chips),
-                                          call=plain(b.options(p.idx).call))))
+                                          chips=fa.chips,
+                                          call=b.options(p.idx).call)))
             return events
         # raise
         if o.can_raise and o.min_to <= fa.to <= o.max_to:
@@ -141,10 +140,10 @@ class OmahaFlying(OmahaRounds):
         events.append(FlyingActionVoid(player=p.name, action="raise", chips=fa.chips))
         if o.can_raise:
             p.restrict = "raise_or_fold"
-            then = msg("omaha.raise_or_fold", min=plain(o.min_to), max=plain(o.max_to))
+            then = msg("omaha.raise_or_fold", min=o.min_to, max=o.max_to)
         else:
             p.restrict = "call_or_fold"
-            then = msg("omaha.fa_raise_void_call", call=plain(o.call))
-        events.append(say("room", msg("omaha.fa_raise_void", player=p.name, chips=plain(fa.chips),
+            then = msg("omaha.fa_raise_void_call", call=o.call)
+        events.append(say("room", msg("omaha.fa_raise_void", player=p.name, chips=fa.chips,
                                       then=then)))
         return events

@@ -24,7 +24,7 @@ from referee.events import ActionEvent, Burned, Event, Exposed, Misdeal, NoGame
 from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
 from referee.rules.omaha.flying import OmahaFlying
-from referee.rules.omaha.state import plain, say, show, word
+from referee.rules.omaha.state import say, show, word
 
 WORDS = Path(__file__).resolve().parents[3] / "grammar" / "omaha.toml"
 
@@ -159,7 +159,7 @@ class OmahaMistakes(OmahaFlying):
         self.house_paid += paid - total
         events.append(NoGame(pot=total, payments=payments))
         listed = word("omaha.share_sep").join(
-            msg("omaha.share", player=n, chips=plain(c)) for n, c in payments.items())
+            msg("omaha.share", player=n, chips=c) for n, c in payments.items())
         events.append(say("room", msg("omaha.nogame", payments=listed)))
         return events + self._finish()
 
@@ -176,7 +176,7 @@ class OmahaMistakes(OmahaFlying):
             return [
                 Exposed(player=player, cards=cards_str(p.hole), chips=half),
                 say("room", msg("omaha.exposed_hand", player=player, cards=show(p.hole),
-                                chips=plain(half))),
+                                chips=half)),
             ]
         if self.shown_board >= 5 or self.phase != "betting":
             raise IllegalAction("omaha.no_board_to_burn")

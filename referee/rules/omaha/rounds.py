@@ -25,7 +25,6 @@ from referee.rules.omaha.state import (
     ShowdownPlan,
     TurnPlan,
     action_event,
-    plain,
     say,
     show,
     word,
@@ -37,7 +36,7 @@ BETTING_ACTIONS = frozenset(("fold", "check", "call", "bet", "raise", "allin"))
 def _no_raise(o: Options) -> IllegalAction:
     if o.call == 0:
         return IllegalAction("omaha.no_bet")
-    return IllegalAction("omaha.no_raise", call=plain(o.call))
+    return IllegalAction("omaha.no_raise", call=o.call)
 
 
 class OmahaRounds(OmahaShowdown):
@@ -104,7 +103,7 @@ class OmahaRounds(OmahaShowdown):
         if self.ante:
             for i in range(n):
                 bet.post(i, self.ante, live=False)
-            posts.append(msg("omaha.post_ante", ante=plain(self.ante)))
+            posts.append(msg("omaha.post_ante", ante=self.ante))
         if n == 2:
             sb_i, bb_i = 1, 0  # heads-up: the button posts the SB and acts first preflop
         else:
@@ -114,13 +113,13 @@ class OmahaRounds(OmahaShowdown):
             sitter = self.sitters[p.seat]
             if i == bb_i:
                 paid = bet.post(i, self.bb)
-                blinds.append((1, msg("omaha.post_bb", player=p.name, chips=plain(paid))))
+                blinds.append((1, msg("omaha.post_bb", player=p.name, chips=paid)))
             elif sitter.newcomer:
                 paid = bet.post(i, self.bb)
-                blinds.append((2, msg("omaha.post_bb_newcomer", player=p.name, chips=plain(paid))))
+                blinds.append((2, msg("omaha.post_bb_newcomer", player=p.name, chips=paid)))
             elif i == sb_i:
                 paid = bet.post(i, self.sb)
-                blinds.append((0, msg("omaha.post_sb", player=p.name, chips=plain(paid))))
+                blinds.append((0, msg("omaha.post_sb", player=p.name, chips=paid)))
             sitter.newcomer = False
         posts += [t for _, t in sorted(blinds, key=lambda b: b[0])]
         self.phase = "betting"
@@ -157,7 +156,7 @@ class OmahaRounds(OmahaShowdown):
             return "fold", 0
         if name == "check":
             if o.call > 0:
-                raise IllegalAction("omaha.no_check", call=plain(o.call))
+                raise IllegalAction("omaha.no_check", call=o.call)
             return "check", 0
         if name == "call":
             return ("call", 0) if o.call > 0 else ("check", 0)
@@ -169,14 +168,14 @@ class OmahaRounds(OmahaShowdown):
                 if allin_to > o.max_to:
                     if self.rules.oversize_allin == "max_raise":
                         return "raise", o.max_to
-                    raise IllegalAction("omaha.allin_over_max", allin=plain(allin_to),
-                                        word=self._word(), max=plain(o.max_to))
+                    raise IllegalAction("omaha.allin_over_max", allin=allin_to,
+                                        word=self._word(), max=o.max_to)
                 return "raise", allin_to
             if o.no_raise_reason in ("covered", "no_opponent") and o.call > 0:
                 return "call", 0
             if o.call == 0:
                 raise IllegalAction("omaha.no_allin")
-            raise IllegalAction("omaha.no_raise", call=plain(o.call))
+            raise IllegalAction("omaha.no_raise", call=o.call)
         if name in ("bet", "raise"):
             if a.pot:
                 if not o.can_raise:
@@ -192,9 +191,9 @@ class OmahaRounds(OmahaShowdown):
                 return "raise", to
             if not o.min_to <= to <= o.max_to:
                 if o.min_to == o.max_to:
-                    raise IllegalAction("omaha.make_exact", word=self._word(), min=plain(o.min_to))
-                raise IllegalAction("omaha.make_range", word=self._word(), min=plain(o.min_to),
-                                    max=plain(o.max_to))
+                    raise IllegalAction("omaha.make_exact", word=self._word(), min=o.min_to)
+                raise IllegalAction("omaha.make_range", word=self._word(), min=o.min_to,
+                                    max=o.max_to)
             return "raise", to
         raise IllegalAction("omaha.not_now")
 
@@ -251,10 +250,10 @@ class OmahaRounds(OmahaShowdown):
         shown = self._cards_shown(p, action) if name == "fold" else ()
         kind, to = self._resolve(p, action)
         if p.restrict == "call_or_fold" and kind not in ("fold", "call"):
-            raise IllegalAction("omaha.call_or_fold", call=plain(b.options(p.idx).call))
+            raise IllegalAction("omaha.call_or_fold", call=b.options(p.idx).call)
         if p.restrict == "raise_or_fold" and kind not in ("fold", "raise"):
             o = b.options(p.idx)
-            raise IllegalAction("omaha.raise_or_fold", min=plain(o.min_to), max=plain(o.max_to))
+            raise IllegalAction("omaha.raise_or_fold", min=o.min_to, max=o.max_to)
         return TurnPlan(p, kind, to, shown, now)
 
     def _apply_act(self, plan: Plan) -> list[Event]:

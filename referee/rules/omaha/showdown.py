@@ -18,7 +18,6 @@ from referee.rules.omaha.state import (
     HandPlayer,
     ShowdownPlan,
     action_event,
-    plain,
     say,
     show,
     word,
@@ -83,7 +82,7 @@ class OmahaShowdown(OmahaTournament):
         b.seats[winner.idx].stack += amount
         events.append(Pot(index=0, amount=amount, shares={winner.name: amount}))
         events.append(say("room", msg("omaha.won_uncontested", player=winner.name,
-                                      chips=plain(amount))))
+                                      chips=amount)))
         self.winner_after_fold = winner.name
         return events + self._finish()
 
@@ -180,7 +179,7 @@ class OmahaShowdown(OmahaTournament):
                 sitter.bonus += bonus
                 events.append(HandBonus(player=p.name, hand=klass, bank=bonus))
                 events.append(say("room", msg("omaha.hand_bonus", player=p.name,
-                                              points=plain(bonus))))
+                                              points=bonus)))
         return events
 
     def _check_showdown(self, p: HandPlayer, action: Parsed, now: float | None) -> ShowdownPlan:
@@ -262,9 +261,9 @@ class OmahaShowdown(OmahaTournament):
                 b.seats[i].stack += shares[self.players[i].name]
             events.append(Pot(index=k, amount=amount, shares=shares))
             label = word("omaha.main_pot") if k == 0 else msg("omaha.side_pot", index=k)
-            listed = sep.join(msg("omaha.share", player=n, chips=plain(c))
+            listed = sep.join(msg("omaha.share", player=n, chips=c)
                               for n, c in shares.items())
-            events.append(say("room", msg("omaha.pot_award", pot=label, chips=plain(amount),
+            events.append(say("room", msg("omaha.pot_award", pot=label, chips=amount,
                                           shares=listed)))
         return events + self._finish()
 

@@ -36,14 +36,6 @@ def show(cs: list[Card]) -> str:
     return " ".join([_PRETTY[c] for c in cs])
 
 
-def plain(n: int) -> str:
-    """A figure as omaha has always written it, without thousands separators (the catalogue
-    separates int parameters): the refusals and announcements keep their exact wording, which
-    transcripts and tests assert. The lines every game shares (seats.toml: seating, leaving, the
-    turn prompt) pass ints and read ``1,000``; dropping this call is all a change would take."""
-    return str(n)
-
-
 @cache
 def word(key: str) -> str:
     """A message without parameters (a word: メイク, フォールド, the street names), looked up once:
@@ -154,5 +146,5 @@ Plan = TurnPlan | FlyingPlan | ShowdownPlan | AfterFoldPlan
 __all__ = [
     "LIVE_PHASES", "AfterFoldPlan", "FlyingDeclaration", "FlyingPlan", "HandPlayer", "Move",
     "Phase", "Plan", "Restriction", "ShowdownPlan", "Sitter", "TurnPlan",
-    "action_event", "plain", "say", "show", "word",
+    "action_event", "say", "show", "word",
 ]
