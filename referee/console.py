@@ -56,7 +56,7 @@ titles, descriptions, canned queries and what the hand log reads in the room's l
 SCHEMA = (TEMPLATES / "schema.sql").read_text(encoding="utf-8")
 _META: dict[str, Any] = tomllib.loads((TEMPLATES / "metadata.toml").read_text(encoding="utf-8"))
 
-# Room announcements that are only prompts ("alice さんの番です（コール 100 / …）"): left out
+# Room announcements that are only prompts ("aliceさんの番です（コール 100 / …）"): left out
 # of a hand's log, which is long enough without them.
 _PROMPT = re.compile(_META["patterns"]["prompt"])
 _STREET = re.compile(_META["patterns"]["street"])

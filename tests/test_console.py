@@ -339,8 +339,8 @@ def test_hand_page_in_browser(console: Console, browser: Any, tmp_path: Path) ->
                   "終了時スタック"):
         assert label in body
     assert "2♣ 7♦ 9♥ J♠ 3♠" in body
-    assert "bob さんがオープン: K♥ K♦ 8♣ 4♣（ワンペア）" in body
-    assert "alice さんがオープン: A♥ A♦ K♣ Q♣（ワンペア）" in body
+    assert "bobさんがオープン: K♥ K♦ 8♣ 4♣（ワンペア）" in body
+    assert "aliceさんがオープン: A♥ A♦ K♣ Q♣（ワンペア）" in body
     assert "メインポット 1,466 → alice 1,466" in body
     assert "サイドポット1 200 → bob 200" in body
     assert "alice 1,466, bob 9,600, carol 9,400" in body

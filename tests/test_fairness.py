@@ -363,7 +363,7 @@ def test_no_hole_card_in_the_room_before_it_is_shown() -> None:
                     continue
                 # a line that shows a player's cards names that player
                 for c in holes:
-                    assert c in shown or f"{owner[c]} さん" in e["text"] \
+                    assert c in shown or f"{owner[c]}さん" in e["text"] \
                         or f"{owner[c]}さん" in e["text"], (game, n, c, e["text"])
                 shown.update(holes)
                 checked += 1

@@ -31,10 +31,10 @@ def test_folds_with_a_show_are_folds_showing_exactly_those_cards() -> None:
     evs = events(name="omaha_fold_show.txt")
     for player, shown in [("dave", "J♣"), ("erin", "A♠"), ("frank", "A♣ A♦"), ("alice", "A♥")]:
         assert of(evs, "action", player=player, action="fold"), player
-        assert f"{player} さんがフォールドして公開: {shown}" in room(evs)
+        assert f"{player}さんがフォールドして公開: {shown}" in room(evs)
     assert not of(evs, "flag") and not of(evs, "penalty") and not of(evs, "rejected")
     # the decorated checks were all read: the hand reached the showdown and carol opened all
-    assert "carol さんがオープン: 9♥ 9♦ 8♠ 7♠（スリー・オブ・ア・カインド）" in room(evs)
+    assert "carolさんがオープン: 9♥ 9♦ 8♠ 7♠（スリー・オブ・ア・カインド）" in room(evs)
     assert of(evs, "hand_end")[-1]["stacks"]["carol"] == 20100
 
 

@@ -935,7 +935,7 @@ def test_the_uncontested_winner_showing_cards_not_held_is_refused_and_may_still_
     assert "一致しません" in refused(eng, "bob", "open", cards=["As"])
     assert eng.decision("bob") == "after_fold"  # the refusal left the choice open
     ev = act(eng, "bob", "open", cards=["Kh"])
-    assert says(ev) == ["bob さんがオープン: K♥"] and eng.decision("bob") is None
+    assert says(ev) == ["bobさんがオープン: K♥"] and eng.decision("bob") is None
 
 
 def test_the_turn_prompt_reads_like_every_games() -> None:

@@ -47,10 +47,10 @@ def test_without_pause_reminder_then_default_fold_on_time() -> None:
     lines = per_line("service/clock_run.txt")
     assert [clock_events(e) for e in at(lines, "21:00:59")] == [[]]
     assert at(lines, "21:01:00") and clock_events(at(lines, "21:01:00")[0]) == [
-        "alice さん、アクションをお願いします"]
+        "aliceさん、アクションをお願いします"]
     assert clock_events(at(lines, "21:01:59")[0]) == []
     late = at(lines, "21:02:00")[0]
-    assert clock_events(late) == ["alice さんは時間切れです"]
+    assert clock_events(late) == ["aliceさんは時間切れです"]
     assert [(e.event, getattr(e, "player", None), getattr(e, "action", None))
             for e in late if e.event == "action"] == [("action", "alice", "fold")]
 
@@ -71,9 +71,9 @@ def test_paused_clock_does_nothing_and_the_pause_does_not_count() -> None:
     assert says[f"!clock on@{t0 + 7200}"] == ["持ち時間を再開しました。"]
     # 31 s counted before the pause: reminder at 60 s of clock time, fold at 120 s
     assert clock_events_of(lines, t0 + 7200 + 28) == []
-    assert clock_events_of(lines, t0 + 7200 + 29) == ["alice さん、アクションをお願いします"]
+    assert clock_events_of(lines, t0 + 7200 + 29) == ["aliceさん、アクションをお願いします"]
     assert clock_events_of(lines, t0 + 7200 + 88) == []
-    assert clock_events_of(lines, t0 + 7200 + 89) == ["alice さんは時間切れです"]
+    assert clock_events_of(lines, t0 + 7200 + 89) == ["aliceさんは時間切れです"]
     assert ref.tables["transcript"].engine.stacks() == {"alice": 9990, "bob": 10010}
 
 

@@ -99,10 +99,10 @@ def test_a_quiet_terminal_ticks_the_action_clock() -> None:
 
     assert quiet(1001.0) == ""  # the turn's clock starts (the deal line carries no time)
     assert quiet(1030.0) == ""
-    assert quiet(1062.0) == "[bot] bob さん、アクションをお願いします\n"
+    assert quiet(1062.0) == "[bot] bobさん、アクションをお願いします\n"
     assert quiet(1064.0) == ""  # at most one tick every TICK_EVERY seconds
     out = quiet(1122.0)
-    assert out.startswith("[bot] bob さんは時間切れです\n")
+    assert out.startswith("[bot] bobさんは時間切れです\n")
     assert ref.tables["terminal"].engine.stacks()["alice"] > 10000 - 20
     assert quiet(1200.0) == ""  # between hands nobody is waited on: no tick saved
     assert term.ticked["terminal"] == 1122.0

@@ -22,7 +22,7 @@ from referee.adapters.matrix_render import render
 ROOT = Path(__file__).resolve().parents[1]
 # Element's themes: (background, text colour).
 THEMES = {"light": ("#ffffff", "#17191c"), "dark": ("#15191e", "#ebeef2")}
-HAND = "alice さんの手札: A♠ K♥ 10♦ 7♣ / ボード: Q♠ J♥ 2♣ 9♦ 3♠"
+HAND = "aliceさんの手札: A♠ K♥ 10♦ 7♣ / ボード: Q♠ J♥ 2♣ 9♦ 3♠"
 
 
 def _rgb(colour: str) -> tuple[int, int, int]:

@@ -25,7 +25,7 @@ from referee.rules.registry import event_types
 EVENTS: list[dict[str, Any]] = [
     {"event": "action", "player": "alice", "action": "ante", "amount": 100, "ante": 100,
      "aa": 0, "allin": False},
-    {"event": "say", "to": "room", "text": "alice さんがアンティ 100"},
+    {"event": "say", "to": "room", "text": "aliceさんがアンティ 100"},
     {"event": "rejected", "player": "bob", "text": "レイズ", "reason": "いまはレイズできません"},
     {"event": "settle", "player": "alice", "result": "win", "payout": 300, "bets": {"ante": 100}},
     {"event": "joker", "player": "alice", "payout": 50},
@@ -50,7 +50,7 @@ HOUSE = """\
 
 GENERIC = """\
 ## expect action player=alice action=ante amount=100 allin=false aa=0
-## expect say to=room text="alice さんがアンティ 100"
+## expect say to=room text="aliceさんがアンティ 100"
 ## expect rejected player=bob reason=いまはレイズできません
 ## expect settle player=alice payout=300 bets={"ante":100} bets.ante=100
 ## expect pot index=0 amount=200 shares={"alice":200}
@@ -131,7 +131,7 @@ def test_the_order_counts() -> None:
 @pytest.mark.parametrize("absent", [
     "## absent pot",
     "## absent pot index=0",
-    "## absent say to=room text=\"alice さんがアンティ 100\"",
+    "## absent say to=room text=\"aliceさんがアンティ 100\"",
     "## absent settle alice win 300",  # a house form reads as well
     "## absent hand_end stacks={\"alice\":1300,\"bob\":900}",
 ])

@@ -18,7 +18,7 @@ Generic: ``KIND key=value …`` -- an event whose ``event`` is KIND and whose ke
 these values (keys not given are not compared; ``bets.ante=200`` reads a nested key; no key at
 all: any event of KIND). A value is an int (``80``), ``true``/``false``/``null``, JSON when it
 starts with ``{``, ``[`` or ``"`` (``shares={"bob":200}``, ``cards=["Ah","Kd"]``,
-``text="alice さんがオープン: …"`` -- quote a string with spaces, or one that would read as a
+``text="aliceさんがオープン: …"`` -- quote a string with spaces, or one that would read as a
 number or ``true``/``false``/``null``), and otherwise the word itself as a string (``to=room``).
 Example: ``## expect action player=alice action=allin amount=80 to=100``.
 

@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(90)]
 PLAYERS = ("alice", "bob", "carol")
 BOT = "referee"
 _PROMPT = re.compile(r"^(\S+?)さんの番です（(.*)）$")
-_SHOWDOWN = re.compile(r"^(\S+) さん、オープンかマックを宣言してください")
+_SHOWDOWN = re.compile(r"^(\S+)さん、オープンかマックを宣言してください")
 _SEAT = re.compile(r"^(\S+?)さんが(\d+)番席に着席しました（チップ ([\d,]+)）")
 _START = re.compile(r"^ハンド#(\d+) 開始 ボタン: (\d+)番")
 

@@ -26,8 +26,8 @@ def test_names_round_trip(local: str, host: str) -> None:
 
 
 def test_cards_coloured_and_players_mentioned() -> None:
-    c = render("alice さんの番です。ボード: A♥ 10♠ 2♦", SERVER, ["alice", "al"])
-    assert c["body"] == "alice さんの番です。ボード: A♥ 10♠ 2♦"
+    c = render("aliceさんの番です。ボード: A♥ 10♠ 2♦", SERVER, ["alice", "al"])
+    assert c["body"] == "aliceさんの番です。ボード: A♥ 10♠ 2♦"
     f = c["formatted_body"]
     assert '<a href="https://matrix.to/#/@alice:example.org">alice</a>' in f
     assert "#/@al:" not in f  # not inside the longer name
