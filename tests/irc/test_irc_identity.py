@@ -122,7 +122,7 @@ async def open_table(net: Net, channel: str, db: Path) -> tuple[Client, dict[str
         await room(lambda t, n=n: t.startswith(f"{n}さんのバンクに"))
     for n, p in players.items():
         p.say(channel, "!sit")
-        await room(lambda t, n=n: "着席しました" in t and t.startswith(n + " "))
+        await room(lambda t, n=n: "着席しました" in t and t.startswith(n + "さん"))
     d.say(channel, "!deal")
     for n, p in players.items():
         m = await p.wait_msg(lambda m: _from_bot(m) and m.private and "手札:" in m.text, 20)
