@@ -114,13 +114,15 @@ def test_reads_see_every_save(tmp_path: Path) -> None:
 
 
 class _FailingConn:
-    """A connection whose next executemany fails as a full disk would."""
+    """A connection whose COMMIT fails as a full disk would (the WAL frames are written then)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def executemany(self, *args: Any) -> Any:
-        raise sqlite3.OperationalError("database or disk is full")
+    def execute(self, sql: str, *args: Any) -> Any:
+        if sql == "COMMIT":
+            raise sqlite3.OperationalError("database or disk is full")
+        return self.conn.execute(sql, *args)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.conn, name)
