@@ -8,17 +8,21 @@ their processed ids (one transaction each), so they are simply processed again, 
 FULL would fsync every chat message (~14 ms each on the development VM) for no gain in
 correctness.
 
-The hot path (:meth:`Store.save`) is plain ``sqlite3`` with parameterised statements (cached by
-the driver): a message without ledger entries is one INSERT (its own transaction), one with
-ledger entries ``BEGIN IMMEDIATE``, the input, ``executemany`` of the ledger rows, ``COMMIT``.
-sqlite-utils handles opening, migrations, introspection and the moderator queries.
+One save path (:meth:`Store.save`): :func:`_prepare` checks and serialises the outcome before
+anything is written (events of projected kinds validated as their typed classes); the one writer
+(:meth:`Store._write`) puts its input row (with its events) and its ledger rows into the open
+transaction, begun with ``BEGIN IMMEDIATE`` if none is; :meth:`Store._commit` then adds the
+snapshot and the derived tables when due and commits. Plain ``sqlite3`` with parameterised
+statements (cached by the driver); sqlite-utils handles opening, migrations, introspection and
+the moderator queries.
 
-Group commit (``group=N``, for ``referee replay --db`` only): the rows of N saved inputs are
-written by one transaction. Each input is still all-or-nothing -- its row, events and ledger go
-into the same transaction, never split across two -- and is durable before its events are shown
-(the replay prints a group's lines after its commit). A crash loses at most the open group,
-whose lines were never shown and are processed again on the next run, so the end state is the
-same. The live bot keeps one transaction per chat message: its replies go out right after.
+Group commit (``group=N``, for ``referee replay --db`` only) is a wrapper around the same
+writer, not a second one: it keeps the transaction open for N saves and defers its COMMIT (and
+the snapshot) to the group's end. Each input is still all-or-nothing -- its row, events and
+ledger go into the same transaction, never split across two -- and is durable before its events
+are shown (the replay prints a group's lines after its commit). A crash loses at most the open
+group, whose lines were never shown and are processed again on the next run, so the end state is
+the same. The live bot commits every chat message (``group=1``): its replies go out right after.
 """
 
 from __future__ import annotations
@@ -207,8 +211,9 @@ class Store:
     makes a second writer wait, never interleave).
 
     ``exclusive``: see :func:`connect`. ``group``: inputs per commit (group commit, see above);
-    their seqs are taken when saved, so it needs ``exclusive`` (no other writer can take them
-    before the commit). Reads through this class commit the open group first.
+    it needs ``exclusive``: the open transaction holds the write lock from a group's first save
+    to its commit, the service's work in between included, and :meth:`expect` answers "was it
+    processed?" from memory. Reads through this class commit the open group first.
 
     ``check``: the integrity check of an existing file at open (``PRAGMA quick_check``, a read
     of every page; :mod:`referee.store.integrity`): ``"sync"`` (the commands) raises
@@ -256,8 +261,8 @@ class Store:
             raise StoreError(f"{path}: {e}") from None
         self._lock = threading.Lock()
         # Processed ids are looked up in the database (a unique index, migration 5), not held
-        # in memory: memory must not grow with every input ever saved. Only the inputs of an
-        # open group (group commit) are not in the table yet: they are here.
+        # in memory: memory must not grow with every input ever saved. The inputs of the open
+        # transaction (group commit) are here as well, to be forgotten if it fails.
         self._batch_ids: set[str] = set()
         self._fresh: set[str] = set()  # ids known not to be saved yet (expect(), sole writer)
         self._known_seq = 0
