@@ -425,7 +425,7 @@ class Store:
         except BaseException as e:
             n = len(self._batch)
             self._abort()
-            if isinstance(e, sqlite3.IntegrityError) and self._saved_before(input_id):
+            if isinstance(e, sqlite3.IntegrityError) and self._duplicate(input_id):
                 raise AlreadyProcessed(f"input {input_id!r} was already processed") from None
             if isinstance(e, sqlite3.Error | KeyError | TypeError | ValueError):
                 also = f" (and the {n} before it in its group)" if n else ""
@@ -434,6 +434,13 @@ class Store:
         self._batch.append(input_id)
         self._batch_ids.add(input_id)
         self._saved(input_id, seq, room, projected)
+
+    def _duplicate(self, input_id: str) -> bool:
+        """After a refused insert: was it refused because another writer saved the id?"""
+        try:
+            return self._saved_before(input_id)
+        except sqlite3.Error:
+            return False  # the original error says more
 
     def _abort(self) -> None:
         """The open transaction failed: roll it back; its inputs are unprocessed again."""
