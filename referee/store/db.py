@@ -336,7 +336,7 @@ class Store:
 
     # --- Persistence ---------------------------------------------------------------------
     def _refresh_seq(self) -> None:
-        """The last seq saved (by us or another writer): the fast path's next row is after it."""
+        """The last seq saved (by us or another writer), read at open and before a snapshot."""
         self._known_seq = self.conn.execute("SELECT max(seq) FROM inputs").fetchone()[0] or 0
 
     def _saved_before(self, input_id: str) -> bool:

@@ -6,20 +6,21 @@ together with its ``schema_version`` row, so an interrupted migration leaves the
 intact and the next open simply tries again. Never edit a released migration: append a new one.
 
 Speed: each page a commit touches is a WAL frame write, and the commit itself dominates the
-cost of a chat message. So an ordinary message touches ONE page with ONE statement: its
-``inputs`` row (rowid-appended, the next seq given explicitly) carries its events as a JSON array.
+cost of a chat message. So an ordinary message writes ONE row with ONE INSERT: its
+``inputs`` row (rowid-appended: its seq is the next rowid) carries its events as a JSON array.
 Since version 5 a unique index on ``input_id`` answers "was this processed?" (memory no longer
 grows with every input ever saved) and makes "never applied twice" SQLite's own guarantee, with
-any number of writers; a row inserted by another writer takes the seq we would use, which sends
-that save down the checked path (see ``Store.save``). ``events``
-is a view of the log, one row per event, ``(input_seq, idx)`` its key.
+any number of writers (a row takes the next rowid as its seq inside the writer's transaction,
+see ``Store._write``). ``events`` is a view of the log, one row per event, ``(input_seq, idx)``
+its key.
 
 Layout: ``inputs`` and ``ledger`` are the append-only record (triggers refuse UPDATE and DELETE);
 ``bank`` is maintained only by a trigger on ``ledger`` and guarded so that no balance can change
 without exactly one new ledger row. ``penalties``, ``flags``, ``hands``, ``ranks`` and
 ``bonus_area`` are projections of the event log (see :func:`project`), a cache brought up to
 date in batches (:func:`project_pending`, ``projection.upto``); a migration that adds or changes
-one empties it and lets the projector refill it from the log.
+one empties it and lets the projector refill it from the log. The projector reads typed events
+(:data:`PROJECTED_TYPES`, :func:`project_typed`), never a hand-written schema of their shapes.
 """
 
 from __future__ import annotations
