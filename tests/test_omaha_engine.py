@@ -148,7 +148,8 @@ def test_flop_pot_1000_bet_600_raise_1800_next_makes_7000() -> None:
     act(eng, "bob", "raise", to=1800)
     o = eng.options_for("carol")
     assert (o.call, o.min_to, o.max_to) == (1800, 3000, 7000)
-    assert refused(eng, "carol", "raise", to=7001) == "メイクは 3,000〜7,000 の範囲で宣言してください"
+    assert refused(eng, "carol", "raise", to=7001) == (
+        "メイクは 3,000〜7,000 の範囲で宣言してください")
     ev = act(eng, "carol", "raise", pot=True)
     assert kinds(ev, "action")[0]["to"] == 7000
 
@@ -334,7 +335,7 @@ def test_no_flop_no_drop_under_world_rules_only() -> None:
 # --- showdown order ---------------------------------------------------------------
 
 def _opens(events: list[Event]) -> list[str]:
-    return [t.split(" ")[0] for t in says(events) if "さんがオープン" in t]
+    return [t.split("さん")[0] for t in says(events) if "さんがオープン" in t]
 
 
 def _to_river(eng: OmahaEngine) -> None:

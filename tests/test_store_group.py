@@ -20,7 +20,7 @@ import referee.adapters.transcript as transcript
 from referee.adapters.transcript import TranscriptError, replay
 from referee.events import Penalty, Say
 from referee.outcome import LedgerEntry, Outcome
-from referee.store import Store, StoreError
+from referee.store import AlreadyProcessed, Store, StoreError
 
 ROOM = "!room:example.org"
 
@@ -114,13 +114,15 @@ def test_reads_see_every_save(tmp_path: Path) -> None:
 
 
 class _FailingConn:
-    """A connection whose next executemany fails as a full disk would."""
+    """A connection whose COMMIT fails as a full disk would (the WAL frames are written then)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def executemany(self, *args: Any) -> Any:
-        raise sqlite3.OperationalError("database or disk is full")
+    def execute(self, sql: str, *args: Any) -> Any:
+        if sql == "COMMIT":
+            raise sqlite3.OperationalError("database or disk is full")
+        return self.conn.execute(sql, *args)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.conn, name)
@@ -183,3 +185,52 @@ def test_expect_answers_a_replays_new_lines_from_memory(tmp_path: Path) -> None:
         assert s.is_processed("m4") and not s.is_processed("m5")
         with pytest.raises(StoreError):
             s.expect(["m5"])  # only a sole writer may trust what it learned
+
+
+def test_one_writer_whether_grouped_or_not(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    """Group commit is a wrapper around the same writer (it only defers the COMMIT)."""
+    writes: list[tuple[int, int]] = []
+    real = Store._write
+
+    def counting(self: Store, *args: Any) -> None:
+        real(self, *args)
+        writes.append((self.group, self.pending))
+
+    monkeypatch.setattr(Store, "_write", counting)
+    for group in (1, 3):
+        with Store(tmp_path / f"g{group}.db", exclusive=True, group=group) as s:
+            for i in range(4):
+                s.save(outcome(i, [LedgerEntry("bob", 10, "grant")]))
+            assert s.balances() == {"bob": 40}
+    # each save written once, into the open transaction: 1 deep unbatched, up to 3 grouped
+    assert writes == [(1, 1)] * 4 + [(3, 1), (3, 2), (3, 3), (3, 1)]
+
+
+def test_a_duplicate_never_costs_the_open_group(tmp_path: Path) -> None:
+    with Store(tmp_path / "r.db", exclusive=True, group=5) as s:
+        s.save(outcome(0))
+        s.save(outcome(1))
+        with pytest.raises(AlreadyProcessed):
+            s.save(outcome(0))
+        assert s.pending == 2
+        s.commit()
+        with pytest.raises(AlreadyProcessed):  # no open transaction: the unique index refuses it
+            s.save(outcome(1))
+        assert s.pending == 0
+        assert s.input_ids() == ["m0", "m1"]
+
+
+def test_a_failed_write_rolls_back_its_group(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    with Store(db, exclusive=True, group=5) as s:
+        s.save(outcome(0, [LedgerEntry("bob", 10, "grant")]))
+        with pytest.raises(StoreError, match=r"'m1' \(and the 1 before it in its group\)"):
+            s.save(outcome(1, [LedgerEntry(None, 10, "broken")]))  # type: ignore[arg-type]
+        assert s.pending == 0 and not s.is_processed("m0") and not s.is_processed("m1")
+        s.save(outcome(0, [LedgerEntry("bob", 10, "grant")]))
+        s.save(outcome(1))
+    with Store(db) as again:
+        assert again.input_ids() == ["m0", "m1"]
+        assert again.balances() == {"bob": 10}
+        assert dump(db)["integrity"] == "ok"

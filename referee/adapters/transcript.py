@@ -406,6 +406,7 @@ def _replay_lines(lines: list[Line], db: Path | None, out: TextIO, group: int) -
             except DirectiveError as e:
                 raise TranscriptError(f"line {line.lineno}: {e}") from None
             except StoreError as e:
+                held.clear()  # the failed group rolled back: its lines are not durable
                 raise TranscriptError(f"line {line.lineno}: --db: {e}") from None
             if outcome is not None and outcome.events:
                 events = outcome.events

@@ -8,17 +8,21 @@ their processed ids (one transaction each), so they are simply processed again, 
 FULL would fsync every chat message (~14 ms each on the development VM) for no gain in
 correctness.
 
-The hot path (:meth:`Store.save`) is plain ``sqlite3`` with parameterised statements (cached by
-the driver): a message without ledger entries is one INSERT (its own transaction), one with
-ledger entries ``BEGIN IMMEDIATE``, the input, ``executemany`` of the ledger rows, ``COMMIT``.
-sqlite-utils handles opening, migrations, introspection and the moderator queries.
+One save path (:meth:`Store.save`): :func:`_prepare` checks and serialises the outcome before
+anything is written (events of projected kinds validated as their typed classes); the one writer
+(:meth:`Store._write`) puts its input row (with its events) and its ledger rows into the open
+transaction, begun with ``BEGIN IMMEDIATE`` if none is; :meth:`Store._commit` then adds the
+snapshot and the derived tables when due and commits. Plain ``sqlite3`` with parameterised
+statements (cached by the driver); sqlite-utils handles opening, migrations, introspection and
+the moderator queries.
 
-Group commit (``group=N``, for ``referee replay --db`` only): the rows of N saved inputs are
-written by one transaction. Each input is still all-or-nothing -- its row, events and ledger go
-into the same transaction, never split across two -- and is durable before its events are shown
-(the replay prints a group's lines after its commit). A crash loses at most the open group,
-whose lines were never shown and are processed again on the next run, so the end state is the
-same. The live bot keeps one transaction per chat message: its replies go out right after.
+Group commit (``group=N``, for ``referee replay --db`` only) is a wrapper around the same
+writer, not a second one: it keeps the transaction open for N saves and defers its COMMIT (and
+the snapshot) to the group's end. Each input is still all-or-nothing -- its row, events and
+ledger go into the same transaction, never split across two -- and is durable before its events
+are shown (the replay prints a group's lines after its commit). A crash loses at most the open
+group, whose lines were never shown and are processed again on the next run, so the end state is
+the same. The live bot commits every chat message (``group=1``): its replies go out right after.
 """
 
 from __future__ import annotations
@@ -44,15 +48,15 @@ from referee.store.schema import (
     PROJECTED_KINDS,
     Projected,
     StoreError,
-    check_projected,
+    Typed,
     migrate,
     project_pending,
+    projected_event,
 )
 
 if TYPE_CHECKING:
     from referee.store.identity import Identities
 
-_PROJECTED = PROJECTED_KINDS
 log = logging.getLogger("referee.store")
 
 
@@ -63,6 +67,39 @@ def _put_snapshot(conn: sqlite3.Connection, seq: int, version: str, state: bytes
         " VALUES (1, ?, ?, ?, ?)",
         (seq, version, state, time.time()),
     )
+
+
+def _prepare(outcome: Outcome) -> tuple[list[str], Typed | None, str]:
+    """Everything :meth:`Store.save` writes, checked before anything is: each event's JSON
+    (:func:`event_json`, serialised once and reused by callers), its events of projected kinds
+    as their typed classes validated from that very JSON, and the input's JSON. StoreError
+    (one line) for an outcome that cannot be stored."""
+    events = outcome.events
+    ledger = outcome.ledger
+    if ledger:
+        n = len(events)
+        for entry in ledger:
+            if type(entry.delta) is not int:
+                raise StoreError(f"ledger delta must be an int chip count: {entry!r}")
+            if entry.event_index is not None and not 0 <= entry.event_index < n:
+                raise StoreError(f"ledger entry points at no event: {entry!r}")
+    parts = [event_json(e) for e in events]
+    projected: Typed | None = None
+    for i, e in enumerate(events):
+        kind = e.event
+        if kind in PROJECTED_KINDS:
+            try:
+                typed = projected_event(kind, parts[i])  # exactly what the log holds
+            except ValueError as why:
+                raise StoreError(f"cannot save input {outcome.input_id!r}: {why}") from None
+            if projected is None:
+                projected = []
+            projected.append((i, typed))
+    try:
+        input_json = to_json(outcome.input).decode()  # pydantic-core: 4x json.dumps
+    except PydanticSerializationError as e:
+        raise StoreError(f"input {outcome.input_id!r} is not JSON: {e}") from None
+    return parts, projected, input_json
 
 
 def _take(snapshot: Callable[[], tuple[str, bytes]] | None) -> tuple[str, bytes] | None:
@@ -177,8 +214,9 @@ class Store:
     makes a second writer wait, never interleave).
 
     ``exclusive``: see :func:`connect`. ``group``: inputs per commit (group commit, see above);
-    their seqs are taken when saved, so it needs ``exclusive`` (no other writer can take them
-    before the commit). Reads through this class commit the open group first.
+    it needs ``exclusive``: the open transaction holds the write lock from a group's first save
+    to its commit, the service's work in between included, and :meth:`expect` answers "was it
+    processed?" from memory. Reads through this class commit the open group first.
 
     ``check``: the integrity check of an existing file at open (``PRAGMA quick_check``, a read
     of every page; :mod:`referee.store.integrity`): ``"sync"`` (the commands) raises
@@ -226,13 +264,13 @@ class Store:
             raise StoreError(f"{path}: {e}") from None
         self._lock = threading.Lock()
         # Processed ids are looked up in the database (a unique index, migration 5), not held
-        # in memory: memory must not grow with every input ever saved. Only the inputs of an
-        # open group (group commit) are not in the table yet: they are here.
+        # in memory: memory must not grow with every input ever saved. The inputs of the open
+        # transaction (group commit) are here as well, to be forgotten if it fails.
         self._batch_ids: set[str] = set()
         self._fresh: set[str] = set()  # ids known not to be saved yet (expect(), sole writer)
         self._known_seq = 0
         self._refresh_seq()
-        # Group commit: a snapshot is due when the open group is written (a hand ended in it).
+        # A snapshot is due when the open transaction commits (a hand ended in it).
         self._snapshot: Callable[[], tuple[str, bytes]] | None = None
         # Checkpoints (copying the WAL back into the database, with an fsync of each) would
         # otherwise run inside every ~1000th commit and stall that chat message for tens of ms;
@@ -242,12 +280,10 @@ class Store:
         self._saves = 0
         self._saves_since_checkpoint = 0
         self._commits_since_checkpoint = 0
-        # Group commit: the inputs saved but not committed (their rows and ledger rows wait
-        # here) and the last seq before them (to forget them if their commit fails).
+        # The inputs written in the open transaction (group commit: until the group is full)
+        # and the last seq before them (to forget them if it fails).
         self._batch: list[str] = []
         self._batch_base = 0
-        self._rows: list[tuple[int, str, str, str, str, float]] = []
-        self._ledger_rows: list[tuple[str, int, str, int, int | None]] = []
         self._project_due = False
         # The events of the last save, each as JSON (:func:`event_json`): a caller that prints
         # them (``referee replay``) reuses the text instead of serialising them again.
@@ -303,7 +339,7 @@ class Store:
 
     # --- Persistence ---------------------------------------------------------------------
     def _refresh_seq(self) -> None:
-        """The last seq saved (by us or another writer): the fast path's next row is after it."""
+        """The last seq saved (by us or another writer), read at open and before a snapshot."""
         self._known_seq = self.conn.execute("SELECT max(seq) FROM inputs").fetchone()[0] or 0
 
     def _saved_before(self, input_id: str) -> bool:
@@ -336,128 +372,92 @@ class Store:
         self._fresh = set(ids) - saved - self._batch_ids
 
     def save(self, outcome: Outcome) -> None:
-        """Write the input, its events and its ledger (moving the bank) in one transaction; a
-        message without ledger entries is a single INSERT. With group commit they wait for the
-        group's transaction (:meth:`_hold`). Derived tables follow (project()).
+        """Write the input, its events and its ledger (moving the bank) in one transaction, or
+        with group commit in the group's (:meth:`_write`, then :meth:`_commit` when the
+        transaction is full). Derived tables follow in batches (:meth:`project`).
 
         Raises :class:`AlreadyProcessed` (and writes nothing) for an input id already saved,
         StoreError for an outcome that cannot be stored (validated before anything is written).
         """
-        events = outcome.events
-        ledger = outcome.ledger
-        if ledger:
-            n = len(events)
-            for entry in ledger:
-                if type(entry.delta) is not int:
-                    raise StoreError(f"ledger delta must be an int chip count: {entry!r}")
-                if entry.event_index is not None and not 0 <= entry.event_index < n:
-                    raise StoreError(f"ledger entry points at no event: {entry!r}")
-        parts = [event_json(e) for e in events]  # each event serialised once, reused by callers
-        projected: list[tuple[int, str, dict[str, Any]]] | None = None
-        for i, e in enumerate(events):
-            if e.event in _PROJECTED:
-                d = json.loads(parts[i])  # exactly what the log holds
-                why = check_projected(e.event, d)
-                if why is not None:
-                    raise StoreError(f"cannot save input {outcome.input_id!r}: {why}")
-                if projected is None:
-                    projected = []
-                projected.append((i, e.event, d))
-        try:
-            input_json = to_json(outcome.input).decode()  # pydantic-core: 4x json.dumps
-        except PydanticSerializationError as e:
-            raise StoreError(f"input {outcome.input_id!r} is not JSON: {e}") from None
-        events_json = "[" + ",".join(parts) + "]"
-        room = outcome.room
+        parts, projected, input_json = _prepare(outcome)
         input_id = outcome.input_id
-        conn = self.conn
-        snapshot = outcome.snapshot
         with self._lock:
-            if self.group > 1:
-                if self.is_processed(input_id):
-                    raise AlreadyProcessed(f"input {input_id!r} was already processed")
-                self._hold(input_id, room, input_json, events_json, ledger, projected)
-                if snapshot is not None:
-                    self._snapshot = snapshot
-                self.last_events, self.last_json = events, parts
-                if len(self._batch) >= self.group:
-                    self._commit()
-                return
-            if not outcome.ledger and snapshot is None:
-                # Most chat messages: one row, so one statement is the whole transaction. The
-                # row takes the seq right after the last one we know: if another writer appended
-                # meanwhile, that seq is taken, the insert fails, and the full path retries.
-                seq = self._known_seq + 1
-                try:
-                    conn.execute(
-                        "INSERT INTO inputs(seq, input_id, room, input, events, processed_at)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        (seq, input_id, room, input_json, events_json, time.time()),
-                    )
-                except (sqlite3.IntegrityError, sqlite3.OperationalError):
-                    # the seq is taken (another writer), the id is (already processed), or busy
-                    if self._saved_before(input_id):
-                        raise AlreadyProcessed(
-                            f"input {input_id!r} was already processed"
-                        ) from None
-                else:
-                    self._saved(input_id, seq, room, projected)
-                    self.last_events, self.last_json = events, parts
-                    return
-            snap = _take(snapshot)
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                if self._saved_before(input_id):  # we hold the write lock: nothing can race
-                    raise AlreadyProcessed(f"input {input_id!r} was already processed")
-                cur = conn.execute(
-                    "INSERT INTO inputs(input_id, room, input, events, processed_at)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (input_id, room, input_json, events_json, time.time()),
-                )
-                rowid = cur.lastrowid
-                assert rowid is not None
-                seq = rowid
-                if snap is not None:
-                    _put_snapshot(conn, seq, *snap)
-                if outcome.ledger:
-                    conn.executemany(
-                        "INSERT INTO ledger(player, delta, reason, input_seq, event_idx)"
-                        " VALUES (?, ?, ?, ?, ?)",
-                        [(e.player, e.delta, e.reason, seq, e.event_index)
-                         for e in outcome.ledger],
-                    )
-                conn.execute("COMMIT")
-            except BaseException as e:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                if isinstance(e, sqlite3.Error | KeyError | TypeError | ValueError):
-                    raise StoreError(f"cannot save input {input_id!r}: {e!r}") from e
-                raise
-            self._saved(input_id, seq, room, projected)
-            self.last_events, self.last_json = events, parts
+            # An open group is never rolled back for a duplicate: refused before writing. With
+            # no open transaction the unique index refuses it (anyone's, see _write).
+            if self._batch and self.is_processed(input_id):
+                raise AlreadyProcessed(f"input {input_id!r} was already processed")
+            self._write(input_id, outcome.room, input_json, "[" + ",".join(parts) + "]",
+                        outcome.ledger, projected)
+            if outcome.snapshot is not None:
+                self._snapshot = outcome.snapshot  # taken when the transaction commits
+            if len(self._batch) >= self.group:
+                self._commit()
+            self.last_events, self.last_json = outcome.events, parts
 
-    def _hold(
+    def _write(
         self,
         input_id: str,
         room: str,
         input_json: str,
         events_json: str,
         ledger: list[LedgerEntry],
-        projected: list[tuple[int, str, dict[str, Any]]] | None,
+        projected: Typed | None,
     ) -> None:
-        """Group commit: keep the input's rows for the group's transaction (:meth:`_commit`);
-        it takes the next seq now, which only a sole writer (``exclusive``) can promise."""
-        seq = self._known_seq + 1
-        if not self._batch:
-            self._batch_base = self._known_seq
-        self._rows.append((seq, input_id, room, input_json, events_json, time.time()))
-        if ledger:
-            self._ledger_rows.extend(
-                (e.player, e.delta, e.reason, seq, e.event_index) for e in ledger
+        """The one writer of a saved outcome: its input row (with its events) and its ledger
+        rows, in the open transaction -- begun here if none is (``BEGIN IMMEDIATE``: the write
+        lock, so nothing can race). The row takes the next rowid, which is its seq. A failure
+        rolls the whole transaction back and forgets its inputs (:meth:`_abort`)."""
+        conn = self.conn
+        try:
+            if not self._batch:
+                self._batch_base = self._known_seq
+                conn.execute("BEGIN IMMEDIATE")
+            cur = conn.execute(
+                "INSERT INTO inputs(input_id, room, input, events, processed_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (input_id, room, input_json, events_json, time.time()),
             )
+            seq = cur.lastrowid
+            assert seq is not None
+            if ledger:
+                conn.executemany(
+                    "INSERT INTO ledger(player, delta, reason, input_seq, event_idx)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    [(e.player, e.delta, e.reason, seq, e.event_index) for e in ledger],
+                )
+        except BaseException as e:
+            n = len(self._batch)
+            self._abort()
+            if isinstance(e, sqlite3.IntegrityError) and self._duplicate(input_id):
+                raise AlreadyProcessed(f"input {input_id!r} was already processed") from None
+            if isinstance(e, sqlite3.Error | KeyError | TypeError | ValueError):
+                also = f" (and the {n} before it in its group)" if n else ""
+                raise StoreError(f"cannot save input {input_id!r}{also}: {e!r}") from e
+            raise
         self._batch.append(input_id)
         self._batch_ids.add(input_id)
         self._saved(input_id, seq, room, projected)
+
+    def _duplicate(self, input_id: str) -> bool:
+        """After a refused insert: was it refused because another writer saved the id?"""
+        try:
+            return self._saved_before(input_id)
+        except sqlite3.Error:
+            return False  # the original error says more
+
+    def _abort(self) -> None:
+        """The open transaction failed: roll it back; its inputs are unprocessed again."""
+        conn = self.conn
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        finally:
+            self._batch_ids.clear()
+            self._snapshot = None
+            self._known_seq = self._batch_base
+            self._batch.clear()
+            self._project_due = False
+            self._pend_ok = False  # the derived tables lost what was projected inside it
 
     def _settle(self) -> None:
         """Before reading: commit what group commit holds, so reads see every save."""
@@ -475,25 +475,16 @@ class Store:
             self._commit()
 
     def _commit(self) -> None:
-        """Write the group's rows in one transaction (with the derived tables, when due)."""
+        """Commit the open transaction (its inputs, :meth:`_write`), with the snapshot when one
+        is due -- taken now, the state after its last input, and recorded at that seq -- and
+        the derived tables when due."""
         if not self._batch:
             return
         conn = self.conn
         n = len(self._batch)
+        first = self._batch[0]
         snap = _take(self._snapshot)
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            conn.executemany(
-                "INSERT INTO inputs(seq, input_id, room, input, events, processed_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                self._rows,
-            )
-            if self._ledger_rows:
-                conn.executemany(
-                    "INSERT INTO ledger(player, delta, reason, input_seq, event_idx)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    self._ledger_rows,
-                )
             if snap is not None:
                 _put_snapshot(conn, self._known_seq, *snap)
             if self._project_due:
@@ -501,36 +492,17 @@ class Store:
                 self._project()  # in this transaction
             conn.execute("COMMIT")
         except BaseException as e:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            self._forget_batch()
+            self._abort()
             if isinstance(e, sqlite3.Error | StoreError | KeyError | TypeError | ValueError):
-                raise StoreError(f"cannot save the last {n} inputs: {e!r}") from e
+                what = f"the last {n} inputs" if n > 1 else f"input {first!r}"
+                raise StoreError(f"cannot save {what}: {e!r}") from e
             raise
         self._batch.clear()
         self._batch_ids.clear()
-        self._rows.clear()
-        self._ledger_rows.clear()
         self._snapshot = None
         self._checkpoint_due()
 
-    def _forget_batch(self) -> None:
-        """The group's commit failed: its inputs are unprocessed again."""
-        self._batch_ids.clear()
-        self._snapshot = None
-        self._known_seq = self._batch_base
-        self._batch.clear()
-        self._rows.clear()
-        self._ledger_rows.clear()
-        self._pend_ok = False  # the derived tables lost what was projected inside the batch
-
-    def _saved(
-        self,
-        input_id: str,
-        seq: int,
-        room: str,
-        projected: list[tuple[int, str, dict[str, Any]]] | None,
-    ) -> None:
+    def _saved(self, input_id: str, seq: int, room: str, projected: Typed | None) -> None:
         self._fresh.discard(input_id)
         self._known_seq = seq
         if self._pend_first is None:
@@ -542,13 +514,8 @@ class Store:
             self._pend.append((seq, room, projected))
         self._saves += 1
         self._saves_since_checkpoint += 1
-        if self._batch:  # group commit: the group's commit projects and checkpoints
-            if self._saves % PROJECT_EVERY == 0:
-                self._project_due = True
-            return
         if self._saves % PROJECT_EVERY == 0:
-            self.project()
-        self._checkpoint_due()
+            self._project_due = True  # by the commit of this transaction
 
     def _checkpoint_due(self) -> None:
         """After a commit: copy the WAL back into the database every CHECKPOINT_EVERY commits

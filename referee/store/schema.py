@@ -6,20 +6,21 @@ together with its ``schema_version`` row, so an interrupted migration leaves the
 intact and the next open simply tries again. Never edit a released migration: append a new one.
 
 Speed: each page a commit touches is a WAL frame write, and the commit itself dominates the
-cost of a chat message. So an ordinary message touches ONE page with ONE statement: its
-``inputs`` row (rowid-appended, the next seq given explicitly) carries its events as a JSON array.
+cost of a chat message. So an ordinary message writes ONE row with ONE INSERT: its
+``inputs`` row (rowid-appended: its seq is the next rowid) carries its events as a JSON array.
 Since version 5 a unique index on ``input_id`` answers "was this processed?" (memory no longer
 grows with every input ever saved) and makes "never applied twice" SQLite's own guarantee, with
-any number of writers; a row inserted by another writer takes the seq we would use, which sends
-that save down the checked path (see ``Store.save``). ``events``
-is a view of the log, one row per event, ``(input_seq, idx)`` its key.
+any number of writers (a row takes the next rowid as its seq inside the writer's transaction,
+see ``Store._write``). ``events`` is a view of the log, one row per event, ``(input_seq, idx)``
+its key.
 
 Layout: ``inputs`` and ``ledger`` are the append-only record (triggers refuse UPDATE and DELETE);
 ``bank`` is maintained only by a trigger on ``ledger`` and guarded so that no balance can change
 without exactly one new ledger row. ``penalties``, ``flags``, ``hands``, ``ranks`` and
 ``bonus_area`` are projections of the event log (see :func:`project`), a cache brought up to
 date in batches (:func:`project_pending`, ``projection.upto``); a migration that adds or changes
-one empties it and lets the projector refill it from the log.
+one empties it and lets the projector refill it from the log. The projector reads typed events
+(:data:`PROJECTED_TYPES`, :func:`project_typed`), never a hand-written schema of their shapes.
 """
 
 from __future__ import annotations
@@ -27,10 +28,22 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import sqlite_utils
+from pydantic import ValidationError
+
+from referee.events import (
+    BonusArea,
+    Event,
+    Flag,
+    FlagDecided,
+    HandEnd,
+    HandStart,
+    Penalty,
+    RankChange,
+)
 
 
 class StoreError(Exception):
@@ -160,39 +173,57 @@ CREATE TABLE bonus_area (
 );
 """
 
-PROJECTED_KINDS = frozenset(
-    {"penalty", "flag", "flag_decided", "hand_start", "hand_end", "rank", "bonus_area"}
-)
+#: The event classes the derived tables are projected from, by kind (the kind is read from the
+#: class's own ``event`` literal; ``referee.rules.registry.event_types()`` maps each of these
+#: kinds to the same class, which tests/test_store.py checks). The store validates an event of
+#: these kinds as its class -- strictly, from its JSON, exactly what the log holds -- before
+#: saving it, and projects the typed event; there is no second, hand-written schema.
+PROJECTED_TYPES: dict[str, type[Event]] = {
+    str(cls.model_fields["event"].default): cls
+    for cls in (Penalty, Flag, FlagDecided, HandStart, HandEnd, RankChange, BonusArea)
+}
+PROJECTED_KINDS = frozenset(PROJECTED_TYPES)
 
 _MENTIONS = " OR ".join(f"instr(events, '\"{k}\"') > 0" for k in sorted(PROJECTED_KINDS))
 
-_DECISIONS = {"confirmed": "confirmed", "confirm": "confirmed",
-              "dismissed": "dismissed", "dismiss": "dismissed"}
+
+def projected_event(kind: str, data: str | dict[str, Any]) -> Event:
+    """An event of the projected kind ``kind`` (its JSON text or JSON object) as its typed
+    class, validated strictly (an int is a JSON integer, never ``"1000"``; the data's own
+    ``event`` must be ``kind``); ValueError with one line saying why it does not fit."""
+    cls = PROJECTED_TYPES.get(kind)
+    if cls is None:
+        raise ValueError(f"not a projected event kind: {kind!r}")
+    try:
+        if isinstance(data, dict):
+            return cls.model_validate(data, strict=True)
+        return cls.model_validate_json(data, strict=True)
+    except ValidationError as e:
+        why = "; ".join(
+            f"{'.'.join(str(x) for x in err['loc']) or 'event'}: {err['msg']}"
+            for err in e.errors(include_url=False)[:3]
+        )
+        shown = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+        shown = shown if len(shown) <= 160 else shown[:157] + "..."
+        raise ValueError(f"{kind} event does not fit {cls.__name__} ({why}): {shown}") from None
 
 
-_REQUIRED: dict[str, tuple[tuple[str, type], ...]] = {
-    "penalty": (("player", str), ("kind", str)),
-    "flag": (("id", int), ("player", str), ("kind", str)),
-    "flag_decided": (("id", int), ("decision", str)),
-    "hand_start": (("hand", int),),
-    "hand_end": (("hand", int), ("stacks", dict)),
-    "rank": (("player", str),),
-    "bonus_area": (("cards", list),),
-}
-_NUMBERS = ("points", "chips", "button")
+Typed = list[tuple[int, Event]]
+"""(event index, typed event) of one input's events of projected kinds."""
 
 
-def check_projected(kind: str, d: dict[str, Any]) -> str | None:
-    """Why an event of a projected kind cannot be projected (None if it can). Saves refuse
-    such events up front, so a bad event can never wedge the projection later."""
-    for key, typ in _REQUIRED.get(kind, ()):
-        value = d.get(key)
-        if not isinstance(value, typ) or isinstance(value, bool):
-            return f"{kind} event needs {key} ({typ.__name__}): {d!r}"
-    for key in _NUMBERS:
-        if d.get(key) is not None and (not isinstance(d[key], int) or isinstance(d[key], bool)):
-            return f"{kind} event: {key} must be an integer: {d!r}"
-    return None
+def _typed(events: Iterable[tuple[int, str, dict[str, Any]]]) -> Typed:
+    """The events of projected kinds among (index, kind, data) as typed events; one that does
+    not fit its class (only possible in a log written by something else than Store.save) is
+    left out, never allowed to stop the projection."""
+    out: Typed = []
+    for idx, kind, d in events:
+        if kind in PROJECTED_TYPES and isinstance(d, dict):
+            try:
+                out.append((idx, projected_event(kind, d)))
+            except ValueError:
+                continue
+    return out
 
 
 def project(
@@ -201,80 +232,77 @@ def project(
     room: str,
     events: Iterable[tuple[int, str, dict[str, Any]]],
 ) -> None:
-    """Apply the projected kinds among ``events`` ((index, kind, data) of one input) to the
-    derived tables. An event that cannot be projected (only possible in a log written by
-    something else than Store.save) is skipped, never allowed to stop the projection."""
+    """Apply the projected kinds among ``events`` ((index, kind, JSON object) of one input, as
+    the log holds them) to the derived tables: :func:`project_typed` of their typed events."""
+    project_typed(conn, input_seq, room, _typed(events))
+
+
+def project_typed(conn: sqlite3.Connection, input_seq: int, room: str, events: Typed) -> None:
+    """Apply one input's typed events of projected kinds to the derived tables."""
     penalties: list[tuple[Any, ...]] = []
     raised: dict[tuple[str, str], int | None] = {}  # flags raised by this input
-    for idx, kind, d in events:
-        if check_projected(kind, d) is not None:
-            continue
-        if kind == "penalty":
-            penalties.append((room, d["player"], d["kind"], int(d.get("points", 0)),
-                              int(d.get("chips", 0)), input_seq, idx))
+    for idx, ev in events:
+        if isinstance(ev, Penalty):
+            penalties.append((room, ev.player, ev.kind, ev.points, ev.chips, input_seq, idx))
             # A penalty in the very input that raised a flag on the same player and offence:
             # the referee acted on the flag at once (a high-confidence leak) -- it is confirmed.
-            flag_row = raised.pop((d["player"], d["kind"]), None)
+            flag_row = raised.pop((ev.player, ev.kind), None)
             if flag_row is not None:
                 conn.execute(
                     "UPDATE flags SET status = 'confirmed', decided_input_seq = ? WHERE id = ?",
                     (input_seq, flag_row),
                 )
-        elif kind == "flag":
+        elif isinstance(ev, Flag):
             cur = conn.execute(
                 "INSERT INTO flags(room, flag_id, player, kind, text, confidence, input_seq,"
                 " event_idx) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (room, int(d["id"]), d["player"], d["kind"], d.get("text", ""),
-                 d.get("confidence", ""), input_seq, idx),
+                (room, ev.id, ev.player, ev.kind, ev.text, ev.confidence, input_seq, idx),
             )
-            raised[(d["player"], d["kind"])] = cur.lastrowid
-        elif kind == "flag_decided":
-            status = _DECISIONS.get(str(d.get("decision", "")), str(d.get("decision", "")))
-            fid = int(d["id"])
+            raised[(ev.player, ev.kind)] = cur.lastrowid
+        elif isinstance(ev, FlagDecided):
             # The latest flag with that id in this room; a decision typed elsewhere (a DM)
             # falls back to the latest flag with that id anywhere.
             cur = conn.execute(
                 "UPDATE flags SET status = ?, decided_input_seq = ? WHERE id ="
                 " (SELECT max(id) FROM flags WHERE room = ? AND flag_id = ?)",
-                (status, input_seq, room, fid),
+                (ev.decision, input_seq, room, ev.id),
             )
             if cur.rowcount == 0:
                 conn.execute(
                     "UPDATE flags SET status = ?, decided_input_seq = ? WHERE id ="
                     " (SELECT max(id) FROM flags WHERE flag_id = ?)",
-                    (status, input_seq, fid),
+                    (ev.decision, input_seq, ev.id),
                 )
-        elif kind == "hand_start":
+        elif isinstance(ev, HandStart):
             conn.execute(
                 "INSERT INTO hands(room, hand, button, start_input_seq) VALUES (?, ?, ?, ?)",
-                (room, int(d["hand"]), d.get("button"), input_seq),
+                (room, ev.hand, ev.button, input_seq),
             )
-        elif kind == "hand_end":
-            stacks = json.dumps(d.get("stacks", {}), ensure_ascii=False, separators=(",", ":"))
+        elif isinstance(ev, HandEnd):
+            stacks = json.dumps(ev.stacks, ensure_ascii=False, separators=(",", ":"))
             cur = conn.execute(
                 "UPDATE hands SET stacks = ?, end_input_seq = ? WHERE id ="
                 " (SELECT max(id) FROM hands WHERE room = ? AND hand = ?)",
-                (stacks, input_seq, room, int(d["hand"])),
+                (stacks, input_seq, room, ev.hand),
             )
             if cur.rowcount == 0:
                 conn.execute(
                     "INSERT INTO hands(room, hand, stacks, end_input_seq) VALUES (?, ?, ?, ?)",
-                    (room, int(d["hand"]), stacks, input_seq),
+                    (room, ev.hand, stacks, input_seq),
                 )
-        elif kind == "rank":
+        elif isinstance(ev, RankChange):
             conn.execute(
                 "INSERT INTO ranks(player, mark, input_seq) VALUES (?, ?, ?) ON CONFLICT(player)"
                 " DO UPDATE SET mark = excluded.mark, input_seq = excluded.input_seq",
-                (d["player"], str(d.get("mark") or ""), input_seq),
+                (ev.player, ev.mark, input_seq),
             )
-        elif kind == "bonus_area":
+        elif isinstance(ev, BonusArea):
             conn.execute(
                 "INSERT INTO bonus_area(room, cards, markers, input_seq, event_idx)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT(room) DO UPDATE SET cards = excluded.cards,"
                 " markers = excluded.markers, input_seq = excluded.input_seq,"
                 " event_idx = excluded.event_idx",
-                (room, json.dumps(d.get("cards", [])), json.dumps(d.get("markers", [])),
-                 input_seq, idx),
+                (room, json.dumps(ev.cards), json.dumps(ev.markers), input_seq, idx),
             )
     if penalties:
         conn.executemany(
@@ -284,8 +312,8 @@ def project(
         )
 
 
-Projected = list[tuple[int, str, list[tuple[int, str, dict[str, Any]]]]]
-"""(input seq, room, [(event index, kind, event data)]) of inputs with projected events."""
+Projected = list[tuple[int, str, Typed]]
+"""(input seq, room, typed events of projected kinds) of inputs with such events."""
 
 
 def project_pending(
@@ -316,12 +344,9 @@ def project_pending(
                 f" AND ({_MENTIONS}) ORDER BY seq",
                 (upto, last),
             ).fetchall()
-            todo = []
-            for input_seq, room, events in rows:
-                evs = [(i, d.get("event", ""), d) for i, d in enumerate(json.loads(events))]
-                todo.append((input_seq, room, [e for e in evs if e[1] in PROJECTED_KINDS]))
+            todo = [(input_seq, room, _typed(_of_log(events))) for input_seq, room, events in rows]
         for input_seq, room, projected in todo:
-            project(conn, input_seq, room, projected)
+            project_typed(conn, input_seq, room, projected)
         if last != upto:
             conn.execute("UPDATE projection SET upto = ? WHERE id = 1", (last,))
         if own:
@@ -338,8 +363,18 @@ def _project_log(db: sqlite_utils.Database) -> None:
     conn = db.conn
     rows = conn.execute("SELECT seq, room, events FROM inputs ORDER BY seq").fetchall()
     for input_seq, room, events in rows:
-        evs = [(i, d.get("event", ""), d) for i, d in enumerate(json.loads(events))]
-        project(conn, input_seq, room, [e for e in evs if e[1] in PROJECTED_KINDS])
+        project_typed(conn, input_seq, room, _typed(_of_log(events)))
+
+
+def _of_log(events: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(index, kind, JSON object) of the events of one ``inputs.events`` text; a value that is
+    not an event object is passed over (only in a log written by something else)."""
+    parsed = json.loads(events)
+    if not isinstance(parsed, list):
+        return
+    for i, d in enumerate(parsed):
+        if isinstance(d, dict):
+            yield i, str(d.get("event", "")), d
 
 
 def _v1(db: sqlite_utils.Database) -> None:
