@@ -96,7 +96,7 @@ def test_holdem_aa_round_private_cards_and_replay(make_table: TableFactory,
             n = len(t.bot_room_messages())
             for who, text in sent:
                 await t.say(t.by_name(who), text)
-            await t.reply(n, "コールかフォールド")
+            await t.reply(n, "コール.*かフォールド")
             for p in (c, d):
                 await t.say(p, "コール")
                 sent.append((p.name, "コール"))

@@ -247,16 +247,20 @@ class OmahaShowdown(OmahaTournament):
             winners = sorted(i for i in contenders if values[i] == best)
             share, odd = divmod(amount, len(winners))
             shares: dict[str, int] = {}
+            note = ""  # every chip is announced: the house's top-up, or who got the odd chips
             if odd and not self.world and self.tourney is None:
                 share += 1  # LOJ: the house tops every winner up to the rounded-up share
                 top = share * len(winners) - amount
                 self.house_paid += top
                 events.append(HouseTopup(index=k, amount=top))
+                note = msg("omaha.pot_house_topup", chips=top)
                 odd = 0
             for i in winners:
                 shares[self.players[i].name] = share
             if odd:  # World: the odd chips go to the winner first clockwise from the button
-                shares[self.players[winners[0]].name] += odd
+                first = self.players[winners[0]].name
+                shares[first] += odd
+                note = msg("omaha.pot_odd_chips", chips=odd, player=first)
             for i in winners:
                 b.seats[i].stack += shares[self.players[i].name]
             events.append(Pot(index=k, amount=amount, shares=shares))
@@ -264,7 +268,7 @@ class OmahaShowdown(OmahaTournament):
             listed = sep.join(msg("omaha.share", player=n, chips=c)
                               for n, c in shares.items())
             events.append(say("room", msg("omaha.pot_award", pot=label, chips=amount,
-                                          shares=listed)))
+                                          shares=listed) + note))
         return events + self._finish()
 
     def _finish(self) -> list[Event]:
