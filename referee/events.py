@@ -43,10 +43,14 @@ class ActionEvent(Event):
 
 
 class Rejected(Event):
+    """An action the table refused: ``reason`` is the Japanese text said to the player, ``code``
+    the catalogue message it was rendered from (tests and tools assert the code)."""
+
     event: Literal["rejected"] = "rejected"
     player: str
     text: str
     reason: str
+    code: str | None = None
 
 
 class FlyingAction(Event):

@@ -729,7 +729,8 @@ class Referee:
                 at = self._clock_time(table, float(now) if now is not None else None)
                 events = table.engine.act(sender, parsed, at)
             except IllegalAction as e:
-                self._emit(ctx, [Rejected(player=sender, text=text, reason=e.reason),
+                self._emit(ctx, [Rejected(player=sender, text=text, reason=e.reason,
+                                          code=e.code),
                                  Say(to="room", text=catalog.text(
                                      "action_refused", player=sender, reason=e.reason))])
                 return

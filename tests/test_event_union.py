@@ -45,3 +45,17 @@ def test_every_event_of_a_transcript_is_its_kinds_class(path: Path) -> None:
         assert type(ev) is kinds[ev.event], (ev.event, type(ev).__qualname__)
         again = parse_event(json.loads(event_json(ev)))
         assert again == ev, ev.event
+
+
+def test_a_refusal_carries_its_catalogue_code() -> None:
+    """Tests and tools assert what was refused by its code, not by its wording."""
+    from referee.lang.catalog import messages
+
+    path = Path(__file__).resolve().parent / "transcripts" / "omaha" / "rejected.txt"
+    refused = [e for e in replay_events(path) if e.event == "rejected"]
+    assert [(e.text, e.code) for e in refused] == [  # type: ignore[attr-defined]
+        ("メイク30", "omaha.make_range"), ("メイク100", "omaha.make_range"),
+        ("レイズ", "omaha.amount_needed"), ("チェック", "omaha.no_check"),
+        ("オープン", "omaha.not_showdown"), ("オールイン", "omaha.allin_over_max"),
+        ("ベット10", "omaha.make_range"), ("こ", "omaha.already_folded")]
+    assert all(e.code in messages() for e in refused)  # type: ignore[attr-defined]
