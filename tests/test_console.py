@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import chromium
 
 from referee.adapters.transcript import replay
 
@@ -197,34 +198,10 @@ def decoded(body: bytes) -> str:
 
 # --- the browser -------------------------------------------------------------------------------
 
-def _chromium() -> tuple[str, str]:
-    r = subprocess.run(["bash", str(ROOT / "scripts" / "chromium.sh"), "path"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.fail("Debian's chromium and chromium-driver are needed:"
-                    " bash scripts/setup.sh --test")
-    browser, driver = r.stdout.split()
-    return browser, driver
-
-
 @pytest.fixture(scope="module")
 def browser(console: Console) -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    binary, driver = _chromium()
-    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must never fetch a browser
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = binary
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000", "--lang=ja", "--no-first-run"):
-        opts.add_argument(arg)
-    drv = webdriver.Chrome(service=Service(executable_path=driver), options=opts)
-    drv.set_page_load_timeout(30)
-    try:
+    with chromium("--lang=ja") as drv:
         yield drv
-    finally:
-        drv.quit()
 
 
 def page(drv: Any, c: Console, path: str) -> str:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import html
 import io
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_helpers import chromium as browser
 
 from referee.adapters.matrix_render import render
 
@@ -45,26 +44,8 @@ def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    r = subprocess.run(["bash", str(ROOT / "scripts" / "chromium.sh"), "path"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.fail("Debian's chromium and chromium-driver are needed:"
-                    " bash scripts/setup.sh --test")
-    binary, driver = r.stdout.split()
-    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must never fetch a browser
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = binary
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1200,400", "--force-device-scale-factor=1", "--no-first-run"):
-        opts.add_argument(arg)
-    drv = webdriver.Chrome(service=Service(executable_path=driver), options=opts)
-    try:
+    with browser("--force-device-scale-factor=1", window="1200,400") as drv:
         yield drv
-    finally:
-        drv.quit()
 
 
 def measure(chromium: Any, tmp_path: Path, theme: str) -> dict[str, float]:
