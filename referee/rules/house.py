@@ -64,6 +64,7 @@ from referee.events import Event, HandEnd, Leave, Say, Settle
 from referee.lang.catalog import text
 from referee.rules.base import Engine, IllegalAction, OptionError, SeatState
 from referee.rules.clock import WaitClock
+from referee.rules.voice import acknowledge
 
 Rounding = Literal["down", "up"]
 
@@ -169,17 +170,6 @@ def announce_compensation(e: Compensation) -> Say:
     )
     return Say(to="room", text=text("house.compensation", player=e.player, payout=e.payout,
                                     bets=bets))
-
-
-def acknowledge(who: str, action: str, amount: int = 0, aa: int = 0) -> Say:
-    """The one line that tells the room an action was accepted (「aliceさん: コール 100」);
-    ``who`` is the seat as the room knows it (「aliceさん」, 「ディーラー席」)."""
-    words = text(f"act_{action}")
-    if action == "ante" and aa:
-        return Say(to="room", text=text("ack_ante_aa", who=who, ante=amount - aa, aa=aa))
-    if amount:
-        return Say(to="room", text=text("ack_amount", who=who, action=words, amount=amount))
-    return Say(to="room", text=text("ack", who=who, action=words))
 
 
 # --- arithmetic -----------------------------------------------------------------------------

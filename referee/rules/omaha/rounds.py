@@ -29,6 +29,7 @@ from referee.rules.omaha.state import (
     show,
     word,
 )
+from referee.rules.voice import acknowledge
 
 BETTING_ACTIONS = frozenset(("fold", "check", "call", "bet", "raise", "allin"))
 
@@ -197,20 +198,26 @@ class OmahaRounds(OmahaShowdown):
             return "raise", to
         raise IllegalAction("omaha.not_now")
 
-    def _apply(self, p: HandPlayer, kind: Move, to: int) -> list[Event]:
+    def _apply(self, p: HandPlayer, kind: Move, to: int, ack: bool = True) -> list[Event]:
+        """Carry out an accepted betting action: its ``action`` event and the room's one-line
+        acknowledgement (「bobさん: コール 10」; a bet, a make and an all-in name the total).
+        A fold that shows cards is acknowledged by its show line instead (``ack`` False)."""
         b = self._b()
+        who = msg("house.who", player=p.name)
         if kind == "fold":
             self._commit_reserve(p)
             b.fold(p.idx)
-            return [action_event(p.name, "fold")]
+            return [action_event(p.name, "fold"), *([acknowledge(who, "fold")] if ack else [])]
         p.reserved = 0  # a call or a raise puts in at least the reserved chips
         if kind == "check":
             b.check_call(p.idx)
-            return [action_event(p.name, "check")]
+            return [action_event(p.name, "check"), acknowledge(who, "check")]
         if kind == "call":
             paid = b.check_call(p.idx)
             act = "allin" if b.seats[p.idx].stack == 0 else "call"
-            return [action_event(p.name, act, paid, b.seats[p.idx].bet)]
+            total = b.seats[p.idx].bet
+            return [action_event(p.name, act, paid, total),
+                    acknowledge(who, act, paid if act == "call" else total)]
         before = b.max_bet
         paid = b.raise_to(p.idx, to)
         self.aggressor = p.idx
@@ -218,7 +225,8 @@ class OmahaRounds(OmahaShowdown):
             act = "allin"
         else:
             act = "raise" if before > 0 else "bet"
-        return [action_event(p.name, act, paid, to)]
+        return [action_event(p.name, act, paid, to),
+                acknowledge(who, "make" if act == "raise" else act, to)]
 
     # --- the action transaction (Engine.act: check, then apply) ------------------------------
     def _check_act(self, player: str, action: Parsed, now: float | None) -> Plan:
@@ -271,7 +279,7 @@ class OmahaRounds(OmahaShowdown):
     def _apply_turn(self, plan: TurnPlan) -> list[Event]:
         p = plan.player
         p.restrict = None
-        events = self._apply(p, plan.move, plan.to)
+        events = self._apply(p, plan.move, plan.to, ack=not plan.show)
         if plan.show:
             p.shown = list(plan.show)
             events.append(say("room", msg("omaha.fold_show", player=p.name, cards=show(p.shown))))
