@@ -66,14 +66,20 @@ def params(key: str) -> set[str]:
 
 
 def text(key: str, /, **kw: Any) -> str:
-    """Message ``key`` with its parameters filled in (ints with thousands separators)."""
+    """Message ``key`` with its parameters filled in (ints with thousands separators).
+
+    On the replay's hot path (a turn prompt and an acknowledgement per action): a message
+    without parameters is returned as it is, and ``kw`` (a fresh dict) is formatted in place."""
     try:
         template = messages()[key]
     except KeyError:
         raise CatalogError(f"no message {key!r}") from None
-    values = {k: chips(v) if isinstance(v, int) and not isinstance(v, bool) else v
-              for k, v in kw.items()}
+    if not kw and "{" not in template:
+        return template
+    for k, v in kw.items():
+        if type(v) is int:  # not bool (a subclass): True stays True
+            kw[k] = f"{v:,}"
     try:
-        return template.format(**values)
+        return template.format_map(kw)
     except (KeyError, IndexError) as e:
         raise CatalogError(f"message {key!r} needs parameter {e}") from None
