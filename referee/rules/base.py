@@ -18,7 +18,7 @@ from referee.actions import Parsed
 from referee.cards import Card, Shoe
 from referee.definitions import GameDefinition
 from referee.events import Event
-from referee.lang.catalog import messages, text
+from referee.lang.catalog import text
 
 #: A decision the table awaits from one player: the betting turn (``bet``), opening or mucking
 #: at the showdown (``showdown``), showing after everyone else folded (``after_fold``), the
@@ -41,9 +41,7 @@ class IllegalAction(Exception):
     def __init__(self, code: str, /, **params: Any) -> None:
         self.code = code
         self.params = params
-        # A code not in the catalogue is taken as finished text (only while call sites move to
-        # codes; tests/test_catalogue_only.py lists any that remain).
-        self.reason = text(code, **params) if code in messages() else code
+        self.reason = text(code, **params)  # an unknown code is a CatalogError: a bug
         super().__init__(self.reason)
 
 
