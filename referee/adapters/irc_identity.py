@@ -26,11 +26,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from referee.adapters.irc_base import command_body
-from referee.lang.catalog import text as msg
+from referee.commands import words
 from referee.store.identity import Identities, Session
 
-# The names of the !pass command (vocabulary, in the catalogue: irc.pass_commands).
-PASS_COMMANDS = tuple(msg("irc.pass_commands").split())
+# The names of the !pass command (vocabulary: grammar/commands.toml [pass]).
+PASS_COMMANDS = tuple(words()["pass"]["names"])
 
 
 @dataclass

@@ -16,7 +16,7 @@ import codecs
 import re
 from dataclasses import dataclass, field
 
-from referee.lang.catalog import text as msg
+from referee.lang.vocab import text_marks
 
 # One unbreakable unit: a card with a suit symbol, a run of non-space ASCII (words, numbers,
 # ASCII cards, nicks), a run of whitespace, or any single other character (kana/kanji may be
@@ -24,9 +24,10 @@ from referee.lang.catalog import text as msg
 _UNIT = re.compile(r"(?:10|[2-9TJQKA])[♠♥♦♣]|[!-~]+|\s+|.", re.S)
 # Kinsoku (the catalogue's typography, referee/lang/messages/adapters.toml): characters that
 # never start a line, that never end one, and the preferred places to break after.
-_NO_START = set(msg("outbox.no_start"))
-_NO_END = set(msg("outbox.no_end"))
-_SOFT_BREAK_AFTER = set(msg("outbox.soft_break_after"))
+_LINES = text_marks()["lines"]  # grammar/text.toml [lines]: kinsoku and break characters
+_NO_START = set(_LINES["no_start"])
+_NO_END = set(_LINES["no_end"])
+_SOFT_BREAK_AFTER = set(_LINES["soft_break_after"])
 
 
 def byte_len(text: str, encoding: str = "utf-8") -> int:
