@@ -22,9 +22,9 @@ from referee.lang.vocab import text_marks
 # ASCII cards, nicks), a run of whitespace, or any single other character (kana/kanji may be
 # broken between: Japanese has no spaces between words).
 _UNIT = re.compile(r"(?:10|[2-9TJQKA])[♠♥♦♣]|[!-~]+|\s+|.", re.S)
-# Kinsoku (the catalogue's typography, referee/lang/messages/adapters.toml): characters that
+# Kinsoku (grammar/text.toml [lines], vocabulary the community may extend): characters that
 # never start a line, that never end one, and the preferred places to break after.
-_LINES = text_marks()["lines"]  # grammar/text.toml [lines]: kinsoku and break characters
+_LINES = text_marks()["lines"]
 _NO_START = set(_LINES["no_start"])
 _NO_END = set(_LINES["no_end"])
 _SOFT_BREAK_AFTER = set(_LINES["soft_break_after"])
