@@ -50,7 +50,6 @@ from pathlib import Path
 from typing import Any
 
 from referee import commands
-from referee.actions import Parsed
 from referee.bank import Bank
 from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
 from referee.commands import COMMANDS
@@ -78,6 +77,7 @@ from referee.inputs import Directive, Input, Tick, record
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
+from referee.parse import parse  # grammars load on first use, per game
 from referee.rules import Deal, Engine, IllegalAction, OptionError, create
 
 
@@ -151,14 +151,6 @@ AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic de
 _EMIT_KINDS = frozenset({"hand_end", "leave", "penalty", "tournament_end"})
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
-
-
-def _parse(text: str, game: str) -> Parsed:
-    from referee.parse import parse  # imported on first use: the parser loads its grammars
-
-    global _parse
-    _parse = parse
-    return parse(text, game)
 
 
 def _nfkc(text: str) -> str:
@@ -711,7 +703,7 @@ class Referee:
             return
         if table is None:
             return
-        parsed = _parse(text, table.game)
+        parsed = parse(text, table.game)
         if parsed.kind == "command":
             commands.run(self, ctx, room, sender, _nfkc(text).lstrip("!"), dm)
             return
