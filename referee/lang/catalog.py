@@ -7,8 +7,9 @@ areas never overwrite each other's words. Code asks for ``text("key", param=valu
 assert keys, not wording.
 
 Formatting is the same everywhere: integers are written with thousands separators
-(``chips(12000)`` → ``12,000``, also applied to every ``int`` parameter), and user text quoted
-back is cut to a short excerpt (:func:`excerpt`), so a 9,000-character message never comes back
+(``chips(12000)`` → ``12,000``, also applied to every ``int`` parameter that is a figure; an
+identifier -- :data:`IDENTIFIERS`: a hand number, a flag id, a seat -- is written as it is), and
+user text quoted back is cut to a short excerpt (:func:`excerpt`), so a 9,000-character message never comes back
 whole.
 """
 
@@ -23,6 +24,10 @@ from typing import Any
 MESSAGES_DIR = Path(__file__).resolve().parent / "messages"
 # The longest piece of a user's own text the bot quotes back.
 EXCERPT_CHARS = 30
+# Parameters that name something rather than count it: written as they are (ハンド#1000, flag
+# #12, seat 3, port 8448), never with separators.
+IDENTIFIERS = frozenset({"hand", "id", "seat", "button", "level", "index", "place", "port",
+                         "seed", "line", "second", "year"})
 
 
 class CatalogError(ValueError):
@@ -77,7 +82,7 @@ def text(key: str, /, **kw: Any) -> str:
     if not kw and "{" not in template:
         return template
     for k, v in kw.items():
-        if type(v) is int:  # not bool (a subclass): True stays True
+        if type(v) is int and k not in IDENTIFIERS:  # not bool (a subclass): True stays True
             kw[k] = f"{v:,}"
     try:
         return template.format_map(kw)
