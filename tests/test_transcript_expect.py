@@ -1,7 +1,9 @@
 """The transcript expectation checker (tests/transcript_expect.py) cannot pass vacuously: a
-changed amount, a missing or misplaced event, an ``## absent`` that occurs, a wrong final stack
-or bank credit all fail it, in the house forms and in the generic form; and every expectation
-line of every transcript is load-bearing (changed, it fails against the real replay)."""
+changed amount, a missing or misplaced event, an ``## absent`` that occurs, an event that an
+``## exactly`` line covers and no ``## expect`` line matched, a wrong final stack or bank credit
+all fail it, in the house forms and in the generic form; and every expectation line of every
+transcript is load-bearing (changed, it fails against the real replay; an ``## exactly`` line
+fails it when any one of the expect lines it covers is left out)."""
 
 from __future__ import annotations
 
@@ -139,6 +141,23 @@ def test_an_absent_that_occurs_fails(absent: str) -> None:
     assert fails(EVENTS, GENERIC + absent + "\n")
 
 
+def test_exactly() -> None:
+    settles = "## expect settle alice win 300\n"
+    assert check(EVENTS, parse(settles + "## exactly settle\n")) == 2
+    assert check(EVENTS, parse(settles + "## exactly settle player=alice\n")) == 2
+    assert check(EVENTS, parse("## exactly penalty\n")) == 1  # none: like ## absent
+    more = [*EVENTS, EVENTS[3] | {"payout": 0}]  # a second settle
+    assert not fails(more, settles)
+    assert fails(more, settles + "## exactly settle\n")
+    assert fails(more, "## exactly settle player=alice\n" + settles)  # wherever the line is
+    assert not fails(more, settles + "## exactly settle payout=300\n")
+    assert not fails(more, settles + "## expect settle player=alice payout=0\n## exactly settle\n")
+    # an expect line of another kind does not cover it
+    assert fails(EVENTS, "## expect say\n## exactly settle\n")
+    with pytest.raises(ExpectationError, match="line 1"):
+        parse("## exactly\n")
+
+
 @pytest.mark.parametrize("final", [
     "## final alice=1300 bob=901",
     "## final alice=1300",  # exactly the stacks: every player
@@ -204,16 +223,19 @@ WITH = sorted(p for p in ROOT.rglob("*.txt") if parse(p.read_text(encoding="utf-
 
 def test_the_transcripts_with_expectations() -> None:
     games = {p.parent.name for p in WITH}
-    assert {"omaha", "holdem_aa", "seven"} <= games
+    assert {"omaha", "holdem_aa", "seven", "deuces", "language"} <= games
     assert all(parse(p.read_text(encoding="utf-8"))
-               for g in ("omaha", "holdem_aa", "seven") for p in (ROOT / g).glob("*.txt"))
+               for g in ("omaha", "holdem_aa", "seven", "deuces", "language")
+               for p in (ROOT / g).glob("*.txt"))
+    assert any(x.directive == "exactly" for p in WITH for x in parse(p.read_text(encoding="utf-8")))
 
 
 @pytest.mark.parametrize("path", WITH, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_every_expectation_line_is_load_bearing(path: Path) -> None:
     """Each expect/final/bank line of the transcript, changed, makes its check fail against the
-    real replay; every absent line names a real event kind and its fields (a typo would make
-    it true of every transcript)."""
+    real replay; every absent and exactly line names a real event kind and its fields (a typo
+    would make it true of every transcript), and each exactly line covers expect lines, every one
+    of which, left out, makes the check fail (the list is exact)."""
     text = path.read_text(encoding="utf-8")
     events = replay(path)
     lines = text.splitlines()
@@ -226,6 +248,14 @@ def test_every_expectation_line_is_load_bearing(path: Path) -> None:
             fields = set(kinds[x.event].model_fields)
             assert {k.split(".")[0] for k in x.want} <= fields, (x.line, fields)
         if x.directive == "absent":
+            continue
+        if x.directive == "exactly":
+            covered = [y for y in xs if y.directive == "expect"
+                       and any(y.matches(e) and x.matches(e) for e in events)]
+            assert covered, f"{x.line}: covers no expect line (write ## absent)"
+            for y in covered:
+                with pytest.raises(AssertionError):
+                    check(events, [z for z in xs if z is not y], path.name)
             continue
         changed = [*lines[:x.lineno - 1], mutate(x.line), *lines[x.lineno:]]
         with pytest.raises(AssertionError):

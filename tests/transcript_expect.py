@@ -3,12 +3,15 @@ the transcript itself, read by :func:`parse` and checked against the replayed ev
 §3 dicts, ``ev.to_json()``) by :func:`check`. A plain module (``from transcript_expect import
 …``), not a conftest: tests/irc and tests/matrix have their own conftests.
 
-Four directives, anywhere in the transcript (by convention at the end, after a line
+Five directives, anywhere in the transcript (by convention at the end, after a line
 ``## expectations (worked out in the comments above)``)::
 
     ## expect KIND …        an event that must appear; every ``## expect`` line is matched in
                             the order of the file, as an ordered subsequence of the events
     ## absent KIND …        no event at all may match (read like ``## expect``)
+    ## exactly KIND …       every event that matches (read like ``## absent``) is one that an
+                            ``## expect`` line matched: with those lines, the exact list of
+                            such events (``## exactly settle``: no settle but the expected ones)
     ## final NAME=CHIPS …   the stacks of the last hand_end, exactly (every player, no other)
     ## bank NAME=POINTS …   what each player's last leave event credits to the bank
 
@@ -59,7 +62,7 @@ from referee.adapters.transcript import replay_events
 Event = dict[str, Any]
 Predicate = Callable[[Event], bool]
 
-DIRECTIVES = ("expect", "absent", "final", "bank")
+DIRECTIVES = ("expect", "absent", "exactly", "final", "bank")
 EVENT_OF = {"stacks": "hand_end"}  # house kind -> the event it reads, where they differ
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*=")
 _INT = re.compile(r"-?[0-9]+")
@@ -72,9 +75,9 @@ class ExpectationError(ValueError):
 
 @dataclass(frozen=True)
 class Expectation:
-    """One directive line: ``directive`` is expect/absent/final/bank; ``event`` the event name
-    it reads (for messages); ``test`` the predicate (expect/absent) on one event; ``values`` the
-    stacks (final) or the bank credits (bank)."""
+    """One directive line: ``directive`` is expect/absent/exactly/final/bank; ``event`` the event
+    name it reads (for messages); ``test`` the predicate (expect/absent/exactly) on one event;
+    ``values`` the stacks (final) or the bank credits (bank)."""
 
     lineno: int
     line: str
@@ -258,7 +261,7 @@ def parse(text: str) -> list[Expectation]:
         try:
             if not rest.strip():
                 raise ExpectationError("nothing to expect")
-            if directive in ("expect", "absent"):
+            if directive in ("expect", "absent", "exactly"):
                 event, test, want = _predicate(rest)
                 out.append(Expectation(lineno, line, directive, event, test=test, want=want))
             else:
@@ -284,6 +287,7 @@ def check(events: Sequence[Event], expectations: Iterable[Expectation], where: s
         return [e for e in events if e["event"] == kind]
 
     i = 0
+    matched: set[int] = set()  # the events the expect lines matched (for ``## exactly``)
     for x in want:
         at = f"{where}:{x.lineno}: {x.line!r}"
         if x.directive == "expect":
@@ -292,10 +296,18 @@ def check(events: Sequence[Event], expectations: Iterable[Expectation], where: s
             assert i < len(events), (
                 f"{at}: not found in order; events of that kind: {seen(x.event)}"
             )
+            matched.add(i)
             i += 1
-        elif x.directive == "absent":
+    for x in want:
+        at = f"{where}:{x.lineno}: {x.line!r}"
+        if x.directive == "expect":
+            continue
+        if x.directive == "absent":
             hits = [e for e in events if x.matches(e)]
             assert not hits, f"{at}: unexpected {hits[0]}"
+        elif x.directive == "exactly":
+            hits = [e for j, e in enumerate(events) if x.matches(e) and j not in matched]
+            assert not hits, f"{at}: no ## expect line matched {hits[0]}"
         elif x.directive == "final":
             ends = seen("hand_end")
             assert ends, f"{at}: no hand_end"
