@@ -4,7 +4,7 @@ Each transcript is replayed exactly as ``referee replay`` does (the library func
 parser, service and engine) and checked against its own ``## expect KIND …`` comment lines, in
 order (an ordered subsequence of the events), read and checked by tests/transcript_expect.py (the
 one format of every transcript's expectations; its docstring has the generic form and
-``## absent`` / ``## final`` / ``## bank``). The house forms:
+``## absent`` / ``## final`` / ``## bank`` / ``## exactly``). The house forms:
 
     ## expect settle NAME RESULT PAYOUT [key=value …]   a settle event (extra keys compared too;
                                                        ``bets.ante=200`` reads a nested key)

@@ -7,7 +7,8 @@ the transcript's ``##`` comments above them), in the one format of tests/transcr
   appear in this order;
 - ``## absent KIND key=value …``: partial events that must not appear at all;
 - ``## final NAME=CHIPS …``: the stacks of the last ``hand_end``;
-- ``## bank NAME=POINTS``: points the player's last ``leave`` event credits to the bank.
+- ``## bank NAME=POINTS``: points the player's last ``leave`` event credits to the bank;
+- ``## exactly KIND``: no event of that kind beyond the ones the ``## expect`` lines matched.
 """
 
 from __future__ import annotations
