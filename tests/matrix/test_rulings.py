@@ -33,7 +33,9 @@ def test_flying_action_and_leak_penalties(make_table: TableFactory) -> None:
             assert flags and flags[0]["kind"] == "information_leak"
             if not any(e.get("event") == "penalty" and e.get("player") == a.name
                        for e in t.bot.events()):
-                assert flags[0]["confidence"] == "low"
+                # low, or high when the random deal happened to give her the pair she names
+                # (the claim matches the holding): either way the moderator confirms
+                assert flags[0]["confidence"] in ("low", "high")
                 await t.command(t.mod, f"!confirm {flags[0]['id']}", "ハンド情報")
             fa = [e for e in t.bot.events() if e.get("event") == "flying_action"]
             assert [(e["player"], e["count"]) for e in fa] == [(c.name, 1)]
