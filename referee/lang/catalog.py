@@ -9,8 +9,8 @@ assert keys, not wording.
 Formatting is the same everywhere: integers are written with thousands separators
 (``chips(12000)`` → ``12,000``, also applied to every ``int`` parameter that is a figure; an
 identifier -- :data:`IDENTIFIERS`: a hand number, a flag id, a seat -- is written as it is), and
-user text quoted back is cut to a short excerpt (:func:`excerpt`), so a 9,000-character message never comes back
-whole.
+user text quoted back is cut to a short excerpt (:func:`excerpt`), so a 9,000-character message
+never comes back whole.
 """
 
 from __future__ import annotations
