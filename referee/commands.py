@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from referee import guide
 from referee.definitions import GAME_IDS
 from referee.lang.catalog import excerpt, text
+from referee.parse import command_name
 from referee.rules import IllegalAction, OptionError, create
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ class Command:
     run: Handler
     moderator: bool = False
     table: bool = False
+    #: an argument names another player's record (``!bank @bob``): for moderators only
+    others: bool = False
 
     @property
     def help(self) -> str:
@@ -57,19 +60,12 @@ class Command:
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, *, moderator: bool = False, table: bool = False
+def command(name: str, *, moderator: bool = False, table: bool = False, others: bool = False
             ) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
-        COMMANDS[name] = Command(name, fn, moderator=moderator, table=table)
+        COMMANDS[name] = Command(name, fn, moderator=moderator, table=table, others=others)
         return fn
     return register
-
-
-def command_name(name: str) -> str:
-    """The canonical name of a typed command word (aliases live in grammar/commands.lark)."""
-    from referee.parse import command_name as canonical
-
-    return canonical(name)
 
 
 def moderator_only(parts: list[str]) -> bool:
@@ -77,8 +73,7 @@ def moderator_only(parts: list[str]) -> bool:
     if not parts:
         return False
     cmd = COMMANDS.get(command_name(parts[0]))
-    return cmd is not None and (cmd.moderator or (cmd.name in ("bank", "penalties")
-                                                  and len(parts) > 1))
+    return cmd is not None and (cmd.moderator or (cmd.others and len(parts) > 1))
 
 
 def run(ref: Referee, ctx: _Ctx, room: str, sender: str, body: str, dm: bool) -> None:
@@ -131,7 +126,8 @@ def need_table(ref: Referee, room: str) -> Table:
     return t
 
 
-def _user(arg: str) -> str:
+def user_arg(arg: str) -> str:
+    """A command's ``@name`` argument as the player's name (a bare name stays as it is)."""
     return arg[1:] if arg.startswith("@") and len(arg) > 1 else arg
 
 
@@ -235,20 +231,20 @@ def _deal(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: 
 
 def _target(ref: Referee, sender: str, args: list[str], what: str) -> str:
     if args:
-        target = _user(args[0])
+        target = user_arg(args[0])
         if target != sender and not ref.is_moderator(sender):
             raise IllegalAction("others_moderator_only", what=text(what))
         return target
     return sender
 
 
-@command("bank")
+@command("bank", others=True)
 def _bank(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
     who = _target(ref, sender, args, "what_bank")
     ref._say(ctx, text("bank_balance", player=who, points=ref.bank.balance(who)), to=to)
 
 
-@command("penalties")
+@command("penalties", others=True)
 def _penalties(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str
                ) -> None:
     who = _target(ref, sender, args, "what_penalties")
@@ -259,7 +255,7 @@ def _penalties(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str],
 def _grant(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
     if len(args) < 2:
         raise _usage("grant")
-    who = _user(args[0])
+    who = user_arg(args[0])
     try:
         n = int(args[1].replace(",", ""))
     except ValueError:
@@ -291,7 +287,7 @@ def _flags(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to:
 
 def _mistake(ref: Referee, ctx: _Ctx, room: str, kind: str, args: list[str]) -> None:
     t = need_table(ref, room)
-    player = _user(args[0]) if args else None
+    player = user_arg(args[0]) if args else None
     if kind != "nogame" and player is None:
         raise IllegalAction("mistake_needs_player")
     ref._emit(ctx, t.engine.dealing_mistake(kind, player))
@@ -327,7 +323,7 @@ def _lastslot(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], 
 def _rank(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
     if len(args) < 2:
         raise _usage("rank")
-    who = _user(args[0])
+    who = user_arg(args[0])
     mark = "" if args[1] in words()["rank"]["none"] else args[1]
     ref._set_rank(ctx, who, mark)
     ref._say(ctx, text("rank_set", player=who, mark=mark or text("rank_none")), to=to)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from referee.cards import Card
+from referee.commands import user_arg
 from referee.definitions import Penalties
 from referee.events import Event, Flag, FlagDecided, Penalty, PenaltyReversed  # noqa: F401
 from referee.flags import LeakVerdict, judge_leak
@@ -295,7 +296,7 @@ class Discipline:
     def cmd_penalty(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
         if len(args) < 2 or args[1] not in PENALTY_KINDS:
             raise IllegalAction("usage", help=text("help_penalty"))
-        who = args[0][1:] if args[0].startswith("@") and len(args[0]) > 1 else args[0]
+        who = user_arg(args[0])
         self.apply_penalty(ctx, room, who, args[1])
 
     def penalties_of(self, who: str) -> str:

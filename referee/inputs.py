@@ -4,8 +4,9 @@ Three kinds, one per source of change: a chat :class:`Message`, a :class:`Direct
 transcript's ``# table:`` / ``# deal:`` lines, a moderator console's operations), and a
 :class:`Tick` (a live adapter's timer driving the action clock without a message). Every adapter
 builds them with these constructors -- never a dict by hand -- and the store keeps them as their
-:func:`record` (the JSON dict of ``Outcome.input``), from which :func:`from_record` gives them
-back. ``id`` is unique per source (Matrix event id, transcript ``file:line``, ``irc:run:seq``).
+:func:`record` (the JSON dict of ``Outcome.input``), which a restart hands back to
+``Referee.process`` as it is. ``id`` is unique per source (Matrix event id, transcript
+``file:line``, ``irc:run:seq``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-__all__ = ["Directive", "Input", "InputError", "Message", "Tick", "from_record", "record"]
-
-
-class InputError(ValueError):
-    """A stored or submitted input that is not one of the three kinds."""
+__all__ = ["Directive", "Input", "Message", "Tick", "record"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,23 +60,3 @@ def record(inp: Input) -> dict[str, Any]:
         return {"kind": "directive", "id": inp.id, "room": inp.room, "name": inp.name,
                 "args": dict(inp.args)}
     return {"kind": "tick", "id": inp.id, "room": inp.room, "time": inp.time}
-
-
-def from_record(data: dict[str, Any]) -> Input:
-    """The typed input of a stored record (extra keys such as a recorded ``deal`` are the
-    service's, read from the record itself). Raises InputError for anything else."""
-    try:
-        kind = data.get("kind", "message")
-        if kind == "message":
-            t = data.get("time")
-            return Message(str(data["id"]), str(data.get("room", "")), str(data["sender"]),
-                           str(data["text"]), None if t is None else float(t),
-                           bool(data.get("dm", False)))
-        if kind == "directive":
-            return Directive(str(data["id"]), str(data.get("room", "")), str(data["name"]),
-                             dict(data.get("args") or {}))
-        if kind == "tick":
-            return Tick(str(data["id"]), str(data.get("room", "")), float(data["time"]))
-    except (KeyError, TypeError, ValueError) as e:
-        raise InputError(f"malformed {data.get('kind', 'message')} input: {e}") from None
-    raise InputError(f"unknown input kind: {kind!r}")

@@ -52,9 +52,6 @@ from typing import Any
 from referee import commands
 from referee.bank import Bank
 from referee.cards import Shoe, card_str, parse_cards
-from referee.commands import COMMANDS
-from referee.commands import command_name as command_name
-from referee.commands import moderator_only as moderator_only
 from referee.dealing import deal_from_json, deal_to_json, draw_deal
 from referee.definitions import GAME_IDS
 from referee.discipline import Discipline, FlagRecord
@@ -143,9 +140,6 @@ class _Ctx:
     auto_used: int = 0  # automatic deals taken from input["auto_deals"] so far
     commits_used: int = 0  # seeds taken from input["commits"] so far
 
-
-#: The moderators' commands (from the command registry; adapters ask :func:`moderator_only`).
-MODERATOR_COMMANDS = frozenset(n for n, c in COMMANDS.items() if c.moderator)
 
 AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic deal
 # Event kinds _emit records something for (besides keeping the event).
@@ -405,7 +399,7 @@ class Referee:
         out = ctx.events
         for ev in events:
             out.append(ev)
-            if ev.event not in _EMIT_KINDS and not isinstance(ev, (Leave, Penalty)):
+            if ev.event not in _EMIT_KINDS:
                 continue  # nothing to record (most events: says, actions)
             idx = len(out) - 1
             if isinstance(ev, HandEnd):

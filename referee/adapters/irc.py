@@ -54,10 +54,10 @@ from referee.adapters.irc_delivery import text_budget as text_budget
 from referee.adapters.irc_identity import Book, Whois, pass_args
 from referee.adapters.irc_proofs import Proofs
 from referee.adapters.outbox import Pacer
+from referee.commands import moderator_only
 from referee.inputs import Message, Tick
 from referee.lang.catalog import text as msg
 from referee.routing import private_route
-from referee.service import moderator_only
 
 if TYPE_CHECKING:
     from referee.service import Referee

@@ -1,8 +1,9 @@
 """The game registry: one :class:`GameSpec` per game, from which every list of games is derived.
 
 A game is its definition file (``games/GAME.toml``, validated by
-:class:`~referee.definitions.GameDefinition`), its engine class, its evaluator, its grammar
-(``grammar/GAME.lark``) and how the leak judgement reads the class a holding makes now. The
+:class:`~referee.definitions.GameDefinition`), its grammar (``grammar/GAME.lark``, found by the
+parser under the game's id), its engine class and how the leak judgement reads the class a
+holding makes now. The
 service, the adapters and the command line ask the registry (or the engine's capabilities in
 :mod:`referee.rules.base`) and never name a game; adding a fifth game is the list of files in
 ``docs/adding-a-game.md``.
@@ -21,6 +22,7 @@ from referee.cards import Card
 from referee.definitions import GAME_IDS, GameDefinition
 from referee.events import Event
 from referee.hands import evaluate
+from referee.lang.catalog import text
 from referee.rules.base import Engine, OptionError
 
 __all__ = ["GameSpec", "create", "event_types", "games", "parse_event", "spec"]
@@ -48,11 +50,6 @@ class GameSpec:
     def name(self) -> str:
         """The game's display name (the definition's ``name``)."""
         return self.definition.name
-
-    @property
-    def grammar(self) -> str:
-        """The grammar file of its actions, under ``grammar/``."""
-        return f"{self.id}.lark"
 
     def create(self, options: dict[str, str] | None = None) -> Engine:
         """A new table with ``# table:`` / ``!open`` options."""
@@ -106,13 +103,7 @@ def spec(game: str) -> GameSpec:
     try:
         return games()[game]
     except KeyError:
-        raise OptionError(_unknown(game)) from None
-
-
-def _unknown(game: str) -> str:
-    from referee.lang.catalog import text
-
-    return text("game_unknown", game=game, games=" ".join(GAME_IDS))
+        raise OptionError(text("game_unknown", game=game, games=" ".join(GAME_IDS))) from None
 
 
 def create(game: str, options: dict[str, str] | None = None) -> Engine:
