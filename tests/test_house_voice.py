@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from event_helpers import says as room
 
 from referee.adapters.transcript import replay_events
 from referee.cards import card_str
@@ -43,11 +44,6 @@ CHOICES = {
     "duplicate": ["捨てる"],
 }
 _ids = itertools.count()
-
-
-def room(events: list[Event]) -> list[str]:
-    return [str(getattr(e, "text", "")) for e in events
-            if e.event == "say" and getattr(e, "to", None) == "room"]
 
 
 def seven_declaration(cards: list[Any]) -> str:

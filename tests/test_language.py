@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from event_helpers import of
+from event_helpers import says as room
 from transcript_expect import check_transcript
 
 from referee.adapters.transcript import replay_events
@@ -22,10 +23,6 @@ DIR = Path(__file__).resolve().parent / "transcripts" / "language"
 def events(text: str | None = None, name: str | None = None) -> list[dict[str, Any]]:
     path = DIR / name if name else None
     return [e.to_json() for e in replay_events(path, text=text)]
-
-
-def room(evs: list[dict[str, Any]]) -> list[str]:
-    return [e["text"] for e in of(evs, "say", to="room")]
 
 
 def test_folds_with_a_show_are_folds_showing_exactly_those_cards() -> None:

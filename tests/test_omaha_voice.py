@@ -12,6 +12,7 @@ import random
 import re
 
 import pytest
+from event_helpers import says as room
 
 from referee.cards import card_str
 from referee.events import Event
@@ -24,10 +25,6 @@ CHOICES = {"bet": ["フォールド"], "showdown": ["オープン", "マック"]
            "after_fold": ["オープン", "クローズ"]}
 BARE_THOUSANDS = re.compile(r"(?<![\d,])\d{4,}(?![\d,])")  # 1000 rather than 1,000
 _ids = itertools.count()
-
-
-def room(events: list[Event]) -> list[str]:
-    return [e.text for e in events if e.event == "say" and e.to == "room"]  # type: ignore[attr-defined]
 
 
 class Table:

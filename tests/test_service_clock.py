@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from event_helpers import says as room_says
 
 from referee.adapters.clock import due_ticks
 from referee.adapters.transcript import Line, decode, read, run
@@ -25,11 +26,6 @@ def per_line(path: Path | str, ref: Referee | None = None,
              text: str | None = None) -> list[tuple[Line, list[Event]]]:
     body = text if text is not None else decode((DIR / path).read_bytes())
     return list(run(read(body), ref if ref is not None else Referee()))
-
-
-def room_says(events: list[Event]) -> list[str]:
-    return [str(getattr(e, "text", "")) for e in events
-            if e.event == "say" and getattr(e, "to", "") == "room"]
 
 
 def at(lines: list[tuple[Line, list[Event]]], stamp: str) -> list[list[Event]]:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from event_helpers import of
+from event_helpers import says as room_says
 
 from referee.adapters.transcript import TranscriptError, read, replay_events, run
 from referee.service import Referee
@@ -25,10 +26,6 @@ DIR = ROOT / "tests" / "transcripts" / "service"
 def events(name: str, ref: Referee | None = None) -> list[dict[str, Any]]:
     path = DIR / name if (DIR / name).exists() else ROOT / "data" / name
     return [e.to_json() for e in replay_events(path, referee=ref)]
-
-
-def room_says(evs: list[dict[str, Any]]) -> list[str]:
-    return [e["text"] for e in of(evs, "say", to="room")]
 
 
 def test_leak_high_confidence_applies_the_penalty_at_once() -> None:
