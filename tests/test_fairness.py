@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run_cli as _run
 from deal_helpers import ROOM, Driver  # tests/ is on sys.path
 
-from referee.cli import main
 from referee.events import event_json
 from referee.service import Referee
 from referee.store import Store
@@ -278,19 +278,6 @@ def test_check_entropy_rejects_a_message_left_out() -> None:
 
 
 # --- the command ------------------------------------------------------------------------------
-
-def _run(argv: list[str]) -> tuple[int, str, str]:
-    import contextlib
-    import io
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main(argv)
-        except SystemExit as e:
-            code = int(e.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_verify_command_exit_codes(tmp_path: Path, logs: dict[str, list[dict[str, Any]]]) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run_cli as _run
 from deal_helpers import ROOM, Driver  # tests/ is on sys.path
 
 from referee import definitions
@@ -183,21 +184,6 @@ def test_hand_command_answers() -> None:
 
 
 # --- the command ------------------------------------------------------------------------------
-
-def _run(argv: list[str]) -> tuple[int, str, str]:
-    import contextlib
-    import io
-
-    from referee.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main(argv)
-        except SystemExit as e:
-            code = int(e.code or 0)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_history_command(tmp_path: Path) -> None:
