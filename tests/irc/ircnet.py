@@ -260,6 +260,23 @@ class Client:
 
 # --- identity: secrets and proofs -------------------------------------------------------------
 
+BOT = "referee"  # the bot's nick in every IRC test
+
+
+async def bot_in_channel(c: Client, channel: str, timeout: float) -> None:
+    """Poll NAMES until the bot is in the channel (it may have joined before or after us)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        start = len(c.lines)
+        c.raw(f"NAMES {channel}")
+        await c.wait_line(lambda ln: f" 366 {c.nick} {channel} " in ln, 10, start)
+        names = " ".join(ln for ln in c.lines[start:] if f" 353 {c.nick} " in ln)
+        if re.search(rf"[ :@+]{BOT}(\s|$)", names):
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"the bot did not join {channel}")
+
+
 def secret_of(name: str) -> str:
     """The test secret of a player (a moderator's is seeded by the operator, see seed_secret)."""
     return f"pw-{name.rstrip('_')}-7"

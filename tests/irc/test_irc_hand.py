@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ircnet import ROOT, BotProcess, Client, Msg, Ngircd, prove
+from ircnet import BOT, ROOT, BotProcess, Client, Msg, Ngircd, bot_in_channel, prove
 
 from referee.cards import card_str, parse_cards
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(90)]
 
 PLAYERS = ("alice", "bob", "carol")
-BOT = "referee"
 _PROMPT = re.compile(r"^(\S+?)さんの番です（(.*)）$")
 _SHOWDOWN = re.compile(r"^(\S+)さん、オープンかマックを宣言してください")
 _SEAT = re.compile(r"^(\S+?)さんが(\d+)番席に着席しました（チップ ([\d,]+)）")
@@ -34,18 +33,6 @@ def _from_bot(m: Msg) -> bool:
     return m.sender == BOT
 
 
-async def bot_in_channel(c: Client, channel: str, timeout: float = 20.0) -> None:
-    """Poll NAMES until the bot is in the channel (it may have joined before or after us)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        start = len(c.lines)
-        c.raw(f"NAMES {channel}")
-        await c.wait_line(lambda ln: f" 366 {c.nick} {channel} " in ln, 10, start)
-        names = " ".join(ln for ln in c.lines[start:] if f" 353 {c.nick} " in ln)
-        if re.search(rf"[ :@+]{BOT}(\s|$)", names):
-            return
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"the bot did not join {channel}")
 
 
 def _stored(db: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -83,7 +70,7 @@ class Table:
 
     async def connect(self) -> None:
         await asyncio.gather(*(c.connect() for c in self.clients))
-        await bot_in_channel(self.dealer, self.channel)
+        await bot_in_channel(self.dealer, self.channel, 20.0)
         await self.prove_all()
 
     async def prove_all(self) -> None:

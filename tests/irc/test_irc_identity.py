@@ -10,17 +10,18 @@ import asyncio
 import json
 import re
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from ircnet import (
+    BOT,
     BotProcess,
     Client,
     Msg,
     Ngircd,
     Services,
+    bot_in_channel,
     identify,
     prove,
     register,
@@ -31,21 +32,9 @@ from referee.cards import card_str, parse_cards
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(150)]
 
-BOT = "referee"
 _CARD = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
 
 
-async def bot_in_channel(c: Client, channel: str, timeout: float = 30.0) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        start = len(c.lines)
-        c.raw(f"NAMES {channel}")
-        await c.wait_line(lambda ln: f" 366 {c.nick} {channel} " in ln, 10, start)
-        names = " ".join(ln for ln in c.lines[start:] if f" 353 {c.nick} " in ln)
-        if re.search(rf"[ :@+]{BOT}(\s|$)", names):
-            return
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"the bot did not join {channel}")
 
 
 def _from_bot(m: Msg) -> bool:
@@ -108,7 +97,7 @@ async def open_table(net: Net, channel: str, db: Path) -> tuple[Client, dict[str
     d = Client(net.port, "dealer", [channel])
     players = {n: Client(net.port, n, [channel]) for n in ("alice", "bob")}
     await asyncio.gather(d.connect(), *(p.connect() for p in players.values()))
-    await bot_in_channel(d, channel)
+    await bot_in_channel(d, channel, 30.0)
     await asyncio.gather(net.login(d), *(net.login(p) for p in players.values()))
 
     async def room(pred: Any, start: int = 0) -> Msg:
@@ -140,7 +129,7 @@ async def restart(net: Net, bot: BotProcess, db: Path, channel: str, watcher: Cl
                   ) -> BotProcess:
     assert bot.stop() == 0, bot.output()[-3000:]
     new = net.bot(db, channel)
-    await bot_in_channel(watcher, channel)
+    await bot_in_channel(watcher, channel, 30.0)
     return new
 
 
@@ -159,7 +148,7 @@ async def attack_1(net: Net, db: Path, channel: str) -> None:
         bob.raw("NICK bobby")
         await bob.wait_line(lambda ln: ln.startswith(":bob!") and " NICK " in ln)
         bot = net.bot(db, channel)
-        await bot_in_channel(d, channel)
+        await bot_in_channel(d, channel, 30.0)
         mallory = Client(net.port, "alice", [channel])
         clients.append(mallory)
         await mallory.connect()
@@ -303,7 +292,7 @@ def test_the_bot_logs_in_with_sasl(services: Services, tmp_path: Path) -> None:
         c = Client(services.port, "checker", ["#sasl"])
         try:
             await c.connect()
-            await bot_in_channel(c, "#sasl")
+            await bot_in_channel(c, "#sasl", 30.0)
             start = len(c.lines)
             c.raw(f"WHOIS {BOT}")
             await c.wait_line(lambda ln: f" 318 checker {BOT} " in ln, 10, start)
