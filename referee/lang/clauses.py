@@ -1,0 +1,795 @@
+"""The clause reader: the one action a player commits to inside a longer message.
+
+The whole-message grammar (:mod:`referee.parse`) reads 「メイク2000」; people write
+「お待たせしました、メイク2000でお願いします。GL」, 「コール…いや、やっぱ降ります」 or
+「フォールドはしません、コールです」. This module reads such a message the way a dealer does:
+
+1. **Repair** what a hurried thumb or a voice-input engine did to the *action words* only
+   (〼, 折ります for 降ります, ちぇつく, ー typed as 一) and write kanji and kana numerals as
+   digits (千八百, にせん ごひゃく); the vocabulary is ``grammar/clauses.toml``.
+2. **Split** the message into clauses at punctuation, at conjunctions (けど, が) and at
+   corrections (いや, じゃなくて, 間違えた), with the morphological analysis of
+   :mod:`referee.lang.words`.
+3. **Read** each clause: first with the game's grammar (the caller's reader), else as a *frame*:
+   the action words, cards and amounts found in it, and every other word one that carries no
+   content -- particles, auxiliaries, the verbs of doing and humble giving (いたす, 参る,
+   させて頂く), the words of manners (お願い, 失礼) -- by part of speech and lemma, not by lists
+   of endings. A word that negates, wishes, asks, supposes, advises or requests (ない, たい, か,
+   たら, べき, くれ, an imperative) makes the clause no action.
+4. **Resolve**: what came before the last correction or concession is taken back; a negated
+   action (フォールドはしません) is declined. The message is an action when exactly one action
+   remains (repeats agree) and no other clause has action vocabulary or advice in it; anything
+   else stays chat, so a message that only *talks* about actions never becomes one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from kanjize import kanji2number
+
+from referee.actions import Parsed
+from referee.cards import RANKS, SUITS, card_str, make
+from referee.lang import vocab
+from referee.lang.normalize import fold_nfkc
+from referee.lang.tokens import amount_value, card_token
+from referee.lang.words import Word, words
+
+GrammarReader = Callable[[str], Parsed | None]
+
+_DATA = "clauses.toml"
+
+# Which frame words each game knows (the others are no action there: 「チェック」 in holdem_aa).
+_GAME_ACTIONS: dict[str, frozenset[str]] = {
+    "omaha": frozenset({"call", "check", "fold", "bet", "raise", "pot", "allin", "open", "muck",
+                        "close", "all"}),
+    "holdem_aa": frozenset({"call", "fold", "allin", "ante", "aa", "showdown"}),
+    "seven": frozenset({"call", "raise", "hyper_raise", "extra_raise", "fold", "discard",
+                        "ante", "allin", "showdown", "keep"}),
+    "deuces": frozenset({"ante", "fold", "allin", "discard", "keep", "showdown", "play", "stay",
+                         "all"}),
+}
+
+
+@dataclass(frozen=True)
+class _Vocab:
+    surface: re.Pattern[str]  # action words by folded surface (group name = action)
+    lemmas: dict[str, str]  # lemma → action
+    around_pos: frozenset[str]
+    around_lemmas: frozenset[str]
+    around_words: frozenset[str]
+    veto_aux: frozenset[str]
+    veto_particles: frozenset[str]
+    veto_words: re.Pattern[str]
+    imperative: frozenset[str]
+    corrections: re.Pattern[str]
+    concessive: frozenset[str]
+    declined: frozenset[str]
+    declaring: frozenset[str]
+    remark_particles: frozenset[str]
+    numerals: dict[str, str]
+    units: dict[str, str]
+    kanji: str
+    counters: tuple[str, ...]
+    points: tuple[str, ...]
+    slips: tuple[tuple[str, str], ...]
+    small_kana: tuple[tuple[str, str], ...]
+    mention: re.Pattern[str]
+
+
+def _word_re(w: str) -> str:
+    e = re.escape(w).replace(r"\ ", r"[ \-]?")
+    return rf"(?<![a-z]){e}(?![a-z])" if w[:1].isascii() and w[-1:].isascii() else e
+
+
+_BIG = str.maketrans("ぁぃぅぇぉっゃゅょ", "あいうえおつやゆよ")
+
+
+@cache
+def _vocab() -> _Vocab:
+    d = vocab.load(_DATA)
+    acts: dict[str, Any] = d.get("actions", {})
+    alts: list[tuple[str, str]] = []
+    lemmas: dict[str, str] = {}
+    for name, entry in acts.items():
+        for w in vocab.strings(entry, "words", _DATA):
+            alts.append((fold_nfkc(w), name))
+        for lemma in vocab.strings(entry, "lemmas", _DATA):
+            lemmas[lemma] = name
+    alts.sort(key=lambda a: len(a[0]), reverse=True)
+    # one alternation, longest first; the action is found by which word matched
+    surface = re.compile("|".join(f"(?P<w{i}>{_word_re(w)})" for i, (w, _) in enumerate(alts)))
+    names = {f"w{i}": n for i, (_, n) in enumerate(alts)}
+    _SURFACE_NAMES.clear()
+    _SURFACE_NAMES.update(names)
+    around = d.get("around", {})
+    veto = d.get("veto", {})
+    corr = d.get("corrections", {})
+    nums = d.get("numerals", {})
+    slips = d.get("slips", {})
+    veto_words = sorted({fold_nfkc(w) for w in vocab.strings(veto, "words", _DATA)},
+                        key=len, reverse=True)
+    corrections = sorted({fold_nfkc(w) for w in vocab.strings(corr, "words", _DATA)},
+                         key=len, reverse=True)
+    small = []
+    for w in vocab.strings(slips, "small_kana_words", _DATA):
+        big = w.translate(_BIG)
+        if big != w:
+            small.append((big, w))
+    mention_words = sorted({w for w, _ in alts} | set(lemmas), key=len, reverse=True)
+    return _Vocab(
+        surface=surface, lemmas=lemmas,
+        around_pos=frozenset(vocab.strings(around, "pos", _DATA)),
+        around_lemmas=frozenset(vocab.strings(around, "verb_lemmas", _DATA))
+        | frozenset(vocab.strings(around, "word_lemmas", _DATA)),
+        around_words=frozenset(fold_nfkc(w) for w in vocab.strings(around, "words", _DATA)),
+        veto_aux=frozenset(vocab.strings(veto, "aux_lemmas", _DATA)),
+        veto_particles=frozenset(vocab.strings(veto, "particle_lemmas", _DATA)),
+        veto_words=re.compile("|".join(_word_re(w) for w in veto_words)),
+        imperative=frozenset(vocab.strings(veto, "imperative_cforms", _DATA)),
+        corrections=re.compile("|".join(_word_re(w) for w in corrections)),
+        concessive=frozenset(fold_nfkc(w) for w in vocab.strings(corr, "concessive", _DATA)),
+        declined=frozenset(vocab.strings(d.get("declined", {}), "aux_lemmas", _DATA)),
+        declaring=frozenset(vocab.strings(around, "verb_lemmas", _DATA))
+        | frozenset(vocab.strings(around, "declaring_lemmas", _DATA)),
+        remark_particles=frozenset(vocab.strings(veto, "remark_particles", _DATA)),
+        numerals=dict(nums.get("digits", {})), units=dict(nums.get("units", {})),
+        kanji=str(nums.get("kanji", "")),
+        counters=tuple(vocab.strings(nums, "counters", _DATA)),
+        points=tuple(fold_nfkc(w) for w in vocab.strings(nums, "points", _DATA)),
+        slips=tuple(sorted(((str(k), str(v)) for k, v in slips.get("replace", {}).items()),
+                           key=lambda kv: len(kv[0]), reverse=True)),
+        small_kana=tuple(small),
+        mention=re.compile("|".join(_word_re(fold_nfkc(w)) for w in mention_words)),
+    )
+
+
+_SURFACE_NAMES: dict[str, str] = {}
+
+
+def mentions(folded: str) -> bool:
+    """Whether folded text holds any action word of the clause reader (a cheap gate)."""
+    return _vocab().mention.search(folded) is not None
+
+
+# --- 1. repair -----------------------------------------------------------------------------------
+
+_KATA_DASH = re.compile(r"(?<=[ァ-ヶー])[一\-‐－―](?=[ァ-ヶ]|$|\s)")
+_STRAY_N = re.compile(r"(?<=[ぁ-ゖァ-ヶー])n$")
+_STRETCH_END = re.compile(r"(?<=[すねよわぞさ])[ぅぁぇぉっー〜~]+(?=[\s。、!！?？…]*$)")
+
+
+def repair(text: str) -> str:
+    """``text`` (NFKC) with the slips of ``grammar/clauses.toml`` undone."""
+    v = _vocab()
+    for wrong, right in v.slips:
+        if wrong in text:
+            text = text.replace(wrong, right)
+    text = _KATA_DASH.sub("ー", text)
+    text = _STRAY_N.sub("ん", text)
+    text = _STRETCH_END.sub("", text)
+    folded = fold_nfkc(text)
+    if len(folded) == len(text):
+        for big, small in v.small_kana:
+            start = folded.find(big)
+            while start >= 0:
+                text = text[:start] + small + text[start + len(big):]
+                start = folded.find(big, start + len(big))
+    return numerals(text)
+
+
+def _kana_number(run: str) -> str | None:
+    """A run of kana numerals (にせん ごひゃく) as kanji (二千五百), or None."""
+    v = _vocab()
+    s = run.replace(" ", "").replace("\u3000", "")
+    out: list[str] = []
+    i = 0
+    keys = sorted({*v.numerals, *v.units}, key=len, reverse=True)
+    while i < len(s):
+        for k in keys:
+            if s.startswith(k, i):
+                out.append(v.numerals.get(k) or v.units[k])
+                i += len(k)
+                break
+        else:
+            return None
+    kanji = "".join(out)
+    if not any(u in kanji for u in v.units.values()):
+        return None
+    return kanji
+
+
+@cache
+def _numeral_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    v = _vocab()
+    k = re.escape(v.kanji)
+    counters = "".join(re.escape(c) for c in v.counters)
+    kanji = re.compile(rf"[0-9{k}]*[{k}][0-9{k}]*(?![{counters}])")
+    parts = "|".join(re.escape(x) for x in sorted({*v.numerals, *v.units}, key=len, reverse=True))
+    # a kana numeral run stands apart: not inside a word (ません), maybe before a particle
+    run = rf"(?<![ぁ-ゖ])(?:(?:{parts})[ \u3000]?)+"
+    kana = re.compile(rf"{run}(?=[^ぁ-ゖ]|[でにとのはをまがも]|$)")
+    return kanji, kana
+
+
+_UNIT_CHARS = "十百千万"
+
+
+def numerals(text: str) -> str:
+    """Kanji and kana numerals with a unit (千八百, 五百, にせん ごひゃく) written in digits."""
+    v = _vocab()
+    kanji, kana = _numeral_patterns()
+
+    def kana_sub(m: re.Match[str]) -> str:
+        got = _kana_number(m.group().rstrip())
+        if got is None:
+            return m.group()
+        return got + (" " if m.group().endswith((" ", "\u3000")) else "")
+
+    if any(k in text for k in v.units):
+        text = kana.sub(kana_sub, text)
+
+    def kanji_sub(m: re.Match[str]) -> str:
+        s = m.group().replace("壱", "一").replace("弐", "二")
+        if not any(u in s for u in _UNIT_CHARS) or s.isdigit():
+            return m.group()
+        if any(ch.isdigit() for ch in s) and "百" not in s and "十" not in s:
+            return m.group()  # 2万, 1万5千: the grammar's own amounts
+        try:
+            return str(kanji2number(s))
+        except (ValueError, KeyError, IndexError, TypeError):
+            return m.group()
+
+    if any(ch in v.kanji for ch in text):
+        text = kanji.sub(kanji_sub, text)
+    return text
+
+
+# --- 2. split -------------------------------------------------------------------------------------
+
+_PUNCT = re.compile(
+    r"[、。!！…♪,\n]+|\.(?![0-9])|,(?![0-9])|[?？]+|(?<=\s)\s+|\u3000+"
+    r"|(?<=[ぁ-ゖァ-ヺー一-龯])\s+(?=[ぁ-ゖァ-ヺ一-龯])"
+)
+# Sentences: the coarser cut, for an action whose cards or amounts run over commas
+# (「ハートのエース、キング、クイーンを残します」, 「アンティ千、AA五百」).
+_FULL_STOP = re.compile(r"[。!！…♪\n]+|\.(?![0-9])|[?？]+")
+
+
+@dataclass
+class Clause:
+    text: str  # NFKC, repaired
+    folded: str
+    start: int
+    question: bool = False
+    ends_concessive: bool = False
+    correction: bool = False  # holds a word taking back what came before
+    kind: str = "chat"  # action | declined | blocking | chat
+    parsed: Parsed | None = None
+    words: tuple[Word, ...] = field(default=())
+
+
+def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
+    """Offsets where a word of the analysis starts or ends."""
+    out = {0, length}
+    for w in ws:
+        out.add(w.start)
+        out.add(w.start + len(w.surface))
+    return out
+
+
+def split(text: str, fine: bool = True) -> list[Clause]:
+    """Clauses of ``text`` (repaired NFKC) at punctuation, conjunctions and corrections; with
+    ``fine`` false, sentences (full stops, conjunctions and corrections only)."""
+    v = _vocab()
+    folded = fold_nfkc(text)
+    if len(folded) != len(text):
+        return []
+    ws = words(text)
+    cuts: list[tuple[int, int]] = []  # (end of clause, start of next)
+    for m in (_PUNCT if fine else _FULL_STOP).finditer(text):
+        cuts.append((m.start(), m.end()))
+    # a conjunction of concession ends a clause (コールしたいけど、/ 申し上げたいところですが)
+    for w in ws:
+        if w.pos == "助詞" and w.pos2 == "接続助詞" and fold_nfkc(w.surface) in v.concessive:
+            end = w.start + len(w.surface)
+            cuts.append((end, end))
+    # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words
+    # only (not the いや of ダイヤ)
+    bounds = _bounds(ws, len(text))
+    for m in v.corrections.finditer(folded):
+        if m.start() in bounds and m.end() in bounds:
+            cuts.append((m.start(), m.start()))
+            cuts.append((m.end(), m.end()))
+    cuts.sort()
+    out: list[Clause] = []
+    pos = 0
+    for end, nxt in cuts:
+        if end < pos:
+            continue
+        piece = text[pos:end]
+        mark = text[end:nxt]
+        if piece.strip():
+            c = Clause(piece, folded[pos:end], pos)
+            c.question = "?" in mark or "？" in mark
+            out.append(c)
+        elif out and ("?" in mark or "？" in mark):
+            out[-1].question = True
+        pos = nxt
+    if text[pos:].strip():
+        out.append(Clause(text[pos:], folded[pos:], pos))
+    for c in out:
+        c.words = tuple(w for w in ws if c.start <= w.start < c.start + len(c.text))
+        stripped = c.folded.rstrip()
+        c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
+            and c.words[-1].pos == "助詞"
+        c.correction = any(
+            c.start + m.start() in bounds and c.start + m.end() in bounds
+            for m in v.corrections.finditer(c.folded))
+    return out
+
+
+# --- 3. frame reading --------------------------------------------------------------------------
+
+@cache
+def _card_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    cw = vocab.cards()
+    suit = f"(?:{cw.suit_words_re})"  # symbols are the CARD terminal's (A♠K♠)
+    rank = f"(?:10|[2-9tjqka]|{cw.rank_words_re}|[二三四五六七八九十])"
+    sep = r"\s*(?:と|、|,|・|/|\s|それに|それから|あと)\s*"
+    of = re.escape(cw.of)
+    suit_first = re.compile(rf"(?P<suit>{suit}){of}?\s*(?P<ranks>{rank}(?:{sep}{rank})*)")
+    ranks_first = re.compile(rf"(?P<ranks>{rank}(?:{sep}{rank})*)\s*{of}\s*(?P<suit>{suit})")
+    single = re.compile(vocab.card_terminal())
+    return suit_first, ranks_first, single
+
+
+_KANJI_RANK = {"二": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8",
+               "九": "9", "十": "t", "10": "t"}
+
+
+def _rank_letter(r: str) -> str:
+    cw = vocab.cards()
+    r = _KANJI_RANK.get(r, r)
+    return cw.rank_of.get(r, r)
+
+
+def _cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
+    """Card phrases of a folded clause: (start, end, cards) -- 「ハートのキングとクイーン」,
+    「9と10のハート」, 「As Kd」, 「スペードのエース」."""
+    cw = vocab.cards()
+    suit_first, ranks_first, single = _card_patterns()
+    found: list[tuple[int, int, list[str]]] = []
+    taken = [False] * len(folded)
+
+    def add(s: int, e: int, cards: list[str]) -> None:
+        if any(taken[s:e]):
+            return
+        for i in range(s, e):
+            taken[i] = True
+        found.append((s, e, cards))
+
+    rank_split = re.compile(rf"10|[2-9tjqka]|{cw.rank_words_re}|[二三四五六七八九十]")
+    for pat in (ranks_first, suit_first):
+        for m in pat.finditer(folded):
+            suit = cw.suit_of.get(m.group("suit"))
+            if suit is None:
+                continue
+            ranks = [_rank_letter(r) for r in rank_split.findall(m.group("ranks"))]
+            if pat is suit_first and len(ranks) == 1 and len(m.group("ranks")) == 1 and \
+                    m.group("ranks") in "tjqka" and m.end() < len(folded) and \
+                    folded[m.end()].isascii() and folded[m.end()].isalpha():
+                continue
+            try:
+                cards = [card_str(make(RANKS.index(r.upper()), SUITS.index(suit)))
+                         for r in ranks]
+            except ValueError:
+                continue
+            add(m.start(), m.end(), cards)
+    for m in single.finditer(folded):
+        tok = m.group()
+        if tok in cw.jokers:
+            add(m.start(), m.end(), ["JK"])
+            continue
+        try:
+            add(m.start(), m.end(), [card_token(tok)])
+        except ValueError:
+            continue
+    found.sort()
+    return found
+
+
+_AMOUNT = re.compile(
+    r"(?<![a-z0-9.,])(?:\d+(?:\.\d+)?万(?:\d+千?)?|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?(?:k|千|万)?)"
+    r"(?![0-9.,])"
+)
+
+
+@dataclass
+class _Frame:
+    actions: list[tuple[int, str]] = field(default_factory=list)  # (position, action)
+    cards: list[tuple[int, list[str]]] = field(default_factory=list)
+    amounts: list[tuple[int, int]] = field(default_factory=list)
+    hand: str | None = None
+    negated: bool = False
+    vetoed: bool = False
+    content: bool = False
+    made: str = ""  # まで / に after an amount: a make
+    declared: bool = False  # a word of doing or politeness (いたします, で参ります, っす)
+
+
+def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> _Frame:
+    """The action words, cards and amounts of one clause, and whether everything else in it is
+    a word that carries no content (see the module docstring)."""
+    v = _vocab()
+    f = _Frame()
+    folded = clause.folded
+    spans: list[tuple[int, int]] = []
+    allowed = _GAME_ACTIONS.get(game, frozenset())
+    for s, e, cards in _cards_in(folded):
+        f.cards.append((s, cards))
+        spans.append((s, e))
+    for name, pat in hands:
+        m = pat.search(folded)
+        if m is not None and not any(a <= m.start() < b for a, b in spans):
+            f.hand = name
+            spans.append(m.span())
+            break
+
+    def free(s: int, e: int) -> bool:
+        return not any(a < e and s < b for a, b in spans)
+
+    for m in v.surface.finditer(folded):
+        if not free(m.start(), m.end()):
+            continue
+        name = _SURFACE_NAMES[m.lastgroup or ""]
+        if name not in allowed:
+            if name in ("hyper_raise", "extra_raise", "check", "bet", "raise", "pot", "open",
+                        "muck", "close", "ante", "aa", "discard", "keep", "play", "stay",
+                        "showdown", "call"):
+                f.content = True  # an action word this game does not have
+            continue
+        f.actions.append((m.start(), name))
+        spans.append(m.span())
+    for m in _AMOUNT.finditer(folded):
+        if not free(m.start(), m.end()):
+            continue
+        value = amount_value(m.group())
+        if value is None:
+            f.content = True
+            continue
+        f.amounts.append((m.start(), value))
+        spans.append(m.span())
+        after = folded[m.end():m.end() + 3].lstrip()
+        if after.startswith(("まで", "に")):
+            f.made = after[:2]
+        for p in v.points:
+            if folded.startswith(p, m.end()):
+                spans.append((m.end(), m.end() + len(p)))
+                break
+    # the other words, one by one
+    ws = clause.words
+    i = 0
+    prev: Word | None = None
+    while i < len(ws):
+        w = ws[i]
+        s = w.start - clause.start
+        e = s + len(w.surface)
+        if not free(s, e):
+            # an action word; a verb among them may still be an order (降りろ)
+            if w.pos == "動詞" and w.cform in v.imperative:
+                f.vetoed = True
+            prev = w
+            i += 1
+            continue
+        if w.lemma in v.lemmas and v.lemmas[w.lemma] in allowed:
+            if w.pos == "動詞" and w.cform in v.imperative:
+                f.vetoed = True
+            f.actions.append((s, v.lemmas[w.lemma]))
+            spans.append((s, e))
+            f.declared = f.declared or w.pos == "動詞"
+            prev = w
+            i += 1
+            continue
+        # dialect and slang spelled out, possibly over several of the analyser's words
+        for n in (4, 3, 2, 1):
+            if i + n <= len(ws):
+                last = ws[i + n - 1]
+                surf = fold_nfkc(clause.text[s:last.start - clause.start + len(last.surface)])
+                if surf.strip() in v.around_words and not any(
+                        _is_veto(x, v) for x in ws[i:i + n]):
+                    break
+        else:
+            n = 0
+        if n:
+            f.declared = True
+            prev = ws[i + n - 1]
+            i += n
+            continue
+        past = w.pos == "助動詞" and w.lemma == "た" and (prev is None or prev.lemma != "ます")
+        if _is_veto(w, v) or _is_remark(prev, w, v) or past:  # 降りた narrates
+            if w.lemma in v.declined and w.pos == "助動詞":
+                f.negated = True
+            else:
+                f.vetoed = True
+        elif not _is_around(w, v):
+            f.content = True
+        elif w.pos == "助動詞" or w.lemma in v.declaring or (
+                w.pos == "助詞" and w.lemma in ("で", "にて") and w is ws[-1]) or (
+                w.pos2 == "終助詞" and prev is not None and prev.pos in ("動詞", "助動詞")):
+            f.declared = True
+        prev = w
+        i += 1
+    # a clause ending in the て of a request (オープンして, 全部残して) asks someone
+    tail = [w for w in ws if w.pos not in ("補助記号", "空白")]
+    if tail and tail[-1].pos == "助詞" and tail[-1].lemma in ("て", "で") and \
+            len(tail) > 1 and tail[-2].pos in ("動詞", "助動詞"):
+        f.vetoed = True
+    gap = "".join(ch if free(k, k + 1) else " " for k, ch in enumerate(folded))
+    starts = {w.start - clause.start for w in ws} | {0}
+    if any(m.start() in starts or not gap[m.start() - 1:m.start()].strip()
+           for m in v.veto_words.finditer(gap)):
+        f.vetoed = True
+    if clause.question:
+        f.vetoed = True
+    f.actions.sort()
+    f.cards.sort()
+    return f
+
+
+def _conditional(c: Clause) -> bool:
+    """A clause of supposition (私なら, 若い頃でしたら): what follows is hypothetical."""
+    return any((w.pos == "助詞" and w.lemma in ("ば", "なら", "たら")) or
+               (w.pos == "助動詞" and w.surface in ("たら", "だら", "なら"))
+               for w in c.words)
+
+
+def _is_veto(w: Word, v: _Vocab) -> bool:
+    if w.pos == "助動詞" and w.lemma in v.veto_aux:
+        return True
+    if w.pos == "助詞" and w.lemma in v.veto_particles:
+        return True
+    # an order (降りろ, チェックしとけ); not the ませ of くださいませ
+    return w.pos in ("動詞", "助動詞") and w.cform in v.imperative and w.lemma != "ます"
+
+
+def _is_remark(prev: Word | None, w: Word, v: _Vocab) -> bool:
+    """A copula remarking on an action rather than declaring it: コールだね, コールですよ,
+    コールだった (but 「チェックっすね」 declares)."""
+    if prev is None or prev.pos != "助動詞" or prev.lemma not in ("だ", "です"):
+        return False
+    if fold_nfkc(prev.surface) in v.around_words:
+        return False
+    if w.pos == "助詞" and w.lemma in v.remark_particles:
+        return True
+    return w.pos == "助動詞" and w.lemma == "た"
+
+
+def _is_around(w: Word, v: _Vocab) -> bool:
+    if w.lemma in v.around_lemmas or fold_nfkc(w.surface) in v.around_words:
+        return True
+    if not w.surface.strip():
+        return True
+    return w.pos in v.around_pos
+
+
+def _build(f: _Frame, game: str) -> Parsed | None:
+    """The action a clean frame declares, or None when its words do not make one action."""
+    names = [n for _, n in f.actions]
+    kinds = set(names)
+    cards = [c for _, cs in f.cards for c in cs]
+    amounts = [a for _, a in f.amounts]
+    if f.hand is not None:
+        if game != "seven" or kinds - {"discard", "showdown"} or cards or amounts:
+            return None
+        return Parsed(kind="action", action="discard", hand=f.hand, hand_info=True)
+    if game == "deuces" and kinds & {"keep", "discard", "stay", "play", "all"}:
+        return _deuces(f)
+    if game == "seven" and "discard" in kinds:
+        if kinds - {"discard", "showdown", "keep"} or len(cards) != 2 or amounts:
+            # 「ジョーカーは残して、3sと4d捨て」: the kept card is a clause of its own
+            return None
+        return Parsed(kind="action", action="discard", cards=cards, hand_info=True)
+    kinds.discard("showdown") if len(kinds) > 1 else None
+    if f.negated and kinds == {"open", "close"}:
+        kinds = {"close"}  # 見せずに閉じます
+        f.negated = False
+    if "open" in kinds and kinds & {"fold", "muck"}:
+        kinds.discard("open")  # a fold or muck that shows (見せて)
+    if "all" in kinds and "open" in kinds:
+        kinds.discard("all")
+    if "pot" in kinds and kinds & {"bet", "raise"}:
+        kinds.discard("pot")
+        pot = True
+    else:
+        pot = "pot" in kinds
+    if game == "holdem_aa" and "aa" in kinds:
+        kinds.discard("aa")
+        return _ante_aa(f, kinds)
+    if len(kinds) != 1:
+        return None
+    (name,) = kinds
+    if name == "showdown":
+        if game != "holdem_aa" or cards or amounts:
+            return None
+        return Parsed(kind="action", action="call")
+    if name in ("fold", "muck", "open"):
+        if amounts:
+            return None
+        if f.negated and name == "open":
+            return None if cards else Parsed(kind="action", action="close")
+        return Parsed(kind="action", action=name, cards=cards or None, hand_info=bool(cards))
+    if cards:
+        return None
+    if name == "pot":
+        return Parsed(kind="action", action="raise", pot=True)
+    if len(amounts) > 1:
+        return None
+    amount = amounts[0] if amounts else None
+    if name == "raise":
+        if pot:
+            return Parsed(kind="action", action="raise", pot=True)
+        # 上げる alone is only a raise with the total it brings the bet to
+        return Parsed(kind="action", action="raise", to=amount)
+    if name == "bet":
+        return Parsed(kind="action", action="bet", amount=amount, pot=True if pot else None)
+    if name in ("call", "allin", "ante"):
+        return Parsed(kind="action", action=name, amount=amount)  # type: ignore[arg-type]
+    if name in ("check", "close", "hyper_raise", "extra_raise"):
+        if amount is not None:
+            return None
+        return Parsed(kind="action", action=name)  # type: ignore[arg-type]
+    return None
+
+
+def _ante_aa(f: _Frame, kinds: set[str]) -> Parsed | None:
+    """holdem_aa: the ante and the AA side bet, each amount after (or before) its word."""
+    aa_pos = [p for p, n in f.actions if n == "aa"]
+    other = kinds - {"ante", "allin"}
+    if other or len(kinds) > 1 or f.cards:
+        return None
+    name = next(iter(kinds), "ante")
+    amounts = f.amounts
+    aa_amount = None
+    rest: list[int] = []
+    for p, a in amounts:
+        # the amount right after the AA word (AA100) is the side bet
+        if aa_amount is None and any(0 <= p - q <= 6 for q in aa_pos):
+            aa_amount = a
+        else:
+            rest.append(a)
+    if aa_amount is None or len(rest) > (1 if name == "ante" else 0):
+        return None
+    if name == "ante" and "ante" not in kinds and not rest:
+        return None
+    return Parsed(kind="action", action=name,  # type: ignore[arg-type]
+                  amount=rest[0] if rest else None, aa=aa_amount)
+
+
+def _deuces(f: _Frame) -> Parsed | None:
+    names = [n for _, n in f.actions]
+    kinds = set(names) - {"showdown", "play"}
+    cards = [c for _, cs in f.cards for c in cs]
+    if f.amounts:
+        return None
+    if kinds == {"stay"} and not cards:
+        return Parsed(kind="action", action="play", discard=[])
+    if kinds == {"keep"}:
+        return Parsed(kind="action", action="play", keep=cards, hand_info=bool(cards))\
+            if cards else None
+    if kinds == {"discard"}:
+        return Parsed(kind="action", action="play", discard=cards, hand_info=bool(cards))\
+            if cards else None
+    if kinds == {"all", "discard"} and not cards:
+        return Parsed(kind="action", action="play", keep=[])
+    if kinds == {"all", "keep"} and not cards:
+        return Parsed(kind="action", action="play", discard=[])
+    # 「Kd Kc 残して、あとは全部捨て」: the cards named go with the first verb
+    if kinds in ({"keep", "discard"}, {"keep", "discard", "all"}) and cards:
+        first = next(n for n in names if n in ("keep", "discard"))
+        last_card = max(p for p, _ in f.cards)
+        verbs_after = [n for p, n in f.actions if p > last_card and n in ("keep", "discard")]
+        if "all" not in names or not verbs_after:
+            return None
+        if first == "keep":
+            return Parsed(kind="action", action="play", keep=cards, hand_info=True)
+        return Parsed(kind="action", action="play", discard=cards, hand_info=True)
+    if not kinds and not cards and "play" in names:
+        return Parsed(kind="action", action="play")
+    return None
+
+
+# --- 4. resolve ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Reading:
+    """What the clause reader made of a message: the action (or None) and whether some clause
+    talks about actions without being the committed one (a near miss)."""
+
+    action: Parsed | None
+    talks_action: bool
+
+
+def read(text: str, game: str, grammar: GrammarReader,
+         hands: Iterable[tuple[str, re.Pattern[str]]] = (),
+         advice: Callable[[str], bool] | None = None) -> Reading:
+    """The committed action of ``text`` (NFKC), read clause by clause (module docstring)."""
+    repaired = repair(text)
+    hands = tuple(hands)
+    first = _resolve(split(repaired), game, grammar, hands, advice)
+    if first.action is not None:
+        return first
+    second = _resolve(split(repaired, fine=False), game, grammar, hands, advice)
+    return second if second.action is not None else first
+
+
+def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
+             hands: tuple[tuple[str, re.Pattern[str]], ...],
+             advice: Callable[[str], bool] | None) -> Reading:
+    if not clauses:
+        return Reading(None, True)
+    v = _vocab()
+    for c in clauses:
+        if c.correction and not v.surface.search(c.folded) and not _cards_in(c.folded):
+            c.kind = "correction"
+            continue
+        got = None if c.question else grammar(c.text)
+        if got is None and not c.question:
+            f = frame(c, game, hands)
+            if f.actions or f.hand:
+                if f.vetoed or f.content:
+                    c.kind = "blocking"
+                elif f.negated:
+                    c.kind = "declined"
+                elif not f.declared:
+                    c.kind = "blocking"  # 「ここはコール」: nothing says it is their own act
+                else:
+                    got = _build(f, game)
+                    c.kind = "action" if got is not None else "blocking"
+            elif f.cards and not f.vetoed and not f.content:
+                c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
+        if got is not None:
+            c.kind, c.parsed = "action", got
+            if c.ends_concessive:
+                c.kind = "declined"  # 「コールしたいけど」: an alternative considered
+        elif c.kind == "chat" and mentions(c.folded):
+            c.kind = "blocking"
+        elif c.kind == "chat" and _AMOUNT.fullmatch(c.folded.strip()):
+            c.kind = "cards"  # 「八百、コールいたします」: read as one sentence
+        elif c.kind == "chat" and _conditional(c):
+            c.kind = "blocking"  # 「私なら、コール」: a hypothetical
+    # take back what came before the last correction, and a concession followed by an action
+    last = max((i for i, c in enumerate(clauses) if c.kind == "correction"), default=-1)
+    live = clauses[last + 1:]
+    kept: list[Clause] = []
+    for i, c in enumerate(live):
+        if c.ends_concessive and any(x.kind == "action" for x in live[i + 1:]):
+            continue
+        kept.append(c)
+    # a clause that is only cards completes the action before it (エースだけ残します、As)
+    acts = [c for c in kept if c.kind == "action"]
+    if any(c.kind == "blocking" for c in kept):
+        return Reading(None, True)
+    if not acts:
+        return Reading(None, any(c.kind in ("declined", "correction") for c in clauses))
+    first = acts[0].parsed
+    assert first is not None
+    rest = [c.parsed for c in acts[1:] if c.parsed is not None]
+    # 「降ります。A♠だけ見せます」: a fold or muck, then the cards it shows
+    if first.action in ("fold", "muck") and not first.cards and rest and all(
+            p.action == "open" and p.cards and p.cards == rest[0].cards for p in rest):
+        first = first.model_copy(update={"cards": rest[0].cards, "hand_info": True})
+        rest = []
+    if any(p != first for p in rest):
+        return Reading(None, True)
+    if any(c.kind == "cards" for c in kept):
+        return Reading(None, True)
+    if advice is not None:
+        others = [c.text for c in kept if c.kind == "chat"]
+        if others and advice("、".join(others)):
+            return Reading(None, True)
+    return Reading(first, False)
