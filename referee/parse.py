@@ -31,13 +31,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from pathlib import Path
 from typing import Any, get_args
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError
 
-from referee import lexicon
+from referee import lexicon, resources
 from referee.actions import ActionName, Parsed
 from referee.lang import clauses, decor, vocab
 from referee.lang.decor import strip_tail
@@ -45,7 +44,7 @@ from referee.lang.normalize import fold, fold_nfkc, nfkc
 from referee.lang.tokens import amount_value, card_token
 from referee.lang.vocab import marks
 
-GRAMMAR_DIR = Path(__file__).resolve().parent.parent / "grammar"
+GRAMMAR_DIR = resources.GRAMMAR
 # Longer texts are never actions (the longest real declaration -- an omaha open with four cards
 # and a few words -- is well under 100 characters); they are still scanned as chat.
 MAX_ACTION_CHARS = 200
