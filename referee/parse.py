@@ -299,7 +299,7 @@ def _parse(text: str, game: str) -> Parsed:
     norm = fold_nfkc(typed)
     if len(norm) <= MAX_ACTION_CHARS:
         parsed = _whole(typed, norm, game)
-        if parsed is None and clauses.mentions(norm):
+        if parsed is None and clauses.gate(typed, _hands(game)):
             parsed = _clauses(typed, game)
         if parsed is not None:
             return parsed

@@ -43,6 +43,31 @@ GrammarReader = Callable[[str], Parsed | None]
 
 _DATA = "clauses.toml"
 
+
+@cache
+def _text() -> dict[str, Any]:
+    """The small words and character classes of ``grammar/clauses.toml`` [text]."""
+    got = vocab.load(_DATA).get("text", {})
+    return dict(got) if isinstance(got, dict) else {}
+
+
+def _t(key: str) -> str:
+    value = _text().get(key)
+    if not isinstance(value, str):
+        raise vocab.VocabularyError(f"{_DATA}: no text.{key}")
+    return value
+
+
+def _tl(key: str) -> tuple[str, ...]:
+    return tuple(vocab.strings(_text(), key, _DATA))
+
+
+_PARTICLE, _AUX, _VERB = vocab.pos("particle"), vocab.pos("auxiliary"), vocab.pos("verb")
+_SYMBOL, _BLANK, _NUMERAL = vocab.pos("symbol"), vocab.pos("blank"), vocab.pos("numeral")
+_CONJUNCTIVE, _FINAL = vocab.pos("conjunctive_particle"), vocab.pos("final_particle")
+_CONTENT_POS = tuple(vocab.pos(p) for p in ("noun", "pronoun", "adverb", "adjectival_noun",
+                                           "adnominal"))
+
 # Which frame words each game knows (the others are no action there: 「チェック」 in holdem_aa).
 _GAME_ACTIONS: dict[str, frozenset[str]] = {
     "omaha": frozenset({"call", "check", "fold", "bet", "raise", "pot", "allin", "open", "muck",
@@ -70,6 +95,9 @@ class _Vocab:
     concessive: frozenset[str]
     declined: frozenset[str]
     declaring: frozenset[str]
+    counter_words: frozenset[str]
+    declining: frozenset[str]
+    weak: frozenset[str]
     remark_particles: frozenset[str]
     numerals: dict[str, str]
     units: dict[str, str]
@@ -86,7 +114,9 @@ def _word_re(w: str) -> str:
     return rf"(?<![a-z]){e}(?![a-z])" if w[:1].isascii() and w[-1:].isascii() else e
 
 
-_BIG = str.maketrans("ぁぃぅぇぉっゃゅょ", "あいうえおつやゆよ")
+@cache
+def _big() -> dict[int, int]:
+    return str.maketrans(_t("small_kana"), _t("big_kana"))
 
 
 @cache
@@ -117,10 +147,13 @@ def _vocab() -> _Vocab:
                          key=len, reverse=True)
     small = []
     for w in vocab.strings(slips, "small_kana_words", _DATA):
-        big = w.translate(_BIG)
+        big = w.translate(_big())
         if big != w:
             small.append((big, w))
-    mention_words = sorted({w for w, _ in alts} | set(lemmas), key=len, reverse=True)
+    # the gate: the words, and the stems of the lemmas (上げ of 上げさせて, 乗 of 乗ります)
+    kana = re.compile(f"[{_t('hiragana')}]$")
+    stems = {lemma[:-1] if len(lemma) > 1 and kana.search(lemma) else lemma for lemma in lemmas}
+    mention_words = sorted({w for w, _ in alts} | stems, key=len, reverse=True)
     return _Vocab(
         surface=surface, lemmas=lemmas,
         around_pos=frozenset(vocab.strings(around, "pos", _DATA)),
@@ -137,6 +170,9 @@ def _vocab() -> _Vocab:
         declaring=frozenset(vocab.strings(around, "verb_lemmas", _DATA))
         | frozenset(vocab.strings(around, "declaring_lemmas", _DATA)),
         remark_particles=frozenset(vocab.strings(veto, "remark_particles", _DATA)),
+        declining=frozenset(vocab.strings(d.get("declined", {}), "lemmas", _DATA)),
+        weak=frozenset(vocab.strings(around, "weak_lemmas", _DATA)),
+        counter_words=frozenset(vocab.strings(nums, "counters", _DATA)) | {_t("counter")},
         numerals=dict(nums.get("digits", {})), units=dict(nums.get("units", {})),
         kanji=str(nums.get("kanji", "")),
         counters=tuple(vocab.strings(nums, "counters", _DATA)),
@@ -151,16 +187,36 @@ def _vocab() -> _Vocab:
 _SURFACE_NAMES: dict[str, str] = {}
 
 
-def mentions(folded: str) -> bool:
-    """Whether folded text holds any action word of the clause reader (a cheap gate)."""
-    return _vocab().mention.search(folded) is not None
+def gate(typed: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
+    """Whether the clause reader may find an action in ``typed`` (NFKC): :func:`mentions`
+    on the repaired text."""
+    return mentions(fold_nfkc(repair(typed)), hands)
+
+
+def mentions(folded: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
+    """Whether folded text may hold an action word of the clause reader (a cheap gate: an
+    action word, the stem of an action verb, or a hand name of ``hands``)."""
+    if _vocab().mention.search(folded) is not None:
+        return True
+    return any(p.search(folded) for _, p in hands)
 
 
 # --- 1. repair -----------------------------------------------------------------------------------
 
-_KATA_DASH = re.compile(r"(?<=[ァ-ヶー])[一\-‐－―](?=[ァ-ヶ]|$|\s)")
-_STRAY_N = re.compile(r"(?<=[ぁ-ゖァ-ヶー])n$")
-_STRETCH_END = re.compile(r"(?<=[すねよわぞさ])[ぅぁぇぉっー〜~]+(?=[\s。、!！?？…]*$)")
+_ASCII_STRETCH = re.compile(r"([aeiouyz])\1{2,}")  # gooo, plzzz
+
+
+@cache
+def _repairs() -> tuple[re.Pattern[str], ...]:
+    kata, hira, long = _t("katakana"), _t("hiragana"), vocab.marks("long_vowel")
+    kana = f"{hira}{kata}{long}"
+    return (
+        re.compile(rf"(?<=[{kata}{long}])[{_t('dash_slips')}](?=[{kata}]|$|\s)"),  # コ一ル
+        re.compile(rf"(?<=[{kana}])n$"),  # おーるいn
+        re.compile(rf"(?<=[{kana}])[a-mo-z]$"),  # ふぉーるどd: a key hit with the IME off
+        re.compile(rf"(?<=[{_t('stretch_after')}])[{_t('stretch_marks')}]+"
+                   rf"(?=[\s{re.escape(vocab.marks('trailing') + _t('question'))}]*$)"),  # ますぅ〜
+    )
 
 
 def repair(text: str) -> str:
@@ -169,9 +225,11 @@ def repair(text: str) -> str:
     for wrong, right in v.slips:
         if wrong in text:
             text = text.replace(wrong, right)
-    text = _KATA_DASH.sub("ー", text)
-    text = _STRAY_N.sub("ん", text)
-    text = _STRETCH_END.sub("", text)
+    dash, stray_n, stray, stretch = _repairs()
+    text = dash.sub(vocab.marks("long_vowel"), text)
+    text = stray.sub("", stray_n.sub(_t("n"), text))
+    text = _ASCII_STRETCH.sub(r"\1", text)
+    text = stretch.sub("", text)
     folded = fold_nfkc(text)
     if len(folded) == len(text):
         for big, small in v.small_kana:
@@ -185,7 +243,7 @@ def repair(text: str) -> str:
 def _kana_number(run: str) -> str | None:
     """A run of kana numerals (にせん ごひゃく) as kanji (二千五百), or None."""
     v = _vocab()
-    s = run.replace(" ", "").replace("\u3000", "")
+    s = "".join(run.split())
     out: list[str] = []
     i = 0
     keys = sorted({*v.numerals, *v.units}, key=len, reverse=True)
@@ -211,12 +269,12 @@ def _numeral_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     kanji = re.compile(rf"[0-9{k}]*[{k}][0-9{k}]*(?![{counters}])")
     parts = "|".join(re.escape(x) for x in sorted({*v.numerals, *v.units}, key=len, reverse=True))
     # a kana numeral run stands apart: not inside a word (ません), maybe before a particle
-    run = rf"(?<![ぁ-ゖ])(?:(?:{parts})[ \u3000]?)+"
-    kana = re.compile(rf"{run}(?=[^ぁ-ゖ]|[でにとのはをまがも]|$)")
+    hira = _t("hiragana")
+    run = rf"(?<![{hira}])(?:(?:{parts})\s?)+"
+    kana = re.compile(rf"{run}(?=[^{hira}]|[{_t('after_kana_numeral')}]|$)")
     return kanji, kana
 
 
-_UNIT_CHARS = "十百千万"
 
 
 def numerals(text: str) -> str:
@@ -228,16 +286,18 @@ def numerals(text: str) -> str:
         got = _kana_number(m.group().rstrip())
         if got is None:
             return m.group()
-        return got + (" " if m.group().endswith((" ", "\u3000")) else "")
+        return got + (" " if m.group()[-1:].isspace() else "")
 
     if any(k in text for k in v.units):
         text = kana.sub(kana_sub, text)
 
     def kanji_sub(m: re.Match[str]) -> str:
-        s = m.group().replace("壱", "一").replace("弐", "二")
-        if not any(u in s for u in _UNIT_CHARS) or s.isdigit():
+        s = m.group()
+        for old, new in _text().get("old_numerals", {}).items():
+            s = s.replace(old, new)
+        if not any(u in s for u in _t("units")) or s.isdigit():
             return m.group()
-        if any(ch.isdigit() for ch in s) and "百" not in s and "十" not in s:
+        if any(ch.isdigit() for ch in s) and not any(u in s for u in _t("small_units")):
             return m.group()  # 2万, 1万5千: the grammar's own amounts
         try:
             return str(kanji2number(s))
@@ -251,13 +311,16 @@ def numerals(text: str) -> str:
 
 # --- 2. split -------------------------------------------------------------------------------------
 
-_PUNCT = re.compile(
-    r"[、。!！…♪,\n]+|\.(?![0-9])|,(?![0-9])|[?？]+|(?<=\s)\s+|\u3000+"
-    r"|(?<=[ぁ-ゖァ-ヺー一-龯])\s+(?=[ぁ-ゖァ-ヺ一-龯])"
-)
-# Sentences: the coarser cut, for an action whose cards or amounts run over commas
-# (「ハートのエース、キング、クイーンを残します」, 「アンティ千、AA五百」).
-_FULL_STOP = re.compile(r"[。!！…♪\n]+|\.(?![0-9])|[?？]+")
+@cache
+def _cuts() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Where a clause ends (punctuation, a blank between Japanese words, laughter), and where a
+    sentence ends: the coarser cut, for an action whose cards or amounts run over commas
+    (「ハートのエース、キング、クイーンを残します」, 「アンティ千、AA五百」)."""
+    jp = vocab.marks("japanese_class")
+    long = vocab.marks("long_vowel")
+    clause = (rf"{_t('clause')}|(?<=[{jp}{long}])\s+(?=[{jp}])"
+              rf"|(?<=[{jp}{long}])[w{vocab.marks('laugh_word')}]+(?![a-z])")
+    return re.compile(clause), re.compile(_t("sentence"))
 
 
 @dataclass
@@ -268,6 +331,7 @@ class Clause:
     question: bool = False
     ends_concessive: bool = False
     correction: bool = False  # holds a word taking back what came before
+    last: bool = False  # the message's last clause
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None
     words: tuple[Word, ...] = field(default=())
@@ -291,18 +355,20 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         return []
     ws = words(text)
     cuts: list[tuple[int, int]] = []  # (end of clause, start of next)
-    for m in (_PUNCT if fine else _FULL_STOP).finditer(text):
+    for m in _cuts()[0 if fine else 1].finditer(text):
         cuts.append((m.start(), m.end()))
     # a conjunction of concession ends a clause (コールしたいけど、/ 申し上げたいところですが)
     for w in ws:
-        if w.pos == "助詞" and w.pos2 == "接続助詞" and fold_nfkc(w.surface) in v.concessive:
+        if w.pos == _PARTICLE and w.pos2 == _CONJUNCTIVE and fold_nfkc(w.surface) in v.concessive:
             end = w.start + len(w.surface)
             cuts.append((end, end))
     # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words
     # only (not the いや of ダイヤ)
     bounds = _bounds(ws, len(text))
+    words_at = [m.span() for m in v.surface.finditer(folded)]
     for m in v.corrections.finditer(folded):
-        if m.start() in bounds and m.end() in bounds:
+        inside = any(a <= m.start() < b for a, b in words_at)  # 交換なし
+        if m.start() in bounds and m.end() in bounds and not inside:
             cuts.append((m.start(), m.start()))
             cuts.append((m.end(), m.end()))
     cuts.sort()
@@ -315,20 +381,39 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         mark = text[end:nxt]
         if piece.strip():
             c = Clause(piece, folded[pos:end], pos)
-            c.question = "?" in mark or "？" in mark
+            c.question = any(q in mark for q in _t("question"))
             out.append(c)
-        elif out and ("?" in mark or "？" in mark):
+        elif out and any(q in mark for q in _t("question")):
             out[-1].question = True
         pos = nxt
     if text[pos:].strip():
         out.append(Clause(text[pos:], folded[pos:], pos))
+    # a clause that starts with an auxiliary or a particle goes on the one before
+    # (エクストラは二回目だけ、でございましたね)
+    merged: list[Clause] = []
+    for c in out:
+        head = next((w for w in ws if c.start <= w.start < c.start + len(c.text)
+                     and w.pos not in (_SYMBOL, _BLANK)), None)
+        if merged and head is not None and head.pos in (_AUX, _PARTICLE) and \
+                fold_nfkc(head.surface) not in v.concessive and not v.corrections.match(
+                    folded, head.start):
+            prev = merged[-1]
+            prev.text = text[prev.start:c.start + len(c.text)]
+            prev.folded = folded[prev.start:c.start + len(c.text)]
+            prev.question = prev.question or c.question
+            continue
+        merged.append(c)
+    out = merged
+    if out:
+        out[-1].last = True
     for c in out:
         c.words = tuple(w for w in ws if c.start <= w.start < c.start + len(c.text))
         stripped = c.folded.rstrip()
         c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
-            and c.words[-1].pos == "助詞"
+            and c.words[-1].pos == _PARTICLE
         c.correction = any(
             c.start + m.start() in bounds and c.start + m.end() in bounds
+            and not any(a <= c.start + m.start() < b for a, b in words_at)
             for m in v.corrections.finditer(c.folded))
     return out
 
@@ -339,22 +424,20 @@ def split(text: str, fine: bool = True) -> list[Clause]:
 def _card_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     cw = vocab.cards()
     suit = f"(?:{cw.suit_words_re})"  # symbols are the CARD terminal's (A♠K♠)
-    rank = f"(?:10|[2-9tjqka]|{cw.rank_words_re}|[二三四五六七八九十])"
-    sep = r"\s*(?:と|、|,|・|/|\s|それに|それから|あと)\s*"
+    kanji = "".join(_text().get("kanji_ranks", {}))
+    rank = f"(?:10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}])"
+    sep = _t("card_sep")
     of = re.escape(cw.of)
-    suit_first = re.compile(rf"(?P<suit>{suit}){of}?\s*(?P<ranks>{rank}(?:{sep}{rank})*)")
-    ranks_first = re.compile(rf"(?P<ranks>{rank}(?:{sep}{rank})*)\s*{of}\s*(?P<suit>{suit})")
-    single = re.compile(vocab.card_terminal())
+    gap = _t("card_gap")
+    suit_first = re.compile(rf"(?P<suit>{suit}){gap}{of}?{gap}(?P<ranks>{rank}(?:{sep}{rank})*)")
+    ranks_first = re.compile(rf"(?P<ranks>{rank}(?:{sep}{rank})*){gap}{of}{gap}(?P<suit>{suit})")
+    single = re.compile("(?<![a-z0-9])" + vocab.card_terminal())  # not the ts of "lets"
     return suit_first, ranks_first, single
-
-
-_KANJI_RANK = {"二": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8",
-               "九": "9", "十": "t", "10": "t"}
 
 
 def _rank_letter(r: str) -> str:
     cw = vocab.cards()
-    r = _KANJI_RANK.get(r, r)
+    r = {**_text().get("kanji_ranks", {}), "10": "t"}.get(r, r)
     return cw.rank_of.get(r, r)
 
 
@@ -373,7 +456,8 @@ def _cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
             taken[i] = True
         found.append((s, e, cards))
 
-    rank_split = re.compile(rf"10|[2-9tjqka]|{cw.rank_words_re}|[二三四五六七八九十]")
+    kanji = "".join(_text().get("kanji_ranks", {}))
+    rank_split = re.compile(rf"10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}]")
     for pat in (ranks_first, suit_first):
         for m in pat.finditer(folded):
             suit = cw.suit_of.get(m.group("suit"))
@@ -403,10 +487,9 @@ def _cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
     return found
 
 
-_AMOUNT = re.compile(
-    r"(?<![a-z0-9.,])(?:\d+(?:\.\d+)?万(?:\d+千?)?|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?(?:k|千|万)?)"
-    r"(?![0-9.,])"
-)
+@cache
+def _amount_re() -> re.Pattern[str]:
+    return re.compile(_t("amount"))
 
 
 @dataclass
@@ -420,6 +503,8 @@ class _Frame:
     content: bool = False
     made: str = ""  # まで / に after an amount: a make
     declared: bool = False  # a word of doing or politeness (いたします, で参ります, っす)
+    why: list[str] = field(default_factory=list)  # the words that made it content or vetoed
+    weak: bool = False  # a pronoun or adverb that may point at someone else (ここは)
 
 
 def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> _Frame:
@@ -443,6 +528,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     def free(s: int, e: int) -> bool:
         return not any(a < e and s < b for a, b in spans)
 
+    keyword_spans: list[tuple[int, int]] = []
     for m in v.surface.finditer(folded):
         if not free(m.start(), m.end()):
             continue
@@ -455,7 +541,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             continue
         f.actions.append((m.start(), name))
         spans.append(m.span())
-    for m in _AMOUNT.finditer(folded):
+        keyword_spans.append(m.span())
+    for m in _amount_re().finditer(folded):
         if not free(m.start(), m.end()):
             continue
         value = amount_value(m.group())
@@ -465,7 +552,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.amounts.append((m.start(), value))
         spans.append(m.span())
         after = folded[m.end():m.end() + 3].lstrip()
-        if after.startswith(("まで", "に")):
+        if after.startswith(_tl("make")):
             f.made = after[:2]
         for p in v.points:
             if folded.startswith(p, m.end()):
@@ -473,6 +560,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
                 break
     # the other words, one by one
     ws = clause.words
+    cw = vocab.cards()
+    held = {c[0].lower() for _, cs in f.cards for c in cs}
+    ranks = {w for w, r in cw.rank_of.items() if r in held} | {r for r in held if r.isdigit()}
     i = 0
     prev: Word | None = None
     while i < len(ws):
@@ -481,17 +571,17 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         e = s + len(w.surface)
         if not free(s, e):
             # an action word; a verb among them may still be an order (降りろ)
-            if w.pos == "動詞" and w.cform in v.imperative:
+            if w.pos == _VERB and w.cform in v.imperative:
                 f.vetoed = True
             prev = w
             i += 1
             continue
         if w.lemma in v.lemmas and v.lemmas[w.lemma] in allowed:
-            if w.pos == "動詞" and w.cform in v.imperative:
+            if w.pos == _VERB and w.cform in v.imperative:
                 f.vetoed = True
             f.actions.append((s, v.lemmas[w.lemma]))
             spans.append((s, e))
-            f.declared = f.declared or w.pos == "動詞"
+            f.declared = f.declared or w.pos == _VERB
             prev = w
             i += 1
             continue
@@ -510,25 +600,45 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             prev = ws[i + n - 1]
             i += n
             continue
-        past = w.pos == "助動詞" and w.lemma == "た" and (prev is None or prev.lemma != "ます")
-        if _is_veto(w, v) or _is_remark(prev, w, v) or past:  # 降りた narrates
-            if w.lemma in v.declined and w.pos == "助動詞":
+        past = w.pos == _AUX and w.lemma == _t("past") and (prev is None or prev.lemma != _t(
+            "polite"))
+        before = ws[i - 1].start - clause.start if i > 0 else -1
+        if w.pos == _PARTICLE and w.lemma in _tl("topic") and any(
+                a <= before < b for a, b in keyword_spans) and ws[i - 1].pos != _VERB:
+            f.weak = True  # エクストラは…: talk about the action, unless declared
+        if _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
+            if w.lemma in v.declined and w.pos == _AUX:
                 f.negated = True
             else:
                 f.vetoed = True
+                f.why.append(w.surface)
+        elif w.pos2 == _NUMERAL or (prev is not None and (prev.pos2 == _NUMERAL or prev.lemma in
+                                  v.counter_words) and w.lemma in v.counter_words):
+            pass  # 一つ, 二回目: a count (an amount is read above)
+        elif fold_nfkc(w.surface) in ranks:
+            pass  # エースだけ残します、スペードのエース: the rank of a card named here
         elif not _is_around(w, v):
             f.content = True
-        elif w.pos == "助動詞" or w.lemma in v.declaring or (
-                w.pos == "助詞" and w.lemma in ("で", "にて") and w is ws[-1]) or (
-                w.pos2 == "終助詞" and prev is not None and prev.pos in ("動詞", "助動詞")):
+            f.why.append(w.surface)
+        elif w.lemma in v.declining:
+            # AAは結構です declines; アンティ300のみで結構です agrees
+            if prev is None or prev.lemma != _t("agree"):
+                f.negated = True
+        elif w.pos in _CONTENT_POS and w.lemma in v.weak:
+            f.weak = True
+        elif w.pos == _AUX or w.lemma in v.declaring or (
+                w.pos == _PARTICLE and w.lemma in _tl("declaring_end") and w is ws[-1]) or (
+                w.pos2 == _FINAL and prev is not None and prev.pos in (_VERB, _AUX)):
             f.declared = True
         prev = w
         i += 1
     # a clause ending in the て of a request (オープンして, 全部残して) asks someone
-    tail = [w for w in ws if w.pos not in ("補助記号", "空白")]
-    if tail and tail[-1].pos == "助詞" and tail[-1].lemma in ("て", "で") and \
-            len(tail) > 1 and tail[-2].pos in ("動詞", "助動詞"):
-        f.vetoed = True
+    tail = [w for w in ws if w.pos not in (_SYMBOL, _BLANK)]
+    while len(tail) > 2 and tail[-1].pos2 == _FINAL:  # 見せてよ, 降りてね
+        tail.pop()
+    if clause.last and tail and tail[-1].pos == _PARTICLE and tail[-1].lemma in _tl("request") and \
+            len(tail) > 1 and tail[-2].pos == _VERB:
+        f.vetoed = True  # (残して、3sと4d捨て: a て that goes on is no request)
     gap = "".join(ch if free(k, k + 1) else " " for k, ch in enumerate(folded))
     starts = {w.start - clause.start for w in ws} | {0}
     if any(m.start() in starts or not gap[m.start() - 1:m.start()].strip()
@@ -538,35 +648,45 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.vetoed = True
     f.actions.sort()
     f.cards.sort()
+    if f.negated and {n for _, n in f.actions} in ({"open", "close"}, {"open"}) and not f.cards:
+        # 見せずに閉じます, 見せません: not showing is the close
+        f.actions = [(p, "close") for p, _ in f.actions[:1]]
+        f.negated = False
     return f
 
 
 def _conditional(c: Clause) -> bool:
     """A clause of supposition (私なら, 若い頃でしたら): what follows is hypothetical."""
-    return any((w.pos == "助詞" and w.lemma in ("ば", "なら", "たら")) or
-               (w.pos == "助動詞" and w.surface in ("たら", "だら", "なら"))
+    return any((w.pos == _PARTICLE and w.lemma in _tl("conditional")) or
+               (w.pos == _AUX and w.surface in _tl("conditional_aux"))
                for w in c.words)
 
 
 def _is_veto(w: Word, v: _Vocab) -> bool:
-    if w.pos == "助動詞" and w.lemma in v.veto_aux:
+    if w.pos == _AUX and w.lemma in v.veto_aux:
         return True
-    if w.pos == "助詞" and w.lemma in v.veto_particles:
+    if w.pos == _PARTICLE and w.lemma in v.veto_particles:
         return True
     # an order (降りろ, チェックしとけ); not the ませ of くださいませ
-    return w.pos in ("動詞", "助動詞") and w.cform in v.imperative and w.lemma != "ます"
+    return w.pos in (_VERB, _AUX) and w.cform in v.imperative and w.lemma != _t("polite")
 
 
 def _is_remark(prev: Word | None, w: Word, v: _Vocab) -> bool:
     """A copula remarking on an action rather than declaring it: コールだね, コールですよ,
     コールだった (but 「チェックっすね」 declares)."""
-    if prev is None or prev.pos != "助動詞" or prev.lemma not in ("だ", "です"):
+    if prev is None or prev.pos != _AUX or prev.lemma not in _tl("copula"):
         return False
     if fold_nfkc(prev.surface) in v.around_words:
         return False
-    if w.pos == "助詞" and w.lemma in v.remark_particles:
+    if w.pos == _PARTICLE and w.lemma in v.remark_particles:
         return True
-    return w.pos == "助動詞" and w.lemma == "た"
+    return w.pos == _AUX and w.lemma == _t("past")
+
+
+def _past_remark(prev: Word | None, w: Word, v: _Vocab) -> bool:
+    """でございましたね, だったよ: a past tense with a particle of remark."""
+    return prev is not None and prev.pos == _AUX and prev.lemma == _t("past") and \
+        w.pos == _PARTICLE and w.lemma in v.remark_particles
 
 
 def _is_around(w: Word, v: _Vocab) -> bool:
@@ -595,9 +715,6 @@ def _build(f: _Frame, game: str) -> Parsed | None:
             return None
         return Parsed(kind="action", action="discard", cards=cards, hand_info=True)
     kinds.discard("showdown") if len(kinds) > 1 else None
-    if f.negated and kinds == {"open", "close"}:
-        kinds = {"close"}  # 見せずに閉じます
-        f.negated = False
     if "open" in kinds and kinds & {"fold", "muck"}:
         kinds.discard("open")  # a fold or muck that shows (見せて)
     if "all" in kinds and "open" in kinds:
@@ -638,11 +755,11 @@ def _build(f: _Frame, game: str) -> Parsed | None:
     if name == "bet":
         return Parsed(kind="action", action="bet", amount=amount, pot=True if pot else None)
     if name in ("call", "allin", "ante"):
-        return Parsed(kind="action", action=name, amount=amount)  # type: ignore[arg-type]
+        return Parsed(kind="action", action=name, amount=amount)
     if name in ("check", "close", "hyper_raise", "extra_raise"):
         if amount is not None:
             return None
-        return Parsed(kind="action", action=name)  # type: ignore[arg-type]
+        return Parsed(kind="action", action=name)
     return None
 
 
@@ -666,7 +783,7 @@ def _ante_aa(f: _Frame, kinds: set[str]) -> Parsed | None:
         return None
     if name == "ante" and "ante" not in kinds and not rest:
         return None
-    return Parsed(kind="action", action=name,  # type: ignore[arg-type]
+    return Parsed(kind="action", action=name,
                   amount=rest[0] if rest else None, aa=aa_amount)
 
 
@@ -701,6 +818,27 @@ def _deuces(f: _Frame) -> Parsed | None:
     if not kinds and not cards and "play" in names:
         return Parsed(kind="action", action="play")
     return None
+
+
+def _amended(clauses: list[Clause], last: int, after: list[Clause]) -> Parsed | None:
+    """「アンティ1500、いや、500でお願いします」: a correction followed by a new amount only
+    amends the amount of the action before it."""
+    if last < 1 or any(c.kind not in ("chat", "cards") for c in after):
+        return None
+    amounts = [c for c in after if c.kind == "cards" or _amount_re().search(c.folded)]
+    if len(amounts) != 1 or any(c.kind == "cards" and c is not amounts[0] for c in after):
+        return None
+    values = [m.group() for m in _amount_re().finditer(amounts[0].folded)]
+    before = [c for c in clauses[:last] if c.kind == "action" and c.parsed is not None]
+    if len(values) != 1 or not before:
+        return None
+    value = amount_value(values[0])
+    got = before[-1].parsed
+    assert got is not None
+    key = "to" if got.to is not None else "amount" if got.amount is not None else None
+    if value is None or key is None:
+        return None
+    return got.model_copy(update={key: value})
 
 
 # --- 4. resolve ---------------------------------------------------------------------------------
@@ -745,20 +883,22 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                     c.kind = "blocking"
                 elif f.negated:
                     c.kind = "declined"
-                elif not f.declared:
+                elif (f.weak or (f.hand and not f.actions)) and not f.declared:
                     c.kind = "blocking"  # 「ここはコール」: nothing says it is their own act
                 else:
                     got = _build(f, game)
                     c.kind = "action" if got is not None else "blocking"
+                    if got is None and game == "seven" and {n for _, n in f.actions} == {"keep"}:
+                        c.kind = "kept"  # ジョーカーは残して、3sと4d捨て
             elif f.cards and not f.vetoed and not f.content:
                 c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
         if got is not None:
             c.kind, c.parsed = "action", got
             if c.ends_concessive:
                 c.kind = "declined"  # 「コールしたいけど」: an alternative considered
-        elif c.kind == "chat" and mentions(c.folded):
+        elif c.kind == "chat" and v.surface.search(c.folded):
             c.kind = "blocking"
-        elif c.kind == "chat" and _AMOUNT.fullmatch(c.folded.strip()):
+        elif c.kind == "chat" and _amount_re().fullmatch(c.folded.strip()):
             c.kind = "cards"  # 「八百、コールいたします」: read as one sentence
         elif c.kind == "chat" and _conditional(c):
             c.kind = "blocking"  # 「私なら、コール」: a hypothetical
@@ -772,6 +912,12 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         kept.append(c)
     # a clause that is only cards completes the action before it (エースだけ残します、As)
     acts = [c for c in kept if c.kind == "action"]
+    amended = _amended(clauses, last, kept)
+    if amended is not None:
+        return Reading(amended, False)
+    if any(c.kind == "kept" for c in kept) and not any(
+            c.parsed is not None and c.parsed.action == "discard" for c in acts):
+        return Reading(None, True)
     if any(c.kind == "blocking" for c in kept):
         return Reading(None, True)
     if not acts:
@@ -790,6 +936,6 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         return Reading(None, True)
     if advice is not None:
         others = [c.text for c in kept if c.kind == "chat"]
-        if others and advice("、".join(others)):
+        if others and advice(" ".join(others)):
             return Reading(None, True)
     return Reading(first, False)
