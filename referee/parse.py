@@ -299,8 +299,12 @@ def _parse(text: str, game: str) -> Parsed:
     norm = fold_nfkc(typed)
     if len(norm) <= MAX_ACTION_CHARS:
         parsed = _whole(typed, norm, game)
-        if parsed is None and clauses.gate(typed, _hands(game)):
-            parsed = _clauses(typed, game)
+        if parsed is None:
+            repaired = clauses.repair(typed)  # 一万二千まで, ちぇつく: the slips undone
+            if repaired != typed:
+                parsed = _whole(repaired, fold_nfkc(repaired), game)
+            if parsed is None and clauses.mentions(fold_nfkc(repaired), _hands(game)):
+                parsed = _clauses(typed, game)
         if parsed is not None:
             return parsed
     return _chat(typed, norm, game)

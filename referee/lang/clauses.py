@@ -87,6 +87,7 @@ class _Vocab:
     around_pos: frozenset[str]
     around_lemmas: frozenset[str]
     around_words: frozenset[str]
+    volitional: frozenset[str]
     veto_aux: frozenset[str]
     veto_particles: frozenset[str]
     veto_words: re.Pattern[str]
@@ -146,10 +147,17 @@ def _vocab() -> _Vocab:
     corrections = sorted({fold_nfkc(w) for w in vocab.strings(corr, "words", _DATA)},
                          key=len, reverse=True)
     small = []
+    table = _big()
     for w in vocab.strings(slips, "small_kana_words", _DATA):
-        big = w.translate(_big())
-        if big != w:
-            small.append((big, w))
+        at = [i for i, ch in enumerate(w) if ord(ch) in table]
+        for mask in range(1, 1 << len(at)):  # ちえっく, ちぇつく, ちえつく
+            chars = list(w)
+            for k, i in enumerate(at):
+                if mask >> k & 1:
+                    chars[i] = chr(table[ord(w[i])])
+            small.append(("".join(chars), w))
+        # a doubled last kana (ふぉーるどど)
+        small.append((w + w[-1], w))
     # the gate: the words, and the stems of the lemmas (上げ of 上げさせて, 乗 of 乗ります)
     kana = re.compile(f"[{_t('hiragana')}]$")
     stems = {lemma[:-1] if len(lemma) > 1 and kana.search(lemma) else lemma for lemma in lemmas}
@@ -160,6 +168,7 @@ def _vocab() -> _Vocab:
         around_lemmas=frozenset(vocab.strings(around, "verb_lemmas", _DATA))
         | frozenset(vocab.strings(around, "word_lemmas", _DATA)),
         around_words=frozenset(fold_nfkc(w) for w in vocab.strings(around, "words", _DATA)),
+        volitional=frozenset(fold_nfkc(w) for w in vocab.strings(around, "volitional", _DATA)),
         veto_aux=frozenset(vocab.strings(veto, "aux_lemmas", _DATA)),
         veto_particles=frozenset(vocab.strings(veto, "particle_lemmas", _DATA)),
         veto_words=re.compile("|".join(_word_re(w) for w in veto_words)),
@@ -318,7 +327,7 @@ def _cuts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     (「ハートのエース、キング、クイーンを残します」, 「アンティ千、AA五百」)."""
     jp = vocab.marks("japanese_class")
     long = vocab.marks("long_vowel")
-    clause = (rf"{_t('clause')}|(?<=[{jp}{long}])\s+(?=[{jp}])"
+    clause = (rf"{_t('clause')}|(?<=[{jp}{long}])(?:\s+|[{_t('wave')}]+)(?=[{jp}])"
               rf"|(?<=[{jp}{long}])[w{vocab.marks('laugh_word')}]+(?![a-z])")
     return re.compile(clause), re.compile(_t("sentence"))
 
@@ -431,7 +440,7 @@ def _card_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]
     gap = _t("card_gap")
     suit_first = re.compile(rf"(?P<suit>{suit}){gap}{of}?{gap}(?P<ranks>{rank}(?:{sep}{rank})*)")
     ranks_first = re.compile(rf"(?P<ranks>{rank}(?:{sep}{rank})*){gap}{of}{gap}(?P<suit>{suit})")
-    single = re.compile("(?<![a-z0-9])" + vocab.card_terminal())  # not the ts of "lets"
+    single = re.compile(vocab.card_terminal())
     return suit_first, ranks_first, single
 
 
@@ -474,8 +483,13 @@ def _cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
             except ValueError:
                 continue
             add(m.start(), m.end(), cards)
+    last_end = -1
     for m in single.finditer(folded):
         tok = m.group()
+        before = folded[m.start() - 1:m.start()]
+        if before.isascii() and before.isalnum() and m.start() != last_end:
+            continue  # not the ts of "lets"; but AhKh is two cards
+        last_end = m.end()
         if tok in cw.jokers:
             add(m.start(), m.end(), ["JK"])
             continue
@@ -505,6 +519,7 @@ class _Frame:
     declared: bool = False  # a word of doing or politeness (いたします, で参ります, っす)
     why: list[str] = field(default_factory=list)  # the words that made it content or vetoed
     weak: bool = False  # a pronoun or adverb that may point at someone else (ここは)
+    except_: bool = False  # 以外: the cards named are the others
 
 
 def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> _Frame:
@@ -590,8 +605,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             if i + n <= len(ws):
                 last = ws[i + n - 1]
                 surf = fold_nfkc(clause.text[s:last.start - clause.start + len(last.surface)])
-                if surf.strip() in v.around_words and not any(
-                        _is_veto(x, v) for x in ws[i:i + n]):
+                surf = surf.strip()
+                if (surf in v.volitional and not clause.question) or (
+                        surf in v.around_words and not any(_is_veto(x, v) for x in ws[i:i + n])):
                     break
         else:
             n = 0
@@ -617,6 +633,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             pass  # 一つ, 二回目: a count (an amount is read above)
         elif fold_nfkc(w.surface) in ranks:
             pass  # エースだけ残します、スペードのエース: the rank of a card named here
+        elif w.lemma in _tl("except"):
+            f.except_ = True
         elif not _is_around(w, v):
             f.content = True
             f.why.append(w.surface)
@@ -793,6 +811,12 @@ def _deuces(f: _Frame) -> Parsed | None:
     cards = [c for _, cs in f.cards for c in cs]
     if f.amounts:
         return None
+    if f.except_ and cards and kinds in ({"discard"}, {"discard", "all"}, {"keep"},
+                                          {"keep", "all"}):
+        # 7cと7s以外ぜんぶ捨て: keep the cards named; 7c以外残す: throw them
+        if "discard" in kinds:
+            return Parsed(kind="action", action="play", keep=cards, hand_info=True)
+        return Parsed(kind="action", action="play", discard=cards, hand_info=True)
     if kinds == {"stay"} and not cards:
         return Parsed(kind="action", action="play", discard=[])
     if kinds == {"keep"}:
@@ -821,9 +845,19 @@ def _deuces(f: _Frame) -> Parsed | None:
 
 
 def _amended(clauses: list[Clause], last: int, after: list[Clause]) -> Parsed | None:
-    """「アンティ1500、いや、500でお願いします」: a correction followed by a new amount only
-    amends the amount of the action before it."""
+    """「アンティ1500、いや、500でお願いします」: a correction followed by a new amount (or new
+    cards) only amends the amount (the cards) of the action before it."""
     if last < 1 or any(c.kind not in ("chat", "cards") for c in after):
+        return None
+    shown = [c for c in after if c.kind == "cards" and _cards_in(c.folded)]
+    before = [c for c in clauses[:last] if c.kind == "action" and c.parsed is not None]
+    if len(shown) == 1 and before:  # 「6cとJd捨て、あ、やっぱ6cだけ」: new cards
+        got = before[-1].parsed
+        assert got is not None
+        cards = [x for _, _, cs in _cards_in(shown[0].folded) for x in cs]
+        for key in ("cards", "discard", "keep"):
+            if getattr(got, key):
+                return got.model_copy(update={key: cards})
         return None
     amounts = [c for c in after if c.kind == "cards" or _amount_re().search(c.folded)]
     if len(amounts) != 1 or any(c.kind == "cards" and c is not amounts[0] for c in after):
@@ -835,10 +869,10 @@ def _amended(clauses: list[Clause], last: int, after: list[Clause]) -> Parsed | 
     value = amount_value(values[0])
     got = before[-1].parsed
     assert got is not None
-    key = "to" if got.to is not None else "amount" if got.amount is not None else None
-    if value is None or key is None:
+    slot = "to" if got.to is not None else "amount" if got.amount is not None else None
+    if value is None or slot is None:
         return None
-    return got.model_copy(update={key: value})
+    return got.model_copy(update={slot: value})
 
 
 # --- 4. resolve ---------------------------------------------------------------------------------
@@ -878,7 +912,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         got = None if c.question else grammar(c.text)
         if got is None and not c.question:
             f = frame(c, game, hands)
-            if f.actions or f.hand:
+            if {n for _, n in f.actions} - {"all"} or f.hand:
                 if f.vetoed or f.content:
                     c.kind = "blocking"
                 elif f.negated:
@@ -896,8 +930,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             c.kind, c.parsed = "action", got
             if c.ends_concessive:
                 c.kind = "declined"  # 「コールしたいけど」: an alternative considered
-        elif c.kind == "chat" and v.surface.search(c.folded):
-            c.kind = "blocking"
+        elif c.kind == "chat" and any(_SURFACE_NAMES[m.lastgroup or ""] != "all"
+                                      for m in v.surface.finditer(c.folded)):
+            c.kind = "blocking"  # an action word in a clause about something else
         elif c.kind == "chat" and _amount_re().fullmatch(c.folded.strip()):
             c.kind = "cards"  # 「八百、コールいたします」: read as one sentence
         elif c.kind == "chat" and _conditional(c):
