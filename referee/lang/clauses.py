@@ -96,6 +96,11 @@ class _Vocab:
     concessive: frozenset[str]
     declined: frozenset[str]
     declaring: frozenset[str]
+    dialect_endings: tuple[str, ...]
+    dialect_after_verb_only: frozenset[str]
+    negations: tuple[str, ...]
+    lone_corrections: frozenset[str]
+    openers: frozenset[str]
     counter_words: frozenset[str]
     declining: frozenset[str]
     weak: frozenset[str]
@@ -181,6 +186,16 @@ def _vocab() -> _Vocab:
         remark_particles=frozenset(vocab.strings(veto, "remark_particles", _DATA)),
         declining=frozenset(vocab.strings(d.get("declined", {}), "lemmas", _DATA)),
         weak=frozenset(vocab.strings(around, "weak_lemmas", _DATA)),
+        dialect_endings=tuple(sorted({fold_nfkc(w) for w in vocab.strings(
+            d.get("dialect", {}), "endings", _DATA)}, key=len, reverse=True)),
+        dialect_after_verb_only=frozenset(fold_nfkc(w) for w in vocab.strings(
+            d.get("dialect", {}), "after_verb_only", _DATA)),
+        negations=tuple(fold_nfkc(w) for w in vocab.strings(
+            d.get("dialect", {}), "negations", _DATA)),
+        lone_corrections=frozenset(fold_nfkc(w) for w in vocab.strings(
+            corr, "alone", _DATA)),
+        openers=frozenset(fold_nfkc(w) for w in vocab.strings(
+            d.get("dialect", {}), "openers", _DATA)),
         counter_words=frozenset(vocab.strings(nums, "counters", _DATA)) | {_t("counter")},
         numerals=dict(nums.get("digits", {})), units=dict(nums.get("units", {})),
         kanji=str(nums.get("kanji", "")),
@@ -403,7 +418,9 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     for c in out:
         head = next((w for w in ws if c.start <= w.start < c.start + len(c.text)
                      and w.pos not in (_SYMBOL, _BLANK)), None)
+        gap = text[merged[-1].start + len(merged[-1].text):c.start] if merged else ""
         if merged and head is not None and head.pos in (_AUX, _PARTICLE) and \
+                not _cuts()[1].search(gap) and \
                 fold_nfkc(head.surface) not in v.concessive and not v.corrections.match(
                     folded, head.start):
             prev = merged[-1]
@@ -413,6 +430,22 @@ def split(text: str, fine: bool = True) -> list[Clause]:
             continue
         merged.append(c)
     out = merged
+    split_out: list[Clause] = []
+    for c in out:
+        body = c.folded.lstrip()
+        lead = len(c.folded) - len(body)
+        word = next((w for w in sorted(v.lone_corrections, key=len, reverse=True)
+                     if body.startswith(w) and c.start + lead + len(w) in bounds), None)
+        if word is not None and len(body) > len(word):  # ちゃうちゃう700や
+            cut = lead + len(word)
+            first = Clause(c.text[:cut], c.folded[:cut], c.start, correction=True)
+            split_out += [first, Clause(c.text[cut:], c.folded[cut:], c.start + cut,
+                                       question=c.question)]
+            continue
+        if word is not None:
+            c.correction = True
+        split_out.append(c)
+    out = split_out
     if out:
         out[-1].last = True
     for c in out:
@@ -420,7 +453,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         stripped = c.folded.rstrip()
         c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
             and c.words[-1].pos == _PARTICLE
-        c.correction = any(
+        c.correction = c.correction or any(
             c.start + m.start() in bounds and c.start + m.end() in bounds
             and not any(a <= c.start + m.start() < b for a, b in words_at)
             for m in v.corrections.finditer(c.folded))
@@ -560,6 +593,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     for m in _amount_re().finditer(folded):
         if not free(m.start(), m.end()):
             continue
+        if folded.startswith(tuple(v.counter_words), m.end()):
+            continue  # この2枚, 2回目: a count, not chips
         value = amount_value(m.group())
         if value is None:
             f.content = True
@@ -573,6 +608,12 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             if folded.startswith(p, m.end()):
                 spans.append((m.end(), m.end() + len(p)))
                 break
+    # a dialect's sentence-final words after the action (コールたい, 捨てるけぇ, オープンや,
+    # レイズだがや): the analyser does not know them; they carry no content of their own
+    tail_at = _dialect_tail(folded)
+    if tail_at < len(folded):
+        spans.append((tail_at, len(folded)))
+        f.declared = True
     # the other words, one by one
     ws = clause.words
     cw = vocab.cards()
@@ -606,8 +647,10 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
                 last = ws[i + n - 1]
                 surf = fold_nfkc(clause.text[s:last.start - clause.start + len(last.surface)])
                 surf = surf.strip()
-                if (surf in v.volitional and not clause.question) or (
-                        surf in v.around_words and not any(_is_veto(x, v) for x in ws[i:i + n])):
+                # a written-out word over several of the analyser's words is taken as written
+                # (おなしゃす is no imperative of 成す); a single word must not be a veto
+                if (surf in v.volitional and not clause.question) or (surf in v.around_words and (
+                        n > 1 or not _is_veto(ws[i], v))):
                     break
         else:
             n = 0
@@ -651,13 +694,16 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         prev = w
         i += 1
     # a clause ending in the て of a request (オープンして, 全部残して) asks someone
-    tail = [w for w in ws if w.pos not in (_SYMBOL, _BLANK)]
+    tail = [w for w in ws if w.pos not in (_SYMBOL, _BLANK) and (
+        w.start - clause.start < tail_at)]  # (not the dialect's ending: 残すっちゃ)
     while len(tail) > 2 and tail[-1].pos2 == _FINAL:  # 見せてよ, 降りてね
         tail.pop()
     if clause.last and tail and tail[-1].pos == _PARTICLE and tail[-1].lemma in _tl("request") and \
             len(tail) > 1 and tail[-2].pos == _VERB:
         f.vetoed = True  # (残して、3sと4d捨て: a て that goes on is no request)
     gap = "".join(ch if free(k, k + 1) else " " for k, ch in enumerate(folded))
+    if any(n in gap for n in v.negations):
+        f.negated = True  # 見せへん, やんね: a dialect's negation
     starts = {w.start - clause.start for w in ws} | {0}
     if any(m.start() in starts or not gap[m.start() - 1:m.start()].strip()
            for m in v.veto_words.finditer(gap)):
@@ -673,10 +719,35 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     return f
 
 
+def _dialect_tail(folded: str) -> int:
+    """Where the dialect endings at the end of a clause begin (len when there are none)."""
+    v = _vocab()
+    end = len(folded.rstrip())
+    while True:
+        for w in v.dialect_endings:
+            if folded.startswith(w, end - len(w)) and end - len(w) > 0:
+                before = folded[end - len(w) - 1]
+                # after a word, not inside one: the kana before is no part of the ending
+                if w in v.dialect_after_verb_only and before not in _t("verb_endings"):
+                    continue
+                head = folded[:end - len(w)]
+                if w in _tl("wish_like") and before in _t("wish_stems"):
+                    continue  # 降りたい wishes; 勝負たい, しとくたい assert
+                if w in v.dialect_after_verb_only and head.endswith(_tl("remark_before")):
+                    continue  # コールですね remarks; 降りますね declares
+                end -= len(w)
+                break
+        else:
+            return end if end < len(folded.rstrip()) else len(folded)
+
+
 def _conditional(c: Clause) -> bool:
     """A clause of supposition (私なら, 若い頃でしたら): what follows is hypothetical."""
+    if fold_nfkc(c.folded.strip()) in _vocab().openers:
+        return False  # んだら、ほな: "well then" opens, it supposes nothing
     return any((w.pos == _PARTICLE and w.lemma in _tl("conditional")) or
-               (w.pos == _AUX and w.surface in _tl("conditional_aux"))
+               (w.pos == _AUX and w.surface in _tl("conditional_aux")) or
+               (w.pos in (_VERB, _AUX) and w.cform.startswith(_t("conditional_form")))
                for w in c.words)
 
 
@@ -685,6 +756,8 @@ def _is_veto(w: Word, v: _Vocab) -> bool:
         return True
     if w.pos == _PARTICLE and w.lemma in v.veto_particles:
         return True
+    if w.pos in (_VERB, _AUX) and w.cform.startswith(_t("conditional_form")):
+        return True  # わしなら, 降りれば: a supposition
     # an order (降りろ, チェックしとけ); not the ませ of くださいませ
     return w.pos in (_VERB, _AUX) and w.cform in v.imperative and w.lemma != _t("polite")
 
@@ -800,7 +873,7 @@ def _ante_aa(f: _Frame, kinds: set[str]) -> Parsed | None:
     if aa_amount is None or len(rest) > (1 if name == "ante" else 0):
         return None
     if name == "ante" and "ante" not in kinds and not rest:
-        return None
+        return Parsed(kind="action", action="ante", aa=aa_amount)  # AAも100: the side bet
     return Parsed(kind="action", action=name,
                   amount=rest[0] if rest else None, aa=aa_amount)
 
@@ -841,6 +914,41 @@ def _deuces(f: _Frame) -> Parsed | None:
         return Parsed(kind="action", action="play", discard=cards, hand_info=True)
     if not kinds and not cards and "play" in names:
         return Parsed(kind="action", action="play")
+    return None
+
+
+def _deuces_lists(plays: list[Parsed]) -> Parsed | None:
+    """「6dは残すわ。Tcと4hだけ捨てるわ」: cards kept and cards thrown, said apart, that agree
+    (no card in both): the cards thrown decide."""
+    if any(p.action != "play" or (p.keep is None and p.discard is None) for p in plays):
+        return None
+    kept = {c for p in plays for c in (p.keep or [])}
+    thrown = [c for p in plays for c in (p.discard or [])]
+    if kept & set(thrown) or not thrown or not kept:
+        return None
+    return Parsed(kind="action", action="play", discard=list(dict.fromkeys(thrown)),
+                  hand_info=True)
+
+
+def _filled(got: Parsed, kept: list[Clause], game: str) -> Parsed | None:
+    """「レイズしとくわ。千八百な」, 「オープン。ハートのAとKだけな」: the action's amount or
+    cards said in a clause of their own after it."""
+    extra = [c for c in kept if c.kind == "cards"]
+    if len(extra) != 1:
+        return None
+    text = extra[0].folded
+    cards = [x for _, _, cs in _cards_in(text) for x in cs]
+    amounts = [m.group() for m in _amount_re().finditer(text)]
+    if cards and not amounts and got.action in ("open", "fold", "muck") and not got.cards:
+        return got.model_copy(update={"cards": cards, "hand_info": True})
+    if len(amounts) == 1 and not cards:
+        value = amount_value(amounts[0])
+        if value is None:
+            return None
+        if got.action == "raise" and got.to is None and not got.pot:
+            return got.model_copy(update={"to": value})
+        if got.action in ("bet", "ante") and got.amount is None and not got.pot:
+            return got.model_copy(update={"amount": value})
     return None
 
 
@@ -924,7 +1032,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                     c.kind = "action" if got is not None else "blocking"
                     if got is None and game == "seven" and {n for _, n in f.actions} == {"keep"}:
                         c.kind = "kept"  # ジョーカーは残して、3sと4d捨て
-            elif f.cards and not f.vetoed and not f.content:
+            elif (f.cards or f.amounts) and not f.vetoed and not f.content:
                 c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
         if got is not None:
             c.kind, c.parsed = "action", got
@@ -960,14 +1068,29 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     first = acts[0].parsed
     assert first is not None
     rest = [c.parsed for c in acts[1:] if c.parsed is not None]
+    if game == "holdem_aa" and rest and all(p.action == "ante" for p in [first, *rest]):
+        # アンティ200どす。AAも100置かしてもらいます: the ante and the side bet, apart
+        amounts = {p.amount for p in [first, *rest]} - {None}
+        sides = {p.aa for p in [first, *rest]} - {None}
+        if len(amounts) <= 1 and len(sides) <= 1:
+            first = first.model_copy(update={"amount": next(iter(amounts), None),
+                                             "aa": next(iter(sides), None)})
+            rest = []
     # 「降ります。A♠だけ見せます」: a fold or muck, then the cards it shows
     if first.action in ("fold", "muck") and not first.cards and rest and all(
             p.action == "open" and p.cards and p.cards == rest[0].cards for p in rest):
         first = first.model_copy(update={"cards": rest[0].cards, "hand_info": True})
         rest = []
+    if game == "deuces" and rest:
+        merged = _deuces_lists([first, *rest])
+        if merged is not None:
+            first, rest = merged, []
     if any(p != first for p in rest):
         return Reading(None, True)
-    if any(c.kind == "cards" for c in kept):
+    filled = _filled(first, kept, game)
+    if filled is not None:
+        first = filled
+    elif any(c.kind == "cards" for c in kept):
         return Reading(None, True)
     if advice is not None:
         others = [c.text for c in kept if c.kind == "chat"]
