@@ -35,6 +35,7 @@ from kanjize import kanji2number
 from referee.actions import Parsed
 from referee.cards import RANKS, SUITS, card_str, make
 from referee.lang import vocab
+from referee.lang.decor import drop_emoji
 from referee.lang.normalize import fold_nfkc
 from referee.lang.tokens import amount_value, card_token
 from referee.lang.words import Word, words
@@ -246,6 +247,7 @@ def _repairs() -> tuple[re.Pattern[str], ...]:
 def repair(text: str) -> str:
     """``text`` (NFKC) with the slips of ``grammar/clauses.toml`` undone."""
     v = _vocab()
+    text = drop_emoji(text)
     for wrong, right in v.slips:
         if wrong in text:
             text = text.replace(wrong, right)
