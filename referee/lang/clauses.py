@@ -239,18 +239,37 @@ def _repairs() -> tuple[re.Pattern[str], ...]:
         re.compile(rf"(?<=[{kata}{long}])[{_t('dash_slips')}](?=[{kata}]|$|\s)"),  # コ一ル
         re.compile(rf"(?<=[{kana}])n$"),  # おーるいn
         re.compile(rf"(?<=[{kana}])[a-mo-z]$"),  # ふぉーるどd: a key hit with the IME off
-        re.compile(rf"(?<=[{_t('stretch_after')}])[{_t('stretch_marks')}]+"
+        re.compile(rf"(?:(?<=[{_t('stretch_after')}])|(?<=[a-zA-Z]))[{_t('stretch_marks')}]+"
                    rf"(?=[\s{re.escape(vocab.marks('trailing') + _t('question'))}]*$)"),  # ますぅ〜
     )
+
+
+@cache
+def _face_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    jp = vocab.marks("japanese_class")
+    cw = vocab.cards()
+    known = rf"\x00-\x7f{jp}{cw.symbols}{vocab.marks('long_vowel')}{_t('wave')}{_t('own_marks')}"
+    foreign = re.compile(rf"[^{known}\s]")  # ٩ ᗜ ꒳ ˙ (and ٩ is a digit to \d)
+    # a bracket of marks only, a face: (*´꒳`*) (ﾟ∀ﾟ) (^^;
+    face = re.compile(rf"[(][^(){jp}a-zA-Z0-9]{{0,12}}[)]?")
+    return foreign, face
+
+
+def _faces(text: str) -> str:
+    if text.isascii():
+        return text
+    foreign, face = _face_patterns()
+    return face.sub(" ", foreign.sub("", text))
 
 
 def repair(text: str) -> str:
     """``text`` (NFKC) with the slips of ``grammar/clauses.toml`` undone."""
     v = _vocab()
-    text = drop_emoji(text)
+    text = drop_emoji(text, blank=True)
     for wrong, right in v.slips:
         if wrong in text:
             text = text.replace(wrong, right)
+    text = _faces(text)
     dash, stray_n, stray, stretch = _repairs()
     text = dash.sub(vocab.marks("long_vowel"), text)
     text = stray.sub("", stray_n.sub(_t("n"), text))
@@ -344,7 +363,7 @@ def _cuts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     (「ハートのエース、キング、クイーンを残します」, 「アンティ千、AA五百」)."""
     jp = vocab.marks("japanese_class")
     long = vocab.marks("long_vowel")
-    clause = (rf"{_t('clause')}|(?<=[{jp}{long}])(?:\s+|[{_t('wave')}]+)(?=[{jp}])"
+    clause = (rf"{_t('clause')}|(?<=[{jp}{long}0-9])(?:\s|[{_t('wave')}])+(?=[{jp}])"
               rf"|(?<=[{jp}{long}])[w{vocab.marks('laugh_word')}]+(?![a-z])")
     return re.compile(clause), re.compile(_t("sentence"))
 
@@ -358,6 +377,8 @@ class Clause:
     ends_concessive: bool = False
     correction: bool = False  # holds a word taking back what came before
     last: bool = False  # the message's last clause
+    musing: bool = False  # an action only wondered about (しよっかな)
+    made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None
     words: tuple[Word, ...] = field(default=())
@@ -383,9 +404,10 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     cuts: list[tuple[int, int]] = []  # (end of clause, start of next)
     for m in _cuts()[0 if fine else 1].finditer(text):
         cuts.append((m.start(), m.end()))
-    # a conjunction of concession ends a clause (コールしたいけど、/ 申し上げたいところですが)
+    # a conjunction of concession or reason ends a clause (コールしたいけど、/ スリーペアだから)
     for w in ws:
-        if w.pos == _PARTICLE and w.pos2 == _CONJUNCTIVE and fold_nfkc(w.surface) in v.concessive:
+        if w.pos == _PARTICLE and w.pos2 == _CONJUNCTIVE and (
+                fold_nfkc(w.surface) in v.concessive or w.lemma in _tl("reason")):
             end = w.start + len(w.surface)
             cuts.append((end, end))
     # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words
@@ -550,11 +572,14 @@ class _Frame:
     negated: bool = False
     vetoed: bool = False
     content: bool = False
-    made: str = ""  # まで / に after an amount: a make
     declared: bool = False  # a word of doing or politeness (いたします, で参ります, っす)
     why: list[str] = field(default_factory=list)  # the words that made it content or vetoed
     weak: bool = False  # a pronoun or adverb that may point at someone else (ここは)
+    polite: bool = False  # an auxiliary, a declaring particle or 宣言 (a hand named needs one)
     except_: bool = False  # 以外: the cards named are the others
+    musing: bool = False  # かな: wondering, the only veto
+    made: bool = False  # a verb of making a hand (出来る, 来る, 揃う)
+    these: bool = False  # これ / この2枚: the cards named in another clause
 
 
 def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> _Frame:
@@ -595,17 +620,15 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     for m in _amount_re().finditer(folded):
         if not free(m.start(), m.end()):
             continue
-        if folded.startswith(tuple(v.counter_words), m.end()):
-            continue  # この2枚, 2回目: a count, not chips
+        if any(w.start - clause.start == m.end() and w.surface in v.counter_words
+               for w in clause.words):
+            continue  # この2枚, 2回目: a count, not chips (but AA100つけて is chips)
         value = amount_value(m.group())
         if value is None:
             f.content = True
             continue
         f.amounts.append((m.start(), value))
         spans.append(m.span())
-        after = folded[m.end():m.end() + 3].lstrip()
-        if after.startswith(_tl("make")):
-            f.made = after[:2]
         for p in v.points:
             if folded.startswith(p, m.end()):
                 spans.append((m.end(), m.end() + len(p)))
@@ -615,12 +638,12 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     tail_at = _dialect_tail(folded)
     if tail_at < len(folded):
         spans.append((tail_at, len(folded)))
-        f.declared = True
+        f.declared = f.polite = True
     # the other words, one by one
     ws = clause.words
     cw = vocab.cards()
     held = {c[0].lower() for _, cs in f.cards for c in cs}
-    ranks = {w for w, r in cw.rank_of.items() if r in held} | {r for r in held if r.isdigit()}
+    ranks = {w for w, r in cw.rank_of.items() if r in held} | held  # エース, A, 9
     i = 0
     prev: Word | None = None
     while i < len(ws):
@@ -667,6 +690,10 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if w.pos == _PARTICLE and w.lemma in _tl("topic") and any(
                 a <= before < b for a, b in keyword_spans) and ws[i - 1].pos != _VERB:
             f.weak = True  # エクストラは…: talk about the action, unless declared
+        if w.lemma in _tl("made_verbs"):
+            f.made = True
+        if w.pos == _PARTICLE and w.lemma in _tl("musing") and not f.vetoed:
+            f.musing = True
         if _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
             if w.lemma in v.declined and w.pos == _AUX:
                 f.negated = True
@@ -689,10 +716,13 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
                 f.negated = True
         elif w.pos in _CONTENT_POS and w.lemma in v.weak:
             f.weak = True
+        if w.lemma in _tl("these"):
+            f.these = True
         elif w.pos == _AUX or w.lemma in v.declaring or (
                 w.pos == _PARTICLE and w.lemma in _tl("declaring_end") and w is ws[-1]) or (
                 w.pos2 == _FINAL and prev is not None and prev.pos in (_VERB, _AUX)):
             f.declared = True
+            f.polite = f.polite or w.pos in (_AUX, _PARTICLE) or w.lemma in v.declaring
         prev = w
         i += 1
     # a clause ending in the て of a request (オープンして, 全部残して) asks someone
@@ -1022,18 +1052,23 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         got = None if c.question else grammar(c.text)
         if got is None and not c.question:
             f = frame(c, game, hands)
+            c.musing = f.musing
+            if f.hand and not f.actions and f.made:
+                c.made_hand = f.hand
             if {n for _, n in f.actions} - {"all"} or f.hand:
                 if f.vetoed or f.content:
                     c.kind = "blocking"
                 elif f.negated:
                     c.kind = "declined"
-                elif (f.weak or (f.hand and not f.actions)) and not f.declared:
+                elif (f.weak and not f.declared) or (f.hand and not f.actions and not f.polite):
                     c.kind = "blocking"  # 「ここはコール」: nothing says it is their own act
                 else:
                     got = _build(f, game)
                     c.kind = "action" if got is not None else "blocking"
                     if got is None and game == "seven" and {n for _, n in f.actions} == {"keep"}:
                         c.kind = "kept"  # ジョーカーは残して、3sと4d捨て
+                    if got is None and f.these and not f.cards:
+                        c.kind = "these"  # 「2hと4s！これ捨て！」
             elif (f.cards or f.amounts) and not f.vetoed and not f.content:
                 c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
         if got is not None:
@@ -1052,10 +1087,20 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     live = clauses[last + 1:]
     kept: list[Clause] = []
     for i, c in enumerate(live):
-        if c.ends_concessive and any(x.kind == "action" for x in live[i + 1:]):
-            continue
+        later = any(x.kind == "action" for x in live[i + 1:])
+        if (c.ends_concessive or c.musing) and later:
+            continue  # 「オープンしよっかな…うん、オープン」: the thought, then the decision
         kept.append(c)
     # a clause that is only cards completes the action before it (エースだけ残します、As)
+    these = [c for c in kept if c.kind == "these"]
+    shown = [c for c in kept if c.kind == "cards" and _cards_in(c.folded)]
+    if len(these) == 1 and len(shown) == 1 and not any(c.kind == "action" for c in kept):
+        c = these[0]
+        joined = Clause(shown[0].text + " " + c.text, shown[0].folded + " " + c.folded,
+                        shown[0].start, words=shown[0].words + c.words)
+        got = _build(frame(joined, game, hands), game)
+        if got is not None:
+            return Reading(got, False)
     acts = [c for c in kept if c.kind == "action"]
     amended = _amended(clauses, last, kept)
     if amended is not None:
@@ -1063,6 +1108,10 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     if any(c.kind == "kept" for c in kept) and not any(
             c.parsed is not None and c.parsed.action == "discard" for c in acts):
         return Reading(None, True)
+    declared = {c.parsed.hand for c in acts if c.parsed is not None and c.parsed.hand}
+    for c in kept:  # 「ビッグハウスできた〜！ビッグハウスで！」: the hand made, then declared
+        if c.kind == "blocking" and c.made_hand is not None and c.made_hand in declared:
+            c.kind = "chat"
     if any(c.kind == "blocking" for c in kept):
         return Reading(None, True)
     if not acts:

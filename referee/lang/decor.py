@@ -69,12 +69,14 @@ def strip_tail(norm: str) -> str:
         norm = s
 
 
-def drop_emoji(text: str) -> str:
-    """``text`` without emoji (card suits kept)."""
+def drop_emoji(text: str, blank: bool = False) -> str:
+    """``text`` without emoji (card suits kept); with ``blank``, each emoji is a blank (an
+    emoji ends what was said before it: 「ふぉーるど😢 次がんばろ」)."""
     if _MAYBE_EMOJI.search(text) is None:
         return text
+    gone = " " if blank else ""
     return str(emoji.replace_emoji(
-        text, replace=lambda chars, _data: chars if chars.rstrip("\ufe0f") in _SUITS else ""
+        text, replace=lambda chars, _data: chars if chars.rstrip("\ufe0f") in _SUITS else gone
     ))
 
 
