@@ -535,7 +535,7 @@ class Referee:
         return events
 
     def _reveal(self, ctx: _Ctx, table: Table) -> None:
-        """After ``hand_end``: the seed, the entropy and the deck (CONTRACTS §3 ``deal_reveal``),
+        """After ``hand_end``: the seed, the entropy and the deck (``deal_reveal``, contracts §3),
         and the seed in the room, so anyone can check the commitment and re-derive the deck."""
         p, table.dealt = table.dealt, None
         if p is None or p.derived is None:

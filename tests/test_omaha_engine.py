@@ -1,10 +1,10 @@
 """The omaha engine driven directly (real engine, real definitions, real evaluator; no mocks).
 
-One test per rule of RULES.md `omaha` that the engine decides: pot-limit arithmetic (the seed's two
-examples), resolution and refusals, blinds and the button, short all-ins, side pots, rake, showdown
-order, odd chips, conversion, hand bonus, bankruptcy, World newcomers, every flying-action case,
-the operations and the dealing-mistake procedures; then property tests (chip conservation, refused
-actions leave no trace).
+One test per rule of docs/rules.md `omaha` that the engine decides: pot-limit arithmetic
+(the seed's two examples), resolution and refusals, blinds and the button, short all-ins, side
+pots, rake, showdown order, odd chips, conversion, hand bonus, bankruptcy, World newcomers, every
+flying-action case, the operations and the dealing-mistake procedures; then property tests (chip
+conservation, refused actions leave no trace).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """omaha end to end: every transcript in tests/transcripts/omaha/ is replayed through the real
 service pipeline (parser, resolution, engine), exactly as ``referee replay`` does.
 
-Each ``NAME.txt`` ends with its expectations, written by hand from RULES.md (the arithmetic is in
-the transcript's ``##`` comments above them), in the one format of tests/transcript_expect.py:
+Each ``NAME.txt`` ends with its expectations, written by hand from docs/rules.md (the arithmetic is
+in the transcript's ``##`` comments above them), in the one format of tests/transcript_expect.py:
 - ``## expect KIND key=value …``: partial events (only the keys given are compared) that must
   appear in this order;
 - ``## absent KIND key=value …``: partial events that must not appear at all;

@@ -45,7 +45,7 @@ What lives here, and the rulings it implements (docs/rules.md, seeds):
   credited and booked, then ``house``, ``hand_end`` and the bankruptcies/leaves, in that order,
   in every house game.
 
-Events added here (CONTRACTS.md §3 allows new kinds): ``joker`` (player, payout, restore, ante,
+Events added here (docs/contracts.md §3 allows new kinds): ``joker`` (player, payout, restore, ante,
 bets), ``house`` (hand, staked, paid, result), ``compensation`` (player, payout and the per-bet
 breakdown: a dealing mistake's guaranteed payout).
 """
