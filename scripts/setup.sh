@@ -3,6 +3,8 @@
 #   scripts/setup.sh          what the main job needs (the terminal table on SQLite)
 #   scripts/setup.sh --analysis  that plus `referee analyze` (numpy, matplotlib, tqdm)
 #   scripts/setup.sh --console   the main job plus the moderators' web console (`referee console`)
+#   scripts/setup.sh --dev    the Python packages the tests need (test tools and every extra), no
+#                             servers and no root: what `scripts/test.sh --quick` runs with
 #   scripts/setup.sh --test   everything the tests need: test tools, the Matrix, IRC, analysis
 #                             and console extras, ngIRCd, InspIRCd + Atheme (Debian packages),
 #                             Synapse (its own venv, .venv-synapse), the matrix-js-sdk test
@@ -20,7 +22,7 @@ if [ "${1:-}" = "--analysis" ]; then
     extras="[analysis]"
     stamp=.venv/.installed-analysis
 fi
-if [ "${1:-}" = "--test" ]; then
+if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--dev" ]; then
     extras="[test,matrix,irc,analysis,console]"
     stamp=.venv/.installed-test
 elif [ "${1:-}" = "--console" ]; then

@@ -259,6 +259,7 @@ def source(c: Console, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         conn.close()
 
 
+@pytest.mark.browser
 def test_bank_ranking_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     body = page(browser, console, "/referee/bank_ranking")
     assert "バンク残高ランキング" in body
@@ -278,6 +279,7 @@ def test_bank_ranking_in_browser(console: Console, browser: Any, tmp_path: Path)
     assert "バンク残高" in body and "没収ポイント" in body
 
 
+@pytest.mark.browser
 def test_player_penalties_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     expected = source(console, "SELECT kind, points, chips FROM penalties WHERE player = 'alice'"
                       " ORDER BY id DESC")
@@ -305,6 +307,7 @@ def test_player_penalties_in_browser(console: Console, browser: Any, tmp_path: P
     assert "プレイヤー別の履歴" in body and "ペナルティ" in body and "バンク取引" in body
 
 
+@pytest.mark.browser
 def test_hand_page_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     conn = sqlite3.connect(console.console_db)
     (hand_id,) = conn.execute(
@@ -329,6 +332,7 @@ def test_hand_page_in_browser(console: Console, browser: Any, tmp_path: Path) ->
     assert "フロップ: 2♣ 7♦ 9♥" in body and "あなたの手札" not in body
 
 
+@pytest.mark.browser
 def test_write_refused_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By

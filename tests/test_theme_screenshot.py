@@ -42,6 +42,9 @@ def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
+pytestmark = pytest.mark.browser
+
+
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
     with browser("--force-device-scale-factor=1", window="1200,400") as drv:

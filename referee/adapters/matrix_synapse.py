@@ -52,6 +52,12 @@ def venv_python() -> Path:
     return VENV / "bin" / "python"
 
 
+def installed() -> bool:
+    """Whether the pinned Synapse is in its venv (``install`` puts it there)."""
+    stamp = VENV / ".installed"
+    return stamp.exists() and stamp.read_text().strip() == SYNAPSE_REQUIREMENT
+
+
 def ensure_installed(quiet: bool = True) -> float:
     """Install Synapse into its own venv unless already there; returns the seconds it took."""
     stamp = VENV / ".installed"
