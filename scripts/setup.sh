@@ -43,7 +43,7 @@ if [ "${1:-}" = "--test" ]; then
     bash scripts/chromium.sh install || echo "setup.sh: chromium not installed; the console browser tests will fail" >&2
     # The Matrix tests' homeserver: Synapse in its own venv (its pins never meet ours); a stamp
     # file makes this a no-op once done (~60-110 s the first time).
-    .venv/bin/python -m referee.adapters.matrix_synapse install
+    .venv/bin/python tests/matrix/synapse_server.py install
     # The Element-like test players: matrix-js-sdk with its Rust crypto (wasm), from npm, exactly
     # as pinned by tests/matrix/js/package-lock.json; again only when the lock file changed.
     js=tests/matrix/js

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test commands (README, .ci/run).
 #   bash scripts/test.sh [PYTEST ARGS]          everything, as CI runs it: setup (the Debian
-#       packages need root), lint, type-check, every test spread over the cores (pytest-xdist),
-#       then the wheel check (scripts/wheel_check.sh)
+#       packages need root), lint, type-check, the wheel check (scripts/wheel_check.sh), then
+#       every test spread over the cores (pytest-xdist)
 #   bash scripts/test.sh --quick [PYTEST ARGS]  the one-minute loop: lint and every test that
 #       needs no server, browser or long analysis (markers server, browser, slow); setup of the
 #       Python packages only (setup.sh --dev), no root
@@ -24,4 +24,6 @@ fi
 bash scripts/setup.sh --test
 .venv/bin/ruff check referee tests bench
 .venv/bin/mypy referee
+# The wheel, installed into a clean venv outside the checkout, runs hand / parse / replay.
+bash scripts/wheel_check.sh
 .venv/bin/python -m pytest -n "$jobs" --dist loadfile "$@"

@@ -31,10 +31,11 @@ import pytest
 from browser_helpers import chromium
 
 from referee.adapters.transcript import replay
+from referee.resources import EXAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = [
-    ROOT / "data" / "leak-example.txt",  # first: its !dismiss names the flags it raises
+    EXAMPLES / "leak-example.txt",  # first: its !dismiss names the flags it raises
     *sorted((ROOT / "tests" / "transcripts" / "service").glob("*.txt")),
     *(ROOT / "tests" / "transcripts" / "omaha" / f"{name}.txt" for name in (
         "showdown_side_pots", "showdown_world", "misdeal", "exposed_card", "exposed_hand",

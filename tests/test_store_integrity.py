@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 from crash_transcript import omaha_transcript
 
+from referee.resources import EXAMPLES
 from referee.store import Store
 from referee.store.integrity import Backups, backup, check
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "data" / "omaha-example.txt"
+EXAMPLE = EXAMPLES / "omaha-example.txt"
 
 
 def referee(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -26,9 +26,9 @@ from typing import Any
 import nio
 import pytest
 from needs import need
+from synapse_server import Synapse, User, installed
 
 from referee.adapters.matrix import ENCRYPTION, share_keys
-from referee.adapters.matrix_synapse import Synapse, User, installed
 
 ROOT = Path(__file__).resolve().parents[2]
 ENCRYPTED_DM = ENCRYPTION  # initial state of an end-to-end encrypted room

@@ -15,9 +15,8 @@ import pytest
 from matrix_helpers import BotProcess, run, wait_for
 from signedjson.key import decode_verify_key_bytes
 from signedjson.sign import verify_signed_json
+from synapse_server import Synapse
 from unpaddedbase64 import decode_base64
-
-from referee.adapters.matrix_synapse import Synapse
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(300)]
 

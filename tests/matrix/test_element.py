@@ -14,8 +14,8 @@ import pytest
 from js_player import JsPlayer, js_ready
 from matrix_helpers import BotProcess, Player, Table, cards_in, run, wait_for
 from needs import need
+from synapse_server import Synapse
 
-from referee.adapters.matrix_synapse import Synapse
 from referee.lang.catalog import messages
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(400)]
