@@ -234,7 +234,7 @@ def cmd_backup(args: argparse.Namespace) -> None:
     from referee.store.integrity import backup
 
     try:
-        dest = backup(Path(args.db), Path(args.dest), wait=args.wait)
+        dest = backup(Path(args.db), args.dest, wait=args.wait)  # str: a trailing / is a directory
     except StoreError as e:
         _fail(str(e))
     except OSError as e:
@@ -596,7 +596,8 @@ def build_parser() -> argparse.ArgumentParser:
     bk.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     bk.add_argument("--wait", type=float, default=60.0,
                     help="seconds to wait for a replay that holds the file (default 60)")
-    bk.add_argument("dest", help="the copy's file name, or a directory for a time-stamped copy")
+    bk.add_argument("dest", help="the copy's file name, or a directory (existing, or ending in /)"
+                    " for a time-stamped copy")
     bk.set_defaults(func=cmd_backup)
 
     sc = sub.add_parser("irc-secret", help="set a player's IRC secret (read from stdin)")
