@@ -2,8 +2,8 @@
 echo bot on the same homeserver in the same run (target: median ratio <= 1.5).
 
     .venv/bin/python bench/matrix_latency.py [--rounds 30]
-    .venv/bin/python bench/matrix_latency.py --history 50000 [--keep DIR]   # issue 21
-    .venv/bin/python bench/matrix_latency.py --rooms 10                     # issue 21
+    .venv/bin/python bench/matrix_latency.py --history 50000 [--keep DIR]
+    .venv/bin/python bench/matrix_latency.py --rooms 10
 
 ``--history N``: the referee bot runs twice in the same Synapse run, on an empty database and on
 one holding N earlier omaha hands (filled by ``referee replay --db``, plus the ~18 delivered
@@ -218,8 +218,8 @@ async def rooms_cpu(hs: Synapse, rooms: int, rounds: int, workdir: Path,
 
 
 def history_db(hands: int, where: Path) -> Path:
-    """A referee database with ``hands`` omaha hands and the delivered outbox rows a bot of
-    before issue 21 would have kept for them (~18 a hand)."""
+    """A referee database with ``hands`` omaha hands and the delivered outbox rows a bot that
+    never pruned its outbox would have kept for them (~18 a hand)."""
     import sqlite3
 
     sys.path.insert(0, str(ROOT / "bench"))

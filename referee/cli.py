@@ -210,7 +210,7 @@ def cmd_check(args: argparse.Namespace) -> None:
     try:
         report = check(Path(args.db))
         if args.snapshots and report.ok:
-            # slow, on demand (issue 21): the newest snapshot plus the inputs after it must
+            # slow, on demand: the newest snapshot plus the inputs after it must
             # give the same state as a full re-run of the log
             from referee.adapters import snapshot_differences
             from referee.store import Store

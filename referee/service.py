@@ -296,7 +296,7 @@ class Referee:
             self._track_processed = True
             self._rebuilding = False
 
-    # --- snapshots (issue 21) -----------------------------------------------------------------
+    # --- snapshots --------------------------------------------------------------------------------
     # What a snapshot leaves out: the wiring given at construction (the store, the random
     # source, the configured moderators -- the moderators that inputs named are kept), the
     # processed ids (the store has them) and the bank's ledger (the store keeps it; the balances

@@ -1,4 +1,4 @@
-"""The shape issue #20 asks of the code, checked on the source so it stays that way:
+"""The code's shape, checked on the source so it stays that way:
 
 * no write to an object's ``__dict__`` or to pydantic's ``__pydantic_fields_set__`` /
   ``__pydantic_extra__`` anywhere under ``referee/`` (speed comes from the design);

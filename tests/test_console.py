@@ -1,4 +1,4 @@
-"""``referee console`` (issue 18): the real console on a random local port, over a database filled
+"""``referee console``: the real console on a random local port, over a database filled
 by replaying transcripts, driven in headless Chromium (Debian's, through Debian's chromedriver;
 ``scripts/chromium.sh``), plus the HTTP API and the exports.
 
@@ -284,7 +284,7 @@ def test_bank_ranking_in_browser(console: Console, browser: Any, tmp_path: Path)
 def test_player_penalties_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     expected = source(console, "SELECT kind, points, chips FROM penalties WHERE player = 'alice'"
                       " ORDER BY id DESC")
-    assert len(expected) >= 2  # a leak and an all-in FA (issue 13 charges only exact cards)
+    assert len(expected) >= 2  # a leak and an all-in FA (only cards named exactly are charged)
     body = page(browser, console, f"/referee/penalties?{q('プレイヤー')}=alice")
     assert "ペナルティ" in body
     hs = headers(browser)

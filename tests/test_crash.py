@@ -79,7 +79,7 @@ def _state(db: Path) -> dict[str, Any]:
 
 def _resumed_state(db: Path) -> dict[str, Any]:
     """The referee as a restart brings it back: from the newest snapshot plus the inputs after
-    it (issue 21)."""
+    it."""
     with Store(db) as s:
         assert s.latest_snapshot() is not None  # the killed runs left snapshots behind
         ref = Referee()

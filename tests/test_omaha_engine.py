@@ -535,7 +535,7 @@ def test_fa_call_still_valid_is_applied() -> None:
 
 def test_a_refused_flying_fold_is_not_counted() -> None:
     """A flying fold that shows cards the player does not hold is refused whole: no count, no
-    fold (the check used to come after the count)."""
+    fold (the cards are checked before the flying action is counted)."""
     eng = table(3)
     deal(eng, {"alice": "Ah Ad Kc Qc"})
     assert "一致しません" in refused(eng, "alice", "fold", cards=["2s"])

@@ -42,7 +42,7 @@ def test_every_transcript_has_expectations() -> None:
     assert len(CASES) >= 20
     for name in CASES:
         assert parse((DIR / f"{name}.txt").read_text(encoding="utf-8")), name
-    assert not list(DIR.glob("*.json")), "expectations live in the transcript (issue #20)"
+    assert not list(DIR.glob("*.json")), "expectations live in the transcript"
 
 
 def test_rejected_actions_change_nothing() -> None:

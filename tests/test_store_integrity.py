@@ -1,4 +1,4 @@
-"""Integrity and back-ups (issue 15, item 5) on real SQLite files and the real ``referee``
+"""Integrity and back-ups on real SQLite files and the real ``referee``
 command: a corrupted page makes every command stop with one line (exit 2), ``check`` tells a
 sound database from damaged books, and a back-up taken while the database is written is a
 consistent copy that passes ``check`` and holds every committed input."""
@@ -238,7 +238,7 @@ def test_backup_command_into_a_directory(tmp_path: Path) -> None:
 
 
 def test_check_snapshots_against_a_full_rerun(tmp_path: Path) -> None:
-    """``check --snapshots`` (issue 21, slow, on demand): the newest snapshot plus the tail must
+    """``check --snapshots`` (slow, on demand): the newest snapshot plus the tail must
     equal a full re-run of the log; a snapshot that disagrees makes it exit 1 naming what."""
     import pickle
 

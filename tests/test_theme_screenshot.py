@@ -1,4 +1,4 @@
-"""The Matrix formatting of cards reads on Element's light and dark themes (issue #14): a hand
+"""The Matrix formatting of cards reads on Element's light and dark themes: a hand
 message as the bot formats it (:func:`referee.adapters.matrix_render.render`) is rendered by
 headless Chromium (Debian's, as the console's browser tests) on each theme's background and text
 colour, screenshotted, and every card glyph's pixels are measured: the glyph's strongest colour

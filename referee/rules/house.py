@@ -162,7 +162,7 @@ def names(players: list[str]) -> str:
 
 
 def announce_compensation(e: Compensation) -> Say:
-    """A dealing mistake's guarantee to one player, with the figures (issue #14): the total and
+    """A dealing mistake's guarantee to one player, with the figures: the total and
     the payout of every bet (「aliceさん: 保障配当 600（アンティ 200・AA 400）」)."""
     bets = text("house.bets_sep").join(
         text("house.compensation_bet", bet=text(f"house.bet_{k}"), payout=v)

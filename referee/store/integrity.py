@@ -50,7 +50,7 @@ def quick_check(conn: sqlite3.Connection, path: str | Path) -> None:
 
 class BackgroundCheck:
     """:func:`quick_check` of a database file on a thread and a read-only connection of its
-    own, so a bot's start-up (snapshot + tail, issue 21) does not wait for a read of the whole
+    own, so a bot's start-up (snapshot + tail) does not wait for a read of the whole
     file; the bot asks :meth:`result` before it goes online."""
 
     def __init__(self, path: str | Path) -> None:

@@ -1,4 +1,4 @@
-"""The bot's own cross-signing identity (issue #22) on the real Synapse: uploaded on the first
+"""The bot's own cross-signing identity on the real Synapse: uploaded on the first
 login (the sub-keys signed by the master key, the device by the self-signing key), unchanged and
 not re-uploaded by a restart, a new device signed with the same identity after the olm store is
 reset, and a lost identity replaced through the password's interactive auth."""

@@ -1,5 +1,5 @@
 """Players on the client stack Element runs -- matrix-js-sdk with its Rust crypto -- against the
-bot on the real Synapse (issue #22): hole cards decrypt in Element's default mode and in
+bot on the real Synapse: hole cards decrypt in Element's default mode and in
 "exclude insecure devices" (OnlySignedDevicesIsolationMode) because the bot's device is signed by
 its owner's cross-signing identity; a player whose client withholds the room key from the bot
 gets a Japanese notice instead of silence, and their next message, keys shared, is processed."""
