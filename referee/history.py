@@ -144,7 +144,7 @@ class HistoryBook:
         self._done: dict[str, deque[HandRecord]] = {}
         self._blobs: dict[int, bytes] = {}  # id(finished record) -> its pickle (see below)
 
-    # --- snapshots (issue 21): taken at every hand end, so a finished hand -- which no longer
+    # --- snapshots: taken at every hand end, so a finished hand -- which no longer
     # changes, but for omaha's OPEN after a fold -- is pickled once and its bytes reused; the
     # snapshot then costs the hands since the last one, not the whole book.
     def __getstate__(self) -> dict[str, Any]:
