@@ -674,15 +674,12 @@ def test_skeleton_parse_equals_direct_parse(text: str, game: str) -> None:
         bare = decor.strip(nfkc(text).lstrip())
         core = _strip_tail(bare) if bare else ""
         direct = _parse_skeleton.__wrapped__(core, game) if core else None
-    if direct is None:  # then the clause reader (referee.lang.clauses), uncached
-        from referee.lang import clauses
-        from referee.parse import _clauses, _hands
+    if direct is None:  # then the repaired text and the clause reader: as parse, uncached
+        from referee.parse import _parse
 
-        norm = normalize(text).lstrip()
-        read = len(norm) <= MAX_ACTION_CHARS and clauses.gate(nfkc(text).lstrip(), _hands(game))
-        clause = _clauses(nfkc(text).lstrip(), game) if read else None
-        direct = None if clause is None else {
-            k: v for k, v in clause.to_json().items() if k not in ("kind", "hand_info", "advice")}
+        again = _parse(text, game).to_json()
+        direct = None if again["kind"] != "action" else {
+            k: v for k, v in again.items() if k not in ("kind", "hand_info", "advice")}
     if direct is None:
         assert got.kind == "chat"
     else:
