@@ -161,7 +161,7 @@ def _open(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: 
     carried = ref.carried.get(game)
     if carried is not None:  # what the last table of this game handed on (deuces' bonus area)
         engine.carry(carried)
-    ref.tables[room] = Table(room, game, options, engine, auto=auto == "on", live=True)
+    ref.open_table(ctx, Table(room, game, options, engine, auto=auto == "on", live=True))
     ref._say(ctx, text("opened", game=engine.definition.name,
                        auto=text("opened_auto") if auto == "on" else ""))
 

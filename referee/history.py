@@ -63,13 +63,14 @@ def _fields(ev: Event) -> dict[str, Any]:
     return ev.__dict__
 
 
-def hand_seats(engine: Engine, before: dict[str, int]) -> HandSeats:
-    """The ``hand_seats`` event of a hand just started (``before``: stacks before the deal):
-    the players the engine lists for the history, with their stakes."""
+def hand_seats(engine: Engine, before: dict[str, int], table: int | None = None) -> HandSeats:
+    """The ``hand_seats`` event of a hand just started at ``table`` (``before``: stacks before
+    the deal): the players the engine lists for the history, with their stakes."""
     seats = [{"seat": s.seat, "player": s.name, "chips": before.get(s.name, s.chips)}
              for s in engine.history_seats()]
     return HandSeats(hand=engine.hand_no, game=engine.definition.id, seats=seats,
-                     stakes=engine.stakes(), limit=str(engine.options.get("limit", "")))
+                     stakes=engine.stakes(), limit=str(engine.options.get("limit", "")),
+                     table=table)
 
 
 _BOT_CARD = re.compile(r"(10|[2-9JQKA])([♠♥♦♣])|JK")

@@ -66,6 +66,8 @@ from referee.events import (
     RankChange,
     Rejected,
     Say,
+    TableClosed,
+    TableOpened,
     TournamentEnd,
 )
 from referee.events import FlagDecided as FlagDecided
@@ -128,6 +130,7 @@ class Table:
     live: bool = False
     fair: PendingDeal | None = None
     dealt: PendingDeal | None = None
+    id: int = 0  # the table_open event's number (Referee.open_table)
 
 
 @dataclass(slots=True)
@@ -191,6 +194,7 @@ class Referee:
         self._rebuilding = False  # a rebuild: an input without recorded seeds commits nothing
         # Finished hands, public parts only (``!hand N``; referee.history).
         self.history = HistoryBook()
+        self.tables_opened = 0  # the last table_open's number
 
     # --- entry points ----------------------------------------------------------------------
     def handle(self, incoming: Incoming) -> list[Event]:
@@ -460,7 +464,23 @@ class Referee:
         self._carry_over(table)
         if self.tables.get(table.room) is table:
             del self.tables[table.room]
+        self._emit(ctx, [TableClosed(table=table.id, room=table.room)])
         self._say(ctx, catalog.text("closed"))
+
+    def open_table(self, ctx: _Ctx, table: Table) -> None:
+        """Seat ``table`` in its room with the next table number, and say so in a
+        ``table_open`` event (a table the room had is closed first: a directive replaces it)."""
+        old = self.tables.get(table.room)
+        if old is not None:
+            self._emit(ctx, [TableClosed(table=old.id, room=old.room)])
+        self.tables_opened += 1
+        table.id = self.tables_opened
+        self.tables[table.room] = table
+        options = dict(table.options)
+        if table.auto:
+            options["auto"] = "on"
+        self._emit(ctx, [TableOpened(table=table.id, room=table.room, game=table.game,
+                                     options=options)])
 
     # --- commit–reveal dealing (referee.fairness, docs/fairness.md) ---------------------------
     def _commit(self, ctx: _Ctx, table: Table) -> None:
@@ -533,7 +553,7 @@ class Referee:
         events = table.engine.start_hand(deal)
         at = next((i for i, e in enumerate(events) if e.event == "hand_start"), None)
         if at is not None:
-            events.insert(at + 1, hand_seats(table.engine, before))
+            events.insert(at + 1, hand_seats(table.engine, before, table.id))
         return events
 
     def _reveal(self, ctx: _Ctx, table: Table) -> None:
@@ -604,7 +624,7 @@ class Referee:
             # A directive sets the scene: it replaces whatever table the room had (a transcript
             # run against a database that an earlier transcript left mid-hand must not fail).
             options = {str(k): str(v) for k, v in dict(args.get("options", {})).items()}
-            self.tables[room] = Table(room, game, options, create(game, options))
+            self.open_table(ctx, Table(room, game, options, create(game, options)))
         elif name == "moderator":
             self.moderators.add(str(args["name"]))
         elif name == "bank":

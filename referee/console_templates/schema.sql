@@ -30,7 +30,7 @@ CREATE TABLE hands (
     "公開された手札" TEXT,
     "アクション" TEXT,
     "ポット" TEXT,
-    "レーキ" INTEGER,
+    "レイク" INTEGER,
     "精算" TEXT,
     "終了時スタック" TEXT
 );

@@ -16,7 +16,7 @@ from typing import Literal
 
 from referee.cards import JOKER, Card, card_str, cards_str, pretty
 from referee.definitions import DeucesRules
-from referee.events import ActionEvent, Event, Say, Settle
+from referee.events import ActionEvent, Event, Say, Settle, Shown
 from referee.lang.catalog import text
 from referee.rules.base import Engine, IllegalAction
 from referee.rules.clock import WaitClock
@@ -167,6 +167,8 @@ class DeucesHand(Engine):
         for p in active:
             # the hands are opened in the room (seed ④), so a dealt joker is announced only now
             p.shown = list(p.cards)
+            out.append(Shown(player=p.name, seat=p.seat, cards=cards_str(p.cards),
+                             why="showdown"))
             out.append(Say(to="room", text=text("deuces.opened", seat=p.seat, player=p.name,
                                                 cards=show(p.cards))))
             for c in p.cards:
@@ -196,6 +198,7 @@ class DeucesHand(Engine):
                 continue
             if p is None and not h.dealer_opened:
                 h.dealer_opened = True
+                out.append(Shown(player=DEALER, cards=cards_str(h.dealer), why="showdown"))
                 out.append(Say(to="room", text=text("deuces.dealer_hand", cards=show(h.dealer))))
             events, waiting = self._dedupe(p, h.check, first=first, default=default)
             out += events
@@ -249,6 +252,7 @@ class DeucesHand(Engine):
             label = names([p.name]) if p is not None else text("deuces.dealer")
             out += [
                 Duplicate(player=who, card=card_str(card), replacement=card_str(new), check=check),
+                Shown(player=who, cards=cards_str(cards), why="showdown"),
                 Say(to="room", text=text("deuces.duplicate", who=label, card=pretty(card),
                                          new=pretty(new))),
             ]
@@ -303,6 +307,8 @@ class DeucesHand(Engine):
         checked = [p for p in h.players if p.status == "played"]  # from the button
         for p in checked:
             p.shown = list(p.cards)
+            out.append(Shown(player=p.name, seat=p.seat, cards=cards_str(p.cards),
+                             why="showdown"))
             out.append(Say(to="room", text=text("deuces.hand", player=p.name,
                                                 cards=show(p.cards))))
             for _ in range(jokers.get(p.name, 0)):
