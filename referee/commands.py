@@ -400,5 +400,6 @@ def _hand(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: 
     """A finished hand of this room, built from what the room saw (referee.history)."""
     from referee.history import hand_command
 
-    for line in hand_command(ref.history, room, args):
+    t = ref.tables.get(room)
+    for line in hand_command(ref.history, room, args, t.id if t is not None else None):
         ref._say(ctx, line, to=to)

@@ -118,11 +118,14 @@ class BonusArea(Event):
 
 
 class Say(Event):
-    """A message the bot sends: ``to`` is ``room`` or a player's name (a private message)."""
+    """A message the bot sends: ``to`` is ``room`` or a player's name (a private message).
+    ``cards``: the cards a private message tells the player (their hand, a replacement), so
+    that ``referee verify`` checks them without reading the text."""
 
     event: Literal["say"] = "say"
     to: str
     text: str
+    cards: list[str] | None = None
 
 
 class Leave(Event):

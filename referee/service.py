@@ -736,8 +736,9 @@ class Referee:
             if held:
                 from referee.cards import pretty
 
-                self._say(ctx, catalog.text("private_cards",
-                                            cards=" ".join(pretty(c) for c in held)), to=sender)
+                self._emit(ctx, [Say(to=sender, text=catalog.text(
+                    "private_cards", cards=" ".join(pretty(c) for c in held)),
+                    cards=[card_str(c) for c in held])])
             elif table.engine.in_hand and table.engine.is_seated(sender):
                 self._say(ctx, catalog.text("private_not_dealt"), to=sender)
             else:

@@ -155,7 +155,8 @@ class DeucesHand(Engine):
             p.cards = list(p.dealt)
             p.held = list(p.dealt)
             p.status = "deciding"
-            out.append(Say(to=p.name, text=text("deuces.your_cards", cards=show(p.cards))))
+            out.append(Say(to=p.name, text=text("deuces.your_cards", cards=show(p.cards)),
+                           cards=cards_str(p.cards)))
         kept = self._dealer_way(list(h.dealer))
         if take(h.dealer, kept) is None:  # pragma: no cover - a strategy bug, not a table state
             raise ValueError(f"dealer strategy kept cards it does not hold: {cards_str(kept)}")
@@ -301,7 +302,8 @@ class DeucesHand(Engine):
             q = by_name[who]
             q.cards.append(c)
             q.held.append(c)
-            out.append(Say(to=q.name, text=text("deuces.refill", card=pretty(c))))
+            out.append(Say(to=q.name, text=text("deuces.refill", card=pretty(c)),
+                           cards=[card_str(c)]))
             if c == JOKER:
                 jokers[who] = jokers.get(who, 0) + 1
         checked = [p for p in h.players if p.status == "played"]  # from the button

@@ -320,7 +320,7 @@ class HoldemAAEngine(HouseEngine):
         out: list[Event] = []
         for s in self.seats.values():
             out.append(Say(to=s.name, text=text("holdem_aa.your_hand", hand=self.hand_no,
-                                                cards=show(s.cards))))
+                                                cards=show(s.cards)), cards=cards_str(s.cards)))
         out.append(BoardDealt(street="flop", cards=cards_str(self.board[:3]),
                               board=cards_str(self.board[:3])))
         out.append(Say(to="room", text=text("holdem_aa.flop", cards=show(self.board[:3]),

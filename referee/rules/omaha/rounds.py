@@ -136,7 +136,7 @@ class OmahaRounds(OmahaShowdown):
         )))
         for p in self.players:
             events.append(say(p.name, msg("omaha.your_cards", hand=str(self.hand_no),
-                                          cards=show(p.hole))))
+                                          cards=show(p.hole)), p.hole))
         # the first clock reading after the deal starts the turn (a deal carries no time, and
         # the previous message's time could be long ago)
         self._clock.restart(None)

@@ -46,8 +46,11 @@ def word(key: str) -> str:
     return msg(key)
 
 
-def say(to: str, text: str) -> Say:
-    return Say(to=to, text=text)
+def say(to: str, text: str, cards: list[Card] | None = None) -> Say:
+    """A message; ``cards``: the cards a private one tells (the ``say`` event's ``cards``)."""
+    if cards is None:
+        return Say(to=to, text=text)
+    return Say(to=to, text=text, cards=cards_str(cards))
 
 
 def shown(player: str, cards: list[Card], why: ShownWhy, klass: str | None = None) -> Shown:
