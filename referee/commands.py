@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee import guide
 from referee.definitions import GAME_IDS
+from referee.events import Seated
 from referee.lang.catalog import excerpt, text
 from referee.parse import command_name
 from referee.rules import IllegalAction, OptionError, create
@@ -206,7 +207,7 @@ def _sit(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: s
     if buy.chips <= 0:
         raise IllegalAction("sit_no_points", points=points)
     events = eng.sit(seat, sender, buy.chips)
-    ref._emit(ctx, events)
+    ref._emit(ctx, [*events, Seated(player=sender, seat=seat, chips=buy.chips)])
     if buy.points:  # (a free tournament takes nothing)
         ref._bank_change(ctx, sender, -buy.points, buy.reason, buy.reason)
     if not any(e.event == "say" for e in events):
@@ -241,7 +242,13 @@ def _target(ref: Referee, sender: str, args: list[str], what: str) -> str:
 @command("bank", others=True)
 def _bank(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
     who = _target(ref, sender, args, "what_bank")
-    ref._say(ctx, text("bank_balance", player=who, points=ref.bank.balance(who)), to=to)
+    line = text("bank_balance", player=who, points=ref.bank.balance(who))
+    held = ref.table_chips(who)
+    if held:
+        line += text("bank_at_tables", tables=text("bank_at_table_sep").join(
+            text("bank_at_table", room=r, chips=c) if r else text("bank_at_table_here", chips=c)
+            for r, c in held.items()))
+    ref._say(ctx, line, to=to)
 
 
 @command("penalties", others=True)

@@ -128,6 +128,16 @@ class Say(Event):
     cards: list[str] | None = None
 
 
+class Seated(Event):
+    """A player sat down at the room's table with ``chips`` (the service, after the engine
+    seated them): with ``hand_end`` stacks and ``leave``, what a player holds at a table."""
+
+    event: Literal["seated"] = "seated"
+    player: str
+    seat: int
+    chips: int
+
+
 class Leave(Event):
     event: Literal["leave"] = "leave"
     player: str

@@ -66,6 +66,7 @@ from referee.events import (
     RankChange,
     Rejected,
     Say,
+    Seated,
     TableClosed,
     TableOpened,
     TournamentEnd,
@@ -390,6 +391,11 @@ class Referee:
         listed = getattr(self.persistence, "input_ids", None)
         return self.processed | set(listed()) if callable(listed) else set(self.processed)
 
+    def table_chips(self, player: str) -> dict[str, int]:
+        """The chips ``player`` holds at each room's table (not yet in the bank)."""
+        return {room: t.engine.stacks()[player] for room, t in sorted(self.tables.items())
+                if player in t.engine.stacks()}
+
     def is_moderator(self, name: str) -> bool:
         return name in self.moderators
 
@@ -635,8 +641,11 @@ class Referee:
             self._set_rank(ctx, str(args["name"]), str(args.get("mark", "")))
         elif name == "seat":
             t = self._table(room)
-            self._emit(ctx, t.engine.sit(int(args["seat"]), str(args["name"]),
-                                         int(args["chips"]), bool(args.get("npc", False))))
+            seat, who, chips = int(args["seat"]), str(args["name"]), int(args["chips"])
+            npc = bool(args.get("npc", False))
+            self._emit(ctx, t.engine.sit(seat, who, chips, npc))
+            if not npc:
+                self._emit(ctx, [Seated(player=who, seat=seat, chips=chips)])
         elif name == "button":
             self._table(room).engine.set_button(int(args["seat"]))
         elif name == "bonus":
