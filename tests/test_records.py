@@ -109,7 +109,7 @@ def test_text_output(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
                    '  stacks={"alice": 3100, "bob": 0}  started=m2  ended=m5']
     main(["records", "--db", str(db), "bank"])
     assert capsys.readouterr().out.splitlines() == [
-        "player=alice  balance=30000", "player=bob  balance=19000"]
+        "player=alice  balance=30000  at_table=0", "player=bob  balance=19000  at_table=0"]
 
 
 def test_ledger_kind_in_the_library(db: Path) -> None:
