@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee.cards import parse_card, pretty
 from referee.events import Event, HandSeats
-from referee.lang.catalog import text
+from referee.lang.catalog import messages, text
 
 if TYPE_CHECKING:
     from referee.rules.base import Engine
@@ -304,6 +304,17 @@ def settle_line(game: str, s: dict[str, Any]) -> str:
 
 def _who(player: str) -> str:
     return text("hand_dealer") if player == "dealer" else player
+
+
+def shown_item(game: str, d: dict[str, Any]) -> str:
+    """A ``shown`` event as the records write it: 「bob K♥ K♦ 8♣ 4♣（ワンペア）」, a fold's or a
+    muck's shown cards marked so (「carol Q♥（マック）」)."""
+    item = text("hand_shown_item", player=_who(str(d.get("player", ""))),
+                cards=_pretty([str(c) for c in d.get("cards", [])]))
+    if d.get("hand_class"):
+        item += text("hand_settle_class", hand=_class_name(game, str(d["hand_class"])))
+    why = f"hand_shown_{d.get('why')}"
+    return item + (text(why) if why in messages() else "")
 
 
 def summary_lines(rec: HandRecord) -> list[str]:

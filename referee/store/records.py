@@ -39,9 +39,8 @@ def query(store: Store, kind: str, player: str | None = None) -> list[dict[str, 
     params: dict[str, Any] = {} if player is None else {"player": player}
     if kind == "bank":
         held = at_tables(store)
-        rows = [{**r, "at_table": held.chips(r["player"])} for r in db.query(
+        return [{**r, "at_table": held.chips(r["player"])} for r in db.query(
             f"SELECT x.player, x.balance FROM bank x{where} ORDER BY x.player", params)]
-        return rows
     if kind == "ledger":
         return store.ledger(player)
     if kind == "penalties":
