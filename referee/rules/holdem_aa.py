@@ -407,7 +407,7 @@ class HoldemAAEngine(HouseEngine):
                 Settle(player=s.name, result=result, payout=total, ante=ante_p, call=call_p,
                        aa=aa_pay[s.name], hand=hv.klass, dealer_class=dealer_hv.klass)
             )
-        out.append(settlement_line(out))
+        out.append(settlement_line(out, "holdem_aa"))
         return out + self._finish(out)
 
     # --- operations ----------------------------------------------------------------------
