@@ -178,6 +178,10 @@ class Referee:
     ) -> None:
         self.moderators: set[str] = set(moderators)
         self._configured = frozenset(self.moderators)  # the rest came from inputs (# moderator:)
+        # The adapter's configuration as the inputs recorded it (``config`` directives, see
+        # :meth:`record_configuration`): a re-run without the adapter gets it from the log.
+        self.recorded_moderators: frozenset[str] = frozenset()
+        self.configurations = 0  # config inputs so far (their ids)
         self.persistence = persistence
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self.tables: dict[str, Table] = {}
@@ -324,7 +328,8 @@ class Referee:
         referee's own database, which is trusted like the code."""
         state = {k: v for k, v in vars(self).items() if k not in self._NOT_SNAPSHOTTED}
         state["bank_balances"] = self.bank.balances()
-        state["named_moderators"] = sorted(self.moderators - self._configured)
+        state["named_moderators"] = sorted(
+            self.moderators - self._configured - self.recorded_moderators)
         return snapshot_version(), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 
     def restore(self, version: str, state: bytes) -> None:
@@ -346,7 +351,7 @@ class Referee:
             setattr(self, key, value)
         self.discipline.ref = self  # not pickled (see Discipline.__getstate__)
         self.bank = bank
-        self.moderators = set(self._configured) | named
+        self.moderators = set(self._configured) | self.recorded_moderators | named
 
     # --- state queries ---------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -395,6 +400,17 @@ class Referee:
         """The chips ``player`` holds at each room's table (not yet in the bank)."""
         return {room: t.engine.stacks()[player] for room, t in sorted(self.tables.items())
                 if player in t.engine.stacks()}
+
+    def record_configuration(self) -> Outcome | None:
+        """Save the adapter's configuration (the moderators it was started with) as an input,
+        when it differs from what the inputs last recorded: the state a full re-run needs
+        (``referee check --snapshots``, ``referee verify``) is then in the log itself. The
+        adapters call it once the store's inputs are re-run (:func:`referee.adapters.resume`)."""
+        given = frozenset(self._configured)
+        if given == self.recorded_moderators:
+            return None
+        return self.process(Directive(f"config:{self.configurations + 1}", "", "config",
+                                      {"moderators": sorted(given)}))
 
     def is_moderator(self, name: str) -> bool:
         return name in self.moderators
@@ -633,6 +649,11 @@ class Referee:
             self.open_table(ctx, Table(room, game, options, create(game, options)))
         elif name == "moderator":
             self.moderators.add(str(args["name"]))
+        elif name == "config":
+            self.configurations += 1
+            given = frozenset(str(m) for m in args.get("moderators", []))
+            self.moderators = (self.moderators - self.recorded_moderators) | given
+            self.recorded_moderators = given
         elif name == "bank":
             player, points = str(args["name"]), int(args["points"])
             self._bank_change(ctx, player, points - self.bank.balance(player), "transcript",
