@@ -19,6 +19,7 @@ import pytest
 from cli_helpers import run_cli
 from deal_helpers import ROOM, Driver
 
+import referee
 from referee.adapters.transcript import read, replay, replay_events, run
 from referee.events import Event, event_json
 from referee.history import HistoryBook, summary_lines, to_json
@@ -27,7 +28,7 @@ from referee.service import Referee
 from referee.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
-PACKAGE = REPO / "referee"
+PACKAGE = Path(referee.__file__).resolve().parent
 TRANSCRIPTS = REPO / "tests" / "transcripts"
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
