@@ -46,6 +46,26 @@ class _Hand:
 
 
 
+def cards_sent(ev: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """The cards an event put before someone, as (``room`` or the player told, cards): the
+    typed record of what the room was shown (``board``, ``shown``, ``exposed``, a misdeal's
+    burned hand, a burned board card) and of what a private message told (a ``say``'s
+    ``cards``); None for an event that shows no card. Never read from a sentence."""
+    kind = ev.get("event")
+    if kind == "say":
+        cards = ev.get("cards")
+        return (str(ev.get("to", "")), [str(c) for c in cards]) if cards else None
+    if kind == "board":
+        return "room", [str(c) for c in ev.get("cards", [])]
+    if kind in ("shown", "exposed", "showdown"):
+        return "room", [str(c) for c in ev.get("cards", [])]
+    if kind == "misdeal":
+        return "room", [str(c) for c in ev.get("burned", [])]
+    if kind == "burned":
+        return "room", [str(ev.get("card", ""))]
+    return None
+
+
 def _within(cards: Sequence[str], pool: Sequence[str]) -> str | None:
     """A card of ``cards`` that ``pool`` cannot supply (counting copies), else None."""
     have = Counter(pool)

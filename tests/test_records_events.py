@@ -457,3 +457,35 @@ def test_house_results_say_why() -> None:
 
     assert lines and all(any(f"の{n}" in t for n in NAMES["seven"].values()) or "フォールド" in t
                          for t in lines)
+
+
+def test_cards_sent_reads_what_each_event_put_before_someone() -> None:
+    """verify.cards_sent: a private message's cards are the player's own (or the spare shoe's),
+    the room is shown only the board and hands their owners showed -- from typed events."""
+    from referee.verify import cards_sent
+
+    checked = 0
+    for game in ("omaha", "holdem_aa", "deuces", "seven"):
+        d = Driver(game, 90, players=3)
+        for _ in range(3):
+            d.hand()
+        evs = _json(d.events)
+        for rev in (e for e in evs if e["event"] == "deal_reveal"):
+            dealt = rev["dealt"]
+            start = next(i for i, e in enumerate(evs) if e["event"] == "hand_start"
+                         and e["hand"] == rev["hand"])
+            spare = set(dealt.get("shoe", []))
+            for e in evs[start: evs.index(rev)]:
+                sent = cards_sent(e)
+                if sent is None:
+                    continue
+                to, cards = sent
+                if to != "room":
+                    assert set(cards) <= set(dealt["hands"][to]) | spare, (game, e)
+                elif e["event"] == "shown" and e["player"] in dealt["hands"]:
+                    own = set(dealt["hands"][e["player"]]) | spare
+                    assert set(cards) <= own, (game, e)
+                elif e["event"] == "board":
+                    assert set(cards) <= set(dealt.get("board", [])) | spare, (game, e)
+                checked += 1
+    assert checked > 30
