@@ -248,8 +248,14 @@ def test_verify_db_passes_with_settled_house_hands_and_fails_on_a_tampered_one(
 def test_check_snapshots_passes_on_a_replayed_database(tmp_path: Path) -> None:
     db = tmp_path / "replay.db"
     with open(tmp_path / "out.jsonl", "w") as out:
-        for path in [*GAMES_SHOWN, TRANSCRIPTS / "service" / "holdem_aa_leak.txt"]:
+        for path in [*GAMES_SHOWN, TRANSCRIPTS / "service" / "holdem_aa_leak.txt",
+                     TRANSCRIPTS / "seven" / "results.txt",
+                     *sorted((TRANSCRIPTS / "deuces").glob("*.txt"))[:2]]:
             replay(path, db=db, out=out)
+    with Store(db) as s:
+        games = {e["game"] for (raw,) in s.conn.execute("SELECT events FROM inputs")
+                 for e in json.loads(raw) if e["event"] == "hand_seats"}
+    assert games == {"omaha", "holdem_aa", "seven", "deuces"}
     code, _, err = run_cli(["check", "--db", str(db), "--snapshots"])
     assert code == 0, err
     code, _, err = run_cli(["verify", "--db", str(db)])
@@ -264,6 +270,15 @@ PLAY = [
     "bob: !sit",
     "dealer: !deal",
     "bob: フォールド",
+    "dealer: !close",
+    "dealer: !open holdem_aa",
+    "alice: !sit",
+    "bob: !sit",
+    "dealer: !deal",
+    "alice: アンティ100",
+    "bob: アンティ100",
+    "alice: コール",
+    "bob: コール",
 ]
 
 
@@ -278,7 +293,10 @@ def test_check_snapshots_passes_on_a_terminal_database(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     with Store(db) as s:
         first = s.inputs()[0]
+        settled = [e for (raw,) in s.conn.execute("SELECT events FROM inputs")
+                   for e in json.loads(raw) if e["event"] == "settle"]
     assert first["kind"] == "directive" and first["name"] == "config"
+    assert {e["player"] for e in settled} == {"alice", "bob"}  # a holdem_aa hand was settled
     code, _, err = run_cli(["check", "--db", str(db), "--snapshots"])
     assert code == 0, err
     code, _, err = run_cli(["verify", "--db", str(db)])
