@@ -3,11 +3,11 @@
 A :class:`HistoryBook` is fed every input's events (the service does it, live and on a rebuild;
 ``referee history`` feeds it a database's event log). It keeps, per hand, the seats and stacks
 before the deal (the service's ``hand_seats`` event), the actions, the board (``board``
-events), the cards **shown in the room** (``shown``, ``muck``, ``exposed``, deuces'
-``duplicate`` replacements), the pots, the settlement and the stacks after. It reads typed
-events only -- never a sentence the bot said, a private message, a deal or a ``deal_reveal``
-(which would tell mucked and folded hands): a card is in a history only if the room was shown
-it.
+events), the cards **shown in the room** (``shown``: deuces shows a hand again after each
+duplicate card is replaced; ``muck``, ``exposed``), the pots, the settlement and the stacks
+after. It reads typed events only -- never a sentence the bot said, a private message, a deal
+or a ``deal_reveal`` (which would tell mucked and folded hands): a card is in a history only if
+the room was shown it.
 
 A hand is known by its table (``table_open``'s number, in ``hand_seats``), its number at that
 table and its game: numbers restart at every table opened in a room.
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 #: The event kinds a history is made of (every other kind is skipped at a set lookup).
 _KINDS = frozenset({"hand_start", "hand_seats", "action", "board", "shown", "muck", "exposed",
-                    "duplicate", "pot", "rake", "settle", "hand_end"})
+                    "pot", "rake", "settle", "hand_end"})
 #: Settle fields a history keeps besides player, result and payout.
 _SETTLE_KEYS = ("ante", "call", "aa", "bets", "hand", "dealer_class", "wins", "dealer_hand",
                 "dealer_fold")
@@ -118,11 +118,6 @@ def _read(rec: HandRecord, kind: str, d: dict[str, Any]) -> None:
                             "player": player, "cards": cards})
     elif kind == "exposed":
         rec.shown[str(d["player"])] = list(d["cards"])
-    elif kind == "duplicate":  # deuces: an identical card replaced in a shown hand
-        held = rec.shown.get(str(d["player"]))
-        if held is not None and d.get("card") in held:
-            at = len(held) - 1 - held[::-1].index(str(d["card"]))
-            held[at] = str(d["replacement"])
     elif kind == "muck":
         rec.log.append({"kind": "muck", "player": d["player"]})
 
