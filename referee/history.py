@@ -237,11 +237,13 @@ class HistoryBook:
 def hand_command(book: HistoryBook, room: str, args: list[str],
                  table: int | None = None) -> list[str]:
     """``!hand N``: the lines to post (only what was shown) of hand N at the room's table
-    ``table`` (its current one), or why not."""
-    if len(args) != 1 or not args[0].lstrip("#").isdigit():
+    ``table`` (its current one), or why not; ``!hand T-N``: hand N of the room's table T."""
+    arg = args[0].lstrip("#") if len(args) == 1 else ""
+    at, _, number = arg.rpartition("-")
+    if not number.isdigit() or (at and not at.isdigit()):
         return [text("hand_usage")]
-    n = int(args[0].lstrip("#"))
-    rec = book.find(room, n, table)
+    n = int(number)
+    rec = book.find(room, n, int(at) if at else table)
     if rec is None:
         return [text("hand_unknown", hand=str(n))]
     return summary_lines(rec)

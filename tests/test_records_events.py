@@ -341,6 +341,9 @@ def test_hand_command_answers_for_the_rooms_current_table() -> None:
     out = d.say("zed", "!hand 1")
     first = next(e for e in out if e.event == "say").text  # type: ignore[attr-defined]
     assert first.startswith("テーブル2・ハンド#1 ホールデムAA")
+    out = d.say("zed", "!hand 1-1")  # the room's earlier table
+    first = next(e for e in out if e.event == "say").text  # type: ignore[attr-defined]
+    assert first.startswith("テーブル1・ハンド#1 オマハ")
 
 
 # --- one word per action, bet and result -----------------------------------------------------
