@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from referee.at_table import AtTable
-from referee.history import action_line, settle_line, shown_item
+from referee.history import action_line, game_name, settle_line, shown_item
 from referee.lang.catalog import chips, messages, text
 from referee.store.schema import _V2 as _PROJECTION_TABLES
 from referee.store.schema import (
@@ -138,7 +138,7 @@ class _Hand:
             self.id, text("console_hand_label", room=self.room, hand=self.number,
                           table=self.table if self.table is not None else "",
                           when=(self.start or "")[5:16]), self.room, self.table,
-            self.game, self.number, self.start, self.end, self.button,
+            game_name(self.game), self.number, self.start, self.end, self.button,
             ", ".join(self.players) or None, self.board,
             " / ".join(self.shown.values()) or None,
             " / ".join(self.actions) or None, " / ".join(self.pots) or None, self.rake,
@@ -402,7 +402,7 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
     for room, game in games.items():
         tables.setdefault(room, [game, 0, None, None])
     out.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?)",
-                    [(room, *t) for room, t in tables.items()])
+                    [(room, game_name(t[0]), *t[1:]) for room, t in tables.items()])
     built.hands = next_hand - 1
     _records(mem, out, contexts, ledger, bank, rank_events, built, held)
     return built

@@ -262,7 +262,8 @@ def _class_name(game: str, code: str) -> str:
     return NAMES.get(game, {}).get(code, "") or text("hand_class_unknown")
 
 
-def _game_name(game: str) -> str:
+def game_name(game: str | None) -> str:
+    """A game's name as people read it (the definition's ``name``), never its id."""
     from referee.definitions import GAME_IDS, load
 
     return load(game).name if game in GAME_IDS else text("hand_game_unknown")
@@ -338,7 +339,7 @@ def summary_lines(rec: HandRecord) -> list[str]:
     pots += [settle_line(rec.game, s) for s in rec.settles]
     if rec.rake:
         pots.append(text("hand_rake", rake=rec.rake))
-    header = text("hand_header", hand=str(rec.hand), game=_game_name(rec.game))
+    header = text("hand_header", hand=str(rec.hand), game=game_name(rec.game))
     if rec.table is not None:
         header = text("hand_header_table", table=str(rec.table), header=header)
     if rec.button:

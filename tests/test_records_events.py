@@ -159,8 +159,11 @@ def test_the_console_takes_the_game_from_the_table_not_from_what_was_typed(
         other("carol", "!open omaha")
     conn = _console(db, tmp_path)
     games = dict(conn.execute("SELECT テーブル, ゲーム FROM tables"))
-    assert games == {ROOM: "omaha", "!other": "holdem_aa"}
-    assert [g for (g,) in conn.execute("SELECT ゲーム FROM hands")] == ["omaha"]
+    from referee.history import game_name
+
+    assert games == {ROOM: game_name("omaha"), "!other": game_name("holdem_aa")}
+    assert [g for (g,) in conn.execute("SELECT ゲーム FROM hands")] == [game_name("omaha")]
+    assert game_name("omaha") != "omaha"  # a name people read, never the id
 
 
 def test_console_hand_page_in_the_rooms_words(tmp_path: Path) -> None:
