@@ -7,14 +7,35 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from referee.definitions import GAME_IDS
 
-DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "referee.db"
+
+def default_db(environ: Mapping[str, str] | None = None) -> Path:
+    """The database a command uses without ``--db``: ``REFEREE_DB``, else ``referee.db`` in the
+    user's data directory (``$XDG_DATA_HOME/referee``, by default ``~/.local/share/referee``;
+    ``%LOCALAPPDATA%\\referee`` on Windows, ``~/Library/Application Support/referee`` on macOS),
+    never inside the installed package. ``scripts/run.sh`` passes ``data/referee.db`` of the
+    checkout."""
+    env = os.environ if environ is None else environ
+    if env.get("REFEREE_DB"):
+        return Path(env["REFEREE_DB"]).expanduser()
+    home = Path(env.get("HOME") or Path.home())
+    if sys.platform == "win32":
+        base = Path(env.get("LOCALAPPDATA") or home / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = home / "Library" / "Application Support"
+    else:
+        base = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
+    return base / "referee" / "referee.db"
+
+
+_DB_HELP = "SQLite database (default: $REFEREE_DB, else referee.db in the user's data directory)"
 
 
 def _fail(message: str) -> NoReturn:
@@ -482,13 +503,13 @@ def build_parser() -> argparse.ArgumentParser:
     an.set_defaults(func=cmd_analyze)
 
     pl = sub.add_parser("play", help="a terminal table: type 'name: message' lines")
-    pl.add_argument("--db", default=str(DEFAULT_DB))
+    pl.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     pl.add_argument("--moderator", default="dealer", help="name allowed to use moderator commands")
     pl.add_argument("-v", "--verbose", action="store_true", help="also print every event")
     pl.set_defaults(func=cmd_play)
 
     rc = sub.add_parser("records", help="moderator queries on the database")
-    rc.add_argument("--db", default=str(DEFAULT_DB))
+    rc.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     rc.add_argument("kind", choices=("bank", "penalties", "flags", "hands", "ledger"))
     rc.add_argument("--player", default=None)
     rc.add_argument("--json", action="store_true")
@@ -500,7 +521,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_verify)
 
     hi = sub.add_parser("history", help="finished hands, only what was shown")
-    hi.add_argument("--db", default=str(DEFAULT_DB))
+    hi.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     sel = hi.add_mutually_exclusive_group()
     sel.add_argument("--hand", type=int, default=None)
     sel.add_argument("--player", default=None)
@@ -514,7 +535,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
     co = sub.add_parser("console", help="read-only web console for moderators (docs/console.md)")
-    co.add_argument("--db", default=str(DEFAULT_DB))
+    co.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     co.add_argument("--host", default="127.0.0.1",
                     help="address to listen on (default 127.0.0.1: this machine only)")
     co.add_argument("--port", type=int, default=8001)
@@ -569,13 +590,13 @@ def build_parser() -> argparse.ArgumentParser:
     ir.set_defaults(func=cmd_irc)
 
     ck = sub.add_parser("check", help="integrity check and ledger invariants of a database")
-    ck.add_argument("--db", default=str(DEFAULT_DB))
+    ck.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     ck.add_argument("--snapshots", action="store_true",
                     help="also re-run the whole log and compare it with the newest snapshot (slow)")
     ck.set_defaults(func=cmd_check)
 
     bk = sub.add_parser("backup", help="a consistent copy of a database (safe while it is used)")
-    bk.add_argument("--db", default=str(DEFAULT_DB))
+    bk.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     bk.add_argument("--wait", type=float, default=60.0,
                     help="seconds to wait for a replay that holds the file (default 60)")
     bk.add_argument("dest", help="the copy's file name, or a directory for a time-stamped copy")

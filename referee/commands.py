@@ -15,10 +15,9 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import guide
+from referee import guide, resources
 from referee.definitions import GAME_IDS
 from referee.events import Seated
 from referee.lang.catalog import excerpt, text
@@ -32,7 +31,7 @@ __all__ = ["COMMANDS", "Command", "command_name", "moderator_only", "run"]
 
 Handler = Callable[["Referee", "_Ctx", str, str, list[str], str], None]
 
-_WORDS = Path(__file__).resolve().parent.parent / "grammar" / "commands.toml"
+_WORDS = resources.GRAMMAR / "commands.toml"
 
 
 @cache

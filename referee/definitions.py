@@ -17,7 +17,9 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
-GAMES_DIR = Path(__file__).resolve().parent.parent / "games"
+from referee import resources
+
+GAMES_DIR = resources.GAMES
 #: Every game a ``games/*.toml`` file may define. The game registry
 #: (:mod:`referee.rules.registry`) gives each its engine, evaluator and grammar; every other
 #: list of games is derived from these two.

@@ -46,10 +46,9 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from referee import commands
+from referee import commands, resources
 from referee.bank import Bank
 from referee.cards import Shoe, card_str, parse_cards
 from referee.dealing import deal_from_json, deal_to_json, draw_deal
@@ -93,14 +92,13 @@ def snapshot_version() -> str:
     snapshots unusable, so a restart then re-runs the whole history once (loudly) and the next
     snapshot is taken with the new version."""
     h = hashlib.sha256()
-    root = Path(__file__).resolve().parent.parent
-    files = sorted(
-        [*Path(__file__).resolve().parent.rglob("*.py"), *(root / "grammar").rglob("*"),
-         *(root / "games").glob("*.toml"), *Path(__file__).resolve().parent.rglob("*.toml")]
-    )
+    package = resources.PACKAGE
+    # The code, the grammars and every TOML file: game definitions, vocabulary, the catalogue.
+    files = sorted({*package.rglob("*.py"), *package.rglob("*.toml"),
+                    *resources.GRAMMAR.rglob("*")})
     for f in files:
         if f.is_file():
-            h.update(f.relative_to(root).as_posix().encode())
+            h.update(f.relative_to(package.parent).as_posix().encode())
             h.update(f.read_bytes())
     return h.hexdigest()[:32]
 

@@ -4,7 +4,6 @@ patterns from the same tables -- the card and suit table most of all."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,8 +11,7 @@ from referee import cards, flags, lexicon, parse
 from referee.hands import CLASSES, NAMES
 from referee.lang import vocab
 from referee.lang.normalize import fold
-
-GRAMMAR = Path(__file__).resolve().parents[1] / "grammar"
+from referee.resources import GRAMMAR
 
 
 def test_the_grammar_card_terminal_is_the_card_table() -> None:

@@ -14,12 +14,12 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
+from referee import resources
 from referee.lang.normalize import fold
 
-GRAMMAR_DIR = Path(__file__).resolve().parents[2] / "grammar"
+GRAMMAR_DIR = resources.GRAMMAR
 
 
 class VocabularyError(ValueError):

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import tomllib
 from functools import cache
-from pathlib import Path
 
+from referee import resources
 from referee.cards import card_str, cards_str, pretty
 from referee.events import ActionEvent, Burned, Event, Exposed, Misdeal, NoGame
 from referee.lang.catalog import text as msg
@@ -26,7 +26,7 @@ from referee.rules.base import IllegalAction
 from referee.rules.omaha.flying import OmahaFlying
 from referee.rules.omaha.state import say, show, word
 
-WORDS = Path(__file__).resolve().parents[3] / "grammar" / "omaha.toml"
+WORDS = resources.GRAMMAR / "omaha.toml"
 
 
 @cache
