@@ -1,4 +1,4 @@
-"""The ``referee`` command: a thin shell over the library (CONTRACTS.md §1-3 and the adapters).
+"""The ``referee`` command: a thin shell over the library (docs/contracts.md §1-3 and the adapters).
 
 Exit codes: 0 done, 2 bad input (one line on stderr, never a traceback).
 """
@@ -79,7 +79,7 @@ def cmd_parse(args: argparse.Namespace) -> None:
 
         @lru_cache(maxsize=32768)
         def answer(raw: bytes) -> str:
-            # Decoded here: binary-looking input is chat (CONTRACTS §2), whatever the locale.
+            # Decoded here: binary-looking input is chat (docs/contracts.md §2), any locale.
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             return encode(parse(line, args.game).to_json()) + "\n"
 
@@ -210,7 +210,7 @@ def cmd_check(args: argparse.Namespace) -> None:
     try:
         report = check(Path(args.db))
         if args.snapshots and report.ok:
-            # slow, on demand (issue 21): the newest snapshot plus the inputs after it must
+            # slow, on demand: the newest snapshot plus the inputs after it must
             # give the same state as a full re-run of the log
             from referee.adapters import snapshot_differences
             from referee.store import Store
@@ -234,7 +234,7 @@ def cmd_backup(args: argparse.Namespace) -> None:
     from referee.store.integrity import backup
 
     try:
-        dest = backup(Path(args.db), Path(args.dest), wait=args.wait)
+        dest = backup(Path(args.db), args.dest, wait=args.wait)  # str: a trailing / is a directory
     except StoreError as e:
         _fail(str(e))
     except OSError as e:
@@ -472,13 +472,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="referee", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
 
-    h = sub.add_parser("hand", help="evaluate and compare hands (CONTRACTS.md §1)")
+    h = sub.add_parser("hand", help="evaluate and compare hands (docs/contracts.md §1)")
     h.add_argument("--game", required=True, choices=GAME_IDS)
     h.add_argument("--board", default=None, help="community cards, e.g. 'Ts 9s 8c'")
     h.add_argument("cards", nargs="+", help="one argument per hand, e.g. 'Ah Kh Qd Jd'")
     h.set_defaults(func=cmd_hand)
 
-    pa = sub.add_parser("parse", help="what a chat message means (CONTRACTS.md §2)")
+    pa = sub.add_parser("parse", help="what a chat message means (docs/contracts.md §2)")
     pa.add_argument("--game", required=True, choices=GAME_IDS)
     pa.add_argument("text", help="the message, or - for one message per stdin line")
     pa.set_defaults(func=cmd_parse)
@@ -497,7 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
     # numbers checked by cmd_analyze, so a bad one is one line like every other bad input
     an.add_argument("--hands", default=None, help="Monte Carlo hands")
     an.add_argument("--seed", default="1", help="Monte Carlo seed (default 1)")
-    an.add_argument("--json", action="store_true", help="one JSON object (CONTRACTS.md §5)")
+    an.add_argument("--json", action="store_true", help="one JSON object (docs/contracts.md §5)")
     an.add_argument("--plot", default=None, metavar="FILE.png",
                     help="draw the return's convergence / the rows' contributions")
     an.set_defaults(func=cmd_analyze)
@@ -599,7 +599,8 @@ def build_parser() -> argparse.ArgumentParser:
     bk.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     bk.add_argument("--wait", type=float, default=60.0,
                     help="seconds to wait for a replay that holds the file (default 60)")
-    bk.add_argument("dest", help="the copy's file name, or a directory for a time-stamped copy")
+    bk.add_argument("dest", help="the copy's file name, or a directory (existing, or ending in /)"
+                    " for a time-stamped copy")
     bk.set_defaults(func=cmd_backup)
 
     sc = sub.add_parser("irc-secret", help="set a player's IRC secret (read from stdin)")

@@ -1,4 +1,4 @@
-"""The moderators' read-only web console (``referee console``, issue 18), served by Datasette.
+"""The moderators' read-only web console (``referee console``), served by Datasette.
 
 The referee's own database is never served: it holds every hole card ever dealt (the ``deal`` of
 an input, the private ``say`` events that told each player their cards) so that it can be

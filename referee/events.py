@@ -1,4 +1,4 @@
-"""Events: what the referee decided, in the shape of CONTRACTS.md §3.
+"""Events: what the referee decided, in the shape of docs/contracts.md §3.
 
 Every accepted change to a table is an event; replay prints them as JSON Lines, the store appends
 them to the event log, and tables are rebuilt from them. Engines may add event kinds of their own
@@ -277,7 +277,7 @@ class TableClosed(Event):
     room: str
 
 
-# --- the service's own kinds (CONTRACTS §3 allows new kinds; the store derives from them) ------
+# --- the service's own kinds (docs/contracts.md §3 allows new kinds; the store derives from them)
 
 
 class RankChange(Event):

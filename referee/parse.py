@@ -1,5 +1,5 @@
-"""Chat text → :class:`~referee.actions.Parsed` (CONTRACTS.md §2), read the way the table's human
-dealer reads it.
+"""Chat text → :class:`~referee.actions.Parsed` (docs/contracts.md §2), read the way the table's
+human dealer reads it.
 
 Pipeline, cheapest first, so the common cases never reach the parser:
 
@@ -120,7 +120,7 @@ def _action_callback(name: str) -> Callable[[Any, list[Field]], dict[str, Any]]:
     return build
 
 
-# One callback per action rule; the rule name is the CONTRACTS action id.
+# One callback per action rule; the rule name is the action id of docs/contracts.md §2.
 for _name in get_args(ActionName):
     setattr(_Build, _name, _action_callback(_name))
 
@@ -219,7 +219,7 @@ def _commands() -> Lark:
 
 @lru_cache(maxsize=1024)
 def command_name(name: str) -> str:
-    """The canonical command (CONTRACTS §4) for a typed name (alias, any width or case);
+    """The canonical command (docs/contracts.md §4) for a typed name (alias, any width or case);
     an unknown name comes back normalised, as typed."""
     norm = normalize(name)
     try:

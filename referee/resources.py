@@ -1,5 +1,6 @@
 """The referee's package data, found in one place: the players' language (``grammar/``), the
-game definitions (``games/``) and the message catalogue (``lang/messages/``).
+game definitions (``games/``), the message catalogue (``lang/messages/``) and the example
+transcripts (``examples/``).
 
 They ship inside the package (pyproject's package-data), so a wheel installed anywhere carries
 them, and every reader asks this module where they are instead of walking up from its own
@@ -13,7 +14,7 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-__all__ = ["GAMES", "GRAMMAR", "MESSAGES", "PACKAGE", "ResourceError"]
+__all__ = ["EXAMPLES", "GAMES", "GRAMMAR", "MESSAGES", "PACKAGE", "ResourceError"]
 
 
 class ResourceError(RuntimeError):
@@ -36,4 +37,6 @@ GRAMMAR = _directory("referee", "grammar")
 GAMES = _directory("referee", "games")
 #: The message catalogue: everything the bot says (``*.toml``).
 MESSAGES = _directory("referee", "lang/messages")
+#: Example transcripts (``referee replay`` them; the tests and the wheel check do).
+EXAMPLES = _directory("referee", "examples")
 

@@ -305,7 +305,7 @@ class Referee:
             self._track_processed = True
             self._rebuilding = False
 
-    # --- snapshots (issue 21) -----------------------------------------------------------------
+    # --- snapshots --------------------------------------------------------------------------------
     # What a snapshot leaves out: the wiring given at construction (the store, the random
     # source, the configured moderators -- the moderators that inputs named are kept), the
     # processed ids (the store has them) and the bank's ledger (the store keeps it; the balances
@@ -577,7 +577,7 @@ class Referee:
         return events
 
     def _reveal(self, ctx: _Ctx, table: Table) -> None:
-        """After ``hand_end``: the seed, the entropy and the deck (CONTRACTS §3 ``deal_reveal``),
+        """After ``hand_end``: the seed, the entropy and the deck (``deal_reveal``, contracts §3),
         and the seed in the room, so anyone can check the commitment and re-derive the deck."""
         p, table.dealt = table.dealt, None
         if p is None or p.derived is None:

@@ -95,6 +95,7 @@ def test_aa_bet_exact_rows_and_house_edge() -> None:
     assert sum(r.contribution for r in rep.rows) == pytest.approx(rep.ret)
 
 
+@pytest.mark.slow  # the exact optimal hold over all 2,598,960 hands
 def test_full_pay_deuces_wild_is_100_7620_percent() -> None:
     res = exact_result(table_key(FULL_PAY_DEUCES_WILD))
     assert round(res.ret * 100, 4) == 100.7620

@@ -1,4 +1,4 @@
-"""``referee console`` (issue 18): the real console on a random local port, over a database filled
+"""``referee console``: the real console on a random local port, over a database filled
 by replaying transcripts, driven in headless Chromium (Debian's, through Debian's chromedriver;
 ``scripts/chromium.sh``), plus the HTTP API and the exports.
 
@@ -31,10 +31,11 @@ import pytest
 from browser_helpers import chromium
 
 from referee.adapters.transcript import replay
+from referee.resources import EXAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = [
-    ROOT / "data" / "leak-example.txt",  # first: its !dismiss names the flags it raises
+    EXAMPLES / "leak-example.txt",  # first: its !dismiss names the flags it raises
     *sorted((ROOT / "tests" / "transcripts" / "service").glob("*.txt")),
     *(ROOT / "tests" / "transcripts" / "omaha" / f"{name}.txt" for name in (
         "showdown_side_pots", "showdown_world", "misdeal", "exposed_card", "exposed_hand",
@@ -259,6 +260,7 @@ def source(c: Console, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         conn.close()
 
 
+@pytest.mark.browser
 def test_bank_ranking_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     body = page(browser, console, "/referee/bank_ranking")
     assert "バンク残高ランキング" in body
@@ -280,10 +282,11 @@ def test_bank_ranking_in_browser(console: Console, browser: Any, tmp_path: Path)
     assert "バンク残高" in body and "没収ポイント" in body
 
 
+@pytest.mark.browser
 def test_player_penalties_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     expected = source(console, "SELECT kind, points, chips FROM penalties WHERE player = 'alice'"
                       " ORDER BY id DESC")
-    assert len(expected) >= 2  # a leak and an all-in FA (issue 13 charges only exact cards)
+    assert len(expected) >= 2  # a leak and an all-in FA (only cards named exactly are charged)
     body = page(browser, console, f"/referee/penalties?{q('プレイヤー')}=alice")
     assert "ペナルティ" in body
     hs = headers(browser)
@@ -307,6 +310,7 @@ def test_player_penalties_in_browser(console: Console, browser: Any, tmp_path: P
     assert "プレイヤー別の履歴" in body and "ペナルティ" in body and "バンク取引" in body
 
 
+@pytest.mark.browser
 def test_hand_page_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     conn = sqlite3.connect(console.console_db)
     (hand_id,) = conn.execute(
@@ -331,6 +335,7 @@ def test_hand_page_in_browser(console: Console, browser: Any, tmp_path: Path) ->
     assert "フロップ: 2♣ 7♦ 9♥" in body and "あなたの手札" not in body
 
 
+@pytest.mark.browser
 def test_write_refused_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By

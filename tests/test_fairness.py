@@ -18,6 +18,7 @@ from cli_helpers import run_cli as _run
 from deal_helpers import ROOM, Driver  # tests/ is on sys.path
 
 from referee.events import event_json
+from referee.resources import EXAMPLES
 from referee.service import Referee
 from referee.store import Store
 from referee.verify import Discrepancy, check_entropy, verify
@@ -314,7 +315,7 @@ def test_verify_command_exit_codes(tmp_path: Path, logs: dict[str, list[dict[str
 def test_transcript_deals_get_no_commitment() -> None:
     from referee.adapters.transcript import read, run
 
-    text = (Path(__file__).parent.parent / "data" / "omaha-example.txt").read_text("utf-8")
+    text = (EXAMPLES / "omaha-example.txt").read_text("utf-8")
     ref = Referee(rng=random.Random(1))
     kinds = [e.event for _, events in run(read(text), ref) for e in events]
     assert "hand_start" in kinds

@@ -1,5 +1,5 @@
-"""referee.parse: CONTRACTS.md §2 on the shared corpus, on the variants players really type, and
-on anything at all (hypothesis)."""
+"""referee.parse: docs/contracts.md §2 on the development corpus (tests/corpus/parse-dev.jsonl), on
+the variants players really type, and on anything at all (hypothesis)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from referee.parse import MAX_ACTION_CHARS, clear_caches, normalize, parse
 
-CORPUS = Path(__file__).parents[2] / "shared" / "corpus" / "parse-dev.jsonl"
+CORPUS = Path(__file__).parent / "corpus" / "parse-dev.jsonl"
 GAMES = ("omaha", "holdem_aa", "seven", "deuces")
 
 

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from referee.cli import main
+from referee.resources import EXAMPLES
 from referee.store import records
 
 ROOT = Path(__file__).resolve().parent.parent
-LEAKS = ROOT / "data" / "leak-example.txt"
+LEAKS = EXAMPLES / "leak-example.txt"
 
 
 def referee(*argv: str) -> str:

@@ -50,7 +50,7 @@ def test_the_default_database_is_the_environment_then_the_user_data_directory(
     assert default_db({"REFEREE_DB": "/srv/r.db", "HOME": "/h"}) == Path("/srv/r.db")
     assert default_db({"HOME": "/h"}) == Path("/h/.local/share/referee/referee.db")
     assert default_db({"HOME": "/h", "XDG_DATA_HOME": "/x"}) == Path("/x/referee/referee.db")
-    assert default_db({"HOME": "/h", "REFEREE_DB": ""}) == Path("/h/.local/share/referee/referee.db")
+    assert default_db({"HOME": "/h", "REFEREE_DB": ""}) == default_db({"HOME": "/h"})
     monkeypatch.setattr(sys, "platform", "darwin")
     assert default_db({"HOME": "/h"}) == Path("/h/Library/Application Support/referee/referee.db")
     for db in (default_db({"HOME": "/h"}), default_db()):

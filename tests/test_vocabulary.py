@@ -1,4 +1,4 @@
-"""Vocabulary is data (issue #20): the words live in grammar/, and every reader derives its
+"""Vocabulary is data: the words live in grammar/, and every reader derives its
 patterns from the same tables -- the card and suit table most of all."""
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ class _Counted:
 
 
 def snapshot_differences(store: ResumableStore) -> list[str]:
-    """``referee check``'s slow test (issue 21): the newest snapshot plus the inputs after it
+    """``referee check``'s slow test: the newest snapshot plus the inputs after it
     against a full re-run of every input. [] when they agree (or there is no snapshot); else one
     line per part of the state that differs."""
     snap = store.latest_snapshot()

@@ -218,10 +218,19 @@ def gate(typed: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
     return mentions(fold_nfkc(repair(typed)), hands)
 
 
+@cache
+def _short() -> re.Pattern[str]:
+    """The grammar's one- and two-letter forms (F, C, x, こ, ふぉ) as a token of their own."""
+    edge = r"[\s、。!?…,.()\[\]]"
+    words = "|".join(re.escape(fold_nfkc(w)) for w in sorted(_tl("short"), key=len, reverse=True))
+    return re.compile(rf"(?:^|(?<={edge}))(?:{words})(?=$|{edge})")
+
+
 def mentions(folded: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
     """Whether folded text may hold an action word of the clause reader (a cheap gate: an
-    action word, the stem of an action verb, or a hand name of ``hands``)."""
-    if _vocab().mention.search(folded) is not None:
+    action word, the stem of an action verb, a short form standing alone, or a hand name of
+    ``hands``)."""
+    if _vocab().mention.search(folded) is not None or _short().search(folded) is not None:
         return True
     return any(p.search(folded) for _, p in hands)
 
@@ -364,6 +373,7 @@ def _cuts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     jp = vocab.marks("japanese_class")
     long = vocab.marks("long_vowel")
     clause = (rf"{_t('clause')}|(?<=[{jp}{long}0-9])(?:\s|[{_t('wave')}])+(?=[{jp}])"
+              rf"|(?<=[a-zA-Z])\s+(?=[{jp}])|(?<=[{jp}])\s+(?=[a-zA-Z0-9])"
               rf"|(?<=[{jp}{long}])[w{vocab.marks('laugh_word')}]+(?![a-z])")
     return re.compile(clause), re.compile(_t("sentence"))
 
@@ -414,9 +424,18 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     # only (not the いや of ダイヤ)
     bounds = _bounds(ws, len(text))
     words_at = [m.span() for m in v.surface.finditer(folded)]
+    punct = [0] + [e for _, e in sorted(cuts)]
+    corrected: set[int] = set()
     for m in v.corrections.finditer(folded):
         inside = any(a <= m.start() < b for a, b in words_at)  # 交換なし
-        if m.start() in bounds and m.end() in bounds and not inside:
+        begin = max(p for p in punct if p <= m.start())
+        before = folded[begin:m.start()]
+        # 「別卓と間違えかけた」 narrates: a correction stands at a clause's start or after an
+        # action (コールじゃなくて, レイズ…いや)
+        told = (not before.strip() or v.surface.search(before) or _cards_in(before)
+                or before.strip() in _tl("correction_openers"))  # あ、/ ごめん / あっ
+        if m.start() in bounds and m.end() in bounds and not inside and told:
+            corrected.add(m.start())
             cuts.append((m.start(), m.start()))
             cuts.append((m.end(), m.end()))
     cuts.sort()
@@ -470,6 +489,12 @@ def split(text: str, fine: bool = True) -> list[Clause]:
             c.correction = True
         split_out.append(c)
     out = split_out
+    # a question mark asks about its whole sentence (「what does メイク mean?」, 「コール、いい？」)
+    for i in range(len(out) - 1, 0, -1):
+        gap = text[out[i - 1].start + len(out[i - 1].text):out[i].start]
+        gap = "".join(ch for ch in gap if ch not in _t("question"))
+        if out[i].question and not _cuts()[1].search(gap):
+            out[i - 1].question = True
     if out:
         out[-1].last = True
     for c in out:
@@ -477,10 +502,8 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         stripped = c.folded.rstrip()
         c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
             and c.words[-1].pos == _PARTICLE
-        c.correction = c.correction or any(
-            c.start + m.start() in bounds and c.start + m.end() in bounds
-            and not any(a <= c.start + m.start() < b for a, b in words_at)
-            for m in v.corrections.finditer(c.folded))
+        lead = len(c.folded) - len(c.folded.lstrip())
+        c.correction = c.correction or c.start + lead in corrected
     return out
 
 
@@ -608,7 +631,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if not free(m.start(), m.end()):
             continue
         name = _SURFACE_NAMES[m.lastgroup or ""]
-        if name not in allowed:
+        guard = _text().get("not_after", {}).get(m.group())
+        if guard and folded[:m.start()].endswith(guard):
+            continue  # 強いっぽい is no discard
             if name in ("hyper_raise", "extra_raise", "check", "bet", "raise", "pot", "open",
                         "muck", "close", "ante", "aa", "discard", "keep", "play", "stay",
                         "showdown", "call"):
@@ -707,6 +732,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             pass  # エースだけ残します、スペードのエース: the rank of a card named here
         elif w.lemma in _tl("except"):
             f.except_ = True
+        elif w.lemma in v.declining and (prev is None or prev.lemma != _t("agree")):
+            f.negated = True  # AAは結構です / 交換は無し decline (アンティ300で結構です agrees)
         elif not _is_around(w, v):
             f.content = True
             f.why.append(w.surface)
@@ -730,7 +757,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         w.start - clause.start < tail_at)]  # (not the dialect's ending: 残すっちゃ)
     while len(tail) > 2 and tail[-1].pos2 == _FINAL:  # 見せてよ, 降りてね
         tail.pop()
-    if clause.last and tail and tail[-1].pos == _PARTICLE and tail[-1].lemma in _tl("request") and \
+    names_cards = bool(f.cards) and {n for _, n in f.actions} <= {"discard", "keep", "all"}
+    if clause.last and not names_cards and tail and tail[-1].pos == _PARTICLE and \
+            tail[-1].lemma in _tl("request") and \
             len(tail) > 1 and tail[-2].pos == _VERB:
         f.vetoed = True  # (残して、3sと4d捨て: a て that goes on is no request)
     gap = "".join(ch if free(k, k + 1) else " " for k, ch in enumerate(folded))
@@ -832,6 +861,10 @@ def _build(f: _Frame, game: str) -> Parsed | None:
         return Parsed(kind="action", action="discard", hand=f.hand, hand_info=True)
     if game == "deuces" and kinds & {"keep", "discard", "stay", "play", "all"}:
         return _deuces(f)
+    if game == "seven" and {"discard", "keep"} <= kinds and len(cards) > 2:
+        # 「JKは残して3dと4c捨て」: the cards after the word of keeping are the ones thrown
+        keep_at = max(p for p, n in f.actions if n == "keep")
+        cards = [c for p, cs in f.cards if p > keep_at for c in cs]
     if game == "seven" and "discard" in kinds:
         if kinds - {"discard", "showdown", "keep"} or len(cards) != 2 or amounts:
             # 「ジョーカーは残して、3sと4d捨て」: the kept card is a clause of its own
@@ -1060,6 +1093,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                     c.kind = "blocking"
                 elif f.negated:
                     c.kind = "declined"
+                elif f.these and not f.cards and {n for _, n in f.actions} <= {
+                        "discard", "keep", "all"}:
+                    c.kind = "these"  # 「2hと4s！これ捨て！」
                 elif (f.weak and not f.declared) or (f.hand and not f.actions and not f.polite):
                     c.kind = "blocking"  # 「ここはコール」: nothing says it is their own act
                 else:
@@ -1092,6 +1128,11 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             continue  # 「オープンしよっかな…うん、オープン」: the thought, then the decision
         kept.append(c)
     # a clause that is only cards completes the action before it (エースだけ残します、As)
+    if any(c.kind == "action" and c.parsed is not None and (c.parsed.cards or c.parsed.keep or
+                                                            c.parsed.discard) for c in kept):
+        for c in kept:
+            if c.kind == "these":
+                c.kind = "chat"  # 「2hと4s！これ捨て！」: the cards, then "throw these"
     these = [c for c in kept if c.kind == "these"]
     shown = [c for c in kept if c.kind == "cards" and _cards_in(c.folded)]
     if len(these) == 1 and len(shown) == 1 and not any(c.kind == "action" for c in kept):

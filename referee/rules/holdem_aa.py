@@ -1,4 +1,4 @@
-"""``holdem_aa``: Casino Hold'em against the dealer, with the AA side bet (seeds/holdem-aa.txt).
+"""``holdem_aa``: Casino Hold'em against the dealer, with the AA side bet (docs/rules.md).
 
 Flow of one hand (a pure state machine; the service or a transcript drives it):
 

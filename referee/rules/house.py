@@ -45,7 +45,7 @@ What lives here, and the rulings it implements (docs/rules.md, seeds):
   credited and booked, then ``house``, ``hand_end`` and the bankruptcies/leaves, in that order,
   in every house game.
 
-Events added here (CONTRACTS.md §3 allows new kinds): ``joker`` (player, payout, restore, ante,
+Events added here (docs/contracts.md §3 allows new kinds): ``joker`` (player, payout, restore, ante,
 bets), ``house`` (hand, staked, paid, result), ``compensation`` (player, payout and the per-bet
 breakdown: a dealing mistake's guaranteed payout).
 """
@@ -174,7 +174,7 @@ def names(players: list[str]) -> str:
 
 
 def announce_compensation(e: Compensation) -> Say:
-    """A dealing mistake's guarantee to one player, with the figures (issue #14): the total and
+    """A dealing mistake's guarantee to one player, with the figures: the total and
     the payout of every bet (「aliceさん: 保障配当 600（アンティ 200・AA 400）」)."""
     bets = text("house.bets_sep").join(
         text("house.compensation_bet", bet=text(f"house.bet_{k}"), payout=v)

@@ -1,5 +1,5 @@
 """``seven``: the 7-card game from a 6-deck shoe with the dice-picked dealer hand
-(seeds/seven-card.txt, docs/rules.md).
+(docs/rules.md ``seven``).
 
 Flow of one hand (a pure state machine; the service or a transcript drives it):
 

@@ -1,5 +1,5 @@
 """What every game says when it accepts an action: one line in the room, the same in every game
-(issue #14: 「aliceさん: コール 100」). The house games (referee.rules.house) and omaha
+(「aliceさん: コール 100」). The house games (referee.rules.house) and omaha
 (referee.rules.omaha.rounds) both say it from here; the words are the catalogue's
 (voice.toml ``ack*`` and ``act_*``).
 """

@@ -1,4 +1,4 @@
-"""Acceptance (issue 8): scripted IRC clients play a full omaha hand against ``referee irc`` on a
+"""Acceptance: scripted IRC clients play a full omaha hand against ``referee irc`` on a
 real ngIRCd; each receives exactly their own cards by PRIVMSG; final stacks equal the same hand
 replayed from a transcript (``referee replay``); an IRC server restart mid-hand loses and repeats
 no action."""

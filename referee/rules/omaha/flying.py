@@ -1,4 +1,4 @@
-"""Flying actions (FA): a declaration by a player in the hand before their turn (RULES.md
+"""Flying actions (FA): a declaration by a player in the hand before their turn (docs/rules.md
 `omaha`, "Flying actions"). Its own module because it is the part of the rules with the most
 cases: recorded and applied at the turn if still legal (α), voided with a restriction (β: call
 or fold, raise or fold, the check penalty), the all-in FA (void, half the stack stays in the

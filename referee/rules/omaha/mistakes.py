@@ -1,5 +1,5 @@
 """What is decided outside the betting: a forced fold and a removal (the penalty pipeline of the
-service), and the moderator's dealing-mistake procedures (RULES.md `omaha`, "Dealing mistakes"):
+service), and the moderator's dealing-mistake procedures (docs/rules.md, "Dealing mistakes"):
 
 - ``misdeal`` -- a wrong hand sent preflop: that hand is shown and burned, every action is
   rewound to the blinds, the player gets new cards from the deal's shoe;

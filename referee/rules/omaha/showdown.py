@@ -212,8 +212,8 @@ class OmahaShowdown(OmahaTournament):
         p = plan.player
         events: list[Event]
         if plan.open:
-            # the player's decision is an action like a muck (CONTRACTS §2/§3); the openings the
-            # rules force (the first opener, all-in players) are not decisions and emit none
+            # the player's decision is an action like a muck (docs/contracts.md §2/§3); the openings
+            # the rules force (the first opener, all-in players) are not decisions and emit none
             events = [action_event(p.name, "open"), *self._open(p)]
         else:
             p.mucked = True
