@@ -339,6 +339,7 @@ def cmd_history(args: argparse.Namespace) -> None:
         _fail(f"cannot read the hands of {args.db}: {e}")
     recs = [r for r in book.hands()
             if (args.hand is None or r.hand == args.hand)
+            and (args.table is None or r.table == args.table)
             and (args.player is None or any(n == args.player for _, n, _ in r.seats))
             and (since is None or (r.time is not None and r.time >= since))]
     if args.format == "phh":
@@ -525,6 +526,8 @@ def build_parser() -> argparse.ArgumentParser:
     sel.add_argument("--hand", type=int, default=None)
     sel.add_argument("--player", default=None)
     sel.add_argument("--since", default=None, help="YYYY-MM-DD (UTC) or an ISO time")
+    hi.add_argument("--table", type=int, default=None,
+                    help="the table's number (hand numbers restart at every table)")
     out = hi.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--format", choices=("text", "phh"), default="text")

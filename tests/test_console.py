@@ -264,7 +264,7 @@ def source(c: Console, sql: str, *params: Any) -> list[tuple[Any, ...]]:
 def test_bank_ranking_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     body = page(browser, console, "/referee/bank_ranking")
     assert "バンク残高ランキング" in body
-    assert headers(browser)[:4] == ["順位", "プレイヤー", "残高", "ランク"]
+    assert headers(browser)[:5] == ["順位", "プレイヤー", "残高", "テーブルのチップ", "ランク"]
     expected = source(console, "SELECT player, balance FROM bank ORDER BY balance DESC, player")
     rows = cells(browser)
     known = {name for name, _ in expected}
@@ -274,6 +274,8 @@ def test_bank_ranking_in_browser(console: Console, browser: Any, tmp_path: Path)
     balances = [int(r[2]) for r in rows]
     assert balances == sorted(balances, reverse=True)
     assert rows[0][0] == "1" and rows[0][1] == expected[0][0]
+    # the transcripts end with players still seated: their chips are shown beside the bank
+    assert any(int(r[3]) > 0 for r in rows)
     shot(browser, tmp_path, "bank_ranking")
     # the bank table itself, sorted by balance, titled in Japanese
     body = page(browser, console, "/referee/bank")
@@ -312,7 +314,7 @@ def test_player_penalties_in_browser(console: Console, browser: Any, tmp_path: P
 def test_hand_page_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     conn = sqlite3.connect(console.console_db)
     (hand_id,) = conn.execute(
-        "SELECT 番号 FROM hands WHERE 公開された手札 LIKE '%マックしました（公開: Q♥）%'"
+        "SELECT 番号 FROM hands WHERE 公開された手札 LIKE '%carol Q♥（マック）%'"
         " AND ボード = '2♣ 7♦ 9♥ J♠ 3♠'").fetchone()
     conn.close()
     body = page(browser, console, f"/referee/hands/{hand_id}")
@@ -320,8 +322,8 @@ def test_hand_page_in_browser(console: Console, browser: Any, tmp_path: Path) ->
                   "終了時スタック"):
         assert label in body
     assert "2♣ 7♦ 9♥ J♠ 3♠" in body
-    assert "bobさんがオープン: K♥ K♦ 8♣ 4♣（ワンペア）" in body
-    assert "aliceさんがオープン: A♥ A♦ K♣ Q♣（ワンペア）" in body
+    assert "bob K♥ K♦ 8♣ 4♣（ワンペア）" in body
+    assert "alice A♥ A♦ K♣ Q♣（ワンペア）" in body
     assert "メインポット 1,466 → alice 1,466" in body
     assert "サイドポット1 200 → bob 200" in body
     assert "alice 1,466, bob 9,600, carol 9,400" in body

@@ -73,7 +73,8 @@ def test_replayed_records(db: Path) -> None:
     bank = {r["player"]: r["balance"] for r in rows(db, "bank")}
     assert bank
     for player, balance in bank.items():
-        assert rows(db, "bank", "--player", player) == [{"player": player, "balance": balance}]
+        assert [{k: r[k] for k in ("player", "balance")} for r in rows(
+            db, "bank", "--player", player)] == [{"player": player, "balance": balance}]
     for p in penalties:
         ledger = records(db, "ledger", player=p["player"])
         assert any(r["delta"] == -p["points"] and r["event"] == "penalty" for r in ledger)

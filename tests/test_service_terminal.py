@@ -97,7 +97,7 @@ def test_referee_play_command_persists_across_runs(tmp_path: Path) -> None:
     assert "ハンド中ではありません" not in r2.stdout
     assert "[bot] aliceさんのバンク残高: 0P" in r2.stdout
     with Store(db) as store:
-        assert len(store.inputs()) == 9
+        assert len(store.inputs()) == 10  # and the moderator's config input
 
 
 def test_a_quiet_terminal_ticks_the_action_clock() -> None:

@@ -215,7 +215,8 @@ def test_private_messages_are_answered_privately_and_never_act() -> None:
     assert of(evs, "say", to="alice")[-2:] == [
         {"event": "say", "to": "alice", "text": "アクションはテーブルのルームで宣言してください"
                                                 "（個別メッセージでは受け付けません）。"},
-        {"event": "say", "to": "alice", "text": "あなたの手札: A♥ K♥ Q♦ J♦"},
+        {"event": "say", "to": "alice", "text": "あなたの手札: A♥ K♥ Q♦ J♦",
+         "cards": ["Ah", "Kh", "Qd", "Jd"]},
     ]
     assert of(evs, "say", to="zed") == [
         {"event": "say", "to": "zed", "text": "現在のハンドに参加していません。"}]

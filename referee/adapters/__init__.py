@@ -58,6 +58,7 @@ def resume(referee: Referee, store: ResumableStore) -> list[str]:
     referee.persistence = store  # before the re-run: the store knows the processed ids
     counted = _Counted(store.stream_inputs(after))
     referee.rebuild(counted)
+    referee.record_configuration()  # the moderators it runs with: an input of their own
     fresh = after == 0 or counted.n > RESNAPSHOT_AFTER
     if counted.n and fresh:
         store.put_snapshot(*referee.snapshot())

@@ -156,21 +156,6 @@ def pos(key: str) -> str:
     return value
 
 
-def template_pattern(template: str, **groups: str) -> str:
-    """A regular expression that reads back a sentence the bot wrote from a catalogue
-    ``template``: the literal text escaped, each ``{field}`` replaced by ``groups[field]``
-    (a pattern; ``(?P<field>.+?)`` when not given). The history and the verifier read the
-    room's lines with it, so the wording lives in the catalogue only."""
-    import string
-
-    out: list[str] = []
-    for literal, field, _, _ in string.Formatter().parse(template):
-        out.append(re.escape(literal))
-        if field is not None:
-            out.append(groups.get(field, rf"(?P<{field}>.+?)"))
-    return "".join(out)
-
-
 _META = set("\\.^$*+?{}[]()|")
 
 

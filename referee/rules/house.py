@@ -61,6 +61,7 @@ from typing import Any, Literal, Protocol
 from referee.cards import Card, pretty
 from referee.definitions import GameDefinition
 from referee.events import Event, HandEnd, Leave, Say, Settle
+from referee.hands import NAMES
 from referee.lang.catalog import text
 from referee.rules.base import Engine, IllegalAction, OptionError, SeatState
 from referee.rules.clock import WaitClock
@@ -142,11 +143,22 @@ class Compensation(Event):
     bets: dict[str, int]
 
 
-def settlement_line(events: list[Event]) -> Say:
+def settlement_line(events: list[Event], game: str | None = None) -> Say:
     """The room's one-line summary of the ``settle`` events among ``events`` (Japanese result
-    words: 勝ち / 負け / 引き分け / ディーラーフォールド / ディスクオリファイ / フォールド)."""
-    lines = [text("settlement_item", player=e.player, result=text(f"result_{e.result}"),
-                  payout=e.payout) for e in events if isinstance(e, Settle)]
+    words: 勝ち / 負け / 引き分け / ディーラーフォールド / ディスクオリファイ / フォールド), each
+    with why when ``game`` is given and the settle names the hands compared (its ``hand`` and
+    ``dealer_class``): 「aliceさん: 勝ち 600（ストレート 対 ワンペア）」."""
+    names = NAMES.get(game or "", {})
+    lines = []
+    for e in events:
+        if not isinstance(e, Settle):
+            continue
+        line = text("settlement_item", player=e.player, result=text(f"result_{e.result}"),
+                    payout=e.payout)
+        hand, dealer = names.get(e.hand or ""), names.get(e.dealer_class or "")
+        if hand and dealer and e.result != "fold":
+            line += text("settlement_why", hand=hand, dealer=dealer)
+        lines.append(line)
     return Say(to="room", text=text("settlement", lines=" / ".join(lines)))
 
 

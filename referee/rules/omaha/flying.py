@@ -23,6 +23,7 @@ from referee.rules.omaha.state import (
     Move,
     say,
     show,
+    shown,
     word,
 )
 
@@ -77,6 +78,7 @@ class OmahaFlying(OmahaRounds):
             events.extend(self._fold_now(p))
             if plan.show:
                 p.shown = list(plan.show)
+                events.append(shown(p.name, p.shown, "fold"))
                 events.append(say("room", msg("omaha.fold_show", player=p.name,
                                               cards=show(p.shown))))
             events.extend(self._advance())

@@ -129,7 +129,8 @@ class OmahaMistakes(OmahaFlying):
         events: list[Event] = [
             Misdeal(player=player, burned=cards_str(burned)),
             say("room", msg("omaha.misdeal", player=player, cards=show(burned))),
-            say(player, msg("omaha.new_cards", hand=str(self.hand_no), cards=show(p.hole))),
+            say(player, msg("omaha.new_cards", hand=str(self.hand_no), cards=show(p.hole)),
+                p.hole),
         ]
         # the wait starts again, as it always has here, without a second reminder
         self._clock.since = self._now
