@@ -40,7 +40,10 @@ def build_action(f: Frame, game: str) -> Parsed | None:
         pot = "pot" in kinds
     if game == "holdem_aa" and "aa" in kinds:
         kinds.discard("aa")
-        return _ante_aa(f, kinds)
+        if not f.aa_declined:
+            return _ante_aa(f, kinds)
+    if not kinds and f.up_to and len(f.amounts) == 1 and not f.cards and game == "omaha":
+        return Parsed(kind="action", action="raise", to=f.amounts[0][1])  # 1万まで行くべさ
     if len(kinds) != 1:
         return None
     (name,) = kinds
@@ -89,7 +92,9 @@ def _ante_aa(f: Frame, kinds: set[str]) -> Parsed | None:
     rest: list[int] = []
     for p, a in amounts:
         # the amount right after the AA word (AA100) is the side bet
-        if aa_amount is None and any(0 <= p - q <= 6 for q in aa_pos):
+        # (or right before it: 50AA)
+        if aa_amount is None and any(0 <= p - q <= 6 or f.amount_ends.get(p) == q
+                                     for q in aa_pos):
             aa_amount = a
         else:
             rest.append(a)

@@ -56,6 +56,9 @@ class Frame:
     musing: bool = False  # かな: wondering, the only veto
     made: bool = False  # a verb of making a hand (出来る, 来る, 揃う)
     these: bool = False  # これ / この2枚: the cards named in another clause
+    amount_ends: dict[int, int] = field(default_factory=dict)
+    up_to: bool = False  # an amount followed by まで (a make)
+    aa_declined: bool = False  # AA抜き / AAなし with another action: no side bet
 
 
 def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> Frame:
@@ -107,13 +110,22 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             f.content = True
             continue
         f.amounts.append((m.start(), value))
+        f.amount_ends[m.start()] = m.end()
         spans.append(m.span())
+        if folded.startswith(text_of("up_to"), m.end()):
+            f.up_to = True  # 1万まで: the total of a make
         for p in v.points:
             if folded.startswith(p, m.end()):
                 spans.append((m.end(), m.end() + len(p)))
                 break
     # a dialect's sentence-final words after the action (コールたい, 捨てるけぇ, オープンや,
     # レイズだがや): the analyser does not know them; they carry no content of their own
+    # a dialect's opener (ほんなら, したっけ) supposes nothing: it is not read as a condition
+    opener = next((o for o in sorted(v.openers, key=len, reverse=True)
+                   if folded.lstrip().startswith(o)), None)
+    if opener is not None:
+        lead = len(folded) - len(folded.lstrip())
+        spans.append((lead, lead + len(opener)))
     tail_at = _dialect_tail(folded)
     if tail_at < len(folded):
         spans.append((tail_at, len(folded)))
@@ -159,7 +171,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         else:
             n = 0
         if n:
-            f.declared = True
+            f.declared = f.polite = True
             prev = ws[i + n - 1]
             i += n
             continue
@@ -174,7 +186,11 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             f.made = True
         if w.pos == PARTICLE and w.lemma in texts_of("musing") and not f.vetoed:
             f.musing = True
-        if _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
+        object_ba = w.pos == PARTICLE and w.lemma == text_of("object_ba") and (
+            prev is None or prev.pos not in (VERB, AUX))  # 2sと5dば捨てるけん
+        if object_ba:
+            pass
+        elif _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
             if w.lemma in v.declined and w.pos == AUX:
                 f.negated = True
             else:
@@ -188,7 +204,13 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         elif w.lemma in texts_of("except"):
             f.except_ = True
         elif w.lemma in v.declining and (prev is None or prev.lemma != text_of("agree")):
-            f.negated = True  # AAは結構です / 交換は無し decline (アンティ300で結構です agrees)
+            # AAは結構です / 交換は無し decline (アンティ300で結構です agrees); AA抜きでオールイン
+            # declines the side bet only
+            if any(n == "aa" and p < s for p, n in f.actions) and len(
+                    {n for _, n in f.actions}) > 1:
+                f.aa_declined = True
+            else:
+                f.negated = True
         elif not _is_around(w, v):
             f.content = True
             f.why.append(w.surface)
@@ -204,7 +226,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
                 w.pos == PARTICLE and w.lemma in texts_of("declaring_end") and w is ws[-1]) or (
                 w.pos2 == FINAL and prev is not None and prev.pos in (VERB, AUX)):
             f.declared = True
-            f.polite = f.polite or w.pos in (AUX, PARTICLE) or w.lemma in v.declaring
+            f.polite = f.polite or w.pos in (AUX, PARTICLE) or w.lemma in v.declaring_nouns
         prev = w
         i += 1
     # a clause ending in the て of a request (オープンして, 全部残して) asks someone
@@ -228,10 +250,17 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.vetoed = True
     f.actions.sort()
     f.cards.sort()
+    kinds = {n for _, n in f.actions}
+    if f.negated and "discard" in kinds and kinds <= {"discard", "stay", "showdown"} \
+            and not f.cards:
+        f.actions = [(p, "stay") for p, _ in f.actions[:1]]  # 交換せんで: no change
+        f.negated = False
+        f.declared = True
     if f.negated and {n for _, n in f.actions} in ({"open", "close"}, {"open"}) and not f.cards:
         # 見せずに閉じます, 見せません: not showing is the close
         f.actions = [(p, "close") for p, _ in f.actions[:1]]
         f.negated = False
+        f.declared = True
     return f
 
 

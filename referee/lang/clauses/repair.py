@@ -89,8 +89,8 @@ def _kana_number(run: str) -> str | None:
         else:
             return None
     kanji = "".join(out)
-    if not any(u in kanji for u in v.units.values()):
-        return None
+    if not any(u in kanji for u in v.units.values()) or kanji == vocab.marks("thousand"):
+        return None  # (せん alone is as often a negation as a thousand)
     return kanji
 
 
@@ -103,7 +103,8 @@ def _numeral_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     parts = "|".join(re.escape(x) for x in sorted({*v.numerals, *v.units}, key=len, reverse=True))
     # a kana numeral run stands apart: not inside a word (ません), maybe before a particle
     hira = text_of("hiragana")
-    run = rf"(?<![{hira}])(?:(?:{parts})\s?)+"
+    # (not after a word's kanji either: 交換せんで is a negation, not a thousand)
+    run = rf"(?<![{hira}{vocab.marks('japanese_class')}])(?:(?:{parts})\s?)+"
     kana = re.compile(rf"{run}(?=[^{hira}]|[{text_of('after_kana_numeral')}]|$)")
     return kanji, kana
 

@@ -101,16 +101,16 @@ def read(text: str, game: str, grammar: GrammarReader,
     """The committed action of ``text`` (NFKC), read clause by clause (module docstring)."""
     repaired = repair(text)
     hands = tuple(hands)
-    first = _resolve(split(repaired), game, grammar, hands, advice)
+    first = _resolve(split(repaired), game, grammar, hands, advice, coarse=False)
     if first.action is not None:
         return first
-    second = _resolve(split(repaired, fine=False), game, grammar, hands, advice)
+    second = _resolve(split(repaired, fine=False), game, grammar, hands, advice, coarse=True)
     return second if second.action is not None else first
 
 
 def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
              hands: tuple[tuple[str, re.Pattern[str]], ...],
-             advice: Callable[[str], bool] | None) -> Reading:
+             advice: Callable[[str], bool] | None, coarse: bool) -> Reading:
     if not clauses:
         return Reading(None, True)
     v = vocabulary()
@@ -139,8 +139,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                     c.kind = "action" if got is not None else "blocking"
                     if got is None and game == "seven" and {n for _, n in f.actions} == {"keep"}:
                         c.kind = "kept"  # ジョーカーは残して、3sと4d捨て
-                    if got is None and f.these and not f.cards:
-                        c.kind = "these"  # 「2hと4s！これ捨て！」
+                    if got is None and not f.cards and game in ("seven", "deuces") and {
+                            n for _, n in f.actions} <= {"discard", "keep", "all", "showdown"}:
+                        c.kind = "these"  # 「2hと4s！これ捨て！」, 「5h 9s ぽーい」
             elif (f.cards or f.amounts) and not f.vetoed and not f.content:
                 c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
         if got is not None:
@@ -160,8 +161,13 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     kept: list[Clause] = []
     for i, c in enumerate(live):
         later = any(x.kind == "action" for x in live[i + 1:])
-        if (c.ends_concessive or c.musing) and later:
-            continue  # 「オープンしよっかな…うん、オープン」: the thought, then the decision
+        shows = any(x.kind == "action" and x.parsed is not None and x.parsed.action == "open"
+                    and x.parsed.cards for x in live[i + 1:])
+        folds = c.parsed is not None and c.parsed.action in ("fold", "muck")
+        if (c.ends_concessive or c.musing) and later and not (folds and shows):
+            continue
+        if c.ends_concessive and folds and shows:
+            c.kind = "action"  # 降りるけんど、A♠だけ見せちゃる
         kept.append(c)
     # a clause that is only cards completes the action before it (エースだけ残します、As)
     if any(c.kind == "action" and c.parsed is not None and (c.parsed.cards or c.parsed.keep or
@@ -171,7 +177,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                 c.kind = "chat"  # 「2hと4s！これ捨て！」: the cards, then "throw these"
     these = [c for c in kept if c.kind == "these"]
     shown = [c for c in kept if c.kind == "cards" and cards_in(c.folded)]
-    if len(these) == 1 and len(shown) == 1 and not any(c.kind == "action" for c in kept):
+    # (sentences only: between commas the cards may be a list the clause cut apart)
+    if coarse and len(these) == 1 and len(shown) == 1 and not any(
+            c.kind == "action" for c in kept):
         c = these[0]
         joined = Clause(shown[0].text + " " + c.text, shown[0].folded + " " + c.folded,
                         shown[0].start, words=shown[0].words + c.words)
@@ -215,6 +223,12 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             first, rest = merged, []
     if any(p != first for p in rest):
         return Reading(None, True)
+    if game == "holdem_aa" and first.action == "ante" and first.amount is None and first.aa:
+        # 「アンティ300…あ、やっぱAA100もつける」: the side bet added to the ante before
+        before = [c.parsed for c in clauses[:last] if c.kind == "action" and c.parsed is not None
+                  and c.parsed.action == "ante" and c.parsed.amount is not None]
+        if before:
+            first = before[-1].model_copy(update={"aa": first.aa})
     filled = _filled(first, kept, game)
     if filled is not None:
         first = filled

@@ -79,6 +79,7 @@ class Vocabulary:
     concessive: frozenset[str]
     declined: frozenset[str]
     declaring: frozenset[str]
+    declaring_nouns: frozenset[str]
     dialect_endings: tuple[str, ...]
     dialect_after_verb_only: frozenset[str]
     negations: tuple[str, ...]
@@ -166,6 +167,7 @@ def vocabulary() -> Vocabulary:
         declined=frozenset(vocab.strings(d.get("declined", {}), "aux_lemmas", _DATA)),
         declaring=frozenset(vocab.strings(around, "verb_lemmas", _DATA))
         | frozenset(vocab.strings(around, "declaring_lemmas", _DATA)),
+        declaring_nouns=frozenset(vocab.strings(around, "declaring_lemmas", _DATA)),
         remark_particles=frozenset(vocab.strings(veto, "remark_particles", _DATA)),
         declining=frozenset(vocab.strings(d.get("declined", {}), "lemmas", _DATA)),
         weak=frozenset(vocab.strings(around, "weak_lemmas", _DATA)),
@@ -202,7 +204,8 @@ def _short() -> re.Pattern[str]:
     edge = text_of("short_edge")
     short = sorted(texts_of("short"), key=len, reverse=True)
     words = "|".join(re.escape(fold_nfkc(w)) for w in short)
-    return re.compile(rf"(?:^|(?<={edge}))(?:{words})(?=$|{edge})")
+    # ... and a letter glued to an amount (B1500, R2000, c600)
+    return re.compile(rf"(?:^|(?<={edge}))(?:(?:{words})(?=$|{edge})|[brc][0-9])")
 
 
 def mentions(folded: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
