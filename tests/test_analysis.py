@@ -16,8 +16,10 @@ from referee.analysis import analyze, draw
 from referee.analysis.batch import (
     BINOM,
     colex_index,
+    deuces_classes,
     deuces_keys,
     five_card_hands,
+    five_card_key_counts,
     standard_keys,
 )
 from referee.analysis.draw import FULL_PAY_DEUCES_WILD, exact_result, table_key
@@ -26,7 +28,7 @@ from referee.analysis.tables import definition
 from referee.cards import Card
 from referee.cli import main
 from referee.definitions import DefinitionError, load
-from referee.hands import best5_key, deuces_key
+from referee.hands import best5_key, class_of, deuces_key
 
 
 @pytest.fixture(autouse=True)
@@ -105,21 +107,86 @@ def test_full_pay_deuces_wild_is_100_7620_percent() -> None:
               "flush": 0.016784, "straight": 0.056070, "three_of_a_kind": 0.284690}
     for row, p in wizard.items():
         assert res.rows[row] == pytest.approx(p, abs=1e-6), row
-    # the hold table: a dealt natural royal is held whole
-    royal = np.array([[32 + 3, 36 + 3, 40 + 3, 44 + 3, 48 + 3]])  # Ts Js Qs Ks As
-    assert res.hold[int(colex_index(royal)[0])] == 31
+    # a dealt natural royal is held whole, in any order of its cards
+    assert res.hold_of([51, 47, 43, 39, 35]) == 31  # As Ks Qs Js Ts
     # every hand's hold (its suit class representative's, mapped back) is a best hold of the
-    # hand itself, worked out directly
-    names = [k for k in FULL_PAY_DEUCES_WILD]
-    pays = np.array([float(FULL_PAY_DEUCES_WILD[k]) for k in names] + [0.0])
+    # hand itself, worked out directly from the subset counts without any suit classes
+    t = draw.draw_tables()
+    pays = np.array([float(FULL_PAY_DEUCES_WILD.get(k, 0)) for k in draw.CLASS_NAMES])
     hands = five_card_hands()
-    cls = draw._row_ids(deuces_keys(hands), names)
-    counts = draw._subset_counts(hands, cls, len(pays))
-    div = np.array([BINOM[47, 5 - bin(m).count("1")] for m in range(32)], dtype=np.float64)
-    sample = np.random.default_rng(0).choice(hands.shape[0], 20000, replace=False)
-    ev = (draw._hold_values(hands[sample].astype(np.int64), cls[sample], counts, len(pays))
-          @ pays) / div
-    assert np.array_equal(ev[np.arange(sample.size), res.hold[sample]], ev.max(axis=1))
+    sample = hands[np.random.default_rng(0).choice(hands.shape[0], 1000, replace=False)]
+    own = deuces_classes(sample)
+    for hand, klass in zip(sample.tolist(), own.tolist(), strict=True):
+        rng = random.Random(sum(hand))
+        order = rng.sample(hand, 5)  # any order of the cards
+        ev = np.zeros(32)
+        for mask in range(32):
+            held = sorted(order[p] for p in range(5) if mask >> p & 1)
+            if len(held) == 5:
+                ev[mask] = pays[klass]
+            else:
+                ev[mask] = t.counts[len(held)][int(colex_index(np.array([held]))[0])] @ pays
+        for b in range(5):  # inclusion-exclusion of the discards
+            for mask in range(32):
+                if not mask >> b & 1:
+                    ev[mask] -= ev[mask | 1 << b]
+        ev /= [BINOM[47, 5 - bin(m).count("1")] for m in range(32)]
+        assert ev[res.hold_of(order)] == pytest.approx(ev.max(), rel=1e-12, abs=1e-12)
+
+
+def test_draw_tables_count_what_they_claim() -> None:
+    t = draw.draw_tables()
+    # every subset of m cards lies in C(52 - m, 5 - m) hands
+    for m in range(5):
+        assert (t.counts[m].sum(axis=1) == BINOM[52 - m, 5 - m]).all()
+    # the class totals are the classes of all hands, and a few 4-card subsets by hand
+    hands = five_card_hands()
+    cls = deuces_classes(hands)
+    assert t.counts[0][0].tolist() == np.bincount(cls, minlength=len(draw.CLASS_NAMES)).tolist()
+    rng = random.Random(4)
+    for _ in range(30):
+        four = sorted(rng.sample(range(52), 4))
+        rows = np.array([sorted([*four, x]) for x in range(52) if x not in four])
+        got = t.counts[4][int(colex_index(np.array([four]))[0])]
+        want = np.bincount(deuces_classes(rows), minlength=len(draw.CLASS_NAMES))
+        assert got.tolist() == want.tolist()
+    # the suit classes: 134,459 representatives standing for every hand once
+    assert t.reps.shape == (134_459, 5) and int(t.weight.sum()) == 2_598_960
+    assert (np.diff(t.rep_colex) > 0).all()
+
+
+def test_deuces_classes_are_the_evaluators_on_every_one_deck_hand() -> None:
+    hands = five_card_hands()
+    keys = deuces_keys(hands)  # the referee's own deuces_key, once per distinct shape
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    names = draw.CLASS_NAMES
+    ref = np.array([names.index(class_of("deuces", int(k))) for k in uniq])[inverse.reshape(-1)]
+    assert np.array_equal(deuces_classes(hands), ref)
+
+
+def test_draw_tables_cache_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path))
+    draw.draw_tables.cache_clear()
+    try:
+        first = draw.draw_tables()
+        path = draw.cache_path()
+        assert path.parent == tmp_path and path.exists()
+        draw.draw_tables.cache_clear()
+        again = draw.draw_tables()  # read back from the file
+        assert again is not first
+        assert all(np.array_equal(a, b) for a, b in zip(first.counts, again.counts, strict=True))
+        assert np.array_equal(first.reps, again.reps)
+        path.write_bytes(b"not a table")  # a damaged file is computed again, never trusted
+        draw.draw_tables.cache_clear()
+        assert np.array_equal(draw.draw_tables().weight, first.weight)
+    finally:
+        draw.draw_tables.cache_clear()
+
+
+def test_five_card_key_counts_are_the_dealt_hands() -> None:
+    keys, counts = five_card_key_counts()
+    dealt, dealt_counts = np.unique(standard_keys(five_card_hands()), return_counts=True)
+    assert keys.tolist() == dealt.tolist() and counts.tolist() == dealt_counts.tolist()
 
 
 # --- Monte Carlo ----------------------------------------------------------------------------

@@ -98,13 +98,13 @@ class _Multisets:
         """Table index of each packed hand word (the sum of its cards' :data:`CARD_WORD`)."""
         lo = words & ((1 << _HI_SHIFT) - 1)
         hi = (words >> _HI_SHIFT) & ((1 << (_SUIT_SHIFT - _HI_SHIFT)) - 1)
-        return np.asarray(self.lo_index[lo] + self.hi_index[hi], dtype=np.int64)
+        return np.asarray(self.lo_index.take(lo) + self.hi_index.take(hi), dtype=np.int64)
 
 
 def _multisets_of(size: int) -> npt.NDArray[np.int64]:
     """Every rank multiset of exactly ``size`` cards (at most 4 of a rank), as count rows."""
     v = _count_vectors(13, size)
-    return v[v.sum(axis=1) == size]
+    return np.asarray(v[v.sum(axis=1) == size], dtype=np.int64)
 
 
 def _rank_only_cards(counts: npt.NDArray[np.int64]) -> list[list[int]]:
@@ -123,14 +123,22 @@ _RANK_WORD = np.array([5**r if r < _LOW else 5 ** (r - _LOW) << _HI_SHIFT for r 
 
 
 @cache
+def _five_keys() -> tuple[npt.NDArray[np.int64], IntArray]:
+    """(every five-card rank multiset as count rows, its non-flush key by the reference
+    evaluator)."""
+    five = _multisets_of(5)
+    return five, np.array([key_from_cards(h) for h in _rank_only_cards(five)], dtype=np.int64)
+
+
+@cache
 def _standard_table() -> tuple[_Multisets, IntArray]:
     """(multiset index, non-flush best key of every multiset of 5..7 cards; -1 elsewhere)."""
     ms = _Multisets(7)
     table = np.full(ms.size, -1, dtype=np.int64)
     rows = _count_vectors(13, 7)
     sizes = rows.sum(axis=1)
-    five = rows[sizes == 5]
-    table[ms.index(five)] = [key_from_cards(h) for h in _rank_only_cards(five)]
+    five, keys = _five_keys()
+    table[ms.index(five)] = keys
     for size in (6, 7):
         part = rows[sizes == size]
         words = part @ _RANK_WORD
@@ -149,12 +157,24 @@ def standard_keys(cards: npt.NDArray[np.integer]) -> IntArray:
     k = cards.shape[1]
     if not 5 <= k <= 7:
         raise ValueError("standard_keys needs 5 to 7 cards a hand")
+    out = np.empty(cards.shape[0], dtype=np.int64)
+    # blocks small enough to stay in cache: fresh multi-megabyte temporaries cost more in
+    # page faults than the arithmetic on them
+    for start in range(0, cards.shape[0], _BLOCK):
+        out[start:start + _BLOCK] = _standard_block(cards[start:start + _BLOCK])
+    return out
+
+
+_BLOCK = 1 << 15
+
+
+def _standard_block(cards: npt.NDArray[np.integer]) -> IntArray:
     ms, table = _standard_table()
-    cols = np.ascontiguousarray(cards.T)  # one column a card: the gathers read contiguously
-    words = CARD_WORD[cols[0]]
-    for j in range(1, k):
-        words += CARD_WORD[cols[j]]
-    out = table[ms.of_words(words)]
+    cols = np.ascontiguousarray(cards.T)
+    words = CARD_WORD.take(cols[0])
+    for j in range(1, cols.shape[0]):
+        words += CARD_WORD.take(cols[j])
+    out = table.take(ms.of_words(words))
     flush = np.flatnonzero((words + _FOFF) & _FMASK)
     if flush.size:
         fc = cards[flush].astype(np.int64)
@@ -169,13 +189,12 @@ def standard_keys(cards: npt.NDArray[np.integer]) -> IntArray:
 
 def five_card_key_counts() -> tuple[IntArray, IntArray]:
     """(sorted distinct best-5 keys of the C(52, 5) one-deck hands, hands with each key)."""
-    ms, table = _standard_table()
-    five = _multisets_of(5)
+    five, five_keys = _five_keys()
     suits = np.array([comb(4, n) for n in range(5)], dtype=np.int64)
     ways = suits[five].prod(axis=1)
     distinct = (five <= 1).all(axis=1)
     ways[distinct] -= 4  # the four one-suit assignments are flushes, counted below
-    keys = [table[ms.index(five)]]
+    keys = [five_keys]
     counts = [ways]
     masks = (five[distinct] << np.arange(13)).sum(axis=1)
     keys.append(_FLUSH_TABLE[masks])
@@ -237,20 +256,30 @@ def _deuces_table() -> tuple[_Multisets, npt.NDArray[np.uint8]]:
     return ms, table
 
 
+def hand_words(cards: npt.NDArray[np.integer]) -> tuple[IntArray, IntArray]:
+    """(packed word, AND of the deuces suit sets) of each row of ``cards`` (shape (N, k))."""
+    cols = np.ascontiguousarray(np.asarray(cards).T)  # one column a card: contiguous gathers
+    words = CARD_WORD.take(cols[0])
+    suited = _SUITSET.take(cols[0])
+    for j in range(1, cols.shape[0]):
+        words += CARD_WORD.take(cols[j])
+        suited &= _SUITSET.take(cols[j])
+    return words, suited
+
+
+def deuces_classes_of_words(words: IntArray, suited: IntArray) -> npt.NDArray[np.uint8]:
+    """:func:`deuces_classes` from :func:`hand_words` (sums of five one-deck cards)."""
+    ms, table = _deuces_table()
+    return np.asarray(table.take(2 * ms.of_words(words) + (suited != 0)), dtype=np.uint8)
+
+
 def deuces_classes(cards: npt.NDArray[np.integer]) -> npt.NDArray[np.uint8]:
     """Deuces class index (into ``CLASSES["deuces"]``) of each row of ``cards`` (shape (N, 5),
     distinct cards 0..51: one deck, no joker)."""
     cards = np.asarray(cards)
     if cards.ndim != 2 or cards.shape[1] != 5:
         raise ValueError("deuces_classes needs 5 cards a hand")
-    ms, table = _deuces_table()
-    cols = np.ascontiguousarray(cards.T)
-    words = CARD_WORD[cols[0]]
-    suited = _SUITSET[cols[0]]
-    for j in range(1, 5):
-        words += CARD_WORD[cols[j]]
-        suited &= _SUITSET[cols[j]]
-    return table[2 * ms.of_words(words) + (suited != 0)]
+    return deuces_classes_of_words(*hand_words(cards))
 
 
 def deuces_keys(cards: npt.NDArray[np.integer]) -> IntArray:

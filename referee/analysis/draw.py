@@ -44,11 +44,14 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.analysis.batch import (
+    _SUITSET,
     BINOM,
+    CARD_WORD,
     colex_index,
     combinations_colex,
     deuces_classes,
-    five_card_hands,
+    deuces_classes_of_words,
+    hand_words,
 )
 from referee.cards import JOKER, Card
 from referee.hands import CLASSES
@@ -65,7 +68,6 @@ _K = len(CLASS_NAMES)
 _MASKS = [[p for p in range(5) if m >> p & 1] for m in range(32)]
 _SIZE = np.array([len(p) for p in _MASKS])
 _DIV = np.array([comb(47, 5 - int(s)) for s in _SIZE], dtype=np.float64)
-_CHUNK = 1 << 18
 _REP_CHUNK = 1 << 15
 #: the modules whose code decides the cached tables (part of the cache key)
 _CODE = ("analysis/draw.py", "analysis/batch.py", "hands/deuces.py", "hands/names.py",
@@ -88,13 +90,16 @@ class DrawTables:
         return colex_index(self.reps)
 
     def sub_index(self, rows: slice) -> npt.NDArray[np.int64]:
-        """``[i, mask]``: the colex index (within its size) of the cards ``mask`` holds of
+        """``[mask, i]``: the colex index (within its size) of the cards ``mask`` holds of
         representative ``i`` (0 for the whole hand, which is looked up by its class)."""
-        reps = self.reps[rows].astype(np.int64)
-        out = np.zeros((reps.shape[0], 32), dtype=np.int64)
+        reps = self.reps[rows].T.astype(np.int64)
+        # terms[j][k]: card j's colex term when it is the k-th (from 0) card held
+        terms = [[BINOM[:, k + 1].take(reps[j]) for k in range(j + 1)] for j in range(5)]
+        out = np.zeros((32, reps.shape[1]), dtype=np.int64)
         for mask, held in enumerate(_MASKS):
             if 0 < len(held) < 5:
-                out[:, mask] = colex_index(reps[:, held])
+                for k, j in enumerate(held):
+                    out[mask] += terms[j][k]
         return out
 
 
@@ -130,33 +135,35 @@ class DrawResult:
         return sum(1 << where[rep[j]] for j in range(5) if mask >> j & 1)
 
 
-def _subset_counts(hands_t: npt.NDArray[np.uint8], cls: npt.NDArray[np.uint8]
-                   ) -> tuple[npt.NDArray[np.int64], ...]:
-    """``N[m][colex(S), class]`` for m = 0..4 (module doc, step 2); ``hands_t``: the hands
-    one column a card (shape (5, n))."""
-    n = hands_t.shape[1]
+def _subset_counts() -> tuple[npt.NDArray[np.int64], ...]:
+    """``N[m][colex(S), class]`` for m = 0..4 (module doc, step 2). The hands are taken by
+    their largest card ``e``: those are the four-card subsets of ``range(e)`` (the first
+    C(e, 4) rows of the colex table) plus ``e``, so no table of all hands is ever built."""
+    four = combinations_colex(52, 4)
+    words, suited = hand_words(four)
+    # colex index of each four-card row without its card p (a three-card subset)
+    drop = [colex_index(four[:, [j for j in range(4) if j != p]]) for p in range(4)]
     acc = np.zeros(comb(52, 4) * _K, dtype=np.int64)
-    for start in range(0, n, _CHUNK):
-        c = hands_t[:, start:start + _CHUNK].astype(np.int64)
-        k = cls[start:start + _CHUNK].astype(np.int64)
-        keep = [BINOM[c[j], j + 1] for j in range(5)]  # card j below the dropped one
-        shift = [BINOM[c[j], j] for j in range(5)]  # card j above it
-        idx = np.concatenate([
-            sum((keep[j] for j in range(p)), np.zeros_like(k))
-            + sum((shift[j] for j in range(p + 1, 5)), np.zeros_like(k))
-            for p in range(5)]) * _K + np.tile(k, 5)
-        acc += np.bincount(idx, minlength=acc.size)
+    for e in range(4, 52):
+        n = comb(e, 4)
+        k = deuces_classes_of_words(words[:n] + CARD_WORD[e], suited[:n] & _SUITSET[e])
+        np.add.at(acc, np.arange(n) * _K + k, 1)  # without e: the four-card row itself
+        for p in range(4):  # without card p: the three others and e
+            np.add.at(acc, (drop[p][:n] + n) * _K + k, 1)
     counts = [acc.reshape(-1, _K)]
     for m in range(3, -1, -1):
-        upper = counts[0]
-        combos = combinations_colex(52, m + 1).astype(np.int64)
-        total = np.zeros(comb(52, m) * _K)
+        upper = counts[0].reshape(-1)
+        combos = four if m == 3 else combinations_colex(52, m + 1)
+        total = np.zeros(comb(52, m) * _K, dtype=np.int64)
         for p in range(m + 1):
-            rest = [j for j in range(m + 1) if j != p]
-            idx = colex_index(combos[:, rest]) if rest else np.zeros(combos.shape[0], np.int64)
-            flat = (idx[:, None] * _K + np.arange(_K)).reshape(-1)
-            total += np.bincount(flat, weights=upper.reshape(-1), minlength=total.size)
-        counts.insert(0, np.rint(total / (5 - m)).astype(np.int64).reshape(-1, _K))
+            if m == 3:
+                idx = drop[p]
+            else:
+                rest = [j for j in range(m + 1) if j != p]
+                idx = colex_index(combos[:, rest]) if rest else np.zeros(combos.shape[0],
+                                                                         np.int64)
+            np.add.at(total, (idx[:, None] * _K + np.arange(_K)).reshape(-1), upper)
+        counts.insert(0, (total // (5 - m)).reshape(-1, _K))
     return tuple(counts)
 
 
@@ -179,20 +186,16 @@ def _suit_classes() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     # pairs of equal masks -> the order of the suits' symmetry group (runs of 2, 2+2, 3)
     sym = np.array([1, 2, 4, 6, 1, 1, 24])[equal]
     weight = 24 // sym
-    present = (masks[:, :, None] >> np.arange(13)) & 1  # [row, suit, rank]
-    flat = present.transpose(0, 2, 1).reshape(masks.shape[0], 52)  # column = card id
+    flat = np.zeros((masks.shape[0], 52), dtype=np.uint8)  # column = card id
+    for card in range(52):
+        flat[:, card] = (masks[:, card & 3] >> (card >> 2)) & 1
     reps = np.nonzero(flat)[1].reshape(-1, 5).astype(np.uint8)
     order = np.argsort(colex_index(reps))
     return reps[order], weight[order].astype(np.int64)
 
 
 def _compute_tables() -> DrawTables:
-    hands = five_card_hands()
-    cls = deuces_classes(hands)
-    hands_t = np.ascontiguousarray(hands.T)
-    del hands
-    counts = _subset_counts(hands_t, cls)
-    del hands_t, cls
+    counts = _subset_counts()
     reps, weight = _suit_classes()
     return DrawTables(counts=counts, reps=reps, weight=weight, rep_class=deuces_classes(reps))
 
@@ -241,8 +244,10 @@ def draw_tables() -> DrawTables:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
         with tmp.open("wb") as f:
-            np.savez(f, reps=tables.reps, weight=tables.weight, rep_class=tables.rep_class,
-                     **{f"counts{m}": tables.counts[m].astype(np.int32) for m in range(5)})
+            arrays: dict[str, npt.NDArray[np.generic]] = {
+                f"counts{m}": tables.counts[m].astype(np.int32) for m in range(5)}
+            arrays.update(reps=tables.reps, weight=tables.weight, rep_class=tables.rep_class)
+            np.savez(f, allow_pickle=False, **arrays)
         tmp.replace(path)
     except OSError:
         pass
@@ -266,39 +271,51 @@ def deuces_wild(
     rep_hold = np.zeros(t.reps.shape[0], dtype=np.uint8)
     w_sub = [np.zeros(comb(52, m)) for m in range(5)]
     w_whole = np.zeros(_K)
+    by_size = [np.flatnonzero(_SIZE == m) for m in range(6)]
     for start in range(0, t.reps.shape[0], _REP_CHUNK):
         rows = slice(start, start + _REP_CHUNK)
-        sub = t.sub_index(rows)
+        sub = t.sub_index(rows)  # one row a mask: every pass below reads contiguously
         cls = t.rep_class[rows].astype(np.int64)
         w = t.weight[rows].astype(np.float64)
-        v = np.empty(sub.shape)
-        for mask in range(32):
-            s = int(_SIZE[mask])
-            v[:, mask] = pays[cls] if s == 5 else pay_of[s][sub[:, mask]]
-        for b in range(5):  # superset Moebius transform: inclusion-exclusion of the discards
-            lo = [m for m in range(32) if not m >> b & 1]
-            v[:, lo] -= v[:, [m | 1 << b for m in lo]]
-        v /= _DIV
-        best = v.argmax(axis=1)
+        size = cls.size
+        v = np.empty((32, size))
+        for m in range(5):
+            v[by_size[m]] = pay_of[m].take(sub[by_size[m]])
+        v[31] = pays.take(cls)
+        _moebius(v, superset=True)  # inclusion-exclusion of the discards
+        v /= _DIV[:, None]
+        best = v.argmax(axis=0)
         rep_hold[rows] = best
-        total += float((v[np.arange(best.size), best] * w).sum())
-        # the chosen holds' completions by class: the same signs over the counts
-        for u in range(32):
-            sel = np.flatnonzero((u & best) == best)
-            if not sel.size:
-                continue
-            diff = np.array([bin(x).count("1") for x in range(32)])[u ^ best[sel]]
-            coef = w[sel] * np.where(diff % 2, -1.0, 1.0) / _DIV[best[sel]]
-            s = int(_SIZE[u])
-            if s == 5:
-                w_whole += np.bincount(cls[sel], weights=coef, minlength=_K)
-            else:
-                w_sub[s] += np.bincount(sub[sel, u], weights=coef, minlength=w_sub[s].size)
+        at = np.arange(size)
+        total += float((v[best, at] * w).sum())
+        # the chosen holds' completions by class: the same signs over the counts, as the
+        # coefficients of every subset U >= hold (the transposed transform of a one-hot)
+        coef = np.zeros((32, size))
+        coef[best, at] = w / _DIV[best]
+        _moebius(coef, superset=False)
+        for m in range(5):
+            sel = by_size[m]
+            w_sub[m] += np.bincount(sub[sel].reshape(-1), weights=coef[sel].reshape(-1),
+                                    minlength=w_sub[m].size)
+        w_whole += np.bincount(cls, weights=coef[31], minlength=_K)
     probs = (w_whole + sum(w_sub[m] @ t.counts[m] for m in range(5))) / n
     if progress is not None:
         progress(n)
     rows_out = {name: float(probs[i]) for i, name in enumerate(CLASS_NAMES) if table.get(name)}
     return DrawResult(ret=total / n, rows=rows_out, rep_hold=rep_hold, hands=n, tables=t)
+
+
+def _moebius(v: npt.NDArray[np.float64], superset: bool) -> None:
+    """In place over the 32 mask rows of ``v``: ``superset``: ``f(S) = sum over U >= S of
+    (-1)^|U \\ S| v(U)``; else ``f(U) = sum over S <= U of (-1)^|U \\ S| v(S)``."""
+    cube = v.reshape(2, 2, 2, 2, 2, -1)  # axis i holds bit 4 - i of the mask
+    for axis in range(5):
+        zero = tuple([slice(None)] * axis + [0])
+        one = tuple([slice(None)] * axis + [1])
+        if superset:
+            cube[zero] -= cube[one]
+        else:
+            cube[one] -= cube[zero]
 
 
 @cache

@@ -1,8 +1,9 @@
 """``holdem_aa``: the AA bet exactly, ante + call by Monte Carlo with the call decision estimated.
 
 * **aa** (exact): the AA bet is settled on the player's 2 cards + the 3-card flop, i.e. on a
-  uniformly random five-card hand: all 2,598,960 are evaluated (batch evaluator) and each distinct
-  key is paid by the engine's :func:`referee.rules.holdem_aa.aa_settle`. The figure assumes the
+  uniformly random five-card hand: all 2,598,960 are counted by rank multiset (the suit
+  assignments of each, the flushes apart) and each distinct key is paid by the engine's
+  :func:`referee.rules.holdem_aa.aa_settle`. The figure assumes the
   player calls whenever the AA bet wins (a folded player's AA is lost; every winning AA hand --
   a pair of aces or better -- is a call anyway).
 * **ante** (ante + call together, Monte Carlo): each simulated hand deals the player's 2 cards,
@@ -27,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from referee.analysis.batch import five_card_hands, standard_keys
+from referee.analysis.batch import five_card_key_counts, standard_keys
 from referee.analysis.report import BetReport, Row, Tally
 from referee.definitions import HoldemAARules
 from referee.hands import CLASSES, pair_floor
@@ -47,14 +48,13 @@ _CATS = CLASSES["holdem_aa"][::-1]  # category number (key >> 20) -> class id
 
 
 def aa_exact(rules: HoldemAARules, progress: Callable[[int], None] | None = None) -> BetReport:
-    """The AA bet over all 2,598,960 hole + flop hands."""
-    hands = five_card_hands()
-    keys = standard_keys(hands)
+    """The AA bet over all 2,598,960 hole + flop hands, counted by rank multiset
+    (:func:`referee.analysis.batch.five_card_key_counts`): every distinct key once."""
+    uniq, counts = five_card_key_counts()
+    n = int(counts.sum())
     if progress is not None:
-        progress(hands.shape[0])
-    uniq, counts = np.unique(keys, return_counts=True)
+        progress(n)
     stake = rules.ante_unit
-    n = int(hands.shape[0])
     hits: dict[str, int] = {}
     paid: dict[str, int] = {}
     total = 0
