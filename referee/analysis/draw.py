@@ -35,7 +35,7 @@ import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from itertools import combinations
 from math import comb
 from pathlib import Path
@@ -69,6 +69,9 @@ _MASKS = [[p for p in range(5) if m >> p & 1] for m in range(32)]
 _SIZE = np.array([len(p) for p in _MASKS])
 _DIV = np.array([comb(47, 5 - int(s)) for s in _SIZE], dtype=np.float64)
 _REP_CHUNK = 1 << 15
+_ROWS = 1 << 16
+#: the smallest type that holds N[m] (m = 0..4): at most C(52, 5), C(51, 4), C(50, 3), C(49, 2), 48
+_DTYPES = (np.int64, np.int32, np.uint16, np.uint16, np.uint8)
 #: the modules whose code decides the cached tables (part of the cache key)
 _CODE = ("analysis/draw.py", "analysis/batch.py", "hands/deuces.py", "hands/names.py",
          "hands/core.py")
@@ -80,13 +83,14 @@ class DrawTables:
     subset of ``m`` <= 4 cards; the suit-class representatives (cards ascending, rows in colex
     order of the representative), how many dealt hands each stands for, and its class."""
 
-    counts: tuple[npt.NDArray[np.int64], ...]
+    counts: tuple[npt.NDArray[np.integer], ...]
     reps: npt.NDArray[np.uint8]
     weight: npt.NDArray[np.int64]
     rep_class: npt.NDArray[np.uint8]
 
-    @property
+    @cached_property
     def rep_colex(self) -> npt.NDArray[np.int64]:
+        """Each representative's colex rank (ascending: the rows are in colex order)."""
         return colex_index(self.reps)
 
     def sub_index(self, rows: slice) -> npt.NDArray[np.int64]:
@@ -135,7 +139,7 @@ class DrawResult:
         return sum(1 << where[rep[j]] for j in range(5) if mask >> j & 1)
 
 
-def _subset_counts() -> tuple[npt.NDArray[np.int64], ...]:
+def _subset_counts() -> tuple[npt.NDArray[np.integer], ...]:
     """``N[m][colex(S), class]`` for m = 0..4 (module doc, step 2). The hands are taken by
     their largest card ``e``: those are the four-card subsets of ``range(e)`` (the first
     C(e, 4) rows of the colex table) plus ``e``, so no table of all hands is ever built."""
@@ -143,18 +147,19 @@ def _subset_counts() -> tuple[npt.NDArray[np.int64], ...]:
     words, suited = hand_words(four)
     # colex index of each four-card row without its card p (a three-card subset)
     drop = [colex_index(four[:, [j for j in range(4) if j != p]]) for p in range(4)]
-    acc = np.zeros(comb(52, 4) * _K, dtype=np.int64)
+    acc = np.zeros(comb(52, 4) * _K, dtype=np.int64)  # add.at is fast on int64 only
     for e in range(4, 52):
         n = comb(e, 4)
         k = deuces_classes_of_words(words[:n] + CARD_WORD[e], suited[:n] & _SUITSET[e])
         np.add.at(acc, np.arange(n) * _K + k, 1)  # without e: the four-card row itself
         for p in range(4):  # without card p: the three others and e
             np.add.at(acc, (drop[p][:n] + n) * _K + k, 1)
-    counts = [acc.reshape(-1, _K)]
+    counts: list[npt.NDArray[np.integer]] = [acc.reshape(-1, _K).astype(_DTYPES[4])]
     for m in range(3, -1, -1):
-        upper = counts[0].reshape(-1)
+        upper = counts[0]
         combos = four if m == 3 else combinations_colex(52, m + 1)
         total = np.zeros(comb(52, m) * _K, dtype=np.int64)
+        classes = np.arange(_K)
         for p in range(m + 1):
             if m == 3:
                 idx = drop[p]
@@ -162,8 +167,11 @@ def _subset_counts() -> tuple[npt.NDArray[np.int64], ...]:
                 rest = [j for j in range(m + 1) if j != p]
                 idx = colex_index(combos[:, rest]) if rest else np.zeros(combos.shape[0],
                                                                          np.int64)
-            np.add.at(total, (idx[:, None] * _K + np.arange(_K)).reshape(-1), upper)
-        counts.insert(0, (total // (5 - m)).reshape(-1, _K))
+            for start in range(0, idx.size, _ROWS):
+                rows = slice(start, start + _ROWS)
+                np.add.at(total, (idx[rows, None] * _K + classes).reshape(-1),
+                          upper[rows].astype(np.int64).reshape(-1))
+        counts.insert(0, (total // (5 - m)).reshape(-1, _K).astype(_DTYPES[m]))
     return tuple(counts)
 
 
@@ -232,7 +240,7 @@ def draw_tables() -> DrawTables:
     try:
         with np.load(path) as z:
             tables = DrawTables(
-                counts=tuple(np.asarray(z[f"counts{m}"], dtype=np.int64) for m in range(5)),
+                counts=tuple(np.asarray(z[f"counts{m}"], dtype=_DTYPES[m]) for m in range(5)),
                 reps=z["reps"], weight=z["weight"], rep_class=z["rep_class"])
         if tables.counts[4].shape == (comb(52, 4), _K) \
                 and int(tables.weight.sum()) == comb(52, 5):
@@ -245,7 +253,7 @@ def draw_tables() -> DrawTables:
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
         with tmp.open("wb") as f:
             arrays: dict[str, npt.NDArray[np.generic]] = {
-                f"counts{m}": tables.counts[m].astype(np.int32) for m in range(5)}
+                f"counts{m}": tables.counts[m] for m in range(5)}
             arrays.update(reps=tables.reps, weight=tables.weight, rep_class=tables.rep_class)
             np.savez(f, allow_pickle=False, **arrays)
         tmp.replace(path)
@@ -265,7 +273,7 @@ def deuces_wild(
         raise ValueError(f"not deuces classes: {', '.join(sorted(unknown))}")
     t = draw_tables()
     pays = np.array([float(table.get(k, 0.0)) for k in CLASS_NAMES])
-    pay_of = [t.counts[m] @ pays for m in range(5)]
+    pay_of = [_blocks_dot(t.counts[m], pays) for m in range(5)]
     n = int(t.weight.sum())
     total = 0.0
     rep_hold = np.zeros(t.reps.shape[0], dtype=np.uint8)
@@ -298,11 +306,30 @@ def deuces_wild(
             w_sub[m] += np.bincount(sub[sel].reshape(-1), weights=coef[sel].reshape(-1),
                                     minlength=w_sub[m].size)
         w_whole += np.bincount(cls, weights=coef[31], minlength=_K)
-    probs = (w_whole + sum(w_sub[m] @ t.counts[m] for m in range(5))) / n
+    probs = (w_whole + sum(_blocks_vdot(w_sub[m], t.counts[m]) for m in range(5))) / n
     if progress is not None:
         progress(n)
     rows_out = {name: float(probs[i]) for i, name in enumerate(CLASS_NAMES) if table.get(name)}
     return DrawResult(ret=total / n, rows=rows_out, rep_hold=rep_hold, hands=n, tables=t)
+
+
+def _blocks_dot(counts: npt.NDArray[np.integer], pays: npt.NDArray[np.float64]
+                ) -> npt.NDArray[np.float64]:
+    """``counts @ pays`` a block of rows at a time (the small integer counts are widened to
+    floats one block at a time, not all at once)."""
+    out = np.empty(counts.shape[0])
+    for start in range(0, counts.shape[0], _ROWS):
+        out[start:start + _ROWS] = counts[start:start + _ROWS] @ pays
+    return out
+
+
+def _blocks_vdot(w: npt.NDArray[np.float64], counts: npt.NDArray[np.integer]
+                 ) -> npt.NDArray[np.float64]:
+    """``w @ counts`` a block of rows at a time (as :func:`_blocks_dot`)."""
+    out = np.zeros(counts.shape[1])
+    for start in range(0, counts.shape[0], _ROWS):
+        out += w[start:start + _ROWS] @ counts[start:start + _ROWS]
+    return out
 
 
 def _moebius(v: npt.NDArray[np.float64], superset: bool) -> None:
