@@ -346,3 +346,26 @@ def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
 
     assert b"main:" in stderr_of("seven", "--hands", "400")
     assert stderr_of("seven", "--hands", "400", "--json") == b""
+
+
+def test_cache_key_follows_code_and_definition(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.analysis import cache
+
+    monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path))
+    a = cache.cache_path("t", ["hands/deuces.py"], ("decks", 1))
+    assert a.parent == tmp_path
+    assert a == cache.cache_path("t", ["hands/deuces.py"], ("decks", 1))
+    assert a != cache.cache_path("t", ["hands/deuces.py"], ("decks", 6))
+    assert a != cache.cache_path("t", ["hands/deuces.py", "hands/core.py"], ("decks", 1))
+    calls: list[int] = []
+
+    def compute() -> dict[str, Any]:
+        calls.append(1)
+        return {"x": np.arange(3)}
+
+    assert cache.cached(a, compute)["x"].tolist() == [0, 1, 2]
+    assert cache.cached(a, compute)["x"].tolist() == [0, 1, 2] and len(calls) == 1
+    # a table that fails its check is computed again
+    assert cache.cached(a, compute, lambda z: z["x"].size == 4)["x"].size == 3
+    assert len(calls) == 2

@@ -125,9 +125,22 @@ _RANK_WORD = np.array([5**r if r < _LOW else 5 ** (r - _LOW) << _HI_SHIFT for r 
 @cache
 def _five_keys() -> tuple[npt.NDArray[np.int64], IntArray]:
     """(every five-card rank multiset as count rows, its non-flush key by the reference
-    evaluator)."""
-    five = _multisets_of(5)
-    return five, np.array([key_from_cards(h) for h in _rank_only_cards(five)], dtype=np.int64)
+    evaluator), kept in the disk cache (:mod:`referee.analysis.cache`) keyed by the
+    evaluator's code."""
+    from referee.analysis.cache import cache_path, cached
+
+    def compute() -> dict[str, npt.NDArray[np.generic]]:
+        five = _multisets_of(5)
+        keys = np.array([key_from_cards(h) for h in _rank_only_cards(five)], dtype=np.int64)
+        return {"five": five.astype(np.int8), "keys": keys}
+
+    path = cache_path("five-card-keys", _STANDARD_CODE, "one 52-card deck")
+    z = cached(path, compute, lambda z: z["five"].shape == (6175, 13) == (z["keys"].size, 13))
+    return np.asarray(z["five"], dtype=np.int64), np.asarray(z["keys"], dtype=np.int64)
+
+
+#: the modules whose code decides the five-card keys (their disk cache key)
+_STANDARD_CODE = ("analysis/batch.py", "hands/standard.py", "hands/core.py", "hands/names.py")
 
 
 @cache

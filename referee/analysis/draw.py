@@ -31,8 +31,6 @@ mapped back through the relabelling) is a best hold of the hand itself worked ou
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -53,6 +51,8 @@ from referee.analysis.batch import (
     deuces_classes_of_words,
     hand_words,
 )
+from referee.analysis.cache import cache_path as cache_path_of
+from referee.analysis.cache import cached
 from referee.cards import JOKER, Card
 from referee.hands import CLASSES
 
@@ -208,58 +208,35 @@ def _compute_tables() -> DrawTables:
     return DrawTables(counts=counts, reps=reps, weight=weight, rep_class=deuces_classes(reps))
 
 
-def cache_dir() -> Path:
-    """Where the analysis keeps its pay-table-independent tables between runs
-    (``REFEREE_CACHE_DIR``, else ``$XDG_CACHE_HOME/referee``, else ``~/.cache/referee``)."""
-    env = os.environ.get("REFEREE_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "referee"
-
-
-def cache_key() -> str:
-    """The code that decides the tables (its source bytes) and the part of the game it reads
-    (the deuces classes; single deck, no joker: video poker's deck whatever the shoe)."""
-    h = hashlib.sha256(repr(("deuces-draw", CLASS_NAMES, "52 cards, no joker")).encode())
-    root = Path(__file__).resolve().parent.parent
-    for rel in _CODE:
-        h.update((root / rel).read_bytes())
-    return h.hexdigest()[:20]
-
-
 def cache_path() -> Path:
-    return cache_dir() / f"deuces-draw-{cache_key()}.npz"
+    """The cache file of :class:`DrawTables`: keyed by the code that decides them and the
+    part of the game they read (the deuces classes; one 52-card deck without a joker, video
+    poker's deck whatever the game's shoe)."""
+    return cache_path_of("deuces-draw", _CODE, (CLASS_NAMES, "52 cards, no joker"))
 
 
 @cache
 def draw_tables() -> DrawTables:
-    """:class:`DrawTables`, from the disk cache when its key matches, else computed and saved
-    (a read-only or missing home only means computing again next time)."""
-    path = cache_path()
-    try:
-        with np.load(path) as z:
-            tables = DrawTables(
-                counts=tuple(np.asarray(z[f"counts{m}"], dtype=_DTYPES[m]) for m in range(5)),
-                reps=z["reps"], weight=z["weight"], rep_class=z["rep_class"])
-        if tables.counts[4].shape == (comb(52, 4), _K) \
-                and int(tables.weight.sum()) == comb(52, 5):
-            return tables
-    except (OSError, ValueError, KeyError):
-        pass
-    tables = _compute_tables()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        with tmp.open("wb") as f:
-            arrays: dict[str, npt.NDArray[np.generic]] = {
-                f"counts{m}": tables.counts[m] for m in range(5)}
-            arrays.update(reps=tables.reps, weight=tables.weight, rep_class=tables.rep_class)
-            np.savez(f, allow_pickle=False, **arrays)
-        tmp.replace(path)
-    except OSError:
-        pass
-    return tables
+    """:class:`DrawTables`, from the disk cache when its key matches, else computed and
+    saved (:mod:`referee.analysis.cache`)."""
+
+    def compute() -> dict[str, npt.NDArray[np.generic]]:
+        t = _compute_tables()
+        out: dict[str, npt.NDArray[np.generic]] = {
+            f"counts{m}": t.counts[m] for m in range(5)}
+        out.update(reps=t.reps, weight=t.weight, rep_class=t.rep_class)
+        return out
+
+    def valid(z: Mapping[str, npt.NDArray[np.generic]]) -> bool:
+        return z["counts4"].shape == (comb(52, 4), _K) \
+            and int(z["weight"].sum()) == comb(52, 5) and z["reps"].shape[1:] == (5,)
+
+    z = cached(cache_path(), compute, valid)
+    return DrawTables(
+        counts=tuple(np.asarray(z[f"counts{m}"], dtype=_DTYPES[m]) for m in range(5)),
+        reps=np.asarray(z["reps"], dtype=np.uint8),
+        weight=np.asarray(z["weight"], dtype=np.int64),
+        rep_class=np.asarray(z["rep_class"], dtype=np.uint8))
 
 
 def deuces_wild(
