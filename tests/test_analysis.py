@@ -24,6 +24,7 @@ from referee.analysis.batch import (
 )
 from referee.analysis.draw import FULL_PAY_DEUCES_WILD, exact_result, table_key
 from referee.analysis.holdem import aa_exact, aa_mc, ante_mc
+from referee.analysis.report import pool
 from referee.analysis.tables import definition
 from referee.cards import Card
 from referee.cli import main
@@ -237,13 +238,64 @@ def test_deuces_monte_carlo_through_the_engine() -> None:
     from referee.analysis.engine_mc import deuces_mc
 
     reps = deuces_mc(load("deuces"), 300, seed=4, hold=keep_all)
-    assert [r.bet for r in reps] == ["ante", "play", "bonus"]
+    assert [r.bet for r in reps] == ["ante", "play", "bonus", "total"]
     for r in reps:
         assert r.hands == 300 and not r.exact and r.ci95 is not None
         assert sum(x.contribution for x in r.rows) == pytest.approx(r.ret)
     assert reps[2].house_edge == -reps[2].ret  # the bonus takes no stake: all of it is cost
+    # total: everything paid back per chip staked on the ante and the added bet
+    staked = [float(np.concatenate(r.tally.staked).sum()) for r in reps]  # type: ignore[union-attr]
+    paid = [r.ret * s for r, s in zip(reps, staked, strict=True)]
+    assert reps[3].ret == pytest.approx(sum(paid[:3]) / (staked[0] + staked[1]))
     again = deuces_mc(load("deuces"), 300, seed=4, hold=keep_all)
     assert [r.to_json() for r in reps] == [r.to_json() for r in again]
+
+
+def test_pooled_runs_are_one_run_of_both() -> None:
+    rules = load("holdem_aa").holdem_aa
+    assert rules is not None
+    a, b = aa_mc(rules, 3000, seed=1), aa_mc(rules, 5000, seed=2)
+    both = pool(a, b)
+    assert both.hands == 8000
+    paid = a.ret * 3000 + b.ret * 5000  # the AA bet stakes one unit a hand
+    assert both.ret == pytest.approx(paid / 8000)
+    assert both.ci95 is not None and a.ci95 is not None
+    assert both.half_width is not None and a.half_width is not None
+    assert both.half_width < a.half_width
+    # rows too: every hand settles one row of the ante, so the pooled rows still add up
+    x, y = (ante_mc(rules, 800, seed=s, inner=8, refine=16) for s in (3, 4))
+    xy = pool(x, y)
+    assert sum(r.probability for r in xy.rows) == pytest.approx(1.0)
+    fold = {r.row: r.probability for r in xy.rows}["fold"]
+    assert fold == pytest.approx(({r.row: r.probability for r in x.rows}["fold"]
+                                  + {r.row: r.probability for r in y.rows}["fold"]) / 2)
+
+
+def test_monte_carlo_without_hands_runs_to_the_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    import referee.analysis as an
+
+    monkeypatch.setitem(an.DEFAULT_HANDS, "holdem_aa", 2000)
+    monkeypatch.setattr(an, "TARGET", 0.02)
+    rep = analyze(load("holdem_aa"), ["ante"])
+    ante = rep.bets[0]
+    assert ante.half_width is not None and ante.half_width <= 0.02
+    assert ante.hands > 2000  # 2,000 hands give about +-0.03: more were played
+    assert any("until every 95% interval" in n for n in rep.notes)
+    monkeypatch.setitem(an.MAX_HANDS, "holdem_aa", 3000)
+    monkeypatch.setattr(an, "TARGET", 0.001)
+    capped = analyze(load("holdem_aa"), ["ante"])
+    assert capped.bets[0].hands == 3000
+    assert any("stopped at 3,000 hands" in n for n in capped.notes)
+    fixed = analyze(load("holdem_aa"), ["ante"], hands=700)
+    assert fixed.bets[0].hands == 700 and not fixed.notes
+
+
+def test_seven_calling_every_hand_returns_more_than_the_npc_way() -> None:
+    rep = analyze(load("seven"), ["main", "always_call"], hands=600, seed=5)
+    main, call = rep.bets
+    assert (main.bet, call.bet) == ("main", "always_call")
+    assert main.ci95 is not None and call.ci95 is not None
+    assert call.ci95[0] > main.ci95[1]
 
 
 # --- the command ------------------------------------------------------------------------------

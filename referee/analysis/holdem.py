@@ -215,12 +215,18 @@ def ante_mc(
     ante_rows = [r for r in CLASSES["holdem_aa"] if r in rules.ante_table] + ["other"]
     order = [f"{res} {r}" for res in ("win", "dealer_fold") for r in ante_rows]
     order += ["push", "lose", "fold"]
-    rep = tally.report(
-        "ante", order=order,
-        note=f"Monte Carlo; the call decision estimated per hand by {inner} (+{refine} near "
-        "indifference) inner samples of the unseen cards: slightly below the optimal return",
-    )
-    loss_per_ante = float(np.mean(np.concatenate(tally.staked))) * rep.house_edge
-    rep.note += f"; house edge per initial ante {loss_per_ante:.4%}"
-    rep.note += f"; fold rate {folds / max(hands, 1):.2%}"
+    rep = tally.report("ante", order=order)
+    return with_ante_note(rep, inner, refine)
+
+
+def with_ante_note(rep: BetReport, inner: int = 48, refine: int = 480) -> BetReport:
+    """``rep`` with the note on its method, house edge per initial ante and fold rate, read
+    from its books (so that pooled runs get theirs right)."""
+    assert rep.tally is not None
+    staked = np.concatenate(rep.tally.staked)
+    loss_per_ante = float(np.mean(staked)) * rep.house_edge if staked.size else 0.0
+    fold = next((r.probability for r in rep.rows if r.row == "fold"), 0.0)
+    rep.note = (f"Monte Carlo; the call decision estimated per hand by {inner} (+{refine} near "
+                "indifference) inner samples of the unseen cards: slightly below the optimal "
+                f"return; house edge per initial ante {loss_per_ante:.4%}; fold rate {fold:.2%}")
     return rep
