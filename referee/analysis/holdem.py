@@ -149,7 +149,12 @@ class _Pay:
 def _call_value(rng: np.random.Generator, pay: _Pay, known: npt.NDArray[np.int64], k: int
                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(sum, sum of squares) of ``k`` sampled call payouts (per ante) of each row of ``known``
-    (hole 2 + flop 3)."""
+    (hole 2 + flop 3), a block of rows at a time (at most ~64k sampled deals in memory)."""
+    step = max(1, (1 << 16) // k)
+    if known.shape[0] > step:
+        parts = [_call_value(rng, pay, known[i:i + step], k)
+                 for i in range(0, known.shape[0], step)]
+        return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
     m = known.shape[0]
     rep = np.repeat(known, k, axis=0)
     extra = _distinct(rng, rep, 4)  # dealer 2, turn, river
@@ -163,7 +168,7 @@ def _call_value(rng: np.random.Generator, pay: _Pay, known: npt.NDArray[np.int64
 
 def ante_mc(
     rules: HoldemAARules, hands: int, seed: int, *, inner: int = 48, refine: int = 480,
-    chunk: int = 20000, progress: Callable[[int], None] | None = None, call_antes: int = 1,
+    chunk: int = 2000, progress: Callable[[int], None] | None = None, call_antes: int = 1,
 ) -> BetReport:
     """Ante + call under the estimated optimal call/fold decision (module doc). ``call_antes``
     is the call's size in antes: 1 in this house game; 2 in the casino game (a check against
