@@ -421,3 +421,21 @@ def test_cache_key_follows_code_and_definition(tmp_path: Path,
     # a table that fails its check is computed again
     assert cache.cached(a, compute, lambda z: z["x"].size == 4)["x"].size == 3
     assert len(calls) == 2
+
+
+def test_optimal_hold_chooses_for_engine_hands() -> None:
+    from referee.analysis.draw import optimal_hold
+    from referee.cards import JOKER, parse_cards
+
+    choose = optimal_hold(FULL_PAY_DEUCES_WILD)
+    royal = parse_cards("Kh Ah Qh Th Jh")
+    assert choose(royal) == royal  # held whole, in the order given
+    # a lone deuce with nothing else: keep the deuce only (any strategy table says so)
+    junk = parse_cards("2c 7d 9s Jh 4c")
+    assert choose(junk) == parse_cards("2c")
+    # a joker is looked up as a deuce the hand does not hold: kept like one
+    with_joker = [*parse_cards("7d 9s Jh 4c"), Card(JOKER)]
+    assert choose(with_joker) == [Card(JOKER)]
+    # identical cards (a six-deck shoe) are kept as they are
+    twins = parse_cards("7d 7d 9s Jh 4c")
+    assert choose(twins) == twins
