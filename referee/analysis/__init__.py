@@ -41,8 +41,8 @@ TARGET = 0.005
 #: Monte Carlo hands of the first run without --hands (the later runs are sized from it)
 DEFAULT_HANDS: dict[str, int] = {"holdem_aa": 50_000, "seven": 5_000, "deuces": 10_000,
                                  "omaha": 0}
-#: where a run without --hands stops even short of TARGET (deuces' jackpots would need about
-#: 2.5 million hands, an hour here, for +-0.5 points on the ante)
+#: where a run without --hands stops even short of TARGET: deuces' jackpot rows narrow its
+#: interval so slowly that +-0.5 points would take millions of engine hands (docs/analysis.md)
 MAX_HANDS: dict[str, int] = {"holdem_aa": 2_000_000, "seven": 200_000, "deuces": 100_000,
                              "omaha": 0}
 
