@@ -44,7 +44,7 @@ CardArray = npt.NDArray[np.uint8]
 
 # deuces memo key digits (as referee.hands.deuces.DIGIT / SUITSET)
 _DIGIT = np.array([1 if c >> 2 == 0 else 6 ** (c >> 2) for c in range(52)], dtype=np.int64)
-_SUITSET = np.array([0xF if c >> 2 == 0 else 1 << (c & 3) for c in range(52)], dtype=np.int64)
+SUIT_SET = np.array([0xF if c >> 2 == 0 else 1 << (c & 3) for c in range(52)], dtype=np.int64)
 
 #: binomial table: BINOM[n, k] = C(n, k) for n <= 52, k <= 7
 BINOM = np.array([[comb(n, k) for k in range(8)] for n in range(53)], dtype=np.int64)
@@ -275,10 +275,10 @@ def hand_words(cards: npt.NDArray[np.integer]) -> tuple[IntArray, IntArray]:
     """(packed word, AND of the deuces suit sets) of each row of ``cards`` (shape (N, k))."""
     cols = np.ascontiguousarray(np.asarray(cards).T)  # one column a card: contiguous gathers
     words = CARD_WORD.take(cols[0])
-    suited = _SUITSET.take(cols[0])
+    suited = SUIT_SET.take(cols[0])
     for j in range(1, cols.shape[0]):
         words += CARD_WORD.take(cols[j])
-        suited &= _SUITSET.take(cols[j])
+        suited &= SUIT_SET.take(cols[j])
     return words, suited
 
 
@@ -306,7 +306,7 @@ def deuces_keys(cards: npt.NDArray[np.integer]) -> IntArray:
     if (cards > 51).any():
         raise ValueError("deuces_keys: no jokers (evaluate those one by one)")
     digit = _DIGIT[cards].sum(axis=1)
-    ss = _SUITSET[cards]
+    ss = SUIT_SET[cards]
     suited = (ss[:, 0] & ss[:, 1] & ss[:, 2] & ss[:, 3] & ss[:, 4]) != 0
     memo = digit << 1 | suited
     uniq, first, inverse = np.unique(memo, return_index=True, return_inverse=True)

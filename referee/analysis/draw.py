@@ -42,9 +42,9 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.analysis.batch import (
-    _SUITSET,
     BINOM,
     CARD_WORD,
+    SUIT_SET,
     colex_index,
     combinations_colex,
     deuces_classes,
@@ -150,7 +150,7 @@ def _subset_counts() -> tuple[npt.NDArray[np.integer], ...]:
     acc = np.zeros(comb(52, 4) * _K, dtype=np.int64)  # add.at is fast on int64 only
     for e in range(4, 52):
         n = comb(e, 4)
-        k = deuces_classes_of_words(words[:n] + CARD_WORD[e], suited[:n] & _SUITSET[e])
+        k = deuces_classes_of_words(words[:n] + CARD_WORD[e], suited[:n] & SUIT_SET[e])
         np.add.at(acc, np.arange(n) * _K + k, 1)  # without e: the four-card row itself
         for p in range(4):  # without card p: the three others and e
             np.add.at(acc, (drop[p][:n] + n) * _K + k, 1)
