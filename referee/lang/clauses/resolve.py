@@ -124,7 +124,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             c.musing = f.musing
             if f.hand and not f.actions and f.made:
                 c.made_hand = f.hand
-            if {n for _, n in f.actions} - {"all"} or f.hand:
+            if {n for _, n in f.actions} - {"all"} or f.hand or (f.up_to and game == "omaha"):
                 if f.vetoed or f.content:
                     c.kind = "blocking"
                 elif f.negated:
