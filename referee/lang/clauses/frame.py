@@ -203,7 +203,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             pass  # エースだけ残します、スペードのエース: the rank of a card named here
         elif w.lemma in texts_of("except"):
             f.except_ = True
-        elif w.lemma in v.declining and (prev is None or prev.lemma != text_of("agree")):
+        elif (w.lemma in v.declining or (not w.lemma and fold_nfkc(w.surface) in v.declining)) \
+                and (prev is None or prev.lemma != text_of("agree")):
             # AAは結構です / 交換は無し decline (アンティ300で結構です agrees); AA抜きでオールイン
             # declines the side bet only
             if any(n == "aa" and p < s for p, n in f.actions) and len(
@@ -286,6 +287,19 @@ def _dialect_tail(folded: str) -> int:
             return end if end < len(folded.rstrip()) else len(folded)
 
 
+def names_someone(c: Clause) -> bool:
+    """A clause that only names a person (ジェーン、just call / Kevin, hyper しないで): what
+    follows is said to them."""
+    ws = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    if not ws:
+        return False
+    if len(ws) == 1 and re.fullmatch(r"[A-Z][a-z]+", ws[0].surface):
+        return True
+    proper = vocab.pos("proper_noun")
+    return all(w.pos2 == proper or w.lemma in texts_of("name_suffixes") for w in ws) and any(
+        w.pos2 == proper for w in ws)
+
+
 def supposes(c: Clause) -> bool:
     """A clause of supposition (私なら, 若い頃でしたら): what follows is hypothetical."""
     if fold_nfkc(c.folded.strip()) in vocabulary().openers:
@@ -326,7 +340,8 @@ def _past_remark(prev: Word | None, w: Word, v: Vocabulary) -> bool:
 
 
 def _is_around(w: Word, v: Vocabulary) -> bool:
-    if w.lemma in v.around_lemmas or fold_nfkc(w.surface) in v.around_words:
+    # (UniDic writes some lemmas with their sense: 私-代名詞, コール-call)
+    if w.lemma.split("-")[0] in v.around_lemmas or fold_nfkc(w.surface) in v.around_words:
         return True
     if not w.surface.strip():
         return True

@@ -39,14 +39,14 @@ def _face_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     known = rf"\x00-\x7f{jp}{cw.symbols}{marks}"
     foreign = re.compile(rf"[^{known}\s]")  # ٩ ᗜ ꒳ ˙ (and ٩ is a digit to \d)
     # a bracket of marks only, a face: (*´꒳`*) (ﾟ∀ﾟ) (^^;
-    face = re.compile(rf"[(][^(){jp}a-zA-Z0-9]{{0,12}}[)]?")
+    face = re.compile(rf"m?[(][^(){jp}a-zA-Z0-9]{{0,12}}[)]?m?(?![a-z])")  # and m(_ _)m
     return foreign, face
 
 
 def _faces(text: str) -> str:
-    if text.isascii():
-        return text
     foreign, face = _face_patterns()
+    if text.isascii():
+        return face.sub(" ", text) if "(" in text else text
     return face.sub(" ", foreign.sub("", text))
 
 

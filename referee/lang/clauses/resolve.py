@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from referee.actions import Parsed
 from referee.lang.clauses.build import build_action
 from referee.lang.clauses.cards import cards_in
-from referee.lang.clauses.frame import amount_pattern, frame, supposes
+from referee.lang.clauses.frame import amount_pattern, frame, names_someone, supposes
 from referee.lang.clauses.repair import repair
 from referee.lang.clauses.split import Clause, split
 from referee.lang.clauses.vocabulary import SURFACE_NAMES, GrammarReader, mentions, vocabulary
@@ -153,6 +153,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             c.kind = "blocking"  # an action word in a clause about something else
         elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):
             c.kind = "cards"  # 「八百、コールいたします」: read as one sentence
+        elif c.kind == "chat" and names_someone(c):
+            c.kind = "blocking"  # 「ジェーン、just call」: said to someone else
         elif c.kind == "chat" and supposes(c):
             c.kind = "blocking"  # 「私なら、コール」: a hypothetical
     # take back what came before the last correction, and a concession followed by an action

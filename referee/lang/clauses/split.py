@@ -17,6 +17,7 @@ from referee.lang.clauses.vocabulary import (
     CONJUNCTIVE,
     PARTICLE,
     SYMBOL,
+    VERB,
     text_of,
     texts_of,
     vocabulary,
@@ -33,7 +34,6 @@ def _cuts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     jp = vocab.marks("japanese_class")
     long = vocab.marks("long_vowel")
     clause = (rf"{text_of('clause')}|(?<=[{jp}{long}0-9])(?:\s|[{text_of('wave')}])+(?=[{jp}])"
-              rf"|(?<=[a-zA-Z])\s+(?=[{jp}])|(?<=[{jp}])\s+(?=[a-zA-Z0-9])"
               rf"|(?<=[{jp}{long}])[w{vocab.marks('laugh_word')}]+(?![a-z])")
     return re.compile(clause), re.compile(text_of("sentence"))
 
@@ -54,6 +54,32 @@ class Clause:
     words: tuple[Word, ...] = field(default=())
 
 
+@cache
+def _edges() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A run of Latin letters at the start or at the end of a clause, and the blank between it
+    and the Japanese beside it; not in the middle (「また raise した」 is one clause)."""
+    jp = vocab.marks("japanese_class")
+    latin = rf"[a-zA-Z0-9][a-zA-Z0-9 '.{vocab.cards().symbols}-]*?"
+    return (re.compile(rf"^\s*{latin}(\s+)(?=[{jp}])"),
+            re.compile(rf"(?<=[{jp}])(\s+){latin}\s*$"))
+
+
+def _edge_cuts(text: str) -> list[tuple[int, int]]:
+    head, tail = _edges()
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for piece in [*_cuts()[0].finditer(text), None]:
+        end = piece.start() if piece is not None else len(text)
+        segment = text[pos:end]
+        for pattern in (head, tail):
+            m = pattern.search(segment)
+            if m is not None:
+                out.append((pos + m.start(1), pos + m.end(1)))
+        if piece is not None:
+            pos = piece.end()
+    return out
+
+
 def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
     """Offsets where a word of the analysis starts or ends."""
     out = {0, length}
@@ -72,6 +98,8 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         return []
     ws = words(text)
     cuts: list[tuple[int, int]] = []  # (end of clause, start of next)
+    if fine:  # a word of another script at a clause's edge (x すまん, コールです sorry slow)
+        cuts += _edge_cuts(text)
     for m in _cuts()[0 if fine else 1].finditer(text):
         cuts.append((m.start(), m.end()))
     # a conjunction of concession or reason ends a clause (コールしたいけど、/ スリーペアだから)
@@ -122,7 +150,8 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         head = next((w for w in ws if c.start <= w.start < c.start + len(c.text)
                      and w.pos not in (SYMBOL, BLANK)), None)
         gap = text[merged[-1].start + len(merged[-1].text):c.start] if merged else ""
-        if merged and head is not None and head.pos in (AUX, PARTICLE) and \
+        doing = head is not None and head.pos == VERB and head.lemma in texts_of("doing")
+        if merged and head is not None and (head.pos in (AUX, PARTICLE) or doing) and \
                 not _cuts()[1].search(gap) and \
                 fold_nfkc(head.surface) not in v.concessive and not v.corrections.match(
                     folded, head.start):

@@ -169,7 +169,8 @@ def vocabulary() -> Vocabulary:
         | frozenset(vocab.strings(around, "declaring_lemmas", _DATA)),
         declaring_nouns=frozenset(vocab.strings(around, "declaring_lemmas", _DATA)),
         remark_particles=frozenset(vocab.strings(veto, "remark_particles", _DATA)),
-        declining=frozenset(vocab.strings(d.get("declined", {}), "lemmas", _DATA)),
+        declining=frozenset(vocab.strings(d.get("declined", {}), "lemmas", _DATA))
+        | frozenset(fold_nfkc(w) for w in vocab.strings(d.get("declined", {}), "words", _DATA)),
         weak=frozenset(vocab.strings(around, "weak_lemmas", _DATA)),
         dialect_endings=tuple(sorted({fold_nfkc(w) for w in vocab.strings(
             d.get("dialect", {}), "endings", _DATA)}, key=len, reverse=True)),
