@@ -97,6 +97,15 @@ class Reading:
     addressed: bool = False  # names or addresses someone (ボブさん, お前)
     critique: bool = False  # critique or coaching without an action word (下手, 考えて)
     why: bool = False  # "why" + an action (なんでレイズしたの): about someone else's action
+    hope: bool = False  # a hope about cards to come (ジョーカー来てほしい): nothing held yet
+    others: bool = False  # about someone else's hand (引いてるやついて草)
+    retro: bool = False  # advice judging an action already taken (そこはコールでしょ, 〜は早計)
+
+    @property
+    def own_hand(self) -> bool:
+        """Talk about the speaker's own hidden hand in the current hand: hand talk that is not
+        about a finished hand or the rules, the public board, a hope or someone else's hand."""
+        return self.hand_info and not (self.past or self.board or self.hope or self.others)
 
 
 # --- the vocabulary -------------------------------------------------------------------------
@@ -160,6 +169,11 @@ class _Hand:
     gate: re.Pattern[str]  # the cheap pre-check
     gate_long: re.Pattern[str]  # the pre-check that places a long text's windows
     english: re.Pattern[str]
+    strong_vocab: re.Pattern[str]  # the strong words only
+    hope: re.Pattern[str]
+    other: re.Pattern[str]
+    own: re.Pattern[str]
+    face_up: frozenset[str]  # games whose every card is dealt face up
 
 
 @cache
@@ -200,6 +214,12 @@ def _hand() -> _Hand:
         gate=re.compile(gate),
         gate_long=re.compile(gate_long),
         english=re.compile(english),
+        strong_vocab=re.compile("|".join(
+            re.escape(w) for w in sorted(set(strong), key=lambda w: (-len(w), w)))),
+        hope=re.compile(_alt(_fold_all(d.get("hope_patterns", []))) or "(?!)"),
+        other=re.compile(_alt(_fold_all(d.get("other_patterns", []))) or "(?!)"),
+        own=re.compile(_alt(_fold_all(d.get("own_patterns", []))) or "(?!)"),
+        face_up=frozenset(d.get("face_up_games", [])),
     )
 
 
@@ -212,6 +232,8 @@ class _Advice:
     general: re.Pattern[str]
     why: re.Pattern[str]
     gate: re.Pattern[str]
+    own: re.Pattern[str]  # about the speaker's own play (regret, own options, deliberation)
+    retro: re.Pattern[str]  # judging an action already taken
 
 
 @cache
@@ -240,6 +262,8 @@ def _advice() -> _Advice:
         self_talk=re.compile(_alt(_fold_all(d.get("self_patterns", [])))),
         addressee=re.compile(_alt(_fold_all(d.get("addressee_patterns", [])))),
         general=re.compile(_alt(_fold_all(d.get("general_patterns", []))) or "(?!)"),
+        own=re.compile(_alt(_fold_all(d.get("own_patterns", []))) or "(?!)"),
+        retro=re.compile(_alt(_fold_all(d.get("retro_patterns", []))) or "(?!)"),
         why=re.compile("|".join(filled("why_pattern"))),
         gate=re.compile(_trie([
             *(_literal_prefix(a) for a in _fold_all(d.get("actions", []))),
@@ -621,6 +645,8 @@ def _advice_of(folded: str) -> tuple[bool, bool]:
     m = a.question.search(folded)
     if m is None or a.general.search(folded) is not None:
         return False, False
+    if a.own.search(folded) is not None and a.addressee.search(folded) is None:
+        return False, False  # regret, one's own options, deliberation: naming nobody
     return True, a.critique.search(folded) is not None
 
 
@@ -650,16 +676,20 @@ def _read(text: str, game: str) -> Reading:
     if not hand and not advice:
         return Reading(False, False)
     a = _advice()
+    h = _hand()
     show = hand and _SHOW.search(folded) is not None
     return Reading(
         hand_info=hand, advice=advice, cards=cards, show=show,
         folding=show and _FOLD.search(folded) is not None,
-        past=hand and _hand().past.search(folded) is not None,
+        past=hand and h.past.search(folded) is not None,
         board=hand and _about_board(folded),
         self_talk=advice and a.self_talk.search(folded) is not None,
         addressed=advice and a.addressee.search(folded) is not None,
         critique=critique,
         why=advice and a.why.search(folded) is not None,
+        retro=advice and a.retro.search(folded) is not None,
+        hope=hand and h.hope.search(folded) is not None and h.strong_vocab.search(folded) is None,
+        others=hand and h.other.search(folded) is not None and h.own.search(folded) is None,
     )
 
 
@@ -702,4 +732,4 @@ def scan(text: str, norm: str, game: str) -> tuple[bool, bool]:
     """(hand_info, advice) for one message of ``game``: ``text`` as typed after
     :func:`referee.lang.normalize.nfkc`, ``norm`` its :func:`~referee.lang.normalize.fold`."""
     r = _read(text, game) if len(text) <= 400 else _read.__wrapped__(text, game)
-    return r.hand_info, r.advice
+    return r.own_hand and game not in _hand().face_up, r.advice
