@@ -728,8 +728,23 @@ def read(text: str, game: str) -> Reading:
     return _read(t, game)
 
 
+def about_others(text: str, game: str) -> bool:
+    """Whether ``text`` is about another player rather than the speaker's own decision: advice
+    that names or addresses someone, asks why they did something, judges an action already
+    taken (そこはコールでしょ) or criticises; or a remark that names someone and says nothing
+    of the speaker (ボブさんいつも降りるね). The near-miss reply ("could not read your action")
+    is for the speaker's own decision only."""
+    r = read(text, game)
+    if r.advice and (r.addressed or r.why or r.retro or r.critique):
+        return True
+    folded = fold_nfkc(nfkc(text))
+    a = _advice()
+    return a.addressee.search(folded) is not None and a.self_talk.search(folded) is None
+
+
 def scan(text: str, norm: str, game: str) -> tuple[bool, bool]:
     """(hand_info, advice) for one message of ``game``: ``text`` as typed after
-    :func:`referee.lang.normalize.nfkc`, ``norm`` its :func:`~referee.lang.normalize.fold`."""
+    :func:`referee.lang.normalize.nfkc`, ``norm`` its :func:`~referee.lang.normalize.fold`.
+    ``hand_info`` is :attr:`Reading.own_hand` (never in a game dealt face up)."""
     r = _read(text, game) if len(text) <= 400 else _read.__wrapped__(text, game)
     return r.own_hand and game not in _hand().face_up, r.advice

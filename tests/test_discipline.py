@@ -147,12 +147,15 @@ def test_leaks_and_which_are_certain(text: str, automatic: bool) -> None:
 
 def test_innocent_lines_of_the_corpus_never_name_a_card_for_certain() -> None:
     """Whatever the speaker holds, no innocent line of a running hand could be penalised at
-    once: none names a card in certain notation (outside a show or a finished hand)."""
+    once: none names a card in certain notation (outside a show or a finished hand; a game
+    dealt face up, where the speaker holds nothing hidden, is no leak whatever it names)."""
     from referee.lexicon import read
 
     for line in (ROOT / "tests" / "corpus" / "judgement.jsonl").read_text("utf-8").splitlines():
         row = json.loads(line)
         if row["label"] != "innocent" or not row.get("in_hand", True):
+            continue
+        if row.get("shown") and row.get("shown") == row.get("holding"):
             continue
         r = read(row["text"], row["game"])
         certain = [c for c in r.cards if c.certain]
