@@ -207,7 +207,7 @@ def _hand() -> _Hand:
         vocab=re.compile("|".join(re.escape(w) for w in vocab)),
         everyday=re.compile(_alt(_fold_all(d.get("everyday_patterns", [])))),
         phrases=re.compile(_alt(phrases)),
-        past=re.compile(_alt(past)),
+        past=re.compile(_alt([*past, _trie(_fold_all(d.get("topic_words", [])))])),
         board=re.compile(_alt(_fold_all(d.get("board_patterns", [])))),
         board_words=re.compile(_alt([re.escape(w) for w in _fold_all(d.get("board_words", []))])),
         holding=re.compile(_alt(_fold_all(d.get("holding_patterns", [])))),
@@ -688,8 +688,12 @@ def _read(text: str, game: str) -> Reading:
         critique=critique,
         why=advice and a.why.search(folded) is not None,
         retro=advice and a.retro.search(folded) is not None,
-        hope=hand and h.hope.search(folded) is not None and h.strong_vocab.search(folded) is None,
-        others=hand and h.other.search(folded) is not None and h.own.search(folded) is None,
+        # (a long paste is no hope nor a remark on someone's hand: those regexes cost ~1 ms
+        # per 10,000 characters each)
+        hope=hand and len(text) <= LONG and h.hope.search(folded) is not None
+        and h.strong_vocab.search(folded) is None,
+        others=hand and len(text) <= LONG and h.other.search(folded) is not None
+        and h.own.search(folded) is None,
     )
 
 
