@@ -82,14 +82,15 @@ def interference_priority(said: str, game: str, *, to_act: bool, dealt: bool) ->
     ``None``: not advice, or the speaker thinking aloud about their own play -- on their own
     turn, or (dealt into the hand) musing 〜かな about it -- naming nobody. On their own turn
     advice is still about someone else when it asks why they did something, judges an action
-    already taken (「そこはコールでしょ」 right after a fold) or criticises."""
+    already taken (「そこはコールでしょ」 right after a fold), puts the speaker in someone
+    else's place (「私なら…」) or criticises."""
     r = read(said, game)
     if not r.advice:
         return None
-    about_other = r.why or r.retro or r.critique
-    if not r.addressed and ((to_act and not about_other) or (dealt and r.self_talk)):
-        return None  # (on one's own turn, "why did you …", 「そこはコールでしょ」 and critique
-        # are still about someone else's decision)
+    if not r.addressed and not r.aimed and (
+            (to_act and not (r.why or r.critique)) or (dealt and r.self_talk)):
+        return None  # (on one's own turn, "why did you …", 「そこはコールでしょ」, 「私なら…」
+        # and critique are still about someone else's decision)
     return "high" if (r.addressed or r.critique) else "low"
 
 

@@ -99,7 +99,7 @@ class Reading:
     why: bool = False  # "why" + an action (なんでレイズしたの): about someone else's action
     hope: bool = False  # a hope about cards to come (ジョーカー来てほしい): nothing held yet
     others: bool = False  # about someone else's hand (引いてるやついて草)
-    retro: bool = False  # advice judging an action already taken (そこはコールでしょ, 〜は早計)
+    aimed: bool = False  # advice aimed at another's decision (そこはコールでしょ, 私なら)
 
     @property
     def own_hand(self) -> bool:
@@ -233,7 +233,7 @@ class _Advice:
     why: re.Pattern[str]
     gate: re.Pattern[str]
     own: re.Pattern[str]  # about the speaker's own play (regret, own options, deliberation)
-    retro: re.Pattern[str]  # judging an action already taken
+    aimed: re.Pattern[str]  # aimed at another's decision: a past action judged, 私なら
 
 
 @cache
@@ -263,7 +263,7 @@ def _advice() -> _Advice:
         addressee=re.compile(_alt(_fold_all(d.get("addressee_patterns", [])))),
         general=re.compile(_alt(_fold_all(d.get("general_patterns", []))) or "(?!)"),
         own=re.compile(_alt(_fold_all(d.get("own_patterns", []))) or "(?!)"),
-        retro=re.compile(_alt(_fold_all(d.get("retro_patterns", []))) or "(?!)"),
+        aimed=re.compile(_alt(_fold_all(d.get("aimed_patterns", []))) or "(?!)"),
         why=re.compile("|".join(filled("why_pattern"))),
         gate=re.compile(_trie([
             *(_literal_prefix(a) for a in _fold_all(d.get("actions", []))),
@@ -687,7 +687,7 @@ def _read(text: str, game: str) -> Reading:
         addressed=advice and a.addressee.search(folded) is not None,
         critique=critique,
         why=advice and a.why.search(folded) is not None,
-        retro=advice and a.retro.search(folded) is not None,
+        aimed=advice and a.aimed.search(folded) is not None,
         # (a long paste is no hope nor a remark on someone's hand: those regexes cost ~1 ms
         # per 10,000 characters each)
         hope=hand and len(text) <= LONG and h.hope.search(folded) is not None
@@ -739,7 +739,7 @@ def about_others(text: str, game: str) -> bool:
     of the speaker (ボブさんいつも降りるね). The near-miss reply ("could not read your action")
     is for the speaker's own decision only."""
     r = read(text, game)
-    if r.advice and (r.addressed or r.why or r.retro or r.critique):
+    if r.advice and (r.addressed or r.why or r.aimed or r.critique):
         return True
     folded = fold_nfkc(nfkc(text))
     a = _advice()
