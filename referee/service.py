@@ -73,8 +73,8 @@ from referee.history import HistoryBook, hand_seats
 from referee.inputs import Directive, Input, Tick, record
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
-from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
 from referee.lexicon import about_others, read
+from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
 from referee.parse import parse  # grammars load on first use, per game
 from referee.rules import Deal, Engine, IllegalAction, OptionError, create
 
