@@ -171,6 +171,7 @@ class _Hand:
     english: re.Pattern[str]
     strong_vocab: re.Pattern[str]  # the strong words only
     hope: re.Pattern[str]
+    summon: re.Pattern[str]  # a card summoned (ハート来い): draw talk, no mere hope
     other: re.Pattern[str]
     own: re.Pattern[str]
     face_up: frozenset[str]  # games whose every card is dealt face up
@@ -217,6 +218,7 @@ def _hand() -> _Hand:
         strong_vocab=re.compile("|".join(
             re.escape(w) for w in sorted(set(strong), key=lambda w: (-len(w), w)))),
         hope=re.compile(_alt(_fold_all(d.get("hope_patterns", []))) or "(?!)"),
+        summon=re.compile(_alt(_fold_all(d.get("summon_patterns", []))) or "(?!)"),
         other=re.compile(_alt(_fold_all(d.get("other_patterns", []))) or "(?!)"),
         own=re.compile(_alt(_fold_all(d.get("own_patterns", []))) or "(?!)"),
         face_up=frozenset(d.get("face_up_games", [])),
@@ -691,7 +693,7 @@ def _read(text: str, game: str) -> Reading:
         # (a long paste is no hope nor a remark on someone's hand: those regexes cost ~1 ms
         # per 10,000 characters each)
         hope=hand and len(text) <= LONG and h.hope.search(folded) is not None
-        and h.strong_vocab.search(folded) is None,
+        and h.strong_vocab.search(folded) is None and h.summon.search(folded) is None,
         others=hand and len(text) <= LONG and h.other.search(folded) is not None
         and h.own.search(folded) is None,
     )
