@@ -29,13 +29,20 @@ word:
 - suit counts (``ハート3枚``), strength ratings (``いい手来た``, ``手札ひどい``, ``手が悪い``) and
   the phrases of the data file (``あと一枚``, ``役なし``);
 - English hand words (``nuts``, ``flush draw``);
-- and whether the talk is about a finished hand or the rules (``さっきの``, ``〜って何？``).
+- and whether the talk is about a finished hand or the rules (``さっきの``, ``〜って何？``), the
+  board, a hope about cards to come (``来てほしい``) or someone else's hand (``相手の``): the
+  parser's ``hand_info`` is :attr:`Reading.own_hand`, the speaker's own hidden hand in the
+  current hand, and never set in a game dealt face up (``face_up_games``).
 
 **Advice** is read with the regular expressions of ``advice.toml``: an action word (the house
 games' verbs included) followed by a normative or imperative ending (``コールすべき``,
 ``フォールドして``, ``ハイパーでしょ``, ``残しなよ``), "why" + an action word, and critique or
-coaching that needs no action word (``下手``, ``ちゃんと考えて``, ``もっと攻めて``). A request to
-hurry (``早くアクションしてください``) names no action and is not advice. The reading also says
+coaching that needs no action word (``下手``, ``ちゃんと考えて``, ``もっと攻めて``), in any
+register or dialect (``そこはコールやろ``, ``早よ降りなはれ``, ``〜は早計``). A request to hurry
+(``早くアクションしてください``) names no action and is not advice; neither is the speaker's own
+regret, a question about their own options or the rules, or deliberation (``own_patterns``),
+unless someone is named. ``aimed_patterns`` mark advice aimed at another player's decision even
+from the player to act (``そこはコールでしょ`` after a fold, ``私なら``). The reading also says
 whether the text thinks aloud (``〜かな``) and whether it names or addresses someone
 (``ボブさん``), for the referee's own-turn rule.
 
