@@ -660,6 +660,7 @@ def _advice_of(folded: str) -> tuple[bool, bool]:
 
 
 ADVICE_WINDOW = 24  # characters each side of a pre-check word (an advice match is short)
+ADVICE_WINDOWS = 20  # at most this many distinct windows of a long text are asked
 
 
 def _about_board(folded: str) -> bool:
@@ -728,7 +729,7 @@ def _long_advice(text: str, folded: str) -> tuple[bool, bool]:
             got = _advice_of(window)
             if got[0]:
                 return got
-            if len(seen) >= CHUNKS:
+            if len(seen) >= ADVICE_WINDOWS:
                 return False, False
     return False, False
 
