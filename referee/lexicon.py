@@ -105,6 +105,7 @@ class Reading:
     critique: bool = False  # critique or coaching without an action word (下手, 考えて)
     why: bool = False  # "why" + an action (なんでレイズしたの): about someone else's action
     hope: bool = False  # a hope about cards to come (ジョーカー来てほしい): nothing held yet
+    topic: bool = False  # card words about something else (a tattoo, a song): no hand at all
     others: bool = False  # about someone else's hand (引いてるやついて草)
     aimed: bool = False  # advice aimed at another's decision (そこはコールでしょ, 私なら)
 
@@ -112,7 +113,8 @@ class Reading:
     def own_hand(self) -> bool:
         """Talk about the speaker's own hidden hand in the current hand: hand talk that is not
         about a finished hand or the rules, the public board, a hope or someone else's hand."""
-        return self.hand_info and not (self.past or self.board or self.hope or self.others)
+        return self.hand_info and not (
+            self.past or self.board or self.hope or self.others or self.topic)
 
 
 # --- the vocabulary -------------------------------------------------------------------------
@@ -170,6 +172,7 @@ class _Hand:
     everyday: re.Pattern[str]
     phrases: re.Pattern[str]
     past: re.Pattern[str]
+    topic: re.Pattern[str]
     board: re.Pattern[str]
     board_words: re.Pattern[str]
     holding: re.Pattern[str]
@@ -215,7 +218,8 @@ def _hand() -> _Hand:
         vocab=re.compile("|".join(re.escape(w) for w in vocab)),
         everyday=re.compile(_alt(_fold_all(d.get("everyday_patterns", [])))),
         phrases=re.compile(_alt(phrases)),
-        past=re.compile(_alt([*past, _trie(_fold_all(d.get("topic_words", [])))])),
+        past=re.compile(_alt(past)),
+        topic=re.compile(_trie(_fold_all(d.get("topic_words", []))) or "(?!)"),
         board=re.compile(_alt(_fold_all(d.get("board_patterns", [])))),
         board_words=re.compile(_alt([re.escape(w) for w in _fold_all(d.get("board_words", []))])),
         holding=re.compile(_alt(_fold_all(d.get("holding_patterns", [])))),
@@ -692,6 +696,7 @@ def _read(text: str, game: str) -> Reading:
         hand_info=hand, advice=advice, cards=cards, show=show,
         folding=show and _FOLD.search(folded) is not None,
         past=hand and h.past.search(folded) is not None,
+        topic=hand and h.topic.search(folded) is not None,
         board=hand and _about_board(folded),
         self_talk=advice and a.self_talk.search(folded) is not None,
         addressed=advice and a.addressee.search(folded) is not None,
