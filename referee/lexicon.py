@@ -176,6 +176,7 @@ class _Hand:
     board: re.Pattern[str]
     board_words: re.Pattern[str]
     holding: re.Pattern[str]
+    holding_english: re.Pattern[str]
     gate: re.Pattern[str]  # the cheap pre-check
     gate_long: re.Pattern[str]  # the pre-check that places a long text's windows
     english: re.Pattern[str]
@@ -223,6 +224,8 @@ def _hand() -> _Hand:
         board=re.compile(_alt(_fold_all(d.get("board_patterns", [])))),
         board_words=re.compile(_alt([re.escape(w) for w in _fold_all(d.get("board_words", []))])),
         holding=re.compile(_alt(_fold_all(d.get("holding_patterns", [])))),
+        holding_english=re.compile(
+            _alt(_fold_all(d.get("holding_english_patterns", []))) or "(?!)"),
         gate=re.compile(gate),
         gate_long=re.compile(gate_long),
         english=re.compile(english),
@@ -673,6 +676,8 @@ def _about_board(folded: str) -> bool:
     h = _hand()
     if h.holding.search(folded) is not None:
         return False
+    if len(folded) <= LONG and h.holding_english.search(folded) is not None:
+        return False
     if h.board_words.search(folded) is not None:
         return True
     b = h.board.search(folded)
@@ -686,7 +691,11 @@ def _about_board(folded: str) -> bool:
 def _read(text: str, game: str) -> Reading:
     folded = fold_nfkc(text)
     hand, cards = _hand_info(text, folded, game)
-    advice, critique = _advice_of(folded) if len(text) <= LONG else _long_advice(text, folded)
+    if len(text) <= LONG:
+        advice, critique = _advice_of(folded)
+        around = folded
+    else:  # a long text: the advice's markers are read around where it was found
+        advice, critique, around = _long_advice(text, folded)
     if not hand and not advice:
         return Reading(False, False)
     a = _advice()
@@ -698,11 +707,11 @@ def _read(text: str, game: str) -> Reading:
         past=hand and h.past.search(folded) is not None,
         topic=hand and h.topic.search(folded) is not None,
         board=hand and _about_board(folded),
-        self_talk=advice and a.self_talk.search(folded) is not None,
-        addressed=advice and a.addressee.search(folded) is not None,
+        self_talk=advice and a.self_talk.search(around) is not None,
+        addressed=advice and a.addressee.search(around) is not None,
         critique=critique,
-        why=advice and a.why.search(folded) is not None,
-        aimed=advice and a.aimed.search(folded) is not None,
+        why=advice and a.why.search(around) is not None,
+        aimed=advice and a.aimed.search(around) is not None,
         # (a long paste is no hope nor a remark on someone's hand: those regexes cost ~1 ms
         # per 10,000 characters each)
         hope=hand and len(text) <= LONG and h.hope.search(folded) is not None
@@ -712,11 +721,12 @@ def _read(text: str, game: str) -> Reading:
     )
 
 
-def _long_advice(text: str, folded: str) -> tuple[bool, bool]:
+def _long_advice(text: str, folded: str) -> tuple[bool, bool, str]:
     """Advice in a long text: in each distinct piece, the question asked of windows around the
-    pre-check's words, each distinct window once."""
+    pre-check's words, each distinct window once; with the window it was found in, where its
+    markers (thinking aloud, someone addressed) are read."""
     if len(folded) != len(text):
-        return _advice_of(folded)
+        return (*_advice_of(folded), folded)
     seen: set[str] = set()
     gate = _advice().gate
     for start in _chunk_starts(text):
@@ -731,12 +741,12 @@ def _long_advice(text: str, folded: str) -> tuple[bool, bool]:
             if window in seen:
                 continue
             seen.add(window)
-            got = _advice_of(window)
+            got = (*_advice_of(window), window)
             if got[0]:
                 return got
             if len(seen) >= ADVICE_WINDOWS:
-                return False, False
-    return False, False
+                return False, False, ""
+    return False, False, ""
 
 
 def read(text: str, game: str) -> Reading:
@@ -756,6 +766,8 @@ def about_others(text: str, game: str) -> bool:
     r = read(text, game)
     if r.advice and (r.addressed or r.why or r.aimed or r.critique):
         return True
+    if len(text) > LONG:
+        return False  # a paste names nobody in particular
     folded = fold_nfkc(nfkc(text))
     a = _advice()
     return a.addressee.search(folded) is not None and a.self_talk.search(folded) is None
