@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from referee.cards import Card, CardError, parse_cards  # noqa: E402
 from referee.discipline import interference_priority, leak_judgement  # noqa: E402
+from referee.lexicon import read  # noqa: E402
 from referee.parse import parse  # noqa: E402
 
 DEFAULT = ROOT / "tests" / "corpus" / "judgement.jsonl"
@@ -85,7 +86,10 @@ def judge(row: dict[str, Any]) -> Verdict:
     board = _cards(row.get("board"))
     p = parse(text, game)
     leak = automatic = interference = False
-    if in_hand and holding and p.hand_info and not (
+    # as the service: the parser's own-hand flag, or (chat) a message that names a card, which
+    # is judged against the holding even in a story about a finished hand
+    candidate = p.hand_info or (p.kind != "action" and bool(read(text, game).cards))
+    if in_hand and holding and candidate and not (
             p.kind == "action" and p.action in SHOW_ACTIONS):
         v = leak_judgement(text, game, holding, shown, board)
         if v is not None:

@@ -80,12 +80,17 @@ def leak_judgement(said: str, game: str, holdings: Sequence[Card], shown: Sequen
 def interference_priority(said: str, game: str, *, to_act: bool, dealt: bool) -> Priority | None:
     """The priority of an interference flag on a non-moderator's message while a hand runs, or
     ``None``: not advice, or the speaker thinking aloud about their own play -- on their own
-    turn, or (dealt into the hand) musing 〜かな about it -- naming nobody."""
+    turn, or (dealt into the hand) musing 〜かな about it -- naming nobody. On their own turn
+    advice is still about someone else when it asks why they did something, judges an action
+    already taken (「そこはコールでしょ」 right after a fold), puts the speaker in someone
+    else's place (「私なら…」) or criticises."""
     r = read(said, game)
     if not r.advice:
         return None
-    if not r.addressed and ((to_act and not r.why) or (dealt and r.self_talk)):
-        return None  # (on one's own turn, "why did you …" is still about someone else)
+    if not r.addressed and not r.aimed and (
+            (to_act and not (r.why or r.critique)) or (dealt and r.self_talk)):
+        return None  # (on one's own turn, "why did you …", 「そこはコールでしょ」, 「私なら…」
+        # and critique are still about someone else's decision)
     return "high" if (r.addressed or r.critique) else "low"
 
 
@@ -141,16 +146,18 @@ class Discipline:
         rec.status = "confirmed"
         self.apply_penalty(ctx, table.room, player, "information_leak", rec)
 
-    def check_interference(self, ctx: _Ctx, table: Table, player: str, said: str) -> None:
+    def check_interference(self, ctx: _Ctx, table: Table, player: str, said: str) -> bool:
+        """Flag ``said`` as interference when it is; True when a flag was raised."""
         eng = table.engine
         if not eng.in_hand or self.ref.is_moderator(player):
-            return
+            return False
         priority = interference_priority(said, table.game, to_act=eng.to_act() == player,
                                          dealt=bool(eng.holdings(player)))
         if priority is None:
-            return
+            return False
         rec = self._new_flag(ctx, table, player, "interference", said, priority)
         self._announce(ctx, rec)
+        return True
 
     # --- flags ---------------------------------------------------------------------------------
     def _new_flag(self, ctx: _Ctx, table: Table, player: str, kind: Kind, said: str,

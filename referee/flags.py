@@ -10,8 +10,9 @@ which cards it names in what notation. Here the claim meets what the speaker rea
 - otherwise a flag for a moderator, with a priority: ``high`` when the claim matches the holding
   (a hidden card in uncertain notation, a pair of ranks, a suit count, the hand class they
   make), ``low`` for everything else (a false claim is a violation too, but less sure).
-- ``None``: nothing hidden is revealed (only public cards named, a finished hand, a fold with a
-  show the action path or the near-miss question handles, nothing hidden left to leak).
+- ``None``: nothing hidden is revealed (only public cards named, a finished hand, card words
+  about a tattoo or a song, a fold with a show the action path or the near-miss question
+  handles, nothing hidden left to leak).
 """
 
 from __future__ import annotations
@@ -141,8 +142,8 @@ def judge_leak(
     if holdings and not hidden:
         return None  # everything the speaker holds is face up (seven): nothing left to leak
     reading = read(text, game)
-    if not reading.hand_info:
-        return None
+    if not reading.hand_info or reading.topic:
+        return None  # (a tattoo or a song that names a card is no hand, held or not)
     if reading.show and reading.folding:
         return None  # a fold or muck with a show: the action path (or its near-miss question)
     named = [n for n in reading.cards if n.card in hidden]

@@ -29,13 +29,20 @@ word:
 - suit counts (``ハート3枚``), strength ratings (``いい手来た``, ``手札ひどい``, ``手が悪い``) and
   the phrases of the data file (``あと一枚``, ``役なし``);
 - English hand words (``nuts``, ``flush draw``);
-- and whether the talk is about a finished hand or the rules (``さっきの``, ``〜って何？``).
+- and whether the talk is about a finished hand or the rules (``さっきの``, ``〜って何？``), the
+  board, a hope about cards to come (``来てほしい``) or someone else's hand (``相手の``): the
+  parser's ``hand_info`` is :attr:`Reading.own_hand`, the speaker's own hidden hand in the
+  current hand, and never set in a game dealt face up (``face_up_games``).
 
 **Advice** is read with the regular expressions of ``advice.toml``: an action word (the house
 games' verbs included) followed by a normative or imperative ending (``コールすべき``,
 ``フォールドして``, ``ハイパーでしょ``, ``残しなよ``), "why" + an action word, and critique or
-coaching that needs no action word (``下手``, ``ちゃんと考えて``, ``もっと攻めて``). A request to
-hurry (``早くアクションしてください``) names no action and is not advice. The reading also says
+coaching that needs no action word (``下手``, ``ちゃんと考えて``, ``もっと攻めて``), in any
+register or dialect (``そこはコールやろ``, ``早よ降りなはれ``, ``〜は早計``). A request to hurry
+(``早くアクションしてください``) names no action and is not advice; neither is the speaker's own
+regret, a question about their own options or the rules, or deliberation (``own_patterns``),
+unless someone is named. ``aimed_patterns`` mark advice aimed at another player's decision even
+from the player to act (``そこはコールでしょ`` after a fold, ``私なら``). The reading also says
 whether the text thinks aloud (``〜かな``) and whether it names or addresses someone
 (``ボブさん``), for the referee's own-turn rule.
 
@@ -97,6 +104,17 @@ class Reading:
     addressed: bool = False  # names or addresses someone (ボブさん, お前)
     critique: bool = False  # critique or coaching without an action word (下手, 考えて)
     why: bool = False  # "why" + an action (なんでレイズしたの): about someone else's action
+    hope: bool = False  # a hope about cards to come (ジョーカー来てほしい): nothing held yet
+    topic: bool = False  # card words about something else (a tattoo, a song): no hand at all
+    others: bool = False  # about someone else's hand (引いてるやついて草)
+    aimed: bool = False  # advice aimed at another's decision (そこはコールでしょ, 私なら)
+
+    @property
+    def own_hand(self) -> bool:
+        """Talk about the speaker's own hidden hand in the current hand: hand talk that is not
+        about a finished hand or the rules, the public board, a hope or someone else's hand."""
+        return self.hand_info and not (
+            self.past or self.board or self.hope or self.others or self.topic)
 
 
 # --- the vocabulary -------------------------------------------------------------------------
@@ -154,12 +172,20 @@ class _Hand:
     everyday: re.Pattern[str]
     phrases: re.Pattern[str]
     past: re.Pattern[str]
+    topic: re.Pattern[str]
     board: re.Pattern[str]
     board_words: re.Pattern[str]
     holding: re.Pattern[str]
+    holding_english: re.Pattern[str]
     gate: re.Pattern[str]  # the cheap pre-check
     gate_long: re.Pattern[str]  # the pre-check that places a long text's windows
     english: re.Pattern[str]
+    strong_vocab: re.Pattern[str]  # the strong words only
+    hope: re.Pattern[str]
+    summon: re.Pattern[str]  # a card summoned (ハート来い): draw talk, no mere hope
+    other: re.Pattern[str]
+    own: re.Pattern[str]
+    face_up: frozenset[str]  # games whose every card is dealt face up
 
 
 @cache
@@ -194,12 +220,22 @@ def _hand() -> _Hand:
         everyday=re.compile(_alt(_fold_all(d.get("everyday_patterns", [])))),
         phrases=re.compile(_alt(phrases)),
         past=re.compile(_alt(past)),
+        topic=re.compile(_trie(_fold_all(d.get("topic_words", []))) or "(?!)"),
         board=re.compile(_alt(_fold_all(d.get("board_patterns", [])))),
         board_words=re.compile(_alt([re.escape(w) for w in _fold_all(d.get("board_words", []))])),
         holding=re.compile(_alt(_fold_all(d.get("holding_patterns", [])))),
+        holding_english=re.compile(
+            _alt(_fold_all(d.get("holding_english_patterns", []))) or "(?!)"),
         gate=re.compile(gate),
         gate_long=re.compile(gate_long),
         english=re.compile(english),
+        strong_vocab=re.compile("|".join(
+            re.escape(w) for w in sorted(set(strong), key=lambda w: (-len(w), w)))),
+        hope=re.compile(_alt(_fold_all(d.get("hope_patterns", []))) or "(?!)"),
+        summon=re.compile(_alt(_fold_all(d.get("summon_patterns", []))) or "(?!)"),
+        other=re.compile(_alt(_fold_all(d.get("other_patterns", []))) or "(?!)"),
+        own=re.compile(_alt(_fold_all(d.get("own_patterns", []))) or "(?!)"),
+        face_up=frozenset(d.get("face_up_games", [])),
     )
 
 
@@ -212,6 +248,8 @@ class _Advice:
     general: re.Pattern[str]
     why: re.Pattern[str]
     gate: re.Pattern[str]
+    own: re.Pattern[str]  # about the speaker's own play (regret, own options, deliberation)
+    aimed: re.Pattern[str]  # aimed at another's decision: a past action judged, 私なら
 
 
 @cache
@@ -240,6 +278,8 @@ def _advice() -> _Advice:
         self_talk=re.compile(_alt(_fold_all(d.get("self_patterns", [])))),
         addressee=re.compile(_alt(_fold_all(d.get("addressee_patterns", [])))),
         general=re.compile(_alt(_fold_all(d.get("general_patterns", []))) or "(?!)"),
+        own=re.compile(_alt(_fold_all(d.get("own_patterns", []))) or "(?!)"),
+        aimed=re.compile(_alt(_fold_all(d.get("aimed_patterns", []))) or "(?!)"),
         why=re.compile("|".join(filled("why_pattern"))),
         gate=re.compile(_trie([
             *(_literal_prefix(a) for a in _fold_all(d.get("actions", []))),
@@ -621,10 +661,13 @@ def _advice_of(folded: str) -> tuple[bool, bool]:
     m = a.question.search(folded)
     if m is None or a.general.search(folded) is not None:
         return False, False
+    if a.own.search(folded) is not None and a.addressee.search(folded) is None:
+        return False, False  # regret, one's own options, deliberation: naming nobody
     return True, a.critique.search(folded) is not None
 
 
 ADVICE_WINDOW = 24  # characters each side of a pre-check word (an advice match is short)
+ADVICE_WINDOWS = 20  # at most this many distinct windows of a long text are asked
 
 
 def _about_board(folded: str) -> bool:
@@ -632,6 +675,8 @@ def _about_board(folded: str) -> bool:
     and nothing says the speaker holds anything (持, 合わせ, 俺, 手札 …)."""
     h = _hand()
     if h.holding.search(folded) is not None:
+        return False
+    if len(folded) <= LONG and h.holding_english.search(folded) is not None:
         return False
     if h.board_words.search(folded) is not None:
         return True
@@ -646,28 +691,42 @@ def _about_board(folded: str) -> bool:
 def _read(text: str, game: str) -> Reading:
     folded = fold_nfkc(text)
     hand, cards = _hand_info(text, folded, game)
-    advice, critique = _advice_of(folded) if len(text) <= LONG else _long_advice(text, folded)
+    if len(text) <= LONG:
+        advice, critique = _advice_of(folded)
+        around = folded
+    else:  # a long text: the advice's markers are read around where it was found
+        advice, critique, around = _long_advice(text, folded)
     if not hand and not advice:
         return Reading(False, False)
     a = _advice()
+    h = _hand()
     show = hand and _SHOW.search(folded) is not None
     return Reading(
         hand_info=hand, advice=advice, cards=cards, show=show,
         folding=show and _FOLD.search(folded) is not None,
-        past=hand and _hand().past.search(folded) is not None,
+        past=hand and h.past.search(folded) is not None,
+        topic=hand and h.topic.search(folded) is not None,
         board=hand and _about_board(folded),
-        self_talk=advice and a.self_talk.search(folded) is not None,
-        addressed=advice and a.addressee.search(folded) is not None,
+        self_talk=advice and a.self_talk.search(around) is not None,
+        addressed=advice and a.addressee.search(around) is not None,
         critique=critique,
-        why=advice and a.why.search(folded) is not None,
+        why=advice and a.why.search(around) is not None,
+        aimed=advice and a.aimed.search(around) is not None,
+        # (a long paste is no hope nor a remark on someone's hand: those regexes cost ~1 ms
+        # per 10,000 characters each)
+        hope=hand and len(text) <= LONG and h.hope.search(folded) is not None
+        and h.strong_vocab.search(folded) is None and h.summon.search(folded) is None,
+        others=hand and len(text) <= LONG and h.other.search(folded) is not None
+        and h.own.search(folded) is None,
     )
 
 
-def _long_advice(text: str, folded: str) -> tuple[bool, bool]:
+def _long_advice(text: str, folded: str) -> tuple[bool, bool, str]:
     """Advice in a long text: in each distinct piece, the question asked of windows around the
-    pre-check's words, each distinct window once."""
+    pre-check's words, each distinct window once; with the window it was found in, where its
+    markers (thinking aloud, someone addressed) are read."""
     if len(folded) != len(text):
-        return _advice_of(folded)
+        return (*_advice_of(folded), folded)
     seen: set[str] = set()
     gate = _advice().gate
     for start in _chunk_starts(text):
@@ -682,12 +741,12 @@ def _long_advice(text: str, folded: str) -> tuple[bool, bool]:
             if window in seen:
                 continue
             seen.add(window)
-            got = _advice_of(window)
+            got = (*_advice_of(window), window)
             if got[0]:
                 return got
-            if len(seen) >= CHUNKS:
-                return False, False
-    return False, False
+            if len(seen) >= ADVICE_WINDOWS:
+                return False, False, ""
+    return False, False, ""
 
 
 def read(text: str, game: str) -> Reading:
@@ -698,8 +757,25 @@ def read(text: str, game: str) -> Reading:
     return _read(t, game)
 
 
+def about_others(text: str, game: str) -> bool:
+    """Whether ``text`` is about another player rather than the speaker's own decision: advice
+    that names or addresses someone, asks why they did something, judges an action already
+    taken (そこはコールでしょ) or criticises; or a remark that names someone and says nothing
+    of the speaker (ボブさんいつも降りるね). The near-miss reply ("could not read your action")
+    is for the speaker's own decision only."""
+    r = read(text, game)
+    if r.advice and (r.addressed or r.why or r.aimed or r.critique):
+        return True
+    if len(text) > LONG:
+        return False  # a paste names nobody in particular
+    folded = fold_nfkc(nfkc(text))
+    a = _advice()
+    return a.addressee.search(folded) is not None and a.self_talk.search(folded) is None
+
+
 def scan(text: str, norm: str, game: str) -> tuple[bool, bool]:
     """(hand_info, advice) for one message of ``game``: ``text`` as typed after
-    :func:`referee.lang.normalize.nfkc`, ``norm`` its :func:`~referee.lang.normalize.fold`."""
+    :func:`referee.lang.normalize.nfkc`, ``norm`` its :func:`~referee.lang.normalize.fold`.
+    ``hand_info`` is :attr:`Reading.own_hand` (never in a game dealt face up)."""
     r = _read(text, game) if len(text) <= 400 else _read.__wrapped__(text, game)
-    return r.hand_info, r.advice
+    return r.own_hand and game not in _hand().face_up, r.advice

@@ -76,6 +76,7 @@ from referee.history import HistoryBook, hand_seats
 from referee.inputs import Directive, Input, Tick, record
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
+from referee.lexicon import about_others, read
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
 from referee.parse import parse  # grammars load on first use, per game
 from referee.rules import Deal, Engine, IllegalAction, OptionError, create
@@ -731,11 +732,16 @@ class Referee:
                 self.discipline.check_leak(ctx, table, sender, text)
             self._after(ctx, table)
             return
-        if parsed.hand_info and seated:
+        # a leak is the speaker's own hidden hand (parsed.hand_info); a story about a finished
+        # hand or a hope that names a card is still judged against what they hold now
+        if seated and (parsed.hand_info or read(text, table.game).cards):
             self.discipline.check_leak(ctx, table, sender, text)
+        flagged = False
         if parsed.advice or parsed.kind == "action":  # 「レイズして」 from a spectator parses
-            self.discipline.check_interference(ctx, table, sender, text)  # as an action
-        if parsed.kind == "chat":
+            flagged = self.discipline.check_interference(ctx, table, sender, text)  # as one
+        # advice on someone else's decision is judged first; a message about someone else
+        # gets no near-miss reply (it was not the speaker's own action)
+        if parsed.kind == "chat" and not flagged and not about_others(text, table.game):
             self._say_unread(ctx, table, sender, text)
         self._after(ctx, table)
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from referee.adapters.transcript import replay_events
 from referee.cards import parse_cards
 from referee.discipline import interference_priority, leak_judgement
+from referee.parse import parse
 from referee.service import Referee
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,16 +148,19 @@ def test_leaks_and_which_are_certain(text: str, automatic: bool) -> None:
 
 def test_innocent_lines_of_the_corpus_never_name_a_card_for_certain() -> None:
     """Whatever the speaker holds, no innocent line of a running hand could be penalised at
-    once: none names a card in certain notation (outside a show or a finished hand)."""
+    once: none names a card in certain notation (outside a show or a finished hand; a game
+    dealt face up, where the speaker holds nothing hidden, is no leak whatever it names)."""
     from referee.lexicon import read
 
     for line in (ROOT / "tests" / "corpus" / "judgement.jsonl").read_text("utf-8").splitlines():
         row = json.loads(line)
         if row["label"] != "innocent" or not row.get("in_hand", True):
             continue
+        if row.get("shown") and row.get("shown") == row.get("holding"):
+            continue
         r = read(row["text"], row["game"])
         certain = [c for c in r.cards if c.certain]
-        assert not certain or r.show or r.past, row["text"]
+        assert not certain or r.show or r.past or r.topic, row["text"]
 
 
 def test_a_card_shown_or_at_the_showdown_is_not_penalised() -> None:
@@ -181,11 +185,80 @@ def test_a_card_shown_or_at_the_showdown_is_not_penalised() -> None:
         ("降りたほうがいいかも", False, False, "low"),  # a spectator musing about someone else
         ("なんでさっきレイズしたの", True, True, "low"),  # own turn, but about someone else's raise
         ("次からもっと攻めよう", False, True, None),  # a dealt-in player's resolution
+        # the player to act criticising the fold just made: about someone else's decision
+        ("そこはコールでしょ", True, True, "low"),
+        ("今のフォールドは早計ですな", True, True, "high"),
+        ("ここはコールかなぁ", True, True, None),  # her own decision, thinking aloud
+        ("わたくしでしたらコールいたしますわね", False, True, "low"),  # in someone's place
+        ("そこはコールやろ", False, False, "low"),
+        ("早よ降りなはれ", False, False, "low"),
+        ("trust me", False, False, "high"),
+        ("bobさん、それ捨てるならKの方じゃない？", False, True, "high"),
+        # not advice: regret, one's own options or the rules, deliberation, habits, trains
+        ("レイズしとけばよかったなー", False, True, None),
+        ("何点コールすればいいんでしたっけ？", False, False, None),
+        ("オールインって言ったら取り消せないんだっけ？", False, False, None),
+        ("降りるべきか否か、それが問題でございます", False, False, None),
+        ("わたしって毎回コールしすぎなんだよね", False, True, None),
+        ("次の駅で降りてください", False, False, None),
+        ("コールなさいますか？ゆっくりで大丈夫ですよ", False, False, None),
     ],
 )
 def test_interference(text: str, to_act: bool, dealt: bool, expected: str | None) -> None:
     game = "seven" if "ハイパー" in text else "deuces" if "残し" in text else "omaha"
     assert interference_priority(text, game, to_act=to_act, dealt=dealt) == expected
+
+
+@pytest.mark.parametrize(
+    "text,game,own",
+    [
+        # strength without a card word, in any register or dialect: low-priority hand talk
+        ("なんも当たってへん", "omaha", True),
+        ("かすりもしてへんわ", "deuces", True),
+        ("まったく当たっておりません", "holdem_aa", True),
+        ("クズ手", "omaha", True),
+        ("手がばらばらでございまして", "deuces", True),
+        ("ストレートが出来上がっております", "omaha", True),
+        ("7-2オフとか", "holdem_aa", True),
+        ("ストレートできた", "omaha", True),
+        # not the speaker's own hidden hand in the current hand
+        ("ストレートできた", "seven", False),  # seven deals every card face up
+        ("フルハウスってフォーカードより強いんですか？", "omaha", False),  # the rules
+        ("前のハンドのフルハウスは痺れた", "omaha", False),  # a finished hand
+        ("ボーナスエリアにスリーカード揃ってる", "deuces", False),  # public
+        ("ジョーカー来てほしい", "deuces", False),  # a hope
+        ("エースのポケット来ますように", "holdem_aa", False),
+        ("フラッシュドローだから、もう一枚来てくれれば", "omaha", True),  # a hope, and a draw
+        ("スペードのAのタトゥー入れた", "omaha", False),  # a tattoo
+        ("ハートのエースが出てこないって歌", "omaha", False),  # a song
+        ("相手のフラッシュ怖い", "omaha", False),  # someone else's hand
+        ("ジョーカー引いてるやついて草", "deuces", False),
+    ],
+)
+def test_hand_info_is_the_speakers_own_hidden_hand(text: str, game: str, own: bool) -> None:
+    assert parse(text, game).hand_info is own
+
+
+def test_a_story_naming_a_held_card_is_still_judged_against_the_holding() -> None:
+    """The parser's flag is the own hand only, but a finished-hand story that names a card the
+    speaker holds now is a flag for a moderator (never automatic)."""
+    said = "さっきのハンドでA♠持ってたのに"
+    assert not parse(said, "omaha").hand_info
+    v = leak_judgement(said, "omaha", parse_cards("As Kh 9h 9c"), [], [])
+    assert v is not None and not v.automatic
+
+
+def test_a_tattoo_or_a_song_naming_a_held_card_is_no_leak() -> None:
+    hole = parse_cards("As Ah Kd Qc")
+    assert leak_judgement("スペードのAのタトゥー入れた", "omaha", hole, [], []) is None
+    assert leak_judgement("ハートのエースが出てこないって歌", "omaha", hole, [], []) is None
+
+
+def test_face_up_games_are_games() -> None:
+    from referee.definitions import GAME_IDS
+    from referee.lexicon import _hand
+
+    assert _hand().face_up and _hand().face_up <= set(GAME_IDS)
 
 
 def test_judgement_bench_meets_the_targets_on_its_corpus() -> None:

@@ -100,6 +100,16 @@ def test_no_reply_to_whoever_the_table_does_not_wait_for(speaker: str) -> None:
     assert not [t for t in room(evs) if "読めませんでした" in t]
 
 
+@pytest.mark.parametrize("said", ["そこはコールでしょ", "bobさんいつも降りるね",
+                                  "なんでbobさんはフォールドしたの"])
+def test_the_player_to_act_talking_about_someone_else_gets_no_reply(said: str) -> None:
+    # alice is to act; advice about another player's decision is judged (a flag), not answered
+    # as a near miss of her own action, and neither is a remark about someone else
+    evs = events(text=OMAHA + f"[21:00:01] alice: {said}\n")
+    assert not [t for t in room(evs) if "読めませんでした" in t]
+    assert bool(of(evs, "flag", player="alice")) is (said != "bobさんいつも降りるね")
+
+
 def test_chat_without_action_words_gets_no_reply() -> None:
     evs = events(text=OMAHA + "[21:00:01] alice: 今日は寒いね\n[21:00:02] alice: 👍\n")
     assert not [t for t in room(evs) if "読めませんでした" in t]
