@@ -120,6 +120,8 @@ def _deuces(f: Frame) -> Parsed | None:
         return Parsed(kind="action", action="play", discard=cards, hand_info=True)
     if kinds == {"stay"} and not cards:
         return Parsed(kind="action", action="play", discard=[])
+    if kinds in ({"keep"}, {"keep", "all"}) and cards and "discard" not in names:
+        return Parsed(kind="action", action="play", keep=cards, hand_info=True)  # (あと1枚！)
     if kinds == {"keep"}:
         return Parsed(kind="action", action="play", keep=cards, hand_info=bool(cards))\
             if cards else None

@@ -90,6 +90,10 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         guard = words_table().get("not_after", {}).get(m.group())
         if guard and folded[:m.start()].endswith(guard):
             continue  # 強いっぽい is no discard
+        if name == "none":  # ショーダウン: a word of its own, no action
+            spans.append(m.span())
+            f.content = True
+            continue
         if name not in allowed:
             if name in ("hyper_raise", "extra_raise", "check", "bet", "raise", "pot", "open",
                         "muck", "close", "ante", "aa", "discard", "keep", "play", "stay",
@@ -203,7 +207,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             pass  # エースだけ残します、スペードのエース: the rank of a card named here
         elif w.lemma in texts_of("except"):
             f.except_ = True
-        elif (w.lemma in v.declining or (not w.lemma and fold_nfkc(w.surface) in v.declining)) \
+        elif (w.lemma.split("-")[0] in v.declining or (
+                not w.lemma and fold_nfkc(w.surface) in v.declining)) \
                 and (prev is None or prev.lemma != text_of("agree")):
             # AAは結構です / 交換は無し decline (アンティ300で結構です agrees); AA抜きでオールイン
             # declines the side bet only

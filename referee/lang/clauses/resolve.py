@@ -148,7 +148,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             c.kind, c.parsed = "action", got
             if c.ends_concessive:
                 c.kind = "declined"  # 「コールしたいけど」: an alternative considered
-        elif c.kind == "chat" and any(SURFACE_NAMES[m.lastgroup or ""] != "all"
+        elif c.kind == "chat" and any(SURFACE_NAMES[m.lastgroup or ""] not in ("all", "none")
                                       for m in v.surface.finditer(c.folded)):
             c.kind = "blocking"  # an action word in a clause about something else
         elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):
