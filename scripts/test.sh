@@ -4,8 +4,9 @@
 #       packages need root), lint, type-check, the wheel check (scripts/wheel_check.sh), then
 #       every test spread over the cores (pytest-xdist)
 #   bash scripts/test.sh --quick [PYTEST ARGS]  the one-minute loop: lint and every test that
-#       needs no server, browser or long analysis (markers server, browser, slow); setup of the
-#       Python packages only (setup.sh --dev), no root
+#       needs no server, browser or long analysis (it deselects the markers server, browser,
+#       analysis, integrity and slow: tests/conftest.py says which files carry which); setup of
+#       the Python packages only (setup.sh --dev), no root
 # Server and browser tests skip, naming what to install, when their programs are missing --
 # except under CI=true, where they fail.
 set -euo pipefail
@@ -18,7 +19,7 @@ if [ "${1:-}" = "--quick" ]; then
     bash scripts/setup.sh --dev
     .venv/bin/ruff check referee tests bench
     # pytest exits 5 when it collects nothing: that must fail loudly, not pass.
-    exec .venv/bin/python -m pytest -m "not slow and not server and not browser" \
+    exec .venv/bin/python -m pytest -m "not slow and not server and not browser and not analysis and not integrity" \
         -n "$jobs" --dist loadfile "$@"
 fi
 bash scripts/setup.sh --test

@@ -4,6 +4,7 @@ saved like any input, so a rebuild pauses alike). Also the live adapters' tick s
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from event_helpers import says as room_says
 from referee.adapters.clock import due_ticks
 from referee.adapters.transcript import Line, decode, read, run
 from referee.events import Event
+from referee.lang.catalog import messages
+from referee.lang.catalog import text as msg
 from referee.outcome import Incoming
 from referee.service import Referee
 from referee.store import Store
@@ -35,18 +38,33 @@ def at(lines: list[tuple[Line, list[Event]]], stamp: str) -> list[list[Event]]:
     return [evs for line, evs in lines if line.input.get("time") == t]
 
 
+def _template(key: str) -> re.Pattern[str]:
+    """A catalogue message as a pattern over its renderings (any parameter values)."""
+    return re.compile(".+?".join(re.escape(p) for p in re.split(r"\{\w+\}", messages()[key])))
+
+
+#: What the action clock says: each game's reminder and its time-out (the catalogue's keys).
+REMINDERS = [_template(k) for k in ("omaha.remind", "house.remind", "deuces.remind")]
+TIMEOUTS = [_template(k) for k in ("omaha.timeout", "house.timed_out", "deuces.timeout_ante",
+                                   "deuces.timeout_check", "deuces.timeout_decide")]
+
+
+def _said(evs: list[Event], patterns: list[re.Pattern[str]]) -> list[str]:
+    return [t for t in room_says(evs) if any(p.fullmatch(t) for p in patterns)]
+
+
 def clock_events(evs: list[Event]) -> list[str]:
-    return [t for t in room_says(evs) if "時間切れ" in t or "お願いします" in t]
+    return _said(evs, REMINDERS + TIMEOUTS)
 
 
 def test_without_pause_reminder_then_default_fold_on_time() -> None:
     lines = per_line("service/clock_run.txt")
     assert [clock_events(e) for e in at(lines, "21:00:59")] == [[]]
     assert at(lines, "21:01:00") and clock_events(at(lines, "21:01:00")[0]) == [
-        "aliceさん、アクションをお願いします"]
+        msg("omaha.remind", player="alice")]
     assert clock_events(at(lines, "21:01:59")[0]) == []
     late = at(lines, "21:02:00")[0]
-    assert clock_events(late) == ["aliceさんは時間切れです"]
+    assert clock_events(late) == [msg("omaha.timeout", player="alice")]
     assert [(e.event, getattr(e, "player", None), getattr(e, "action", None))
             for e in late if e.event == "action"] == [("action", "alice", "fold")]
 
@@ -58,18 +76,20 @@ def test_paused_clock_does_nothing_and_the_pause_does_not_count() -> None:
             for line, evs in lines if line.input.get("kind") == "message"}
     t0 = 21 * 3600
     # bob is no moderator: refused, nothing changes (the clock still ran at 21:00:31)
-    assert "モデレーター専用" in says[f"!clock off@{t0 + 30}"][0]
-    assert says[f"!clock off@{t0 + 31}"] == ["持ち時間を停止しました（!clock on で再開します）。"]
-    assert "すでに停止" in says[f"!時計停止@{t0 + 32}"][0]
+    assert says[f"!clock off@{t0 + 30}"] == [
+        msg("command_moderator_only", sender="bob", word="clock")]
+    assert says[f"!clock off@{t0 + 31}"] == [msg("clock_off")]
+    assert msg("clock_already_off") in says[f"!時計停止@{t0 + 32}"][0]
     # an hour and more paused: no reminder, no fold
     assert says[f"ok@{t0 + 1800}"] == []
-    assert "モデレーター専用" in says[f"!時計再開@{t0 + 3600}"][0]
-    assert says[f"!clock on@{t0 + 7200}"] == ["持ち時間を再開しました。"]
+    assert says[f"!時計再開@{t0 + 3600}"] == [
+        msg("command_moderator_only", sender="bob", word="時計再開")]
+    assert says[f"!clock on@{t0 + 7200}"] == [msg("clock_on")]
     # 31 s counted before the pause: reminder at 60 s of clock time, fold at 120 s
     assert clock_events_of(lines, t0 + 7200 + 28) == []
-    assert clock_events_of(lines, t0 + 7200 + 29) == ["aliceさん、アクションをお願いします"]
+    assert clock_events_of(lines, t0 + 7200 + 29) == [msg("omaha.remind", player="alice")]
     assert clock_events_of(lines, t0 + 7200 + 88) == []
-    assert clock_events_of(lines, t0 + 7200 + 89) == ["aliceさんは時間切れです"]
+    assert clock_events_of(lines, t0 + 7200 + 89) == [msg("omaha.timeout", player="alice")]
     assert ref.tables["transcript"].engine.stacks() == {"alice": 9990, "bob": 10010}
 
 
@@ -97,9 +117,10 @@ def test_deuces_clock_paused_from_the_start_never_times_out() -> None:
     assert not any(clock_events(evs) for _, evs in lines)
     # resumed an hour later: the reminder comes 60 s of running clock after the phase began
     t = 22 * 3600.0
-    assert room_says(later(ref, "dealer", "!clock on", t)) == ["持ち時間を再開しました。"]
+    assert room_says(later(ref, "dealer", "!clock on", t)) == [msg("clock_on")]
     assert clock_events(later(ref, "alice", "ok", t + 59)) == []
-    assert clock_events(later(ref, "alice", "ok", t + 60)) == ["bobさん、アンティをお願いします"]
+    assert _said(later(ref, "alice", "ok", t + 60), REMINDERS) == [
+        msg("deuces.remind", who="bobさん", what=msg("deuces.remind_ante"))]
     assert clock_events(later(ref, "alice", "ok", t + 119)) == []
     assert clock_events(later(ref, "alice", "ok", t + 120)) != []
 
@@ -118,10 +139,9 @@ def test_holdem_aa_paused_clock_never_times_out_then_resumes() -> None:
     later(ref, "dealer", "!clock on", t + 20 * clock.act_after)
     # the clock's first reading came with the pause: the whole wait counts from the resume
     r = t + 20 * clock.act_after
-    assert not any("時間切れ" in s for s in room_says(
-        later(ref, "dealer", "ok", r + clock.act_after - 1)))
+    assert not _said(later(ref, "dealer", "ok", r + clock.act_after - 1), TIMEOUTS)
     due = later(ref, "dealer", "ok", r + clock.act_after)
-    assert any("時間切れ" in s for s in room_says(due))
+    assert _said(due, TIMEOUTS)
 
 
 def test_clock_pause_survives_a_rebuild_and_ticks_skip_it() -> None:
