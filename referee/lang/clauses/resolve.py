@@ -145,9 +145,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             elif (f.cards or f.amounts) and not f.vetoed and not f.content:
                 c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
         if got is not None:
-            c.kind, c.parsed = "action", got
-            if c.ends_concessive:
-                c.kind = "declined"  # 「コールしたいけど」: an alternative considered
+            c.kind, c.parsed = "action", got  # (a concession gives way to a later action below)
         elif c.kind == "chat" and any(SURFACE_NAMES[m.lastgroup or ""] not in ("all", "none")
                                       for m in v.surface.finditer(c.folded)):
             c.kind = "blocking"  # an action word in a clause about something else
@@ -155,8 +153,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             c.kind = "cards"  # 「八百、コールいたします」: read as one sentence
         elif c.kind == "chat" and names_someone(c):
             c.kind = "blocking"  # 「ジェーン、just call」: said to someone else
-        elif c.kind == "chat" and supposes(c):
-            c.kind = "blocking"  # 「私なら、コール」: a hypothetical
+        elif c.kind == "chat" and supposes(c) and not any(
+                x.kind == "action" for x in clauses[:clauses.index(c)]):
+            c.kind = "blocking"  # 私なら、コール (not ポットじゃ！なめたらいけんで)
     # take back what came before the last correction, and a concession followed by an action
     last = max((i for i, c in enumerate(clauses) if c.kind == "correction"), default=-1)
     live = clauses[last + 1:]
@@ -176,7 +175,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                                                             c.parsed.discard) for c in kept):
         for c in kept:
             if c.kind == "these":
-                c.kind = "chat"  # 「2hと4s！これ捨て！」: the cards, then "throw these"
+                c.kind = "agrees"  # 「2hと4s！これ捨て！」: the cards, then "throw these"
     these = [c for c in kept if c.kind == "these"]
     shown = [c for c in kept if c.kind == "cards" and cards_in(c.folded)]
     # (sentences only: between commas the cards may be a list the clause cut apart)

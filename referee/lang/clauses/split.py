@@ -121,7 +121,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         # 「別卓と間違えかけた」 narrates: a correction stands at a clause's start or after an
         # action (コールじゃなくて, レイズ…いや)
         told = (not before.strip() or v.surface.search(before) or cards_in(before)
-                or before.strip() in texts_of("correction_openers"))  # あ、/ ごめん / あっ
+                or before.strip(vocab.marks("separators")) in texts_of("correction_openers"))
         if m.start() in bounds and m.end() in bounds and not inside and told:
             corrected.add(m.start())
             cuts.append((m.start(), m.start()))
