@@ -190,6 +190,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             f.made = True
         if w.pos == PARTICLE and w.lemma in texts_of("musing") and not f.vetoed:
             f.musing = True
+        if w.pos == AUX and w.lemma == text_of("wish") and not f.vetoed:
+            f.musing = True  # 置いてみたいです。アンティ200、AA200: a wish, then the decision
         object_ba = w.pos == PARTICLE and w.lemma == text_of("object_ba") and (
             prev is None or prev.pos not in (VERB, AUX))  # 2sと5dば捨てるけん
         if object_ba:
@@ -205,6 +207,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             pass  # 一つ, 二回目: a count (an amount is read above)
         elif fold_nfkc(w.surface) in ranks:
             pass  # エースだけ残します、スペードのエース: the rank of a card named here
+        elif w.lemma == text_of("try_verb") and prev is not None and prev.lemma in texts_of(
+                "request"):
+            pass  # してみます: a try is still the speaker's act
         elif w.lemma in texts_of("except"):
             f.except_ = True
         elif (w.lemma.split("-")[0] in v.declining or (

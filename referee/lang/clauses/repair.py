@@ -39,7 +39,8 @@ def _face_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     known = rf"\x00-\x7f{jp}{cw.symbols}{marks}"
     foreign = re.compile(rf"[^{known}\s]")  # ٩ ᗜ ꒳ ˙ (and ٩ is a digit to \d)
     # a bracket of marks only, a face: (*´꒳`*) (ﾟ∀ﾟ) (^^;
-    face = re.compile(rf"m?[(][^(){jp}a-zA-Z0-9]{{0,12}}[)]?m?(?![a-z])")  # and m(_ _)m
+    # (a face has marks in it and is closed, or ends the text: not the bracket of （ちょっと…）)
+    face = re.compile(rf"m?[(][^(){jp}a-zA-Z0-9]{{1,12}}(?:[)]m?(?![a-z])|$)")  # and m(_ _)m
     return foreign, face
 
 

@@ -178,8 +178,11 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                 c.kind = "agrees"  # 「2hと4s！これ捨て！」: the cards, then "throw these"
     these = [c for c in kept if c.kind == "these"]
     shown = [c for c in kept if c.kind == "cards" and cards_in(c.folded)]
-    # (sentences only: between commas the cards may be a list the clause cut apart)
-    if coarse and len(these) == 1 and len(shown) == 1 and not any(
+    # (in sentences, or right after the cards: between commas they may be a list the clause
+    # cut apart)
+    adjacent = len(these) == 1 and len(shown) == 1 and abs(
+        kept.index(these[0]) - kept.index(shown[0])) == 1
+    if (coarse or adjacent) and len(these) == 1 and len(shown) == 1 and not any(
             c.kind == "action" for c in kept):
         c = these[0]
         joined = Clause(shown[0].text + " " + c.text, shown[0].folded + " " + c.folded,
@@ -230,6 +233,11 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                   and c.parsed.action == "ante" and c.parsed.amount is not None]
         if before:
             first = before[-1].model_copy(update={"aa": first.aa})
+    named = set(first.cards or first.keep or first.discard or [])
+    for c in kept:  # 「残すのは…Kd Kcです。Kd Kc残して勝負で」: the same cards again
+        if c.kind == "cards" and named and {x for _, _, cs in cards_in(c.folded) for x in cs} \
+                == named:
+            c.kind = "agrees"
     filled = _filled(first, kept, game)
     if filled is not None:
         first = filled

@@ -4,6 +4,7 @@ reading."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -107,6 +108,11 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         if w.pos == PARTICLE and w.pos2 == CONJUNCTIVE and (
                 fold_nfkc(w.surface) in v.concessive or w.lemma in texts_of("reason")):
             end = w.start + len(w.surface)
+            cuts.append((end, end))
+    # ... and the の + で of a reason (悔しいので, つながったので): two words to the analyser
+    for a, b in itertools.pairwise(ws):
+        if a.surface + b.surface in texts_of("reason") and a.pos == PARTICLE and b.pos == AUX:
+            end = b.start + len(b.surface)
             cuts.append((end, end))
     # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words
     # only (not the いや of ダイヤ)
