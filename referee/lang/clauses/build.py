@@ -90,11 +90,12 @@ def _ante_aa(f: Frame, kinds: set[str]) -> Parsed | None:
     amounts = f.amounts
     aa_amount = None
     rest: list[int] = []
+    ante_pos = [p for p, n in f.actions if n in ("ante", "allin")]
     for p, a in amounts:
-        # the amount right after the AA word (AA100) is the side bet
-        # (or right before it: 50AA)
-        if aa_amount is None and any(0 <= p - q <= 6 or f.amount_ends.get(p) == q
-                                     for q in aa_pos):
+        # the amount after the AA word (AA100, AAが、えーと、150) with no ante word between is
+        # the side bet; or the one right before it (50AA)
+        after_aa = any(q < p and not any(q < r < p for r in ante_pos) for q in aa_pos)
+        if aa_amount is None and (after_aa or any(f.amount_ends.get(p) == q for q in aa_pos)):
             aa_amount = a
         else:
             rest.append(a)

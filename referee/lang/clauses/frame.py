@@ -103,6 +103,15 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.actions.append((m.start(), name))
         spans.append(m.span())
         keyword_spans.append(m.span())
+    # 「AAは今日はやめとく」: passing on the side bet, not folding
+    passes = [(p, n) for p, n in f.actions if n == "fold" and folded[p:].startswith(
+        texts_of("pass_words"))]
+    if passes and any(n == "aa" for _, n in f.actions):
+        f.actions = [a for a in f.actions if a not in passes]
+        if {n for _, n in f.actions} == {"aa"}:
+            f.negated = True
+        else:
+            f.aa_declined = True
     for m in amount_pattern().finditer(folded):
         if not free(m.start(), m.end()):
             continue
@@ -245,7 +254,11 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         w.start - clause.start < tail_at)]  # (not the dialect's ending: 残すっちゃ)
     while len(tail) > 2 and tail[-1].pos2 == FINAL:  # 見せてよ, 降りてね
         tail.pop()
-    names_cards = bool(f.cards) and {n for _, n in f.actions} <= {"discard", "keep", "all"}
+    # (a throw naming its cards, or "the rest", may be asked of the dealer: あとは捨てて)
+    rest = any(w in folded for w in texts_of("rest_words"))
+    names_cards = (bool(f.cards) or rest) and {
+        n for _, n in f.actions} <= {"discard", "keep", "all"} and any(
+        n != "all" for _, n in f.actions)
     if clause.last and not names_cards and tail and tail[-1].pos == PARTICLE and \
             tail[-1].lemma in texts_of("request") and \
             len(tail) > 1 and tail[-2].pos == VERB:

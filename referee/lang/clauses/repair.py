@@ -23,7 +23,8 @@ def _repairs() -> tuple[re.Pattern[str], ...]:
     kata, hira, long = text_of("katakana"), text_of("hiragana"), vocab.marks("long_vowel")
     kana = f"{hira}{kata}{long}"
     return (
-        re.compile(rf"(?<=[{kata}{long}])[{text_of('dash_slips')}](?=[{kata}]|$|\s)"),  # コ一ル
+        # コ一ル, ハイパ一で (not ボブ一人: a kanji after it)
+        re.compile(rf"(?<=[{kata}{long}])[{text_of('dash_slips')}](?=[{kata}{hira}]|$|\s)"),
         re.compile(rf"(?<=[{kana}])n$"),  # おーるいn
         re.compile(rf"(?<=[{kana}])[a-mo-z]$"),  # ふぉーるどd: a key hit with the IME off
         re.compile(rf"(?:(?<=[{text_of('stretch_after')}])|(?<=[a-zA-Z]))[{text_of('stretch_marks')}]+"

@@ -25,6 +25,12 @@ def _deuces_lists(plays: list[Parsed]) -> Parsed | None:
     (no card in both): the cards thrown decide."""
     if any(p.action != "play" or (p.keep is None and p.discard is None) for p in plays):
         return None
+    named = [p for p in plays if p.keep or p.discard]
+    rest = [p for p in plays if p not in named]
+    if len(named) == 1 and rest and all(
+            (p.keep == [] and named[0].keep) or (p.discard == [] and named[0].discard)
+            for p in rest):
+        return named[0]  # 「残すのはAsとAd、あとは捨てて」: the rest, as named
     kept = {c for p in plays for c in (p.keep or [])}
     thrown = [c for p in plays for c in (p.discard or [])]
     if kept & set(thrown) or not thrown or not kept:
@@ -191,6 +197,17 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if got is not None:
             return Reading(got, False)
     acts = [c for c in kept if c.kind == "action"]
+    if len(acts) == 1 and last >= 0 and not v.surface.search(acts[0].folded):
+        # 「ベット300、いや500にします」: a bare amount after a correction amends the amount of
+        # the action before it (the grammar alone would read 500に as a make)
+        bare = acts[0].parsed
+        before = [c.parsed for c in clauses[:last] if c.kind == "action" and c.parsed is not None]
+        value = None if bare is None else (bare.to if bare.to is not None else bare.amount)
+        if before and value is not None:
+            got = before[-1]
+            slot = "to" if got.to is not None else "amount" if got.amount is not None else None
+            if slot is not None:
+                return Reading(got.model_copy(update={slot: value}), False)
     amended = _amended(clauses, last, kept)
     if amended is not None:
         return Reading(amended, False)
@@ -234,10 +251,14 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if before:
             first = before[-1].model_copy(update={"aa": first.aa})
     named = set(first.cards or first.keep or first.discard or [])
+    value = first.to if first.to is not None else first.amount
     for c in kept:  # 「残すのは…Kd Kcです。Kd Kc残して勝負で」: the same cards again
         if c.kind == "cards" and named and {x for _, _, cs in cards_in(c.folded) for x in cs} \
                 == named:
             c.kind = "agrees"
+        said = [amount_value(m.group()) for m in amount_pattern().finditer(c.folded)]
+        if c.kind == "cards" and value is not None and said == [value]:
+            c.kind = "agrees"  # 「2400にレイズ、2400です」
     filled = _filled(first, kept, game)
     if filled is not None:
         first = filled

@@ -196,7 +196,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         c.words = tuple(w for w in ws if c.start <= w.start < c.start + len(c.text))
         stripped = c.folded.rstrip()
         c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
-            and c.words[-1].pos == PARTICLE
+            and c.words[-1].pos == PARTICLE and c.words[-1].pos2 == CONJUNCTIVE
         lead = len(c.folded) - len(c.folded.lstrip())
         c.correction = c.correction or c.start + lead in corrected
     return out
