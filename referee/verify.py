@@ -33,6 +33,7 @@ from referee.history import bot_cards as _cards
 from referee.lang.catalog import messages
 from referee.lang.catalog import text as say
 from referee.lang.vocab import template_pattern
+from referee.verify_deals import DealError, DealWatch
 
 # The engines' room lines read back (catalogue history.toml, seen_*).
 _STREETS = tuple(say(f"seen_{s}") for s in ("flop", "turn", "river"))
@@ -192,7 +193,12 @@ def verify(events: Iterable[dict[str, Any]]) -> int:
     hands: dict[int, _Hand] = {}
     current: _Hand | None = None
     count = 0
+    watch = DealWatch()  # every dealt hand revealed, no card sent before it was dealt
     for ev in events:
+        try:
+            watch.feed(ev)
+        except DealError as e:
+            raise Discrepancy(str(e)) from None
         kind = ev.get("event")
         if kind == "deal_commitment":
             hands[int(ev.get("hand", 0))] = _Hand(sha256=str(ev.get("sha256", "")))
@@ -209,6 +215,10 @@ def verify(events: Iterable[dict[str, Any]]) -> int:
             count += 1
         elif current is not None:
             current.events.append(ev)
+    try:
+        watch.finish()
+    except DealError as e:
+        raise Discrepancy(str(e)) from None
     return count
 
 

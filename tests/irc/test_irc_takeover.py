@@ -200,7 +200,8 @@ async def _same_second(port: int, nicks: tuple[str, str], user: str) -> list[Cli
         for n in nicks:
             start = len(a.lines)
             a.raw(f"WHOIS {n}")
-            line = await a.wait_line(lambda ln, n=n: f" 317 {a.nick} {n} " in ln, 10, start)
+            want = f" 317 {a.nick} {n} "
+            line = await a.wait_line(lambda ln, want=want: want in ln, 10, start)
             signons.append(line.split()[5])
         if signons[0] == signons[1]:
             return cs
