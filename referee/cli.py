@@ -379,6 +379,13 @@ def cmd_console(args: argparse.Namespace) -> None:
             pass
     except OSError as e:
         _fail(text("console_bad_port", port=str(args.port), reason=e.strerror or str(e)))
+    if Path(args.db).is_file():  # the same integrity check as every other command, and the
+        from referee.store.integrity import quick_check_file  # chain the bots check
+
+        try:
+            quick_check_file(Path(args.db), chain=True)
+        except StoreError as e:
+            _fail(str(e))
     with tempfile.TemporaryDirectory(prefix="referee-console-") as tmp:
         dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
         try:

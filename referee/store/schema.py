@@ -484,6 +484,14 @@ CREATE TABLE irc_trusted (
 """)
 
 
+def _v8(db: sqlite_utils.Database) -> None:
+    # Tamper evidence (referee/store/chain.py): each input row's digest, chained to the last.
+    from referee.store.chain import rechain
+
+    db.conn.execute("ALTER TABLE inputs ADD COLUMN chain BLOB")
+    rechain(db.conn)
+
+
 Migration = tuple[int, str, Callable[[sqlite_utils.Database], None]]
 
 MIGRATIONS: Sequence[Migration] = (
@@ -494,6 +502,7 @@ MIGRATIONS: Sequence[Migration] = (
     (5, "unique index on input ids; service snapshots", _v5),
     (6, "IRC identities: salted secrets and proven connections", _v6),
     (7, "IRC identities: void secrets, persisted guess limits, trusted connections", _v7),
+    (8, "digest chain over the stored inputs", _v8),
 )
 
 LATEST = MIGRATIONS[-1][0]
