@@ -368,6 +368,10 @@ def cmd_console(args: argparse.Namespace) -> None:
     password = os.environ.get(PASSWORD_ENV) or None
     if password is None and not args.insecure and not _loopback(args.host):
         _fail(text("console_needs_password", host=args.host))
+    from referee.console_guard import MIN_PASSWORD
+
+    if password is not None and len(password) < MIN_PASSWORD:
+        _fail(text("console_password_short", min=MIN_PASSWORD))
     for module, package in (("datasette", "datasette"), ("uvicorn", "uvicorn"),
                             ("datasette_auth_passwords", "datasette-auth-passwords")):
         try:
