@@ -134,6 +134,8 @@ class IrcBot(Connection, Proofs, Delivery):
         self.casemapping = "rfc1459"
         self.joined: set[str] = set()  # folded channel names
         self.held: dict[str, list[str]] = {}  # player -> private lines waiting for their proof
+        self.dropped: dict[str, int] = {}  # player -> replies dropped in a flood
+        self.served: dict[str, float] = {}  # player -> when a reply last went to them
         self.caps: set[str] = set()  # IRCv3 capabilities the server acknowledged
         self._whois: dict[str, asyncio.Future[Whois]] = {}
         self._whois_partial: dict[str, Whois] = {}
@@ -308,7 +310,7 @@ class IrcBot(Connection, Proofs, Delivery):
                                            time.time(), private))
         if out is None:
             return
-        self._deliver(out.events, room, nick)
+        self._deliver(out.events, room, nick, ident)
         if had_table and room not in self.referee.tables:
             self._backup("!close")  # a table closed: its results are the record to keep
 

@@ -76,6 +76,8 @@ class IrcParts:
     pacer: Pacer
     outbox: list[Line]
     held: dict[str, list[str]]  # player -> private lines waiting for their proof
+    dropped: dict[str, int]  # player -> replies dropped (a flood), told once theirs are out
+    served: dict[str, float]  # player (or nick) -> when a reply last went to them
     sent_lines: int
     _changed: asyncio.Event
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from ircnet import BOT, BotProcess, Client, Msg, Ngircd, Services, bot_in_channel, prove, secret_of
 
-pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(180)]
+pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 def _bot_private(m: Msg) -> bool:
@@ -281,3 +281,61 @@ def test_a_grant_to_a_name_nobody_owns_waits(ngircd: Ngircd, tmp_path: Path) -> 
 
 def test_a_grant_to_an_account_nobody_holds_waits(services: Services, tmp_path: Path) -> None:
     asyncio.run(_grant_waits_for_the_owner(services.port, tmp_path / "bot.db", "#grant2", True))
+
+
+def test_one_players_flood_never_delays_the_table(ngircd: Ngircd, tmp_path: Path) -> None:
+    """alice floods the bot with private !help (at the real 1 line/s pace); the dealer deals
+    at once: bob's cards and the table's lines do not wait behind alice's replies, and alice
+    gets a few replies and one line saying how many were left out."""
+    db, channel = tmp_path / "bot.db", "#fair"
+
+    async def go() -> None:
+        bot = BotProcess(ngircd.port, db, [channel], ["dealer"],
+                         extra=["--interval", "1.0", "--burst", "2"])
+        clients: list[Client] = []
+        try:
+            d, alice, bob = clients[:] = await connected(ngircd.port, "dealer", "alice", "bob",
+                                                         channels=[channel])
+            await bot_in_channel(d, channel, 30.0)
+            for c in clients:
+                await prove(c, timeout=40)
+
+            async def room(pred: object, start: int = 0) -> Msg:
+                return await d.wait_msg(lambda m: m.sender == BOT and m.target == channel
+                                        and pred(m.text), 40, start)  # type: ignore[operator]
+
+            d.say(channel, "!open omaha level=3")
+            await room(lambda t: "テーブルを開きました" in t)
+            for n in ("alice", "bob"):
+                d.say(channel, f"!grant @{n} 20000")
+                await room(lambda t, n=n: t.startswith(f"{n}さんのバンクに"))
+            for n, p in (("alice", alice), ("bob", bob)):
+                p.say(channel, "!sit")
+                await room(lambda t, n=n: "着席しました" in t and t.startswith(n + "さん"))
+            flood = 30
+            for _ in range(flood):
+                alice.say(BOT, "!help")
+            # the server lets a client's lines in at its own pace: wait until the bot has taken
+            # in (and stored) the whole flood, so its replies are queued before the deal
+            end = asyncio.get_running_loop().time() + 90
+            while sum(i.get("text") == "!help" for i in inputs(db)) < flood:
+                assert asyncio.get_running_loop().time() < end, "the flood did not arrive"
+                await asyncio.sleep(0.5)
+            start = len(d.messages)
+            dealt_at = asyncio.get_running_loop().time()
+            d.say(channel, "!deal")
+            got = await bob.wait_msg(lambda m: _bot_private(m) and "手札:" in m.text, 30)
+            waited = got.at - dealt_at
+            await room(lambda t: "アクション" in t or "の番" in t or "ブラインド" in t, start)
+            assert waited < 10, f"bob's cards waited {waited:.1f}s behind alice's flood"
+            summary = await alice.wait_msg(lambda m: _bot_private(m) and "省略" in m.text, 60)
+            helps = [m for m in alice.messages if _bot_private(m) and "コマンド一覧" in m.text]
+            # a few answered while the flood came in, the rest summarised in one line
+            assert len(helps) < flood // 2 and str(flood - len(helps)) in summary.text, (
+                len(helps), summary.text)
+        finally:
+            for c in clients:
+                await c.close()
+            assert bot.stop() == 0, bot.output()[-3000:]
+
+    asyncio.run(go())
