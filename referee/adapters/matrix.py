@@ -364,6 +364,12 @@ class MatrixBot(Crypto, Delivery):
             # for every adapter: referee.routing); its announcements go to that table's room.
             route = private_route(self.referee, sender, text, self._table_names())
             table_room, text = route.room, route.text
+            if table_room is not None and not self._member(table_room, ev.sender):
+                # a table is only for the members of its room: whoever knows a room id cannot
+                # sit at it, nor ask for anything of it, from a DM
+                self.state.queue(ev.event_id, [(room_id, render(
+                    msg("private_not_member", sender=sender), self.server, ()))])
+                return
         out = self.referee.process(Message(ev.event_id, table_room or room_id, sender, text,
                                            ev.server_timestamp / 1000.0, dm))
         if out is not None:
@@ -373,6 +379,29 @@ class MatrixBot(Crypto, Delivery):
         # No table for a private message: what the service says "to the room" goes back to the
         # sender, privately (never into the room it came from: that room may not be private).
         await self._queue(ev.event_id, table_room, table_room or room_id, sender, events)
+
+    def _member(self, room_id: str, user_id: str) -> bool:
+        """Whether ``user_id`` has joined ``room_id`` now (nio's room state, kept by sync)."""
+        room = self.client.rooms.get(room_id) if self.client is not None else None
+        return room is not None and user_id in room.users and user_id not in getattr(
+            room, "invited_users", {})
+
+    async def _on_member(self, room_id: str, ev: Any) -> None:
+        """A player who leaves a table's room, is kicked or banned from it leaves the table:
+        the bot takes it as their own ``!leave`` (saved like any input, so a rebuild agrees),
+        and nothing private of that table goes to them any more (:meth:`_queue`)."""
+        if (ev.membership not in ("leave", "ban") or ev.prev_membership != "join"
+                or room_id not in self.referee.tables):
+            return
+        name = name_of(ev.state_key, self.server)
+        if name not in self.referee.seated_names(room_id):
+            return
+        log.info("%s left %s (%s): leaving the table", ev.state_key, room_id, ev.membership)
+        out = self.referee.process(Message(ev.event_id, room_id, name, "!leave",
+                                           ev.server_timestamp / 1000.0, False))
+        events = ([e.to_json() for e in out.events] if out is not None
+                  else self.store.events_of(ev.event_id))
+        await self._queue(ev.event_id, room_id, room_id, name, events)
 
     def _table_names(self) -> dict[str, str]:
         """What a player may type in a DM to name a table: its room's aliases (and id)."""
