@@ -12,7 +12,8 @@ delivery, and the guarantees the community asked for:
 * **Nothing lost.** Syncs use a large timeline; a ``limited`` (gappy) timeline is filled from
   ``/messages`` between ``prev_batch`` and the previous sync token. 429 / M_LIMIT_EXCEEDED is
   retried by nio for as long as it takes (never dropped); a vanished homeserver is retried with
-  capped exponential backoff. Events from before the bot joined a room are ignored.
+  capped exponential backoff. Events from before the bot joined a room are ignored (on a
+  first run in a room it was joined to beforehand, what came after the join is read).
 * **Private cards.** Each player gets one direct-message room, created once, end-to-end encrypted,
   stored in the database and in ``m.direct`` (homeservers rate-limit room creation). A private
   message waits in the outbox until the player has joined that room, so their device is given the
@@ -116,6 +117,7 @@ class MatrixBot(Crypto, Delivery):
         self.client: Any = None
         self.stopping = asyncio.Event()
         self.synced = 0  # number of completed sync batches (tests wait on it)
+        self.started = time.time()  # a first run reads what came after it joined, lately
         self.cross_signed = False
         self._withheld: dict[str, str] = {}  # megolm session id -> withheld code
         self._draining = asyncio.Lock()
@@ -275,8 +277,16 @@ class MatrixBot(Crypto, Delivery):
             known = self.state.room_kind(room_id) is not None
             events = list(info.timeline.events)
             if since is None and not known:
-                # First run ever: everything so far is history from before the bot.
+                # First run ever in a room the bot had already joined (joined for it before it
+                # ever ran): what came before its join is history; what came after it, while
+                # the bot was starting, is for the bot -- a moderator's first !open typed right
+                # after the join was lost here. Only lately, so an old membership does not
+                # replay a room's past.
                 self.state.add_room(room_id)
+                events = _first_run(events, list(getattr(info, "state", []) or []), me,
+                                    self.started - FIRST_RUN_WINDOW)
+                for ev in events:
+                    await self._on_event(room_id, ev)
                 continue
             if not known:
                 events, found = _after_own_join(events, me)
@@ -435,6 +445,23 @@ def _is_own_join(ev: Any, me: str) -> bool:
     return (getattr(ev, "state_key", None) == me
             and getattr(ev, "membership", None) == "join"
             and getattr(ev, "prev_membership", None) != "join")
+
+
+FIRST_RUN_WINDOW = 300.0  # seconds before its first start a bot still reads (after its join)
+
+
+def _first_run(events: list[Any], state: list[Any], me: str, since: float) -> list[Any]:
+    """The timeline events of a room the bot joined before its first sync that came after its
+    own join (in the timeline, else in the room's state) and after ``since`` (wall time)."""
+    after, found = _after_own_join(events, me)
+    if not found:
+        joins = [getattr(e, "server_timestamp", 0) for e in state
+                 if getattr(e, "state_key", None) == me
+                 and getattr(e, "membership", None) == "join"]
+        if not joins:
+            return []  # when it joined is unknown: all history
+        after = [e for e in events if getattr(e, "server_timestamp", 0) > max(joins)]
+    return [e for e in after if getattr(e, "server_timestamp", 0) / 1000.0 >= since]
 
 
 def _after_own_join(events: list[Any], me: str) -> tuple[list[Any], bool]:
