@@ -53,3 +53,16 @@ def test_a_secret_at_the_terminal_is_never_stored(tmp_path: Path) -> None:
     for secret in ("hunter-22", "hunter-23", "hunter-24", "ｈｕｎｔｅｒ"):
         assert secret.encode() not in blob
         assert secret not in r.stdout + r.stderr
+
+
+def test_every_character_that_reads_as_a_mark_is_known() -> None:
+    import sys
+    import unicodedata
+
+    from referee.lang.reader import _marks_before_nfkc
+    from referee.lang.vocab import marks
+
+    starts = marks("command_starts")
+    astral = [c for c in range(0x10000, sys.maxunicode + 1)
+              if unicodedata.normalize("NFKC", chr(c))[:1] in starts]
+    assert astral == [] and {"!", "！", "﹗", "‼"} <= _marks_before_nfkc()
