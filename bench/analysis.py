@@ -1,32 +1,53 @@
-"""``referee analyze``'s machinery: the numpy batch evaluator against peers, and the exact
-full-pay Deuces Wild analysis.
+"""``referee analyze``'s machinery against what a user could run instead, ratios in one run.
 
-* 7-card and 5-card hands per second of :func:`referee.analysis.batch.standard_keys` against
-  treys, eval7 and phevaluator (C) scoring the SAME seeded hands in the SAME run, and against our
-  own one-hand-at-a-time ``best5_key``; the batch's tables are filled on first use, so that
-  cold pass is printed separately. Libraries that are not installed are skipped.
-* 5-card deuces hands: :func:`~referee.analysis.batch.deuces_keys` against ``deuces_key``.
-* The exact optimal-hold analysis of full-pay Deuces Wild (2,598,960 hands x 32 holds, every
-  completion counted): wall and CPU time, and the return (100.7620%).
+1. **Batch 7-card evaluation**: :func:`referee.analysis.batch.standard_keys` (numpy, packed
+   counters; its tables filled before timing, the cold first pass printed apart) against, on
+   the SAME seeded hands in the SAME run: the phevaluator **C function**
+   ``phevaluator._pheval.evaluate_7cards`` called in a Python loop (``[f(*h) for h in
+   hands]``, "the phevaluator C loop"); phevaluator's Python wrapper ``evaluate_cards`` (which
+   converts every card before calling that function); eval7's C ``evaluate`` on its Card
+   objects; treys; and our one-hand-at-a-time ``best5_key``. Rates are hands per CPU second of
+   this process (``time.process_time``).
+2. **Exact holdem_aa AA bet**: the command ``referee analyze holdem_aa --bet aa --json`` (cold
+   cache, warm, and a warm ``--set`` what-if) against ``bench/native/aa_phevaluator.py`` (a
+   Python loop over all 2,598,960 hands calling the same phevaluator C five-card function),
+   each a fresh process: CPU time (user + sys), wall time and peak RSS of the process,
+   interpreter start-up and imports included in both.
+3. **Exact full-pay Deuces Wild**: ``referee analyze deuces --bet video_poker --json`` on a
+   cold cache (an empty ``REFEREE_CACHE_DIR``), then warm, then a warm ``--set`` what-if,
+   against ``bench/native/deuces_wild_ref.c`` -- the method of the public Zig program
+   panda-probs (every dealt hand, class-frequency vectors, one thread), which cannot be built
+   here (no Zig toolchain), written in C and built with ``cc -O3 -march=native``.
 
-Times are CPU time of this process (``time.process_time``) unless marked wall.
+Libraries that are not installed, or no C compiler, skip their lines. phevaluator, eval7 and
+treys are bench/test-only (the ``test`` extra), never runtime dependencies.
 Run: ``.venv/bin/python bench/analysis.py [--hands N] [--min-time S] [--no-exact]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from referee.analysis.batch import deuces_keys, standard_keys
-from referee.analysis.draw import deuces_wild
 from referee.cards import Card, card_str
+from referee.definitions import load
 from referee.hands import best5_key, deuces_key
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 
 
 def rate(fn: Callable[[], Any], n: int, min_time: float) -> float:
@@ -41,25 +62,40 @@ def rate(fn: Callable[[], Any], n: int, min_time: float) -> float:
 
 def report(title: str, ours: float, others: dict[str, float]) -> None:
     print(f"\n{title}")
-    print(f"  {'ours (numpy batch)':<36} {ours:>14,.0f} hands/s")
+    print(f"  {'ours: standard_keys (numpy batch)':<52} {ours:>13,.0f} hands/s")
     for name, r in others.items():
-        print(f"  {name:<36} {r:>14,.0f} hands/s   ours = {ours / r:8.1f}x")
+        print(f"  {name:<52} {r:>13,.0f} hands/s   ours = {ours / r:6.2f}x")
 
 
-def standard(size: int, n: int, min_time: float) -> None:
-    rng = random.Random(size)
-    hands = [rng.sample(range(52), size) for _ in range(n)]
-    arr = np.array(hands, dtype=np.int64)
+def seven_card(n: int, min_time: float) -> None:
+    rng = random.Random(7)
+    hands = [rng.sample(range(52), 7) for _ in range(n)]
+    arr = np.array(hands, dtype=np.uint8)
     t = time.process_time()
-    standard_keys(arr)
-    cold = n / (time.process_time() - t)
+    standard_keys(arr[:1000])  # fills the multiset tables (once per process)
+    fill = time.process_time() - t
     ours = rate(lambda: standard_keys(arr), n, min_time)
     small = hands[: max(n // 10, 1000)]
-    others: dict[str, float] = {
-        "best5_key (ours, one at a time)": rate(lambda: [best5_key(h) for h in small],
-                                                len(small), min_time),
-    }
+    others: dict[str, float] = {}
+    try:
+        from phevaluator import _pheval, evaluate_cards
+
+        f = _pheval.evaluate_7cards
+        others["phevaluator C evaluate_7cards, Python loop"] = rate(
+            lambda: [f(*h) for h in small], len(small), min_time)
+        others["phevaluator Python wrapper evaluate_cards"] = rate(
+            lambda: [evaluate_cards(*h) for h in small], len(small), min_time)
+    except ImportError:
+        pass
     strs = [[card_str(Card(c)) for c in h] for h in small]
+    try:
+        import eval7
+
+        eh = [[eval7.Card(s) for s in h] for h in strs]
+        others["eval7 C evaluate (Card objects), Python loop"] = rate(
+            lambda: [eval7.evaluate(h) for h in eh], len(small), min_time)
+    except ImportError:
+        pass
     try:
         import treys
 
@@ -69,62 +105,147 @@ def standard(size: int, n: int, min_time: float) -> None:
             lambda: [ev.evaluate(h[:2], h[2:]) for h in th], len(small), min_time)
     except ImportError:
         pass
-    try:
-        import eval7
-
-        eh = [[eval7.Card(s) for s in h] for h in strs]
-        others["eval7 (C extension)"] = rate(lambda: [eval7.evaluate(h) for h in eh],
-                                             len(small), min_time)
-    except ImportError:
-        pass
-    try:
-        import phevaluator
-
-        ph = phevaluator.evaluate_cards
-        others["phevaluator evaluate_cards (C)"] = rate(lambda: [ph(*h) for h in small],
-                                                        len(small), min_time)
-    except ImportError:
-        pass
-    report(f"{size}-card hands, {n:,} a batch; ours cold first pass {cold:,.0f}/s", ours,
-           others)
+    others["ours: best5_key, one hand at a time"] = rate(
+        lambda: [best5_key(h) for h in small], len(small), min_time)
+    report(f"7-card hands (best 5 of 7), {n:,} a batch; ours' tables filled in {fill:.2f} s",
+           ours, others)
 
 
-def deuces(n: int, min_time: float) -> None:
+def deuces_batch(n: int, min_time: float) -> None:
     rng = random.Random(3)
     shoe = list(range(52)) * 6
-    hands = [rng.sample(shoe, 5) for _ in range(n)]
-    arr = np.array(hands, dtype=np.int64)
-    t = time.process_time()
-    deuces_keys(arr)  # fills the shapes' table (the evaluator's own memo, cold)
-    cold = n / (time.process_time() - t)
+    arr = np.array([rng.sample(shoe, 5) for _ in range(n)], dtype=np.int64)
+    deuces_keys(arr)  # fills the shapes' memo (the evaluator's own, cold)
     ours = rate(lambda: deuces_keys(arr), n, min_time)
-    small = [[Card(c) for c in h] for h in hands[: max(n // 10, 1000)]]
+    small = [[Card(int(c)) for c in h] for h in arr[: max(n // 10, 1000)]]
     scalar = rate(lambda: [deuces_key(h) for h in small], len(small), min_time)
-    report(f"deuces 5-card hands (6 decks), {n:,} a batch; ours cold first pass {cold:,.0f}/s",
-           ours,
-           {"deuces_key (ours, one at a time)": scalar})
+    print(f"\ndeuces 5-card hands (6 decks), {n:,} a batch")
+    print(f"  {'ours: deuces_keys (numpy batch)':<52} {ours:>13,.0f} hands/s")
+    print(f"  {'ours: deuces_key, one hand at a time':<52} {scalar:>13,.0f} hands/s   "
+          f"ours = {ours / scalar:6.2f}x")
 
 
-def exact() -> None:
-    t, c = time.perf_counter(), time.process_time()
-    res = deuces_wild()
-    wall, cpu = time.perf_counter() - t, time.process_time() - c
-    print("\nfull-pay Deuces Wild, exact optimal hold (2,598,960 hands x 32 holds)")
-    print(f"  return {res.ret * 100:.4f}% (Wizard of Odds 100.7620%)  "
-          f"wall {wall:.1f} s  cpu {cpu:.1f} s")
+# Peak RSS is read by a small launcher process: a child forked from this (large) bench process
+# would report this process's size as its own peak (Linux carries the forked image's high-water
+# mark through exec).
+_LAUNCHER = """
+import json, os, sys, time
+argv = json.loads(sys.argv[1])
+t = time.perf_counter()
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.dup2(w, 1)
+    os.execvp(argv[0], argv)
+os.close(w)
+out = b""
+while chunk := os.read(r, 65536):
+    out += chunk
+_, status, ru = os.wait4(pid, 0)
+print(json.dumps({"out": out.decode(), "code": os.waitstatus_to_exitcode(status),
+                  "wall": time.perf_counter() - t, "cpu": ru.ru_utime + ru.ru_stime,
+                  "mb": ru.ru_maxrss / 1024}))
+"""
+
+
+class Run:
+    """One process: its output, CPU seconds (user + sys), wall seconds and peak RSS (MB)."""
+
+    def __init__(self, argv: Sequence[str], env: dict[str, str] | None = None) -> None:
+        done = subprocess.run([sys.executable, "-c", _LAUNCHER, json.dumps(list(argv))],
+                              capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+        got = json.loads(done.stdout)
+        if got["code"]:
+            raise SystemExit(f"{' '.join(argv)}: exit {got['code']}")
+        self.out: str = got["out"]
+        self.wall: float = got["wall"]
+        self.cpu: float = got["cpu"]
+        self.mb: float = got["mb"]
+
+    def line(self, name: str, ref: Run | None = None) -> str:
+        ratio = f"   cpu {self.cpu / ref.cpu:5.2f}x, wall {self.wall / ref.wall:5.2f}x the ref" \
+            if ref is not None else ""
+        return (f"  {name:<50} cpu {self.cpu:6.2f} s  wall {self.wall:6.2f} s  "
+                f"peak {self.mb:6.1f} MB{ratio}")
+
+
+def _referee(*args: str, env: dict[str, str] | None = None) -> Run:
+    return Run([sys.executable, "-m", "referee.cli", "analyze", *args], env=env)
+
+
+def _return(run: Run) -> float:
+    return float(json.loads(run.out)["bets"][0]["return"])
+
+
+def exact_aa() -> None:
+    print("\nexact holdem_aa AA bet (2,598,960 hole + flop hands), one process each")
+    rules = load("holdem_aa").holdem_aa
+    assert rules is not None
+    ref = None
+    try:
+        import phevaluator  # noqa: F401
+
+        ref = Run([sys.executable, str(HERE / "native" / "aa_phevaluator.py"),
+                   json.dumps({k: float(v) for k, v in rules.aa_table.items()})])
+    except ImportError:
+        print("  (phevaluator not installed: no reference)")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, REFEREE_CACHE_DIR=tmp)
+        cold = _referee("holdem_aa", "--bet", "aa", "--json", env=env)
+        warm = _referee("holdem_aa", "--bet", "aa", "--json", env=env)
+        what_if = _referee("holdem_aa", "--bet", "aa", "--json",
+                           "--set", "aa_table.royal_flush=301", env=env)
+    if ref is not None:
+        print(ref.line("ref: Python loop over phevaluator C evaluate_5cards"))
+        if abs(json.loads(ref.out)["return"] - _return(cold)) > 1e-12:
+            print("  RETURNS DIFFER")
+    print(cold.line("ours: analyze holdem_aa --bet aa, cold cache", ref))
+    print(warm.line("ours: the same, warm cache", ref))
+    print(what_if.line("ours: warm, --set aa_table.royal_flush=301", ref))
+    print(f"  return {_return(cold) * 100:.4f}%; with royal_flush=301: "
+          f"{_return(what_if) * 100:.4f}%")
+
+
+def exact_deuces() -> None:
+    print("\nexact full-pay Deuces Wild, optimal hold (2,598,960 hands x 32 holds), "
+          "one process each")
+    ref = None
+    cc = shutil.which("cc") or shutil.which("gcc")
+    with tempfile.TemporaryDirectory() as tmp:
+        if cc:
+            exe = Path(tmp) / "deuces_wild_ref"
+            subprocess.run([cc, "-O3", "-march=native", "-o", str(exe),
+                            str(HERE / "native" / "deuces_wild_ref.c")], check=True)
+            ref = Run([str(exe)])
+            print(ref.line("ref: C, panda-probs' method (cc -O3 -march=native)"))
+        else:
+            print("  (no C compiler: no reference)")
+        env = dict(os.environ, REFEREE_CACHE_DIR=str(Path(tmp) / "cache"))
+        cold = _referee("deuces", "--bet", "video_poker", "--json", env=env)
+        print(cold.line("ours: analyze deuces --bet video_poker, cold cache", ref))
+        warm = _referee("deuces", "--bet", "video_poker", "--json", env=env)
+        print(warm.line("ours: the same, warm cache", ref))
+        what_if = _referee("deuces", "--bet", "video_poker", "--json",
+                           "--set", "player_table.flush=3", env=env)
+        print(what_if.line("ours: warm, --set player_table.flush=3", ref))
+        if ref is not None:
+            ref_ret = float(ref.out.split()[1].rstrip("%")) / 100
+            print(f"  return {_return(cold) * 100:.4f}% (ref {ref_ret * 100:.4f}%); "
+                  f"with flush=3: {_return(what_if) * 100:.4f}%")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--hands", type=int, default=1_000_000)
-    ap.add_argument("--min-time", type=float, default=2.0)
+    ap.add_argument("--min-time", type=float, default=1.0)
     ap.add_argument("--no-exact", action="store_true")
     args = ap.parse_args()
-    standard(7, args.hands, args.min_time)
-    standard(5, args.hands, args.min_time)
-    deuces(args.hands, args.min_time)
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    seven_card(args.hands, args.min_time)
+    deuces_batch(args.hands // 4, args.min_time)
     if not args.no_exact:
-        exact()
+        exact_aa()
+        exact_deuces()
 
 
 if __name__ == "__main__":

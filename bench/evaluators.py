@@ -4,7 +4,10 @@ Every library scores the SAME seeded hands in the SAME run; each measurement rep
 until it has used ``--min-time`` seconds of CPU. Times are this process's CPU time
 (``time.process_time``), so other load on a shared machine distorts the ratios less. Our
 lookup tables fill lazily, so the first (cold) pass is timed and printed separately.
-Libraries that are not installed are skipped.
+Libraries that are not installed are skipped. phevaluator is measured twice, and named so:
+its C functions (``phevaluator._pheval.evaluate_7cards`` / ``evaluate_omaha_cards``) called in a
+Python loop, and its Python wrapper (``evaluate_cards`` / ``evaluate_omaha_cards``), which
+converts every card before calling them. ``bench/analysis.py`` has the batch (numpy) evaluator.
 Run: ``.venv/bin/python bench/evaluators.py [--hands N] [--min-time S]``.
 """
 
@@ -75,10 +78,13 @@ def seven_card(hands: Sequence[list[int]], min_time: float) -> None:
     except ImportError:
         pass
     try:
-        import phevaluator
+        from phevaluator import _pheval, evaluate_cards
 
-        ev7 = phevaluator.evaluate_cards
-        others["phevaluator evaluate_cards"] = rate(lambda: [ev7(*h) for h in hands], n, min_time)
+        c7 = _pheval.evaluate_7cards
+        others["phevaluator C evaluate_7cards (loop)"] = rate(lambda: [c7(*h) for h in hands],
+                                                            n, min_time)
+        others["phevaluator wrapper evaluate_cards"] = rate(
+            lambda: [evaluate_cards(*h) for h in hands], n, min_time)
     except ImportError:
         pass
     report(f"7-card hands (best 5 of 7), {n:,} hands; ours cold first pass {cold:,.0f}/s",
@@ -118,11 +124,14 @@ def omaha(deals: Sequence[tuple[list[int], list[int]]], min_time: float) -> None
     except ImportError:
         pass
     try:
-        import phevaluator
+        from phevaluator import _pheval, evaluate_omaha_cards
 
-        evo = phevaluator.evaluate_omaha_cards
-        others["phevaluator evaluate_omaha_cards"] = rate(
-            lambda: [evo(*b, *h) for h, b in deals], n, min_time
+        co = _pheval.evaluate_omaha_cards
+        others["phevaluator C evaluate_omaha_cards"] = rate(
+            lambda: [co(*b, *h) for h, b in deals], n, min_time
+        )
+        others["phevaluator wrapper (Omaha)"] = rate(
+            lambda: [evaluate_omaha_cards(*b, *h) for h, b in deals], n, min_time
         )
     except ImportError:
         pass

@@ -2,8 +2,8 @@
 echo bot on the same homeserver in the same run (target: median ratio <= 1.5).
 
     .venv/bin/python bench/matrix_latency.py [--rounds 30]
-    .venv/bin/python bench/matrix_latency.py --history 50000 [--keep DIR]   # issue 21
-    .venv/bin/python bench/matrix_latency.py --rooms 10                     # issue 21
+    .venv/bin/python bench/matrix_latency.py --history 50000 [--keep DIR]
+    .venv/bin/python bench/matrix_latency.py --rooms 10
 
 ``--history N``: the referee bot runs twice in the same Synapse run, on an empty database and on
 one holding N earlier omaha hands (filled by ``referee replay --db``, plus the ~18 delivered
@@ -11,7 +11,7 @@ outbox rows per hand an old bot would have kept); it prints both medians and the
 (target <= 1.2). ``--rooms K``: the bot's CPU time per answered message with K tables active at
 once (K players, each in their own room, sending together) against one room (target <= 1.2).
 
-Starts its own Synapse on 127.0.0.1 (``referee.adapters.matrix_synapse``), the referee bot
+Starts its own Synapse on 127.0.0.1 (``tests/matrix/synapse_server.py``), the referee bot
 (``referee matrix``, a separate process) and an echo bot (this file with ``--echo``, also a
 separate process, same nio sync settings). One scripted player alternates: ``!bank`` in the
 table room (the referee reads it, saves it in its database, answers), then a line in the echo
@@ -34,11 +34,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "matrix"))  # the test homeserver harness
 
 import nio  # noqa: E402
+from synapse_server import Synapse  # noqa: E402
 
 from referee.adapters.matrix import SYNC_FILTER  # noqa: E402
-from referee.adapters.matrix_synapse import Synapse  # noqa: E402
 
 
 async def echo_bot(url: str, user_id: str, device: str, token: str) -> None:
@@ -217,8 +218,8 @@ async def rooms_cpu(hs: Synapse, rooms: int, rounds: int, workdir: Path,
 
 
 def history_db(hands: int, where: Path) -> Path:
-    """A referee database with ``hands`` omaha hands and the delivered outbox rows a bot of
-    before issue 21 would have kept for them (~18 a hand)."""
+    """A referee database with ``hands`` omaha hands and the delivered outbox rows a bot that
+    never pruned its outbox would have kept for them (~18 a hand)."""
     import sqlite3
 
     sys.path.insert(0, str(ROOT / "bench"))

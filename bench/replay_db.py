@@ -1,5 +1,5 @@
 """Replay throughput with persistence on (``referee replay --db``) against the same replay
-without a database: hands/s of each and their ratio (issue 6 target: >= 0.5).
+without a database: hands/s of each and their ratio (target: >= 0.5).
 
 The transcript is bench/replay.py's (``generate``: the omaha engine played by a seeded random
 player, ``--mix table`` realistic 6-max, ``--mix heavy`` long hands), or with ``--source crash``

@@ -1,4 +1,4 @@
-"""Start-up time and peak memory of a restart against the history behind it (issue 21 target:
+"""Start-up time and peak memory of a restart against the history behind it (target:
 start-up at 50k hands within 1.5x of start-up at 1k, peak RSS within 1.5x).
 
 For each history size a database is filled by ``referee replay --db`` (bench/replay.py's

@@ -1,7 +1,7 @@
 """What a chat message means, independent of any table (the parser's output, the engines' input).
 
-Mirrors CONTRACTS.md §2. Resolution against a table (whose turn, the call amount, a raise with no
-live bet becoming a bet, a pot-sized amount) is the engines' job, not the parser's.
+Mirrors docs/contracts.md §2. Resolution against a table (whose turn, the call amount, a raise
+with no live bet becoming a bet, a pot-sized amount) is the engines' job, not the parser's.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Parsed(BaseModel):
     advice: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        """The CONTRACTS.md §2 object: unset keys left out, the two flags always present."""
+        """The docs/contracts.md §2 object: unset keys left out, the two flags always present."""
         return self.model_dump(exclude_none=True)
 
 

@@ -1,4 +1,4 @@
-"""The ``referee`` command: a thin shell over the library (CONTRACTS.md §1-3 and the adapters).
+"""The ``referee`` command: a thin shell over the library (docs/contracts.md §1-3 and the adapters).
 
 Exit codes: 0 done, 2 bad input (one line on stderr, never a traceback).
 """
@@ -7,14 +7,35 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from referee.definitions import GAME_IDS
 
-DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "referee.db"
+
+def default_db(environ: Mapping[str, str] | None = None) -> Path:
+    """The database a command uses without ``--db``: ``REFEREE_DB``, else ``referee.db`` in the
+    user's data directory (``$XDG_DATA_HOME/referee``, by default ``~/.local/share/referee``;
+    ``%LOCALAPPDATA%\\referee`` on Windows, ``~/Library/Application Support/referee`` on macOS),
+    never inside the installed package. ``scripts/run.sh`` passes ``data/referee.db`` of the
+    checkout."""
+    env = os.environ if environ is None else environ
+    if env.get("REFEREE_DB"):
+        return Path(env["REFEREE_DB"]).expanduser()
+    home = Path(env.get("HOME") or Path.home())
+    if sys.platform == "win32":
+        base = Path(env.get("LOCALAPPDATA") or home / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = home / "Library" / "Application Support"
+    else:
+        base = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
+    return base / "referee" / "referee.db"
+
+
+_DB_HELP = "SQLite database (default: $REFEREE_DB, else referee.db in the user's data directory)"
 
 
 def _fail(message: str) -> NoReturn:
@@ -58,7 +79,7 @@ def cmd_parse(args: argparse.Namespace) -> None:
 
         @lru_cache(maxsize=32768)
         def answer(raw: bytes) -> str:
-            # Decoded here: binary-looking input is chat (CONTRACTS §2), whatever the locale.
+            # Decoded here: binary-looking input is chat (docs/contracts.md §2), any locale.
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             return encode(parse(line, args.game).to_json()) + "\n"
 
@@ -189,7 +210,7 @@ def cmd_check(args: argparse.Namespace) -> None:
     try:
         report = check(Path(args.db))
         if args.snapshots and report.ok:
-            # slow, on demand (issue 21): the newest snapshot plus the inputs after it must
+            # slow, on demand: the newest snapshot plus the inputs after it must
             # give the same state as a full re-run of the log
             from referee.adapters import snapshot_differences
             from referee.store import Store
@@ -213,7 +234,7 @@ def cmd_backup(args: argparse.Namespace) -> None:
     from referee.store.integrity import backup
 
     try:
-        dest = backup(Path(args.db), Path(args.dest), wait=args.wait)
+        dest = backup(Path(args.db), args.dest, wait=args.wait)  # str: a trailing / is a directory
     except StoreError as e:
         _fail(str(e))
     except OSError as e:
@@ -318,6 +339,7 @@ def cmd_history(args: argparse.Namespace) -> None:
         _fail(f"cannot read the hands of {args.db}: {e}")
     recs = [r for r in book.hands()
             if (args.hand is None or r.hand == args.hand)
+            and (args.table is None or r.table == args.table)
             and (args.player is None or any(n == args.player for _, n, _ in r.seats))
             and (since is None or (r.time is not None and r.time >= since))]
     if args.format == "phh":
@@ -461,13 +483,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="referee", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
 
-    h = sub.add_parser("hand", help="evaluate and compare hands (CONTRACTS.md §1)")
+    h = sub.add_parser("hand", help="evaluate and compare hands (docs/contracts.md §1)")
     h.add_argument("--game", required=True, choices=GAME_IDS)
     h.add_argument("--board", default=None, help="community cards, e.g. 'Ts 9s 8c'")
     h.add_argument("cards", nargs="+", help="one argument per hand, e.g. 'Ah Kh Qd Jd'")
     h.set_defaults(func=cmd_hand)
 
-    pa = sub.add_parser("parse", help="what a chat message means (CONTRACTS.md §2)")
+    pa = sub.add_parser("parse", help="what a chat message means (docs/contracts.md §2)")
     pa.add_argument("--game", required=True, choices=GAME_IDS)
     pa.add_argument("text", help="the message, or - for one message per stdin line")
     pa.set_defaults(func=cmd_parse)
@@ -486,19 +508,19 @@ def build_parser() -> argparse.ArgumentParser:
     # numbers checked by cmd_analyze, so a bad one is one line like every other bad input
     an.add_argument("--hands", default=None, help="Monte Carlo hands")
     an.add_argument("--seed", default="1", help="Monte Carlo seed (default 1)")
-    an.add_argument("--json", action="store_true", help="one JSON object (CONTRACTS.md §5)")
+    an.add_argument("--json", action="store_true", help="one JSON object (docs/contracts.md §5)")
     an.add_argument("--plot", default=None, metavar="FILE.png",
                     help="draw the return's convergence / the rows' contributions")
     an.set_defaults(func=cmd_analyze)
 
     pl = sub.add_parser("play", help="a terminal table: type 'name: message' lines")
-    pl.add_argument("--db", default=str(DEFAULT_DB))
+    pl.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     pl.add_argument("--moderator", default="dealer", help="name allowed to use moderator commands")
     pl.add_argument("-v", "--verbose", action="store_true", help="also print every event")
     pl.set_defaults(func=cmd_play)
 
     rc = sub.add_parser("records", help="moderator queries on the database")
-    rc.add_argument("--db", default=str(DEFAULT_DB))
+    rc.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     rc.add_argument("kind", choices=("bank", "penalties", "flags", "hands", "ledger"))
     rc.add_argument("--player", default=None)
     rc.add_argument("--json", action="store_true")
@@ -510,11 +532,13 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_verify)
 
     hi = sub.add_parser("history", help="finished hands, only what was shown")
-    hi.add_argument("--db", default=str(DEFAULT_DB))
+    hi.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     sel = hi.add_mutually_exclusive_group()
     sel.add_argument("--hand", type=int, default=None)
     sel.add_argument("--player", default=None)
     sel.add_argument("--since", default=None, help="YYYY-MM-DD (UTC) or an ISO time")
+    hi.add_argument("--table", type=int, default=None,
+                    help="the table's number (hand numbers restart at every table)")
     out = hi.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
     out.add_argument("--format", choices=("text", "phh"), default="text")
@@ -522,7 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
     co = sub.add_parser("console", help="read-only web console for moderators (docs/console.md)")
-    co.add_argument("--db", default=str(DEFAULT_DB))
+    co.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     co.add_argument("--host", default="127.0.0.1",
                     help="address to listen on (default 127.0.0.1: this machine only)")
     co.add_argument("--port", type=int, default=8001)
@@ -577,16 +601,17 @@ def build_parser() -> argparse.ArgumentParser:
     ir.set_defaults(func=cmd_irc)
 
     ck = sub.add_parser("check", help="integrity check and ledger invariants of a database")
-    ck.add_argument("--db", default=str(DEFAULT_DB))
+    ck.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     ck.add_argument("--snapshots", action="store_true",
                     help="also re-run the whole log and compare it with the newest snapshot (slow)")
     ck.set_defaults(func=cmd_check)
 
     bk = sub.add_parser("backup", help="a consistent copy of a database (safe while it is used)")
-    bk.add_argument("--db", default=str(DEFAULT_DB))
+    bk.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     bk.add_argument("--wait", type=float, default=60.0,
                     help="seconds to wait for a replay that holds the file (default 60)")
-    bk.add_argument("dest", help="the copy's file name, or a directory for a time-stamped copy")
+    bk.add_argument("dest", help="the copy's file name, or a directory (existing, or ending in /)"
+                    " for a time-stamped copy")
     bk.set_defaults(func=cmd_backup)
 
     sc = sub.add_parser("irc-secret", help="set a player's IRC secret (read from stdin)")

@@ -15,11 +15,11 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee import guide
+from referee import guide, resources
 from referee.definitions import GAME_IDS
+from referee.events import Seated
 from referee.lang.catalog import excerpt, text
 from referee.parse import command_name
 from referee.rules import IllegalAction, OptionError, create
@@ -31,7 +31,7 @@ __all__ = ["COMMANDS", "Command", "command_name", "moderator_only", "run"]
 
 Handler = Callable[["Referee", "_Ctx", str, str, list[str], str], None]
 
-_WORDS = Path(__file__).resolve().parent.parent / "grammar" / "commands.toml"
+_WORDS = resources.GRAMMAR / "commands.toml"
 
 
 @cache
@@ -161,7 +161,7 @@ def _open(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: 
     carried = ref.carried.get(game)
     if carried is not None:  # what the last table of this game handed on (deuces' bonus area)
         engine.carry(carried)
-    ref.tables[room] = Table(room, game, options, engine, auto=auto == "on", live=True)
+    ref.open_table(ctx, Table(room, game, options, engine, auto=auto == "on", live=True))
     ref._say(ctx, text("opened", game=engine.definition.name,
                        auto=text("opened_auto") if auto == "on" else ""))
 
@@ -206,7 +206,7 @@ def _sit(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: s
     if buy.chips <= 0:
         raise IllegalAction("sit_no_points", points=points)
     events = eng.sit(seat, sender, buy.chips)
-    ref._emit(ctx, events)
+    ref._emit(ctx, [*events, Seated(player=sender, seat=seat, chips=buy.chips)])
     if buy.points:  # (a free tournament takes nothing)
         ref._bank_change(ctx, sender, -buy.points, buy.reason, buy.reason)
     if not any(e.event == "say" for e in events):
@@ -241,7 +241,13 @@ def _target(ref: Referee, sender: str, args: list[str], what: str) -> str:
 @command("bank", others=True)
 def _bank(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
     who = _target(ref, sender, args, "what_bank")
-    ref._say(ctx, text("bank_balance", player=who, points=ref.bank.balance(who)), to=to)
+    line = text("bank_balance", player=who, points=ref.bank.balance(who))
+    held = ref.table_chips(who)
+    if held:
+        line += text("bank_at_tables", tables=text("bank_at_table_sep").join(
+            text("bank_at_table", room=r, chips=c) if r else text("bank_at_table_here", chips=c)
+            for r, c in held.items()))
+    ref._say(ctx, line, to=to)
 
 
 @command("penalties", others=True)
@@ -400,5 +406,6 @@ def _hand(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: 
     """A finished hand of this room, built from what the room saw (referee.history)."""
     from referee.history import hand_command
 
-    for line in hand_command(ref.history, room, args):
+    t = ref.tables.get(room)
+    for line in hand_command(ref.history, room, args, t.id if t is not None else None):
         ref._say(ctx, line, to=to)

@@ -1,4 +1,4 @@
-"""The moderators' read-only web console (``referee console``, issue 18), served by Datasette.
+"""The moderators' read-only web console (``referee console``), served by Datasette.
 
 The referee's own database is never served: it holds every hole card ever dealt (the ``deal`` of
 an input, the private ``say`` events that told each player their cards) so that it can be
@@ -8,12 +8,13 @@ names; :func:`serve` serves that file immutable (``Datasette(immutables=…)``):
 ``SELECT`` runs, and the file is opened read-only.
 
 What goes into the console database is whitelisted, never filtered out: cards reach it only
-through what the room itself was told -- ``say`` events addressed to the room while a hand was
-running at that table (a private message's replies are sent privately when it concerns no table,
-and no hand runs in such a room) -- and through no other event field. Private ``say`` events,
+through what the room itself was shown -- the ``board`` and ``shown`` events, and the ``say``
+events addressed to the room while a hand was running at that table (copied as they were said,
+for the hand's log; never read) -- and through no other event field. Private ``say`` events,
 ``deal`` data, the inputs' JSON, ``showdown``/``misdeal``/``duplicate``/``exposed`` events and
 rejected messages are never copied. The message that caused a penalty or a flag is copied only
-when it was said in a room (``dm`` false).
+when it was said in a room (``dm`` false). A table's game and number come from its
+``table_open`` and ``hand_seats`` events, never from what anyone typed.
 
 The console database is rebuilt from the whole log on every start (``referee console`` prints
 how long it took); restart the console to see newer records.
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 import time
 import tomllib
@@ -33,6 +33,8 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from referee.at_table import AtTable
+from referee.history import action_line, game_name, settle_line, shown_item
 from referee.lang.catalog import chips, messages, text
 from referee.store.schema import _V2 as _PROJECTION_TABLES
 from referee.store.schema import (
@@ -56,12 +58,6 @@ titles, descriptions, canned queries and what the hand log reads in the room's l
 SCHEMA = (TEMPLATES / "schema.sql").read_text(encoding="utf-8")
 _META: dict[str, Any] = tomllib.loads((TEMPLATES / "metadata.toml").read_text(encoding="utf-8"))
 
-# Room announcements that are only prompts ("aliceさんの番です（コール 100 / …）"): left out
-# of a hand's log, which is long enough without them.
-_PROMPT = re.compile(_META["patterns"]["prompt"])
-_STREET = re.compile(_META["patterns"]["street"])
-_SHOWN = re.compile(_META["patterns"]["shown"])
-_OPEN = re.compile(_META["patterns"]["open_command"], re.IGNORECASE)
 _DECIDED = frozenset({"confirmed", "confirm", "dismissed", "dismiss"})
 
 
@@ -97,7 +93,7 @@ def _is_int(v: object) -> TypeGuard[int]:
 
 @dataclass(slots=True)
 class _Hand:
-    """A hand being read: only what the room saw, and card-free events."""
+    """A hand being read: only what the room was shown, and card-free events."""
 
     id: int
     room: str
@@ -106,9 +102,10 @@ class _Hand:
     button: int | None
     start: str | None
     end: str | None = None
+    table: int | None = None
     players: list[str] = field(default_factory=list)
     board: str | None = None
-    shown: list[str] = field(default_factory=list)
+    shown: dict[str, str] = field(default_factory=dict)
     actions: list[str] = field(default_factory=list)
     pots: list[str] = field(default_factory=list)
     rake: int = 0
@@ -121,25 +118,17 @@ class _Hand:
         player = str(d.get("player", ""))
         if player and player not in self.players:
             self.players.append(player)
-        name = _label("action", str(d.get("action", "")))
-        amount = d.get("amount")
-        if _is_int(amount) and amount:
-            self.actions.append(text("console_action_line_amount", player=player, action=name,
-                                     amount=int(amount)))
-        else:
-            self.actions.append(text("console_action_line", player=player, action=name))
+        self.actions.append(action_line(self.game or "", d))
 
-    def room_said(self, when: str | None, said: str) -> None:
-        if _PROMPT.search(said):
-            return
-        self.log.append((when, said))
-        street = _STREET.match(said)
-        if street:
-            self.board = street.group(2).strip()
-            self.street_first = self.street_first or not self.actions
-            self.actions.append(text("console_street", street=street.group(1)) + " " + self.board)
-        elif _SHOWN.search(said):
-            self.shown.append(said)
+    def street(self, d: dict[str, Any]) -> None:
+        self.board = " ".join(_pretty(str(c)) for c in d.get("board") or [])
+        self.street_first = self.street_first or not self.actions
+        self.actions.append(text("console_street", street=_label("street", str(
+            d.get("street", "")))) + " " + self.board)
+
+    def show(self, d: dict[str, Any]) -> None:
+        player = str(d.get("player", ""))
+        self.shown[player] = shown_item(self.game or "", d)
 
     def row(self) -> tuple[Any, ...]:
         if self.board is not None and self.actions and not self.street_first:
@@ -147,12 +136,20 @@ class _Hand:
             self.street_first = True
         return (
             self.id, text("console_hand_label", room=self.room, hand=self.number,
-                          when=(self.start or "")[5:16]), self.room,
-            self.game, self.number, self.start, self.end, self.button,
-            ", ".join(self.players) or None, self.board, " / ".join(self.shown) or None,
+                          table=self.table if self.table is not None else "",
+                          when=(self.start or "")[5:16]), self.room, self.table,
+            game_name(self.game), self.number, self.start, self.end, self.button,
+            ", ".join(self.players) or None, self.board,
+            " / ".join(self.shown.values()) or None,
             " / ".join(self.actions) or None, " / ".join(self.pots) or None, self.rake,
             " / ".join(self.settles) or None, self.stacks,
         )
+
+
+def _pretty(card: str) -> str:
+    from referee.cards import parse_card, pretty
+
+    return pretty(parse_card(card))
 
 
 @dataclass(slots=True)
@@ -277,41 +274,44 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
     log_rows: list[tuple[Any, ...]] = []
     rank_events: list[tuple[str, str, int]] = []
     closed: dict[str, tuple[int, int]] = {}  # room -> (input seq, hand) of its last hand's end
+    # room -> its last finished hand, written when the room's next hand starts (or at the end):
+    # omaha's winner may still OPEN after the hand's end
+    finished: dict[str, _Hand] = {}
+    held = AtTable()
     seq = 0
     next_hand = 1
     wanted = PROJECTED_KINDS | {"bank", "leave"}
 
     def flush(force: bool = False) -> None:
         if force or len(log_rows) > 5000 or len(hand_rows) > 500:
-            out.executemany(f"INSERT INTO hands VALUES ({', '.join('?' * 16)})", hand_rows)
+            out.executemany(f"INSERT INTO hands VALUES ({', '.join('?' * 17)})", hand_rows)
             out.executemany("INSERT INTO hand_log VALUES (NULL, ?, ?, ?, ?)", log_rows)
             hand_rows.clear()
             log_rows.clear()
 
-    def close(h: _Hand) -> None:
+    def write(h: _Hand) -> None:
         hand_rows.append(h.row())
         log_rows.extend((h.id, i, when, said) for i, (when, said) in enumerate(h.log, 1))
+        flush()
+
+    def close(h: _Hand) -> None:
         t = tables.setdefault(h.room, [h.game, 0, h.start, h.start])
         t[0] = h.game or t[0]
         t[1] += 1
         t[3] = h.start
         closed[h.room] = (seq, h.id)
-        flush()
+        done = finished.pop(h.room, None)
+        if done is not None:
+            write(done)
+        finished[h.room] = h
 
     for seq, room, raw_input, raw_events, processed_at in _inputs(src):
         when = _when(processed_at)
         inp = json.loads(raw_input)
         dm = bool(inp.get("dm"))
         said = inp.get("text") if inp.get("kind") == "message" else None
-        if inp.get("kind") == "directive" and inp.get("name") == "table":
-            game = (inp.get("args") or {}).get("game")
-            if isinstance(game, str):
-                games[room] = game
-        elif isinstance(said, str) and not dm:
-            opened = _OPEN.match(said)
-            if opened:
-                games[room] = opened.group(1)
         events = json.loads(raw_events)
+        held.feed(room, (d for d in events if isinstance(d, dict)))
         projected: list[tuple[int, str, dict[str, Any]]] = []
         keep = seq in ledger_seqs
         seen = False
@@ -331,6 +331,8 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
                 rank_events.append((d["player"], str(d.get("mark") or ""), seq))
             if kind == "flag_decided" and d.get("by") is not None:
                 decided_by = str(d["by"])
+            if kind == "table_open" and isinstance(d.get("game"), str):
+                games[room] = d["game"]
             if kind == "hand_start" and _is_int(d.get("hand")):
                 if room in current:  # a hand that never ended (a misdeal's restart, a crash)
                     close(current.pop(room))
@@ -341,13 +343,27 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
                 continue
             h = current.get(room)
             if h is None:
+                after = finished.get(room)
+                if kind == "shown" and d.get("why") == "open" and after is not None:
+                    after.show(d)  # the winner's OPEN after everyone folded
+                    after.log.append((when, shown_item(after.game or "", d)))
                 continue
-            if kind == "action":
+            if kind == "hand_seats":
+                if isinstance(d.get("game"), str):
+                    h.game = games[room] = d["game"]
+                if _is_int(d.get("table")):
+                    h.table = int(d["table"])
+            elif kind == "action":
                 h.action(d)
+            elif kind == "board":
+                h.street(d)
+            elif kind == "shown":
+                h.show(d)
             elif kind == "say":
-                # Only what the room was told; a player's own cards come in a private "say".
+                # Only what the room was told, as it was said (never read: the hand's facts
+                # are the typed events); a player's own cards come in a private "say".
                 if d.get("to") == "room" and isinstance(d.get("text"), str):
-                    h.room_said(when, d["text"])
+                    h.log.append((when, d["text"]))
             elif kind == "pot" and _is_int(d.get("amount")):
                 index = int(d["index"]) if _is_int(d.get("index")) else 0
                 shares = _shares(d.get("shares"))
@@ -358,9 +374,7 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
             elif kind == "rake" and _is_int(d.get("amount")):
                 h.rake += int(d["amount"])
             elif kind == "settle" and _is_int(d.get("payout")):
-                h.settles.append(text("console_settle", player=str(d.get("player", "")),
-                                      result=_label("result", str(d.get("result", ""))),
-                                      payout=int(d["payout"])))
+                h.settles.append(settle_line(h.game or "", d))
             elif kind == "hand_end":
                 stacks = d.get("stacks")
                 if isinstance(stacks, dict):
@@ -382,19 +396,21 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
             project(mem, seq, room, projected)
     for h in list(current.values()):
         close(h)
+    for h in finished.values():
+        write(h)
     flush(force=True)
     for room, game in games.items():
         tables.setdefault(room, [game, 0, None, None])
     out.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?)",
-                    [(room, *t) for room, t in tables.items()])
+                    [(room, game_name(t[0]), *t[1:]) for room, t in tables.items()])
     built.hands = next_hand - 1
-    _records(mem, out, contexts, ledger, bank, rank_events, built)
+    _records(mem, out, contexts, ledger, bank, rank_events, built, held)
     return built
 
 
 def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[int, _Context],
              ledger: list[tuple[Any, ...]], bank: dict[str, int],
-             rank_events: list[tuple[str, str, int]], built: Built) -> None:
+             rank_events: list[tuple[str, str, int]], built: Built, held: AtTable) -> None:
     def ctx(seq: int | None) -> _Context | None:
         return contexts.get(seq) if seq is not None else None
 
@@ -465,23 +481,26 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
     players: dict[str, list[Any]] = {}
 
     def player_row(name: str) -> list[Any]:
-        return players.setdefault(name, [name, bank.get(name, 0), None, 0, 0, 0, None])
+        return players.setdefault(name, [name, bank.get(name, 0), held.chips(name), None, 0, 0,
+                                         0, None])
 
     for name in bank:
         player_row(name)
+    for name in sorted(held.players()):
+        player_row(name)
     for row in ledger_rows:
         p = player_row(row[2])
-        p[3] += 1
-        p[6] = row[1]
+        p[4] += 1
+        p[7] = row[1]
     for row in penalty_rows:
         p = player_row(row[4])
-        p[4] += 1
-        p[5] += int(row[6])
+        p[5] += 1
+        p[6] += int(row[6])
     for row in flag_rows:
         player_row(row[5])
     for name, mark in ranks.items():
-        player_row(name)[2] = mark or None
-    out.executemany("INSERT INTO bank VALUES (?, ?, ?, ?, ?, ?, ?)", list(players.values()))
+        player_row(name)[3] = mark or None
+    out.executemany("INSERT INTO bank VALUES (?, ?, ?, ?, ?, ?, ?, ?)", list(players.values()))
     out.executemany(f"INSERT INTO ledger VALUES ({', '.join('?' * 8)})", ledger_rows)
     out.executemany("INSERT INTO ranks VALUES (NULL, ?, ?, ?, ?)", rank_rows)
     built.players = len(players)

@@ -17,7 +17,9 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
-GAMES_DIR = Path(__file__).resolve().parent.parent / "games"
+from referee import resources
+
+GAMES_DIR = resources.GAMES
 #: Every game a ``games/*.toml`` file may define. The game registry
 #: (:mod:`referee.rules.registry`) gives each its engine, evaluator and grammar; every other
 #: list of games is derived from these two.
@@ -124,14 +126,14 @@ STANDARD_CLASSES = (
     "royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush", "straight",
     "three_of_a_kind", "two_pair", "one_pair", "high_card",
 )
-"""``omaha`` / ``holdem_aa`` class ids, strongest first (CONTRACTS.md §1)."""
+"""``omaha`` / ``holdem_aa`` class ids, strongest first (docs/contracts.md §1)."""
 
 SEVEN_CLASSES = (
     "seven_straight_flush", "seven_of_a_kind", "royal_flush", "straight_flush", "seven_straight",
     "big_house", "five_of_a_kind", "seven_flush", "middle_house", "four_of_a_kind", "full_house",
     "flush", "straight", "defective_house", "three_of_a_kind", "two_pair", "one_pair", "high_card",
 )
-"""``seven`` class ids, strongest first (CONTRACTS.md §1)."""
+"""``seven`` class ids, strongest first (docs/contracts.md §1)."""
 
 
 def _house_rows(
@@ -211,7 +213,7 @@ DEUCES_CLASSES = (
     "four_of_a_kind", "full_house", "flush", "straight", "three_of_a_kind", "two_pair",
     "one_pair", "high_card",
 )
-"""``deuces`` class ids, strongest first (CONTRACTS.md §1)."""
+"""``deuces`` class ids, strongest first (docs/contracts.md §1)."""
 
 DeucesClass = Literal[
     "natural_royal_flush", "four_deuces", "wild_royal_flush", "five_of_a_kind", "straight_flush",

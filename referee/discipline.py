@@ -195,6 +195,11 @@ class Discipline:
         pen = self.points(room)
         points = pen.information_leak if kind == "information_leak" else pen.interference
         penalty = Penalty(player=player, kind=kind, points=points)
+        # announced at the moment of the offence: before the forced fold and the removal it
+        # causes (which may end the hand: its pots and the deal's reveal come after)
+        note = text("penalty_ref", id=rec.id) if rec is not None else ""
+        ref._say(ctx, text("penalty", player=player, name=penalty_name(kind), ref=note,
+                           points=points))
         if table is not None and player in ref.seated_names(room):
             if table.engine.in_hand and (rec is None or rec.hand == current):
                 try:
@@ -212,9 +217,6 @@ class Discipline:
             self.charged.add((room, hand, player))
         idx = next((i for i in range(len(ref.penalties) - 1, -1, -1)
                     if ref.penalties[i]["player"] == player), None)
-        note = text("penalty_ref", id=rec.id) if rec is not None else ""
-        ref._say(ctx, text("penalty", player=player, name=penalty_name(kind), ref=note,
-                           points=points))
         demoted = ""
         if kind == "interference":
             mark = ref.ranks.get(player, "")

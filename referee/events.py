@@ -1,4 +1,4 @@
-"""Events: what the referee decided, in the shape of CONTRACTS.md §3.
+"""Events: what the referee decided, in the shape of docs/contracts.md §3.
 
 Every accepted change to a table is an event; replay prints them as JSON Lines, the store appends
 them to the event log, and tables are rebuilt from them. Engines may add event kinds of their own
@@ -106,6 +106,9 @@ class Settle(Event):
     wins: int | None = None
     dealer_hand: bool | None = None
     dealer_fold: bool | None = None
+    # holdem_aa / seven: the class of the dealer's hand the player's was compared with (a code
+    # of referee.hands.NAMES, like ``hand``)
+    dealer_class: str | None = None
 
 
 class BonusArea(Event):
@@ -115,11 +118,24 @@ class BonusArea(Event):
 
 
 class Say(Event):
-    """A message the bot sends: ``to`` is ``room`` or a player's name (a private message)."""
+    """A message the bot sends: ``to`` is ``room`` or a player's name (a private message).
+    ``cards``: the cards a private message tells the player (their hand, a replacement), so
+    that ``referee verify`` checks them without reading the text."""
 
     event: Literal["say"] = "say"
     to: str
     text: str
+    cards: list[str] | None = None
+
+
+class Seated(Event):
+    """A player sat down at the room's table with ``chips`` (the service, after the engine
+    seated them): with ``hand_end`` stacks and ``leave``, what a player holds at a table."""
+
+    event: Literal["seated"] = "seated"
+    player: str
+    seat: int
+    chips: int
 
 
 class Leave(Event):
@@ -172,6 +188,9 @@ class HandSeats(Event):
     seats: list[dict[str, Any]]
     stakes: dict[str, int] = {}
     limit: str = ""
+    # the table the hand was dealt at (``table_open``'s id): with ``hand`` and ``game`` the
+    # hand's one identity across the database (hand numbers restart at every table)
+    table: int | None = None
 
 
 class DealCommitment(Event):
@@ -202,7 +221,63 @@ class DealReveal(Event):
     dice: list[int] | None = None
 
 
-# --- the service's own kinds (CONTRACTS §3 allows new kinds; the store derives from them) ------
+# --- what the room was shown: the records (history, console, verify) read these, never the
+# sentences that announce them -------------------------------------------------------------------
+
+
+class BoardDealt(Event):
+    """Board cards turned face up: ``street`` (``flop``, ``turn``, ``river``), the new
+    ``cards`` and the whole ``board`` so far (card strings)."""
+
+    event: Literal["board"] = "board"
+    street: Literal["flop", "turn", "river"]
+    cards: list[str]
+    board: list[str]
+
+
+class Shown(Event):
+    """Cards shown to the room. ``player`` is a player's name or ``dealer`` (the house games'
+    dealer hand); ``why``: ``showdown`` (opened at the showdown), ``open`` (the winner's OPEN
+    after everyone folded), ``fold`` (a fold with cards shown), ``muck`` (a muck with cards
+    shown), ``deal`` (dealt face up: seven), ``result`` (a house game's hands at the
+    settlement). ``seat``: the seat dealt to, when the deal names it; ``hand_class``: the class
+    the shown cards make (a code of :data:`referee.hands.NAMES`), when the room is told."""
+
+    event: Literal["shown"] = "shown"
+    player: str
+    cards: list[str]
+    why: Literal["showdown", "open", "fold", "muck", "deal", "result"]
+    seat: int | None = None
+    hand_class: str | None = None
+
+
+class Mucked(Event):
+    """A player gave up their hand at the showdown without showing it all (see ``shown``)."""
+
+    event: Literal["muck"] = "muck"
+    player: str
+
+
+class TableOpened(Event):
+    """A table opened in ``room`` (``!open`` or a ``# table:`` directive): ``table`` numbers
+    the tables of the database in the order they opened (a hand is ``table`` + its number)."""
+
+    event: Literal["table_open"] = "table_open"
+    table: int
+    room: str
+    game: str
+    options: dict[str, str] = {}
+
+
+class TableClosed(Event):
+    """The table closed (``!close`` after its last hand, or replaced by a ``# table:``)."""
+
+    event: Literal["table_close"] = "table_close"
+    table: int
+    room: str
+
+
+# --- the service's own kinds (docs/contracts.md §3 allows new kinds; the store derives from them)
 
 
 class RankChange(Event):

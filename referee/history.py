@@ -2,10 +2,15 @@
 
 A :class:`HistoryBook` is fed every input's events (the service does it, live and on a rebuild;
 ``referee history`` feeds it a database's event log). It keeps, per hand, the seats and stacks
-before the deal (the service's ``hand_seats`` event), the actions, the board, the cards **shown
-in the room**, the pots and the stacks after. It never reads a private message, a deal or a
-``deal_reveal`` (which would tell mucked and folded hands): a card is in a history only if the
-bot said it in the room.
+before the deal (the service's ``hand_seats`` event), the actions, the board (``board``
+events), the cards **shown in the room** (``shown``: deuces shows a hand again after each
+duplicate card is replaced; ``muck``, ``exposed``), the pots, the settlement and the stacks
+after. It reads typed events only -- never a sentence the bot said, a private message, a deal
+or a ``deal_reveal`` (which would tell mucked and folded hands): a card is in a history only if
+the room was shown it.
+
+A hand is known by its table (``table_open``'s number, in ``hand_seats``), its number at that
+table and its game: numbers restart at every table opened in a room.
 
 Renderings: :func:`summary_lines` (``!hand N`` and ``referee history``), :func:`to_json`, and
 :func:`to_phh` -- omaha hands in the Poker Hand History format (PHH, the one pokerkit reads):
@@ -17,7 +22,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,65 +29,28 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from referee.cards import parse_card, pretty
-from referee.events import ActionEvent, Event, HandSeats, Say
+from referee.events import Event, HandSeats
 from referee.lang.catalog import messages, text
-from referee.lang.vocab import template_pattern
 
 if TYPE_CHECKING:
     from referee.rules.base import Engine
 
-ACTION_JA = {a: text(f"hand_action_{a}") for a in (
-    "fold", "check", "call", "bet", "raise", "allin", "open", "muck", "close", "ante", "play",
-    "discard", "hyper", "extra")}
-# The engines' room lines this module reads back (catalogue history.toml, seen_*).
-_STREETS = tuple(text(f"seen_{s}") for s in ("flop", "turn", "river"))
+#: The event kinds a history is made of (every other kind is skipped at a set lookup).
+_KINDS = frozenset({"hand_start", "hand_seats", "action", "board", "shown", "muck", "exposed",
+                    "pot", "rake", "settle", "hand_end"})
+#: Settle fields a history keeps besides player, result and payout.
+_SETTLE_KEYS = ("ante", "call", "aa", "bets", "hand", "dealer_class", "wins", "dealer_hand",
+                "dealer_fold")
 
 
-def _seen(key: str) -> re.Pattern[str]:
-    return re.compile("^" + template_pattern(messages()[key], name=r"(?P<name>\S+)"))
-
-
-_OPEN_RE = _seen("seen_open")
-_FOLD_SHOW_RE = _seen("seen_fold_show")
-_MUCK_RE = _seen("seen_muck")
-_OPEN_MARK = text("seen_open", name="").lstrip()
-_MUCK_WORD = text("seen_muck_word")
-_SHOWN_OPEN, _SHOWN_CLOSE = messages()["seen_shown"].split("{cards}")
-_CLASS_NOTE = messages()["seen_hand_class"].split("{klass}")[0]
-_BONUS_AREA = text("seen_bonus_area")
-
-
-_KINDS = frozenset({"hand_start", "hand_seats", "pot", "rake", "settle", "hand_end"})
-_SUIT_RE = re.compile("[♠♥♦♣]|JK")
-_AFTER = "\x00after\x00"  # marks a raw line said after the hand's end
-
-
-def _fields(ev: Event) -> dict[str, Any]:
-    """An event's fields, read without a dump (every field is declared: no extras)."""
-    return ev.__dict__
-
-
-def hand_seats(engine: Engine, before: dict[str, int]) -> HandSeats:
-    """The ``hand_seats`` event of a hand just started (``before``: stacks before the deal):
-    the players the engine lists for the history, with their stakes."""
+def hand_seats(engine: Engine, before: dict[str, int], table: int | None = None) -> HandSeats:
+    """The ``hand_seats`` event of a hand just started at ``table`` (``before``: stacks before
+    the deal): the players the engine lists for the history, with their stakes."""
     seats = [{"seat": s.seat, "player": s.name, "chips": before.get(s.name, s.chips)}
              for s in engine.history_seats()]
     return HandSeats(hand=engine.hand_no, game=engine.definition.id, seats=seats,
-                     stakes=engine.stakes(), limit=str(engine.options.get("limit", "")))
-
-
-_BOT_CARD = re.compile(r"(10|[2-9JQKA])([♠♥♦♣])|JK")
-_SUIT_OF = {"♣": "c", "♦": "d", "♥": "h", "♠": "s"}
-
-
-def bot_cards(s: str) -> list[str]:
-    """The cards in a text the bot wrote: it writes them only as ``A♠`` / ``10♥`` / ``JK``
-    (:func:`referee.cards.pretty`), so words such as "omaha" are never read as cards."""
-    return ["JK" if m[0] == "JK" else ("T" if m[1] == "10" else m[1]) + _SUIT_OF[m[2]]
-            for m in _BOT_CARD.finditer(s)]
-
-
-_cards = bot_cards
+                     stakes=engine.stakes(), limit=str(engine.options.get("limit", "")),
+                     table=table)
 
 
 @dataclass
@@ -96,38 +63,63 @@ class HandRecord:
     button: int = 0
     time: float | None = None
     limit: str = ""
+    table: int | None = None
     # (seat, name, chips before the deal) of the players dealt in, in seat order
     seats: list[tuple[int, str, int]] = field(default_factory=list)
     blinds: dict[str, int] = field(default_factory=dict)  # omaha: sb, bb, ante
-    # in order: {"kind": "action", player, action, amount, to} | {"kind": "board", cards}
-    # | {"kind": "show", player, cards} | {"kind": "muck", player}
+    # in order: {"kind": "action", player, action, amount, to[, ante, aa]}
+    # | {"kind": "board", street, cards} | {"kind": "show" | "shown_after", player, cards}
+    # | {"kind": "muck", player}
     log: list[dict[str, Any]] = field(default_factory=list)
     board: list[str] = field(default_factory=list)
-    shown: dict[str, list[str]] = field(default_factory=dict)
-    # room lines that showed cards (house games: the bot's own words, as posted)
-    shown_lines: list[str] = field(default_factory=list)
+    shown: dict[str, list[str]] = field(default_factory=dict)  # "dealer": the house's hand
+    classes: dict[str, str] = field(default_factory=dict)  # the shown hands' class codes
     pots: list[dict[str, Any]] = field(default_factory=list)
     rake: int = 0
     settles: list[dict[str, Any]] = field(default_factory=list)
     stacks: dict[str, int] = field(default_factory=dict)
-    # While the hand is recorded: actions as (player, action, amount, to) and room lines with
-    # cards as str, in order; read into ``log``/``board``/``shown`` when the hand is asked for
-    # (tuples of strings and ints and strings cost the garbage collector nothing).
-    raw: list[tuple[str, str, int, int | None] | str] = field(default_factory=list)
+    # While the hand is recorded: its events' fields as (kind, fields) tuples, read into the
+    # fields above when the hand is asked for (see :meth:`read`).
+    raw: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        """The hand's identity in the database: ``T-N`` (table T's hand N), or ``N`` for a hand
+        recorded before tables were numbered."""
+        return f"{self.table}-{self.hand}" if self.table is not None else str(self.hand)
 
     def read(self) -> HandRecord:
         raw, self.raw = self.raw, []
-        for item in raw:
-            if isinstance(item, str):
-                if item.startswith(_AFTER):
-                    _room_line(self, item[len(_AFTER):], after=True)
-                else:
-                    _room_line(self, item)
-            else:
-                player, action, amount, to = item
-                self.log.append({"kind": "action", "player": player, "action": action,
-                                 "amount": amount, "to": to})
+        for kind, d in raw:
+            _read(self, kind, d)
         return self
+
+
+def _read(rec: HandRecord, kind: str, d: dict[str, Any]) -> None:
+    if kind == "action":
+        e = {"kind": "action", "player": d["player"], "action": d["action"],
+             "amount": d.get("amount", 0), "to": d.get("to")}
+        for k in ("ante", "aa"):
+            if d.get(k) is not None:
+                e[k] = d[k]
+        rec.log.append(e)
+    elif kind == "board":
+        rec.log.append({"kind": "board", "street": d.get("street", ""),
+                        "cards": list(d["cards"])})
+        rec.board = list(d.get("board") or rec.board + list(d["cards"]))
+    elif kind in ("shown", "shown_after"):
+        player, cards = str(d["player"]), list(d["cards"])
+        rec.shown[player] = cards
+        if d.get("hand_class"):
+            rec.classes[player] = str(d["hand_class"])
+        why = d.get("why")
+        if why in ("showdown", "open") and rec.game == "omaha":  # PHH's "sm": a showdown
+            rec.log.append({"kind": "show" if kind == "shown" else "shown_after",
+                            "player": player, "cards": cards})
+    elif kind == "exposed":
+        rec.shown[str(d["player"])] = list(d["cards"])
+    elif kind == "muck":
+        rec.log.append({"kind": "muck", "player": d["player"]})
 
 
 #: Finished hands the live service keeps per room for ``!hand N`` (they are part of its
@@ -144,9 +136,9 @@ class HistoryBook:
         self._done: dict[str, deque[HandRecord]] = {}
         self._blobs: dict[int, bytes] = {}  # id(finished record) -> its pickle (see below)
 
-    # --- snapshots (issue 21): taken at every hand end, so a finished hand -- which no longer
-    # changes, but for omaha's OPEN after a fold -- is pickled once and its bytes reused; the
-    # snapshot then costs the hands since the last one, not the whole book.
+    # --- snapshots: taken at every hand end, so a finished hand -- which no longer changes,
+    # but for omaha's OPEN after a fold -- is pickled once and its bytes reused; the snapshot
+    # then costs the hands since the last one, not the whole book.
     def __getstate__(self) -> dict[str, Any]:
         done: dict[str, list[bytes]] = {}
         for room, records in self._done.items():
@@ -167,71 +159,36 @@ class HistoryBook:
                       for room, blobs in state["_done_blobs"].items()}
 
     def record(self, room: str, events: list[Event], time: Any) -> None:
-        """The service, once per input: the replay's hot path, so a say or an action costs a
-        type check and a dictionary lookup or two (:meth:`feed` does the same for JSON)."""
-        rec = self._open.get(room)
+        """The service, once per input: the replay's hot path, so an event the history does
+        not keep costs an attribute and a set lookup (every field of an event is declared: its
+        ``__dict__`` is its fields, read without a dump)."""
         for ev in events:
-            t = type(ev)
-            if t is Say:
-                d = ev.__dict__
-                if d["to"] == "room":
-                    line = d["text"]
-                    if rec is not None:
-                        if ("♠" in line or "♥" in line or "♦" in line or "♣" in line
-                                or "JK" in line or _MUCK_WORD in line):
-                            rec.raw.append(line)
-                    elif _OPEN_MARK in line:
-                        self._after_hand(room, line)
-            elif t is ActionEvent:
-                if rec is not None:
-                    d = ev.__dict__
-                    rec.raw.append((d["player"], d["action"], d["amount"], d["to"]))
-            else:
-                kind = ev.event
-                if kind in _KINDS:
-                    rec = self._other(room, rec, kind, _fields(ev), time)
-                elif kind == "say" or kind == "action":  # not the plain class: the JSON path
-                    self.feed(room, [ev.to_json()], time)
-                    rec = self._open.get(room)
+            kind = ev.event
+            if kind in _KINDS:
+                self._event(room, kind, ev.__dict__, time)
 
     def feed(self, room: str, events: Iterable[dict[str, Any]], time: Any = None) -> None:
         """One input's events as JSON objects (a database's event log)."""
-        rec = self._open.get(room)
         for d in events:
-            kind = d["event"]
-            if kind == "say":
-                if d["to"] == "room":
-                    line = d["text"]
-                    if rec is None:
-                        if _OPEN_MARK in line:
-                            self._after_hand(room, line)
-                    elif _SUIT_RE.search(line) is not None or _MUCK_WORD in line:
-                        rec.raw.append(line)
-            elif kind == "action":
-                if rec is not None:
-                    rec.raw.append((d["player"], d["action"], d.get("amount", 0), d.get("to")))
-            elif kind in _KINDS:
-                rec = self._other(room, rec, kind, d, time)
+            kind = d.get("event")
+            if kind in _KINDS:
+                self._event(room, str(kind), d, time)
 
-    def _after_hand(self, room: str, line: str) -> None:
-        """omaha: the winner's OPEN after everyone folded comes after ``hand_end``; it belongs
-        to the hand just finished (shown, so in its history; no PHH action: the hand is over)."""
-        done = self._done.get(room)
-        if done and done[-1].game == "omaha":
-            done[-1].raw.append(_AFTER + line)
-            self._blobs.pop(id(done[-1]), None)  # changed: pickled again at the next snapshot
-
-    def _other(self, room: str, rec: HandRecord | None, kind: str, d: dict[str, Any],
-               time: Any) -> HandRecord | None:
+    def _event(self, room: str, kind: str, d: dict[str, Any], time: Any) -> None:
+        rec = self._open.get(room)
         if kind == "hand_start":
-            rec = self._open[room] = HandRecord(
+            self._open[room] = HandRecord(
                 room=room, game="", hand=int(d.get("hand", 0)), button=int(d.get("button", 0)),
                 time=float(time) if isinstance(time, int | float) else None)
-            return rec
+            return
         if rec is None:
-            return None
+            if kind == "shown" and d.get("why") == "open":
+                self._after_hand(room, d)
+            return
         if kind == "hand_seats":
             rec.game, rec.limit = str(d.get("game", "")), str(d.get("limit", ""))
+            table = d.get("table")
+            rec.table = int(table) if table is not None else None
             rec.seats = [(int(x["seat"]), str(x["player"]), int(x["chips"]))
                          for x in d.get("seats", [])]
             rec.blinds = {str(k): int(v) for k, v in dict(d.get("stakes", {})).items()}
@@ -241,8 +198,10 @@ class HistoryBook:
         elif kind == "rake":
             rec.rake += int(d.get("amount", 0))
         elif kind == "settle":
-            rec.settles.append({"player": d.get("player", ""), "result": d.get("result", ""),
-                                "payout": d.get("payout", 0)})
+            settle = {"player": d.get("player", ""), "result": d.get("result", ""),
+                      "payout": d.get("payout", 0)}
+            settle.update((k, d[k]) for k in _SETTLE_KEYS if d.get(k) is not None)
+            rec.settles.append(settle)
         elif kind == "hand_end":
             rec.stacks = dict(d.get("stacks", {}))
             del self._open[room]
@@ -250,56 +209,41 @@ class HistoryBook:
             if self.keep is not None and len(records) == self.keep:
                 self._blobs.pop(id(records[0]), None)  # evicted: its id may be reused
             records.append(rec)
-            return None
-        return rec
+        else:
+            rec.raw.append((kind, d))
+
+    def _after_hand(self, room: str, d: dict[str, Any]) -> None:
+        """omaha: the winner's OPEN after everyone folded comes after ``hand_end``; it belongs
+        to the hand just finished (shown, so in its history; no PHH action: the hand is over)."""
+        done = self._done.get(room)
+        if done:
+            done[-1].raw.append(("shown_after", d))
+            self._blobs.pop(id(done[-1]), None)  # changed: pickled again at the next snapshot
 
     # --- queries -----------------------------------------------------------------------------
     def hands(self, room: str | None = None) -> list[HandRecord]:
         rooms = [room] if room is not None else list(self._done)
         return [h.read() for r in rooms for h in self._done.get(r, ())]
 
-    def find(self, room: str, hand: int) -> HandRecord | None:
-        """The latest finished hand ``hand`` of ``room`` (a table opened again restarts at 1)."""
+    def find(self, room: str, hand: int, table: int | None = None) -> HandRecord | None:
+        """Finished hand ``hand`` of ``room``'s table ``table`` (None: the room's latest hand
+        of that number -- numbers restart at every table)."""
         for rec in reversed(self._done.get(room, ())):
-            if rec.hand == hand:
+            if rec.hand == hand and (table is None or rec.table == table):
                 return rec.read()
         return None
 
 
-def _room_line(rec: HandRecord, line: str, after: bool = False) -> None:
-    if line.startswith(_STREETS):
-        cards = _cards(line.split(":", 1)[1])
-        if len(cards) > len(rec.board) and cards[: len(rec.board)] == rec.board:
-            rec.log.append({"kind": "board", "cards": cards[len(rec.board):]})
-            rec.board = cards
-        return
-    if rec.game == "omaha":
-        m = _OPEN_RE.match(line)
-        if m:  # a showdown open (or a winner's OPEN after everyone folded)
-            cards = _cards(line[m.end():].split(_CLASS_NOTE, 1)[0])
-            rec.shown[m["name"]] = cards
-            rec.log.append({"kind": "shown_after" if after else "show", "player": m["name"],
-                            "cards": cards})
-            return
-        m = _FOLD_SHOW_RE.match(line) or _MUCK_RE.match(line)
-        if m:  # a fold or a muck, with part of the hand shown or not
-            shown = line[m.end():] if m.re is _FOLD_SHOW_RE else (
-                line.split(_SHOWN_OPEN, 1)[1] if _SHOWN_OPEN in line else "")
-            if shown:
-                rec.shown[m["name"]] = _cards(shown.split(_SHOWN_CLOSE, 1)[0])
-            if m.re is _MUCK_RE:
-                rec.log.append({"kind": "muck", "player": m["name"]})
-            return
-    if _BOT_CARD.search(line) and not line.startswith(_BONUS_AREA):
-        rec.shown_lines.append(line)
-
-
-def hand_command(book: HistoryBook, room: str, args: list[str]) -> list[str]:
-    """``!hand N``: the lines to post (only what was shown), or why not."""
-    if len(args) != 1 or not args[0].lstrip("#").isdigit():
+def hand_command(book: HistoryBook, room: str, args: list[str],
+                 table: int | None = None) -> list[str]:
+    """``!hand N``: the lines to post (only what was shown) of hand N at the room's table
+    ``table`` (its current one), or why not; ``!hand T-N``: hand N of the room's table T."""
+    arg = args[0].lstrip("#") if len(args) == 1 else ""
+    at, _, number = arg.rpartition("-")
+    if not number.isdigit() or (at and not at.isdigit()):
         return [text("hand_usage")]
-    n = int(args[0].lstrip("#"))
-    rec = book.find(room, n)
+    n = int(number)
+    rec = book.find(room, n, int(at) if at else table)
     if rec is None:
         return [text("hand_unknown", hand=str(n))]
     return summary_lines(rec)
@@ -307,15 +251,68 @@ def hand_command(book: HistoryBook, room: str, args: list[str]) -> list[str]:
 
 # --- renderings ------------------------------------------------------------------------------
 
-def _action_str(e: dict[str, Any]) -> str:
-    name = ACTION_JA.get(str(e["action"]), str(e["action"]))
-    amount = e.get("to") or e.get("amount") or 0
-    return f"{e['player']} {name}" + (f" {amount:,}" if amount else "")
-
-
 def _pretty(cards: list[str]) -> str:
     """Cards as the bot writes them in the chat (``A♠ 10♥``)."""
     return " ".join(pretty(parse_card(c)) for c in cards)
+
+
+def _class_name(game: str, code: str) -> str:
+    from referee.hands import NAMES
+
+    return NAMES.get(game, {}).get(code, "") or text("hand_class_unknown")
+
+
+def game_name(game: str | None) -> str:
+    """A game's name as people read it (the definition's ``name``), never its id."""
+    from referee.definitions import GAME_IDS, load
+
+    return load(game).name if game in GAME_IDS else text("hand_game_unknown")
+
+
+def action_line(game: str, e: dict[str, Any]) -> str:
+    """One action as the records write it, in the room's words (:mod:`referee.rules.voice`):
+    「alice メイク 1,400」, holdem_aa's stake with its AA bet 「alice アンティ 100・AA 50」."""
+    from referee.rules.voice import action_figure, action_word
+
+    player, action = str(e.get("player", "")), str(e.get("action", ""))
+    if action == "ante" and e.get("aa"):
+        return text("hand_action_ante_aa", player=player, ante=int(e.get("ante") or 0),
+                    aa=int(e["aa"]))
+    figure = action_figure(game, e)
+    word = action_word(game, action)
+    if figure:
+        return text("hand_action_amount", player=player, action=word, amount=figure)
+    return text("hand_action", player=player, action=word)
+
+
+def settle_line(game: str, s: dict[str, Any]) -> str:
+    """One settlement line in the room's words, with why (the hands compared)."""
+    from referee.rules.voice import result_word
+
+    line = text("hand_settle", player=s.get("player", ""), result=result_word(
+        str(s.get("result", ""))), payout=int(s.get("payout", 0)))
+    hand, dealer = s.get("hand"), s.get("dealer_class")
+    if hand and dealer:
+        line += text("hand_settle_versus", hand=_class_name(game, str(hand)),
+                     dealer=_class_name(game, str(dealer)))
+    elif hand:
+        line += text("hand_settle_class", hand=_class_name(game, str(hand)))
+    return line
+
+
+def _who(player: str) -> str:
+    return text("hand_dealer") if player == "dealer" else player
+
+
+def shown_item(game: str, d: dict[str, Any]) -> str:
+    """A ``shown`` event as the records write it: 「bob K♥ K♦ 8♣ 4♣（ワンペア）」, a fold's or a
+    muck's shown cards marked so (「carol Q♥（マック）」)."""
+    item = text("hand_shown_item", player=_who(str(d.get("player", ""))),
+                cards=_pretty([str(c) for c in d.get("cards", [])]))
+    if d.get("hand_class"):
+        item += text("hand_settle_class", hand=_class_name(game, str(d["hand_class"])))
+    why = f"hand_shown_{d.get('why')}"
+    return item + (text(why) if why in messages() else "")
 
 
 def summary_lines(rec: HandRecord) -> list[str]:
@@ -327,22 +324,30 @@ def summary_lines(rec: HandRecord) -> list[str]:
     actions: list[str] = []
     for e in rec.log:
         if e["kind"] == "action":
-            actions.append(_action_str(e))
+            actions.append(action_line(rec.game, e))
         elif e["kind"] == "board":
             actions.append(text("hand_board_step", cards=_pretty(e["cards"])))
-    shown = [f"{p} {_pretty(cs)}" for p, cs in rec.shown.items()] + rec.shown_lines
+    shown = []
+    for p, cs in rec.shown.items():
+        item = text("hand_shown_item", player=_who(p), cards=_pretty(cs))
+        if p in rec.classes:
+            item += text("hand_settle_class", hand=_class_name(rec.game, rec.classes[p]))
+        shown.append(item)
     pots = [f"#{p['index']} {int(p['amount']):,} → "
             + text("hand_share_sep").join(f"{k} {int(v):,}" for k, v in p["shares"].items())
             for p in rec.pots]
-    pots += [f"{s['player']} {s['result']} {int(s['payout']):,}" for s in rec.settles]
+    pots += [settle_line(rec.game, s) for s in rec.settles]
     if rec.rake:
         pots.append(text("hand_rake", rake=rec.rake))
+    header = text("hand_header", hand=str(rec.hand), game=game_name(rec.game))
+    if rec.table is not None:
+        header = text("hand_header_table", table=str(rec.table), header=header)
+    if rec.button:
+        header += text("hand_button", button=str(rec.button))
     # four chat lines (IRC sends each line on its own), two parts on three of them
     stacks = dot.join(f"{k} {v:,}" for k, v in rec.stacks.items())
     return [
-        text("hand_line_parts", first=text(
-            "hand_header", hand=str(rec.hand), game=rec.game, button=str(rec.button)),
-            second=text("hand_seats", seats=seats)),
+        text("hand_line_parts", first=header, second=text("hand_seats", seats=seats)),
         text("hand_actions", actions=" ".join(actions) or none),
         text("hand_line_parts", first=text("hand_board", board=_pretty(rec.board) or none),
              second=text("hand_shown", shown=" / ".join(shown) or none)),
@@ -358,11 +363,12 @@ def _iso(ts: float | None) -> str | None:
 def to_json(rec: HandRecord) -> dict[str, Any]:
     return {
         "room": rec.room, "game": rec.game, "hand": rec.hand, "button": rec.button,
+        **({"table": rec.table, "key": rec.key} if rec.table is not None else {}),
         "time": _iso(rec.time),
         "seats": [{"seat": s, "player": n, "chips": c} for s, n, c in rec.seats],
         **({"blinds": rec.blinds} if rec.blinds else {}),
         "log": rec.log, "board": rec.board, "shown": rec.shown,
-        **({"shown_lines": rec.shown_lines} if rec.shown_lines else {}),
+        **({"classes": rec.classes} if rec.classes else {}),
         "pots": rec.pots, "rake": rec.rake,
         **({"settles": rec.settles} if rec.settles else {}),
         "stacks": rec.stacks,

@@ -1,4 +1,4 @@
-"""Typed inputs: what an adapter hands the service (issue #20).
+"""Typed inputs: what an adapter hands the service.
 
 Three kinds, one per source of change: a chat :class:`Message`, a :class:`Directive` (a
 transcript's ``# table:`` / ``# deal:`` lines, a moderator console's operations), and a

@@ -52,9 +52,9 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from pathlib import Path
 from typing import Any
 
+from referee import resources
 from referee.lang import notation, vocab
 from referee.lang.normalize import fold_nfkc, nfkc
 from referee.lang.notation import NamedCard as NamedCard
@@ -62,7 +62,7 @@ from referee.lang.notation import named_cards as named_cards
 from referee.lang.vocab import pos
 from referee.lang.words import Word, words
 
-LEXICON_DIR = Path(__file__).resolve().parent.parent / "grammar" / "lexicon"
+LEXICON_DIR = resources.GRAMMAR / "lexicon"
 # Texts longer than this are read in overlapping pieces (see _chunk_starts).
 LONG = 300
 STRIDE = 252  # 4 x 7 x 9: a multiple of the periods of repeated spam

@@ -18,9 +18,9 @@ Service note (referee.service, additive): ``Outcome.input`` is a JSON dict with 
 ``auto_deals`` [deal, …] when an ``auto=on`` table dealt by itself during the input} or
 ``directive`` {``id room name args``} or ``tick`` {``id room time``} (a live adapter's timer
 driving the action clock); ``Referee.rebuild(store.inputs())`` re-runs them. Service
-event kinds besides CONTRACTS §3: ``bank`` {``player delta balance reason``} (a !grant, a buy-in
-or a ``# bank:`` opening balance; its ledger entry points at it), ``flag_decided`` (adds ``by``)
-and ``rank`` (adds ``previous``).
+event kinds besides docs/contracts.md §3: ``bank`` {``player delta balance reason``} (a !grant, a
+buy-in or a ``# bank:`` opening balance; its ledger entry points at it), ``flag_decided`` (adds
+``by``) and ``rank`` (adds ``previous``).
 """
 
 from __future__ import annotations

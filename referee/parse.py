@@ -1,5 +1,5 @@
-"""Chat text → :class:`~referee.actions.Parsed` (CONTRACTS.md §2), read the way the table's human
-dealer reads it.
+"""Chat text → :class:`~referee.actions.Parsed` (docs/contracts.md §2), read the way the table's
+human dealer reads it.
 
 Pipeline, cheapest first, so the common cases never reach the parser:
 
@@ -30,28 +30,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from functools import cache, lru_cache
-from pathlib import Path
 from typing import Any, get_args
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError
 
-from referee import lexicon
+from referee import lexicon, resources
 from referee.actions import ActionName, Parsed
-from referee.cards import RANKS, SUITS, card_str, make
-from referee.lang import decor, vocab
+from referee.lang import clauses, decor, vocab
 from referee.lang.decor import strip_tail
 from referee.lang.normalize import fold, fold_nfkc, nfkc
+from referee.lang.tokens import amount_value, card_token
 from referee.lang.vocab import marks
 
-GRAMMAR_DIR = Path(__file__).resolve().parent.parent / "grammar"
+GRAMMAR_DIR = resources.GRAMMAR
 # Longer texts are never actions (the longest real declaration -- an omaha open with four cards
 # and a few words -- is well under 100 characters); they are still scanned as chat.
 MAX_ACTION_CHARS = 200
-# More digits than any chip count: not read as a number (and int() would refuse > 4300 digits).
-_MAX_DIGITS = 15
 
 def normalize(text: str) -> str:
     """The form grammars and lexicon read (:func:`referee.lang.normalize.fold`)."""
@@ -69,57 +65,9 @@ class _NotAnAction(Exception):
     """Raised while building: the text parsed, but is not an action after all (chat)."""
 
 
-# The card vocabulary (grammar/cards.toml), as the CARD terminal of grammar/common.lark spells
-# it (checked when a grammar is loaded).
-_CW = vocab.cards()
-_SUIT_OF = _CW.suit_of
-_RANK_OF = {**_CW.rank_of, "10": "t"}
-# A CARD token split into its rank and suit, in either order (As, ♠A, すぺーどのa, aすぺーど,
-# えーすのはーと).
-_RANKS_RE = f"10|[2-9tjqka]|{_CW.rank_words_re}"
-_SUITS_RE = f"[cdhs{_CW.symbols}]|{_CW.suit_words_re}"
-_SUITS_FIRST_RE = f"[{_CW.symbols}]|{_CW.suit_words_re}"
-_OF = re.escape(_CW.of)
-_CARD_PARTS = re.compile(
-    rf"(?P<r1>{_RANKS_RE}){_OF}?(?P<s1>{_SUITS_RE})|(?P<s2>{_SUITS_FIRST_RE}){_OF}?(?P<r2>{_RANKS_RE})"
-)
-
-
-def _card(tok: str) -> str:
-    """A CARD token of grammar/common.lark (normalised) → canonical ``As``."""
-    if tok in _CW.jokers:
-        return "JK"
-    m = _CARD_PARTS.fullmatch(tok)
-    if m is None:  # the grammar's CARD and this pattern disagree: a bug, not a player's error
-        raise ValueError(f"unreadable card token {tok!r}")
-    rank = m.group("r1") or m.group("r2")
-    suit = m.group("s1") or m.group("s2")
-    r = _RANK_OF.get(rank, rank).upper()
-    return card_str(make(RANKS.index(r), SUITS.index(_SUIT_OF[suit])))
-
-
+_card = card_token
+_amount = amount_value
 _MAN, _SEN = marks("ten_thousand"), marks("thousand")
-_SCALE = {"k": 1000, _SEN: 1000, _MAN: 10000}
-
-
-def _amount(text: str) -> int | None:
-    """An AMOUNT token (1,800 / 1.5k / 2万 / 1万5千) → chips; None when not a whole number."""
-    t = text.replace(",", "")
-    if sum(ch.isdigit() for ch in t) > _MAX_DIGITS:
-        return None
-    try:
-        if _MAN in t:
-            head, _, tail = t.partition(_MAN)
-            total = Decimal(head) * 10000
-            if tail:
-                total += Decimal(tail[:-1]) * 1000 if tail.endswith(_SEN) else Decimal(tail)
-        elif t[-1] in _SCALE:
-            total = Decimal(t[:-1]) * _SCALE[t[-1]]
-        else:
-            total = Decimal(t)
-    except InvalidOperation:
-        return None
-    return int(total) if total == total.to_integral_value() else None
 
 
 Field = tuple[str, Any]
@@ -172,7 +120,7 @@ def _action_callback(name: str) -> Callable[[Any, list[Field]], dict[str, Any]]:
     return build
 
 
-# One callback per action rule; the rule name is the CONTRACTS action id.
+# One callback per action rule; the rule name is the action id of docs/contracts.md §2.
 for _name in get_args(ActionName):
     setattr(_Build, _name, _action_callback(_name))
 
@@ -271,7 +219,7 @@ def _commands() -> Lark:
 
 @lru_cache(maxsize=1024)
 def command_name(name: str) -> str:
-    """The canonical command (CONTRACTS §4) for a typed name (alias, any width or case);
+    """The canonical command (docs/contracts.md §4) for a typed name (alias, any width or case);
     an unknown name comes back normalised, as typed."""
     norm = normalize(name)
     try:
@@ -350,14 +298,51 @@ def _parse(text: str, game: str) -> Parsed:
         return _command(typed, game)
     norm = fold_nfkc(typed)
     if len(norm) <= MAX_ACTION_CHARS:
-        parsed = _action(norm, game)
-        if parsed is None:  # the same, without the decorations around it (コールでーす👍)
-            core = decor.strip(typed)
-            if core:
-                parsed = _action(core, game)
+        parsed = _whole(typed, norm, game)
+        if parsed is None:
+            repaired = clauses.repair(typed)  # 一万二千まで, ちぇつく: the slips undone
+            if repaired != typed:
+                parsed = _whole(repaired, fold_nfkc(repaired), game)
+            if parsed is None and clauses.mentions(fold_nfkc(repaired), _hands(game)):
+                parsed = _clauses(typed, game)
         if parsed is not None:
             return parsed
     return _chat(typed, norm, game)
+
+
+def _whole(typed: str, norm: str, game: str) -> Parsed | None:
+    """The whole text as one sentence of the game's grammar, or without its decorations."""
+    parsed = _action(norm, game)
+    if parsed is None:  # the same, without the decorations around it (コールでーす👍)
+        core = decor.strip(typed)
+        if core:
+            parsed = _action(core, game)
+    return parsed
+
+
+@cache
+def _hands(game: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The hand names a game's grammar reads as a declaration (seven), as patterns."""
+    lark = _grammar(game).lark
+    return tuple(
+        (t.name.removeprefix("HAND_").lower(), re.compile(str(t.pattern.to_regexp())))
+        for t in lark.terminals if t.name.startswith("HAND_")
+    )
+
+
+def _clauses(typed: str, game: str) -> Parsed | None:
+    """The one action committed in a longer message (:mod:`referee.lang.clauses`)."""
+    reading = clauses.read(
+        typed, game, lambda clause: _whole(clause, fold_nfkc(clause), game), _hands(game),
+        advice=lambda other: lexicon.scan(other, fold_nfkc(other), game)[1],
+    )
+    got = reading.action
+    if got is None:
+        return None
+    hand_info = got.hand_info or lexicon.scan(typed, fold_nfkc(typed), game)[0]
+    if hand_info != got.hand_info:
+        got = got.model_copy(update={"hand_info": hand_info})
+    return got
 
 
 _parse_cached = lru_cache(maxsize=32768)(_parse)

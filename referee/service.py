@@ -46,10 +46,9 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from referee import commands
+from referee import commands, resources
 from referee.bank import Bank
 from referee.cards import Shoe, card_str, parse_cards
 from referee.dealing import deal_from_json, deal_to_json, draw_deal
@@ -66,6 +65,9 @@ from referee.events import (
     RankChange,
     Rejected,
     Say,
+    Seated,
+    TableClosed,
+    TableOpened,
     TournamentEnd,
 )
 from referee.events import FlagDecided as FlagDecided
@@ -91,14 +93,13 @@ def snapshot_version() -> str:
     snapshots unusable, so a restart then re-runs the whole history once (loudly) and the next
     snapshot is taken with the new version."""
     h = hashlib.sha256()
-    root = Path(__file__).resolve().parent.parent
-    files = sorted(
-        [*Path(__file__).resolve().parent.rglob("*.py"), *(root / "grammar").rglob("*"),
-         *(root / "games").glob("*.toml"), *Path(__file__).resolve().parent.rglob("*.toml")]
-    )
+    package = resources.PACKAGE
+    # The code, the grammars and every TOML file: game definitions, vocabulary, the catalogue.
+    files = sorted({*package.rglob("*.py"), *package.rglob("*.toml"),
+                    *resources.GRAMMAR.rglob("*")})
     for f in files:
         if f.is_file():
-            h.update(f.relative_to(root).as_posix().encode())
+            h.update(f.relative_to(package.parent).as_posix().encode())
             h.update(f.read_bytes())
     return h.hexdigest()[:32]
 
@@ -129,6 +130,7 @@ class Table:
     live: bool = False
     fair: PendingDeal | None = None
     dealt: PendingDeal | None = None
+    id: int = 0  # the table_open event's number (Referee.open_table)
 
 
 @dataclass(slots=True)
@@ -176,6 +178,10 @@ class Referee:
     ) -> None:
         self.moderators: set[str] = set(moderators)
         self._configured = frozenset(self.moderators)  # the rest came from inputs (# moderator:)
+        # The adapter's configuration as the inputs recorded it (``config`` directives, see
+        # :meth:`record_configuration`): a re-run without the adapter gets it from the log.
+        self.recorded_moderators: frozenset[str] = frozenset()
+        self.configurations = 0  # config inputs so far (their ids)
         self.persistence = persistence
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self.tables: dict[str, Table] = {}
@@ -193,6 +199,7 @@ class Referee:
         self._rebuilding = False  # a rebuild: an input without recorded seeds commits nothing
         # Finished hands, public parts only (``!hand N``; referee.history).
         self.history = HistoryBook()
+        self.tables_opened = 0  # the last table_open's number
 
     # --- entry points ----------------------------------------------------------------------
     def handle(self, incoming: Incoming) -> list[Event]:
@@ -303,7 +310,7 @@ class Referee:
             self._track_processed = True
             self._rebuilding = False
 
-    # --- snapshots (issue 21) -----------------------------------------------------------------
+    # --- snapshots --------------------------------------------------------------------------------
     # What a snapshot leaves out: the wiring given at construction (the store, the random
     # source, the configured moderators -- the moderators that inputs named are kept), the
     # processed ids (the store has them) and the bank's ledger (the store keeps it; the balances
@@ -324,7 +331,8 @@ class Referee:
         referee's own database, which is trusted like the code."""
         state = {k: v for k, v in vars(self).items() if k not in self._NOT_SNAPSHOTTED}
         state["bank_balances"] = self.bank.balances()
-        state["named_moderators"] = sorted(self.moderators - self._configured)
+        state["named_moderators"] = sorted(
+            self.moderators - self._configured - self.recorded_moderators)
         return snapshot_version(), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
 
     def restore(self, version: str, state: bytes) -> None:
@@ -346,7 +354,7 @@ class Referee:
             setattr(self, key, value)
         self.discipline.ref = self  # not pickled (see Discipline.__getstate__)
         self.bank = bank
-        self.moderators = set(self._configured) | named
+        self.moderators = set(self._configured) | self.recorded_moderators | named
 
     # --- state queries ---------------------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -390,6 +398,22 @@ class Referee:
         holds them instead of memory, see :meth:`process`)."""
         listed = getattr(self.persistence, "input_ids", None)
         return self.processed | set(listed()) if callable(listed) else set(self.processed)
+
+    def table_chips(self, player: str) -> dict[str, int]:
+        """The chips ``player`` holds at each room's table (not yet in the bank)."""
+        return {room: t.engine.stacks()[player] for room, t in sorted(self.tables.items())
+                if player in t.engine.stacks()}
+
+    def record_configuration(self) -> Outcome | None:
+        """Save the adapter's configuration (the moderators it was started with) as an input,
+        when it differs from what the inputs last recorded: the state a full re-run needs
+        (``referee check --snapshots``, ``referee verify``) is then in the log itself. The
+        adapters call it once the store's inputs are re-run (:func:`referee.adapters.resume`)."""
+        given = frozenset(self._configured)
+        if given == self.recorded_moderators:
+            return None
+        return self.process(Directive(f"config:{self.configurations + 1}", "", "config",
+                                      {"moderators": sorted(given)}))
 
     def is_moderator(self, name: str) -> bool:
         return name in self.moderators
@@ -465,7 +489,23 @@ class Referee:
         self._carry_over(table)
         if self.tables.get(table.room) is table:
             del self.tables[table.room]
+        self._emit(ctx, [TableClosed(table=table.id, room=table.room)])
         self._say(ctx, catalog.text("closed"))
+
+    def open_table(self, ctx: _Ctx, table: Table) -> None:
+        """Seat ``table`` in its room with the next table number, and say so in a
+        ``table_open`` event (a table the room had is closed first: a directive replaces it)."""
+        old = self.tables.get(table.room)
+        if old is not None:
+            self._emit(ctx, [TableClosed(table=old.id, room=old.room)])
+        self.tables_opened += 1
+        table.id = self.tables_opened
+        self.tables[table.room] = table
+        options = dict(table.options)
+        if table.auto:
+            options["auto"] = "on"
+        self._emit(ctx, [TableOpened(table=table.id, room=table.room, game=table.game,
+                                     options=options)])
 
     # --- commit–reveal dealing (referee.fairness, docs/fairness.md) ---------------------------
     def _commit(self, ctx: _Ctx, table: Table) -> None:
@@ -538,11 +578,11 @@ class Referee:
         events = table.engine.start_hand(deal)
         at = next((i for i, e in enumerate(events) if e.event == "hand_start"), None)
         if at is not None:
-            events.insert(at + 1, hand_seats(table.engine, before))
+            events.insert(at + 1, hand_seats(table.engine, before, table.id))
         return events
 
     def _reveal(self, ctx: _Ctx, table: Table) -> None:
-        """After ``hand_end``: the seed, the entropy and the deck (CONTRACTS §3 ``deal_reveal``),
+        """After ``hand_end``: the seed, the entropy and the deck (``deal_reveal``, contracts §3),
         and the seed in the room, so anyone can check the commitment and re-derive the deck."""
         p, table.dealt = table.dealt, None
         if p is None or p.derived is None:
@@ -609,9 +649,14 @@ class Referee:
             # A directive sets the scene: it replaces whatever table the room had (a transcript
             # run against a database that an earlier transcript left mid-hand must not fail).
             options = {str(k): str(v) for k, v in dict(args.get("options", {})).items()}
-            self.tables[room] = Table(room, game, options, create(game, options))
+            self.open_table(ctx, Table(room, game, options, create(game, options)))
         elif name == "moderator":
             self.moderators.add(str(args["name"]))
+        elif name == "config":
+            self.configurations += 1
+            given = frozenset(str(m) for m in args.get("moderators", []))
+            self.moderators = (self.moderators - self.recorded_moderators) | given
+            self.recorded_moderators = given
         elif name == "bank":
             player, points = str(args["name"]), int(args["points"])
             self._bank_change(ctx, player, points - self.bank.balance(player), "transcript",
@@ -620,8 +665,11 @@ class Referee:
             self._set_rank(ctx, str(args["name"]), str(args.get("mark", "")))
         elif name == "seat":
             t = self._table(room)
-            self._emit(ctx, t.engine.sit(int(args["seat"]), str(args["name"]),
-                                         int(args["chips"]), bool(args.get("npc", False))))
+            seat, who, chips = int(args["seat"]), str(args["name"]), int(args["chips"])
+            npc = bool(args.get("npc", False))
+            self._emit(ctx, t.engine.sit(seat, who, chips, npc))
+            if not npc:
+                self._emit(ctx, [Seated(player=who, seat=seat, chips=chips)])
         elif name == "button":
             self._table(room).engine.set_button(int(args["seat"]))
         elif name == "bonus":
@@ -723,8 +771,9 @@ class Referee:
             if held:
                 from referee.cards import pretty
 
-                self._say(ctx, catalog.text("private_cards",
-                                            cards=" ".join(pretty(c) for c in held)), to=sender)
+                self._emit(ctx, [Say(to=sender, text=catalog.text(
+                    "private_cards", cards=" ".join(pretty(c) for c in held)),
+                    cards=[card_str(c) for c in held])])
             elif table.engine.in_hand and table.engine.is_seated(sender):
                 self._say(ctx, catalog.text("private_not_dealt"), to=sender)
             else:

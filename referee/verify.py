@@ -13,7 +13,6 @@ The first discrepancy is reported as one line (:class:`Discrepancy`).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,19 +28,10 @@ from referee.fairness import (
     entropy_line,
     is_prefix,
 )
-from referee.history import bot_cards as _cards
-from referee.lang.catalog import messages
-from referee.lang.catalog import text as say
-from referee.lang.vocab import template_pattern
 from referee.verify_deals import DealError, DealWatch
 
-# The engines' room lines read back (catalogue history.toml, seen_*).
-_STREETS = tuple(say(f"seen_{s}") for s in ("flop", "turn", "river"))
-_SEVEN_DEAL = messages()["seen_seven_deal"].split("{seats}")[0]
-_SEVEN_LINE = re.compile("^" + template_pattern(
-    messages()["seen_seven_seat"], seat=r"\d+", cards="(?P<cards>.*)",
-    who="(?:(?P<dealer>" + re.escape(say("seen_seven_dealer")) + ")|"
-        + template_pattern(messages()["seen_seven_player"]) + ")") + "$")
+#: The event kinds that number a hand (``hand``); a ``settle``'s ``hand`` is a hand class.
+_NUMBERED = frozenset({"deal_commitment", "hand_start", "deal_reveal"})
 
 
 class Discrepancy(Exception):
@@ -55,6 +45,26 @@ class _Hand:
     started: bool = False
 
 
+
+
+def cards_sent(ev: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """The cards an event put before someone, as (``room`` or the player told, cards): the
+    typed record of what the room was shown (``board``, ``shown``, ``exposed``, a misdeal's
+    burned hand, a burned board card) and of what a private message told (a ``say``'s
+    ``cards``); None for an event that shows no card. Never read from a sentence."""
+    kind = ev.get("event")
+    if kind == "say":
+        cards = ev.get("cards")
+        return (str(ev.get("to", "")), [str(c) for c in cards]) if cards else None
+    if kind == "board":
+        return "room", [str(c) for c in ev.get("cards", [])]
+    if kind in ("shown", "exposed", "showdown"):
+        return "room", [str(c) for c in ev.get("cards", [])]
+    if kind == "misdeal":
+        return "room", [str(c) for c in ev.get("burned", [])]
+    if kind == "burned":
+        return "room", [str(ev.get("card", ""))]
+    return None
 
 
 def _within(cards: Sequence[str], pool: Sequence[str]) -> str | None:
@@ -129,7 +139,9 @@ def check_reveal(rev: dict[str, Any], hand: _Hand) -> None:
 
 
 def _check_sent(n: int, dealt: dict[str, Any], events: list[dict[str, Any]]) -> None:
-    """Every card the bot sent during the hand came from the deal, to the right place."""
+    """Every card the bot sent during the hand came from the deal, to the right place: read
+    from the typed events (``board``, ``shown``, the ``cards`` of a private ``say`` …), never
+    from the sentences."""
     hands: dict[str, list[str]] = {k: list(v) for k, v in dict(dealt.get("hands", {})).items()}
     board, shoe = list(dealt.get("board", [])), list(dealt.get("shoe", []))
     dealer = list(dealt.get("dealer", []))
@@ -138,28 +150,8 @@ def _check_sent(n: int, dealt: dict[str, Any], events: list[dict[str, Any]]) -> 
     for ev in events:
         kind = ev.get("event")
         if kind == "say":
-            to, text = str(ev.get("to", "")), str(ev.get("text", ""))
-            if to == "room":
-                if text.startswith(_SEVEN_DEAL):  # seven: every card dealt face up, per seat
-                    for part in text[len(_SEVEN_DEAL):].split(" / "):
-                        m = _SEVEN_LINE.match(part)
-                        if m is None:
-                            continue
-                        own = dealer if m["dealer"] else hands.get(m["name"], [])
-                        cards = _cards(m["cards"])
-                        if cards != own[: len(cards)]:
-                            who = "the dealer seat" if m["dealer"] else m["name"]
-                            raise Discrepancy(f"hand {n}: {who} was dealt {' '.join(cards)} in "
-                                              f"the room, the deck dealt {' '.join(own)}")
-                    continue
-                if text.startswith(_STREETS):
-                    cards = _cards(text.split(":", 1)[1])
-                    if cards != (board + shoe)[: len(cards)]:
-                        raise Discrepancy(f"hand {n}: the board sent, {' '.join(cards)}, is not "
-                                          "the deck's board cards in order")
-                continue
-            cards = _cards(text)
-            if not cards:
+            to, cards = str(ev.get("to", "")), [str(c) for c in ev.get("cards") or []]
+            if not cards or to == "room":
                 continue
             own = hands.get(to, [])
             if to not in first and len(cards) == len(own) and own:
@@ -171,11 +163,24 @@ def _check_sent(n: int, dealt: dict[str, Any], events: list[dict[str, Any]]) -> 
             bad = _within(cards, own + shoe + board)
             if bad is not None:
                 raise Discrepancy(f"hand {n}: {to} was sent {bad}, not a card dealt to them")
+        elif kind == "board":
+            cards = [str(c) for c in ev.get("board", [])]
+            if cards != (board + shoe)[: len(cards)]:
+                raise Discrepancy(f"hand {n}: the board sent, {' '.join(cards)}, is not "
+                                  "the deck's board cards in order")
+        elif kind == "shown" and ev.get("why") == "deal":  # seven: dealt face up, per seat
+            who = str(ev.get("player", ""))
+            own = dealer if who == "dealer" else hands.get(who, [])
+            cards = [str(c) for c in ev.get("cards", [])]
+            if cards != own[: len(cards)]:
+                label = "the dealer seat" if who == "dealer" else who
+                raise Discrepancy(f"hand {n}: {label} was dealt {' '.join(cards)} in the room, "
+                                  f"the deck dealt {' '.join(own)}")
         elif kind == "duplicate":
             bad = _within([str(ev.get("replacement", ""))], shoe)
             if bad is not None:
                 raise Discrepancy(f"hand {n}: replacement {bad} did not come from the shoe")
-        elif kind in ("showdown", "exposed"):
+        elif kind in ("shown", "showdown", "exposed"):
             who = str(ev.get("player", ""))
             pool = (dealer if who == "dealer" else hands.get(who, [])) + shoe
             bad = _within([str(c) for c in ev.get("cards", [])], pool)
@@ -193,7 +198,7 @@ def verify(events: Iterable[dict[str, Any]]) -> int:
     hands: dict[int, _Hand] = {}
     current: _Hand | None = None
     count = 0
-    watch = DealWatch()  # every dealt hand revealed, no card sent before it was dealt
+    watch = DealWatch(cards_sent)  # every dealt hand revealed, no card sent before it was dealt
     for ev in events:
         try:
             watch.feed(ev)
@@ -242,6 +247,8 @@ def check_entropy(inputs: Iterable[dict[str, Any]], events_of: dict[str, list[di
         fresh: set[int] = set()
         for ev in events:
             kind = ev.get("event")
+            if kind not in _NUMBERED:
+                continue
             n = int(ev.get("hand", 0))
             if kind == "deal_commitment":
                 collecting[n] = []

@@ -8,16 +8,19 @@ a log (``referee verify``, :func:`referee.verify.verify` feeds every event throu
   the room was shown it (a flop told to one player early) is a leak of the deck, whether or not
   the card itself was the right one.
 
-It reads only events (``deal_commitment``, ``hand_start``, ``say``, ``hand_end``,
-``deal_reveal``): the same input whatever the rest of verify reads them from.
+It reads only typed events (``deal_commitment``, ``hand_start``, ``hand_end``,
+``deal_reveal``, and what each event put before whom, by the reading verify gives it:
+:func:`referee.verify.cards_sent`), never a sentence.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.history import bot_cards
+#: (room or the player told, cards) an event put before someone; None: it showed none
+CardsSent = Callable[[dict[str, Any]], tuple[str, list[str]] | None]
 
 
 class DealError(Exception):
@@ -35,7 +38,8 @@ class _Dealt:
 class DealWatch:
     """Feed every event in order (:meth:`feed`), then :meth:`finish`; raises DealError."""
 
-    def __init__(self) -> None:
+    def __init__(self, cards_sent: CardsSent) -> None:
+        self.cards_sent = cards_sent
         self.hands: dict[int, _Dealt] = {}
         self.current: _Dealt | None = None
 
@@ -56,10 +60,10 @@ class DealWatch:
             hand = self.hands.pop(n, None)
             if hand is not None:
                 _early(n, hand, ev)
-        elif kind == "say" and self.current is not None:
-            cards = bot_cards(str(ev.get("text", "")))
-            if cards:
-                self.current.sent.append((str(ev.get("to", "")), cards))
+        elif self.current is not None:
+            sent = self.cards_sent(ev)
+            if sent is not None and sent[1]:
+                self.current.sent.append(sent)
 
     def finish(self) -> None:
         """The log ended: every hand dealt from a commitment and ended was revealed."""

@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --console
+export REFEREE_DB="${REFEREE_DB:-$PWD/data/referee.db}"  # the database scripts/run.sh plays on
 exec .venv/bin/referee console "$@"

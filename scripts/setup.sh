@@ -3,6 +3,8 @@
 #   scripts/setup.sh          what the main job needs (the terminal table on SQLite)
 #   scripts/setup.sh --analysis  that plus `referee analyze` (numpy, matplotlib, tqdm)
 #   scripts/setup.sh --console   the main job plus the moderators' web console (`referee console`)
+#   scripts/setup.sh --dev    the Python packages the tests need (test tools and every extra), no
+#                             servers and no root: what `scripts/test.sh --quick` runs with
 #   scripts/setup.sh --test   everything the tests need: test tools, the Matrix, IRC, analysis
 #                             and console extras, ngIRCd, InspIRCd + Atheme (Debian packages),
 #                             Synapse (its own venv, .venv-synapse), the matrix-js-sdk test
@@ -20,7 +22,7 @@ if [ "${1:-}" = "--analysis" ]; then
     extras="[analysis]"
     stamp=.venv/.installed-analysis
 fi
-if [ "${1:-}" = "--test" ]; then
+if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--dev" ]; then
     extras="[test,matrix,irc,analysis,console]"
     stamp=.venv/.installed-test
 elif [ "${1:-}" = "--console" ]; then
@@ -41,7 +43,7 @@ if [ "${1:-}" = "--test" ]; then
     bash scripts/chromium.sh install || echo "setup.sh: chromium not installed; the console browser tests will fail" >&2
     # The Matrix tests' homeserver: Synapse in its own venv (its pins never meet ours); a stamp
     # file makes this a no-op once done (~60-110 s the first time).
-    .venv/bin/python -m referee.adapters.matrix_synapse install
+    .venv/bin/python tests/matrix/synapse_server.py install
     # The Element-like test players: matrix-js-sdk with its Rust crypto (wasm), from npm, exactly
     # as pinned by tests/matrix/js/package-lock.json; again only when the lock file changed.
     js=tests/matrix/js

@@ -4,4 +4,4 @@
 #   scripts/synapse.sh run [--port N] [--dir D] [--user NAME:PASSWORD ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec .venv/bin/python -m referee.adapters.matrix_synapse "$@"
+exec .venv/bin/python tests/matrix/synapse_server.py "$@"

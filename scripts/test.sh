@@ -1,9 +1,29 @@
 #!/usr/bin/env bash
-# The test command (README, .ci/run): set up, lint, type-check the core, run every test.
+# The test commands (README, .ci/run).
+#   bash scripts/test.sh [PYTEST ARGS]          everything, as CI runs it: setup (the Debian
+#       packages need root), lint, type-check, the wheel check (scripts/wheel_check.sh), then
+#       every test spread over the cores (pytest-xdist)
+#   bash scripts/test.sh --quick [PYTEST ARGS]  the one-minute loop: lint and every test that
+#       needs no server, browser or long analysis (markers server, browser, slow); setup of the
+#       Python packages only (setup.sh --dev), no root
+# Server and browser tests skip, naming what to install, when their programs are missing --
+# except under CI=true, where they fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Workers: the cores, at most 4 (each server test worker starts its own Synapse / IRC servers).
+jobs=$(nproc 2>/dev/null || echo 2)
+[ "$jobs" -gt 4 ] && jobs=4
+if [ "${1:-}" = "--quick" ]; then
+    shift
+    bash scripts/setup.sh --dev
+    .venv/bin/ruff check referee tests bench
+    # pytest exits 5 when it collects nothing: that must fail loudly, not pass.
+    exec .venv/bin/python -m pytest -m "not slow and not server and not browser" \
+        -n "$jobs" --dist loadfile "$@"
+fi
 bash scripts/setup.sh --test
 .venv/bin/ruff check referee tests bench
 .venv/bin/mypy referee
-# pytest exits 5 when it collects nothing: that must fail loudly, not pass.
-.venv/bin/python -m pytest "$@"
+# The wheel, installed into a clean venv outside the checkout, runs hand / parse / replay.
+bash scripts/wheel_check.sh
+.venv/bin/python -m pytest -n "$jobs" --dist loadfile "$@"

@@ -12,18 +12,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
+from needs import need
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def chromium_paths() -> tuple[str, str]:
-    """(chromium, chromedriver), or the test fails saying how to install them."""
+    """(chromium, chromedriver); without them the test skips (fails under CI) saying how to
+    install them."""
     r = subprocess.run(["bash", str(ROOT / "scripts" / "chromium.sh"), "path"],
                        capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.fail("Debian's chromium and chromium-driver are needed:"
-                    " bash scripts/setup.sh --test")
+    need(r.returncode == 0, "Debian's chromium and chromium-driver",
+         "bash scripts/chromium.sh install, as root")
     browser, driver = r.stdout.split()
     return browser, driver
 

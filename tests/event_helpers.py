@@ -17,7 +17,7 @@ EventLike = Event | dict[str, Any]
 
 
 def as_json(events: Iterable[EventLike]) -> list[dict[str, Any]]:
-    """Every event as its JSON dict (CONTRACTS §3 shape)."""
+    """Every event as its JSON dict (docs/contracts.md §3 shape)."""
     return [e.to_json() if isinstance(e, Event) else e for e in events]
 
 

@@ -1,4 +1,4 @@
-"""The adapters' shape (issue #20), checked on the source so it stays that way: inputs are built
+"""The adapters' shape, checked on the source so it stays that way: inputs are built
 with :mod:`referee.inputs` (no hand-made ``{"kind": ...}`` dict), no adapter runs SQL on the
 store, both chat bots route private messages by :mod:`referee.routing`, and no module is too
 long to read. Plus the store methods the bots use instead of SQL."""

@@ -16,17 +16,20 @@ from referee.analysis import analyze, draw
 from referee.analysis.batch import (
     BINOM,
     colex_index,
+    deuces_classes,
     deuces_keys,
     five_card_hands,
+    five_card_key_counts,
     standard_keys,
 )
 from referee.analysis.draw import FULL_PAY_DEUCES_WILD, exact_result, table_key
 from referee.analysis.holdem import aa_exact, aa_mc, ante_mc
+from referee.analysis.report import pool
 from referee.analysis.tables import definition
 from referee.cards import Card
 from referee.cli import main
 from referee.definitions import DefinitionError, load
-from referee.hands import best5_key, deuces_key
+from referee.hands import best5_key, class_of, deuces_key
 
 
 @pytest.fixture(autouse=True)
@@ -95,6 +98,7 @@ def test_aa_bet_exact_rows_and_house_edge() -> None:
     assert sum(r.contribution for r in rep.rows) == pytest.approx(rep.ret)
 
 
+@pytest.mark.slow  # the exact optimal hold over all 2,598,960 hands
 def test_full_pay_deuces_wild_is_100_7620_percent() -> None:
     res = exact_result(table_key(FULL_PAY_DEUCES_WILD))
     assert round(res.ret * 100, 4) == 100.7620
@@ -105,21 +109,86 @@ def test_full_pay_deuces_wild_is_100_7620_percent() -> None:
               "flush": 0.016784, "straight": 0.056070, "three_of_a_kind": 0.284690}
     for row, p in wizard.items():
         assert res.rows[row] == pytest.approx(p, abs=1e-6), row
-    # the hold table: a dealt natural royal is held whole
-    royal = np.array([[32 + 3, 36 + 3, 40 + 3, 44 + 3, 48 + 3]])  # Ts Js Qs Ks As
-    assert res.hold[int(colex_index(royal)[0])] == 31
+    # a dealt natural royal is held whole, in any order of its cards
+    assert res.hold_of([51, 47, 43, 39, 35]) == 31  # As Ks Qs Js Ts
     # every hand's hold (its suit class representative's, mapped back) is a best hold of the
-    # hand itself, worked out directly
-    names = [k for k in FULL_PAY_DEUCES_WILD]
-    pays = np.array([float(FULL_PAY_DEUCES_WILD[k]) for k in names] + [0.0])
+    # hand itself, worked out directly from the subset counts without any suit classes
+    t = draw.draw_tables()
+    pays = np.array([float(FULL_PAY_DEUCES_WILD.get(k, 0)) for k in draw.CLASS_NAMES])
     hands = five_card_hands()
-    cls = draw._row_ids(deuces_keys(hands), names)
-    counts = draw._subset_counts(hands, cls, len(pays))
-    div = np.array([BINOM[47, 5 - bin(m).count("1")] for m in range(32)], dtype=np.float64)
-    sample = np.random.default_rng(0).choice(hands.shape[0], 20000, replace=False)
-    ev = (draw._hold_values(hands[sample].astype(np.int64), cls[sample], counts, len(pays))
-          @ pays) / div
-    assert np.array_equal(ev[np.arange(sample.size), res.hold[sample]], ev.max(axis=1))
+    sample = hands[np.random.default_rng(0).choice(hands.shape[0], 1000, replace=False)]
+    own = deuces_classes(sample)
+    for hand, klass in zip(sample.tolist(), own.tolist(), strict=True):
+        rng = random.Random(sum(hand))
+        order = rng.sample(hand, 5)  # any order of the cards
+        ev = np.zeros(32)
+        for mask in range(32):
+            held = sorted(order[p] for p in range(5) if mask >> p & 1)
+            if len(held) == 5:
+                ev[mask] = pays[klass]
+            else:
+                ev[mask] = t.counts[len(held)][int(colex_index(np.array([held]))[0])] @ pays
+        for b in range(5):  # inclusion-exclusion of the discards
+            for mask in range(32):
+                if not mask >> b & 1:
+                    ev[mask] -= ev[mask | 1 << b]
+        ev /= [BINOM[47, 5 - bin(m).count("1")] for m in range(32)]
+        assert ev[res.hold_of(order)] == pytest.approx(ev.max(), rel=1e-12, abs=1e-12)
+
+
+def test_draw_tables_count_what_they_claim() -> None:
+    t = draw.draw_tables()
+    # every subset of m cards lies in C(52 - m, 5 - m) hands
+    for m in range(5):
+        assert (t.counts[m].sum(axis=1) == BINOM[52 - m, 5 - m]).all()
+    # the class totals are the classes of all hands, and a few 4-card subsets by hand
+    hands = five_card_hands()
+    cls = deuces_classes(hands)
+    assert t.counts[0][0].tolist() == np.bincount(cls, minlength=len(draw.CLASS_NAMES)).tolist()
+    rng = random.Random(4)
+    for _ in range(30):
+        four = sorted(rng.sample(range(52), 4))
+        rows = np.array([sorted([*four, x]) for x in range(52) if x not in four])
+        got = t.counts[4][int(colex_index(np.array([four]))[0])]
+        want = np.bincount(deuces_classes(rows), minlength=len(draw.CLASS_NAMES))
+        assert got.tolist() == want.tolist()
+    # the suit classes: 134,459 representatives standing for every hand once
+    assert t.reps.shape == (134_459, 5) and int(t.weight.sum()) == 2_598_960
+    assert (np.diff(t.rep_colex) > 0).all()
+
+
+def test_deuces_classes_are_the_evaluators_on_every_one_deck_hand() -> None:
+    hands = five_card_hands()
+    keys = deuces_keys(hands)  # the referee's own deuces_key, once per distinct shape
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    names = draw.CLASS_NAMES
+    ref = np.array([names.index(class_of("deuces", int(k))) for k in uniq])[inverse.reshape(-1)]
+    assert np.array_equal(deuces_classes(hands), ref)
+
+
+def test_draw_tables_cache_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path))
+    draw.draw_tables.cache_clear()
+    try:
+        first = draw.draw_tables()
+        path = draw.cache_path()
+        assert path.parent == tmp_path and path.exists()
+        draw.draw_tables.cache_clear()
+        again = draw.draw_tables()  # read back from the file
+        assert again is not first
+        assert all(np.array_equal(a, b) for a, b in zip(first.counts, again.counts, strict=True))
+        assert np.array_equal(first.reps, again.reps)
+        path.write_bytes(b"not a table")  # a damaged file is computed again, never trusted
+        draw.draw_tables.cache_clear()
+        assert np.array_equal(draw.draw_tables().weight, first.weight)
+    finally:
+        draw.draw_tables.cache_clear()
+
+
+def test_five_card_key_counts_are_the_dealt_hands() -> None:
+    keys, counts = five_card_key_counts()
+    dealt, dealt_counts = np.unique(standard_keys(five_card_hands()), return_counts=True)
+    assert keys.tolist() == dealt.tolist() and counts.tolist() == dealt_counts.tolist()
 
 
 # --- Monte Carlo ----------------------------------------------------------------------------
@@ -170,13 +239,64 @@ def test_deuces_monte_carlo_through_the_engine() -> None:
     from referee.analysis.engine_mc import deuces_mc
 
     reps = deuces_mc(load("deuces"), 300, seed=4, hold=keep_all)
-    assert [r.bet for r in reps] == ["ante", "play", "bonus"]
+    assert [r.bet for r in reps] == ["ante", "play", "bonus", "total"]
     for r in reps:
         assert r.hands == 300 and not r.exact and r.ci95 is not None
         assert sum(x.contribution for x in r.rows) == pytest.approx(r.ret)
     assert reps[2].house_edge == -reps[2].ret  # the bonus takes no stake: all of it is cost
+    # total: everything paid back per chip staked on the ante and the added bet
+    staked = [float(np.concatenate(r.tally.staked).sum()) for r in reps]  # type: ignore[union-attr]
+    paid = [r.ret * s for r, s in zip(reps, staked, strict=True)]
+    assert reps[3].ret == pytest.approx(sum(paid[:3]) / (staked[0] + staked[1]))
     again = deuces_mc(load("deuces"), 300, seed=4, hold=keep_all)
     assert [r.to_json() for r in reps] == [r.to_json() for r in again]
+
+
+def test_pooled_runs_are_one_run_of_both() -> None:
+    rules = load("holdem_aa").holdem_aa
+    assert rules is not None
+    a, b = aa_mc(rules, 3000, seed=1), aa_mc(rules, 5000, seed=2)
+    both = pool(a, b)
+    assert both.hands == 8000
+    paid = a.ret * 3000 + b.ret * 5000  # the AA bet stakes one unit a hand
+    assert both.ret == pytest.approx(paid / 8000)
+    assert both.ci95 is not None and a.ci95 is not None
+    assert both.half_width is not None and a.half_width is not None
+    assert both.half_width < a.half_width
+    # rows too: every hand settles one row of the ante, so the pooled rows still add up
+    x, y = (ante_mc(rules, 800, seed=s, inner=8, refine=16) for s in (3, 4))
+    xy = pool(x, y)
+    assert sum(r.probability for r in xy.rows) == pytest.approx(1.0)
+    fold = {r.row: r.probability for r in xy.rows}["fold"]
+    assert fold == pytest.approx(({r.row: r.probability for r in x.rows}["fold"]
+                                  + {r.row: r.probability for r in y.rows}["fold"]) / 2)
+
+
+def test_monte_carlo_without_hands_runs_to_the_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    import referee.analysis as an
+
+    monkeypatch.setitem(an.DEFAULT_HANDS, "holdem_aa", 2000)
+    monkeypatch.setattr(an, "TARGET", 0.02)
+    rep = analyze(load("holdem_aa"), ["ante"])
+    ante = rep.bets[0]
+    assert ante.half_width is not None and ante.half_width <= 0.02
+    assert ante.hands > 2000  # 2,000 hands give about +-0.03: more were played
+    assert any("until every 95% interval" in n for n in rep.notes)
+    monkeypatch.setitem(an.MAX_HANDS, "holdem_aa", 3000)
+    monkeypatch.setattr(an, "TARGET", 0.001)
+    capped = analyze(load("holdem_aa"), ["ante"])
+    assert capped.bets[0].hands == 3000
+    assert any("stopped at 3,000 hands" in n for n in capped.notes)
+    fixed = analyze(load("holdem_aa"), ["ante"], hands=700)
+    assert fixed.bets[0].hands == 700 and not fixed.notes
+
+
+def test_seven_calling_every_hand_returns_more_than_the_npc_way() -> None:
+    rep = analyze(load("seven"), ["main", "always_call"], hands=600, seed=5)
+    main, call = rep.bets
+    assert (main.bet, call.bet) == ("main", "always_call")
+    assert main.ci95 is not None and call.ci95 is not None
+    assert call.ci95[0] > main.ci95[1]
 
 
 # --- the command ------------------------------------------------------------------------------
@@ -279,3 +399,44 @@ def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
 
     assert b"main:" in stderr_of("seven", "--hands", "400")
     assert stderr_of("seven", "--hands", "400", "--json") == b""
+
+
+def test_cache_key_follows_code_and_definition(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.analysis import cache
+
+    monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path))
+    a = cache.cache_path("t", ["hands/deuces.py"], ("decks", 1))
+    assert a.parent == tmp_path
+    assert a == cache.cache_path("t", ["hands/deuces.py"], ("decks", 1))
+    assert a != cache.cache_path("t", ["hands/deuces.py"], ("decks", 6))
+    assert a != cache.cache_path("t", ["hands/deuces.py", "hands/core.py"], ("decks", 1))
+    calls: list[int] = []
+
+    def compute() -> dict[str, Any]:
+        calls.append(1)
+        return {"x": np.arange(3)}
+
+    assert cache.cached(a, compute)["x"].tolist() == [0, 1, 2]
+    assert cache.cached(a, compute)["x"].tolist() == [0, 1, 2] and len(calls) == 1
+    # a table that fails its check is computed again
+    assert cache.cached(a, compute, lambda z: z["x"].size == 4)["x"].size == 3
+    assert len(calls) == 2
+
+
+def test_optimal_hold_chooses_for_engine_hands() -> None:
+    from referee.analysis.draw import optimal_hold
+    from referee.cards import JOKER, parse_cards
+
+    choose = optimal_hold(FULL_PAY_DEUCES_WILD)
+    royal = parse_cards("Kh Ah Qh Th Jh")
+    assert choose(royal) == royal  # held whole, in the order given
+    # a lone deuce with nothing else: keep the deuce only (any strategy table says so)
+    junk = parse_cards("2c 7d 9s Jh 4c")
+    assert choose(junk) == parse_cards("2c")
+    # a joker is looked up as a deuce the hand does not hold: kept like one
+    with_joker = [*parse_cards("7d 9s Jh 4c"), Card(JOKER)]
+    assert choose(with_joker) == [Card(JOKER)]
+    # identical cards (a six-deck shoe) are kept as they are
+    twins = parse_cards("7d 7d 9s Jh 4c")
+    assert choose(twins) == twins

@@ -1,4 +1,4 @@
-"""Everything the bot says comes from the message catalogue (issue #14, #20).
+"""Everything the bot says comes from the message catalogue.
 
 Checked on the source, so a new sentence cannot slip in: under ``referee/`` no string literal
 outside a docstring contains Japanese (kana, kanji or full-width forms) -- sentences live in

@@ -1,4 +1,4 @@
-"""``referee hand`` through the real command (CONTRACTS.md §1)."""
+"""``referee hand`` through the real command (docs/contracts.md §1)."""
 
 from __future__ import annotations
 

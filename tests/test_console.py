@@ -1,4 +1,4 @@
-"""``referee console`` (issue 18): the real console on a random local port, over a database filled
+"""``referee console``: the real console on a random local port, over a database filled
 by replaying transcripts, driven in headless Chromium (Debian's, through Debian's chromedriver;
 ``scripts/chromium.sh``), plus the HTTP API and the exports.
 
@@ -31,10 +31,11 @@ import pytest
 from browser_helpers import chromium
 
 from referee.adapters.transcript import replay
+from referee.resources import EXAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = [
-    ROOT / "data" / "leak-example.txt",  # first: its !dismiss names the flags it raises
+    EXAMPLES / "leak-example.txt",  # first: its !dismiss names the flags it raises
     *sorted((ROOT / "tests" / "transcripts" / "service").glob("*.txt")),
     *(ROOT / "tests" / "transcripts" / "omaha" / f"{name}.txt" for name in (
         "showdown_side_pots", "showdown_world", "misdeal", "exposed_card", "exposed_hand",
@@ -259,10 +260,11 @@ def source(c: Console, sql: str, *params: Any) -> list[tuple[Any, ...]]:
         conn.close()
 
 
+@pytest.mark.browser
 def test_bank_ranking_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     body = page(browser, console, "/referee/bank_ranking")
     assert "バンク残高ランキング" in body
-    assert headers(browser)[:4] == ["順位", "プレイヤー", "残高", "ランク"]
+    assert headers(browser)[:5] == ["順位", "プレイヤー", "残高", "テーブルのチップ", "ランク"]
     expected = source(console, "SELECT player, balance FROM bank ORDER BY balance DESC, player")
     rows = cells(browser)
     known = {name for name, _ in expected}
@@ -272,16 +274,19 @@ def test_bank_ranking_in_browser(console: Console, browser: Any, tmp_path: Path)
     balances = [int(r[2]) for r in rows]
     assert balances == sorted(balances, reverse=True)
     assert rows[0][0] == "1" and rows[0][1] == expected[0][0]
+    # the transcripts end with players still seated: their chips are shown beside the bank
+    assert any(int(r[3]) > 0 for r in rows)
     shot(browser, tmp_path, "bank_ranking")
     # the bank table itself, sorted by balance, titled in Japanese
     body = page(browser, console, "/referee/bank")
     assert "バンク残高" in body and "没収ポイント" in body
 
 
+@pytest.mark.browser
 def test_player_penalties_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     expected = source(console, "SELECT kind, points, chips FROM penalties WHERE player = 'alice'"
                       " ORDER BY id DESC")
-    assert len(expected) >= 2  # a leak and an all-in FA (issue 13 charges only exact cards)
+    assert len(expected) >= 2  # a leak and an all-in FA (only cards named exactly are charged)
     body = page(browser, console, f"/referee/penalties?{q('プレイヤー')}=alice")
     assert "ペナルティ" in body
     hs = headers(browser)
@@ -305,10 +310,11 @@ def test_player_penalties_in_browser(console: Console, browser: Any, tmp_path: P
     assert "プレイヤー別の履歴" in body and "ペナルティ" in body and "バンク取引" in body
 
 
+@pytest.mark.browser
 def test_hand_page_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     conn = sqlite3.connect(console.console_db)
     (hand_id,) = conn.execute(
-        "SELECT 番号 FROM hands WHERE 公開された手札 LIKE '%マックしました（公開: Q♥）%'"
+        "SELECT 番号 FROM hands WHERE 公開された手札 LIKE '%carol Q♥（マック）%'"
         " AND ボード = '2♣ 7♦ 9♥ J♠ 3♠'").fetchone()
     conn.close()
     body = page(browser, console, f"/referee/hands/{hand_id}")
@@ -316,8 +322,8 @@ def test_hand_page_in_browser(console: Console, browser: Any, tmp_path: Path) ->
                   "終了時スタック"):
         assert label in body
     assert "2♣ 7♦ 9♥ J♠ 3♠" in body
-    assert "bobさんがオープン: K♥ K♦ 8♣ 4♣（ワンペア）" in body
-    assert "aliceさんがオープン: A♥ A♦ K♣ Q♣（ワンペア）" in body
+    assert "bob K♥ K♦ 8♣ 4♣（ワンペア）" in body
+    assert "alice A♥ A♦ K♣ Q♣（ワンペア）" in body
     assert "メインポット 1,466 → alice 1,466" in body
     assert "サイドポット1 200 → bob 200" in body
     assert "alice 1,466, bob 9,600, carol 9,400" in body
@@ -329,6 +335,7 @@ def test_hand_page_in_browser(console: Console, browser: Any, tmp_path: Path) ->
     assert "フロップ: 2♣ 7♦ 9♥" in body and "あなたの手札" not in body
 
 
+@pytest.mark.browser
 def test_write_refused_in_browser(console: Console, browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By

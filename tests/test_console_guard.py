@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from referee.adapters.transcript import replay
+from referee.resources import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
 pytest.importorskip("datasette")
@@ -36,7 +37,7 @@ def console_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("guard")
     db = tmp / "referee.db"
     with open(os.devnull, "w") as sink, contextlib.closing(sink):
-        replay(ROOT / "data" / "omaha-example.txt", db=db, out=sink)
+        replay(EXAMPLES / "omaha-example.txt", db=db, out=sink)
     build(db, tmp / "console.db")
     return tmp / "console.db"
 

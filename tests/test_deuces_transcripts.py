@@ -3,7 +3,7 @@ the settle rows and payouts, bonus payouts and the bonus area, jokers, all-in an
 rejected actions and dealing mistakes, and the final stacks. The expected numbers are worked out
 by hand from the pay tables in the transcripts' comments, not read back from the engine, and
 live in each transcript as its ``## expect`` / ``## absent`` / ``## exactly`` / ``## final`` lines,
-in the one format of tests/transcript_expect.py (issue #20). A Python list of a kind of event
+in the one format of tests/transcript_expect.py. A Python list of a kind of event
 (every settle, every rejected line …) is pinned there element by element, in order, with an
 ``## exactly KIND`` line so that no other event of that kind may appear.
 

@@ -1,4 +1,4 @@
-"""Leak and interference judgement end to end (issue #13): innocent talk is never penalised,
+"""Leak and interference judgement end to end: innocent talk is never penalised,
 real leaks are flagged (only a hidden card named in card notation is penalised at once), one
 penalty per player per hand, and ``!dismiss`` gives the points back with a reversing entry."""
 

@@ -1,4 +1,4 @@
-"""One property for every game (issue #20): a refusal leaves no trace.
+"""One property for every game: a refusal leaves no trace.
 
 Random tables of each game (``referee.rules.create``) play random hands dealt by the engine's
 own ``draw_deal``: random messages from a pool of phrasings read by the real parser (most of

@@ -1,4 +1,4 @@
-"""Events are a closed set of typed kinds (issue #20): every event any transcript produces is an
+"""Events are a closed set of typed kinds: every event any transcript produces is an
 instance of the one class registered for its kind, and its JSON (the replay's and the store's
 serialisation) reads back, through :func:`referee.rules.registry.parse_event`, as an equal event."""
 

@@ -1,4 +1,4 @@
-"""The Japanese guides cover every command and every game (issue #14): a command added to the
+"""The Japanese guides cover every command and every game: a command added to the
 registry without a line in the guides fails here."""
 
 from __future__ import annotations

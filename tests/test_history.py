@@ -175,7 +175,7 @@ def test_hand_command_answers() -> None:
     d.hand()
     out = d.say("zed", "!hand 1")
     texts = [e.text for e in out if e.event == "say"]  # type: ignore[attr-defined]
-    assert texts[0].startswith("ハンド#1") and any("結果" in t for t in texts)
+    assert "ハンド#1 " in texts[0] and any("結果" in t for t in texts)
     for bad in ("!hand", "!hand x", "!hand 99", "!ハンド 99"):
         out = d.say("zed", bad)
         assert len([e for e in out if e.event == "say"]) == 1

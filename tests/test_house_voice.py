@@ -1,4 +1,4 @@
-"""The dealer's voice in the house games, checked on whole hands through the service (#14).
+"""The dealer's voice in the house games, checked on whole hands through the service.
 
 For ``holdem_aa``, ``seven`` and ``deuces``, random tables play whole hands by chat messages
 (``referee.service.Referee``, the real parser): every time the table starts waiting for a

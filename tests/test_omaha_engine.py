@@ -1,10 +1,10 @@
 """The omaha engine driven directly (real engine, real definitions, real evaluator; no mocks).
 
-One test per rule of RULES.md `omaha` that the engine decides: pot-limit arithmetic (the seed's two
-examples), resolution and refusals, blinds and the button, short all-ins, side pots, rake, showdown
-order, odd chips, conversion, hand bonus, bankruptcy, World newcomers, every flying-action case,
-the operations and the dealing-mistake procedures; then property tests (chip conservation, refused
-actions leave no trace).
+One test per rule of docs/rules.md `omaha` that the engine decides: pot-limit arithmetic
+(the seed's two examples), resolution and refusals, blinds and the button, short all-ins, side
+pots, rake, showdown order, odd chips, conversion, hand bonus, bankruptcy, World newcomers, every
+flying-action case, the operations and the dealing-mistake procedures; then property tests (chip
+conservation, refused actions leave no trace).
 """
 
 from __future__ import annotations
@@ -535,7 +535,7 @@ def test_fa_call_still_valid_is_applied() -> None:
 
 def test_a_refused_flying_fold_is_not_counted() -> None:
     """A flying fold that shows cards the player does not hold is refused whole: no count, no
-    fold (the check used to come after the count)."""
+    fold (the cards are checked before the flying action is counted)."""
     eng = table(3)
     deal(eng, {"alice": "Ah Ad Kc Qc"})
     assert "一致しません" in refused(eng, "alice", "fold", cards=["2s"])

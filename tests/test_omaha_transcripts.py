@@ -1,8 +1,8 @@
 """omaha end to end: every transcript in tests/transcripts/omaha/ is replayed through the real
 service pipeline (parser, resolution, engine), exactly as ``referee replay`` does.
 
-Each ``NAME.txt`` ends with its expectations, written by hand from RULES.md (the arithmetic is in
-the transcript's ``##`` comments above them), in the one format of tests/transcript_expect.py:
+Each ``NAME.txt`` ends with its expectations, written by hand from docs/rules.md (the arithmetic is
+in the transcript's ``##`` comments above them), in the one format of tests/transcript_expect.py:
 - ``## expect KIND key=value …``: partial events (only the keys given are compared) that must
   appear in this order;
 - ``## absent KIND key=value …``: partial events that must not appear at all;
@@ -42,7 +42,7 @@ def test_every_transcript_has_expectations() -> None:
     assert len(CASES) >= 20
     for name in CASES:
         assert parse((DIR / f"{name}.txt").read_text(encoding="utf-8")), name
-    assert not list(DIR.glob("*.json")), "expectations live in the transcript (issue #20)"
+    assert not list(DIR.glob("*.json")), "expectations live in the transcript"
 
 
 def test_rejected_actions_change_nothing() -> None:

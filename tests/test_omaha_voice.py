@@ -1,4 +1,4 @@
-"""The dealer's voice in omaha, checked on whole hands through the service (#14), as
+"""The dealer's voice in omaha, checked on whole hands through the service, as
 tests/test_house_voice.py does for the house games: whenever the table starts waiting for a
 player's decision, the messages that started the wait include a room line naming the player and
 the choices; every accepted message is acknowledged in the room by a line naming the player

@@ -1,5 +1,5 @@
-"""referee.parse: CONTRACTS.md §2 on the shared corpus, on the variants players really type, and
-on anything at all (hypothesis)."""
+"""referee.parse: docs/contracts.md §2 on the development corpus (tests/corpus/parse-dev.jsonl), on
+the variants players really type, and on anything at all (hypothesis)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from referee.parse import MAX_ACTION_CHARS, clear_caches, normalize, parse
 
-CORPUS = Path(__file__).parents[2] / "shared" / "corpus" / "parse-dev.jsonl"
+CORPUS = Path(__file__).parent / "corpus" / "parse-dev.jsonl"
 GAMES = ("omaha", "holdem_aa", "seven", "deuces")
 
 
@@ -457,7 +457,6 @@ ADVICE = [
     "チェックでよかったのに",
     "取り消したほうがいい",
     "押しすぎ",
-    "fold pls",
 ]
 
 
@@ -675,6 +674,12 @@ def test_skeleton_parse_equals_direct_parse(text: str, game: str) -> None:
         bare = decor.strip(nfkc(text).lstrip())
         core = _strip_tail(bare) if bare else ""
         direct = _parse_skeleton.__wrapped__(core, game) if core else None
+    if direct is None:  # then the repaired text and the clause reader: as parse, uncached
+        from referee.parse import _parse
+
+        again = _parse(text, game).to_json()
+        direct = None if again["kind"] != "action" else {
+            k: v for k, v in again.items() if k not in ("kind", "hand_info", "advice")}
     if direct is None:
         assert got.kind == "chat"
     else:

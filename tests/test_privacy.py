@@ -22,11 +22,12 @@ import pytest
 from referee.adapters.transcript import TranscriptError, read
 from referee.cards import Card, parse_cards
 from referee.flags import named_cards
+from referee.resources import EXAMPLES
 from referee.service import Referee
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = sorted(
-    {*ROOT.glob("tests/**/*.txt"), *ROOT.glob("data/*.txt")}, key=lambda p: str(p)
+    {*ROOT.glob("tests/**/*.txt"), *EXAMPLES.glob("*.txt")}, key=lambda p: str(p)
 )
 
 

@@ -19,6 +19,7 @@ from referee.events import (
     Flag,
     FlagDecided,
     HandEnd,
+    HandSeats,
     HandStart,
     Penalty,
 )
@@ -39,14 +40,16 @@ def db(tmp_path: Path) -> Path:
         save(1, [BankChange(player="alice", delta=30000, balance=30000, reason="grant"),
                  BankChange(player="bob", delta=20000, balance=20000, reason="grant")],
              [LedgerEntry("alice", 30000, "grant", 0), LedgerEntry("bob", 20000, "grant", 1)])
-        save(2, [HandStart(hand=1, button=1)])
+        save(2, [HandStart(hand=1, button=1),
+                 HandSeats(hand=1, game="omaha", seats=[], table=1)])
         save(3, [Flag(id=1, player="bob", kind="information_leak", text="俺Aある",
                       confidence="high")])
         save(4, [FlagDecided(id=1, decision="confirmed", by="dealer"),
                  Penalty(player="bob", kind="information_leak", points=1000)],
              [LedgerEntry("bob", -1000, "penalty:information_leak", 1)])
         save(5, [HandEnd(hand=1, stacks={"alice": 3100, "bob": 0})])
-        save(6, [HandStart(hand=1, button=1), HandEnd(hand=1, stacks={"carol": 500})],
+        save(6, [HandStart(hand=1, button=1), HandSeats(hand=1, game="deuces", seats=[], table=2),
+                 HandEnd(hand=1, stacks={"carol": 500})],
              room="!deuces:example.org")
         save(7, [Flag(id=2, player="alice", kind="interference", text="それ下手",
                       confidence="low")])
@@ -60,9 +63,10 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, Any]]:
 
 def test_bank(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "--db", str(db), "bank") == [
-        {"player": "alice", "balance": 30000}, {"player": "bob", "balance": 19000}]
+        {"player": "alice", "balance": 30000, "at_table": 0},
+        {"player": "bob", "balance": 19000, "at_table": 0}]
     assert run(capsys, "--db", str(db), "bank", "--player", "bob") == [
-        {"player": "bob", "balance": 19000}]
+        {"player": "bob", "balance": 19000, "at_table": 0}]
     assert run(capsys, "--db", str(db), "bank", "--player", "nobody") == []
 
 
@@ -89,10 +93,10 @@ def test_flags(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_hands(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = run(capsys, "--db", str(db), "hands")
     assert rows == [
-        {"room": ROOM, "hand": 1, "button": 1, "stacks": {"alice": 3100, "bob": 0},
-         "started": "m2", "ended": "m5"},
-        {"room": "!deuces:example.org", "hand": 1, "button": 1, "stacks": {"carol": 500},
-         "started": "m6", "ended": "m6"},
+        {"room": ROOM, "table": 1, "game": "omaha", "hand": 1, "button": 1,
+         "stacks": {"alice": 3100, "bob": 0}, "started": "m2", "ended": "m5"},
+        {"room": "!deuces:example.org", "table": 2, "game": "deuces", "hand": 1,
+         "button": 1, "stacks": {"carol": 500}, "started": "m6", "ended": "m6"},
     ]
     assert [r["room"] for r in run(capsys, "--db", str(db), "hands", "--player", "carol")] == [
         "!deuces:example.org"]
@@ -101,11 +105,11 @@ def test_hands(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_text_output(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["records", "--db", str(db), "hands", "--player", "bob"])
     out = capsys.readouterr().out.splitlines()
-    assert out == [f'room={ROOM}  hand=1  button=1  stacks={{"alice": 3100, "bob": 0}}'
-                   "  started=m2  ended=m5"]
+    assert out == [f'room={ROOM}  table=1  game=omaha  hand=1  button=1'
+                   '  stacks={"alice": 3100, "bob": 0}  started=m2  ended=m5']
     main(["records", "--db", str(db), "bank"])
     assert capsys.readouterr().out.splitlines() == [
-        "player=alice  balance=30000", "player=bob  balance=19000"]
+        "player=alice  balance=30000  at_table=0", "player=bob  balance=19000  at_table=0"]
 
 
 def test_ledger_kind_in_the_library(db: Path) -> None:

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from referee.cli import main
+from referee.resources import EXAMPLES
 from referee.store import records
 
 ROOT = Path(__file__).resolve().parent.parent
-LEAKS = ROOT / "data" / "leak-example.txt"
+LEAKS = EXAMPLES / "leak-example.txt"
 
 
 def referee(*argv: str) -> str:
@@ -72,7 +73,8 @@ def test_replayed_records(db: Path) -> None:
     bank = {r["player"]: r["balance"] for r in rows(db, "bank")}
     assert bank
     for player, balance in bank.items():
-        assert rows(db, "bank", "--player", player) == [{"player": player, "balance": balance}]
+        assert [{k: r[k] for k in ("player", "balance")} for r in rows(
+            db, "bank", "--player", player)] == [{"player": player, "balance": balance}]
     for p in penalties:
         ledger = records(db, "ledger", player=p["player"])
         assert any(r["delta"] == -p["points"] and r["event"] == "penalty" for r in ledger)

@@ -1,4 +1,4 @@
-"""Private messages (issue #15, attack 4): the one routing rule (referee.routing) and the
+"""Private messages: the one routing rule (referee.routing) and the
 service's refusals -- a table is never opened from a private message, and a table command with
 no table chosen is refused with a reason, privately."""
 

@@ -1,4 +1,4 @@
-"""Chat commands (CONTRACTS.md §4) through the service: permissions, the bank and its ledger,
+"""Chat commands (docs/contracts.md §4) through the service: permissions, the bank and its ledger,
 tables opened and closed, live deals recorded so a rebuild replays the same cards."""
 
 from __future__ import annotations

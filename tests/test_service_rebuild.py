@@ -16,12 +16,13 @@ import pytest
 
 from referee.adapters.transcript import read, replay, run
 from referee.outcome import Incoming
+from referee.resources import EXAMPLES
 from referee.service import Referee
 from referee.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = sorted(
-    [*ROOT.glob("data/*.txt"), *ROOT.glob("tests/transcripts/service/*.txt")], key=str
+    [*EXAMPLES.glob("*.txt"), *ROOT.glob("tests/transcripts/service/*.txt")], key=str
 )
 
 pytest.importorskip("referee.parse")
@@ -83,7 +84,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
     same inputs and events as one uninterrupted run (the output of a killed run may miss the
     events of the line it was killed on; the database may not)."""
     path = tmp_path / "long.txt"
-    body = (ROOT / "data" / "leak-example.txt").read_text(encoding="utf-8")
+    body = (EXAMPLES / "leak-example.txt").read_text(encoding="utf-8")
     # long enough that the kills land mid-run: many bank grants after the hand
     path.write_text(body + "\n".join(
         f"[22:{i // 60 % 60:02d}:{i % 60:02d}] dealer: !grant @alice {i + 1}" for i in range(1500)
@@ -137,7 +138,7 @@ def test_resume_warns_when_the_rebuild_does_not_reproduce_the_bank() -> None:
 
 
 def test_transcripts_sharing_a_header_both_run_against_one_database(tmp_path: Path) -> None:
-    a = ROOT / "data" / "omaha-example.txt"
+    a = EXAMPLES / "omaha-example.txt"
     header = [ln for ln in a.read_text(encoding="utf-8").splitlines() if ln.startswith("#")]
     b = tmp_path / "b.txt"
     b.write_text("\n".join([*header, "[21:00:01] alice: フォールド", "[21:00:02] bob: フォールド"])
@@ -148,4 +149,15 @@ def test_transcripts_sharing_a_header_both_run_against_one_database(tmp_path: Pa
     replay(a, db, io.StringIO())
     out = io.StringIO()
     replay(b, db, out)
-    assert out.getvalue() == fresh.getvalue() != ""
+
+    def play(text: str) -> list[dict[str, object]]:
+        """The events but the tables' numbers (the database's second table is number 2, and
+        its '# table:' closes the first)."""
+        import json
+
+        evs = [json.loads(line) for line in text.splitlines()]
+        return [{k: v for k, v in e.items() if not (e["event"] == "hand_seats" and k == "table")}
+                for e in evs if e["event"] not in ("table_open", "table_close")]
+
+    assert play(out.getvalue()) == play(fresh.getvalue()) != []
+    assert '"table_open","table":2' in out.getvalue()

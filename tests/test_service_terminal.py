@@ -11,6 +11,7 @@ import pytest
 
 from referee.adapters.terminal import Terminal, render, serve
 from referee.events import Say
+from referee.lang.catalog import text as msg
 from referee.service import Referee
 from referee.store import Store
 
@@ -53,6 +54,21 @@ def test_session_prints_says_and_refuses_bad_lines_politely() -> None:
     assert ref.tables["terminal"].engine.stacks() == {"alice": 9980, "bob": 9980}
 
 
+def test_the_banner_and_help_explain_private_messages() -> None:
+    """The chat rooms have private messages of their own; at the terminal the syntax is
+    ``alice (dm): …``, said in the banner and after a bare !help (to whoever asked)."""
+    assert "(dm):" in msg("terminal.banner")
+    assert "(dm):" in msg("terminal.help_private")
+    term = Terminal(Referee(moderators=["dealer"]))
+    note = Say(to="room", text=msg("terminal.help_private"))
+    events = term.line("dealer: !help")
+    assert [e for e in events if isinstance(e, Say)][-1] == note
+    assert term.line("dealer: ！ヘルプ")[-1] == note  # any alias, any width
+    assert term.line("alice (dm): !help")[-1] == Say(to="alice", text=note.text)
+    assert note not in term.line("dealer: !help sit")  # one command's help: no note
+    assert note not in term.line("dealer: help me")
+
+
 def test_restart_rebuilds_the_table_from_the_database(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     with Store(db) as store:
@@ -81,7 +97,7 @@ def test_referee_play_command_persists_across_runs(tmp_path: Path) -> None:
     assert "ハンド中ではありません" not in r2.stdout
     assert "[bot] aliceさんのバンク残高: 0P" in r2.stdout
     with Store(db) as store:
-        assert len(store.inputs()) == 9
+        assert len(store.inputs()) == 10  # and the moderator's config input
 
 
 def test_a_quiet_terminal_ticks_the_action_clock() -> None:

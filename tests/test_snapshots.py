@@ -1,4 +1,4 @@
-"""Snapshots (issue #21): a restart goes on from the newest snapshot and re-runs only the inputs
+"""Snapshots: a restart goes on from the newest snapshot and re-runs only the inputs
 after it, reaching exactly the state a full re-run reaches; an unusable snapshot (corrupted,
 taken by another version) falls back to the full re-run with a warning; memory does not collect
 the ids of the history it re-runs."""

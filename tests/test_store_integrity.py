@@ -1,4 +1,4 @@
-"""Integrity and back-ups (issue 15, item 5) on real SQLite files and the real ``referee``
+"""Integrity and back-ups on real SQLite files and the real ``referee``
 command: a corrupted page makes every command stop with one line (exit 2), ``check`` tells a
 sound database from damaged books, and a back-up taken while the database is written is a
 consistent copy that passes ``check`` and holds every committed input."""
@@ -7,21 +7,25 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 from crash_transcript import omaha_transcript
 
+from referee.resources import EXAMPLES
 from referee.store import Store
 from referee.store.integrity import Backups, backup, check
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "data" / "omaha-example.txt"
+EXAMPLE = EXAMPLES / "omaha-example.txt"
 
 
 def referee(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -33,8 +37,8 @@ def make_db(tmp: Path, hands: int = 30) -> tuple[Path, Path]:
     transcript = tmp / "t.txt"
     transcript.write_text(omaha_transcript(hands, seed=3), encoding="utf-8")
     db = tmp / "r.db"
-    r = referee("replay", "--db", str(db), str(transcript))
-    assert r.returncode == 0, r.stderr
+    code, _, err = run_cli(["replay", "--db", str(db), str(transcript)])  # in-process: setup only
+    assert code == 0, err
     return db, transcript
 
 
@@ -184,11 +188,17 @@ def test_backup_while_a_bot_style_writer_commits(tmp_path: Path) -> None:
 
 def test_backups_rotate(tmp_path: Path) -> None:
     db, _ = make_db(tmp_path, hands=2)
-    b = Backups(db, tmp_path / "bk", every=0.2, keep=3)
+    now = [1000.0]  # the injected clocks: monotonic seconds, and the wall time naming copies
+    start = datetime(2026, 12, 1, 8, 30, tzinfo=UTC)
+    b = Backups(db, tmp_path / "bk", every=3600, keep=3, clock=lambda: now[0],
+                wall=lambda: start + timedelta(seconds=now[0]))
     assert not Backups(db, every=0).due()
     made = []
     for _ in range(5):
-        time.sleep(0.21)
+        assert not b.due()
+        now[0] += 3599.9
+        assert not b.due()
+        now[0] += 0.1
         assert b.due()
         made.append(b.run())
         assert not b.due()
@@ -198,6 +208,21 @@ def test_backups_rotate(tmp_path: Path) -> None:
         assert check(p).ok
     with pytest.raises(ValueError):
         Backups(db, keep=0)
+
+
+def test_backup_into_a_directory_named_with_a_trailing_slash(tmp_path: Path) -> None:
+    """``referee backup --db D backups/``: a directory that does not exist yet, named as a shell
+    user names one, gets a dated copy inside it -- not a file called ``backups``."""
+    db, _ = make_db(tmp_path, hands=2)
+    dest = tmp_path / "backups"
+    code, out, err = run_cli(["backup", "--db", str(db), f"{dest}/"])
+    assert code == 0, err
+    files = list(dest.iterdir())
+    assert dest.is_dir() and len(files) == 1 and str(files[0]) in out
+    assert re.fullmatch(r"r-\d{8}T\d{6}\.\d{3}Z\.db", files[0].name) and check(files[0]).ok
+    # without the slash a new name is the copy's file name, as before
+    code, _, err = run_cli(["backup", "--db", str(db), str(tmp_path / "copy.db")])
+    assert code == 0 and (tmp_path / "copy.db").is_file() and check(tmp_path / "copy.db").ok
 
 
 def test_backup_command_into_a_directory(tmp_path: Path) -> None:
@@ -213,7 +238,7 @@ def test_backup_command_into_a_directory(tmp_path: Path) -> None:
 
 
 def test_check_snapshots_against_a_full_rerun(tmp_path: Path) -> None:
-    """``check --snapshots`` (issue 21, slow, on demand): the newest snapshot plus the tail must
+    """``check --snapshots`` (slow, on demand): the newest snapshot plus the tail must
     equal a full re-run of the log; a snapshot that disagrees makes it exit 1 naming what."""
     import pickle
 

@@ -1,4 +1,4 @@
-"""The Matrix formatting of cards reads on Element's light and dark themes (issue #14): a hand
+"""The Matrix formatting of cards reads on Element's light and dark themes: a hand
 message as the bot formats it (:func:`referee.adapters.matrix_render.render`) is rendered by
 headless Chromium (Debian's, as the console's browser tests) on each theme's background and text
 colour, screenshotted, and every card glyph's pixels are measured: the glyph's strongest colour
@@ -40,6 +40,9 @@ def _luminance(rgb: tuple[int, int, int]) -> float:
 def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
     hi, lo = sorted([_luminance(a), _luminance(b)], reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")

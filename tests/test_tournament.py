@@ -1,4 +1,4 @@
-"""Omaha tournaments and max buy-in tables (issue #19): transcripts written by hand from the
+"""Omaha tournaments and max buy-in tables: transcripts written by hand from the
 rulings in referee/rules/tournament.py, and a property test over random tournaments."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The transcript format of CONTRACTS.md §3: what each line becomes, and malformed lines refused
-with their line number (before anything runs)."""
+"""The transcript format of docs/contracts.md §3: what each line becomes, and malformed lines
+refused with their line number (before anything runs)."""
 
 from __future__ import annotations
 

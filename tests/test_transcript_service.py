@@ -1,6 +1,6 @@
 """The service's behaviours, end to end through transcripts (tests/transcripts/service/*.txt and
-the samples in data/): commands and permissions, flags and penalties into the ledger, rejected
-actions, spectators, and the ``referee replay`` command itself."""
+the samples in referee/examples/): commands and permissions, flags and penalties into the
+ledger, rejected actions, spectators, and the ``referee replay`` command itself."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from event_helpers import of
 from event_helpers import says as room_says
 
 from referee.adapters.transcript import TranscriptError, read, replay_events, run
+from referee.resources import EXAMPLES
 from referee.service import Referee
 
 pytest.importorskip("referee.parse")
@@ -24,7 +25,7 @@ DIR = ROOT / "tests" / "transcripts" / "service"
 
 
 def events(name: str, ref: Referee | None = None) -> list[dict[str, Any]]:
-    path = DIR / name if (DIR / name).exists() else ROOT / "data" / name
+    path = DIR / name if (DIR / name).exists() else EXAMPLES / name
     return [e.to_json() for e in replay_events(path, referee=ref)]
 
 
@@ -131,7 +132,7 @@ def test_the_readme_example_runs_to_the_showdown() -> None:
 
 def test_replay_cli_prints_json_lines(tmp_path: Path) -> None:
     r = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "replay", str(ROOT / "data" / "leak-example.txt")],
+        [sys.executable, "-m", "referee.cli", "replay", str(EXAMPLES / "leak-example.txt")],
         capture_output=True, text=True, timeout=60, encoding="utf-8",
     )
     assert r.returncode == 0, r.stderr
@@ -214,7 +215,8 @@ def test_private_messages_are_answered_privately_and_never_act() -> None:
     assert of(evs, "say", to="alice")[-2:] == [
         {"event": "say", "to": "alice", "text": "アクションはテーブルのルームで宣言してください"
                                                 "（個別メッセージでは受け付けません）。"},
-        {"event": "say", "to": "alice", "text": "あなたの手札: A♥ K♥ Q♦ J♦"},
+        {"event": "say", "to": "alice", "text": "あなたの手札: A♥ K♥ Q♦ J♦",
+         "cards": ["Ah", "Kh", "Qd", "Jd"]},
     ]
     assert of(evs, "say", to="zed") == [
         {"event": "say", "to": "zed", "text": "現在のハンドに参加していません。"}]

@@ -44,21 +44,15 @@ def test_a_board_card_sent_privately_before_the_flop_fails(omaha: list[dict[str,
     rev = next(e for e in evs if e["event"] == "deal_reveal" and e["hand"] == 1)
     river = rev["dealt"]["board"][4]  # never shown in the room before the hand ended
     start = next(i for i, e in enumerate(evs) if e["event"] == "hand_start" and e["hand"] == 1)
-    hole = next(e for e in evs[start:] if e["event"] == "say" and e["to"] != "room")
-    leak = dict(hole)
-    pretty = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
-    rank = "10" if river[0] == "T" else river[0]
-    leak["text"] = f"（ボード予定: {rank}{pretty[river[1]]}）"
-    evs.insert(evs.index(hole) + 1, leak)
+    hole = next(e for e in evs[start:] if e["event"] == "say" and e["to"] != "room"
+                and e.get("cards"))
+    evs.insert(evs.index(hole) + 1, dict(hole, text="(the river to come)", cards=[river]))
     with pytest.raises(Discrepancy, match="before it was dealt"):
         verify(evs)
-    # the same card sent after the room saw it is no leak (it is on the board)
-    flop_at = next(i for i, e in enumerate(evs) if e["event"] == "say" and e["to"] == "room"
-                   and e["text"].startswith("フロップ"))
-    flop_card = evs[flop_at]["text"].split(":", 1)[1].split()[0]
-    late = dict(hole, text=f"（ボード: {flop_card}）")
+    # the same kind of message after the room saw the card is no leak (it is on the board)
     evs2 = copy.deepcopy(omaha)
-    at = next(i for i, e in enumerate(evs2) if e["event"] == "say" and e["to"] == "room"
-              and e["text"].startswith("フロップ"))
-    evs2.insert(at + 1, late)
+    at = next(i for i, e in enumerate(evs2) if e["event"] == "board" and e.get("hand", 1) == 1)
+    flop_card = evs2[at]["cards"][0]
+    hole2 = next(e for e in evs2 if e["event"] == "say" and e["to"] != "room" and e.get("cards"))
+    evs2.insert(at + 1, dict(hole2, text="(the board)", cards=[flop_card]))
     assert verify(evs2) == 3

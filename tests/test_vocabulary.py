@@ -1,20 +1,17 @@
-"""Vocabulary is data (issue #20): the words live in grammar/, and every reader derives its
+"""Vocabulary is data: the words live in grammar/, and every reader derives its
 patterns from the same tables -- the card and suit table most of all."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from referee import cards, flags, lexicon, parse
 from referee.hands import CLASSES, NAMES
 from referee.lang import vocab
-from referee.lang.catalog import messages
 from referee.lang.normalize import fold
-
-GRAMMAR = Path(__file__).resolve().parents[1] / "grammar"
+from referee.resources import GRAMMAR
 
 
 def test_the_grammar_card_terminal_is_the_card_table() -> None:
@@ -95,23 +92,3 @@ def test_every_vocabulary_file_loads() -> None:
     for key in ("trailing", "separators", "clause", "command_word_strip", "amount_glue"):
         assert vocab.marks(key)
     re.compile(vocab.marks("clause"))
-
-
-def test_the_history_reads_the_lines_its_templates_describe() -> None:
-    from referee import history
-
-    line = messages()["seen_open"].format(name="alice") + "A♠ K♥"
-    m = history._OPEN_RE.match(line)
-    assert m is not None and m["name"] == "alice"
-
-
-def test_the_verifier_reads_seven_deal_lines() -> None:
-    from referee import verify
-
-    seat = messages()["seen_seven_seat"]
-    player = messages()["seen_seven_player"].format(name="bob")
-    m = verify._SEVEN_LINE.match(seat.format(seat=3, who=player, cards="A♠ K♥"))
-    assert m is not None and m["name"] == "bob" and m["cards"] == "A♠ K♥"
-    dealer = seat.format(seat=1, who=messages()["seen_seven_dealer"], cards="JK")
-    d = verify._SEVEN_LINE.match(dealer)
-    assert d is not None and d["dealer"] and d["cards"] == "JK"

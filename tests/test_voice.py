@@ -1,4 +1,4 @@
-"""The dealer's voice in the house games (issue #14), over every house-game transcript: no
+"""The dealer's voice in the house games, over every house-game transcript: no
 result id (win, lose, push, dq, dealer_fold) in any room text; every accepted action is
 acknowledged in one line right away; in seven, every action-round decision is prompted first,
 naming the player and the choices with their cost."""

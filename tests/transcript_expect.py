@@ -1,4 +1,4 @@
-"""The one expectation format of the transcript tests (issue #20): ``##`` comment lines inside
+"""The one expectation format of the transcript tests: ``##`` comment lines inside
 the transcript itself, read by :func:`parse` and checked against the replayed events (CONTRACTS
 §3 dicts, ``ev.to_json()``) by :func:`check`. A plain module (``from transcript_expect import
 …``), not a conftest: tests/irc and tests/matrix have their own conftests.

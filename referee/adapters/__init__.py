@@ -58,6 +58,7 @@ def resume(referee: Referee, store: ResumableStore) -> list[str]:
     referee.persistence = store  # before the re-run: the store knows the processed ids
     counted = _Counted(store.stream_inputs(after))
     referee.rebuild(counted)
+    referee.record_configuration()  # the moderators it runs with: an input of their own
     fresh = after == 0 or counted.n > RESNAPSHOT_AFTER
     if counted.n and fresh:
         store.put_snapshot(*referee.snapshot())
@@ -86,7 +87,7 @@ class _Counted:
 
 
 def snapshot_differences(store: ResumableStore) -> list[str]:
-    """``referee check``'s slow test (issue 21): the newest snapshot plus the inputs after it
+    """``referee check``'s slow test: the newest snapshot plus the inputs after it
     against a full re-run of every input. [] when they agree (or there is no snapshot); else one
     line per part of the state that differs."""
     snap = store.latest_snapshot()

@@ -195,7 +195,7 @@ class Delivery:
 
     async def _flush(self) -> None:
         """Each room's messages in order, the rooms side by side: a slow or rate-limited room
-        (a DM waiting out a 429) never delays another table's replies (issue 21)."""
+        (a DM waiting out a 429) never delays another table's replies."""
         by_room: dict[str, list[tuple[int, str, int, dict[str, Any]]]] = {}
         for seq, input_id, idx, room_id, content in self.state.unsent():
             by_room.setdefault(room_id, []).append((seq, input_id, idx, content))

@@ -15,7 +15,7 @@ from typing import Any
 # A four-colour deck that reads on light and dark themes alike: each colour has a contrast of at
 # least 3.9:1 against both Element's light (#ffffff) and dark (#15191e) backgrounds (WCAG asks
 # 3:1 for bold text). Spades are not coloured at all: they take the theme's own text colour, so
-# they never turn black on black (issue #14). Tests check the contrast figures.
+# they never turn black on black. Tests check the contrast figures.
 SUIT_COLOURS = {"♥": "#db3b3b", "♦": "#1c7ed6", "♣": "#2b8a3e"}
 _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♠♥♦♣])")
 _MXID = re.compile(r"@([a-z0-9._=\-/+]+):([A-Za-z0-9.\-]+(?::[0-9]+)?)")

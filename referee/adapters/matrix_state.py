@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS matrix_outbox (
     event_id TEXT,                 -- set once sent
     UNIQUE (input_id, idx)
 );
--- What the flush reads (issue 21): the unsent rows only, whatever the outbox ever held.
+-- What the flush reads: the unsent rows only, whatever the outbox ever held.
 CREATE INDEX IF NOT EXISTS matrix_outbox_unsent ON matrix_outbox(seq) WHERE event_id IS NULL;
 -- Events held back because one before them in the same room cannot be decrypted yet (its key
 -- has not arrived): processed in order once it can, or once it is given up on.
@@ -120,7 +120,7 @@ class BotState:
         self.conn.execute("UPDATE matrix_outbox SET event_id = ? WHERE seq = ?", (event_id, seq))
 
     def prune_sent(self) -> int:
-        """Forget the replies already delivered (issue 21: the outbox must not grow with every
+        """Forget the replies already delivered (the outbox must not grow with every
         reply ever sent). Called once a sync batch is complete: its inputs and every earlier
         one will never be delivered again, so nothing can re-queue a pruned reply."""
         return self.conn.execute("DELETE FROM matrix_outbox WHERE event_id IS NOT NULL").rowcount

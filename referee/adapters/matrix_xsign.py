@@ -1,4 +1,4 @@
-"""Cross-signing for the bot's own account (issue #22).
+"""Cross-signing for the bot's own account.
 
 Element (and every client on matrix-sdk-crypto) trusts a device when its owner's cross-signing
 identity signed it: without one, each bot message carries a red shield, and a player in

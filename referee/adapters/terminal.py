@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING, TextIO
 
 from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.transcript import _DIRECTIVE, _MESSAGE, Reader
+from referee.definitions import GAME_IDS
 from referee.events import Event, Say
 from referee.inputs import Directive, Input, Message, Tick
 from referee.lang.catalog import text as msg
+from referee.parse import parse
 from referee.service import DirectiveError, Referee
 
 if TYPE_CHECKING:
@@ -105,7 +107,19 @@ class Terminal:
         inp = Message(input_id, self.room, m.group("name"), m.group("text"),
                       time.time() if now is None else now, m.group("dm") is not None)
         out = self.referee.process(inp)
-        return out.events if out is not None else []
+        events = out.events if out is not None else []
+        if _is_help(m.group("text"), self.reader.game):
+            # the chat rooms have private messages of their own; here the syntax is ours
+            to = m.group("name") if m.group("dm") is not None else "room"
+            events = [*events, Say(to=to, text=msg("terminal.help_private"))]
+        return events
+
+
+def _is_help(text: str, game: str | None) -> bool:
+    """Whether ``text`` is a bare ``!help`` (any alias or width): the command list, which the
+    terminal follows with how to write a private message."""
+    parsed = parse(text, game or GAME_IDS[0])
+    return parsed.command == "help" and not parsed.args
 
 
 def _error(text: str) -> Event:

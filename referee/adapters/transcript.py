@@ -1,5 +1,5 @@
-"""Transcripts (CONTRACTS.md §3): read the file, run every line through the same pipeline as the
-live bot, print JSON Lines events.
+"""Transcripts (docs/contracts.md §3): read the file, run every line through the same pipeline as
+the live bot, print JSON Lines events.
 
 The whole file is read and checked before anything runs, so a malformed transcript fails with
 one line naming the line number and prints nothing. Rule violations are events, not failures.
@@ -317,7 +317,7 @@ def replay_events(
 
 
 def event_line(ev: Event) -> str:
-    """One JSON Lines line of the replay's output (CONTRACTS §3)."""
+    """One JSON Lines line of the replay's output (docs/contracts.md §3)."""
     return event_json(ev) + "\n"
 
 

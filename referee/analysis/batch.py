@@ -1,85 +1,300 @@
 """Batch (numpy) hand evaluation: the referee's own keys for millions of hands at once.
 
-Nothing here decides what a hand is worth: every lookup table is filled by the referee's own
-evaluators (:func:`referee.hands.standard.key_from_cards` for rank multisets, the flush table of
-:mod:`referee.hands.standard`, :func:`referee.hands.deuces_key` for deuces hands), so a batch key
-is the very key :func:`referee.hands.best5_key` / :func:`referee.hands.deuces_key` return
-(tests/test_analysis.py checks that on random hands).
+Nothing here decides what a hand is worth on its own: the lookup tables are filled from the
+referee's evaluators, and where a table is derived (the best of 6 or 7 cards as the best of its
+five-card parts, the deuces classes of the one-deck shapes) tests/test_analysis.py checks it
+against those evaluators exhaustively or on random hands.
 
-* :func:`standard_keys`: ``holdem_aa`` / ``omaha``-style best 5 of 5..7 distinct cards (one deck):
-  the rank multiset (``sum 5**rank``) is looked up by binary search in the table of every
-  multiset of that size; a flush (some suit >= 5 times; in 7 one-deck cards a flush rules out
-  quads and full houses) by its suit's rank bitmask.
+* Packed counters: every card maps to one 64-bit word holding ``5**rank`` in one of two rank
+  fields (ranks 2..8 low, 9..A high) and a 4-bit counter of its suit. Adding a hand's words
+  gives both rank multisets (base-5 digits, at most 4 of a rank) and all four suit counts in one
+  pass; ``+3`` on each counter sets its top bit exactly when that suit holds 5 or more (a flush).
+  The two rank fields index two small tables (78,125 and 15,625 entries) whose sum indexes the
+  table of every rank multiset: no search, three gathers a hand.
+* :func:`standard_keys`: ``holdem_aa`` / ``omaha``-style best 5 of 5..7 distinct cards (one
+  deck). The five-card multisets' keys are the reference evaluator's
+  (:func:`referee.hands.standard.key_from_cards`, 6,175 of them); six and seven cards take the
+  best of their five-card sub-multisets (a hand without a flush has no flush among its parts).
+  A flush (in 7 one-deck cards it rules out quads and full houses) is looked up by its suit's
+  rank bitmask in :mod:`referee.hands.standard`'s flush table.
+* :func:`five_card_key_counts`: every distinct best-5 key of the C(52, 5) one-deck hands and
+  how many hands have it, counted per rank multiset (the number of suit assignments, less the
+  four flushes of five distinct ranks) instead of dealt.
+* :func:`deuces_classes`: the deuces class (index into ``CLASSES["deuces"]``) of one-deck hands
+  without a joker, by rank multiset and "all naturals suited".
 * :func:`deuces_keys`: five-card ``deuces`` hands without a joker, any number of decks: the
-  evaluator's own memo key (base-6 digit sum, deuces as digit 0, plus "all naturals suited")
-  is computed in bulk and each distinct one evaluated once.
-* :func:`five_card_hands`: all C(52, 5) = 2,598,960 hands in colex order (row ``i`` is the hand
-  whose :func:`colex_index` is ``i``).
+  evaluator's own memo key computed in bulk and each distinct one evaluated once.
+* :func:`combinations_colex` / :func:`five_card_hands`: all k-card hands in colex order (row
+  ``i`` is the hand whose :func:`colex_index` is ``i``), built by columns, not by iteration.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from itertools import combinations, combinations_with_replacement
 from math import comb
 
 import numpy as np
 import numpy.typing as npt
 
-from referee.hands import deuces_key
+from referee.hands import CLASSES, deuces_key
 from referee.hands.standard import _FLUSH, key_from_cards
 
 IntArray = npt.NDArray[np.int64]
 CardArray = npt.NDArray[np.uint8]
 
-_POW5 = np.array([5**r for r in range(13)], dtype=np.int64)
-_FLUSH_TABLE = np.array(_FLUSH, dtype=np.int64)
 # deuces memo key digits (as referee.hands.deuces.DIGIT / SUITSET)
 _DIGIT = np.array([1 if c >> 2 == 0 else 6 ** (c >> 2) for c in range(52)], dtype=np.int64)
-_SUITSET = np.array([0xF if c >> 2 == 0 else 1 << (c & 3) for c in range(52)], dtype=np.int64)
+SUIT_SET = np.array([0xF if c >> 2 == 0 else 1 << (c & 3) for c in range(52)], dtype=np.int64)
 
-#: binomial table: _BINOM[n, k] = C(n, k) for n <= 52, k <= 7
+#: binomial table: BINOM[n, k] = C(n, k) for n <= 52, k <= 7
 BINOM = np.array([[comb(n, k) for k in range(8)] for n in range(53)], dtype=np.int64)
+
+_LOW = 7  # ranks 0..6 (2..8) go to the low field, 7..12 (9..A) to the high one
+_HI_SHIFT = 17  # 4 * 5**6 + 3 * 5**5 < 2**17: seven cards never overflow the low field
+_SUIT_SHIFT = 32
+_FOFF = np.int64(0x3333 << _SUIT_SHIFT)
+_FMASK = np.int64(0x8888 << _SUIT_SHIFT)
+#: the packed word of each card: rank digit in its field, +1 on its suit's counter
+CARD_WORD = np.array(
+    [(5 ** (c >> 2) if c >> 2 < _LOW else 5 ** ((c >> 2) - _LOW) << _HI_SHIFT)
+     + (1 << (_SUIT_SHIFT + 4 * (c & 3))) for c in range(52)], dtype=np.int64)
+#: each card's bit in four 16-bit rank masks, one per suit (only read for flushes)
+_SUIT_BITS = np.array([1 << ((c >> 2) + 16 * (c & 3)) for c in range(52)], dtype=np.int64)
+_FLUSH_TABLE = np.array(_FLUSH, dtype=np.int64)
+
+
+def _count_vectors(kinds: int, most: int) -> npt.NDArray[np.int64]:
+    """Every vector of ``kinds`` counts, each 0..4, summing to at most ``most`` (rows)."""
+    out = np.zeros((1, 0), dtype=np.int8)
+    for _ in range(kinds):
+        total = out.sum(axis=1)
+        parts = []
+        for n in range(5):
+            keep = out[total + n <= most]
+            parts.append(np.hstack([keep, np.full((keep.shape[0], 1), n, dtype=np.int8)]))
+        out = np.vstack(parts)
+    return out.astype(np.int64)
+
+
+class _Multisets:
+    """The two-field index of rank multisets of at most ``most`` cards (module doc)."""
+
+    def __init__(self, most: int) -> None:
+        lo = _count_vectors(_LOW, most)
+        hi = _count_vectors(13 - _LOW, most)
+        self.size = lo.shape[0] * hi.shape[0]
+        lo_val = lo @ (5 ** np.arange(_LOW))
+        hi_val = hi @ (5 ** np.arange(13 - _LOW))
+        self.lo_index = np.full(5**_LOW, -1, dtype=np.int64)
+        self.lo_index[lo_val] = np.arange(lo.shape[0]) * hi.shape[0]
+        self.hi_index = np.full(5 ** (13 - _LOW), -1, dtype=np.int64)
+        self.hi_index[hi_val] = np.arange(hi.shape[0])
+
+    def index(self, counts: npt.NDArray[np.int64]) -> IntArray:
+        """Table index of each row of rank counts (shape (N, 13))."""
+        lo = counts[:, :_LOW] @ (5 ** np.arange(_LOW))
+        hi = counts[:, _LOW:] @ (5 ** np.arange(13 - _LOW))
+        return np.asarray(self.lo_index[lo] + self.hi_index[hi], dtype=np.int64)
+
+    def of_words(self, words: IntArray) -> IntArray:
+        """Table index of each packed hand word (the sum of its cards' :data:`CARD_WORD`)."""
+        lo = words & ((1 << _HI_SHIFT) - 1)
+        hi = (words >> _HI_SHIFT) & ((1 << (_SUIT_SHIFT - _HI_SHIFT)) - 1)
+        return np.asarray(self.lo_index.take(lo) + self.hi_index.take(hi), dtype=np.int64)
+
+
+def _multisets_of(size: int) -> npt.NDArray[np.int64]:
+    """Every rank multiset of exactly ``size`` cards (at most 4 of a rank), as count rows."""
+    v = _count_vectors(13, size)
+    return np.asarray(v[v.sum(axis=1) == size], dtype=np.int64)
+
+
+def _rank_only_cards(counts: npt.NDArray[np.int64]) -> list[list[int]]:
+    """One card list per multiset whose suits never make a flush: copies of a rank get
+    distinct suits, and five distinct ranks never share one suit."""
+    hands = []
+    for row in counts.tolist():
+        ranks = [r for r in range(13) for _ in range(row[r])]
+        hands.append([r * 4 + i % 4 for i, r in enumerate(ranks)])
+    return hands
+
+
+#: the packed rank digit of each rank (a card's word without its suit counter)
+_RANK_WORD = np.array([5**r if r < _LOW else 5 ** (r - _LOW) << _HI_SHIFT for r in range(13)],
+                      dtype=np.int64)
 
 
 @cache
-def _multiset_table(size: int) -> tuple[IntArray, IntArray]:
-    """(sorted rank sums, their non-flush keys) for every rank multiset of ``size`` cards with at
-    most four of a rank."""
-    sums: list[int] = []
-    keys: list[int] = []
-    for ranks in combinations_with_replacement(range(13), size):
-        if any(ranks.count(r) > 4 for r in set(ranks)):
-            continue
-        # suits rotate along the sorted ranks: copies of a rank get distinct suits and no suit
-        # is used 5 times, so the reference evaluator sees the rank-only hand
-        cards = [r * 4 + i % 4 for i, r in enumerate(ranks)]
-        sums.append(sum(5**r for r in ranks))
-        keys.append(key_from_cards(cards))
-    order = np.argsort(np.array(sums, dtype=np.int64))
-    return np.array(sums, dtype=np.int64)[order], np.array(keys, dtype=np.int64)[order]
+def _five_keys() -> tuple[npt.NDArray[np.int64], IntArray]:
+    """(every five-card rank multiset as count rows, its non-flush key by the reference
+    evaluator), kept in the disk cache (:mod:`referee.analysis.cache`) keyed by the
+    evaluator's code."""
+    from referee.analysis.cache import cache_path, cached
+
+    def compute() -> dict[str, npt.NDArray[np.generic]]:
+        five = _multisets_of(5)
+        keys = np.array([key_from_cards(h) for h in _rank_only_cards(five)], dtype=np.int64)
+        return {"five": five.astype(np.int8), "keys": keys}
+
+    path = cache_path("five-card-keys", _STANDARD_CODE, "one 52-card deck")
+    z = cached(path, compute, lambda z: z["five"].shape == (6175, 13) == (z["keys"].size, 13))
+    return np.asarray(z["five"], dtype=np.int64), np.asarray(z["keys"], dtype=np.int64)
+
+
+#: the modules whose code decides the five-card keys (their disk cache key)
+_STANDARD_CODE = ("analysis/batch.py", "hands/standard.py", "hands/core.py", "hands/names.py")
+
+
+@cache
+def _standard_table() -> tuple[_Multisets, npt.NDArray[np.int32]]:
+    """(multiset index, non-flush best key of every multiset of 5..7 cards; -1 elsewhere)."""
+    ms = _Multisets(7)
+    table = np.full(ms.size, -1, dtype=np.int32)  # keys < 2**24: half the memory of int64
+    rows = _count_vectors(13, 7)
+    sizes = rows.sum(axis=1)
+    five, keys = _five_keys()
+    table[ms.index(five)] = keys
+    for size in (6, 7):
+        part = rows[sizes == size]
+        words = part @ _RANK_WORD
+        best = np.full(part.shape[0], -1, dtype=np.int32)
+        # the best five of ``size`` cards is the best of its parts one card fewer
+        for r in range(13):
+            ok = np.flatnonzero(part[:, r])
+            best[ok] = np.maximum(best[ok], table[ms.of_words(words[ok] - _RANK_WORD[r])])
+        table[ms.of_words(words)] = best
+    return ms, table
 
 
 def standard_keys(cards: npt.NDArray[np.integer]) -> IntArray:
     """Best standard key of each row of ``cards`` (shape (N, 5..7), distinct cards 0..51)."""
-    cards = np.asarray(cards, dtype=np.int64)
+    cards = np.asarray(cards)
     k = cards.shape[1]
     if not 5 <= k <= 7:
         raise ValueError("standard_keys needs 5 to 7 cards a hand")
-    ranks = cards >> 2
-    suits = cards & 3
-    rsum = _POW5[ranks].sum(axis=1)
-    table_sums, table_keys = _multiset_table(k)
-    pos = np.searchsorted(table_sums, rsum)
-    out = table_keys[pos]
-    counts = np.stack([(suits == s).sum(axis=1) for s in range(4)], axis=1)
-    flush = counts.max(axis=1) >= 5
-    if flush.any():
-        fc = cards[flush]
-        fsuit = counts[flush].argmax(axis=1)
-        bits = np.where((fc & 3) == fsuit[:, None], np.int64(1) << (fc >> 2), 0).sum(axis=1)
-        out[flush] = _FLUSH_TABLE[bits]
-    return np.asarray(out, dtype=np.int64)
+    out = np.empty(cards.shape[0], dtype=np.int64)
+    # blocks small enough to stay in cache: fresh multi-megabyte temporaries cost more in
+    # page faults than the arithmetic on them
+    for start in range(0, cards.shape[0], _BLOCK):
+        out[start:start + _BLOCK] = _standard_block(cards[start:start + _BLOCK])
+    return out
+
+
+_BLOCK = 1 << 15
+
+
+def _standard_block(cards: npt.NDArray[np.integer]) -> IntArray:
+    ms, table = _standard_table()
+    cols = np.ascontiguousarray(cards.T)
+    words = CARD_WORD.take(cols[0])
+    for j in range(1, cols.shape[0]):
+        words += CARD_WORD.take(cols[j])
+    out = table.take(ms.of_words(words)).astype(np.int64)
+    flush = np.flatnonzero((words + _FOFF) & _FMASK)
+    if flush.size:
+        fc = cards[flush].astype(np.int64)
+        bits = _SUIT_BITS[fc].sum(axis=1)
+        counters = (words[flush] >> _SUIT_SHIFT) & 0xFFFF
+        suit = np.zeros(flush.size, dtype=np.int64)
+        for s in range(1, 4):
+            suit[((counters >> (4 * s)) & 0xF) >= 5] = s
+        out[flush] = _FLUSH_TABLE[(bits >> (16 * suit)) & 0x1FFF]
+    return out
+
+
+def five_card_key_counts() -> tuple[IntArray, IntArray]:
+    """(sorted distinct best-5 keys of the C(52, 5) one-deck hands, hands with each key)."""
+    five, five_keys = _five_keys()
+    suits = np.array([comb(4, n) for n in range(5)], dtype=np.int64)
+    ways = suits[five].prod(axis=1)
+    distinct = (five <= 1).all(axis=1)
+    ways[distinct] -= 4  # the four one-suit assignments are flushes, counted below
+    keys = [five_keys]
+    counts = [ways]
+    masks = (five[distinct] << np.arange(13)).sum(axis=1)
+    keys.append(_FLUSH_TABLE[masks])
+    counts.append(np.full(masks.size, 4, dtype=np.int64))
+    k = np.concatenate(keys)
+    c = np.concatenate(counts)
+    uniq, inverse = np.unique(k, return_inverse=True)
+    return uniq, np.bincount(inverse.reshape(-1), weights=c).astype(np.int64)
+
+
+def _deuces_shape_classes(counts: npt.NDArray[np.int64], suited: npt.NDArray[np.bool_]
+                          ) -> npt.NDArray[np.uint8]:
+    """Deuces class index (``CLASSES["deuces"]``) of one-deck five-card shapes: rank counts
+    (column 0: the deuces) and whether every natural is of one suit (docs/rules.md's rulings,
+    as :mod:`referee.hands.deuces` applies them; checked against it on every one-deck hand)."""
+    w = counts[:, 0]
+    nat = counts[:, 1:]
+    m = nat.max(axis=1)
+    k = (nat > 0).sum(axis=1)
+    ranks = np.arange(1, 13)
+    present = nat > 0
+    lo = np.where(present, ranks, 99).min(axis=1)
+    hi = np.where(present, ranks, -1).max(axis=1)
+    distinct = m <= 1
+    wheel = ~(present & ~np.isin(ranks, (1, 2, 3, 12))).any(axis=1)
+    straight = distinct & ((hi - lo <= 4) | wheel)
+    royal = distinct & (lo >= 8)
+    names = CLASSES["deuces"]
+    conds = {
+        "four_deuces": w == 4,
+        "natural_royal_flush": (w == 0) & suited & royal,
+        "wild_royal_flush": (w > 0) & suited & royal,
+        "five_of_a_kind": m + w >= 5,
+        "straight_flush": suited & straight,
+        "four_of_a_kind": m + w >= 4,
+        "full_house": ((w == 0) & (m == 3) & (k == 2)) | ((w == 1) & (m == 2) & (k == 2)),
+        "flush": suited,
+        "straight": straight,
+        "three_of_a_kind": m + w >= 3,
+        "two_pair": (w == 0) & (m == 2) & (k == 3),
+        "one_pair": m + w >= 2,
+    }
+    order = ["four_deuces", "natural_royal_flush", *(n for n in names if n in conds
+                                                     and n not in ("four_deuces",
+                                                                   "natural_royal_flush"))]
+    return np.select([conds[n] for n in order], [names.index(n) for n in order],
+                     default=names.index("high_card")).astype(np.uint8)
+
+
+@cache
+def _deuces_table() -> tuple[_Multisets, npt.NDArray[np.uint8]]:
+    """(multiset index, class of every five-card shape: entry ``2 * index + suited``)."""
+    ms = _Multisets(5)
+    five = _multisets_of(5)
+    idx = ms.index(five)
+    table = np.zeros(2 * ms.size, dtype=np.uint8)
+    for flag in (0, 1):
+        table[2 * idx + flag] = _deuces_shape_classes(five, np.full(five.shape[0], bool(flag)))
+    return ms, table
+
+
+def hand_words(cards: npt.NDArray[np.integer]) -> tuple[IntArray, IntArray]:
+    """(packed word, AND of the deuces suit sets) of each row of ``cards`` (shape (N, k))."""
+    cols = np.ascontiguousarray(np.asarray(cards).T)  # one column a card: contiguous gathers
+    words = CARD_WORD.take(cols[0])
+    suited = SUIT_SET.take(cols[0])
+    for j in range(1, cols.shape[0]):
+        words += CARD_WORD.take(cols[j])
+        suited &= SUIT_SET.take(cols[j])
+    return words, suited
+
+
+def deuces_classes_of_words(words: IntArray, suited: IntArray) -> npt.NDArray[np.uint8]:
+    """:func:`deuces_classes` from :func:`hand_words` (sums of five one-deck cards)."""
+    ms, table = _deuces_table()
+    return np.asarray(table.take(2 * ms.of_words(words) + (suited != 0)), dtype=np.uint8)
+
+
+def deuces_classes(cards: npt.NDArray[np.integer]) -> npt.NDArray[np.uint8]:
+    """Deuces class index (into ``CLASSES["deuces"]``) of each row of ``cards`` (shape (N, 5),
+    distinct cards 0..51: one deck, no joker)."""
+    cards = np.asarray(cards)
+    if cards.ndim != 2 or cards.shape[1] != 5:
+        raise ValueError("deuces_classes needs 5 cards a hand")
+    return deuces_classes_of_words(*hand_words(cards))
 
 
 def deuces_keys(cards: npt.NDArray[np.integer]) -> IntArray:
@@ -91,7 +306,7 @@ def deuces_keys(cards: npt.NDArray[np.integer]) -> IntArray:
     if (cards > 51).any():
         raise ValueError("deuces_keys: no jokers (evaluate those one by one)")
     digit = _DIGIT[cards].sum(axis=1)
-    ss = _SUITSET[cards]
+    ss = SUIT_SET[cards]
     suited = (ss[:, 0] & ss[:, 1] & ss[:, 2] & ss[:, 3] & ss[:, 4]) != 0
     memo = digit << 1 | suited
     uniq, first, inverse = np.unique(memo, return_index=True, return_inverse=True)
@@ -116,16 +331,22 @@ _DK = np.zeros(0, dtype=np.int64)
 _DV = np.zeros(0, dtype=np.int64)
 
 
+def combinations_colex(n: int, k: int) -> CardArray:
+    """All k-subsets of ``range(n)``, cards ascending in each row, rows in colex order: the
+    subsets whose largest card is ``e`` are the k-1-subsets of ``range(e)`` (the first
+    C(e, k-1) rows of the smaller table), each with ``e`` appended."""
+    table = np.zeros((1, 0), dtype=np.uint8)
+    for size in range(1, k + 1):
+        parts = [np.hstack([table[:comb(e, size - 1)],
+                            np.full((comb(e, size - 1), 1), e, dtype=np.uint8)])
+                 for e in range(size - 1, n)]
+        table = np.vstack(parts) if parts else np.zeros((0, size), dtype=np.uint8)
+    return table
+
+
 def five_card_hands() -> CardArray:
     """All C(52, 5) hands, cards ascending in each row, rows in colex order."""
-    n = comb(52, 5)
-    arr = np.fromiter(
-        (c[::-1] for c in combinations(range(51, -1, -1), 5)),
-        dtype=np.dtype((np.uint8, 5)), count=n,
-    )
-    # combinations of the reversed deck give descending-lexicographic order; reverse it to get
-    # colex order of the ascending hands
-    return np.array(arr[::-1], dtype=np.uint8)
+    return combinations_colex(52, 5)
 
 
 def colex_index(cards: npt.NDArray[np.integer]) -> IntArray:

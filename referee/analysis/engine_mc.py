@@ -20,13 +20,17 @@ from the events the engine emits: ``house`` (chips staked and paid back, the hou
   ante's settlement (the player's hand by ``player_table``, push 1x) plus the joker bonus on the
   ante, per ante staked; ``play``: the added bet's settlement (by the dealer's hand) plus the
   joker bonus on it, per added bet staked; ``bonus``: bonus-area payouts per ante staked -- the
-  bonus takes no stake of its own, so its "house edge" is minus what it gives away.
+  bonus takes no stake of its own, so its "house edge" is minus what it gives away; ``total``:
+  everything paid back (the three above) per chip staked on the ante and the added bet.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from referee.actions import action
 from referee.analysis.report import BetReport, Tally
@@ -34,6 +38,9 @@ from referee.cards import Card, Shoe, card_str
 from referee.definitions import SEVEN_CLASSES, GameDefinition
 from referee.events import Event, Settle
 from referee.rules.house import HouseResult, JokerEvent, pay
+
+if TYPE_CHECKING:
+    from referee.rules.seven import SevenEngine
 
 Progress = Callable[[int], None] | None
 BIG = 10**12  # chips per seat: nobody goes all-in or bankrupt
@@ -44,8 +51,37 @@ def _extra(e: Event, name: str) -> object:
     return getattr(e, name, None)
 
 
+def _seven_call_all(engine: SevenEngine, ante: int) -> list[Event]:
+    """Play every waiting seat of a ``seven`` hand as "call every hand": ante ``ante``, call
+    both actions (never raise, never fold), declare the best hand."""
+    from referee.hands import seven_eval
+    from referee.hands.seven import SEVEN_CARD_CLASSES
+
+    out: list[Event] = []
+    while engine.pending():
+        player = engine.pending()[0]
+        step = engine.decision(player)
+        if step == "stake":
+            out += engine.act(player, action("ante", amount=ante))
+        elif step == "declare":
+            cards = engine.holdings(player)
+            best = seven_eval(cards)
+            if best.klass in SEVEN_CARD_CLASSES:
+                out += engine.act(player, action("discard", hand=best.klass))
+            else:
+                rest = list(cards)
+                for c in best.cards:
+                    rest.remove(c)
+                out += engine.act(player, action("discard", cards=[card_str(c) for c in rest]))
+        else:
+            out += engine.act(player, action("call"))
+    return out
+
+
 def seven_mc(definition: GameDefinition, hands: int, seed: int,
-             progress: Progress = None) -> BetReport:
+             progress: Progress = None, call_all: bool = False) -> BetReport:
+    """``main`` (every seat by the NPC rule), or with ``call_all`` ``always_call``: the same
+    five seats, each calling every action (never folding), the dealer seat as before."""
     from referee.rules.seven import SevenEngine
 
     rules = definition.seven
@@ -54,13 +90,16 @@ def seven_mc(definition: GameDefinition, hands: int, seed: int,
     engine = SevenEngine(definition, {})
     seats = [s for s in range(1, definition.seats.max + 1) if s != rules.dealer_seat][:5]
     for seat in seats:
-        engine.sit(seat, f"npc{seat}", BIG, npc=True)
+        engine.sit(seat, f"npc{seat}", BIG, npc=not call_all)
+    ante = engine.ante_unit * rules.npc_ante_units
     tally = Tally()
     staked_all: list[float] = []
     paid_all: list[float] = []
     for i in range(hands):
         shoe = Shoe(decks=definition.decks, jokers=definition.jokers, rng=rng)
         events = engine.start_hand(engine.draw_deal(shoe, rng))
+        if call_all:
+            events += _seven_call_all(engine, ante)
         for e in events:
             if isinstance(e, HouseResult):
                 staked_all.append(e.staked)
@@ -88,9 +127,10 @@ def seven_mc(definition: GameDefinition, hands: int, seed: int,
     tally.add(staked_all, paid_all)
     # joker rows count no hands (they pay on top of the hand's own result)
     rows_order = [f"win {c}" for c in (*SEVEN_CLASSES, "other")]
-    rep = tally.report("main", order=rows_order, note=f"Monte Carlo through the engine; "
-                       f"{len(seats)} NPC seats and the dealer seat, NPC rule for every seat; "
-                       "per hand: the players' stakes pooled")
+    way = "every seat calls every action" if call_all else "NPC rule for every seat"
+    rep = tally.report("always_call" if call_all else "main", order=rows_order,
+                       note=f"Monte Carlo through the engine; {len(seats)} seats and the "
+                       f"dealer seat, {way}; per hand: the players' stakes pooled")
     rep.hands = hands
     return rep
 
@@ -181,12 +221,21 @@ def deuces_mc(definition: GameDefinition, hands: int, seed: int, progress: Progr
     play_t.add(play_staked, play_paid)
     bonus_t.add(ante_staked, bonus_paid)
     bonus_t.settled = hands
+    total_t = Tally()
+    total_t.add(np.add(ante_staked, play_staked), np.add(np.add(ante_paid, play_paid),
+                                                         bonus_paid))
+    for name, part in (("ante", ante_paid), ("play", play_paid), ("bonus", bonus_paid)):
+        total_t.row(name, 0, float(np.sum(part)))
+    total_t.settled = hands
     note = ("Monte Carlo through the engine; one player, always plays, holds for the best "
             "expected ante pay (single-deck optimal hold); the bonus area carried over")
     order = [c for c in rules.player_table]
     reports = [ante_t.report("ante", note=note, order=order),
                play_t.report("play", note=note),
-               bonus_t.report("bonus", note=note + "; per ante staked (no stake of its own)")]
+               bonus_t.report("bonus", note=note + "; per ante staked (no stake of its own)"),
+               total_t.report("total", note=note + "; everything paid back (ante, added bet, "
+                              "bonus area) per chip staked on the ante and the added bet",
+                              order=("ante", "play", "bonus"))]
     for r in reports:
         r.hands = hands
     reports[2].unstaked = True

@@ -1,8 +1,9 @@
 """``holdem_aa``: the AA bet exactly, ante + call by Monte Carlo with the call decision estimated.
 
 * **aa** (exact): the AA bet is settled on the player's 2 cards + the 3-card flop, i.e. on a
-  uniformly random five-card hand: all 2,598,960 are evaluated (batch evaluator) and each distinct
-  key is paid by the engine's :func:`referee.rules.holdem_aa.aa_settle`. The figure assumes the
+  uniformly random five-card hand: all 2,598,960 are counted by rank multiset (the suit
+  assignments of each, the flushes apart) and each distinct key is paid by the engine's
+  :func:`referee.rules.holdem_aa.aa_settle`. The figure assumes the
   player calls whenever the AA bet wins (a folded player's AA is lost; every winning AA hand --
   a pair of aces or better -- is a call anyway).
 * **ante** (ante + call together, Monte Carlo): each simulated hand deals the player's 2 cards,
@@ -27,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from referee.analysis.batch import five_card_hands, standard_keys
+from referee.analysis.batch import five_card_key_counts, standard_keys
 from referee.analysis.report import BetReport, Row, Tally
 from referee.definitions import HoldemAARules
 from referee.hands import CLASSES, pair_floor
@@ -47,14 +48,13 @@ _CATS = CLASSES["holdem_aa"][::-1]  # category number (key >> 20) -> class id
 
 
 def aa_exact(rules: HoldemAARules, progress: Callable[[int], None] | None = None) -> BetReport:
-    """The AA bet over all 2,598,960 hole + flop hands."""
-    hands = five_card_hands()
-    keys = standard_keys(hands)
+    """The AA bet over all 2,598,960 hole + flop hands, counted by rank multiset
+    (:func:`referee.analysis.batch.five_card_key_counts`): every distinct key once."""
+    uniq, counts = five_card_key_counts()
+    n = int(counts.sum())
     if progress is not None:
-        progress(hands.shape[0])
-    uniq, counts = np.unique(keys, return_counts=True)
+        progress(n)
     stake = rules.ante_unit
-    n = int(hands.shape[0])
     hits: dict[str, int] = {}
     paid: dict[str, int] = {}
     total = 0
@@ -149,7 +149,12 @@ class _Pay:
 def _call_value(rng: np.random.Generator, pay: _Pay, known: npt.NDArray[np.int64], k: int
                 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """(sum, sum of squares) of ``k`` sampled call payouts (per ante) of each row of ``known``
-    (hole 2 + flop 3)."""
+    (hole 2 + flop 3), a block of rows at a time (at most ~64k sampled deals in memory)."""
+    step = max(1, (1 << 16) // k)
+    if known.shape[0] > step:
+        parts = [_call_value(rng, pay, known[i:i + step], k)
+                 for i in range(0, known.shape[0], step)]
+        return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
     m = known.shape[0]
     rep = np.repeat(known, k, axis=0)
     extra = _distinct(rng, rep, 4)  # dealer 2, turn, river
@@ -163,7 +168,7 @@ def _call_value(rng: np.random.Generator, pay: _Pay, known: npt.NDArray[np.int64
 
 def ante_mc(
     rules: HoldemAARules, hands: int, seed: int, *, inner: int = 48, refine: int = 480,
-    chunk: int = 20000, progress: Callable[[int], None] | None = None, call_antes: int = 1,
+    chunk: int = 2000, progress: Callable[[int], None] | None = None, call_antes: int = 1,
 ) -> BetReport:
     """Ante + call under the estimated optimal call/fold decision (module doc). ``call_antes``
     is the call's size in antes: 1 in this house game; 2 in the casino game (a check against
@@ -215,12 +220,18 @@ def ante_mc(
     ante_rows = [r for r in CLASSES["holdem_aa"] if r in rules.ante_table] + ["other"]
     order = [f"{res} {r}" for res in ("win", "dealer_fold") for r in ante_rows]
     order += ["push", "lose", "fold"]
-    rep = tally.report(
-        "ante", order=order,
-        note=f"Monte Carlo; the call decision estimated per hand by {inner} (+{refine} near "
-        "indifference) inner samples of the unseen cards: slightly below the optimal return",
-    )
-    loss_per_ante = float(np.mean(np.concatenate(tally.staked))) * rep.house_edge
-    rep.note += f"; house edge per initial ante {loss_per_ante:.4%}"
-    rep.note += f"; fold rate {folds / max(hands, 1):.2%}"
+    rep = tally.report("ante", order=order)
+    return with_ante_note(rep, inner, refine)
+
+
+def with_ante_note(rep: BetReport, inner: int = 48, refine: int = 480) -> BetReport:
+    """``rep`` with the note on its method, house edge per initial ante and fold rate, read
+    from its books (so that pooled runs get theirs right)."""
+    assert rep.tally is not None
+    staked = np.concatenate(rep.tally.staked)
+    loss_per_ante = float(np.mean(staked)) * rep.house_edge if staked.size else 0.0
+    fold = next((r.probability for r in rep.rows if r.row == "fold"), 0.0)
+    rep.note = (f"Monte Carlo; the call decision estimated per hand by {inner} (+{refine} near "
+                "indifference) inner samples of the unseen cards: slightly below the optimal "
+                f"return; house edge per initial ante {loss_per_ante:.4%}; fold rate {fold:.2%}")
     return rep

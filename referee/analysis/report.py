@@ -41,6 +41,13 @@ class BetReport:
     # the running return after each hand (Monte Carlo) or the per-hand return distribution,
     # for --plot; not part of the JSON
     trace: npt.NDArray[np.float64] | None = field(default=None, repr=False)
+    # the Monte Carlo books behind the figures, so that runs can be pooled (:func:`pool`)
+    tally: Tally | None = field(default=None, repr=False)
+
+    @property
+    def half_width(self) -> float | None:
+        """Half the width of the 95% interval (None when exact)."""
+        return None if self.ci95 is None else (self.ci95[1] - self.ci95[0]) / 2
 
     @property
     def house_edge(self) -> float:
@@ -94,7 +101,21 @@ class Tally:
         self.row_paid[name] = self.row_paid.get(name, 0.0) + paid
         self.settled += hits
 
+    def merge(self, other: Tally) -> Tally:
+        """The books of both runs together (independent hands: the estimator pools them)."""
+        out = Tally()
+        out.staked = self.staked + other.staked
+        out.paid = self.paid + other.paid
+        for t in (self, other):
+            for name, hits in t.row_hits.items():
+                out.row(name, hits, t.row_paid[name])
+        out.order = self.order
+        return out
+
+    order: Sequence[str] = ()
+
     def report(self, bet: str, note: str = "", order: Sequence[str] = ()) -> BetReport:
+        self.order = order
         s = np.concatenate(self.staked) if self.staked else np.zeros(0)
         p = np.concatenate(self.paid) if self.paid else np.zeros(0)
         n = s.size
@@ -115,4 +136,18 @@ class Tally:
         with np.errstate(invalid="ignore", divide="ignore"):
             trace = np.cumsum(p) / np.cumsum(s) if n else None
         return BetReport(bet=bet, ret=ret, exact=False, hands=n, rows=rows, ci95=ci, note=note,
-                         trace=trace)
+                         trace=trace, tally=self)
+
+
+def pool(a: BetReport, b: BetReport) -> BetReport:
+    """Two Monte Carlo reports of one bet from independent runs, as one report (the figures
+    recomputed from the pooled books; note and flags of ``a``)."""
+    if a.tally is None or b.tally is None:
+        raise ValueError("only Monte Carlo reports can be pooled")
+    merged = a.tally.merge(b.tally)
+    if a.tally.settled == a.hands and b.tally.settled == b.hands:
+        merged.settled = a.hands + b.hands  # rows counted per hand (the bonus area)
+    out = merged.report(a.bet, note=a.note, order=a.tally.order)
+    out.unstaked = a.unstaked
+    out.hands = a.hands + b.hands
+    return out

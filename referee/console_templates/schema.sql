@@ -10,6 +10,7 @@ CREATE TABLE tables (
 CREATE TABLE bank (
     "プレイヤー" TEXT PRIMARY KEY,
     "残高" INTEGER NOT NULL,
+    "テーブルのチップ" INTEGER NOT NULL,
     "ランク" TEXT,
     "取引数" INTEGER NOT NULL,
     "ペナルティ数" INTEGER NOT NULL,
@@ -20,6 +21,7 @@ CREATE TABLE hands (
     "番号" INTEGER PRIMARY KEY,
     "ハンド" TEXT NOT NULL,
     "テーブル" TEXT REFERENCES tables("テーブル"),
+    "卓番号" INTEGER,
     "ゲーム" TEXT,
     "ハンド番号" INTEGER NOT NULL,
     "開始" TEXT,
@@ -30,7 +32,7 @@ CREATE TABLE hands (
     "公開された手札" TEXT,
     "アクション" TEXT,
     "ポット" TEXT,
-    "レーキ" INTEGER,
+    "レイク" INTEGER,
     "精算" TEXT,
     "終了時スタック" TEXT
 );

@@ -1,4 +1,4 @@
-"""Hand evaluation for the four games (docs/rules.md "Cards and hands", CONTRACTS.md §1).
+"""Hand evaluation for the four games (docs/rules.md "Cards and hands", docs/contracts.md §1).
 
 High level (validates, returns :class:`HandValue`)::
 

@@ -1,4 +1,4 @@
-"""Class ids (CONTRACTS.md §1), their Japanese names (as the seeds write them) and the key layout.
+"""Class ids (docs/contracts.md §1), their Japanese names (as the seeds write them), the key layout.
 
 Every evaluator returns an ``int`` key, higher = stronger, comparable only within one game::
 
@@ -31,7 +31,7 @@ DEUCES: tuple[str, ...] = (
     "high_card",
 )
 
-#: class ids per game, strongest first (CONTRACTS.md §1 order)
+#: class ids per game, strongest first (docs/contracts.md §1 order)
 CLASSES: dict[str, tuple[str, ...]] = {
     "omaha": STANDARD, "holdem_aa": STANDARD, "seven": SEVEN, "deuces": DEUCES,
 }

@@ -18,10 +18,11 @@ from __future__ import annotations
 import string
 import tomllib
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-MESSAGES_DIR = Path(__file__).resolve().parent / "messages"
+from referee import resources
+
+MESSAGES_DIR = resources.MESSAGES
 # The longest piece of a user's own text the bot quotes back.
 EXCERPT_CHARS = 30
 # Parameters that name something rather than count it: written as they are (ハンド#1000, flag

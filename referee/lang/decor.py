@@ -22,17 +22,17 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import emoji
 
+from referee import resources
 from referee.lang import vocab
 from referee.lang.nearmiss import mentions_action
 from referee.lang.normalize import fold_nfkc
 from referee.lang.vocab import marks, pos
 from referee.lang.words import Word, words
 
-DECORATIONS = Path(__file__).resolve().parents[2] / "grammar" / "decorations.toml"
+DECORATIONS = resources.GRAMMAR / "decorations.toml"
 
 # The marks (grammar/text.toml): trailing decoration that never changes what a declaration
 # means (コール！ コールｗ こー; not ー: it ends words -- ハイパー, ポーカー), the last kana of the
@@ -69,12 +69,14 @@ def strip_tail(norm: str) -> str:
         norm = s
 
 
-def drop_emoji(text: str) -> str:
-    """``text`` without emoji (card suits kept)."""
+def drop_emoji(text: str, blank: bool = False) -> str:
+    """``text`` without emoji (card suits kept); with ``blank``, each emoji is a blank (an
+    emoji ends what was said before it: 「ふぉーるど😢 次がんばろ」)."""
     if _MAYBE_EMOJI.search(text) is None:
         return text
+    gone = " " if blank else ""
     return str(emoji.replace_emoji(
-        text, replace=lambda chars, _data: chars if chars.rstrip("\ufe0f") in _SUITS else ""
+        text, replace=lambda chars, _data: chars if chars.rstrip("\ufe0f") in _SUITS else gone
     ))
 
 

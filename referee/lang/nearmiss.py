@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 import tomllib
 from functools import cache
-from pathlib import Path
 
+from referee import resources
 from referee.lang.normalize import fold_nfkc
 from referee.lang.vocab import marks
 
-NEARMISS = Path(__file__).resolve().parents[2] / "grammar" / "nearmiss.toml"
+NEARMISS = resources.GRAMMAR / "nearmiss.toml"
 
 
 @cache

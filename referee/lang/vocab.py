@@ -14,12 +14,12 @@ import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
+from referee import resources
 from referee.lang.normalize import fold
 
-GRAMMAR_DIR = Path(__file__).resolve().parents[2] / "grammar"
+GRAMMAR_DIR = resources.GRAMMAR
 
 
 class VocabularyError(ValueError):
@@ -154,21 +154,6 @@ def pos(key: str) -> str:
     if not isinstance(value, str):
         raise VocabularyError(f"text.toml: no pos.{key}")
     return value
-
-
-def template_pattern(template: str, **groups: str) -> str:
-    """A regular expression that reads back a sentence the bot wrote from a catalogue
-    ``template``: the literal text escaped, each ``{field}`` replaced by ``groups[field]``
-    (a pattern; ``(?P<field>.+?)`` when not given). The history and the verifier read the
-    room's lines with it, so the wording lives in the catalogue only."""
-    import string
-
-    out: list[str] = []
-    for literal, field, _, _ in string.Formatter().parse(template):
-        out.append(re.escape(literal))
-        if field is not None:
-            out.append(groups.get(field, rf"(?P<{field}>.+?)"))
-    return "".join(out)
 
 
 _META = set("\\.^$*+?{}[]()|")

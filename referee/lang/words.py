@@ -31,6 +31,7 @@ class Word:
     pos2: str
     lemma: str
     start: int  # offset of the word in the analysed text
+    cform: str = ""  # the conjugated form (命令形 …), "" for words that do not inflect
 
 
 @cache
@@ -52,7 +53,8 @@ def _analyse(text: str) -> tuple[Word, ...]:
             start = pos
         pos = start + len(surface)
         f = node.feature
-        out.append(Word(surface, f.pos1 or "", f.pos2 or "", f.lemma or "", start))
+        cform = f.cForm if f.cForm and f.cForm != "*" else ""
+        out.append(Word(surface, f.pos1 or "", f.pos2 or "", f.lemma or "", start, cform))
     return tuple(out)
 
 

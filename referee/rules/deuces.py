@@ -1,6 +1,6 @@
 """``deuces``: deuces-wild five-card draw against the dealer, with the bonus area.
 
-Seed: ``seeds/deuces-bonus.txt``; digest and rulings: docs/rules.md ``deuces``. A pure state
+Rules and rulings: docs/rules.md ``deuces``. A pure state
 machine: the cards come in a :class:`~referee.rules.base.Deal`, time comes in as an argument,
 nothing is random here. Every public method validates, then applies (the base class's
 transaction for actions: :meth:`_check_act` reads, :meth:`_apply_act` mutates), so a rejected
@@ -87,7 +87,7 @@ Rulings made here (docs/rules.md is silent; documented so a community can disagr
 * Leaving: between hands at once; during a hand after it (an ante not yet posted: at once).
   Chips go to the bank 1:1. Bankrupt below ``bankrupt_below`` (20) after any hand.
 
-Events beyond CONTRACTS.md §3 (``hand_start``, ``action``, ``settle``, ``bonus_area``, ``say``,
+Events beyond docs/contracts.md §3 (``hand_start``, ``action``, ``settle``, ``bonus_area``, ``say``,
 ``leave``, ``hand_end``): ``duplicate`` (a card removed and its replacement), ``bonus_payout``,
 ``dealer_discard`` (how many, not which), ``showdown`` (final hands at settlement) and, from
 :mod:`referee.rules.house`, ``joker``, ``compensation`` and ``house`` (the house's books:

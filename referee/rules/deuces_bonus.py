@@ -3,7 +3,7 @@
 A module of its own because the area is not part of one hand, nor even of one table: it stays
 between games, a closing table hands it on to the next deuces table (:meth:`BonusArea.carried`,
 :meth:`BonusArea.carry`; the service stores it), and the store saves it. It also has its own
-rules, apart from the hand's (docs/rules.md ``deuces``, seeds/deuces-bonus.txt):
+rules, apart from the hand's (docs/rules.md ``deuces``):
 
 * The bonus deck is a single deck, so a duplicate's twin is either placed in the area (newest
   last) or, when it is already there, gets a **marker** -- never on a 2: then nothing happens and

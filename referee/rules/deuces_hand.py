@@ -16,7 +16,7 @@ from typing import Literal
 
 from referee.cards import JOKER, Card, card_str, cards_str, pretty
 from referee.definitions import DeucesRules
-from referee.events import ActionEvent, Event, Say, Settle
+from referee.events import ActionEvent, Event, Say, Settle, Shown
 from referee.lang.catalog import text
 from referee.rules.base import Engine, IllegalAction
 from referee.rules.clock import WaitClock
@@ -155,7 +155,8 @@ class DeucesHand(Engine):
             p.cards = list(p.dealt)
             p.held = list(p.dealt)
             p.status = "deciding"
-            out.append(Say(to=p.name, text=text("deuces.your_cards", cards=show(p.cards))))
+            out.append(Say(to=p.name, text=text("deuces.your_cards", cards=show(p.cards)),
+                           cards=cards_str(p.cards)))
         kept = self._dealer_way(list(h.dealer))
         if take(h.dealer, kept) is None:  # pragma: no cover - a strategy bug, not a table state
             raise ValueError(f"dealer strategy kept cards it does not hold: {cards_str(kept)}")
@@ -167,6 +168,8 @@ class DeucesHand(Engine):
         for p in active:
             # the hands are opened in the room (seed ④), so a dealt joker is announced only now
             p.shown = list(p.cards)
+            out.append(Shown(player=p.name, seat=p.seat, cards=cards_str(p.cards),
+                             why="showdown"))
             out.append(Say(to="room", text=text("deuces.opened", seat=p.seat, player=p.name,
                                                 cards=show(p.cards))))
             for c in p.cards:
@@ -196,6 +199,7 @@ class DeucesHand(Engine):
                 continue
             if p is None and not h.dealer_opened:
                 h.dealer_opened = True
+                out.append(Shown(player=DEALER, cards=cards_str(h.dealer), why="showdown"))
                 out.append(Say(to="room", text=text("deuces.dealer_hand", cards=show(h.dealer))))
             events, waiting = self._dedupe(p, h.check, first=first, default=default)
             out += events
@@ -249,6 +253,7 @@ class DeucesHand(Engine):
             label = names([p.name]) if p is not None else text("deuces.dealer")
             out += [
                 Duplicate(player=who, card=card_str(card), replacement=card_str(new), check=check),
+                Shown(player=who, cards=cards_str(cards), why="showdown"),
                 Say(to="room", text=text("deuces.duplicate", who=label, card=pretty(card),
                                          new=pretty(new))),
             ]
@@ -297,12 +302,15 @@ class DeucesHand(Engine):
             q = by_name[who]
             q.cards.append(c)
             q.held.append(c)
-            out.append(Say(to=q.name, text=text("deuces.refill", card=pretty(c))))
+            out.append(Say(to=q.name, text=text("deuces.refill", card=pretty(c)),
+                           cards=[card_str(c)]))
             if c == JOKER:
                 jokers[who] = jokers.get(who, 0) + 1
         checked = [p for p in h.players if p.status == "played"]  # from the button
         for p in checked:
             p.shown = list(p.cards)
+            out.append(Shown(player=p.name, seat=p.seat, cards=cards_str(p.cards),
+                             why="showdown"))
             out.append(Say(to="room", text=text("deuces.hand", player=p.name,
                                                 cards=show(p.cards))))
             for _ in range(jokers.get(p.name, 0)):

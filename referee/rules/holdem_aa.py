@@ -1,4 +1,4 @@
-"""``holdem_aa``: Casino Hold'em against the dealer, with the AA side bet (seeds/holdem-aa.txt).
+"""``holdem_aa``: Casino Hold'em against the dealer, with the AA side bet (docs/rules.md).
 
 Flow of one hand (a pure state machine; the service or a transcript drives it):
 
@@ -64,9 +64,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from referee.actions import Parsed
-from referee.cards import Card, is_joker
+from referee.cards import Card, cards_str, is_joker
 from referee.definitions import GameDefinition, HoldemAARules
-from referee.events import ActionEvent, Event, HandStart, Say, Settle
+from referee.events import ActionEvent, BoardDealt, Event, HandStart, Say, Settle, Shown
 from referee.hands import NAMES, class_of, evaluate, pair_floor
 from referee.lang.catalog import text
 from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionError
@@ -320,7 +320,9 @@ class HoldemAAEngine(HouseEngine):
         out: list[Event] = []
         for s in self.seats.values():
             out.append(Say(to=s.name, text=text("holdem_aa.your_hand", hand=self.hand_no,
-                                                cards=show(s.cards))))
+                                                cards=show(s.cards)), cards=cards_str(s.cards)))
+        out.append(BoardDealt(street="flop", cards=cards_str(self.board[:3]),
+                              board=cards_str(self.board[:3])))
         out.append(Say(to="room", text=text("holdem_aa.flop", cards=show(self.board[:3]),
                                             who=names(self.pending()))))
         if all(s.decided for s in self.seats.values()):
@@ -370,6 +372,8 @@ class HoldemAAEngine(HouseEngine):
             self.opened[s.name] = list(s.cards)
             paid, row = self._aa_payout(s)
             aa_pay[s.name] = paid
+            out.append(Shown(player=s.name, cards=cards_str(s.cards), why="result",
+                             hand_class=evaluate("holdem_aa", s.cards, self.board).klass))
             say = text("holdem_aa.opened", player=s.name, cards=show(s.cards))
             if s.aa:
                 label = (text("holdem_aa.pair_of_aces") if row == "pair_of_aces"
@@ -382,6 +386,11 @@ class HoldemAAEngine(HouseEngine):
         if callers:
             dealer_hv = evaluate("holdem_aa", self.dealer, self.board)
             qualified = dealer_qualifies(dealer_hv.key, r)
+            for i, street in ((3, "turn"), (4, "river")):
+                out.append(BoardDealt(street=street, cards=cards_str(self.board[i:i + 1]),
+                                      board=cards_str(self.board[:i + 1])))
+            out.append(Shown(player="dealer", cards=cards_str(self.dealer), why="result",
+                             hand_class=dealer_hv.klass))
             out.append(Say(to="room", text=text(
                 "holdem_aa.dealer", cards=show(self.dealer), board=show(self.board),
                 hand=dealer_hv.name) + ("" if qualified else text("holdem_aa.dealer_folds"))))
@@ -396,9 +405,9 @@ class HoldemAAEngine(HouseEngine):
             total = ante_p + call_p + aa_pay[s.name]
             out.append(
                 Settle(player=s.name, result=result, payout=total, ante=ante_p, call=call_p,
-                       aa=aa_pay[s.name], hand=hv.klass)
+                       aa=aa_pay[s.name], hand=hv.klass, dealer_class=dealer_hv.klass)
             )
-        out.append(settlement_line(out))
+        out.append(settlement_line(out, "holdem_aa"))
         return out + self._finish(out)
 
     # --- operations ----------------------------------------------------------------------

@@ -45,7 +45,7 @@ What lives here, and the rulings it implements (docs/rules.md, seeds):
   credited and booked, then ``house``, ``hand_end`` and the bankruptcies/leaves, in that order,
   in every house game.
 
-Events added here (CONTRACTS.md §3 allows new kinds): ``joker`` (player, payout, restore, ante,
+Events added here (docs/contracts.md §3 allows new kinds): ``joker`` (player, payout, restore, ante,
 bets), ``house`` (hand, staked, paid, result), ``compensation`` (player, payout and the per-bet
 breakdown: a dealing mistake's guaranteed payout).
 """
@@ -61,6 +61,7 @@ from typing import Any, Literal, Protocol
 from referee.cards import Card, pretty
 from referee.definitions import GameDefinition
 from referee.events import Event, HandEnd, Leave, Say, Settle
+from referee.hands import NAMES
 from referee.lang.catalog import text
 from referee.rules.base import Engine, IllegalAction, OptionError, SeatState
 from referee.rules.clock import WaitClock
@@ -142,11 +143,22 @@ class Compensation(Event):
     bets: dict[str, int]
 
 
-def settlement_line(events: list[Event]) -> Say:
+def settlement_line(events: list[Event], game: str | None = None) -> Say:
     """The room's one-line summary of the ``settle`` events among ``events`` (Japanese result
-    words: 勝ち / 負け / 引き分け / ディーラーフォールド / ディスクオリファイ / フォールド)."""
-    lines = [text("settlement_item", player=e.player, result=text(f"result_{e.result}"),
-                  payout=e.payout) for e in events if isinstance(e, Settle)]
+    words: 勝ち / 負け / 引き分け / ディーラーフォールド / ディスクオリファイ / フォールド), each
+    with why when ``game`` is given and the settle names the hands compared (its ``hand`` and
+    ``dealer_class``): 「aliceさん: 勝ち 600（ストレート 対 ワンペア）」."""
+    names = NAMES.get(game or "", {})
+    lines = []
+    for e in events:
+        if not isinstance(e, Settle):
+            continue
+        line = text("settlement_item", player=e.player, result=text(f"result_{e.result}"),
+                    payout=e.payout)
+        hand, dealer = names.get(e.hand or ""), names.get(e.dealer_class or "")
+        if hand and dealer and e.result != "fold":
+            line += text("settlement_why", hand=hand, dealer=dealer)
+        lines.append(line)
     return Say(to="room", text=text("settlement", lines=" / ".join(lines)))
 
 
@@ -162,7 +174,7 @@ def names(players: list[str]) -> str:
 
 
 def announce_compensation(e: Compensation) -> Say:
-    """A dealing mistake's guarantee to one player, with the figures (issue #14): the total and
+    """A dealing mistake's guarantee to one player, with the figures: the total and
     the payout of every bet (「aliceさん: 保障配当 600（アンティ 200・AA 400）」)."""
     bets = text("house.bets_sep").join(
         text("house.compensation_bet", bet=text(f"house.bet_{k}"), payout=v)

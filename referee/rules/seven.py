@@ -1,5 +1,5 @@
 """``seven``: the 7-card game from a 6-deck shoe with the dice-picked dealer hand
-(seeds/seven-card.txt, docs/rules.md).
+(docs/rules.md ``seven``).
 
 Flow of one hand (a pure state machine; the service or a transcript drives it):
 
@@ -93,13 +93,14 @@ from referee.cards import (
     Card,
     CardError,
     Shoe,
+    card_str,
     is_joker,
     parse_card,
     pretty,
     rank_of,
 )
 from referee.definitions import SEVEN_CLASSES, GameDefinition, SevenRules
-from referee.events import ActionEvent, Event, HandStart, Say
+from referee.events import ActionEvent, Event, HandStart, Say, Shown
 from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_floor, class_of, seven_key
 from referee.lang.catalog import text
 from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionError
@@ -382,6 +383,9 @@ class SevenEngine(HouseEngine):
             h.dealt += n
         lines = [text("seven.deal_line", seat=h.seat, who=h.label, cards=show(h.cards[: h.dealt]))
                  for h in live]
+        out.extend(Shown(player=h.name if h.name is not None else "dealer", seat=h.seat,
+                         cards=[card_str(c) for c in h.cards[: h.dealt]], why="deal")
+                   for h in live)
         out.append(Say(to="room", text=text("seven.deal", lines=" / ".join(lines))))
         for h in live:
             if h.name is not None and JOKER in h.cards[h.dealt - n : h.dealt]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from referee.cards import JOKER, Card, is_joker, rank_of, suit_of
 from referee.definitions import SevenRules
 from referee.events import Event, Say, Settle
-from referee.hands import class_floor, class_of, pair_floor, seven_key
+from referee.hands import NAMES, class_floor, class_of, pair_floor, seven_key
 from referee.lang.catalog import text
 from referee.rules.house import names, pay, settlement_line
 
@@ -94,6 +94,9 @@ def settle(r: SevenRules, hands: dict[int, _Hand], players: list[_Hand], dice: l
             dealer_seat = d
             break
     note = ""
+    if dealer_seat and len(rolls) > 1:  # the dice line explains the rolls that hit no seat
+        note = text("seven.dice_reroll", rolls=text("seven.dice_list_sep").join(
+            str(d) for d in rolls[:-1]))
     if not dealer_seat:  # the hit seat was vacated during the antes and the dice ran out
         dealer_seat = (
             r.dealer_seat if r.dealer_seat in hands
@@ -101,10 +104,13 @@ def settle(r: SevenRules, hands: dict[int, _Hand], players: list[_Hand], dice: l
         )
         note = text("seven.dice_ran_out")
     dh = hands[dealer_seat]
+    dealer_class = None if dh.folded else class_of("seven", keys[dealer_seat])
     out.append(
         Say(to="room", text=text(
             "seven.dice", rolls=text("seven.dice_sep").join(str(d) for d in rolls),
             seat=dealer_seat, who=dh.label,
+            hand=text("seven.dealer_hand_class", hand=NAMES["seven"].get(dealer_class, ""))
+            if dealer_class is not None else "",
             note=note + (text("seven.dealer_hand_folded") if dh.folded else ""))),
     )
     wins = 0
@@ -158,6 +164,6 @@ def settle(r: SevenRules, hands: dict[int, _Hand], players: list[_Hand], dice: l
         bets_p = pay(h.bets, r.result_table[result], rnd)
         flag = {"dealer_fold": True} if dh.folded else {}  # absent, not null: JSON reads back
         out.append(Settle(player=name, result=result, payout=ante_p + bets_p, ante=ante_p,
-                          bets=bets_p, hand=klass, **flag))
-    out.append(settlement_line(out))
+                          bets=bets_p, hand=klass, dealer_class=dealer_class, **flag))
+    out.append(settlement_line(out, "seven"))
     return out

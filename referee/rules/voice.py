@@ -1,15 +1,17 @@
 """What every game says when it accepts an action: one line in the room, the same in every game
-(issue #14: 「aliceさん: コール 100」). The house games (referee.rules.house) and omaha
+(「aliceさん: コール 100」). The house games (referee.rules.house) and omaha
 (referee.rules.omaha.rounds) both say it from here; the words are the catalogue's
 (voice.toml ``ack*`` and ``act_*``).
 """
 
 from __future__ import annotations
 
-from referee.events import Say
-from referee.lang.catalog import text
+from typing import Any
 
-__all__ = ["acknowledge"]
+from referee.events import Say
+from referee.lang.catalog import messages, text
+
+__all__ = ["acknowledge", "action_figure", "action_word", "result_word"]
 
 
 def acknowledge(who: str, action: str, amount: int = 0, aa: int = 0) -> Say:
@@ -22,3 +24,27 @@ def acknowledge(who: str, action: str, amount: int = 0, aa: int = 0) -> Say:
     if amount:
         return Say(to="room", text=text("ack_amount", who=who, action=words, amount=amount))
     return Say(to="room", text=text("ack", who=who, action=words))
+
+
+def action_word(game: str, action: str) -> str:
+    """The word the room uses for an ``action`` event's id in ``game`` (omaha's raise is a
+    メイク, seven's a レイズ): the records (history, ``!hand``, the console) say the same."""
+    if game == "omaha" and action == "raise":
+        action = "make"
+    key = f"act_{action}"
+    return text(key) if key in messages() else text("act_other")
+
+
+def action_figure(game: str, ev: dict[str, Any]) -> int:
+    """The chips an ``action`` event's line names, as the room's acknowledgement names them:
+    omaha's bet, make and all-in say the total (``to``), everything else what it put in."""
+    to = ev.get("to")
+    if game == "omaha" and ev.get("action") in ("bet", "raise", "allin") and to:
+        return int(to)
+    return int(ev.get("amount") or 0)
+
+
+def result_word(result: str) -> str:
+    """A ``settle`` result's word (勝ち, ディーラーフォールド …), as the settlement line says it."""
+    key = f"result_{result}"
+    return text(key) if key in messages() else text("result_other")

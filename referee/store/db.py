@@ -570,7 +570,7 @@ class Store:
                 last = seq
                 yield json.loads(text)
 
-    # --- snapshots (issue 21: restart without re-running all history) ------------------------
+    # --- snapshots (restart without re-running all history) ---------------------------------------
     def latest_snapshot(self) -> tuple[int, str, bytes] | None:
         """(seq, version, state) of the newest snapshot: the service's state right after input
         ``seq`` was processed; None when there is none."""
@@ -675,7 +675,7 @@ class Store:
             return list(self.db.query(sql + " ORDER BY l.id"))
         return list(self.db.query(sql + " WHERE l.player = ? ORDER BY l.id", [player]))
 
-    # --- for the chat adapters (issue #20: no adapter runs SQL on the store) ---------------
+    # --- for the chat adapters (no adapter runs SQL on the store) ---------------------------------
     def events_of(self, input_id: str) -> list[dict[str, Any]]:
         """The events saved for input ``input_id`` as JSON objects ([] if it is not saved): a
         bot that stopped between saving an input and queueing its replies finds them here."""

@@ -20,6 +20,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,7 +71,7 @@ def quick_check(conn: sqlite3.Connection, path: str | Path) -> None:
 
 class BackgroundCheck:
     """:func:`quick_check` of a database file on a thread and a read-only connection of its
-    own, so a bot's start-up (snapshot + tail, issue 21) does not wait for a read of the whole
+    own, so a bot's start-up (snapshot + tail) does not wait for a read of the whole
     file; the bot asks :meth:`result` before it goes online."""
 
     def __init__(self, path: str | Path) -> None:
@@ -186,14 +187,16 @@ def check(path: str | Path) -> Report:
 
 
 def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
-    """A consistent copy of the database ``path`` at ``dest`` (a file, or a directory to put a
-    time-stamped copy in); returns the file written. Waits up to ``wait`` seconds for a writer
-    that holds the file exclusively (``referee replay --db``)."""
+    """A consistent copy of the database ``path`` at ``dest``; returns the file written.
+    ``dest`` is the copy's file name, or a directory to put a time-stamped copy in: one that
+    exists, or a name ending in ``/`` (created), as a shell user writes ``backups/``. Waits up
+    to ``wait`` seconds for a writer that holds the file exclusively (``referee replay --db``)."""
     src_path = Path(path)
     if not src_path.is_file():
         raise StoreError(f"{src_path}: no such database")
     target = Path(dest)
-    if target.is_dir():
+    named_directory = isinstance(dest, str) and dest.endswith(("/", os.sep))
+    if named_directory or target.is_dir():
         target = target / stamped_name(src_path)
     if target.resolve() == src_path.resolve():
         raise StoreError(f"{target}: the back-up would overwrite the database itself")
@@ -275,18 +278,20 @@ def quick_check_file(path: Path, chain: bool = False) -> None:
         conn.close()
 
 
-def stamped_name(db: Path) -> str:
+def stamped_name(db: Path, now: datetime | None = None) -> str:
     """``referee-20261201T083000.123Z.db``: sorts in time order."""
-    now = datetime.now(UTC)
+    now = datetime.now(UTC) if now is None else now
     return f"{db.stem}-{now.strftime('%Y%m%dT%H%M%S')}.{now.microsecond // 1000:03d}Z.db"
 
 
 class Backups:
     """A bot's back-ups of its database: every ``every`` seconds (0: never) and on demand
-    (``!close``), into ``directory``, keeping the newest ``keep`` copies."""
+    (``!close``), into ``directory``, keeping the newest ``keep`` copies. ``clock`` (seconds,
+    monotonic) decides when one is due and ``wall`` names the copies: both injectable."""
 
     def __init__(self, db: Path, directory: Path | None = None, every: float = 3600.0,
-                 keep: int = 24) -> None:
+                 keep: int = 24, *, clock: Callable[[], float] = time.monotonic,
+                 wall: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
         if keep < 1:
             raise ValueError("backup_keep must be at least 1")
         if every < 0:
@@ -295,19 +300,20 @@ class Backups:
         self.directory = directory if directory is not None else db.parent / "backups"
         self.every = every
         self.keep = keep
-        self.last = time.monotonic()
+        self.clock, self.wall = clock, wall
+        self.last = clock()
         self.made: list[Path] = []
 
     def due(self, now: float | None = None) -> bool:
-        now = time.monotonic() if now is None else now
+        now = self.clock() if now is None else now
         return self.every > 0 and now - self.last >= self.every
 
     def run(self) -> Path:
         """Take one back-up now and prune old ones; StoreError if it failed."""
         try:
-            out = backup(self.db, self.directory / stamped_name(self.db), wait=30.0)
+            out = backup(self.db, self.directory / stamped_name(self.db, self.wall()), wait=30.0)
         finally:
-            self.last = time.monotonic()  # a failed attempt waits its interval too
+            self.last = self.clock()  # a failed attempt waits its interval too
         self.made.append(out)
         self.prune()
         return out

@@ -1,8 +1,8 @@
 """Real-server helpers for the IRC adapter's tests: one ngIRCd (Debian's package, installed by
-scripts/ngircd.sh when missing) per test session on a free 127.0.0.1 port, run in the foreground
-from a generated configuration in a temp dir and always stopped; scripted players are small
-asyncio IRC clients on the raw protocol; the bot runs as ``referee irc`` in a subprocess (or
-in-process where a test needs to reach inside).
+scripts/ngircd.sh; skipped without it, failed under CI) per test session on a free 127.0.0.1
+port, run in the foreground from a generated configuration in a temp dir and always stopped;
+scripted players are small asyncio IRC clients on the raw protocol; the bot runs as ``referee
+irc`` in a subprocess (or in-process where a test needs to reach inside).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from needs import need
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -32,12 +34,12 @@ def _free_port() -> int:
 
 
 def ngircd_binary() -> str:
+    """Debian's ngircd (scripts/ngircd.sh installs it); the test skips without it, or fails
+    under CI."""
     found = shutil.which("ngircd") or ("/usr/sbin/ngircd" if os.path.exists("/usr/sbin/ngircd")
                                        else None)
-    if found is None:
-        subprocess.run(["bash", str(ROOT / "scripts" / "ngircd.sh"), "install"], check=True,
-                       timeout=600)
-        found = shutil.which("ngircd") or "/usr/sbin/ngircd"
+    need(found, "ngircd (the IRC tests' server)", "bash scripts/ngircd.sh install, as root")
+    assert found is not None
     return found
 
 
@@ -419,11 +421,9 @@ def services_binaries() -> tuple[str, str]:
                 if os.path.exists("/usr/sbin/inspircd") else None),
                 shutil.which("atheme-services"))
     ircd, atheme = find()
-    if ircd is None or atheme is None:
-        subprocess.run(["bash", str(ROOT / "scripts" / "ircservices.sh"), "install"], check=True,
-                       timeout=900)
-        ircd, atheme = find()
-    assert ircd and atheme, "inspircd/atheme-services did not install"
+    need(ircd and atheme, "inspircd and atheme-services (the IRC services tests' network)",
+         "bash scripts/ircservices.sh install, as root")
+    assert ircd and atheme
     return ircd, atheme
 
 

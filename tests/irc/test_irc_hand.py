@@ -1,4 +1,4 @@
-"""Acceptance (issue 8): scripted IRC clients play a full omaha hand against ``referee irc`` on a
+"""Acceptance: scripted IRC clients play a full omaha hand against ``referee irc`` on a
 real ngIRCd; each receives exactly their own cards by PRIVMSG; final stacks equal the same hand
 replayed from a transcript (``referee replay``); an IRC server restart mid-hand loses and repeats
 no action."""
@@ -212,6 +212,19 @@ def test_full_omaha_hand_over_irc(ngircd: Ngircd, tmp_path: Path) -> None:
                                        if not (m.private and m.target == "carol_")]
     result = check_cards_and_stacks(table, db, tmp_path)
     print(f"\nfull hand over IRC in {took:.1f}s; {len(table.sent)} actions; final {result}")
+    check_and_verify(db)
+
+
+def check_and_verify(db: Path) -> None:
+    """The bot's database re-runs to the same state from its log alone (the configured
+    moderators are an input of it) and every revealed deal checks out."""
+    import subprocess
+    import sys
+
+    for argv in (["check", "--db", str(db), "--snapshots"], ["verify", "--db", str(db)]):
+        r = subprocess.run([sys.executable, "-m", "referee.cli", *argv], capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, (argv, r.stdout, r.stderr)
 
 
 async def _full_hand(table: Table) -> float:

@@ -1,4 +1,4 @@
-"""Acceptance (issue 15, attacks 1 and 2): a nick alone never gets another player's cards or a
+"""Acceptance: a nick alone never gets another player's cards or a
 moderator's powers -- on ngIRCd without services (players prove themselves with ``!pass``) and
 on InspIRCd + Atheme with services (players are their NickServ accounts), before and after a
 restart of the bot (``referee irc`` in a subprocess on a real SQLite file); the real player keeps

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from matrix_helpers import wait_for
-
-from referee.adapters.matrix_synapse import Synapse, User
+from synapse_server import Synapse, User
 
 JS_DIR = Path(__file__).resolve().parent / "js"
 

@@ -25,9 +25,10 @@ from typing import Any
 
 import nio
 import pytest
+from needs import need
+from synapse_server import Synapse, User, installed
 
 from referee.adapters.matrix import ENCRYPTION, share_keys
-from referee.adapters.matrix_synapse import Synapse, User
 
 ROOT = Path(__file__).resolve().parents[2]
 ENCRYPTED_DM = ENCRYPTION  # initial state of an end-to-end encrypted room
@@ -36,6 +37,7 @@ _counter = itertools.count(1)
 
 @pytest.fixture(scope="session")
 def synapse() -> Iterator[Synapse]:
+    need(installed(), "Synapse (its own venv, .venv-synapse)", "bash scripts/synapse.sh install")
     server = Synapse()
     try:
         took = server.start()

@@ -1,4 +1,4 @@
-"""The bot's own cross-signing identity (issue #22) on the real Synapse: uploaded on the first
+"""The bot's own cross-signing identity on the real Synapse: uploaded on the first
 login (the sub-keys signed by the master key, the device by the self-signing key), unchanged and
 not re-uploaded by a restart, a new device signed with the same identity after the olm store is
 reset, and a lost identity replaced through the password's interactive auth."""
@@ -15,9 +15,8 @@ import pytest
 from matrix_helpers import BotProcess, run, wait_for
 from signedjson.key import decode_verify_key_bytes
 from signedjson.sign import verify_signed_json
+from synapse_server import Synapse
 from unpaddedbase64 import decode_base64
-
-from referee.adapters.matrix_synapse import Synapse
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(300)]
 

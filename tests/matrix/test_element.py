@@ -1,5 +1,5 @@
 """Players on the client stack Element runs -- matrix-js-sdk with its Rust crypto -- against the
-bot on the real Synapse (issue #22): hole cards decrypt in Element's default mode and in
+bot on the real Synapse: hole cards decrypt in Element's default mode and in
 "exclude insecure devices" (OnlySignedDevicesIsolationMode) because the bot's device is signed by
 its owner's cross-signing identity; a player whose client withholds the room key from the bot
 gets a Japanese notice instead of silence, and their next message, keys shared, is processed."""
@@ -13,21 +13,18 @@ import nio
 import pytest
 from js_player import JsPlayer, js_ready
 from matrix_helpers import BotProcess, Player, Table, cards_in, run, wait_for
+from needs import need
+from synapse_server import Synapse
 
-from referee.adapters.matrix_synapse import Synapse
 from referee.lang.catalog import messages
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(400)]
 
-if os.environ.get("CI") and js_ready():  # CI must have them (setup.sh --test installs them)
-    raise RuntimeError(f"matrix-js-sdk players unavailable: {js_ready()}")
-
-
 @pytest.fixture(scope="module")
 def need_js() -> None:
     why = js_ready()
-    if why:
-        pytest.skip(why)
+    need(why is None, f"the matrix-js-sdk players ({why})",
+         "npm ci in tests/matrix/js, or bash scripts/setup.sh --test")
 
 
 async def _js_table(hs: Synapse, tmp: Path, modes: list[str]) -> tuple[Table, list[JsPlayer]]:

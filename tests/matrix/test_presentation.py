@@ -1,4 +1,4 @@
-"""How the bot looks in a Matrix client (issue #14), on the real Synapse: every bot message is an
+"""How the bot looks in a Matrix client, on the real Synapse: every bot message is an
 ``m.notice`` and no suit is coloured black; an edited message is ignored, and the player is told
 so instead of being left to wonder."""
 

@@ -1,4 +1,4 @@
-"""Private rooms the bot can vouch for, and commands typed in them (issue #15, attacks 3 and 4),
+"""Private rooms the bot can vouch for, and commands typed in them,
 on the real Synapse.
 
 3. A player makes an *unencrypted* room marked ``is_direct`` with the bot and a third person;

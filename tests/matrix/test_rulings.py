@@ -1,5 +1,5 @@
 """Rulings typed in a Matrix room: a flying action and a hand-information leak produce the
-rulings and penalty records of RULES.md, which a moderator then reads with !penalties."""
+rulings and penalty records of docs/rules.md, which a moderator then reads with !penalties."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def test_flying_action_and_leak_penalties(make_table: TableFactory) -> None:
             await t.command(t.mod, "!deal", f"{a.name} ?さんの番です")
             # carol (big blind) checks before her turn: a flying action, recorded.
             await t.command(c, "チェック", "フライング")
-            # alice raises, so carol's check is no longer legal at her turn: RULES.md β3.
+            # alice raises, so carol's check is no longer legal at her turn (docs/rules.md, FA β).
             await t.command(a, "メイク60", f"{b.name} ?さんの番です")
             ruling = await t.command(b, "フォールド", "ペナルティ")
             assert c.name in ruling.body and "フライング" in ruling.body
@@ -27,7 +27,7 @@ def test_flying_action_and_leak_penalties(make_table: TableFactory) -> None:
             leak = await t.command(a, "俺のハンドはAのペアだよ", "ハンド情報")
             assert a.name in leak.body and "1,000P" in leak.body
             # A claim the referee could verify is penalised at once; otherwise it is a flag the
-            # moderator confirms (RULES.md: true or false, it is a leak).
+            # moderator confirms (docs/rules.md: true or false, it is a leak).
             flags = [e for e in t.bot.events()
                      if e.get("event") == "flag" and e.get("player") == a.name]
             assert flags and flags[0]["kind"] == "information_leak"

@@ -1,4 +1,4 @@
-"""Encrypted messages the bot cannot decrypt yet (issue #22), in an encrypted table room on the
+"""Encrypted messages the bot cannot decrypt yet, in an encrypted table room on the
 real Synapse. A player's client that sends its room key late (here: alice's nio client encrypts
 with a fresh megolm session and shares it only later -- what a slow or offline-then-online client
 does): the message is held, the room's later messages wait behind it, and once the key arrives

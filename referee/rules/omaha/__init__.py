@@ -1,4 +1,4 @@
-"""Pot-limit Omaha ring game (docs/rules.md `omaha`, seeds/omaha-ring.txt): a pure state machine.
+"""Pot-limit Omaha ring game (docs/rules.md `omaha`): a pure state machine.
 
 Money is handled by :mod:`referee.rules.betting` (rounds, legal ranges, side pots); this package
 adds seating, the button and blinds, cards, flying actions, showdown order, rake, odd chips, the

@@ -1,4 +1,4 @@
-"""Flying actions (FA): a declaration by a player in the hand before their turn (RULES.md
+"""Flying actions (FA): a declaration by a player in the hand before their turn (docs/rules.md
 `omaha`, "Flying actions"). Its own module because it is the part of the rules with the most
 cases: recorded and applied at the turn if still legal (α), voided with a restriction (β: call
 or fold, raise or fold, the check penalty), the all-in FA (void, half the stack stays in the
@@ -23,6 +23,7 @@ from referee.rules.omaha.state import (
     Move,
     say,
     show,
+    shown,
     word,
 )
 
@@ -77,6 +78,7 @@ class OmahaFlying(OmahaRounds):
             events.extend(self._fold_now(p))
             if plan.show:
                 p.shown = list(plan.show)
+                events.append(shown(p.name, p.shown, "fold"))
                 events.append(say("room", msg("omaha.fold_show", player=p.name,
                                               cards=show(p.shown))))
             events.extend(self._advance())

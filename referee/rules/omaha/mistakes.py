@@ -1,5 +1,5 @@
 """What is decided outside the betting: a forced fold and a removal (the penalty pipeline of the
-service), and the moderator's dealing-mistake procedures (RULES.md `omaha`, "Dealing mistakes"):
+service), and the moderator's dealing-mistake procedures (docs/rules.md, "Dealing mistakes"):
 
 - ``misdeal`` -- a wrong hand sent preflop: that hand is shown and burned, every action is
   rewound to the blinds, the player gets new cards from the deal's shoe;
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import tomllib
 from functools import cache
-from pathlib import Path
 
+from referee import resources
 from referee.cards import card_str, cards_str, pretty
 from referee.events import ActionEvent, Burned, Event, Exposed, Misdeal, NoGame
 from referee.lang.catalog import text as msg
@@ -26,7 +26,7 @@ from referee.rules.base import IllegalAction
 from referee.rules.omaha.flying import OmahaFlying
 from referee.rules.omaha.state import say, show, word
 
-WORDS = Path(__file__).resolve().parents[3] / "grammar" / "omaha.toml"
+WORDS = resources.GRAMMAR / "omaha.toml"
 
 
 @cache
@@ -129,7 +129,8 @@ class OmahaMistakes(OmahaFlying):
         events: list[Event] = [
             Misdeal(player=player, burned=cards_str(burned)),
             say("room", msg("omaha.misdeal", player=player, cards=show(burned))),
-            say(player, msg("omaha.new_cards", hand=str(self.hand_no), cards=show(p.hole))),
+            say(player, msg("omaha.new_cards", hand=str(self.hand_no), cards=show(p.hole)),
+                p.hole),
         ]
         # the wait starts again, as it always has here, without a second reminder
         self._clock.since = self._now

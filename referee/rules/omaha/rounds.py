@@ -27,6 +27,7 @@ from referee.rules.omaha.state import (
     action_event,
     say,
     show,
+    shown,
     word,
 )
 from referee.rules.voice import acknowledge
@@ -135,7 +136,7 @@ class OmahaRounds(OmahaShowdown):
         )))
         for p in self.players:
             events.append(say(p.name, msg("omaha.your_cards", hand=str(self.hand_no),
-                                          cards=show(p.hole))))
+                                          cards=show(p.hole)), p.hole))
         # the first clock reading after the deal starts the turn (a deal carries no time, and
         # the previous message's time could be long ago)
         self._clock.restart(None)
@@ -282,6 +283,7 @@ class OmahaRounds(OmahaShowdown):
         events = self._apply(p, plan.move, plan.to, ack=not plan.show)
         if plan.show:
             p.shown = list(plan.show)
+            events.append(shown(p.name, p.shown, "fold"))
             events.append(say("room", msg("omaha.fold_show", player=p.name, cards=show(p.shown))))
         self._restart_clock()
         events.extend(self._advance())
@@ -354,7 +356,7 @@ class OmahaRounds(OmahaShowdown):
             self.shown_board = 3 if self.street == 1 else self.shown_board + 1
             if self.street == 1:
                 self.flop_seen = True
-            events.append(self._street_line())
+            events.extend(self._street_lines())
             if b.betting_possible():
                 b.start_round(0, self.street)
             self._restart_clock()

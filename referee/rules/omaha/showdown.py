@@ -8,8 +8,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from referee.actions import Parsed
-from referee.cards import Card, parse_card
-from referee.events import Event, HandBonus, HandEnd, HouseTopup, Pot, Rake
+from referee.cards import Card, card_str, parse_card
+from referee.events import BoardDealt, Event, HandBonus, HandEnd, HouseTopup, Mucked, Pot, Rake
 from referee.hands import NAMES, class_of, omaha_key
 from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
@@ -20,11 +20,13 @@ from referee.rules.omaha.state import (
     action_event,
     say,
     show,
+    shown,
     word,
 )
 from referee.rules.omaha.tourney import OmahaTournament
 
 CLASS_JA = NAMES["omaha"]  # the seed's names, as `referee hand` prints them
+_STREETS = {1: "flop", 2: "turn", 3: "river"}  # omaha's street numbers, as board events say
 
 
 class OmahaShowdown(OmahaTournament):
@@ -77,8 +79,10 @@ class OmahaShowdown(OmahaTournament):
         total = sum(ps.amount for ps in b.pots())
         (amount,), rake = self._take_rake([total])
         events: list[Event] = []
-        if rake:
+        if rake:  # announced like a contested pot's
             events.append(Rake(amount=rake))
+            events.append(say("room", msg("rake", amount=rake, pot=total,
+                                          percent=self.rules.rake_percent)))
         b.seats[winner.idx].stack += amount
         events.append(Pot(index=0, amount=amount, shares={winner.name: amount}))
         events.append(say("room", msg("omaha.won_uncontested", player=winner.name,
@@ -101,7 +105,8 @@ class OmahaShowdown(OmahaTournament):
         if plan.close:
             return [say("room", msg("omaha.closed", player=p.name))]
         p.shown = list(plan.show)
-        return [say("room", msg("omaha.shown", player=p.name, cards=show(p.shown)))]
+        return [shown(p.name, p.shown, "open"),
+                say("room", msg("omaha.shown", player=p.name, cards=show(p.shown)))]
 
     # --- the showdown ----------------------------------------------------------------------
     def _sd_order(self) -> list[int]:
@@ -121,9 +126,14 @@ class OmahaShowdown(OmahaTournament):
                     seq.append(i)
         return seq
 
-    def _street_line(self) -> Event:
-        return say("room", msg("omaha.street", street=word(f"omaha.street_{self.street}"),
-                               cards=show(self.board[: self.shown_board])))
+    def _street_lines(self) -> list[Event]:
+        """The street just dealt: its ``board`` event, then the room's line."""
+        board = self.board[: self.shown_board]
+        new = board[{1: 0, 2: 3, 3: 4}[self.street]:]
+        return [BoardDealt(street=_STREETS[self.street], cards=[card_str(c) for c in new],
+                           board=[card_str(c) for c in board]),
+                say("room", msg("omaha.street", street=word(f"omaha.street_{self.street}"),
+                                cards=show(board)))]
 
     def _start_showdown(self) -> list[Event]:
         b = self._b()
@@ -134,7 +144,7 @@ class OmahaShowdown(OmahaTournament):
             self.aggressor = None
             if self.shown_board >= 3:
                 self.flop_seen = True
-            events.append(self._street_line())
+            events.extend(self._street_lines())
         self.phase = "showdown"
         self.street = 4
         self.sd_queue = self._sd_order()
@@ -170,7 +180,7 @@ class OmahaShowdown(OmahaTournament):
         p.shown = list(p.hole)
         klass = class_of("omaha", self._hand_value(p))
         bonus = self.rules.hand_bonus.get(klass, 0)
-        events: list[Event] = [say("room", msg(
+        events: list[Event] = [shown(p.name, p.shown, "showdown", klass), say("room", msg(
             "omaha.opened", player=p.name, cards=show(p.hole), hand=CLASS_JA.get(klass, klass),
         ))]
         if bonus:
@@ -202,8 +212,8 @@ class OmahaShowdown(OmahaTournament):
         p = plan.player
         events: list[Event]
         if plan.open:
-            # the player's decision is an action like a muck (CONTRACTS §2/§3); the openings the
-            # rules force (the first opener, all-in players) are not decisions and emit none
+            # the player's decision is an action like a muck (docs/contracts.md §2/§3); the openings
+            # the rules force (the first opener, all-in players) are not decisions and emit none
             events = [action_event(p.name, "open"), *self._open(p)]
         else:
             p.mucked = True
@@ -212,7 +222,10 @@ class OmahaShowdown(OmahaTournament):
             p.shown = list(plan.show)
             text = (msg("omaha.mucked_show", player=p.name, cards=show(p.shown)) if p.shown
                     else msg("omaha.mucked", player=p.name))
-            events = [action_event(p.name, "muck"), say("room", text)]
+            events = [action_event(p.name, "muck"), Mucked(player=p.name)]
+            if p.shown:
+                events.append(shown(p.name, p.shown, "muck"))
+            events.append(say("room", text))
         self.sd_queue.pop(0)
         while self.sd_queue and b.seats[self.sd_queue[0]].stack == 0:
             events.extend(self._open(self.players[self.sd_queue.pop(0)]))

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal
 
-from referee.cards import Card, pretty
-from referee.events import ActionEvent, Say
+from referee.cards import Card, cards_str, pretty
+from referee.events import ActionEvent, Say, Shown
 from referee.lang.catalog import text as msg
 
 #: Where the table is: no hand yet (``idle``), a betting round (``betting``), hands being opened
@@ -26,6 +26,8 @@ LIVE_PHASES: frozenset[Phase] = frozenset(("betting", "showdown"))
 Move = Literal["fold", "check", "call", "raise"]
 #: What a player with a voided (β) flying action may still do.
 Restriction = Literal["call_or_fold", "raise_or_fold"]
+#: Why cards are shown (the ``shown`` event's ``why``).
+ShownWhy = Literal["showdown", "open", "fold", "muck"]
 
 
 _PRETTY = tuple(pretty(Card(c)) for c in range(53))  # every card's display, computed once
@@ -44,8 +46,17 @@ def word(key: str) -> str:
     return msg(key)
 
 
-def say(to: str, text: str) -> Say:
-    return Say(to=to, text=text)
+def say(to: str, text: str, cards: list[Card] | None = None) -> Say:
+    """A message; ``cards``: the cards a private one tells (the ``say`` event's ``cards``)."""
+    if cards is None:
+        return Say(to=to, text=text)
+    return Say(to=to, text=text, cards=cards_str(cards))
+
+
+def shown(player: str, cards: list[Card], why: ShownWhy, klass: str | None = None) -> Shown:
+    """``shown``: what the room is told the player's cards are (before the sentence that
+    announces them)."""
+    return Shown(player=player, cards=cards_str(cards), why=why, hand_class=klass)
 
 
 def action_event(player: str, act: str, paid: int | None = None, to: int = 0) -> ActionEvent:

@@ -1,4 +1,5 @@
-"""A throw-away Synapse on 127.0.0.1, for the Matrix tests, the benchmark and local trials.
+"""A throw-away Synapse on 127.0.0.1, for the Matrix tests, the benchmark and local trials
+(test-only code: it is not part of the referee package).
 
 Synapse pins many dependencies of its own, so it lives in a separate virtualenv (``.venv-synapse``
 at the repository root, created on first use) and never shares one with the referee. The
@@ -9,8 +10,8 @@ that does not exempt a user exercises the real default limits.
 
 Command line (``scripts/synapse.sh`` wraps it)::
 
-    python -m referee.adapters.matrix_synapse install      # create .venv-synapse
-    python -m referee.adapters.matrix_synapse run [--port N] [--dir D] [--user NAME:PASSWORD...]
+    python tests/matrix/synapse_server.py install      # create .venv-synapse
+    python tests/matrix/synapse_server.py run [--port N] [--dir D] [--user NAME:PASSWORD...]
 """
 
 from __future__ import annotations
@@ -50,6 +51,12 @@ class SynapseError(RuntimeError):
 
 def venv_python() -> Path:
     return VENV / "bin" / "python"
+
+
+def installed() -> bool:
+    """Whether the pinned Synapse is in its venv (``install`` puts it there)."""
+    stamp = VENV / ".installed"
+    return stamp.exists() and stamp.read_text().strip() == SYNAPSE_REQUIREMENT
 
 
 def ensure_installed(quiet: bool = True) -> float:

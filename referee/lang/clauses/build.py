@@ -1,0 +1,145 @@
+"""The action a clean frame declares, game by game (a seven discard of two cards, deuces'
+kept and thrown cards, holdem_aa's ante and AA side bet), or None."""
+
+from __future__ import annotations
+
+from referee.actions import Parsed
+from referee.lang.clauses.frame import Frame
+
+
+def build_action(f: Frame, game: str) -> Parsed | None:
+    """The action a clean frame declares, or None when its words do not make one action."""
+    names = [n for _, n in f.actions]
+    kinds = set(names)
+    cards = [c for _, cs in f.cards for c in cs]
+    amounts = [a for _, a in f.amounts]
+    if f.hand is not None:
+        if game != "seven" or kinds - {"discard", "showdown"} or cards or amounts:
+            return None
+        return Parsed(kind="action", action="discard", hand=f.hand, hand_info=True)
+    if game == "deuces" and kinds & {"keep", "discard", "stay", "play", "all"}:
+        return _deuces(f)
+    if game == "seven" and {"discard", "keep"} <= kinds and len(cards) > 2:
+        # 「JKは残して3dと4c捨て」: the cards after the word of keeping are the ones thrown
+        keep_at = max(p for p, n in f.actions if n == "keep")
+        cards = [c for p, cs in f.cards if p > keep_at for c in cs]
+    if game == "seven" and "discard" in kinds:
+        if kinds - {"discard", "showdown", "keep"} or len(cards) != 2 or amounts:
+            # 「ジョーカーは残して、3sと4d捨て」: the kept card is a clause of its own
+            return None
+        return Parsed(kind="action", action="discard", cards=cards, hand_info=True)
+    kinds.discard("showdown") if len(kinds) > 1 else None
+    if "open" in kinds and kinds & {"fold", "muck"}:
+        kinds.discard("open")  # a fold or muck that shows (見せて)
+    if "all" in kinds and "open" in kinds:
+        kinds.discard("all")
+    if "pot" in kinds and kinds & {"bet", "raise"}:
+        kinds.discard("pot")
+        pot = True
+    else:
+        pot = "pot" in kinds
+    if game == "holdem_aa" and "aa" in kinds:
+        kinds.discard("aa")
+        if not f.aa_declined:
+            return _ante_aa(f, kinds)
+    if not kinds and f.up_to and len(f.amounts) == 1 and not f.cards and game == "omaha":
+        return Parsed(kind="action", action="raise", to=f.amounts[0][1])  # 1万まで行くべさ
+    if len(kinds) != 1:
+        return None
+    (name,) = kinds
+    if name == "showdown":
+        if game != "holdem_aa" or cards or amounts:
+            return None
+        return Parsed(kind="action", action="call")
+    if name in ("fold", "muck", "open"):
+        if amounts:
+            return None
+        if f.negated and name == "open":
+            return None if cards else Parsed(kind="action", action="close")
+        return Parsed(kind="action", action=name, cards=cards or None, hand_info=bool(cards))
+    if cards:
+        return None
+    if name == "pot":
+        return Parsed(kind="action", action="raise", pot=True)
+    if len(amounts) > 1:
+        return None
+    amount = amounts[0] if amounts else None
+    if name == "raise":
+        if pot:
+            return Parsed(kind="action", action="raise", pot=True)
+        # 上げる alone is only a raise with the total it brings the bet to
+        return Parsed(kind="action", action="raise", to=amount)
+    if name == "bet":
+        return Parsed(kind="action", action="bet", amount=amount, pot=True if pot else None)
+    if name in ("call", "allin", "ante"):
+        return Parsed(kind="action", action=name, amount=amount)
+    if name in ("check", "close", "hyper_raise", "extra_raise"):
+        if amount is not None:
+            return None
+        return Parsed(kind="action", action=name)
+    return None
+
+
+def _ante_aa(f: Frame, kinds: set[str]) -> Parsed | None:
+    """holdem_aa: the ante and the AA side bet, each amount after (or before) its word."""
+    aa_pos = [p for p, n in f.actions if n == "aa"]
+    other = kinds - {"ante", "allin"}
+    if other or len(kinds) > 1 or f.cards:
+        return None
+    name = next(iter(kinds), "ante")
+    amounts = f.amounts
+    aa_amount = None
+    rest: list[int] = []
+    for p, a in amounts:
+        # the amount right after the AA word (AA100) is the side bet
+        # (or right before it: 50AA)
+        if aa_amount is None and any(0 <= p - q <= 6 or f.amount_ends.get(p) == q
+                                     for q in aa_pos):
+            aa_amount = a
+        else:
+            rest.append(a)
+    if aa_amount is None or len(rest) > (1 if name == "ante" else 0):
+        return None
+    if name == "ante" and "ante" not in kinds and not rest:
+        return Parsed(kind="action", action="ante", aa=aa_amount)  # AAも100: the side bet
+    return Parsed(kind="action", action=name,
+                  amount=rest[0] if rest else None, aa=aa_amount)
+
+
+def _deuces(f: Frame) -> Parsed | None:
+    names = [n for _, n in f.actions]
+    kinds = set(names) - {"showdown", "play"}
+    cards = [c for _, cs in f.cards for c in cs]
+    if f.amounts:
+        return None
+    if f.except_ and cards and kinds in ({"discard"}, {"discard", "all"}, {"keep"},
+                                          {"keep", "all"}):
+        # 7cと7s以外ぜんぶ捨て: keep the cards named; 7c以外残す: throw them
+        if "discard" in kinds:
+            return Parsed(kind="action", action="play", keep=cards, hand_info=True)
+        return Parsed(kind="action", action="play", discard=cards, hand_info=True)
+    if kinds == {"stay"} and not cards:
+        return Parsed(kind="action", action="play", discard=[])
+    if kinds == {"keep"}:
+        return Parsed(kind="action", action="play", keep=cards, hand_info=bool(cards))\
+            if cards else None
+    if kinds == {"discard"}:
+        return Parsed(kind="action", action="play", discard=cards, hand_info=bool(cards))\
+            if cards else None
+    if kinds == {"all", "discard"} and not cards:
+        return Parsed(kind="action", action="play", keep=[])
+    if kinds == {"all", "keep"} and not cards:
+        return Parsed(kind="action", action="play", discard=[])
+    # 「Kd Kc 残して、あとは全部捨て」: the cards named go with the first verb
+    if kinds in ({"keep", "discard"}, {"keep", "discard", "all"}) and cards:
+        first = next(n for n in names if n in ("keep", "discard"))
+        last_card = max(p for p, _ in f.cards)
+        verbs_after = [n for p, n in f.actions if p > last_card and n in ("keep", "discard")]
+        if "all" not in names or not verbs_after:
+            return None
+        if first == "keep":
+            return Parsed(kind="action", action="play", keep=cards, hand_info=True)
+        return Parsed(kind="action", action="play", discard=cards, hand_info=True)
+    if not kinds and not cards and "play" in names:
+        return Parsed(kind="action", action="play")
+    return None

@@ -1,0 +1,84 @@
+"""Card phrases inside a clause: the grammar's card notation, and a suit said once for several
+ranks (ハートのキングとクイーン, 9と10のハート), with kanji ranks (クラブの三)."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from referee.cards import RANKS, SUITS, card_str, make
+from referee.lang import vocab
+from referee.lang.clauses.vocabulary import text_of, words_table
+from referee.lang.tokens import card_token
+
+
+@cache
+def _card_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    cw = vocab.cards()
+    suit = f"(?:{cw.suit_words_re})"  # symbols are the CARD terminal's (A♠K♠)
+    kanji = "".join(words_table().get("kanji_ranks", {}))
+    rank = f"(?:10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}])"
+    sep = text_of("card_sep")
+    of = re.escape(cw.of)
+    gap = text_of("card_gap")
+    suit_first = re.compile(rf"(?P<suit>{suit}){gap}{of}?{gap}(?P<ranks>{rank}(?:{sep}{rank})*)")
+    ranks_first = re.compile(rf"(?P<ranks>{rank}(?:{sep}{rank})*){gap}{of}{gap}(?P<suit>{suit})")
+    single = re.compile(vocab.card_terminal())
+    return suit_first, ranks_first, single
+
+
+def _rank_letter(r: str) -> str:
+    cw = vocab.cards()
+    r = {**words_table().get("kanji_ranks", {}), "10": "t"}.get(r, r)
+    return cw.rank_of.get(r, r)
+
+
+def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
+    """Card phrases of a folded clause: (start, end, cards) -- 「ハートのキングとクイーン」,
+    「9と10のハート」, 「As Kd」, 「スペードのエース」."""
+    cw = vocab.cards()
+    suit_first, ranks_first, single = _card_patterns()
+    found: list[tuple[int, int, list[str]]] = []
+    taken = [False] * len(folded)
+
+    def add(s: int, e: int, cards: list[str]) -> None:
+        if any(taken[s:e]):
+            return
+        for i in range(s, e):
+            taken[i] = True
+        found.append((s, e, cards))
+
+    kanji = "".join(words_table().get("kanji_ranks", {}))
+    rank_split = re.compile(rf"10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}]")
+    for pat in (ranks_first, suit_first):
+        for m in pat.finditer(folded):
+            suit = cw.suit_of.get(m.group("suit"))
+            if suit is None:
+                continue
+            ranks = [_rank_letter(r) for r in rank_split.findall(m.group("ranks"))]
+            if pat is suit_first and len(ranks) == 1 and len(m.group("ranks")) == 1 and \
+                    m.group("ranks") in "tjqka" and m.end() < len(folded) and \
+                    folded[m.end()].isascii() and folded[m.end()].isalpha():
+                continue
+            try:
+                cards = [card_str(make(RANKS.index(r.upper()), SUITS.index(suit)))
+                         for r in ranks]
+            except ValueError:
+                continue
+            add(m.start(), m.end(), cards)
+    last_end = -1
+    for m in single.finditer(folded):
+        tok = m.group()
+        before = folded[m.start() - 1:m.start()]
+        if before.isascii() and before.isalnum() and m.start() != last_end:
+            continue  # not the ts of "lets"; but AhKh is two cards
+        last_end = m.end()
+        if tok in cw.jokers:
+            add(m.start(), m.end(), ["JK"])
+            continue
+        try:
+            add(m.start(), m.end(), [card_token(tok)])
+        except ValueError:
+            continue
+    found.sort()
+    return found

@@ -1,0 +1,333 @@
+"""Step 3 of the clause reader: one clause as a frame -- its action words, cards, amounts and
+hand name -- and whether every other word in it carries no content (by part of speech and
+lemma), or negates, wishes, asks, supposes, advises, orders or remarks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+
+from referee.lang import vocab
+from referee.lang.clauses.cards import cards_in
+from referee.lang.clauses.split import Clause
+from referee.lang.clauses.vocabulary import (
+    AUX,
+    BLANK,
+    CONTENT_POS,
+    FINAL,
+    GAME_ACTIONS,
+    NUMERAL,
+    PARTICLE,
+    SURFACE_NAMES,
+    SYMBOL,
+    VERB,
+    Vocabulary,
+    text_of,
+    texts_of,
+    vocabulary,
+    words_table,
+)
+from referee.lang.normalize import fold_nfkc
+from referee.lang.tokens import amount_value
+from referee.lang.words import Word
+
+
+@cache
+def amount_pattern() -> re.Pattern[str]:
+    return re.compile(text_of("amount"))
+
+
+@dataclass
+class Frame:
+    actions: list[tuple[int, str]] = field(default_factory=list)  # (position, action)
+    cards: list[tuple[int, list[str]]] = field(default_factory=list)
+    amounts: list[tuple[int, int]] = field(default_factory=list)
+    hand: str | None = None
+    negated: bool = False
+    vetoed: bool = False
+    content: bool = False
+    declared: bool = False  # a word of doing or politeness (いたします, で参ります, っす)
+    why: list[str] = field(default_factory=list)  # the words that made it content or vetoed
+    weak: bool = False  # a pronoun or adverb that may point at someone else (ここは)
+    polite: bool = False  # an auxiliary, a declaring particle or 宣言 (a hand named needs one)
+    except_: bool = False  # 以外: the cards named are the others
+    musing: bool = False  # かな: wondering, the only veto
+    made: bool = False  # a verb of making a hand (出来る, 来る, 揃う)
+    these: bool = False  # これ / この2枚: the cards named in another clause
+    amount_ends: dict[int, int] = field(default_factory=dict)
+    up_to: bool = False  # an amount followed by まで (a make)
+    aa_declined: bool = False  # AA抜き / AAなし with another action: no side bet
+
+
+def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> Frame:
+    """The action words, cards and amounts of one clause, and whether everything else in it is
+    a word that carries no content (see the module docstring)."""
+    v = vocabulary()
+    f = Frame()
+    folded = clause.folded
+    spans: list[tuple[int, int]] = []
+    allowed = GAME_ACTIONS.get(game, frozenset())
+    for s, e, cards in cards_in(folded):
+        f.cards.append((s, cards))
+        spans.append((s, e))
+    for name, pat in hands:
+        m = pat.search(folded)
+        if m is not None and not any(a <= m.start() < b for a, b in spans):
+            f.hand = name
+            spans.append(m.span())
+            break
+
+    def free(s: int, e: int) -> bool:
+        return not any(a < e and s < b for a, b in spans)
+
+    keyword_spans: list[tuple[int, int]] = []
+    for m in v.surface.finditer(folded):
+        if not free(m.start(), m.end()):
+            continue
+        name = SURFACE_NAMES[m.lastgroup or ""]
+        guard = words_table().get("not_after", {}).get(m.group())
+        if guard and folded[:m.start()].endswith(guard):
+            continue  # 強いっぽい is no discard
+        if name not in allowed:
+            if name in ("hyper_raise", "extra_raise", "check", "bet", "raise", "pot", "open",
+                        "muck", "close", "ante", "aa", "discard", "keep", "play", "stay",
+                        "showdown", "call"):
+                f.content = True  # an action word this game does not have
+            continue
+        f.actions.append((m.start(), name))
+        spans.append(m.span())
+        keyword_spans.append(m.span())
+    for m in amount_pattern().finditer(folded):
+        if not free(m.start(), m.end()):
+            continue
+        if any(w.start - clause.start == m.end() and w.surface in v.counter_words
+               for w in clause.words):
+            continue  # この2枚, 2回目: a count, not chips (but AA100つけて is chips)
+        value = amount_value(m.group())
+        if value is None:
+            f.content = True
+            continue
+        f.amounts.append((m.start(), value))
+        f.amount_ends[m.start()] = m.end()
+        spans.append(m.span())
+        if folded.startswith(text_of("up_to"), m.end()):
+            f.up_to = True  # 1万まで: the total of a make
+        for p in v.points:
+            if folded.startswith(p, m.end()):
+                spans.append((m.end(), m.end() + len(p)))
+                break
+    # a dialect's sentence-final words after the action (コールたい, 捨てるけぇ, オープンや,
+    # レイズだがや): the analyser does not know them; they carry no content of their own
+    # a dialect's opener (ほんなら, したっけ) supposes nothing: it is not read as a condition
+    opener = next((o for o in sorted(v.openers, key=len, reverse=True)
+                   if folded.lstrip().startswith(o)), None)
+    if opener is not None:
+        lead = len(folded) - len(folded.lstrip())
+        spans.append((lead, lead + len(opener)))
+    tail_at = _dialect_tail(folded)
+    if tail_at < len(folded):
+        spans.append((tail_at, len(folded)))
+        f.declared = f.polite = True
+    # the other words, one by one
+    ws = clause.words
+    cw = vocab.cards()
+    held = {c[0].lower() for _, cs in f.cards for c in cs}
+    ranks = {w for w, r in cw.rank_of.items() if r in held} | held  # エース, A, 9
+    i = 0
+    prev: Word | None = None
+    while i < len(ws):
+        w = ws[i]
+        s = w.start - clause.start
+        e = s + len(w.surface)
+        if not free(s, e):
+            # an action word; a verb among them may still be an order (降りろ)
+            if w.pos == VERB and w.cform in v.imperative:
+                f.vetoed = True
+            prev = w
+            i += 1
+            continue
+        if w.lemma in v.lemmas and v.lemmas[w.lemma] in allowed:
+            if w.pos == VERB and w.cform in v.imperative:
+                f.vetoed = True
+            f.actions.append((s, v.lemmas[w.lemma]))
+            spans.append((s, e))
+            f.declared = f.declared or w.pos == VERB
+            prev = w
+            i += 1
+            continue
+        # dialect and slang spelled out, possibly over several of the analyser's words
+        for n in (4, 3, 2, 1):
+            if i + n <= len(ws):
+                last = ws[i + n - 1]
+                surf = fold_nfkc(clause.text[s:last.start - clause.start + len(last.surface)])
+                surf = surf.strip()
+                # a written-out word over several of the analyser's words is taken as written
+                # (おなしゃす is no imperative of 成す); a single word must not be a veto
+                if (surf in v.volitional and not clause.question) or (surf in v.around_words and (
+                        n > 1 or not _is_veto(ws[i], v))):
+                    break
+        else:
+            n = 0
+        if n:
+            f.declared = f.polite = True
+            prev = ws[i + n - 1]
+            i += n
+            continue
+        polite = text_of("polite")
+        past = w.pos == AUX and w.lemma == text_of("past") and (prev is None or
+                                                                prev.lemma != polite)
+        before = ws[i - 1].start - clause.start if i > 0 else -1
+        if w.pos == PARTICLE and w.lemma in texts_of("topic") and any(
+                a <= before < b for a, b in keyword_spans) and ws[i - 1].pos != VERB:
+            f.weak = True  # エクストラは…: talk about the action, unless declared
+        if w.lemma in texts_of("made_verbs"):
+            f.made = True
+        if w.pos == PARTICLE and w.lemma in texts_of("musing") and not f.vetoed:
+            f.musing = True
+        object_ba = w.pos == PARTICLE and w.lemma == text_of("object_ba") and (
+            prev is None or prev.pos not in (VERB, AUX))  # 2sと5dば捨てるけん
+        if object_ba:
+            pass
+        elif _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
+            if w.lemma in v.declined and w.pos == AUX:
+                f.negated = True
+            else:
+                f.vetoed = True
+                f.why.append(w.surface)
+        elif w.pos2 == NUMERAL or (prev is not None and (prev.pos2 == NUMERAL or prev.lemma in
+                                  v.counter_words) and w.lemma in v.counter_words):
+            pass  # 一つ, 二回目: a count (an amount is read above)
+        elif fold_nfkc(w.surface) in ranks:
+            pass  # エースだけ残します、スペードのエース: the rank of a card named here
+        elif w.lemma in texts_of("except"):
+            f.except_ = True
+        elif w.lemma in v.declining and (prev is None or prev.lemma != text_of("agree")):
+            # AAは結構です / 交換は無し decline (アンティ300で結構です agrees); AA抜きでオールイン
+            # declines the side bet only
+            if any(n == "aa" and p < s for p, n in f.actions) and len(
+                    {n for _, n in f.actions}) > 1:
+                f.aa_declined = True
+            else:
+                f.negated = True
+        elif not _is_around(w, v):
+            f.content = True
+            f.why.append(w.surface)
+        elif w.lemma in v.declining:
+            # AAは結構です declines; アンティ300のみで結構です agrees
+            if prev is None or prev.lemma != text_of("agree"):
+                f.negated = True
+        elif w.pos in CONTENT_POS and w.lemma in v.weak:
+            f.weak = True
+        if w.lemma in texts_of("these"):
+            f.these = True
+        elif w.pos == AUX or w.lemma in v.declaring or (
+                w.pos == PARTICLE and w.lemma in texts_of("declaring_end") and w is ws[-1]) or (
+                w.pos2 == FINAL and prev is not None and prev.pos in (VERB, AUX)):
+            f.declared = True
+            f.polite = f.polite or w.pos in (AUX, PARTICLE) or w.lemma in v.declaring_nouns
+        prev = w
+        i += 1
+    # a clause ending in the て of a request (オープンして, 全部残して) asks someone
+    tail = [w for w in ws if w.pos not in (SYMBOL, BLANK) and (
+        w.start - clause.start < tail_at)]  # (not the dialect's ending: 残すっちゃ)
+    while len(tail) > 2 and tail[-1].pos2 == FINAL:  # 見せてよ, 降りてね
+        tail.pop()
+    names_cards = bool(f.cards) and {n for _, n in f.actions} <= {"discard", "keep", "all"}
+    if clause.last and not names_cards and tail and tail[-1].pos == PARTICLE and \
+            tail[-1].lemma in texts_of("request") and \
+            len(tail) > 1 and tail[-2].pos == VERB:
+        f.vetoed = True  # (残して、3sと4d捨て: a て that goes on is no request)
+    gap = "".join(ch if free(k, k + 1) else " " for k, ch in enumerate(folded))
+    if any(n in gap for n in v.negations):
+        f.negated = True  # 見せへん, やんね: a dialect's negation
+    starts = {w.start - clause.start for w in ws} | {0}
+    if any(m.start() in starts or not gap[m.start() - 1:m.start()].strip()
+           for m in v.veto_words.finditer(gap)):
+        f.vetoed = True
+    if clause.question:
+        f.vetoed = True
+    f.actions.sort()
+    f.cards.sort()
+    kinds = {n for _, n in f.actions}
+    if f.negated and "discard" in kinds and kinds <= {"discard", "stay", "showdown"} \
+            and not f.cards:
+        f.actions = [(p, "stay") for p, _ in f.actions[:1]]  # 交換せんで: no change
+        f.negated = False
+        f.declared = True
+    if f.negated and {n for _, n in f.actions} in ({"open", "close"}, {"open"}) and not f.cards:
+        # 見せずに閉じます, 見せません: not showing is the close
+        f.actions = [(p, "close") for p, _ in f.actions[:1]]
+        f.negated = False
+        f.declared = True
+    return f
+
+
+def _dialect_tail(folded: str) -> int:
+    """Where the dialect endings at the end of a clause begin (len when there are none)."""
+    v = vocabulary()
+    end = len(folded.rstrip())
+    while True:
+        for w in v.dialect_endings:
+            if folded.startswith(w, end - len(w)) and end - len(w) > 0:
+                before = folded[end - len(w) - 1]
+                # after a word, not inside one: the kana before is no part of the ending
+                if w in v.dialect_after_verb_only and before not in text_of("verb_endings"):
+                    continue
+                head = folded[:end - len(w)]
+                if w in texts_of("wish_like") and before in text_of("wish_stems"):
+                    continue  # 降りたい wishes; 勝負たい, しとくたい assert
+                if w in v.dialect_after_verb_only and head.endswith(texts_of("remark_before")):
+                    continue  # コールですね remarks; 降りますね declares
+                end -= len(w)
+                break
+        else:
+            return end if end < len(folded.rstrip()) else len(folded)
+
+
+def supposes(c: Clause) -> bool:
+    """A clause of supposition (私なら, 若い頃でしたら): what follows is hypothetical."""
+    if fold_nfkc(c.folded.strip()) in vocabulary().openers:
+        return False  # んだら、ほな: "well then" opens, it supposes nothing
+    return any((w.pos == PARTICLE and w.lemma in texts_of("conditional")) or
+               (w.pos == AUX and w.surface in texts_of("conditional_aux")) or
+               (w.pos in (VERB, AUX) and w.cform.startswith(text_of("conditional_form")))
+               for w in c.words)
+
+
+def _is_veto(w: Word, v: Vocabulary) -> bool:
+    if w.pos == AUX and w.lemma in v.veto_aux:
+        return True
+    if w.pos == PARTICLE and w.lemma in v.veto_particles:
+        return True
+    if w.pos in (VERB, AUX) and w.cform.startswith(text_of("conditional_form")):
+        return True  # わしなら, 降りれば: a supposition
+    # an order (降りろ, チェックしとけ); not the ませ of くださいませ
+    return w.pos in (VERB, AUX) and w.cform in v.imperative and w.lemma != text_of("polite")
+
+
+def _is_remark(prev: Word | None, w: Word, v: Vocabulary) -> bool:
+    """A copula remarking on an action rather than declaring it: コールだね, コールですよ,
+    コールだった (but 「チェックっすね」 declares)."""
+    if prev is None or prev.pos != AUX or prev.lemma not in texts_of("copula"):
+        return False
+    if fold_nfkc(prev.surface) in v.around_words:
+        return False
+    if w.pos == PARTICLE and w.lemma in v.remark_particles:
+        return True
+    return w.pos == AUX and w.lemma == text_of("past")
+
+
+def _past_remark(prev: Word | None, w: Word, v: Vocabulary) -> bool:
+    """でございましたね, だったよ: a past tense with a particle of remark."""
+    return prev is not None and prev.pos == AUX and prev.lemma == text_of("past") and \
+        w.pos == PARTICLE and w.lemma in v.remark_particles
+
+
+def _is_around(w: Word, v: Vocabulary) -> bool:
+    if w.lemma in v.around_lemmas or fold_nfkc(w.surface) in v.around_words:
+        return True
+    if not w.surface.strip():
+        return True
+    return w.pos in v.around_pos

@@ -1,0 +1,141 @@
+"""Step 1 of the clause reader: undo the slips of the action words (conversion errors, big
+kana for small, a stray IME letter, stretches), drop emoji, faces and foreign letters, and
+write kanji and kana numerals in digits. Only the text the action reader sees is repaired;
+the lexicon judges what was typed."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from kanjize import kanji2number
+
+from referee.lang import vocab
+from referee.lang.clauses.vocabulary import text_of, vocabulary, words_table
+from referee.lang.decor import drop_emoji
+from referee.lang.normalize import fold_nfkc
+
+_ASCII_STRETCH = re.compile(r"([aeiouyz])\1{2,}")  # gooo, plzzz
+
+
+@cache
+def _repairs() -> tuple[re.Pattern[str], ...]:
+    kata, hira, long = text_of("katakana"), text_of("hiragana"), vocab.marks("long_vowel")
+    kana = f"{hira}{kata}{long}"
+    return (
+        re.compile(rf"(?<=[{kata}{long}])[{text_of('dash_slips')}](?=[{kata}]|$|\s)"),  # コ一ル
+        re.compile(rf"(?<=[{kana}])n$"),  # おーるいn
+        re.compile(rf"(?<=[{kana}])[a-mo-z]$"),  # ふぉーるどd: a key hit with the IME off
+        re.compile(rf"(?:(?<=[{text_of('stretch_after')}])|(?<=[a-zA-Z]))[{text_of('stretch_marks')}]+"
+                   rf"(?=[\s{re.escape(vocab.marks('trailing') + text_of('question'))}]*$)"),
+    )
+
+
+@cache
+def _face_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    jp = vocab.marks("japanese_class")
+    cw = vocab.cards()
+    marks = f"{vocab.marks('long_vowel')}{text_of('wave')}{text_of('own_marks')}"
+    known = rf"\x00-\x7f{jp}{cw.symbols}{marks}"
+    foreign = re.compile(rf"[^{known}\s]")  # ٩ ᗜ ꒳ ˙ (and ٩ is a digit to \d)
+    # a bracket of marks only, a face: (*´꒳`*) (ﾟ∀ﾟ) (^^;
+    face = re.compile(rf"[(][^(){jp}a-zA-Z0-9]{{0,12}}[)]?")
+    return foreign, face
+
+
+def _faces(text: str) -> str:
+    if text.isascii():
+        return text
+    foreign, face = _face_patterns()
+    return face.sub(" ", foreign.sub("", text))
+
+
+def repair(text: str) -> str:
+    """``text`` (NFKC) with the slips of ``grammar/clauses.toml`` undone."""
+    v = vocabulary()
+    text = drop_emoji(text, blank=True)
+    for wrong, right in v.slips:
+        if wrong in text:
+            text = text.replace(wrong, right)
+    text = _faces(text)
+    dash, stray_n, stray, stretch = _repairs()
+    text = dash.sub(vocab.marks("long_vowel"), text)
+    text = stray.sub("", stray_n.sub(text_of("n"), text))
+    text = _ASCII_STRETCH.sub(r"\1", text)
+    text = stretch.sub("", text)
+    folded = fold_nfkc(text)
+    if len(folded) == len(text):
+        for big, small in v.small_kana:
+            start = folded.find(big)
+            while start >= 0:
+                text = text[:start] + small + text[start + len(big):]
+                start = folded.find(big, start + len(big))
+    return numerals(text)
+
+
+def _kana_number(run: str) -> str | None:
+    """A run of kana numerals (にせん ごひゃく) as kanji (二千五百), or None."""
+    v = vocabulary()
+    s = "".join(run.split())
+    out: list[str] = []
+    i = 0
+    keys = sorted({*v.numerals, *v.units}, key=len, reverse=True)
+    while i < len(s):
+        for k in keys:
+            if s.startswith(k, i):
+                out.append(v.numerals.get(k) or v.units[k])
+                i += len(k)
+                break
+        else:
+            return None
+    kanji = "".join(out)
+    if not any(u in kanji for u in v.units.values()) or kanji == vocab.marks("thousand"):
+        return None  # (せん alone is as often a negation as a thousand)
+    return kanji
+
+
+@cache
+def _numeral_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    v = vocabulary()
+    k = re.escape(v.kanji)
+    counters = "".join(re.escape(c) for c in v.counters)
+    kanji = re.compile(rf"[0-9{k}]*[{k}][0-9{k}]*(?![{counters}])")
+    parts = "|".join(re.escape(x) for x in sorted({*v.numerals, *v.units}, key=len, reverse=True))
+    # a kana numeral run stands apart: not inside a word (ません), maybe before a particle
+    hira = text_of("hiragana")
+    # (not after a word's kanji either: 交換せんで is a negation, not a thousand)
+    run = rf"(?<![{hira}{vocab.marks('japanese_class')}])(?:(?:{parts})\s?)+"
+    kana = re.compile(rf"{run}(?=[^{hira}]|[{text_of('after_kana_numeral')}]|$)")
+    return kanji, kana
+
+
+def numerals(text: str) -> str:
+    """Kanji and kana numerals with a unit (千八百, 五百, にせん ごひゃく) written in digits."""
+    v = vocabulary()
+    kanji, kana = _numeral_patterns()
+
+    def kana_sub(m: re.Match[str]) -> str:
+        got = _kana_number(m.group().rstrip())
+        if got is None:
+            return m.group()
+        return got + (" " if m.group()[-1:].isspace() else "")
+
+    if any(k in text for k in v.units):
+        text = kana.sub(kana_sub, text)
+
+    def kanji_sub(m: re.Match[str]) -> str:
+        s = m.group()
+        for old, new in words_table().get("old_numerals", {}).items():
+            s = s.replace(old, new)
+        if not any(u in s for u in text_of("units")) or s.isdigit():
+            return m.group()
+        if any(ch.isdigit() for ch in s) and not any(u in s for u in text_of("small_units")):
+            return m.group()  # 2万, 1万5千: the grammar's own amounts
+        try:
+            return str(kanji2number(s))
+        except (ValueError, KeyError, IndexError, TypeError):
+            return m.group()
+
+    if any(ch in v.kanji for ch in text):
+        text = kanji.sub(kanji_sub, text)
+    return text

@@ -1,0 +1,247 @@
+"""Step 4 of the clause reader: the one committed action of a message, from its clauses --
+corrections take back what came before them, concessions and thoughts give way to a
+decision, a declined action is no obstacle, and an action word in a clause about something
+else keeps the whole message chat."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from referee.actions import Parsed
+from referee.lang.clauses.build import build_action
+from referee.lang.clauses.cards import cards_in
+from referee.lang.clauses.frame import amount_pattern, frame, supposes
+from referee.lang.clauses.repair import repair
+from referee.lang.clauses.split import Clause, split
+from referee.lang.clauses.vocabulary import SURFACE_NAMES, GrammarReader, mentions, vocabulary
+from referee.lang.normalize import fold_nfkc
+from referee.lang.tokens import amount_value
+
+
+def _deuces_lists(plays: list[Parsed]) -> Parsed | None:
+    """「6dは残すわ。Tcと4hだけ捨てるわ」: cards kept and cards thrown, said apart, that agree
+    (no card in both): the cards thrown decide."""
+    if any(p.action != "play" or (p.keep is None and p.discard is None) for p in plays):
+        return None
+    kept = {c for p in plays for c in (p.keep or [])}
+    thrown = [c for p in plays for c in (p.discard or [])]
+    if kept & set(thrown) or not thrown or not kept:
+        return None
+    return Parsed(kind="action", action="play", discard=list(dict.fromkeys(thrown)),
+                  hand_info=True)
+
+
+def _filled(got: Parsed, kept: list[Clause], game: str) -> Parsed | None:
+    """「レイズしとくわ。千八百な」, 「オープン。ハートのAとKだけな」: the action's amount or
+    cards said in a clause of their own after it."""
+    extra = [c for c in kept if c.kind == "cards"]
+    if len(extra) != 1:
+        return None
+    text = extra[0].folded
+    cards = [x for _, _, cs in cards_in(text) for x in cs]
+    amounts = [m.group() for m in amount_pattern().finditer(text)]
+    if cards and not amounts and got.action in ("open", "fold", "muck") and not got.cards:
+        return got.model_copy(update={"cards": cards, "hand_info": True})
+    if len(amounts) == 1 and not cards:
+        value = amount_value(amounts[0])
+        if value is None:
+            return None
+        if got.action == "raise" and got.to is None and not got.pot:
+            return got.model_copy(update={"to": value})
+        if got.action in ("bet", "ante") and got.amount is None and not got.pot:
+            return got.model_copy(update={"amount": value})
+    return None
+
+
+def _amended(clauses: list[Clause], last: int, after: list[Clause]) -> Parsed | None:
+    """「アンティ1500、いや、500でお願いします」: a correction followed by a new amount (or new
+    cards) only amends the amount (the cards) of the action before it."""
+    if last < 1 or any(c.kind not in ("chat", "cards") for c in after):
+        return None
+    shown = [c for c in after if c.kind == "cards" and cards_in(c.folded)]
+    before = [c for c in clauses[:last] if c.kind == "action" and c.parsed is not None]
+    if len(shown) == 1 and before:  # 「6cとJd捨て、あ、やっぱ6cだけ」: new cards
+        got = before[-1].parsed
+        assert got is not None
+        cards = [x for _, _, cs in cards_in(shown[0].folded) for x in cs]
+        for key in ("cards", "discard", "keep"):
+            if getattr(got, key):
+                return got.model_copy(update={key: cards})
+        return None
+    amounts = [c for c in after if c.kind == "cards" or amount_pattern().search(c.folded)]
+    if len(amounts) != 1 or any(c.kind == "cards" and c is not amounts[0] for c in after):
+        return None
+    values = [m.group() for m in amount_pattern().finditer(amounts[0].folded)]
+    before = [c for c in clauses[:last] if c.kind == "action" and c.parsed is not None]
+    if len(values) != 1 or not before:
+        return None
+    value = amount_value(values[0])
+    got = before[-1].parsed
+    assert got is not None
+    slot = "to" if got.to is not None else "amount" if got.amount is not None else None
+    if value is None or slot is None:
+        return None
+    return got.model_copy(update={slot: value})
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the clause reader made of a message: the action (or None) and whether some clause
+    talks about actions without being the committed one (a near miss)."""
+
+    action: Parsed | None
+    talks_action: bool
+
+
+def read(text: str, game: str, grammar: GrammarReader,
+         hands: Iterable[tuple[str, re.Pattern[str]]] = (),
+         advice: Callable[[str], bool] | None = None) -> Reading:
+    """The committed action of ``text`` (NFKC), read clause by clause (module docstring)."""
+    repaired = repair(text)
+    hands = tuple(hands)
+    first = _resolve(split(repaired), game, grammar, hands, advice, coarse=False)
+    if first.action is not None:
+        return first
+    second = _resolve(split(repaired, fine=False), game, grammar, hands, advice, coarse=True)
+    return second if second.action is not None else first
+
+
+def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
+             hands: tuple[tuple[str, re.Pattern[str]], ...],
+             advice: Callable[[str], bool] | None, coarse: bool) -> Reading:
+    if not clauses:
+        return Reading(None, True)
+    v = vocabulary()
+    for c in clauses:
+        if c.correction and not v.surface.search(c.folded) and not cards_in(c.folded):
+            c.kind = "correction"
+            continue
+        got = None if c.question else grammar(c.text)
+        if got is None and not c.question:
+            f = frame(c, game, hands)
+            c.musing = f.musing
+            if f.hand and not f.actions and f.made:
+                c.made_hand = f.hand
+            if {n for _, n in f.actions} - {"all"} or f.hand or (f.up_to and game == "omaha"):
+                if f.vetoed or f.content:
+                    c.kind = "blocking"
+                elif f.negated:
+                    c.kind = "declined"
+                elif f.these and not f.cards and {n for _, n in f.actions} <= {
+                        "discard", "keep", "all"}:
+                    c.kind = "these"  # 「2hと4s！これ捨て！」
+                elif (f.weak and not f.declared) or (f.hand and not f.actions and not f.polite):
+                    c.kind = "blocking"  # 「ここはコール」: nothing says it is their own act
+                else:
+                    got = build_action(f, game)
+                    c.kind = "action" if got is not None else "blocking"
+                    if got is None and game == "seven" and {n for _, n in f.actions} == {"keep"}:
+                        c.kind = "kept"  # ジョーカーは残して、3sと4d捨て
+                    if got is None and not f.cards and game in ("seven", "deuces") and {
+                            n for _, n in f.actions} <= {"discard", "keep", "all", "showdown"}:
+                        c.kind = "these"  # 「2hと4s！これ捨て！」, 「5h 9s ぽーい」
+            elif (f.cards or f.amounts) and not f.vetoed and not f.content:
+                c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
+        if got is not None:
+            c.kind, c.parsed = "action", got
+            if c.ends_concessive:
+                c.kind = "declined"  # 「コールしたいけど」: an alternative considered
+        elif c.kind == "chat" and any(SURFACE_NAMES[m.lastgroup or ""] != "all"
+                                      for m in v.surface.finditer(c.folded)):
+            c.kind = "blocking"  # an action word in a clause about something else
+        elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):
+            c.kind = "cards"  # 「八百、コールいたします」: read as one sentence
+        elif c.kind == "chat" and supposes(c):
+            c.kind = "blocking"  # 「私なら、コール」: a hypothetical
+    # take back what came before the last correction, and a concession followed by an action
+    last = max((i for i, c in enumerate(clauses) if c.kind == "correction"), default=-1)
+    live = clauses[last + 1:]
+    kept: list[Clause] = []
+    for i, c in enumerate(live):
+        later = any(x.kind == "action" for x in live[i + 1:])
+        shows = any(x.kind == "action" and x.parsed is not None and x.parsed.action == "open"
+                    and x.parsed.cards for x in live[i + 1:])
+        folds = c.parsed is not None and c.parsed.action in ("fold", "muck")
+        if (c.ends_concessive or c.musing) and later and not (folds and shows):
+            continue
+        if c.ends_concessive and folds and shows:
+            c.kind = "action"  # 降りるけんど、A♠だけ見せちゃる
+        kept.append(c)
+    # a clause that is only cards completes the action before it (エースだけ残します、As)
+    if any(c.kind == "action" and c.parsed is not None and (c.parsed.cards or c.parsed.keep or
+                                                            c.parsed.discard) for c in kept):
+        for c in kept:
+            if c.kind == "these":
+                c.kind = "chat"  # 「2hと4s！これ捨て！」: the cards, then "throw these"
+    these = [c for c in kept if c.kind == "these"]
+    shown = [c for c in kept if c.kind == "cards" and cards_in(c.folded)]
+    # (sentences only: between commas the cards may be a list the clause cut apart)
+    if coarse and len(these) == 1 and len(shown) == 1 and not any(
+            c.kind == "action" for c in kept):
+        c = these[0]
+        joined = Clause(shown[0].text + " " + c.text, shown[0].folded + " " + c.folded,
+                        shown[0].start, words=shown[0].words + c.words)
+        got = build_action(frame(joined, game, hands), game)
+        if got is not None:
+            return Reading(got, False)
+    acts = [c for c in kept if c.kind == "action"]
+    amended = _amended(clauses, last, kept)
+    if amended is not None:
+        return Reading(amended, False)
+    if any(c.kind == "kept" for c in kept) and not any(
+            c.parsed is not None and c.parsed.action == "discard" for c in acts):
+        return Reading(None, True)
+    declared = {c.parsed.hand for c in acts if c.parsed is not None and c.parsed.hand}
+    for c in kept:  # 「ビッグハウスできた〜！ビッグハウスで！」: the hand made, then declared
+        if c.kind == "blocking" and c.made_hand is not None and c.made_hand in declared:
+            c.kind = "chat"
+    if any(c.kind == "blocking" for c in kept):
+        return Reading(None, True)
+    if not acts:
+        return Reading(None, any(c.kind in ("declined", "correction") for c in clauses))
+    first = acts[0].parsed
+    assert first is not None
+    rest = [c.parsed for c in acts[1:] if c.parsed is not None]
+    if game == "holdem_aa" and rest and all(p.action == "ante" for p in [first, *rest]):
+        # アンティ200どす。AAも100置かしてもらいます: the ante and the side bet, apart
+        amounts = {p.amount for p in [first, *rest]} - {None}
+        sides = {p.aa for p in [first, *rest]} - {None}
+        if len(amounts) <= 1 and len(sides) <= 1:
+            first = first.model_copy(update={"amount": next(iter(amounts), None),
+                                             "aa": next(iter(sides), None)})
+            rest = []
+    # 「降ります。A♠だけ見せます」: a fold or muck, then the cards it shows
+    if first.action in ("fold", "muck") and not first.cards and rest and all(
+            p.action == "open" and p.cards and p.cards == rest[0].cards for p in rest):
+        first = first.model_copy(update={"cards": rest[0].cards, "hand_info": True})
+        rest = []
+    if game == "deuces" and rest:
+        merged = _deuces_lists([first, *rest])
+        if merged is not None:
+            first, rest = merged, []
+    if any(p != first for p in rest):
+        return Reading(None, True)
+    if game == "holdem_aa" and first.action == "ante" and first.amount is None and first.aa:
+        # 「アンティ300…あ、やっぱAA100もつける」: the side bet added to the ante before
+        before = [c.parsed for c in clauses[:last] if c.kind == "action" and c.parsed is not None
+                  and c.parsed.action == "ante" and c.parsed.amount is not None]
+        if before:
+            first = before[-1].model_copy(update={"aa": first.aa})
+    filled = _filled(first, kept, game)
+    if filled is not None:
+        first = filled
+    elif any(c.kind == "cards" for c in kept):
+        return Reading(None, True)
+    if advice is not None:
+        others = [c.text for c in kept if c.kind == "chat"]
+        if others and advice(" ".join(others)):
+            return Reading(None, True)
+    return Reading(first, False)
+
+
+def gate(typed: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
+    """Whether the clause reader may find an action in ``typed`` (NFKC): :func:`mentions`
+    on the repaired text."""
+    return mentions(fold_nfkc(repair(typed)), hands)

@@ -1,0 +1,167 @@
+"""Step 2 of the clause reader: a message cut into clauses (punctuation, blanks between scripts,
+conjunctions of concession and reason, corrections), or into sentences for the coarser
+reading."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+
+from referee.actions import Parsed
+from referee.lang import vocab
+from referee.lang.clauses.cards import cards_in
+from referee.lang.clauses.vocabulary import (
+    AUX,
+    BLANK,
+    CONJUNCTIVE,
+    PARTICLE,
+    SYMBOL,
+    text_of,
+    texts_of,
+    vocabulary,
+)
+from referee.lang.normalize import fold_nfkc
+from referee.lang.words import Word, words
+
+
+@cache
+def _cuts() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Where a clause ends (punctuation, a blank between Japanese words, laughter), and where a
+    sentence ends: the coarser cut, for an action whose cards or amounts run over commas
+    (「ハートのエース、キング、クイーンを残します」, 「アンティ千、AA五百」)."""
+    jp = vocab.marks("japanese_class")
+    long = vocab.marks("long_vowel")
+    clause = (rf"{text_of('clause')}|(?<=[{jp}{long}0-9])(?:\s|[{text_of('wave')}])+(?=[{jp}])"
+              rf"|(?<=[a-zA-Z])\s+(?=[{jp}])|(?<=[{jp}])\s+(?=[a-zA-Z0-9])"
+              rf"|(?<=[{jp}{long}])[w{vocab.marks('laugh_word')}]+(?![a-z])")
+    return re.compile(clause), re.compile(text_of("sentence"))
+
+
+@dataclass
+class Clause:
+    text: str  # NFKC, repaired
+    folded: str
+    start: int
+    question: bool = False
+    ends_concessive: bool = False
+    correction: bool = False  # holds a word taking back what came before
+    last: bool = False  # the message's last clause
+    musing: bool = False  # an action only wondered about (しよっかな)
+    made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
+    kind: str = "chat"  # action | declined | blocking | chat
+    parsed: Parsed | None = None
+    words: tuple[Word, ...] = field(default=())
+
+
+def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
+    """Offsets where a word of the analysis starts or ends."""
+    out = {0, length}
+    for w in ws:
+        out.add(w.start)
+        out.add(w.start + len(w.surface))
+    return out
+
+
+def split(text: str, fine: bool = True) -> list[Clause]:
+    """Clauses of ``text`` (repaired NFKC) at punctuation, conjunctions and corrections; with
+    ``fine`` false, sentences (full stops, conjunctions and corrections only)."""
+    v = vocabulary()
+    folded = fold_nfkc(text)
+    if len(folded) != len(text):
+        return []
+    ws = words(text)
+    cuts: list[tuple[int, int]] = []  # (end of clause, start of next)
+    for m in _cuts()[0 if fine else 1].finditer(text):
+        cuts.append((m.start(), m.end()))
+    # a conjunction of concession or reason ends a clause (コールしたいけど、/ スリーペアだから)
+    for w in ws:
+        if w.pos == PARTICLE and w.pos2 == CONJUNCTIVE and (
+                fold_nfkc(w.surface) in v.concessive or w.lemma in texts_of("reason")):
+            end = w.start + len(w.surface)
+            cuts.append((end, end))
+    # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words
+    # only (not the いや of ダイヤ)
+    bounds = _bounds(ws, len(text))
+    words_at = [m.span() for m in v.surface.finditer(folded)]
+    punct = [0] + [e for _, e in sorted(cuts)]
+    corrected: set[int] = set()
+    for m in v.corrections.finditer(folded):
+        inside = any(a <= m.start() < b for a, b in words_at)  # 交換なし
+        begin = max(p for p in punct if p <= m.start())
+        before = folded[begin:m.start()]
+        # 「別卓と間違えかけた」 narrates: a correction stands at a clause's start or after an
+        # action (コールじゃなくて, レイズ…いや)
+        told = (not before.strip() or v.surface.search(before) or cards_in(before)
+                or before.strip() in texts_of("correction_openers"))  # あ、/ ごめん / あっ
+        if m.start() in bounds and m.end() in bounds and not inside and told:
+            corrected.add(m.start())
+            cuts.append((m.start(), m.start()))
+            cuts.append((m.end(), m.end()))
+    cuts.sort()
+    out: list[Clause] = []
+    pos = 0
+    for end, nxt in cuts:
+        if end < pos:
+            continue
+        piece = text[pos:end]
+        mark = text[end:nxt]
+        if piece.strip():
+            c = Clause(piece, folded[pos:end], pos)
+            c.question = any(q in mark for q in text_of("question"))
+            out.append(c)
+        elif out and any(q in mark for q in text_of("question")):
+            out[-1].question = True
+        pos = nxt
+    if text[pos:].strip():
+        out.append(Clause(text[pos:], folded[pos:], pos))
+    # a clause that starts with an auxiliary or a particle goes on the one before
+    # (エクストラは二回目だけ、でございましたね)
+    merged: list[Clause] = []
+    for c in out:
+        head = next((w for w in ws if c.start <= w.start < c.start + len(c.text)
+                     and w.pos not in (SYMBOL, BLANK)), None)
+        gap = text[merged[-1].start + len(merged[-1].text):c.start] if merged else ""
+        if merged and head is not None and head.pos in (AUX, PARTICLE) and \
+                not _cuts()[1].search(gap) and \
+                fold_nfkc(head.surface) not in v.concessive and not v.corrections.match(
+                    folded, head.start):
+            prev = merged[-1]
+            prev.text = text[prev.start:c.start + len(c.text)]
+            prev.folded = folded[prev.start:c.start + len(c.text)]
+            prev.question = prev.question or c.question
+            continue
+        merged.append(c)
+    out = merged
+    split_out: list[Clause] = []
+    for c in out:
+        body = c.folded.lstrip()
+        lead = len(c.folded) - len(body)
+        word = next((w for w in sorted(v.lone_corrections, key=len, reverse=True)
+                     if body.startswith(w) and c.start + lead + len(w) in bounds), None)
+        if word is not None and len(body) > len(word):  # ちゃうちゃう700や
+            cut = lead + len(word)
+            first = Clause(c.text[:cut], c.folded[:cut], c.start, correction=True)
+            split_out += [first, Clause(c.text[cut:], c.folded[cut:], c.start + cut,
+                                       question=c.question)]
+            continue
+        if word is not None:
+            c.correction = True
+        split_out.append(c)
+    out = split_out
+    # a question mark asks about its whole sentence (「what does メイク mean?」, 「コール、いい？」)
+    for i in range(len(out) - 1, 0, -1):
+        gap = text[out[i - 1].start + len(out[i - 1].text):out[i].start]
+        gap = "".join(ch for ch in gap if ch not in text_of("question"))
+        if out[i].question and not _cuts()[1].search(gap):
+            out[i - 1].question = True
+    if out:
+        out[-1].last = True
+    for c in out:
+        c.words = tuple(w for w in ws if c.start <= w.start < c.start + len(c.text))
+        stripped = c.folded.rstrip()
+        c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
+            and c.words[-1].pos == PARTICLE
+        lead = len(c.folded) - len(c.folded.lstrip())
+        c.correction = c.correction or c.start + lead in corrected
+    return out

@@ -1,0 +1,217 @@
+"""The clause reader's vocabulary (``grammar/clauses.toml``), loaded once: the action words
+by surface and lemma, the words that may stand around an action, the vetoes, corrections,
+dialect endings, numerals and slips, and the part-of-speech tags the rules name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from referee.actions import Parsed
+from referee.lang import vocab
+from referee.lang.normalize import fold_nfkc
+
+GrammarReader = Callable[[str], Parsed | None]
+
+
+_DATA = "clauses.toml"
+
+
+@cache
+def words_table() -> dict[str, Any]:
+    """The small words and character classes of ``grammar/clauses.toml`` [text]."""
+    got = vocab.load(_DATA).get("text", {})
+    return dict(got) if isinstance(got, dict) else {}
+
+
+def text_of(key: str) -> str:
+    value = words_table().get(key)
+    if not isinstance(value, str):
+        raise vocab.VocabularyError(f"{_DATA}: no text.{key}")
+    return value
+
+
+def texts_of(key: str) -> tuple[str, ...]:
+    return tuple(vocab.strings(words_table(), key, _DATA))
+
+
+PARTICLE, AUX, VERB = vocab.pos("particle"), vocab.pos("auxiliary"), vocab.pos("verb")
+
+
+SYMBOL, BLANK, NUMERAL = vocab.pos("symbol"), vocab.pos("blank"), vocab.pos("numeral")
+
+
+CONJUNCTIVE, FINAL = vocab.pos("conjunctive_particle"), vocab.pos("final_particle")
+
+
+CONTENT_POS = tuple(vocab.pos(p) for p in ("noun", "pronoun", "adverb", "adjectival_noun",
+                                           "adnominal"))
+
+
+# Which frame words each game knows (the others are no action there: 「チェック」 in holdem_aa).
+GAME_ACTIONS: dict[str, frozenset[str]] = {
+    "omaha": frozenset({"call", "check", "fold", "bet", "raise", "pot", "allin", "open", "muck",
+                        "close", "all"}),
+    "holdem_aa": frozenset({"call", "fold", "allin", "ante", "aa", "showdown"}),
+    "seven": frozenset({"call", "raise", "hyper_raise", "extra_raise", "fold", "discard",
+                        "ante", "allin", "showdown", "keep"}),
+    "deuces": frozenset({"ante", "fold", "allin", "discard", "keep", "showdown", "play", "stay",
+                         "all"}),
+}
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    surface: re.Pattern[str]  # action words by folded surface (group name = action)
+    lemmas: dict[str, str]  # lemma → action
+    around_pos: frozenset[str]
+    around_lemmas: frozenset[str]
+    around_words: frozenset[str]
+    volitional: frozenset[str]
+    veto_aux: frozenset[str]
+    veto_particles: frozenset[str]
+    veto_words: re.Pattern[str]
+    imperative: frozenset[str]
+    corrections: re.Pattern[str]
+    concessive: frozenset[str]
+    declined: frozenset[str]
+    declaring: frozenset[str]
+    declaring_nouns: frozenset[str]
+    dialect_endings: tuple[str, ...]
+    dialect_after_verb_only: frozenset[str]
+    negations: tuple[str, ...]
+    lone_corrections: frozenset[str]
+    openers: frozenset[str]
+    counter_words: frozenset[str]
+    declining: frozenset[str]
+    weak: frozenset[str]
+    remark_particles: frozenset[str]
+    numerals: dict[str, str]
+    units: dict[str, str]
+    kanji: str
+    counters: tuple[str, ...]
+    points: tuple[str, ...]
+    slips: tuple[tuple[str, str], ...]
+    small_kana: tuple[tuple[str, str], ...]
+    mention: re.Pattern[str]
+
+
+def _word_re(w: str) -> str:
+    e = re.escape(w).replace(r"\ ", r"[ \-]?")
+    return rf"(?<![a-z]){e}(?![a-z])" if w[:1].isascii() and w[-1:].isascii() else e
+
+
+@cache
+def _big() -> dict[int, int]:
+    return str.maketrans(text_of("small_kana"), text_of("big_kana"))
+
+
+@cache
+def vocabulary() -> Vocabulary:
+    d = vocab.load(_DATA)
+    acts: dict[str, Any] = d.get("actions", {})
+    alts: list[tuple[str, str]] = []
+    lemmas: dict[str, str] = {}
+    for name, entry in acts.items():
+        for w in vocab.strings(entry, "words", _DATA):
+            alts.append((fold_nfkc(w), name))
+        for lemma in vocab.strings(entry, "lemmas", _DATA):
+            lemmas[lemma] = name
+    alts.sort(key=lambda a: len(a[0]), reverse=True)
+    # one alternation, longest first; the action is found by which word matched
+    surface = re.compile("|".join(f"(?P<w{i}>{_word_re(w)})" for i, (w, _) in enumerate(alts)))
+    names = {f"w{i}": n for i, (_, n) in enumerate(alts)}
+    SURFACE_NAMES.clear()
+    SURFACE_NAMES.update(names)
+    around = d.get("around", {})
+    veto = d.get("veto", {})
+    corr = d.get("corrections", {})
+    nums = d.get("numerals", {})
+    slips = d.get("slips", {})
+    veto_words = sorted({fold_nfkc(w) for w in vocab.strings(veto, "words", _DATA)},
+                        key=len, reverse=True)
+    corrections = sorted({fold_nfkc(w) for w in vocab.strings(corr, "words", _DATA)},
+                         key=len, reverse=True)
+    small = []
+    table = _big()
+    for w in vocab.strings(slips, "small_kana_words", _DATA):
+        at = [i for i, ch in enumerate(w) if ord(ch) in table]
+        for mask in range(1, 1 << len(at)):  # ちえっく, ちぇつく, ちえつく
+            chars = list(w)
+            for k, i in enumerate(at):
+                if mask >> k & 1:
+                    chars[i] = chr(table[ord(w[i])])
+            small.append(("".join(chars), w))
+        # a doubled last kana (ふぉーるどど)
+        small.append((w + w[-1], w))
+    # the gate: the words, and the stems of the lemmas (上げ of 上げさせて, 乗 of 乗ります)
+    kana = re.compile(f"[{text_of('hiragana')}]$")
+    stems = {lemma[:-1] if len(lemma) > 1 and kana.search(lemma) else lemma for lemma in lemmas}
+    mention_words = sorted({w for w, _ in alts} | stems, key=len, reverse=True)
+    return Vocabulary(
+        surface=surface, lemmas=lemmas,
+        around_pos=frozenset(vocab.strings(around, "pos", _DATA)),
+        around_lemmas=frozenset(vocab.strings(around, "verb_lemmas", _DATA))
+        | frozenset(vocab.strings(around, "word_lemmas", _DATA)),
+        around_words=frozenset(fold_nfkc(w) for w in vocab.strings(around, "words", _DATA)),
+        volitional=frozenset(fold_nfkc(w) for w in vocab.strings(around, "volitional", _DATA)),
+        veto_aux=frozenset(vocab.strings(veto, "aux_lemmas", _DATA)),
+        veto_particles=frozenset(vocab.strings(veto, "particle_lemmas", _DATA)),
+        veto_words=re.compile("|".join(_word_re(w) for w in veto_words)),
+        imperative=frozenset(vocab.strings(veto, "imperative_cforms", _DATA)),
+        corrections=re.compile("|".join(_word_re(w) for w in corrections)),
+        concessive=frozenset(fold_nfkc(w) for w in vocab.strings(corr, "concessive", _DATA)),
+        declined=frozenset(vocab.strings(d.get("declined", {}), "aux_lemmas", _DATA)),
+        declaring=frozenset(vocab.strings(around, "verb_lemmas", _DATA))
+        | frozenset(vocab.strings(around, "declaring_lemmas", _DATA)),
+        declaring_nouns=frozenset(vocab.strings(around, "declaring_lemmas", _DATA)),
+        remark_particles=frozenset(vocab.strings(veto, "remark_particles", _DATA)),
+        declining=frozenset(vocab.strings(d.get("declined", {}), "lemmas", _DATA)),
+        weak=frozenset(vocab.strings(around, "weak_lemmas", _DATA)),
+        dialect_endings=tuple(sorted({fold_nfkc(w) for w in vocab.strings(
+            d.get("dialect", {}), "endings", _DATA)}, key=len, reverse=True)),
+        dialect_after_verb_only=frozenset(fold_nfkc(w) for w in vocab.strings(
+            d.get("dialect", {}), "after_verb_only", _DATA)),
+        negations=tuple(fold_nfkc(w) for w in vocab.strings(
+            d.get("dialect", {}), "negations", _DATA)),
+        lone_corrections=frozenset(fold_nfkc(w) for w in vocab.strings(
+            corr, "alone", _DATA)),
+        openers=frozenset(fold_nfkc(w) for w in vocab.strings(
+            d.get("dialect", {}), "openers", _DATA)),
+        counter_words=frozenset(vocab.strings(nums, "counters", _DATA)) | {text_of("counter")},
+        numerals=dict(nums.get("digits", {})), units=dict(nums.get("units", {})),
+        kanji=str(nums.get("kanji", "")),
+        counters=tuple(vocab.strings(nums, "counters", _DATA)),
+        points=tuple(fold_nfkc(w) for w in vocab.strings(nums, "points", _DATA)),
+        slips=tuple(sorted(((str(k), str(v)) for k, v in slips.get("replace", {}).items()),
+                           key=lambda kv: len(kv[0]), reverse=True)),
+        small_kana=tuple(small),
+        mention=re.compile("|".join(_word_re(fold_nfkc(w)) for w in mention_words)),
+    )
+
+
+SURFACE_NAMES: dict[str, str] = {}
+
+
+
+
+@cache
+def _short() -> re.Pattern[str]:
+    """The grammar's one- and two-letter forms (F, C, x, こ, ふぉ) as a token of their own."""
+    edge = text_of("short_edge")
+    short = sorted(texts_of("short"), key=len, reverse=True)
+    words = "|".join(re.escape(fold_nfkc(w)) for w in short)
+    # ... and a letter glued to an amount (B1500, R2000, c600)
+    return re.compile(rf"(?:^|(?<={edge}))(?:(?:{words})(?=$|{edge})|[brc][0-9])")
+
+
+def mentions(folded: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
+    """Whether folded text may hold an action word of the clause reader (a cheap gate: an
+    action word, the stem of an action verb, a short form standing alone, or a hand name of
+    ``hands``)."""
+    if vocabulary().mention.search(folded) is not None or _short().search(folded) is not None:
+        return True
+    return any(p.search(folded) for _, p in hands)
