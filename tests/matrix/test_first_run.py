@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from matrix_helpers import BotProcess, Player, run, wait_for
 
-from referee.adapters.matrix_synapse import Synapse
+from synapse_server import Synapse
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(300)]
 
