@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from matrix_helpers import BotProcess, Player, run, wait_for
-
 from synapse_server import Synapse
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(300)]
