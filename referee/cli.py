@@ -390,6 +390,10 @@ def cmd_console(args: argparse.Namespace) -> None:
     password = os.environ.get(PASSWORD_ENV) or None
     if password is None and not args.insecure and not _loopback(args.host):
         _fail(text("console_needs_password", host=args.host))
+    from referee.console_guard import MIN_PASSWORD
+
+    if password is not None and len(password) < MIN_PASSWORD:
+        _fail(text("console_password_short", min=MIN_PASSWORD))
     for module, package in (("datasette", "datasette"), ("uvicorn", "uvicorn"),
                             ("datasette_auth_passwords", "datasette-auth-passwords")):
         try:
@@ -401,6 +405,13 @@ def cmd_console(args: argparse.Namespace) -> None:
             pass
     except OSError as e:
         _fail(text("console_bad_port", port=str(args.port), reason=e.strerror or str(e)))
+    if Path(args.db).is_file():  # the same integrity check as every other command, and the
+        from referee.store.integrity import quick_check_file  # chain the bots check
+
+        try:
+            quick_check_file(Path(args.db), chain=True)
+        except StoreError as e:
+            _fail(str(e))
     with tempfile.TemporaryDirectory(prefix="referee-console-") as tmp:
         dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
         try:

@@ -569,8 +569,9 @@ class ExtraMissing(Exception):
     """The ``console`` extra (Datasette) is not installed."""
 
 
-def datasette(console_db: Path, password: str | None = None) -> Any:
-    """A started :class:`datasette.app.Datasette` serving ``console_db`` immutable."""
+def datasette(console_db: Path, password: str | None = None, guard: Any = None) -> Any:
+    """A started :class:`datasette.app.Datasette` serving ``console_db`` immutable; with a
+    password, behind ``guard`` (a :class:`referee.console_guard.Guard`, a fresh one if None)."""
     try:
         import asyncio
 
@@ -596,6 +597,10 @@ def datasette(console_db: Path, password: str | None = None) -> Any:
     _register_plugin()
     ds = Datasette(metadata=metadata(password_hash), settings=SETTINGS,
                    template_dir=str(TEMPLATES))
+    if password is not None:
+        from referee.console_guard import Guard
+
+        ds.referee_guard = guard or Guard()
     if "_memory" in ds.databases:
         ds.remove_database("_memory")
     ds.add_database(Database(ds, path=str(console_db), is_mutable=False), name=DB_NAME,
@@ -612,13 +617,31 @@ def _titles() -> dict[str, Any]:
     return {"console_titles": {name: info["title"] for name, info in TABLES.items()}}
 
 
+def _guarded(datasette: Any) -> Any:
+    """The wrong-password limit of a console with a password (:mod:`referee.console_guard`),
+    looked up per request: Datasette builds its app before :func:`datasette` can set it.
+    Outermost (``trylast``: wrappers apply in hook order), so it sees the password plugin's
+    401 answers."""
+
+    def wrap(app: Any) -> Any:
+        async def guarded(scope: Any, receive: Any, send: Any) -> None:
+            guard = getattr(datasette, "referee_guard", None)
+            inner = app if guard is None else guard.wrap(app)
+            await inner(scope, receive, send)
+
+        return guarded
+
+    return wrap
+
+
 def _register_plugin() -> None:
     """A Datasette plugin, in-process: the tables' Japanese titles for the templates."""
     from datasette import hookimpl
     from datasette.plugins import pm
 
     if pm.get_plugin("referee-console") is None:
-        hooks = {"extra_template_vars": staticmethod(hookimpl(_titles))}
+        hooks = {"extra_template_vars": staticmethod(hookimpl(_titles)),
+                 "asgi_wrapper": staticmethod(hookimpl(_guarded, trylast=True))}
         plugin = type("RefereeConsole", (), hooks)
         pm.register(plugin, name="referee-console")
 

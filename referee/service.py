@@ -76,6 +76,7 @@ from referee.history import HistoryBook, hand_seats
 from referee.inputs import Directive, Input, Tick, record
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold
+from referee.lang.reader import is_secret, read_command, redacted
 from referee.lexicon import about_others, read
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
 from referee.parse import parse  # grammars load on first use, per game
@@ -159,10 +160,11 @@ _BANG: dict[str, bool] = {}
 
 
 def _is_bang(head: str) -> bool:
-    """``head`` (one character) reads as ``!`` after NFKC; memoised, asked of every message."""
+    """``head`` (one character) reads as ``!`` after NFKC, or is invisible (a format character
+    that may hide one behind it); memoised, asked of every message."""
     known = _BANG.get(head)
     if known is None:
-        known = _BANG[head] = _nfkc(head) == "!"
+        known = _BANG[head] = _nfkc(head) == "!" or unicodedata.category(head) == "Cf"
     return known
 
 
@@ -221,6 +223,9 @@ class Referee:
         to the persistence, if any, before it is returned). ``given`` is a typed input
         (:mod:`referee.inputs`) or a stored record (a rebuild re-runs those)."""
         inp = given if isinstance(given, dict) else record(given)
+        if inp.get("kind") not in ("directive", "tick") and is_secret(str(inp.get("text", ""))):
+            # a secret typed where the referee reads it: kept (and answered) without the secret
+            inp = {**inp, "text": redacted(str(inp["text"]))}
         input_id = str(inp["id"])
         if input_id in self.processed or (
             self.persistence is not None and self.persistence.is_processed(input_id)
@@ -699,9 +704,11 @@ class Referee:
             self._tick(ctx, room, float(now))
             table = self.tables.get(room)
         head = text.lstrip()[:1]
-        if head == "!" or (head and not head.isascii() and _is_bang(head)):  # ！ and kin
-            commands.run(self, ctx, room, sender, _nfkc(text)[1:], dm)
-            return
+        if head == "!" or (head and not head.isascii() and _is_bang(head)):  # ！, or a hidden mark
+            cmd = read_command(text)
+            if cmd is not None:
+                commands.run(self, ctx, room, sender, cmd.body, dm)
+                return
         if table is None:
             return
         parsed = parse(text, table.game)

@@ -28,6 +28,7 @@ from referee.fairness import (
     entropy_line,
     is_prefix,
 )
+from referee.verify_deals import DealError, DealWatch
 
 #: The event kinds that number a hand (``hand``); a ``settle``'s ``hand`` is a hand class.
 _NUMBERED = frozenset({"deal_commitment", "hand_start", "deal_reveal"})
@@ -197,7 +198,12 @@ def verify(events: Iterable[dict[str, Any]]) -> int:
     hands: dict[int, _Hand] = {}
     current: _Hand | None = None
     count = 0
+    watch = DealWatch(cards_sent)  # every dealt hand revealed, no card sent before it was dealt
     for ev in events:
+        try:
+            watch.feed(ev)
+        except DealError as e:
+            raise Discrepancy(str(e)) from None
         kind = ev.get("event")
         if kind == "deal_commitment":
             hands[int(ev.get("hand", 0))] = _Hand(sha256=str(ev.get("sha256", "")))
@@ -214,6 +220,10 @@ def verify(events: Iterable[dict[str, Any]]) -> int:
             count += 1
         elif current is not None:
             current.events.append(ev)
+    try:
+        watch.finish()
+    except DealError as e:
+        raise Discrepancy(str(e)) from None
     return count
 
 

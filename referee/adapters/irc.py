@@ -54,9 +54,10 @@ from referee.adapters.irc_delivery import text_budget as text_budget
 from referee.adapters.irc_identity import Book, Whois, pass_args
 from referee.adapters.irc_proofs import Proofs
 from referee.adapters.outbox import Pacer
-from referee.commands import moderator_only
+from referee.commands import command_name, moderator_only
 from referee.inputs import Message, Tick
 from referee.lang.catalog import text as msg
+from referee.lang.reader import read_command
 from referee.routing import private_route
 
 if TYPE_CHECKING:
@@ -133,12 +134,13 @@ class IrcBot(Connection, Proofs, Delivery):
         self.casemapping = "rfc1459"
         self.joined: set[str] = set()  # folded channel names
         self.held: dict[str, list[str]] = {}  # player -> private lines waiting for their proof
+        self.dropped: dict[str, int] = {}  # player -> replies dropped in a flood
+        self.served: dict[str, float] = {}  # player -> when a reply last went to them
         self.caps: set[str] = set()  # IRCv3 capabilities the server acknowledged
         self._whois: dict[str, asyncio.Future[Whois]] = {}
         self._whois_partial: dict[str, Whois] = {}
         self._unproven: dict[str, float] = {}  # folded nick -> looked up, not proven, until
         self._hinted: dict[str, float] = {}  # folded nick -> when told how to prove themselves
-        self._fails: dict[str, list[float]] = {}  # folded name or nick -> wrong secrets' times
         self._last_rx = 0.0
         self._lost: asyncio.Event = asyncio.Event()
         self._was_connected = False
@@ -270,7 +272,7 @@ class IrcBot(Connection, Proofs, Delivery):
             if private:
                 await self._on_pass(nick, args)
             else:
-                self.send(target, msg("irc.pass_in_public", nick=nick))
+                await self._shown_secret(nick, target, args)
             return
         ident = await self._sender_of(nick, account)
         if ident is None:
@@ -297,15 +299,45 @@ class IrcBot(Connection, Proofs, Delivery):
                 and is_moderator_command(text) and self._proof(ident) != "account"):
             self.send(reply, msg("irc.moderator_needs_account", nick=nick))
             return
+        unclaimed = self._unclaimed_grant(ident, text)
+        if unclaimed is not None:
+            self.send(reply, msg("irc.grant_unclaimed", nick=nick, name=unclaimed,
+                                 bot=self.nickname))
+            return
         self.seq += 1
         had_table = room in self.referee.tables
         out = self.referee.process(Message(f"irc:{self.run_id}:{self.seq}", room, ident, text,
                                            time.time(), private))
         if out is None:
             return
-        self._deliver(out.events, room, nick)
+        self._deliver(out.events, room, nick, ident)
         if had_table and room not in self.referee.tables:
             self._backup("!close")  # a table closed: its results are the record to keep
+
+    def _unclaimed_grant(self, ident: str, text: str) -> str | None:
+        """The name a moderator's ``!grant`` gives points to, if nobody owns it yet: on a
+        network without accounts a name nobody set a secret for, with accounts a name nobody is
+        logged in as now and the table does not know. Whoever proved it first would take the
+        points, so the grant waits until its owner has proven the name (the moderator sees who
+        did, then grants)."""
+        cmd = read_command(text)
+        if (cmd is None or len(cmd.args) < 2 or command_name(cmd.name) != "grant"
+                or not self.referee.is_moderator(ident)):
+            return None
+        target = cmd.args[0][1:] if cmd.args[0].startswith("@") else cmd.args[0]
+        if not target:
+            return None
+        try:
+            if int(cmd.args[1].replace(",", "")) <= 0:
+                return None  # taking points away gives nobody anything
+        except ValueError:
+            return None  # the referee explains a bad amount
+        key = self.fold(target)
+        if any(self.fold(n) == key for n in self._known_names()):
+            return None
+        if self._accounts():
+            return None if self.book.nick_of(target) is not None else target
+        return None if self.book.ids.has_secret(key) else target
 
     def _unproven_chat(self, nick: str, channel: str, text: str) -> None:
         """Table talk from a nick nobody has proven is still refereed -- "nobody, in the hand

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from referee.lang.vocab import marks
+from referee.lang.reader import read_command
 
 if TYPE_CHECKING:
     from referee.adapters.irc_config import IrcConfig
@@ -38,12 +38,10 @@ def casefold(name: str, casemapping: str = "rfc1459") -> str:
 
 
 def command_body(text: str) -> str | None:
-    """The text after the ``!`` of a command (any of ``grammar/text.toml``'s command_starts:
-    half or full width), None if it is none."""
-    body = text.strip()
-    if not body or body[0] not in marks("command_starts"):
-        return None
-    return body[1:]
+    """The text after the mark of a command (NFKC: any width, no invisible characters; the
+    one reader, :func:`referee.lang.reader.read_command`), None if it is none."""
+    cmd = read_command(text)
+    return None if cmd is None else cmd.body
 
 
 class IrcParts:
@@ -74,11 +72,12 @@ class IrcParts:
     _whois_partial: dict[str, Whois]
     _unproven: dict[str, float]  # folded nick -> looked up, not proven, until
     _hinted: dict[str, float]  # folded nick -> when told how to prove themselves
-    _fails: dict[str, list[float]]  # folded name or nick -> wrong secrets' times
     # delivery
     pacer: Pacer
     outbox: list[Line]
     held: dict[str, list[str]]  # player -> private lines waiting for their proof
+    dropped: dict[str, int]  # player -> replies dropped (a flood), told once theirs are out
+    served: dict[str, float]  # player (or nick) -> when a reply last went to them
     sent_lines: int
     _changed: asyncio.Event
 

@@ -7,6 +7,12 @@
   with the prefix the server puts in front when it relays them, never inside a card or a word.
 * **Private lines** go only to the nick of the connection proven for that player
   (:mod:`referee.adapters.irc_identity`); while there is none they are held, the latest few.
+* **Fair per recipient.** The table's lines -- the channel's, and private lines the game sends
+  a player (hole cards, a turn) -- go before any *reply*: a private answer to what its
+  recipient asked (``!help``, 「手札」). Between replies the recipients take turns, and a
+  long reply yields to a table line between its pieces. A recipient with ``REPLY_QUEUE``
+  replies waiting gets no more: the dropped ones are summarised in one line once theirs are
+  out, so one player's flood never delays the table (the action clock is 120 s).
 """
 
 from __future__ import annotations
@@ -15,11 +21,13 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from referee.adapters.irc_base import IrcParts
 from referee.adapters.outbox import byte_len, split_text
 from referee.events import Event, Say
+from referee.lang.catalog import text as msg
 
 log = logging.getLogger("referee.irc")
 
@@ -27,6 +35,7 @@ LINE_LIMIT = 512  # RFC 1459/2812: a message including the trailing CR LF
 # Until the server shows us our own prefix (the echo of our JOIN), assume the longest usual one.
 _ASSUMED_USERHOST = 10 + 1 + 63
 _HELD_MAX = 20  # private lines kept for a player who has not proven who they are
+REPLY_QUEUE = 3  # replies waiting for one recipient; more are dropped and summarised
 
 
 def text_budget(nick: str, userhost: str | None, target: str, encoding: str = "utf-8") -> int:
@@ -45,20 +54,77 @@ class Line:
     target: str  # a channel or a nick
     text: str
     identity: str | None = None  # a private line: the player it is for (nick followed at send)
+    reply: bool = False  # an answer to its recipient's own request: after the table's lines
+
+    def key(self, fold: Callable[[str], str]) -> str:
+        """Its recipient: a (folded) channel or nick, or the player a private line follows."""
+        return fold(self.target) if self.target else f"\0{self.identity}"
 
 
 class Delivery(IrcParts):
     """The sending part of :class:`referee.adapters.irc.IrcBot`."""
 
     def send(self, target: str, text: str, identity: str | None = None) -> None:
-        """Queue ``text`` for a channel or a nick (split to fit the line limit)."""
-        self.outbox.append(Line(target, text, identity))
+        """Queue ``text`` for a channel or a nick (split to fit the line limit); a line to a
+        nick answers what that nick sent (a reply: see the module docstring)."""
+        self._queue(Line(target, text, identity, reply=target[:1] not in "#&+!"))
+
+    def say_private(self, identity: str, text: str, reply: bool = False) -> None:
+        """A private message to a player, wherever their nick is now; ``reply``: an answer to
+        their own request (see the module docstring: limited, after the table's lines)."""
+        self._queue(Line("", text, identity, reply))
+
+    def _queue(self, line: Line) -> None:
+        if line.reply:
+            key = line.key(self.fold)
+            waiting = sum(1 for x in self.outbox if x.reply and x.key(self.fold) == key)
+            if waiting >= REPLY_QUEUE:
+                self.dropped[key] = self.dropped.get(key, 0) + 1
+                return
+        self.outbox.append(line)
         self._changed.set()
 
-    def say_private(self, identity: str, text: str) -> None:
-        """A private message to a player, wherever their nick is now."""
-        self.outbox.append(Line("", text, identity))
-        self._changed.set()
+    def _summarise(self, line: Line) -> None:
+        """The last queued reply to ``line``'s recipient went: say how many were dropped."""
+        n = self.dropped.pop(line.key(self.fold), 0)
+        if n:
+            self.outbox.append(Line(line.target, msg("irc.replies_dropped", count=n),
+                                    line.identity, True))
+            self._changed.set()
+
+    def _pick(self) -> tuple[Line, str] | None:
+        """The next line to send and where: the table's first (in order per target), then
+        replies (in order per recipient), the recipient served longest ago first."""
+        replies: list[tuple[Line, str]] = []
+        blocked: set[str] = set()
+        answered: set[str] = set()
+        for line in list(self.outbox):
+            key = line.key(self.fold)
+            if key in blocked or (line.reply and key in answered):
+                continue
+            where = self._resolve(line)
+            if where is None:
+                blocked.add(key)  # later lines for the same target keep their order
+                continue
+            if where == "" and line.identity is not None:
+                held = self.held.setdefault(line.identity, [])
+                held.append(line.text)
+                del held[:-_HELD_MAX]  # a player away for hours: the latest lines only
+                self.outbox.remove(line)
+                blocked.add(key)
+                log.info("private message for %s held until they prove who they are",
+                         line.identity)
+                continue
+            if not line.reply:
+                return line, where
+            replies.append((line, where))
+            answered.add(key)
+        if not replies:
+            return None
+        return min(replies, key=lambda p: self.served.get(p[0].key(self.fold), 0.0))
+
+    def _table_waiting(self) -> bool:
+        return any(not x.reply and self._resolve(x) for x in self.outbox)
 
     def _resolve(self, line: Line) -> str | None:
         """Where a line goes now; None while it must wait (channel not joined, not registered)."""
@@ -81,27 +147,7 @@ class Delivery(IrcParts):
         """Send queued lines in order (per target), paced; wait while nothing can go."""
         loop = asyncio.get_running_loop()
         while not self.stopping.is_set():
-            pick: tuple[Line, str] | None = None
-            blocked: set[str] = set()
-            for line in list(self.outbox):
-                key = line.target or f"\0{line.identity}"
-                if key in blocked:
-                    continue
-                where = self._resolve(line)
-                if where is None:
-                    blocked.add(key)  # later lines for the same target keep their order
-                    continue
-                if where == "" and line.identity is not None:
-                    held = self.held.setdefault(line.identity, [])
-                    held.append(line.text)
-                    del held[:-_HELD_MAX]  # a player away for hours: the latest lines only
-                    self.outbox.remove(line)
-                    blocked.add(key)
-                    log.info("private message for %s held until they prove who they are",
-                             line.identity)
-                    continue
-                pick = (line, where)
-                break
+            pick = self._pick()
             if pick is None:
                 self._changed.clear()
                 with contextlib.suppress(TimeoutError):
@@ -129,11 +175,23 @@ class Delivery(IrcParts):
                     break
                 self.pacer.sent(loop.time())
                 self.sent_lines += 1
+                if line.reply and n + 1 < len(pieces) and self._table_waiting():
+                    line.text = "\n".join(pieces[n + 1:])  # the rest after the table's line
+                    wrote = False
+                    break
+            if line.reply:
+                self.served[line.key(self.fold)] = loop.time()
             if wrote:
                 self.outbox.remove(line)
+                key = line.key(self.fold)
+                if line.reply and not any(x.reply and x.key(self.fold) == key
+                                          for x in self.outbox):
+                    self._summarise(line)
 
-    def _deliver(self, events: list[Event], room: str, nick: str | None) -> None:
-        """Send an input's says: to the table's channel (else to ``nick``) or privately."""
+    def _deliver(self, events: list[Event], room: str, nick: str | None,
+                 sender: str | None = None) -> None:
+        """Send an input's says: to the table's channel (else to ``nick``) or privately. A
+        private say to ``sender`` (the player whose message this was) is a reply."""
         channel = self._channel_of(room)
         for ev in events:
             if not isinstance(ev, Say):
@@ -145,7 +203,7 @@ class Delivery(IrcParts):
                 elif nick is not None:
                     self.send(nick, say)
             else:
-                self.say_private(to, say)
+                self.say_private(to, say, reply=sender is not None and to == sender)
 
     def _channel_of(self, room: str) -> str | None:
         for c in self.config.channels:

@@ -11,8 +11,9 @@ private replies) only to the nick of the connection proven for that player:
 * **Secrets** (a network without services). A player proves who they are once per connection
   with ``!pass SECRET`` by private message; the secret is stored salted and hashed
   (:mod:`referee.store.identity`). The proven connection is remembered in the database by its
-  ``user@host`` and sign-on time, so a restart of the bot keeps it (the connection did not end),
-  while a newcomer under the same nick -- a later sign-on -- is not it. A ``QUIT`` ends it.
+  ``user@host``, sign-on time and nick, so a restart of the bot keeps it (the connection did not
+  end), while a newcomer under the same nick -- a later sign-on -- or a second connection from
+  the same gateway in the same second -- another nick -- is not it. A ``QUIT`` ends it.
 
 Moderators are names in the configuration proven the same way; a moderator's secret cannot be
 set by chat (that would be "by nick alone"): the operator sets it with ``referee irc-secret``.
@@ -25,12 +26,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from referee.adapters.irc_base import command_body
-from referee.commands import words
+from referee.lang.reader import read_command
 from referee.store.identity import Identities, Session
-
-# The names of the !pass command (vocabulary: grammar/commands.toml [pass]).
-PASS_COMMANDS = tuple(words()["pass"]["names"])
 
 
 @dataclass
@@ -56,14 +53,47 @@ class Whois:
 
 
 def pass_args(text: str) -> list[str] | None:
-    """The arguments of a ``!pass`` message (None if it is not one)."""
-    body = command_body(text)
-    if body is None:
+    """The arguments of a ``!pass`` message, any width (None if it is not one)."""
+    cmd = read_command(text)
+    if cmd is None or not cmd.secret:
         return None
-    parts = body.split()
-    if not parts or parts[0].lower() not in PASS_COMMANDS:
-        return None
-    return parts[1:]
+    return list(cmd.args)
+
+
+class Guesses:
+    """The limits on wrong secrets for one ``!pass``, kept in the database (a restart or a
+    new nick starts nothing afresh): per source connection (``user@host``, else the nick), per
+    host, and per target name. The first few wrong in a row are free, then each doubles the
+    wait. The name's and the host's limits do not apply to the name's owner (``owner``: proven
+    as it now, or from a ``user@host`` that proved it before), so strangers guessing at a
+    name never keep its owner out; the owner's own source still counts its own mistakes."""
+
+    FREE = 5  # wrong secrets in a row before any wait
+    FREE_HOST = 20  # from one host (many users behind one gateway)
+    BASE, CAP, FORGET = 60.0, 3600.0, 3600.0  # first wait, longest wait, quiet time that resets
+
+    def __init__(self, ids: Identities, name: str, nick: str, userhost: str,
+                 owner: bool) -> None:
+        self.ids = ids
+        self.keys: list[tuple[str, int]] = [
+            ("src:" + userhost if userhost else "nick:" + nick.lower(), self.FREE)]
+        if not owner:
+            self.keys.append(("name:" + name, self.FREE))
+            if "@" in userhost:
+                self.keys.append(("host:" + userhost.split("@", 1)[1], self.FREE_HOST))
+
+    def wait(self, now: float) -> float:
+        """Seconds before this source may guess at this name again (0: now)."""
+        return max(0.0, *(self.ids.blocked_until(k) - now for k, _ in self.keys))
+
+    def wrong(self, now: float) -> None:
+        for k, free in self.keys:
+            self.ids.guessed_wrong(k, now, free, self.BASE, self.CAP, self.FORGET)
+
+    def right(self) -> None:
+        for k, _ in self.keys:
+            if not k.startswith("host:"):
+                self.ids.guessed_right(k)
 
 
 class Book:
@@ -139,18 +169,22 @@ class Book:
         self.sessions[key] = s
         if info.signon and info.userhost:
             self.ids.bind(s)  # survives a restart of the bot while this connection lasts
+        if info.userhost:
+            self.ids.trust(key, info.userhost)
         return s
 
     def restore(self, nick: str, info: Whois) -> Session | None:
-        """After a restart of the bot: the saved proof of this very connection, if any."""
+        """After a restart of the bot: the saved proof of this very connection under the nick it
+        was saved with, if any. ``user@host`` and the sign-on second do not tell two connections
+        through one gateway in one second apart, so the nick must match as well: a nick changed
+        while the bot was away proves again (nothing else tells it from that second one)."""
         if not info.signon or not info.userhost:
             return None
         for s in self.ids.sessions():
-            if s.same_connection(info.userhost, info.signon):
+            if (s.same_connection(info.userhost, info.signon)
+                    and self.fold(s.nick) == self.fold(nick)):
                 live = Session(s.name, s.display, nick, s.userhost, s.signon, s.proof)
                 self.sessions[s.name] = live
-                if s.nick != nick:
-                    self.ids.renamed(s.name, nick)
                 return live
         return None
 

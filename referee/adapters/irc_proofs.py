@@ -12,6 +12,7 @@ import math
 import time
 
 from referee.adapters.irc_base import IrcParts
+from referee.adapters.irc_identity import Guesses, Whois
 from referee.lang.catalog import text as msg
 
 log = logging.getLogger("referee.irc")
@@ -101,15 +102,18 @@ class Proofs(IrcParts):
 
         name = self.book.canonical(name)
         key = self.fold(name)
-        limits = (key, "\0" + self.fold(nick))  # wrong secrets per name and per nick
-        now = time.monotonic()
-        for k in limits:
-            self._fails[k] = [t for t in self._fails.get(k, []) if now - t < 60]
-        if any(len(self._fails[k]) >= 5 for k in limits):
-            self.send(nick, msg("irc.pass_too_many", nick=nick))
+        info = await self._whois_of(nick)
+        guard = Guesses(self.book.ids, key, nick, info.userhost, self._owner_here(name, nick, info))
+        wait = guard.wait(time.time())
+        if wait > 0:
+            self.send(nick, msg("irc.pass_too_many", nick=nick, seconds=math.ceil(wait)))
             return
         ids = self.book.ids
         secret, new = args[0], (args[1] if len(args) == 2 else None)
+        voided = ids.voided(key)
+        if voided is not None:
+            await self._renew(nick, name, info, voided, args)
+            return
         if not ids.has_secret(key):
             if new is not None:
                 self.send(nick, msg("irc.pass_none_yet", nick=nick))
@@ -127,33 +131,105 @@ class Proofs(IrcParts):
                 self.send(nick, msg("irc.pass_invalid"))
                 return
             # scrypt (~50 ms) off the event loop: the tables do not wait for it
-            ids.set_digest(key, name, *await asyncio.to_thread(hash_secret, secret))
-            await self._proven(nick, name, msg("irc.pass_set", name=name))
+            ids.set_digest(key, name, *await asyncio.to_thread(hash_secret, secret), by=nick)
+            await self._proven(nick, name, msg("irc.pass_set", name=name), info)
             return
         stored = ids.digest(key)
         if stored is None or not await asyncio.to_thread(verify_secret, secret, *stored):
-            for k in limits:
-                self._fails[k].append(time.monotonic())
+            guard.wrong(time.time())
             log.warning("wrong secret for %s from %s", name, nick)
             self.send(nick, msg("irc.pass_wrong", nick=nick, name=name))
+            changed = ids.set_info(key)
+            if changed is not None and changed[1] is not None and (
+                    self.fold(changed[1]) != self.fold(nick)):
+                self.send(nick, msg("irc.pass_changed_by", name=name, by=changed[1],
+                                    when=time.strftime("%Y-%m-%d %H:%M UTC",
+                                                       time.gmtime(changed[0]))))
             return
+        guard.right()
         if new is not None:
             if not valid_secret(new):
                 self.send(nick, msg("irc.pass_invalid"))
                 return
             ids.set_digest(key, ids.display(key) or name,
-                           *await asyncio.to_thread(hash_secret, new))
-            await self._proven(nick, name, msg("irc.pass_changed", name=name))
+                           *await asyncio.to_thread(hash_secret, new), by=nick)
+            await self._proven(nick, name, msg("irc.pass_changed", name=name), info)
             return
-        await self._proven(nick, name, msg("irc.pass_ok", name=name))
+        await self._proven(nick, name, msg("irc.pass_ok", name=name), info)
 
-    async def _proven(self, nick: str, name: str, reply: str) -> None:
-        info = await self._whois_of(nick)
+    def _owner_here(self, name: str, nick: str, info: Whois) -> bool:
+        """Whether ``nick`` is ``name``'s own: proven as it now, or from a ``user@host`` that
+        proved it before (its owner's usual connection): spared the name's guess limit."""
+        held = self.book.nick_of(name)
+        if held is not None and self.fold(held) == self.fold(nick):
+            return True
+        return bool(info.userhost) and self.book.ids.trusted(self.fold(name), info.userhost)
+
+    async def _renew(self, nick: str, name: str, info: Whois, voided: tuple[str, int],
+                     args: list[str]) -> None:
+        """``name``'s secret is void (it was seen in a channel). A new one is set by
+        ``!pass NEW`` from the connection proven as ``name`` now or from the one that showed
+        the old one; nobody proves with the old one, nor changes it."""
+        from referee.store.identity import hash_secret, valid_secret, verify_secret
+
+        ids, key = self.book.ids, self.fold(name)
+        held = self.book.nick_of(name)
+        proven_here = held is not None and self.fold(held) == self.fold(nick)
+        shown_here = bool(info.signon) and (info.userhost, info.signon) == voided
+        if len(args) != 1 or not (proven_here or shown_here):
+            self.send(nick, msg("irc.pass_void", nick=nick, name=name))
+            return
+        if not valid_secret(args[0]):
+            self.send(nick, msg("irc.pass_invalid"))
+            return
+        old = ids.digest(key, void=True)
+        if old is not None and await asyncio.to_thread(verify_secret, args[0], *old):
+            self.send(nick, msg("irc.pass_void_same", nick=nick))
+            return
+        ids.set_digest(key, ids.display(key) or name,
+                       *await asyncio.to_thread(hash_secret, args[0]), by=nick)
+        await self._proven(nick, name, msg("irc.pass_renewed", name=name), info)
+
+    async def _shown_secret(self, nick: str, channel: str, args: list[str]) -> None:
+        """``!pass`` typed in a channel: refused, and if it holds the real secret of the name
+        it is for (``@name``, else the sender's), that secret is void at once -- everyone in the
+        channel has read it -- and the name's owner is told privately."""
+        self.send(channel, msg("irc.pass_in_public", nick=nick))
+        if self._accounts():
+            return
+        from referee.store.identity import verify_secret
+
+        name = self.identity(nick) or nick
+        if args and args[0].startswith("@") and len(args[0]) > 1:
+            name, args = args[0][1:], args[1:]
+        name = self.book.canonical(name)
+        key = self.fold(name)
+        stored = self.book.ids.digest(key)
+        if stored is None:
+            return
+        for secret in args[:2]:
+            if await asyncio.to_thread(verify_secret, secret, *stored):
+                info = await self._whois_of(nick)
+                self.book.ids.void(key, info.userhost, info.signon)
+                log.warning("the secret of %s was shown in %s by %s: void", name, channel, nick)
+                told = {self.fold(nick): nick}
+                held = self.book.nick_of(name)
+                if held is not None:
+                    told.setdefault(self.fold(held), held)
+                for to in told.values():
+                    self.send(to, msg("irc.pass_voided", name=name, channel=channel))
+                return
+
+    async def _proven(self, nick: str, name: str, reply: str, info: Whois) -> None:
+        before = self.book.nick_of(name)
         s = self.book.prove(name, nick, info)
         self._unproven.pop(self.fold(nick), None)
         self._hinted.pop(self.fold(nick), None)
         log.info("%s proved to be %s", nick, s.display)
         self.send(nick, reply)
+        if before is not None and self.fold(before) != self.fold(nick):
+            # the previous holder learns at once that their name moved to another connection
+            self.send(before, msg("irc.pass_taken_over", name=s.display, nick=nick))
         self._release_held(s.display)
 
     async def _revalidate(self) -> None:

@@ -12,7 +12,8 @@ delivery, and the guarantees the community asked for:
 * **Nothing lost.** Syncs use a large timeline; a ``limited`` (gappy) timeline is filled from
   ``/messages`` between ``prev_batch`` and the previous sync token. 429 / M_LIMIT_EXCEEDED is
   retried by nio for as long as it takes (never dropped); a vanished homeserver is retried with
-  capped exponential backoff. Events from before the bot joined a room are ignored.
+  capped exponential backoff. Events from before the bot joined a room are ignored (on a
+  first run in a room it was joined to beforehand, what came after the join is read).
 * **Private cards.** Each player gets one direct-message room, created once, end-to-end encrypted,
   stored in the database and in ``m.direct`` (homeservers rate-limit room creation). A private
   message waits in the outbox until the player has joined that room, so their device is given the
@@ -116,6 +117,7 @@ class MatrixBot(Crypto, Delivery):
         self.client: Any = None
         self.stopping = asyncio.Event()
         self.synced = 0  # number of completed sync batches (tests wait on it)
+        self.started = time.time()  # a first run reads what came after it joined, lately
         self.cross_signed = False
         self._withheld: dict[str, str] = {}  # megolm session id -> withheld code
         self._draining = asyncio.Lock()
@@ -275,8 +277,16 @@ class MatrixBot(Crypto, Delivery):
             known = self.state.room_kind(room_id) is not None
             events = list(info.timeline.events)
             if since is None and not known:
-                # First run ever: everything so far is history from before the bot.
+                # First run ever in a room the bot had already joined (joined for it before it
+                # ever ran): what came before its join is history; what came after it, while
+                # the bot was starting, is for the bot -- a moderator's first !open typed right
+                # after the join was lost here. Only lately, so an old membership does not
+                # replay a room's past.
                 self.state.add_room(room_id)
+                events = _first_run(events, list(getattr(info, "state", []) or []), me,
+                                    self.started - FIRST_RUN_WINDOW)
+                for ev in events:
+                    await self._on_event(room_id, ev)
                 continue
             if not known:
                 events, found = _after_own_join(events, me)
@@ -364,6 +374,12 @@ class MatrixBot(Crypto, Delivery):
             # for every adapter: referee.routing); its announcements go to that table's room.
             route = private_route(self.referee, sender, text, self._table_names())
             table_room, text = route.room, route.text
+            if table_room is not None and not self._member(table_room, ev.sender):
+                # a table is only for the members of its room: whoever knows a room id cannot
+                # sit at it, nor ask for anything of it, from a DM
+                self.state.queue(ev.event_id, [(room_id, render(
+                    msg("private_not_member", sender=sender), self.server, ()))])
+                return
         out = self.referee.process(Message(ev.event_id, table_room or room_id, sender, text,
                                            ev.server_timestamp / 1000.0, dm))
         if out is not None:
@@ -373,6 +389,29 @@ class MatrixBot(Crypto, Delivery):
         # No table for a private message: what the service says "to the room" goes back to the
         # sender, privately (never into the room it came from: that room may not be private).
         await self._queue(ev.event_id, table_room, table_room or room_id, sender, events)
+
+    def _member(self, room_id: str, user_id: str) -> bool:
+        """Whether ``user_id`` has joined ``room_id`` now (nio's room state, kept by sync)."""
+        room = self.client.rooms.get(room_id) if self.client is not None else None
+        return room is not None and user_id in room.users and user_id not in getattr(
+            room, "invited_users", {})
+
+    async def _on_member(self, room_id: str, ev: Any) -> None:
+        """A player who leaves a table's room, is kicked or banned from it leaves the table:
+        the bot takes it as their own ``!leave`` (saved like any input, so a rebuild agrees),
+        and nothing private of that table goes to them any more (:meth:`_queue`)."""
+        if (ev.membership not in ("leave", "ban") or ev.prev_membership != "join"
+                or room_id not in self.referee.tables):
+            return
+        name = name_of(ev.state_key, self.server)
+        if name not in self.referee.seated_names(room_id):
+            return
+        log.info("%s left %s (%s): leaving the table", ev.state_key, room_id, ev.membership)
+        out = self.referee.process(Message(ev.event_id, room_id, name, "!leave",
+                                           ev.server_timestamp / 1000.0, False))
+        events = ([e.to_json() for e in out.events] if out is not None
+                  else self.store.events_of(ev.event_id))
+        await self._queue(ev.event_id, room_id, room_id, name, events)
 
     def _table_names(self) -> dict[str, str]:
         """What a player may type in a DM to name a table: its room's aliases (and id)."""
@@ -406,6 +445,23 @@ def _is_own_join(ev: Any, me: str) -> bool:
     return (getattr(ev, "state_key", None) == me
             and getattr(ev, "membership", None) == "join"
             and getattr(ev, "prev_membership", None) != "join")
+
+
+FIRST_RUN_WINDOW = 300.0  # seconds before its first start a bot still reads (after its join)
+
+
+def _first_run(events: list[Any], state: list[Any], me: str, since: float) -> list[Any]:
+    """The timeline events of a room the bot joined before its first sync that came after its
+    own join (in the timeline, else in the room's state) and after ``since`` (wall time)."""
+    after, found = _after_own_join(events, me)
+    if not found:
+        joins = [getattr(e, "server_timestamp", 0) for e in state
+                 if getattr(e, "state_key", None) == me
+                 and getattr(e, "membership", None) == "join"]
+        if not joins:
+            return []  # when it joined is unknown: all history
+        after = [e for e in events if getattr(e, "server_timestamp", 0) > max(joins)]
+    return [e for e in after if getattr(e, "server_timestamp", 0) / 1000.0 >= since]
 
 
 def _after_own_join(events: list[Any], me: str) -> tuple[list[Any], bool]:

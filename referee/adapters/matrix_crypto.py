@@ -69,6 +69,10 @@ class Crypto:
         """A readable message (the bot's own handler)."""
         raise NotImplementedError
 
+    async def _on_member(self, room_id: str, ev: Any) -> None:
+        """A membership change (the bot's own handler)."""
+        raise NotImplementedError
+
     async def _cross_sign(self) -> None:
         """The account's cross-signing identity, and this device signed by it (see
         matrix_xsign); retried after each sync until it is done, never fatal."""
@@ -102,6 +106,9 @@ class Crypto:
     async def _on_event(self, room_id: str, ev: Any) -> None:
         """One timeline event, in order. An encrypted one that cannot be decrypted yet is kept
         (with every later message of its room behind it) until its key comes: never dropped."""
+        if isinstance(ev, nio.RoomMemberEvent):
+            await self._on_member(room_id, ev)
+            return
         if not isinstance(ev, nio.RoomMessageText | nio.MegolmEvent) \
                 or ev.sender == self.config.user_id:
             return

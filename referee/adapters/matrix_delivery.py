@@ -75,6 +75,9 @@ class Delivery:
         name = getattr(room, "display_name", None) or table_room
         return msg("private_table_label", table=name)
 
+    def _member(self, room_id: str, user_id: str) -> bool:
+        raise NotImplementedError
+
     async def _queue(self, input_id: str, reply_room: str | None, table_room: str, sender: str,
                      events: Iterable[dict[str, Any]]) -> None:
         """``reply_room``: where what is said "to the room" goes; None: to ``sender``
@@ -89,6 +92,11 @@ class Delivery:
                 to = sender
             if to == "room" and reply_room is not None:
                 rows.append((reply_room, render(text, self.server, mention)))
+            elif (table_room in self.referee.tables
+                  and not self._member(table_room, mxid_of(to, self.server))):
+                # a table's private content only for the members of its room (one banned or
+                # gone is dealt nothing more, even before their !leave took effect)
+                log.info("private message for %s withheld: not in %s", to, table_room)
             else:
                 room = await self.dm_room(mxid_of(to, self.server))
                 rows.append((room, render(self._table_label(to, table_room) + text,

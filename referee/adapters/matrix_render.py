@@ -35,10 +35,39 @@ def mxid_of(name: str, server: str) -> str:
     return "@" + name if ":" in name else f"@{name}:{server}"
 
 
+_REPLY_HTML = re.compile(r"<mx-reply>.*?</mx-reply>", re.S | re.I)
+_BREAK_HTML = re.compile(r"<br\s*/?>|</(?:p|div|li|h[1-6]|blockquote|pre|tr)>", re.I)
+_TAG = re.compile(r"<[^>]+>")
+# Markdown marks Element turns into formatting (the body keeps them, the HTML does not), and
+# spaces: neither makes what people see differ from the body.
+_NOT_SEEN = re.compile(r"[\s*_`~>#|\\-]+")
+
+
+def visible_text(formatted: str) -> str:
+    """What a client shows of an HTML ``formatted_body``: the reply quote dropped, tags
+    removed, entities decoded, a line per paragraph or line break."""
+    out = _BREAK_HTML.sub("\n", _REPLY_HTML.sub("", formatted))
+    return html.unescape(_TAG.sub("", out)).strip()
+
+
+def _seen_differs(body: str, visible: str) -> bool:
+    from referee.lang.normalize import nfkc
+
+    return _NOT_SEEN.sub("", nfkc(body)) != _NOT_SEEN.sub("", nfkc(visible))
+
+
 def incoming_text(body: str, formatted: str | None, server: str) -> str:
     """A received message's text with mentions rewritten to ``@name`` (what the referee's
-    commands take): ``@alice:hs`` ids, and pills whose label Element puts in the plain body."""
+    commands take): ``@alice:hs`` ids, and pills whose label Element puts in the plain body.
+
+    The referee reads what people read: when the ``formatted_body`` a client shows says
+    something else than the plain ``body`` (beyond markdown marks and spacing), the text is
+    both, what is shown first -- so hand talk in either is judged, and an action typed in
+    one and contradicted in the other is no action."""
     text = body
+    shown = visible_text(formatted) if formatted else ""
+    if formatted and shown and _seen_differs(body, shown):
+        text = f"{shown}\n{body}"
     if formatted:
         for m in _PILL.finditer(formatted):
             label = html.unescape(re.sub(r"<[^>]+>", "", m.group(2))).strip()

@@ -43,6 +43,8 @@ from pydantic_core import PydanticSerializationError, to_json
 from referee.events import Event
 from referee.events import event_json as event_json
 from referee.outcome import LedgerEntry, Outcome
+from referee.store.chain import head as chain_head
+from referee.store.chain import link as chain_link
 from referee.store.integrity import BackgroundCheck, CorruptDatabase, quick_check
 from referee.store.schema import (
     PROJECTED_KINDS,
@@ -284,6 +286,7 @@ class Store:
         # and the last seq before them (to forget them if it fails).
         self._batch: list[str] = []
         self._batch_base = 0
+        self._chain = b""  # the newest row's digest chain, read when a transaction begins
         self._project_due = False
         # The events of the last save, each as JSON (:func:`event_json`): a caller that prints
         # them (``referee replay``) reuses the text instead of serialising them again.
@@ -412,11 +415,14 @@ class Store:
             if not self._batch:
                 self._batch_base = self._known_seq
                 conn.execute("BEGIN IMMEDIATE")
+                self._chain = chain_head(conn)  # under the write lock: nobody appends now
+            linked = chain_link(self._chain, input_id, room, input_json, events_json)
             cur = conn.execute(
-                "INSERT INTO inputs(input_id, room, input, events, processed_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (input_id, room, input_json, events_json, time.time()),
+                "INSERT INTO inputs(input_id, room, input, events, processed_at, chain)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (input_id, room, input_json, events_json, time.time(), linked),
             )
+            self._chain = linked
             seq = cur.lastrowid
             assert seq is not None
             if ledger:

@@ -96,18 +96,77 @@ class Identities:
         self.set_digest(name, display, *hash_secret(secret))
 
     def set_digest(self, name: str, display: str, salt: bytes, digest: bytes,
-                   params: str) -> None:
-        """Store a digest made by :func:`hash_secret` (the caller may hash off its event loop)."""
+                   params: str, by: str | None = None) -> None:
+        """Store a digest made by :func:`hash_secret` (the caller may hash off its event loop);
+        ``by``: the nick that set it (None: the operator). A new secret is never void."""
         self._write(
-            "INSERT INTO irc_secrets(name, display, salt, digest, params, set_at)"
-            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET display = excluded.display,"
-            " salt = excluded.salt, digest = excluded.digest, params = excluded.params,"
-            " set_at = excluded.set_at",
-            (name, display, salt, digest, params, time.time()))
+            "INSERT INTO irc_secrets(name, display, salt, digest, params, set_at, set_by)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET"
+            " display = excluded.display, salt = excluded.salt, digest = excluded.digest,"
+            " params = excluded.params, set_at = excluded.set_at, set_by = excluded.set_by,"
+            " void_at = NULL, void_userhost = NULL, void_signon = NULL",
+            (name, display, salt, digest, params, time.time(), by))
 
-    def digest(self, name: str) -> tuple[bytes, bytes, str] | None:
-        """(salt, digest, params) of ``name``'s secret, for :func:`verify_secret`."""
-        row = self.conn.execute("SELECT salt, digest, params FROM irc_secrets WHERE name = ?",
+    def void(self, name: str, userhost: str, signon: int) -> None:
+        """``name``'s secret was seen where others read it: it proves nothing from now on.
+        The connection that showed it (``userhost``, ``signon``) may set the next one."""
+        self._write("UPDATE irc_secrets SET void_at = ?, void_userhost = ?, void_signon = ?"
+                    " WHERE name = ?", (time.time(), userhost, signon, name))
+
+    def voided(self, name: str) -> tuple[str, int] | None:
+        """(user@host, sign-on) of the connection that showed ``name``'s void secret; None
+        while the secret is good (or there is none)."""
+        row = self.conn.execute("SELECT void_userhost, void_signon FROM irc_secrets"
+                                " WHERE name = ? AND void_at IS NOT NULL", (name,)).fetchone()
+        return None if row is None else (str(row[0] or ""), int(row[1] or 0))
+
+    def set_info(self, name: str) -> tuple[float, str | None] | None:
+        """(when, by which nick) ``name``'s secret was set last."""
+        row = self.conn.execute("SELECT set_at, set_by FROM irc_secrets WHERE name = ?",
+                                (name,)).fetchone()
+        return None if row is None else (float(row[0]), None if row[1] is None else str(row[1]))
+
+    # --- wrong guesses and trusted connections ----------------------------------------------
+    def blocked_until(self, key: str) -> float:
+        """The wall time before which ``key`` may not guess again (0: it may now)."""
+        row = self.conn.execute("SELECT until FROM irc_guesses WHERE key = ?",
+                                (key,)).fetchone()
+        return 0.0 if row is None else float(row[0])
+
+    def guessed_wrong(self, key: str, now: float, free: int, base: float, cap: float,
+                      forget: float) -> float:
+        """Count a wrong secret from ``key``: the first ``free`` in a row cost nothing, then
+        each doubles the wait (``base`` s, at most ``cap``); a key quiet for ``forget`` s
+        starts again. The time it may guess again."""
+        row = self.conn.execute("SELECT fails, last_at FROM irc_guesses WHERE key = ?",
+                                (key,)).fetchone()
+        fails = 0 if row is None or now - float(row[1]) > forget else int(row[0])
+        fails += 1
+        until = now + min(cap, base * 2 ** (fails - free)) if fails >= free else 0.0
+        self._write("INSERT INTO irc_guesses(key, fails, last_at, until) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT(key) DO UPDATE SET fails = excluded.fails,"
+                    " last_at = excluded.last_at, until = excluded.until",
+                    (key, fails, now, until))
+        return until
+
+    def guessed_right(self, key: str) -> None:
+        self._write("DELETE FROM irc_guesses WHERE key = ?", (key,))
+
+    def trust(self, name: str, userhost: str) -> None:
+        """``userhost`` proved ``name``: its owner's own connection, spared the name's limit."""
+        self._write("INSERT INTO irc_trusted(name, userhost, proven_at) VALUES (?, ?, ?)"
+                    " ON CONFLICT(name, userhost) DO UPDATE SET proven_at = excluded.proven_at",
+                    (name, userhost, time.time()))
+
+    def trusted(self, name: str, userhost: str) -> bool:
+        return self.conn.execute("SELECT 1 FROM irc_trusted WHERE name = ? AND userhost = ?",
+                                 (name, userhost)).fetchone() is not None
+
+    def digest(self, name: str, void: bool = False) -> tuple[bytes, bytes, str] | None:
+        """(salt, digest, params) of ``name``'s secret, for :func:`verify_secret`; None when
+        there is none or it is void (``void=True``: a void one too)."""
+        row = self.conn.execute("SELECT salt, digest, params FROM irc_secrets WHERE name = ?"
+                                + ("" if void else " AND void_at IS NULL"),
                                 (name,)).fetchone()
         return None if row is None else (bytes(row[0]), bytes(row[1]), str(row[2]))
 

@@ -5,7 +5,8 @@
   with one line that names the file and says what to do (:class:`CorruptDatabase`).
 * :func:`check` = ``PRAGMA integrity_check`` plus the ledger invariants: every balance equals
   the sum of that player's ledger entries and points at their newest entry, and no ledger entry
-  is without a balance.
+  is without a balance; and the inputs' digest chain (:mod:`referee.store.chain`), which the
+  bots' start-up checks too (:class:`BackgroundCheck`), naming the first changed row.
 * :func:`backup` copies a database with SQLite's online backup API: a consistent snapshot (a
   committed state, never half a transaction) while the bot keeps writing. The copy is written
   to a temporary name, checked, then renamed into place, so a back-up file is always whole.
@@ -37,6 +38,26 @@ class CorruptDatabase(StoreError):
         super().__init__(text("store.corrupt", path=self.path, detail=self.detail))
 
 
+class TamperedDatabase(StoreError):
+    """A stored input was changed after it was saved (its digest chain breaks at ``seq``)."""
+
+    def __init__(self, path: str | Path, seq: int, input_id: str) -> None:
+        self.path, self.seq, self.input_id = str(path), seq, input_id
+        super().__init__(text("store.tampered", path=self.path, seq=seq, input_id=input_id))
+
+
+def chain_check(conn: sqlite3.Connection, path: str | Path) -> None:
+    """Raise TamperedDatabase at the first input row that breaks the digest chain."""
+    from referee.store.chain import first_bad
+
+    names = {r[0] for r in conn.execute("SELECT name FROM pragma_table_info('inputs')")}
+    if "chain" not in names:
+        return  # a database from before the chain: migrated (and chained) when next opened
+    bad = first_bad(conn)
+    if bad is not None:
+        raise TamperedDatabase(path, *bad)
+
+
 def quick_check(conn: sqlite3.Connection, path: str | Path) -> None:
     """Raise CorruptDatabase unless ``PRAGMA quick_check`` passes (reads every page once)."""
     try:
@@ -61,7 +82,7 @@ class BackgroundCheck:
 
     def _run(self) -> None:
         try:
-            quick_check_file(self.path)
+            quick_check_file(self.path, chain=True)
         except StoreError as e:
             self.error = e
         except sqlite3.Error as e:
@@ -152,6 +173,12 @@ def check(path: str | Path) -> Report:
                     "SELECT input_id, count(*) FROM inputs GROUP BY input_id HAVING count(*) > 1"
                     " LIMIT 5"):
                 report.problems.append(f"input {iid} saved {n} times")
+            try:
+                chain_check(conn, path)
+            except TamperedDatabase as e:
+                report.problems.insert(0, f"input row {e.seq} ({e.input_id}) was changed after"
+                                       " it was saved: the digest chain breaks there (the rows"
+                                       " before it are intact)")
         except sqlite3.DatabaseError as e:
             raise CorruptDatabase(path, str(e)) from None
     finally:
@@ -233,13 +260,20 @@ def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
     return target
 
 
-def quick_check_file(path: Path) -> None:
+def quick_check_file(path: Path, chain: bool = False) -> None:
+    """:func:`quick_check` of a file on a read-only connection of its own; ``chain``: and the
+    inputs' digest chain (:func:`chain_check`)."""
     try:
         conn = sqlite3.connect(_ro_uri(path), uri=True)
     except sqlite3.Error as e:
         raise CorruptDatabase(path, str(e)) from None
     try:
         quick_check(conn, path)
+        if chain:
+            try:
+                chain_check(conn, path)
+            except sqlite3.DatabaseError as e:
+                raise CorruptDatabase(path, str(e)) from None
     finally:
         conn.close()
 

@@ -461,6 +461,37 @@ CREATE TABLE irc_sessions (
 """)
 
 
+def _v7(db: sqlite_utils.Database) -> None:
+    # Who may prove a name, kept across restarts (referee/store/identity.py): a secret seen
+    # where others read it is void; wrong guesses and the connections trusted for a name.
+    _script(db.conn, """
+ALTER TABLE irc_secrets ADD COLUMN void_at REAL;         -- seen in a channel: proves nothing
+ALTER TABLE irc_secrets ADD COLUMN void_userhost TEXT;   -- the connection that showed it
+ALTER TABLE irc_secrets ADD COLUMN void_signon INTEGER;
+ALTER TABLE irc_secrets ADD COLUMN set_by TEXT;          -- the nick that set it last
+CREATE TABLE irc_guesses (
+    key      TEXT PRIMARY KEY,          -- 'name:<folded name>', 'src:<user@host>', 'host:<host>'
+    fails    INTEGER NOT NULL,          -- wrong secrets in a row
+    last_at  REAL NOT NULL,             -- wall time of the last one
+    until    REAL NOT NULL              -- no guess from this key before (wall time)
+);
+CREATE TABLE irc_trusted (
+    name     TEXT NOT NULL,             -- a folded player name
+    userhost TEXT NOT NULL,             -- a user@host that proved it before
+    proven_at REAL NOT NULL,
+    PRIMARY KEY (name, userhost)
+);
+""")
+
+
+def _v8(db: sqlite_utils.Database) -> None:
+    # Tamper evidence (referee/store/chain.py): each input row's digest, chained to the last.
+    from referee.store.chain import rechain
+
+    db.conn.execute("ALTER TABLE inputs ADD COLUMN chain BLOB")
+    rechain(db.conn)
+
+
 Migration = tuple[int, str, Callable[[sqlite_utils.Database], None]]
 
 MIGRATIONS: Sequence[Migration] = (
@@ -470,6 +501,8 @@ MIGRATIONS: Sequence[Migration] = (
     (4, "re-project: a flag penalised in the input that raised it is confirmed", _v4),
     (5, "unique index on input ids; service snapshots", _v5),
     (6, "IRC identities: salted secrets and proven connections", _v6),
+    (7, "IRC identities: void secrets, persisted guess limits, trusted connections", _v7),
+    (8, "digest chain over the stored inputs", _v8),
 )
 
 LATEST = MIGRATIONS[-1][0]

@@ -1,0 +1,86 @@
+"""The one command reader: whether a chat line is a ``!…`` command, and its name and arguments.
+
+Every adapter and the service ask this one function, so a line is a command (or a secret) for
+all of them or for none: a command mark of any width (``!``, ``！``: grammar/text.toml
+``command_starts``), a name typed in full width by a Japanese IME (``！ｐａｓｓ``) and invisible
+format characters slipped in anywhere (``!\u200bpass``) all read the same, through
+:func:`referee.lang.normalize.nfkc`.
+
+It also knows which commands carry a secret (grammar/commands.toml ``[pass]``) and gives the
+form of such a line that may be stored or logged (:func:`redacted`): the command and any
+``@name``, never the secret.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from referee.lang.normalize import nfkc
+from referee.lang.vocab import load, marks
+
+SECRET_MASK = "***"
+
+
+@dataclass(frozen=True)
+class CommandText:
+    """A command line, read: ``name`` NFKC and case-folded as typed (an alias is not resolved
+    here: :func:`referee.parse.command_name` does that), ``args`` NFKC, ``body`` the NFKC text
+    after the mark."""
+
+    name: str
+    args: tuple[str, ...]
+    body: str
+
+    @property
+    def secret(self) -> bool:
+        """Whether this command carries a secret (``!pass`` and its aliases)."""
+        return self.name in secret_commands()
+
+
+@cache
+def secret_commands() -> frozenset[str]:
+    return frozenset(nfkc(n).casefold() for n in load("commands.toml")["pass"]["names"])
+
+
+def read_command(text: str) -> CommandText | None:
+    """The command ``text`` is, or None when it is none (not starting with a command mark)."""
+    body = nfkc(text).strip()
+    if not body or body[0] not in marks("command_starts"):
+        return None
+    body = body[1:].strip()
+    parts = body.split()
+    if not parts:
+        return CommandText("", (), body)
+    return CommandText(parts[0].casefold(), tuple(parts[1:]), body)
+
+
+@cache
+def _marks_before_nfkc() -> frozenset[str]:
+    """Every character NFKC turns into something starting with a command mark (！, ﹗, ‼ …).
+    The BMP only (scanned once, ~15 ms): no character beyond it decomposes to a mark of
+    text.toml (tests/test_secret_redaction.py checks every plane)."""
+    import unicodedata
+
+    starts = marks("command_starts")
+    return frozenset(chr(c) for c in range(0x10000)
+                     if unicodedata.normalize("NFKC", chr(c))[:1] in starts)
+
+
+def is_secret(text: str) -> bool:
+    """Whether ``text`` is a command that carries a secret (asked of every stored message:
+    a line without any character that could become a command mark is none, at once)."""
+    if _marks_before_nfkc().isdisjoint(text):
+        return False
+    cmd = read_command(text)
+    return cmd is not None and cmd.secret
+
+
+def redacted(text: str) -> str:
+    """``text`` as it may be kept: a secret-carrying command with each secret replaced by a
+    mask (an ``@name`` stays: it names, it proves nothing); any other text unchanged."""
+    cmd = read_command(text)
+    if cmd is None or not cmd.secret:
+        return text
+    shown = [a if a.startswith("@") else SECRET_MASK for a in cmd.args]
+    return " ".join(["!" + cmd.name, *shown])

@@ -1,0 +1,64 @@
+"""Tamper evidence for the record: each ``inputs`` row carries a digest chained to the row
+before it (``chain`` = SHA-256 of the previous row's chain and this row's id, room, input and
+events), written by :meth:`referee.store.Store.save` in the same transaction as the row.
+
+A byte changed in a stored input or its events, a row deleted or inserted, and the rows after
+it no longer link: :func:`first_bad` names the first such row. ``referee check`` reports it and
+the bots refuse to start on it (:mod:`referee.store.integrity`). The chain shows an edit made
+with SQLite beside the referee, which the append-only triggers cannot stop (anyone can drop a
+trigger); it cannot show a whole log rewritten and re-chained by someone with the code -- a
+back-up kept elsewhere is the answer to that.
+
+A migration that rewrites stored rows must call :func:`rechain` after it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+
+GENESIS = b""  # the "previous chain" of the first row
+
+
+def link(prev: bytes, input_id: str, room: str, input_json: str, events_json: str) -> bytes:
+    """The chain value of a row after one whose chain is ``prev`` (length-prefixed fields, so
+    no two different rows give the same bytes)."""
+    h = hashlib.sha256(prev)
+    for field in (input_id, room, input_json, events_json):
+        b = field.encode("utf-8")
+        h.update(len(b).to_bytes(8, "big"))
+        h.update(b)
+    return h.digest()
+
+
+def head(conn: sqlite3.Connection) -> bytes:
+    """The chain value of the newest row (GENESIS for an empty log)."""
+    row = conn.execute("SELECT chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
+    return GENESIS if row is None or row[0] is None else bytes(row[0])
+
+
+def first_bad(conn: sqlite3.Connection) -> tuple[int, str] | None:
+    """(seq, input id) of the first row that does not link to the one before it; None when
+    the whole log links."""
+    prev = GENESIS
+    for seq, input_id, room, inp, events, chain in conn.execute(
+            "SELECT seq, input_id, room, input, events, chain FROM inputs ORDER BY seq"):
+        want = link(prev, str(input_id), str(room), str(inp), str(events))
+        if chain is None or bytes(chain) != want:
+            return int(seq), str(input_id)
+        prev = want
+    return None
+
+
+def rechain(conn: sqlite3.Connection) -> None:
+    """Write every row's chain from the first (in the caller's transaction; the append-only
+    trigger is lifted for it and put back)."""
+    conn.execute("DROP TRIGGER IF EXISTS inputs_no_update")
+    prev = GENESIS
+    rows = conn.execute("SELECT seq, input_id, room, input, events FROM inputs ORDER BY seq"
+                        ).fetchall()
+    for seq, input_id, room, inp, events in rows:
+        prev = link(prev, str(input_id), str(room), str(inp), str(events))
+        conn.execute("UPDATE inputs SET chain = ? WHERE seq = ?", (prev, seq))
+    conn.execute("CREATE TRIGGER inputs_no_update BEFORE UPDATE ON inputs"
+                 " BEGIN SELECT RAISE(ABORT, 'inputs is append-only'); END")

@@ -1,0 +1,64 @@
+"""Live on Synapse: a table is only for the members of its room, and the bot reads what Element
+shows.
+
+- a stranger who knows the room id cannot ``!sit <room id>`` from a DM;
+- a player banned from the table's room leaves the table and is dealt nothing more;
+- a message whose ``formatted_body`` shows hand talk while its ``body`` says 「よろしく」 is
+  flagged as a leak.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nio
+import pytest
+from matrix_helpers import Player, TableFactory, cards_in, open_omaha, run, wait_for
+from test_private import _own_dm, _prefix, _private_reply
+
+pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(400)]
+
+
+def test_members_only_and_what_is_shown(make_table: TableFactory, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        t = await make_table(["alice", "bob", "carol"])
+        eve = Player(t.hs, t.hs.register(f"eve{t.bot.user.localpart}"), tmp_path / "eve")
+        await eve.start()
+        try:
+            a, b, c = t.players
+            await open_omaha(t)
+            await t.command(t.mod, f"!grant @{eve.name} 2000", "残高")  # points to sit with
+            dm = await _own_dm(eve, t, encrypted=True)
+            got = await _private_reply(eve, t, dm, f"!sit {t.room}", "")  # any answer
+            assert not [e for e in t.bot.events() if e.get("event") == "say"
+                        and eve.name in e.get("text", "") and "着席" in e.get("text", "")
+                        ], got.body
+            assert _prefix("private_not_member") in got.body, got.body
+            r = await t.mod.client.room_ban(t.room, c.user_id, "cheating")
+            assert isinstance(r, nio.RoomBanResponse), r
+            await t.reply(0, f"{c.name} ?さん.*退席", timeout=60)
+            await wait_for(lambda: any(e.get("event") == "leave" and e.get("player") == c.name
+                                       for e in t.bot.events()), 30, "carol left the table")
+            n = len(t.bot_room_messages())
+            await t.say(t.mod, "!deal")
+            await t.reply(n, "さんの番です", timeout=60)
+            await wait_for(lambda: all(any(cards_in(m.body) for m in p.private_from(
+                t.bot.user.user_id, t.room)) for p in (a, b)), 60, "alice's and bob's cards")
+            deal = [i["deal"] for i in t.bot.inputs() if i.get("deal")][-1]
+            assert c.name not in deal["hands"]
+            assert not [m for m in c.private_from(t.bot.user.user_id, t.room)
+                        if cards_in(m.body)]
+            # alice shows the room her hand in the HTML; the plain body says hello
+            r = await a.client.room_send(t.room, "m.room.message", {
+                "msgtype": "m.text", "body": "よろしく", "format": "org.matrix.custom.html",
+                "formatted_body": "エースのペア持ってるわ"}, ignore_unverified_devices=True)
+            assert isinstance(r, nio.RoomSendResponse), r
+            await wait_for(lambda: any(e.get("event") in ("flag", "penalty")
+                                       and e.get("player") == a.name
+                                       and e.get("kind") == "information_leak"
+                                       for e in t.bot.events()), 60, "alice's leak flagged")
+        finally:
+            await eve.stop()
+            await t.close()
+
+    run(scenario(), timeout=380)
