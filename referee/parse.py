@@ -286,6 +286,18 @@ def parse(text: str, game: str) -> Parsed:
     return _parse(text, game)
 
 
+def guess(text: str, game: str) -> Parsed | None:
+    """The action a near miss most likely meant (「コーノレで」 → call), to be *offered* to the
+    player, never applied (:mod:`referee.lang.clauses.guess`); None when there is none."""
+    def reader(candidate: str) -> Parsed | None:
+        got = parse(candidate, game)
+        return got if got.kind == "action" else None
+
+    if parse(text, game).kind != "chat" or len(text) > MAX_ACTION_CHARS:
+        return None
+    return clauses.guess(nfkc(text).strip(), reader)
+
+
 def clear_caches() -> None:
     """Forget every cached reading (for measurements; the grammars stay built)."""
     _parse_cached.cache_clear()

@@ -79,8 +79,9 @@ from referee.lang.normalize import fold
 from referee.lang.reader import is_secret, read_command, redacted
 from referee.lexicon import about_others, read
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
-from referee.parse import parse  # grammars load on first use, per game
+from referee.parse import guess, parse  # grammars load on first use, per game
 from referee.rules import Deal, Engine, IllegalAction, OptionError, create
+from referee.rules.voice import typed_form
 
 
 class SnapshotError(ValueError):
@@ -762,7 +763,16 @@ class Referee:
             self._say(ctx, catalog.text("command_hint", player=sender, word=word))
             return
         decision = table.engine.decision(sender) if table.engine.is_seated(sender) else None
-        if decision is None or not nearmiss.mentions_action(norm):
+        if decision is None:
+            return
+        meant = guess(text, table.game)
+        if meant is not None and table.engine.can(sender, meant, self._clock_time(table, None)):
+            # one legal reading: say which, and let the player type it (never applied)
+            self._say(ctx, catalog.text("near_miss_guess", player=sender,
+                                        text=catalog.excerpt(text),
+                                        action=typed_form(table.game, meant)))
+            return
+        if not nearmiss.mentions_action(norm):
             return
         msgs = catalog.messages()
         key = f"examples_{table.game}_{decision}"

@@ -147,3 +147,17 @@ def test_help_lists_the_games_actions_and_rules_shows_its_pay_tables(
     if head is HOLDEM:  # the pay tables as games/holdem_aa.toml has them, in Japanese
         assert "AA配当（手札2枚＋フロップ）: ロイヤル・フラッシュ ×201" in rules_text
         assert "ディーラーフォールド ×1" in rules_text and "dealer_fold" not in rules_text
+
+
+def test_a_near_miss_with_one_legal_reading_is_offered_never_applied() -> None:
+    evs = events(text=OMAHA + "[21:00:01] alice: コーノレで\n")
+    want = catalog.text("near_miss_guess", player="alice", text="コーノレで", action="コール")
+    assert room(evs)[-1] == want
+    assert not of(evs, "action", player="alice")
+
+
+def test_a_guess_the_table_would_refuse_is_not_offered() -> None:
+    # alice faces the big blind: a check (チェッワ, one kana off) is no legal reading
+    evs = events(text=OMAHA + "[21:00:01] alice: チェッワ\n")
+    assert not any("チェック" in line and "alice" in line for line in room(evs))
+    assert not of(evs, "action", player="alice")

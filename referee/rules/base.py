@@ -191,6 +191,14 @@ class Engine(ABC):
         plan = self._check_act(player, action, now)
         return self._apply_act(plan)
 
+    def can(self, player: str, action: Parsed, now: float | None = None) -> bool:
+        """Whether :meth:`act` would accept ``action`` now (the check alone: nothing changes)."""
+        try:
+            self._check_act(player, action, now)
+        except IllegalAction:
+            return False
+        return True
+
     def _check_act(self, player: str, action: Parsed, now: float | None) -> Any:
         """Validate ``action`` against the state, without changing it; returns the plan."""
         raise NotImplementedError

@@ -35,6 +35,16 @@ def action_word(game: str, action: str) -> str:
     return text(key) if key in messages() else text("act_other")
 
 
+def typed_form(game: str, action: Any) -> str:
+    """How a player types a parsed ``action`` (a :class:`~referee.actions.Parsed`) so that it is
+    read: the room's word, then the figure or the cards (コール, メイク1800)."""
+    word = action_word(game, str(action.action))
+    figure = action.to if action.to is not None else action.amount
+    cards = action.cards or action.keep or action.discard or []
+    return word + (str(figure) if figure is not None else "") + (
+        " " + " ".join(cards) if cards else "")
+
+
 def action_figure(game: str, ev: dict[str, Any]) -> int:
     """The chips an ``action`` event's line names, as the room's acknowledgement names them:
     omaha's bet, make and all-in say the total (``to``), everything else what it put in."""

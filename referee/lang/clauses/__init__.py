@@ -26,10 +26,12 @@ The steps live in this package: :mod:`.repair`, :mod:`.split`, :mod:`.frame` (wi
 """
 
 from referee.lang.clauses.frame import Frame, frame
+from referee.lang.clauses.guess import guess
 from referee.lang.clauses.repair import numerals, repair
 from referee.lang.clauses.resolve import Reading, gate, read
 from referee.lang.clauses.split import Clause, split
 from referee.lang.clauses.vocabulary import GrammarReader, mentions
 
-__all__ = ["Clause", "Frame", "GrammarReader", "Reading", "frame", "gate", "mentions", "numerals",
+__all__ = ["Clause", "Frame", "GrammarReader", "Reading", "frame", "gate", "guess", "mentions",
+           "numerals",
            "read", "repair", "split"]

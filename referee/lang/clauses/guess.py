@@ -1,0 +1,77 @@
+"""A near miss's one likely reading: a message that is no action, read again with the
+confusions of look-alike characters undone (コーノレ for コール) and one character of an action
+word mistyped. The result is only ever *offered* to the player ("is it コール?"), never applied:
+a guessed move is a move nobody made."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+from referee.actions import Parsed
+from referee.lang.clauses.vocabulary import SURFACE_NAMES, vocabulary, words_table
+from referee.lang.normalize import fold_nfkc
+
+
+@cache
+def _confusables() -> tuple[tuple[str, str], ...]:
+    got = words_table().get("confusables", {})
+    return tuple(sorted(((str(k), str(v)) for k, v in got.items()), key=lambda kv: -len(kv[0])))
+
+
+@cache
+def _long_words() -> tuple[str, ...]:
+    """The action words of three kana or more, as folded (the ones one slip cannot turn into
+    another word)."""
+    vocabulary()  # (fills SURFACE_NAMES)
+    names = set(SURFACE_NAMES.values()) - {"all", "none"}
+    out: set[str] = set()
+    for entry, name in _word_names():
+        if name in names and len(entry) >= 3 and not entry.isascii():
+            out.add(entry)
+    return tuple(sorted(out, key=len, reverse=True))
+
+
+@cache
+def _word_names() -> tuple[tuple[str, str], ...]:
+    from referee.lang import vocab
+
+    acts = vocab.load("clauses.toml").get("actions", {})
+    return tuple((fold_nfkc(w), name) for name, entry in acts.items()
+                 for w in vocab.strings(entry, "words", "clauses.toml"))
+
+
+def _one_off(token: str, word: str) -> bool:
+    """``token`` is ``word`` with one character replaced, dropped or added."""
+    if abs(len(token) - len(word)) > 1 or token == word:
+        return False
+    if len(token) == len(word):
+        return sum(a != b for a, b in zip(token, word, strict=True)) == 1
+    short, long = sorted((token, word), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
+
+
+def guess(typed: str, reader: Callable[[str], Parsed | None]) -> Parsed | None:
+    """The action ``typed`` (NFKC) most likely meant, by ``reader`` (the parser's), or None."""
+    if vocabulary().surface.search(fold_nfkc(typed)):
+        return None  # an action word as written: a thought or a question, not a slip (コールかなぁ)
+    text = typed
+    for wrong, right in _confusables():
+        text = text.replace(wrong, right)
+    if text != typed:
+        got = reader(text)
+        if got is not None:
+            return got
+    folded = fold_nfkc(typed)
+    if len(folded) != len(typed) or len(folded) > 40:
+        return None
+    words = _long_words()
+    for size in range(min(len(folded), 9), 2, -1):
+        for start in range(0, len(folded) - size + 1):
+            token = folded[start:start + size]
+            for word in words:
+                if _one_off(token, word):
+                    got = reader(typed[:start] + word + typed[start + size:])
+                    if got is not None:
+                        return got
+    return None
