@@ -342,10 +342,19 @@ def _hands(game: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     )
 
 
+def _clause(clause: str, game: str) -> Parsed | None:
+    """One clause by the grammar; never a word that is an action only as the whole message
+    (seven's 「はい」 inside 「はい、少々お待ちくださいませ」 is the everyday yes)."""
+    folded = fold_nfkc(clause)
+    if _STRETCH.sub(_LONG, _strip_tail(folded)) in decor.alone_words():
+        return None
+    return _whole(clause, folded, game)
+
+
 def _clauses(typed: str, game: str) -> Parsed | None:
     """The one action committed in a longer message (:mod:`referee.lang.clauses`)."""
     reading = clauses.read(
-        typed, game, lambda clause: _whole(clause, fold_nfkc(clause), game), _hands(game),
+        typed, game, lambda clause: _clause(clause, game), _hands(game),
         advice=lambda other: lexicon.scan(other, fold_nfkc(other), game)[1],
     )
     got = reading.action

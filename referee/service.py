@@ -768,10 +768,9 @@ class Referee:
         meant = guess(text, table.game)
         if meant is not None and table.engine.can(sender, meant, self._clock_time(table, None)):
             # one legal reading: say which, and let the player type it (never applied)
-            self._say(ctx, catalog.text("near_miss_guess", player=sender,
-                                        text=catalog.excerpt(text),
-                                        action=typed_form(table.game, meant)))
-            return
+            said = catalog.text("near_miss_guess", player=sender, text=catalog.excerpt(text),
+                                action=typed_form(table.game, meant))
+            return self._say(ctx, said)
         if not nearmiss.mentions_action(norm):
             return
         msgs = catalog.messages()

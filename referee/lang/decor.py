@@ -193,6 +193,11 @@ def _word_ending_at(ws: tuple[Word, ...], end: int) -> Word | None:
     return None
 
 
+def alone_words() -> frozenset[str]:
+    """The words that are an action only as the whole message (seven's はい), folded."""
+    return _vocabulary().alone
+
+
 def strip(typed: str) -> str | None:
     """The folded action core of ``typed`` (NFKC text) once emoji, openers and every clause's
     endings are removed; None when there is nothing to remove (the message stands as it is)."""

@@ -24,10 +24,10 @@ from referee.lang.clauses.vocabulary import (
     SYMBOL,
     VERB,
     Vocabulary,
+    guarded,
     text_of,
     texts_of,
     vocabulary,
-    words_table,
 )
 from referee.lang.normalize import fold_nfkc
 from referee.lang.tokens import amount_value
@@ -87,8 +87,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if not free(m.start(), m.end()):
             continue
         name = SURFACE_NAMES[m.lastgroup or ""]
-        guard = words_table().get("not_after", {}).get(m.group())
-        if guard and folded[:m.start()].endswith(guard):
+        if guarded(folded, m):
             continue  # 強いっぽい is no discard
         if name == "none":  # ショーダウン: a word of its own, no action
             spans.append(m.span())
@@ -219,6 +218,12 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         elif w.lemma == text_of("try_verb") and prev is not None and prev.lemma in texts_of(
                 "request"):
             pass  # してみます: a try is still the speaker's act
+        elif (w.lemma.split("-")[0] in texts_of("titles") or w.pos2 == vocab.pos("proper_noun")
+              or (w.lemma in texts_of("name_suffixes") and prev is not None))and f.declared and \
+                all(x.lemma.split("-")[0] in texts_of("titles") or x.pos2 == vocab.pos(
+                    "proper_noun") or x.lemma in texts_of("name_suffixes") or x.pos in (
+                    SYMBOL, BLANK) for x in ws[i:]):
+            pass  # 「4cと9h捨てます先輩」: a name or title after the declaration addresses
         elif w.lemma in texts_of("except"):
             f.except_ = True
         elif (w.lemma.split("-")[0] in v.declining or (

@@ -15,7 +15,13 @@ from referee.lang.clauses.cards import cards_in
 from referee.lang.clauses.frame import amount_pattern, frame, names_someone, supposes
 from referee.lang.clauses.repair import repair
 from referee.lang.clauses.split import Clause, split
-from referee.lang.clauses.vocabulary import SURFACE_NAMES, GrammarReader, mentions, vocabulary
+from referee.lang.clauses.vocabulary import (
+    GrammarReader,
+    action_words,
+    mentions,
+    text_of,
+    vocabulary,
+)
 from referee.lang.normalize import fold_nfkc
 from referee.lang.tokens import amount_value
 
@@ -128,6 +134,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if got is None and not c.question:
             f = frame(c, game, hands)
             c.musing = f.musing
+            c.self_polite = any(w.lemma == text_of("polite") for w in c.words)
             if f.hand and not f.actions and f.made:
                 c.made_hand = f.hand
             if {n for _, n in f.actions} - {"all"} or f.hand or (f.up_to and game == "omaha"):
@@ -152,17 +159,32 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                 c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
         if got is not None:
             c.kind, c.parsed = "action", got  # (a concession gives way to a later action below)
-        elif c.kind == "chat" and any(SURFACE_NAMES[m.lastgroup or ""] not in ("all", "none")
-                                      for m in v.surface.finditer(c.folded)):
+        elif c.kind == "chat" and action_words(c.folded):
             c.kind = "blocking"  # an action word in a clause about something else
         elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):
             c.kind = "cards"  # 「八百、コールいたします」: read as one sentence
         elif c.kind == "chat" and names_someone(c):
-            c.kind = "blocking"  # 「ジェーン、just call」: said to someone else
+            c.kind = "vocative"  # 「ジェーン、just call」: said to someone, unless …
         elif c.kind == "chat" and supposes(c) and not any(
                 x.kind == "action" for x in clauses[:clauses.index(c)]):
             c.kind = "blocking"  # 私なら、コール (not ポットじゃ！なめたらいけんで)
     # take back what came before the last correction, and a concession followed by an action
+    # … the action said to them is the speaker's own, politely (課長、お先にアンティ200いきます;
+    # 「ジェーン、just call」 and 「ボブさん、コール」 stay said to them); a name after the action
+    # only addresses (4cと9h捨てます、先輩)
+    for i, c in enumerate(clauses):
+        if c.kind == "vocative":
+            after = [x for x in clauses[i + 1:] if x.kind == "action"]
+            own = bool(after) and all(x.self_polite for x in after)
+            trailing = any(x.kind == "action" for x in clauses[:i]) and not after
+            c.kind = "chat" if own or trailing else "blocking"
+    # a correction that has no action on either side corrects the chat (部長…じゃなくて課長)
+    for i, c in enumerate(clauses):
+        if c.kind == "correction":
+            near = [x for x in clauses[max(0, i - 1):i] + clauses[i + 1:]
+                    if x.kind in ("action", "blocking", "cards", "these", "declined", "kept")]
+            if not near:
+                c.kind = "chat"
     last = max((i for i, c in enumerate(clauses) if c.kind == "correction"), default=-1)
     live = clauses[last + 1:]
     kept: list[Clause] = []

@@ -49,6 +49,7 @@ class Clause:
     correction: bool = False  # holds a word taking back what came before
     last: bool = False  # the message's last clause
     musing: bool = False  # an action only wondered about (しよっかな)
+    self_polite: bool = False  # the action said with the polite ます of one's own act
     made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None

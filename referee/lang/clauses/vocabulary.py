@@ -209,6 +209,19 @@ def _short() -> re.Pattern[str]:
     return re.compile(rf"(?:^|(?<={edge}))(?:(?:{words})(?=$|{edge})|[brc][0-9])")
 
 
+def guarded(folded: str, m: re.Match[str]) -> bool:
+    """Whether an action word found in ``folded`` follows what makes it no action word
+    (the っ of 強いっぽい, the て of ついております)."""
+    guard = words_table().get("not_after", {}).get(m.group())
+    return bool(guard) and folded[:m.start()].endswith(tuple(guard))
+
+
+def action_words(folded: str) -> list[str]:
+    """The actions of the action words in ``folded`` (neither "all" nor "none"), guards kept."""
+    return [SURFACE_NAMES[m.lastgroup or ""] for m in vocabulary().surface.finditer(folded)
+            if not guarded(folded, m) and SURFACE_NAMES[m.lastgroup or ""] not in ("all", "none")]
+
+
 def mentions(folded: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
     """Whether folded text may hold an action word of the clause reader (a cheap gate: an
     action word, the stem of an action verb, a short form standing alone, or a hand name of
