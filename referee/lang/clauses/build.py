@@ -64,6 +64,8 @@ def build_action(f: Frame, game: str) -> Parsed | None:
     if len(amounts) > 1:
         return None
     amount = amounts[0] if amounts else None
+    if name in f.needs_amount and amount is None and not pot:
+        return None  # 大人しく打つ plays; 600打ちます bets
     if name == "raise":
         if pot:
             return Parsed(kind="action", action="raise", pot=True)

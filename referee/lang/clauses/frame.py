@@ -59,6 +59,8 @@ class Frame:
     amount_ends: dict[int, int] = field(default_factory=dict)
     up_to: bool = False  # an amount followed by まで (a make)
     aa_declined: bool = False  # AA抜き / AAなし with another action: no side bet
+    needs_amount: set[str] = field(default_factory=set)  # actions said by 打つ / 上げる
+    remark_only: bool = True  # every veto was a remark (A♥K♥だよ: the cards, remarked on)
 
 
 def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> Frame:
@@ -163,6 +165,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if w.lemma in v.lemmas and v.lemmas[w.lemma] in allowed:
             if w.pos == VERB and w.cform in v.imperative:
                 f.vetoed = True
+            if w.lemma in texts_of("needs_amount"):
+                f.needs_amount.add(v.lemmas[w.lemma])
             f.actions.append((s, v.lemmas[w.lemma]))
             spans.append((s, e))
             f.declared = f.declared or w.pos == VERB
@@ -205,6 +209,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if object_ba:
             pass
         elif _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
+            f.remark_only = f.remark_only and (_is_remark(prev, w, v) or _past_remark(prev, w, v))
             if w.lemma in v.declined and w.pos == AUX:
                 f.negated = True
             else:

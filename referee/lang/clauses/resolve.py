@@ -155,7 +155,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                     if got is None and not f.cards and game in ("seven", "deuces") and {
                             n for _, n in f.actions} <= {"discard", "keep", "all", "showdown"}:
                         c.kind = "these"  # 「2hと4s！これ捨て！」, 「5h 9s ぽーい」
-            elif (f.cards or f.amounts) and not f.vetoed and not f.content:
+            elif (f.cards or f.amounts) and (not f.vetoed or f.remark_only) and not f.content:
                 c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
         if got is not None:
             c.kind, c.parsed = "action", got  # (a concession gives way to a later action below)
