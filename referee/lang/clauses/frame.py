@@ -231,8 +231,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             pass  # 「4cと9h捨てます先輩」: a name or title after the declaration addresses
         elif w.lemma in texts_of("except"):
             f.except_ = True
-        elif (w.lemma.split("-")[0] in v.declining or (
-                not w.lemma and fold_nfkc(w.surface) in v.declining)) \
+        elif (w.lemma.split("-")[0] in v.declining or fold_nfkc(w.surface) in v.declining) \
                 and (prev is None or prev.lemma != text_of("agree")):
             # AAは結構です / 交換は無し decline (アンティ300で結構です agrees); AA抜きでオールイン
             # declines the side bet only
@@ -277,7 +276,10 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     if any(n in gap for n in v.negations):
         f.negated = True  # 見せへん, やんね: a dialect's negation
     starts = {w.start - clause.start for w in ws} | {0}
-    if any(m.start() in starts or not gap[m.start() - 1:m.start()].strip()
+    ends = {w.start - clause.start + len(w.surface) for w in ws} | {len(folded)}
+    # whole words only: the 様 of 皆様, not of 様子見
+    if any((m.start() in starts or not gap[m.start() - 1:m.start()].strip())
+           and (m.end() in ends or not gap[m.end():m.end() + 1].strip())
            for m in v.veto_words.finditer(gap)):
         f.vetoed = True
     if clause.question:

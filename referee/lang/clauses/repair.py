@@ -45,6 +45,14 @@ def _face_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return foreign, face
 
 
+@cache
+def _kana_stretch() -> re.Pattern[str]:
+    """Two or more drawn-out vowels after a kana, before the end or a blank or a mark."""
+    vowels = text_of("drawn_vowels")
+    return re.compile(rf"(?<=[{text_of('hiragana')}{text_of('katakana')}])([{vowels}])\1+"
+                      rf"(?=$|[\s{re.escape(vocab.marks('trailing') + text_of('question'))}])")
+
+
 def _faces(text: str) -> str:
     foreign, face = _face_patterns()
     if text.isascii():
@@ -64,6 +72,7 @@ def repair(text: str) -> str:
     text = dash.sub(vocab.marks("long_vowel"), text)
     text = stray.sub("", stray_n.sub(text_of("n"), text))
     text = _ASCII_STRETCH.sub(r"\1", text)
+    text = _kana_stretch().sub("", text)  # いくぞおおお, だあああ
     text = stretch.sub("", text)
     folded = fold_nfkc(text)
     if len(folded) == len(text):

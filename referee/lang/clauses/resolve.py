@@ -145,7 +145,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                 elif f.these and not f.cards and {n for _, n in f.actions} <= {
                         "discard", "keep", "all"}:
                     c.kind = "these"  # 「2hと4s！これ捨て！」
-                elif (f.weak and not f.declared) or (f.hand and not f.actions and not f.polite):
+                elif (f.weak and not f.declared and not f.cards and not f.amounts) or (
+                        f.hand and not f.actions and not f.polite):
                     c.kind = "blocking"  # 「ここはコール」: nothing says it is their own act
                 else:
                     got = build_action(f, game)
