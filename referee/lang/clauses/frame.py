@@ -60,6 +60,7 @@ class Frame:
     up_to: bool = False  # an amount followed by まで (a make)
     aa_declined: bool = False  # AA抜き / AAなし with another action: no side bet
     needs_amount: set[str] = field(default_factory=set)  # actions said by 打つ / 上げる
+    lemma_only: bool = False  # every action word was an everyday verb found by its lemma
     remark_only: bool = True  # every veto was a remark (A♥K♥だよ: the cards, remarked on)
 
 
@@ -85,6 +86,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         return not any(a < e and s < b for a, b in spans)
 
     keyword_spans: list[tuple[int, int]] = []
+    lemma_found: set[int] = set()
     for m in v.surface.finditer(folded):
         if not free(m.start(), m.end()):
             continue
@@ -165,6 +167,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if w.lemma in v.lemmas and v.lemmas[w.lemma] in allowed:
             if w.pos == VERB and w.cform in v.imperative:
                 f.vetoed = True
+            lemma_found.add(s)
             if w.lemma in texts_of("needs_amount"):
                 f.needs_amount.add(v.lemmas[w.lemma])
             f.actions.append((s, v.lemmas[w.lemma]))
@@ -286,6 +289,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.vetoed = True
     f.actions.sort()
     f.cards.sort()
+    f.lemma_only = bool(lemma_found) and all(p in lemma_found for p, _ in f.actions)
     kinds = {n for _, n in f.actions}
     if f.negated and "discard" in kinds and kinds <= {"discard", "stay", "showdown"} \
             and not f.cards:

@@ -138,7 +138,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             if f.hand and not f.actions and f.made:
                 c.made_hand = f.hand
             if {n for _, n in f.actions} - {"all"} or f.hand or (f.up_to and game == "omaha"):
-                if f.vetoed or f.content:
+                if (f.vetoed or f.content) and f.lemma_only:
+                    c.kind = "chat"  # 孫にミルクあげてる: an everyday verb in a clause of its own
+                elif f.vetoed or f.content:
                     c.kind = "blocking"
                 elif f.negated:
                     c.kind = "declined"
@@ -159,7 +161,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             elif (f.cards or f.amounts) and (not f.vetoed or f.remark_only) and not f.content:
                 c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
         if got is not None:
-            c.kind, c.parsed = "action", got  # (a concession gives way to a later action below)
+            c.kind, c.parsed = "action", got
+            if c.told_concession:
+                c.kind = "declined"  # フラッシュなんだけどな, コールしたいけど: said, not done
         elif c.kind == "chat" and action_words(c.folded):
             c.kind = "blocking"  # an action word in a clause about something else
         elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):

@@ -34,7 +34,8 @@ def _cuts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     (「ハートのエース、キング、クイーンを残します」, 「アンティ千、AA五百」)."""
     jp = vocab.marks("japanese_class")
     long = vocab.marks("long_vowel")
-    clause = (rf"{text_of('clause')}|(?<=[{jp}{long}0-9])(?:\s|[{text_of('wave')}])+(?=[{jp}])"
+    clause = (rf"{text_of('clause')}|[{text_of('wave')}]\s+(?=[a-zA-Z0-9])"
+              rf"|(?<=[{jp}{long}0-9])(?:\s|[{text_of('wave')}])+(?=[{jp}])"
               rf"|(?<=[{jp}{long}])[w{vocab.marks('laugh_word')}]+(?![a-z])")
     return re.compile(clause), re.compile(text_of("sentence"))
 
@@ -50,6 +51,7 @@ class Clause:
     last: bool = False  # the message's last clause
     musing: bool = False  # an action only wondered about (しよっかな)
     self_polite: bool = False  # the action said with the polite ます of one's own act
+    told_concession: bool = False  # a concession after a copula or の (なんだけど, ですが)
     made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None
@@ -129,7 +131,8 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         # action (コールじゃなくて, レイズ…いや)
         told = (not before.strip() or v.surface.search(before) or cards_in(before)
                 or before.strip(vocab.marks("separators")) in texts_of("correction_openers"))
-        if m.start() in bounds and m.end() in bounds and not inside and told:
+        drawn = folded[m.end():m.end() + 1] in (vocab.marks("long_vowel") + text_of("wave"))
+        if m.start() in bounds and m.end() in bounds and not inside and told and not drawn:
             corrected.add(m.start())
             cuts.append((m.start(), m.start()))
             cuts.append((m.end(), m.end()))
@@ -196,6 +199,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     for c in out:
         c.words = tuple(w for w in ws if c.start <= w.start < c.start + len(c.text))
         stripped = c.folded.rstrip()
+        c.told_concession = any(stripped.endswith(x) for x in texts_of("told_concessions"))
         c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
             and c.words[-1].pos == PARTICLE and c.words[-1].pos2 == CONJUNCTIVE
         lead = len(c.folded) - len(c.folded.lstrip())
