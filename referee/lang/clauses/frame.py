@@ -91,7 +91,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if not free(m.start(), m.end()):
             continue
         name = SURFACE_NAMES[m.lastgroup or ""]
-        if guarded(folded, m):
+        if guarded(folded, m) or (m.group() in texts_of("with_cards_only") and not f.cards):
             continue  # 強いっぽい is no discard
         if name == "none":  # ショーダウン: a word of its own, no action
             spans.append(m.span())

@@ -78,6 +78,14 @@ def _amended(clauses: list[Clause], last: int, after: list[Clause]) -> Parsed | 
         got = before[-1].parsed
         assert got is not None
         cards = [x for _, _, cs in cards_in(shown[0].folded) for x in cs]
+        swapped = clauses[last - 1] if clauses[last - 1].kind == "cards" else None
+        if swapped is not None:  # 「8sと5h捨て…いや、5hじゃなくて5d」: one card for another
+            old = [x for _, _, cs in cards_in(swapped.folded) for x in cs]
+            for key in ("cards", "discard", "keep"):
+                held = getattr(got, key)
+                if held and old and set(old) <= set(held):
+                    kept_cards = [x for x in held if x not in old]
+                    return got.model_copy(update={key: kept_cards + cards})
         for key in ("cards", "discard", "keep"):
             if getattr(got, key):
                 return got.model_copy(update={key: cards})
@@ -164,7 +172,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             c.kind, c.parsed = "action", got
             if c.told_concession:
                 c.kind = "declined"  # フラッシュなんだけどな, コールしたいけど: said, not done
-        elif c.kind == "chat" and action_words(c.folded):
+        elif c.kind == "chat" and action_words(c.folded, with_cards=bool(cards_in(c.folded))):
             c.kind = "blocking"  # an action word in a clause about something else
         elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):
             c.kind = "cards"  # 「八百、コールいたします」: read as one sentence

@@ -216,10 +216,13 @@ def guarded(folded: str, m: re.Match[str]) -> bool:
     return bool(guard) and folded[:m.start()].endswith(tuple(guard))
 
 
-def action_words(folded: str) -> list[str]:
-    """The actions of the action words in ``folded`` (neither "all" nor "none"), guards kept."""
+def action_words(folded: str, with_cards: bool = True) -> list[str]:
+    """The actions of the action words in ``folded`` (neither "all" nor "none"), guards kept;
+    without ``with_cards``, not the words that are actions only beside cards (ばいばい)."""
+    only = texts_of("with_cards_only")
     return [SURFACE_NAMES[m.lastgroup or ""] for m in vocabulary().surface.finditer(folded)
-            if not guarded(folded, m) and SURFACE_NAMES[m.lastgroup or ""] not in ("all", "none")]
+            if not guarded(folded, m) and SURFACE_NAMES[m.lastgroup or ""] not in ("all", "none")
+            and (with_cards or m.group() not in only)]
 
 
 def mentions(folded: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
