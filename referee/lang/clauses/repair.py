@@ -11,7 +11,7 @@ from functools import cache
 from kanjize import kanji2number
 
 from referee.lang import vocab
-from referee.lang.clauses.vocabulary import text_of, vocabulary, words_table
+from referee.lang.clauses.vocabulary import text_of, texts_of, vocabulary, words_table
 from referee.lang.decor import drop_emoji
 from referee.lang.normalize import fold_nfkc
 
@@ -60,10 +60,19 @@ def _faces(text: str) -> str:
     return face.sub(" ", foreign.sub("", text))
 
 
+def text_of_list(key: str) -> tuple[str, ...]:
+    return tuple(fold_nfkc(w) for w in texts_of(key))
+
+
 def repair(text: str) -> str:
     """``text`` (NFKC) with the slips of ``grammar/clauses.toml`` undone."""
     v = vocabulary()
     text = drop_emoji(text, blank=True)
+    for dealer in text_of_list("dealer_vocatives"):  # ディーラーさん、レイズ: said to the bot
+        if fold_nfkc(text.lstrip()).startswith(dealer):
+            lead = len(text) - len(text.lstrip())
+            text = text[lead + len(dealer):].lstrip(vocab.marks("separators"))
+            break
     for wrong, right in v.slips:
         if wrong in text:
             text = text.replace(wrong, right)
