@@ -168,7 +168,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             if w.pos == VERB and w.cform in v.imperative:
                 f.vetoed = True
             lemma_found.add(s)
-            if w.lemma in texts_of("needs_amount"):
+            if w.lemma in texts_of("needs_amount") and game == "omaha":
                 f.needs_amount.add(v.lemmas[w.lemma])
             f.actions.append((s, v.lemmas[w.lemma]))
             spans.append((s, e))

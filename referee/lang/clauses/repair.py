@@ -6,6 +6,7 @@ the lexicon judges what was typed."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 
 from kanjize import kanji2number
@@ -60,6 +61,10 @@ def _faces(text: str) -> str:
     return face.sub(" ", foreign.sub("", text))
 
 
+# a kana followed by a voicing mark typed on its own (と゛, NFKC's space + combining mark)
+_MARKS = re.compile("([\u3041-\u3096\u30a1-\u30f6]) ?([\u309b\u309c\u3099\u309a])")
+
+
 def text_of_list(key: str) -> tuple[str, ...]:
     return tuple(fold_nfkc(w) for w in texts_of(key))
 
@@ -68,6 +73,9 @@ def repair(text: str) -> str:
     """``text`` (NFKC) with the slips of ``grammar/clauses.toml`` undone."""
     v = vocabulary()
     text = drop_emoji(text, blank=True)
+    text = _MARKS.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u3099"
+                                                      if m.group(2) in "\u309b\u3099" else
+                                                      m.group(1) + "\u309a"), text)
     for dealer in text_of_list("dealer_vocatives"):  # ディーラーさん、レイズ: said to the bot
         if fold_nfkc(text.lstrip()).startswith(dealer):
             lead = len(text) - len(text.lstrip())

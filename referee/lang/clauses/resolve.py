@@ -277,6 +277,16 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         merged = _deuces_lists([first, *rest])
         if merged is not None:
             first, rest = merged, []
+    if rest and all(p.action == first.action for p in rest):
+        # 「レイズ！五千までいったろ」: the same action said again, once with its figure
+        said = [first, *rest]
+        figures = {p.to for p in said} - {None}
+        amounts = {p.amount for p in said} - {None}
+        if len(figures) <= 1 and len(amounts) <= 1 and not any(
+                p.cards or p.keep or p.discard or p.hand or p.pot for p in said):
+            first = first.model_copy(update={"to": next(iter(figures), None),
+                                             "amount": next(iter(amounts), None)})
+            rest = []
     if any(p != first for p in rest):
         return Reading(None, True)
     if game == "holdem_aa" and first.action == "ante" and first.amount is None and first.aa:
@@ -291,8 +301,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if c.kind == "cards" and named and {x for _, _, cs in cards_in(c.folded) for x in cs} \
                 == named:
             c.kind = "agrees"
-        said = [amount_value(m.group()) for m in amount_pattern().finditer(c.folded)]
-        if c.kind == "cards" and value is not None and said == [value]:
+        figures_said = [amount_value(m.group()) for m in amount_pattern().finditer(c.folded)]
+        if c.kind == "cards" and value is not None and figures_said == [value]:
             c.kind = "agrees"  # 「2400にレイズ、2400です」
     filled = _filled(first, kept, game)
     if filled is not None:

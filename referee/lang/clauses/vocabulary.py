@@ -105,6 +105,19 @@ def _word_re(w: str) -> str:
 
 
 @cache
+def _unvoiced() -> dict[int, int]:
+    """Each voiced kana (が ぱ) and the kana without its mark (か は), by NFD."""
+    import unicodedata
+
+    out: dict[int, int] = {}
+    for code in range(0x3041, 0x3097):
+        parts = unicodedata.normalize("NFD", chr(code))
+        if len(parts) == 2:
+            out[code] = ord(parts[0])
+    return out
+
+
+@cache
 def _big() -> dict[int, int]:
     return str.maketrans(text_of("small_kana"), text_of("big_kana"))
 
@@ -136,9 +149,13 @@ def vocabulary() -> Vocabulary:
     corrections = sorted({fold_nfkc(w) for w in vocab.strings(corr, "words", _DATA)},
                          key=len, reverse=True)
     small = []
-    table = _big()
+    table = dict(_big())
+    # a voiced kana typed without its mark (ふおーると, れいす, てす): keypad slips, as a small
+    # kana typed big
+    table.update(_unvoiced())
     for w in vocab.strings(slips, "small_kana_words", _DATA):
-        at = [i for i, ch in enumerate(w) if ord(ch) in table]
+        # (three kana or more: a slip of a shorter word is as often another word)
+        at = [i for i, ch in enumerate(w) if ord(ch) in table] if len(w) >= 3 else []
         for mask in range(1, 1 << len(at)):  # ちえっく, ちぇつく, ちえつく
             chars = list(w)
             for k, i in enumerate(at):
