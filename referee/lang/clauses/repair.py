@@ -61,8 +61,21 @@ def _faces(text: str) -> str:
     return face.sub(" ", foreign.sub("", text))
 
 
-# a kana followed by a voicing mark typed on its own (と゛, NFKC's space + combining mark)
-_MARKS = re.compile("([\u3041-\u3096\u30a1-\u30f6]) ?([\u309b\u309c\u3099\u309a])")
+@cache
+def _marks() -> re.Pattern[str]:
+    """A kana followed by a voicing mark typed on its own (と゛; NFKC makes it a blank and a
+    combining mark)."""
+    kana = text_of("hiragana") + text_of("katakana")
+    return re.compile(rf"([{kana}]) ?([{text_of('voicing_marks')}{text_of('half_voicing_marks')}])")
+
+
+# the combining voicing marks (U+3099, U+309A), by code point
+_VOICED, _HALF_VOICED = 0x3099, 0x309A
+
+
+def _voice(m: re.Match[str]) -> str:
+    combining = chr(_VOICED) if m.group(2) in text_of("voicing_marks") else chr(_HALF_VOICED)
+    return unicodedata.normalize("NFC", m.group(1) + combining)
 
 
 def text_of_list(key: str) -> tuple[str, ...]:
@@ -73,9 +86,7 @@ def repair(text: str) -> str:
     """``text`` (NFKC) with the slips of ``grammar/clauses.toml`` undone."""
     v = vocabulary()
     text = drop_emoji(text, blank=True)
-    text = _MARKS.sub(lambda m: unicodedata.normalize("NFC", m.group(1) + "\u3099"
-                                                      if m.group(2) in "\u309b\u3099" else
-                                                      m.group(1) + "\u309a"), text)
+    text = _marks().sub(_voice, text)
     for dealer in text_of_list("dealer_vocatives"):  # ディーラーさん、レイズ: said to the bot
         if fold_nfkc(text.lstrip()).startswith(dealer):
             lead = len(text) - len(text.lstrip())

@@ -260,6 +260,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     first = acts[0].parsed
     assert first is not None
     rest = [c.parsed for c in acts[1:] if c.parsed is not None]
+    if game == "holdem_aa" and first.action == "allin" and len(rest) == 1 and rest[0].action \
+            == "ante" and rest[0].amount is None and rest[0].aa and not first.aa:
+        first, rest = first.model_copy(update={"aa": rest[0].aa}), []  # オールイン！AAは100
     if game == "holdem_aa" and rest and all(p.action == "ante" for p in [first, *rest]):
         # アンティ200どす。AAも100置かしてもらいます: the ante and the side bet, apart
         amounts = {p.amount for p in [first, *rest]} - {None}
