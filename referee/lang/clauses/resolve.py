@@ -20,6 +20,7 @@ from referee.lang.clauses.vocabulary import (
     action_words,
     mentions,
     text_of,
+    texts_of,
     vocabulary,
 )
 from referee.lang.normalize import fold_nfkc
@@ -142,6 +143,11 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if got is None and not c.question:
             f = frame(c, game, hands)
             c.musing = f.musing
+            # 「みんな降りたんかいな」: the others' folds told (past or asked), not one's own
+            c.others_folded = {n for _, n in f.actions} == {"fold"} and any(
+                w.lemma in texts_of("others") or w.surface in texts_of("others")
+                for w in c.words) and (c.question or any(
+                    w.lemma == text_of("past") for w in c.words))
             c.self_polite = any(w.lemma == text_of("polite") for w in c.words)
             if f.hand and not f.actions and f.made:
                 c.made_hand = f.hand
@@ -249,6 +255,10 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     if any(c.kind == "kept" for c in kept) and not any(
             c.parsed is not None and c.parsed.action == "discard" for c in acts):
         return Reading(None, True)
+    if any(c.parsed is not None and c.parsed.action in ("open", "close") for c in acts):
+        for c in kept:  # みんな降りたんですね、じゃあクローズで: why the open/close is asked
+            if c.kind == "blocking" and c.others_folded:
+                c.kind = "chat"
     declared = {c.parsed.hand for c in acts if c.parsed is not None and c.parsed.hand}
     for c in kept:  # 「ビッグハウスできた〜！ビッグハウスで！」: the hand made, then declared
         if c.kind == "blocking" and c.made_hand is not None and c.made_hand in declared:

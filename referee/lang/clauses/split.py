@@ -52,6 +52,7 @@ class Clause:
     musing: bool = False  # an action only wondered about (しよっかな)
     self_polite: bool = False  # the action said with the polite ます of one's own act
     told_concession: bool = False  # a concession after a copula or の (なんだけど, ですが)
+    others_folded: bool = False  # the others' folds told (みんな降りた？)
     made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None
