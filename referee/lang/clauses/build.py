@@ -121,6 +121,8 @@ def _deuces(f: Frame) -> Parsed | None:
         if "discard" in kinds:
             return Parsed(kind="action", action="play", keep=cards, hand_info=True)
         return Parsed(kind="action", action="play", discard=cards, hand_info=True)
+    if kinds and kinds <= {"stay", "keep", "all"} and "stay" in kinds and not cards:
+        return Parsed(kind="action", action="play", discard=[])  # 全部残してそのまま勝負
     if kinds == {"stay"} and not cards:
         return Parsed(kind="action", action="play", discard=[])
     if kinds in ({"keep"}, {"keep", "all"}) and cards and "discard" not in names:

@@ -144,10 +144,13 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             f = frame(c, game, hands)
             c.musing = f.musing
             # 「みんな降りたんかいな」: the others' folds told (past or asked), not one's own
-            c.others_folded = {n for _, n in f.actions} == {"fold"} and any(
-                w.lemma in texts_of("others") or w.surface in texts_of("others")
-                for w in c.words) and (c.question or any(
-                    w.lemma == text_of("past") for w in c.words))
+            others = any(w.lemma in texts_of("others") or w.surface in texts_of("others")
+                         for w in c.words)
+            c.others_folded = others and {n for _, n in f.actions} == {"fold"} and (
+                c.question or any(w.lemma == text_of("past") for w in c.words))
+            # 「みんなチェックなので、ポットベット」: the others' action as the reason for one's own
+            c.others_reason = others and len({n for _, n in f.actions}) == 1 and any(
+                c.folded.rstrip().endswith(r) for r in texts_of("reason_endings"))
             c.self_polite = any(w.lemma == text_of("polite") for w in c.words)
             if f.hand and not f.actions and f.made:
                 c.made_hand = f.hand
@@ -255,6 +258,10 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     if any(c.kind == "kept" for c in kept) and not any(
             c.parsed is not None and c.parsed.action == "discard" for c in acts):
         return Reading(None, True)
+    if acts:
+        for c in kept:
+            if c.kind == "blocking" and c.others_reason:
+                c.kind = "chat"
     if any(c.parsed is not None and c.parsed.action in ("open", "close") for c in acts):
         for c in kept:  # みんな降りたんですね、じゃあクローズで: why the open/close is asked
             if c.kind == "blocking" and c.others_folded:
@@ -323,8 +330,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     elif any(c.kind == "cards" for c in kept):
         return Reading(None, True)
     if advice is not None:
-        others = [c.text for c in kept if c.kind == "chat"]
-        if others and advice(" ".join(others)):
+        said_else = [c.text for c in kept if c.kind == "chat"]
+        if said_else and advice(" ".join(said_else)):
             return Reading(None, True)
     return Reading(first, False)
 

@@ -53,6 +53,7 @@ class Clause:
     self_polite: bool = False  # the action said with the polite ます of one's own act
     told_concession: bool = False  # a concession after a copula or の (なんだけど, ですが)
     others_folded: bool = False  # the others' folds told (みんな降りた？)
+    others_reason: bool = False  # the others' action given as a reason (みんなチェックなので)
     made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None
@@ -194,6 +195,11 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         gap = text[out[i - 1].start + len(out[i - 1].text):out[i].start]
         gap = "".join(ch for ch in gap if ch not in text_of("question"))
         if out[i].question and not _cuts()[1].search(gap):
+            out[i - 1].question = True
+    # a clause that starts by quoting (…って書き方で合ってますか) makes the one before a quotation
+    for i in range(1, len(out)):
+        if fold_nfkc(out[i].text.lstrip(vocab.marks("separators"))).startswith(
+                texts_of("quoting")):
             out[i - 1].question = True
     if out:
         out[-1].last = True
