@@ -149,9 +149,12 @@ def _alt(patterns: list[str]) -> str:
 _trie = vocab.trie
 
 
+_WORD_EDGE = "(?<![a-z])"  # a Latin word's left edge (er, not the end of "dealer")
+
+
 def _literal_prefix(pattern: str) -> str:
     try:
-        return vocab.literal_prefix(pattern)
+        return vocab.literal_prefix(pattern.removeprefix(_WORD_EDGE))
     except vocab.VocabularyError as e:
         raise LexiconError(str(e)) from None
 
@@ -295,7 +298,7 @@ _SUFFIX_NAMES = frozenset(_NAME_SUFFIXES)
 _DIGIT_RANKS = frozenset("2 3 4 5 6 7 8 9 10".split())
 _PAIR_DIGITS = re.compile(r"(10|[2-9])\1")
 _RANK_RUN = re.compile(
-    r"(?<![A-Za-z0-9])(?=[0-9TJQKA]*[TJQKA])(?:10|[2-9TJQKA]){2,4}[so]?(?![A-Za-z0-9])"
+    r"(?<![A-Za-z0-9])(?=[0-9TJQKA]*[TJQKA])(?:10|[2-9TJQKA]){2,4}(?:[so]|[xX]{1,3})?(?![A-Za-z0-9])"
     r"|(?<![A-Za-z0-9])(aa|kk|qq|jj)(?![A-Za-z0-9])"
     r"|(?<![A-Za-z0-9.,])[2-9][2-9][so](?![A-Za-z0-9])",
 )
