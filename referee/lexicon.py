@@ -375,8 +375,9 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
     """Whether the weak word of words i..j is poker talk here (see the module docstring)."""
     if h.everyday.match(folded_text, start):
         return False
-    if t.glued_before(i) and _is_noun(t.ws[i - 1]) and not _is_poker_noun(t, i - 1, h):
-        return False  # 目覚ましセット (チームのエース: below)
+    if t.glued_before(i) and _is_noun(t.ws[i - 1]) and t.ws[i - 1].pos != _NOUNS[1] \
+            and not _is_poker_noun(t, i - 1, h):
+        return False  # 目覚ましセット (チームのエース: below; これナッツや: a pronoun)
     if t.glued_before(i) and t.ws[i - 1].surface in ("A", "B", "C", "K", "Q", "J") \
             and t.folded[i] not in h.after_rank:
         return False  # Aセット (a set menu), Cセット; but Aペア, Kハイ
