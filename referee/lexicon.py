@@ -678,15 +678,16 @@ def _about_board(folded: str) -> bool:
     """The hand talk is about the board: a board word comes first (ボードペアだね, ボードにA落ちた)
     and nothing says the speaker holds anything (持, 合わせ, 俺, 手札 …)."""
     h = _hand()
+    textured = h.board_words.search(folded) is not None
+    b = None if textured else h.board.search(folded)
+    if b is None and not textured:
+        return False  # no board word: the holding cues need not be looked for
     if h.holding.search(folded) is not None:
         return False
     if len(folded) <= LONG and h.holding_english.search(folded) is not None:
         return False
-    if h.board_words.search(folded) is not None:
-        return True
-    b = h.board.search(folded)
     if b is None:
-        return False
+        return True
     first = h.gate.search(folded)
     return first is None or first.start() >= b.start()
 
