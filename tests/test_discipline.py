@@ -361,6 +361,23 @@ def test_the_judgement_corpus_keeps_its_figures() -> None:
         ("みんなフォールドするの早すぎ笑", "omaha", False, False),
         ("降りたほうがいいかしら", "omaha", False, False),
         ("dealer ボタンはどこ？", "seven", False, False),
+        # a card that does not come, the hand rated by what it deserves, the only way out
+        ("デュースが全然来ん", "deuces", True, False),
+        ("全部捨ててもいいレベルやわ", "deuces", True, False),
+        ("手札がごみすぎる", "omaha", True, False),
+        ("もう降りるしかないなぁ", "omaha", True, False),
+        # advice: not that one, please don't, must, needn't have, lol, at least
+        ("ユキさん、捨てるならそれじゃないよ", "deuces", False, True),
+        ("ケンくん、降りないでくださいね〜", "omaha", False, True),
+        ("ここは降りんといかんで", "omaha", False, True),
+        ("そんなにレイズせんでもよかったやろ", "omaha", False, True),
+        ("そこでフォールドは草", "omaha", False, True),
+        ("せめてAは残しとき", "deuces", False, True),
+        # not advice: allowed?, a rule confirmed, the dealer's rule, regret in りゃ
+        ("AA多めに置いたらいかんの？", "holdem_aa", False, False),
+        ("降りたらAAも戻らないんだよね？", "holdem_aa", False, False),
+        ("ディーラーはペアないと勝負しないんだっけ", "deuces", False, False),
+        ("あそこは降りりゃよかった", "omaha", False, False),
     ],
 )
 def test_judgement_classes(text: str, game: str, hand_info: bool, advice: bool) -> None:
