@@ -376,8 +376,8 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
     if h.everyday.match(folded_text, start):
         return False
     if t.glued_before(i) and _is_noun(t.ws[i - 1]) and t.ws[i - 1].pos != _NOUNS[1] \
-            and not _is_poker_noun(t, i - 1, h):
-        return False  # 目覚ましセット (チームのエース: below; これナッツや: a pronoun)
+            and t.folded[i - 1] not in _NOW_WORDS and not _is_poker_noun(t, i - 1, h):
+        return False  # 目覚ましセット (チームのエース: below; not これナッツや, 今ワイルド)
     if t.glued_before(i) and t.ws[i - 1].surface in ("A", "B", "C", "K", "Q", "J") \
             and t.folded[i] not in h.after_rank:
         return False  # Aセット (a set menu), Cセット; but Aペア, Kハイ
@@ -411,6 +411,7 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
 
 
 _CLAUSE_END = frozenset(_words_of("clause_end"))
+_NOW_WORDS = frozenset(fold_nfkc(w) for w in _words_of("now_words"))
 
 
 def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:

@@ -378,6 +378,19 @@ def test_the_judgement_corpus_keeps_its_figures() -> None:
         ("降りたらAAも戻らないんだよね？", "holdem_aa", False, False),
         ("ディーラーはペアないと勝負しないんだっけ", "deuces", False, False),
         ("あそこは降りりゃよかった", "omaha", False, False),
+        # someone's words reported, the dealer's play, a rule's consequence: not advice
+        ("「コールしなよ」って言われた", "omaha", False, False),
+        ("ディーラーまた降りたっしょ", "holdem_aa", False, False),
+        ("フォールドしないとAA没収だっけ", "holdem_aa", False, False),
+        # っしょ, the better one, a must left unsaid, @name, 〜ときって, せな損
+        ("そこはフォールドっしょ", "omaha", False, True),
+        ("@まり 残すよりチェンジの方がよくない？", "deuces", False, True),
+        ("Kは残さないと", "deuces", False, True),
+        ("そこは降りときって", "omaha", False, True),
+        ("そこハイパーせな損", "seven", False, True),
+        # a hand word after a noun of time; strength after a comma
+        ("今デュース2枚ある", "deuces", True, False),
+        ("今回きつい、ばらばら", "omaha", True, False),
     ],
 )
 def test_judgement_classes(text: str, game: str, hand_info: bool, advice: bool) -> None:
