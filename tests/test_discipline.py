@@ -391,6 +391,11 @@ def test_the_judgement_corpus_keeps_its_figures() -> None:
         # a hand word after a noun of time; strength after a comma
         ("今デュース2枚ある", "deuces", True, False),
         ("今回きつい、ばらばら", "omaha", True, False),
+        # Kansai and Hiroshima musts, ええんかな for oneself, I'd
+        ("ここは降りなあかん", "omaha", False, True),
+        ("降りたらいけんて", "omaha", False, True),
+        ("ベットしたほうがええんかな", "omaha", False, False),
+        ("I'd raise here", "omaha", False, True),
     ],
 )
 def test_judgement_classes(text: str, game: str, hand_info: bool, advice: bool) -> None:
