@@ -149,9 +149,12 @@ def _alt(patterns: list[str]) -> str:
 _trie = vocab.trie
 
 
+_WORD_EDGE = "(?<![a-z])"  # a Latin word's left edge (er, not the end of "dealer")
+
+
 def _literal_prefix(pattern: str) -> str:
     try:
-        return vocab.literal_prefix(pattern)
+        return vocab.literal_prefix(pattern.removeprefix(_WORD_EDGE))
     except vocab.VocabularyError as e:
         raise LexiconError(str(e)) from None
 
@@ -295,7 +298,7 @@ _SUFFIX_NAMES = frozenset(_NAME_SUFFIXES)
 _DIGIT_RANKS = frozenset("2 3 4 5 6 7 8 9 10".split())
 _PAIR_DIGITS = re.compile(r"(10|[2-9])\1")
 _RANK_RUN = re.compile(
-    r"(?<![A-Za-z0-9])(?=[0-9TJQKA]*[TJQKA])(?:10|[2-9TJQKA]){2,4}[so]?(?![A-Za-z0-9])"
+    r"(?<![A-Za-z0-9])(?=[0-9TJQKA]*[TJQKA])(?:10|[2-9TJQKA]){2,4}(?:[so]|[xX]{1,3})?(?![A-Za-z0-9])"
     r"|(?<![A-Za-z0-9])(aa|kk|qq|jj)(?![A-Za-z0-9])"
     r"|(?<![A-Za-z0-9.,])[2-9][2-9][so](?![A-Za-z0-9])",
 )
@@ -372,8 +375,9 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
     """Whether the weak word of words i..j is poker talk here (see the module docstring)."""
     if h.everyday.match(folded_text, start):
         return False
-    if t.glued_before(i) and _is_noun(t.ws[i - 1]) and not _is_poker_noun(t, i - 1, h):
-        return False  # 目覚ましセット (チームのエース: below)
+    if t.glued_before(i) and _is_noun(t.ws[i - 1]) and t.ws[i - 1].pos != _NOUNS[1] \
+            and t.folded[i - 1] not in _NOW_WORDS and not _is_poker_noun(t, i - 1, h):
+        return False  # 目覚ましセット (チームのエース: below; not これナッツや, 今ワイルド)
     if t.glued_before(i) and t.ws[i - 1].surface in ("A", "B", "C", "K", "Q", "J") \
             and t.folded[i] not in h.after_rank:
         return False  # Aセット (a set menu), Cセット; but Aペア, Kハイ
@@ -407,6 +411,7 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
 
 
 _CLAUSE_END = frozenset(_words_of("clause_end"))
+_NOW_WORDS = frozenset(fold_nfkc(w) for w in _words_of("now_words"))
 
 
 def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
@@ -674,15 +679,16 @@ def _about_board(folded: str) -> bool:
     """The hand talk is about the board: a board word comes first (ボードペアだね, ボードにA落ちた)
     and nothing says the speaker holds anything (持, 合わせ, 俺, 手札 …)."""
     h = _hand()
+    textured = h.board_words.search(folded) is not None
+    b = None if textured else h.board.search(folded)
+    if b is None and not textured:
+        return False  # no board word: the holding cues need not be looked for
     if h.holding.search(folded) is not None:
         return False
     if len(folded) <= LONG and h.holding_english.search(folded) is not None:
         return False
-    if h.board_words.search(folded) is not None:
-        return True
-    b = h.board.search(folded)
     if b is None:
-        return False
+        return True
     first = h.gate.search(folded)
     return first is None or first.start() >= b.start()
 
