@@ -17,7 +17,7 @@ def build_action(f: Frame, game: str) -> Parsed | None:
         if game != "seven" or kinds - {"discard", "showdown"} or cards or amounts:
             return None
         return Parsed(kind="action", action="discard", hand=f.hand, hand_info=True)
-    if game == "deuces" and kinds & {"keep", "discard", "stay", "play", "all"}:
+    if game == "deuces" and kinds & {"keep", "discard", "stay", "play", "all", "throw_all"}:
         return _deuces(f)
     if game == "seven" and {"discard", "keep"} <= kinds and len(cards) > 2:
         # 「JKは残して3dと4c捨て」: the cards after the word of keeping are the ones thrown
@@ -121,6 +121,9 @@ def _deuces(f: Frame) -> Parsed | None:
         if "discard" in kinds:
             return Parsed(kind="action", action="play", keep=cards, hand_info=True)
         return Parsed(kind="action", action="play", discard=cards, hand_info=True)
+    if kinds and kinds <= {"throw_all", "all", "discard", "showdown"} and "throw_all" in kinds \
+            and not cards:
+        return Parsed(kind="action", action="play", keep=[])  # 全交換, ぜんこうかん
     if kinds and kinds <= {"stay", "keep", "all"} and "stay" in kinds and not cards:
         return Parsed(kind="action", action="play", discard=[])  # 全部残してそのまま勝負
     if kinds == {"stay"} and not cards:

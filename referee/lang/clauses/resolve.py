@@ -266,6 +266,13 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         for c in kept:  # みんな降りたんですね、じゃあクローズで: why the open/close is asked
             if c.kind == "blocking" and c.others_folded:
                 c.kind = "chat"
+    made = [c for c in kept if c.kind == "blocking" and c.made_hand is not None]
+    if not acts and len(made) == 1 and any(
+            c.kind == "chat" and any(w.lemma in texts_of("declare") for w in c.words)
+            and not action_words(c.folded) for c in kept[kept.index(made[0]) + 1:]):
+        # 「セブンストレート来た！宣言します」: the hand made, then declared
+        return Reading(Parsed(kind="action", action="discard", hand=made[0].made_hand,
+                              hand_info=True), False)
     declared = {c.parsed.hand for c in acts if c.parsed is not None and c.parsed.hand}
     for c in kept:  # 「ビッグハウスできた〜！ビッグハウスで！」: the hand made, then declared
         if c.kind == "blocking" and c.made_hand is not None and c.made_hand in declared:

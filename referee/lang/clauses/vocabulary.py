@@ -59,7 +59,7 @@ GAME_ACTIONS: dict[str, frozenset[str]] = {
     "seven": frozenset({"call", "raise", "hyper_raise", "extra_raise", "fold", "discard",
                         "ante", "allin", "showdown", "keep"}),
     "deuces": frozenset({"ante", "fold", "allin", "discard", "keep", "showdown", "play", "stay",
-                         "all"}),
+                         "all", "throw_all"}),
 }
 
 
