@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -39,25 +40,31 @@ finally:
     peak = next(int(line.split()[1]) for line in open("/proc/self/status")
                 if line.startswith("VmHWM"))
     report = {"seconds": seconds, "rss_mb": peak / 1024}
+    report["code"] = __import__("referee").__file__
     os.write(int(os.environ["REPLAY_MEMORY_FD"]), json.dumps(report).encode())
 """
 
 
-def measure(code: Path, transcript: Path, db: Path | None) -> dict[str, float]:
+def measure(code: Path, transcript: Path, db: Path | None) -> dict[str, Any]:
     """Peak RSS and wall time of one ``referee replay`` in a fresh process."""
     args = ["replay", *(["--db", str(db)] if db is not None else []), str(transcript)]
     read_end, write_end = os.pipe()
     env = {**os.environ, "PYTHONPATH": str(code), "REPLAY_MEMORY_FD": str(write_end)}
     with open(os.devnull, "w") as sink:
+        # cwd: not a checkout, so PYTHONPATH alone decides whose code runs (-c puts the
+        # working directory first on the path)
         proc = subprocess.Popen([sys.executable, "-c", CHILD, *args], stdout=sink,
-                                stderr=subprocess.PIPE, env=env, pass_fds=(write_end,))
+                                stderr=subprocess.PIPE, env=env, pass_fds=(write_end,),
+                                cwd=transcript.parent)
         os.close(write_end)
         with os.fdopen(read_end, "rb") as report:
             data = report.read()
         _, err = proc.communicate()
     if proc.returncode != 0:
         raise SystemExit(f"replay failed ({proc.returncode}): {err.decode()[-500:]}")
-    result: dict[str, float] = json.loads(data)
+    result: dict[str, Any] = json.loads(data)
+    if not result["code"].startswith(str(code.resolve())):
+        raise SystemExit(f"ran {result['code']}, not the code of {code}")
     return result
 
 
@@ -76,7 +83,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(a.keep) if a.keep else Path(tmp)
         where.mkdir(parents=True, exist_ok=True)
-        rows: list[tuple[int, dict[str, float], int]] = []
+        rows: list[tuple[int, dict[str, Any], int]] = []
         for hands in sizes:
             path = where / f"omaha-{a.mix}-{hands}.txt"
             if not path.exists():
