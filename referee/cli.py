@@ -1,6 +1,7 @@
 """The ``referee`` command: a thin shell over the library (docs/contracts.md §1-3 and the adapters).
 
-Exit codes: 0 done, 2 bad input (one line on stderr, never a traceback).
+Exit codes: 0 done, 2 bad input (one line on stderr, never a traceback), 141 when the reader of
+the output went away (``referee parse - | head``: a broken pipe ends quietly, as Unix tools do).
 """
 
 from __future__ import annotations
@@ -100,6 +101,8 @@ def cmd_replay(args: argparse.Namespace) -> None:
         replay(Path(args.file), db=Path(args.db) if args.db else None, out=sys.stdout)
     except TranscriptError as e:
         _fail(str(e))
+    except BrokenPipeError:
+        raise  # the output's reader is gone, not the file: main() ends quietly
     except OSError as e:
         _fail(f"{args.file}: {e.strerror}")
 
@@ -621,12 +624,36 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+SIGPIPE_STATUS = 128 + 13
+"""The exit status of a command whose output's reader went away: what the shell reports for
+``cat``, ``grep`` or ``seq`` killed by SIGPIPE (128 + the signal's number), so a pipeline under
+``set -o pipefail`` sees the same as with any Unix tool; 0 would claim all was written."""
+
+
+def _broken_pipe() -> NoReturn:
+    """The reader of stdout is gone (``| head`` has read enough): end quietly. Python ignores
+    SIGPIPE, so every command's write raises instead of the process dying; caught once, here.
+    What a command wrote to a database stands (its own ``finally`` blocks ran on the way out).
+    stdout is pointed at /dev/null first, or the interpreter's last flush at exit would fail
+    again with an "Exception ignored" message."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # not a file (a test's buffer)
+        pass
+    raise SystemExit(SIGPIPE_STATUS)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     import sqlite3
 
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
+        sys.stdout.flush()  # here, not at exit: a reader gone by now is a broken pipe below
+    except BrokenPipeError:
+        _broken_pipe()
     except sqlite3.DatabaseError as e:
         # A page found damaged half-way through a run (the check at open passed): the same one
         # line as at open, naming the file, never a traceback.

@@ -177,7 +177,11 @@ class Referee:
         moderators: Iterable[str] = (),
         persistence: Persistence | None = None,
         rng: random.Random | None = None,
+        unique_ids: bool = False,
     ) -> None:
+        """``unique_ids``: the caller guarantees every input id it gives is new (a transcript
+        run without persistence: its ids are the file's lines), so the ids need not be kept
+        in memory to apply each input once -- they would grow with the run."""
         self.moderators: set[str] = set(moderators)
         self._configured = frozenset(self.moderators)  # the rest came from inputs (# moderator:)
         # The adapter's configuration as the inputs recorded it (``config`` directives, see
@@ -198,6 +202,7 @@ class Referee:
         # a table opened later starts from it. Taken as inputs run, so a rebuild restores it too.
         self.carried: dict[str, dict[str, Any]] = {}
         self._track_processed = True  # off while a rebuild re-runs inputs a store already has
+        self._unique_ids = unique_ids
         self._rebuilding = False  # a rebuild: an input without recorded seeds commits nothing
         # Finished hands, public parts only (``!hand N``; referee.history).
         self.history = HistoryBook()
@@ -241,7 +246,7 @@ class Referee:
             self._tick(ctx, room, float(inp["time"]))
         else:
             self._message(ctx, room)
-        if self.persistence is None and self._track_processed:
+        if self.persistence is None and self._track_processed and not self._unique_ids:
             self.processed.add(input_id)  # with persistence, the store knows (an index)
         if ctx.events:
             self.history.record(room, ctx.events, inp.get("time"))
@@ -319,7 +324,7 @@ class Referee:
     # are enough to go on).
     _NOT_SNAPSHOTTED = frozenset(
         {"persistence", "rng", "moderators", "_configured", "processed", "bank",
-         "_track_processed", "_rebuilding"}
+         "_track_processed", "_rebuilding", "_unique_ids"}
     )
 
     def snapshot(self) -> tuple[str, bytes]:

@@ -3,6 +3,8 @@ the live bot, print JSON Lines events.
 
 The whole file is read and checked before anything runs, so a malformed transcript fails with
 one line naming the line number and prints nothing. Rule violations are events, not failures.
+``referee replay`` reads the file twice, line by line, and never holds it: once to check it and
+hash it, once to referee it (memory stays flat however long the transcript).
 
 Input ids: ``transcript:<sha256 of the whole file>:<line number>``, independent of the path. A
 run killed at any point and started again against the same database skips exactly the lines
@@ -14,14 +16,16 @@ the lines before, names the line: two transcripts that merely share their first 
 
 from __future__ import annotations
 
+import codecs
 import gc
 import hashlib
 import re
 import sys
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from referee.cards import Card, CardError, card_str, parse_cards
 from referee.definitions import GAME_IDS, DefinitionError, load
@@ -233,13 +237,21 @@ class Reader:
 
 def read(text: str, room: str = ROOM) -> list[Line]:
     """Every input of a transcript, checked; raises TranscriptError naming the first bad line."""
+    return list(_inputs(text.splitlines(), _prefix(hashlib.sha256(text.encode("utf-8"))), room))
+
+
+def _prefix(digest: Any) -> str:
+    """The input ids' common part, from the sha256 of the whole file (without a BOM)."""
+    return f"transcript:{digest.hexdigest()[:24]}:"
+
+
+def _inputs(lines: Iterable[str], prefix: str, room: str = ROOM) -> Iterator[Line]:
+    """The inputs of a transcript's lines (numbered from 1) one at a time, each checked as it
+    comes; TranscriptError names the first bad line."""
     reader = Reader(room)
-    out: list[Line] = []
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
-    prefix = f"transcript:{digest}:"
     match_message = _MESSAGE.match
     names = reader.names
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    for lineno, raw in enumerate(lines, start=1):
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("##"):
             continue
@@ -271,8 +283,7 @@ def read(text: str, room: str = ROOM) -> list[Line]:
         except ValueError as e:
             raise TranscriptError(f"line {lineno}: {e}") from None
         inp["line"] = lineno  # kept in the stored input: where in the file it came from
-        out.append(Line(lineno, input_id, inp))
-    return out
+        yield Line(lineno, input_id, inp)
 
 
 def decode(data: bytes) -> str:
@@ -284,8 +295,58 @@ def decode(data: bytes) -> str:
         raise TranscriptError(f"line {lineno}: not UTF-8 text") from None
 
 
+def _file_lines(f: BinaryIO, digest: Any) -> Iterator[str]:
+    """The text lines of an open transcript file, read one at a time, exactly as
+    ``decode(f.read()).splitlines()`` gives them (a leading BOM dropped; every line break
+    ``str.splitlines`` knows), feeding the bytes hashed for the input ids into ``digest``.
+    A byte sequence that is not UTF-8 raises TranscriptError naming its line as :func:`decode`
+    does (counted in newlines). Chunks end at a newline, so no character and no ``\\r\\n``
+    is ever cut in two."""
+    first = True
+    for number, chunk in enumerate(f, start=1):
+        if first:
+            first = False
+            if chunk.startswith(codecs.BOM_UTF8):
+                chunk = chunk[len(codecs.BOM_UTF8):]
+        digest.update(chunk)
+        try:
+            text = chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            raise TranscriptError(f"line {number}: not UTF-8 text") from None
+        yield from text.splitlines()
+
+
+def check_file(path: Path, room: str = ROOM) -> tuple[str, array[int]]:
+    """Read a transcript file once, line by line, keeping nothing but what a run needs first:
+    its input ids' prefix and the numbers of its input lines. Raises TranscriptError naming
+    the first bad line -- a byte that is not UTF-8 anywhere in the file first, as when the whole
+    file is decoded before its lines are read."""
+    digest = hashlib.sha256()
+    numbers = array("l")
+    with path.open("rb") as f:
+        lines = _file_lines(f, digest)
+        try:
+            for line in _inputs(lines, "", room):
+                numbers.append(line.lineno)
+        except TranscriptError:
+            for _ in lines:  # a later byte that is not UTF-8 is the error to name
+                pass
+            raise
+    return _prefix(digest), numbers
+
+
+def stream_file(path: Path, prefix: str, room: str = ROOM) -> Iterator[Line]:
+    """The inputs of a transcript file already checked by :func:`check_file` (which gave
+    ``prefix``), read again line by line; TranscriptError if the file changed in between."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        yield from _inputs(_file_lines(f, digest), prefix, room)
+    if _prefix(digest) != prefix:
+        raise TranscriptError(f"{path}: the file changed while it was replayed")
+
+
 def run(
-    lines: list[Line], referee: Referee, skip_processed: bool = True
+    lines: Iterable[Line], referee: Referee, skip_processed: bool = True
 ) -> Iterator[tuple[Line, list[Event]]]:
     """Feed inputs to the referee; yields each newly processed line with its events."""
     for line in lines:
@@ -305,13 +366,16 @@ def replay_events(
     referee: Referee | None = None,
 ) -> list[Event]:
     """The events of a whole transcript (library form of ``referee replay``, for tests)."""
-    if text is None:
-        if path is None:
-            raise ValueError("a path or a text is needed")
-        text = decode(Path(path).read_bytes())
+    if text is not None:
+        lines: Iterable[Line] = read(text)
+    elif path is None:
+        raise ValueError("a path or a text is needed")
+    else:
+        prefix, _ = check_file(Path(path))
+        lines = stream_file(Path(path), prefix)
     ref = referee if referee is not None else Referee()
     out: list[Event] = []
-    for _, events in run(read(text), ref):
+    for _, events in run(lines, ref):
         out.extend(events)
     return out
 
@@ -346,28 +410,26 @@ def replay(path: Path, db: Path | None, out: TextIO, group: int = REPLAY_GROUP) 
     tables, bank and flags are exactly as the interrupted run left them; lines already processed
     are skipped.
     """
-    text = decode(path.read_bytes())
-    # The inputs are many small dicts that all live to the end: the cyclic collector would scan
-    # them again and again while they are built (40% of reading) and during the run. They hold no
-    # cycles, so the collector pauses while reading and then leaves them (and everything loaded
-    # so far) out of its scans.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        lines = read(text)  # fail on a malformed transcript before touching the database
-    finally:
-        if collecting:
-            gc.enable()
+    # Two passes, each line by line, so memory stays flat however long the transcript: the
+    # first checks every line (a malformed transcript fails before the database is touched
+    # and prints nothing) and hashes the file (the input ids name the whole file); the second
+    # reads it again and referees each line as it comes.
+    prefix, numbers = check_file(path)
+    # Everything loaded so far (modules, definitions, the parser's tables) lives to the end:
+    # left out of the cyclic collector's scans during the run.
     gc.freeze()
     try:
-        _replay_lines(lines, db, out, group)
+        _replay_lines(stream_file(path, prefix), db, out, group,
+                      expected=(prefix + str(n) for n in numbers))
     finally:
         gc.unfreeze()
 
 
-def _replay_lines(lines: list[Line], db: Path | None, out: TextIO, group: int) -> None:
+def _replay_lines(lines: Iterable[Line], db: Path | None, out: TextIO, group: int,
+                  expected: Iterable[str]) -> None:
     store: Store | None = None
-    referee = Referee()
+    # Without a database the ids of this run are its file's distinct lines: none to remember.
+    referee = Referee(unique_ids=db is None)
     if db is not None:
         from referee.adapters import resume
         from referee.store import StoreError  # the store (sqlite-utils) only with --db
@@ -378,7 +440,7 @@ def _replay_lines(lines: list[Line], db: Path | None, out: TextIO, group: int) -
             raise TranscriptError(f"--db: {e}") from None
         for warning in resume(referee, store):
             print(f"referee: warning: {warning}", file=sys.stderr)
-        store.expect(line.id for line in lines)  # which lines are new, in a few queries
+        store.expect(expected)  # which lines are new, in a few queries
     process, write = referee.process, out.write
     if store is None:
         # Without a database the stream's buffer decides (a flush per line costs a system
