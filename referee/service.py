@@ -119,9 +119,8 @@ class Table:
     closing: bool = False
     auto: bool = False  # deal the next hand by itself (``!open GAME auto=on``)
     ended_at: float | None = None  # time of the input that ended the last hand
-    # The action clock (``!clock off|on``): while paused no tick reaches the engine; the engine
-    # sees "clock time" = input time minus the paused time, so a pause neither runs out a turn
-    # nor leaves a deadline in the past at resume.
+    # The action clock (!clock off|on): the engine sees input time minus the paused time, so a
+    # pause neither runs out a turn nor leaves a deadline in the past at resume.
     paused: bool = False
     paused_at: float | None = None  # input time of the !clock off (None: not known yet)
     paused_total: float = 0.0
@@ -318,10 +317,8 @@ class Referee:
             self._rebuilding = False
 
     # --- snapshots --------------------------------------------------------------------------------
-    # What a snapshot leaves out: the wiring given at construction (the store, the random
-    # source, the configured moderators -- the moderators that inputs named are kept), the
-    # processed ids (the store has them) and the bank's ledger (the store keeps it; the balances
-    # are enough to go on).
+    # What a snapshot leaves out: the construction's wiring (store, random source, configured
+    # moderators), the processed ids and the bank's ledger (the store keeps both).
     _NOT_SNAPSHOTTED = frozenset(
         {"persistence", "rng", "moderators", "_configured", "processed", "bank",
          "_track_processed", "_rebuilding", "_unique_ids"}
@@ -728,8 +725,7 @@ class Referee:
             self._dm(ctx, table, sender, _nfkc(text))
             return
         seated = table.engine.is_seated(sender)
-        # An action word inside advice (「コールしなよ」) is about someone else's action: never
-        # apply it as the speaker's own.
+        # An action word inside advice (コールしなよ) is never the speaker's own action.
         if parsed.kind == "action" and seated and not parsed.advice:
             try:
                 at = self._clock_time(table, float(now) if now is not None else None)
@@ -772,7 +768,6 @@ class Referee:
             return
         meant = guess(text, table.game)
         if meant is not None and table.engine.can(sender, meant, self._clock_time(table, None)):
-            # one legal reading: say which, and let the player type it (never applied)
             said = catalog.text("near_miss_guess", player=sender, text=catalog.excerpt(text),
                                 action=typed_form(table.game, meant))
             return self._say(ctx, said)
