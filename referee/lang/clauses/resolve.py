@@ -17,6 +17,7 @@ from referee.lang.clauses.repair import repair
 from referee.lang.clauses.split import Clause, split
 from referee.lang.clauses.vocabulary import (
     BLANK,
+    FINAL,
     PARTICLE,
     SYMBOL,
     GrammarReader,
@@ -213,6 +214,7 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
                 c.kind = "echo" if c.parsed is not None else "blocking"
         elif (f.cards or f.amounts) and (not f.vetoed or f.remark_only) and not f.content:
             c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
+            got = _cards_said(c, grammar) if c.last and c.start == 0 else None
         elif not (f.vetoed or f.content or f.cards or f.amounts or f.hand) and _takes_that(c):
             c.commits = True  # 「…ですね、それで」: "with that", taking what was remarked on
     if got is not None:
@@ -227,6 +229,19 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.kind = "vocative"  # 「ジェーン、just call」: said to someone, unless …
     elif c.kind == "chat" and supposes(c):
         c.kind = "supposing"  # 私なら、コール (not ポットじゃ！なめたらいけんで)
+
+
+def _cards_said(c: Clause, grammar: GrammarReader) -> Parsed | None:
+    """A message that is only cards and a final particle (「4h 8c ね」): what the game's
+    grammar makes of the cards alone."""
+    spans = [(s, e) for s, e, _ in cards_in(c.folded)]
+    for w in c.words:
+        at = w.start - c.start
+        if any(s <= at < e for s, e in spans) or w.pos in (SYMBOL, BLANK):
+            continue
+        if w.pos != PARTICLE or (w.pos2 != FINAL and w.lemma not in texts_of("declaring_end")):
+            return None
+    return grammar(" ".join(c.text[s:e] for s, e in spans))
 
 
 def _takes_that(c: Clause) -> bool:
