@@ -24,7 +24,7 @@ from referee.lang.clauses.vocabulary import (
     vocabulary,
 )
 from referee.lang.normalize import fold_nfkc
-from referee.lang.words import Word, words
+from referee.lang.words import Word, bounds, words
 
 
 @cache
@@ -87,15 +87,6 @@ def _edge_cuts(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
-    """Offsets where a word of the analysis starts or ends."""
-    out = {0, length}
-    for w in ws:
-        out.add(w.start)
-        out.add(w.start + len(w.surface))
-    return out
-
-
 def split(text: str, fine: bool = True) -> list[Clause]:
     """Clauses of ``text`` (repaired NFKC) at punctuation, conjunctions and corrections; with
     ``fine`` false, sentences (full stops, conjunctions and corrections only)."""
@@ -122,7 +113,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
             cuts.append((end, end))
     # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words
     # only (not the いや of ダイヤ)
-    bounds = _bounds(ws, len(text))
+    cut_at = bounds(ws, len(text))
     words_at = [m.span() for m in v.surface.finditer(folded)]
     punct = [0] + [e for _, e in sorted(cuts)]
     corrected: set[int] = set()
@@ -135,7 +126,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         told = (not before.strip() or v.surface.search(before) or cards_in(before)
                 or before.strip(vocab.marks("separators")) in texts_of("correction_openers"))
         drawn = folded[m.end():m.end() + 1] in (vocab.marks("long_vowel") + text_of("wave"))
-        if m.start() in bounds and m.end() in bounds and not inside and told and not drawn:
+        if m.start() in cut_at and m.end() in cut_at and not inside and told and not drawn:
             corrected.add(m.start())
             cuts.append((m.start(), m.start()))
             cuts.append((m.end(), m.end()))
@@ -180,7 +171,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         body = c.folded.lstrip()
         lead = len(c.folded) - len(body)
         word = next((w for w in sorted(v.lone_corrections, key=len, reverse=True)
-                     if body.startswith(w) and c.start + lead + len(w) in bounds), None)
+                     if body.startswith(w) and c.start + lead + len(w) in cut_at), None)
         if word is not None and len(body) > len(word):  # ちゃうちゃう700や
             cut = lead + len(word)
             first = Clause(c.text[:cut], c.folded[:cut], c.start, correction=True)
