@@ -154,7 +154,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     acts = [c for c in kept if c.kind == "action"]
     before = [c.parsed for c in clauses[:max(last, 0)] if c.kind == "action"
               and c.parsed is not None]
-    amended = _bare_amount(acts, before, last) or _amended(clauses, last, kept)
+    amended = _added(acts, before) or _bare_amount(acts, before, last) or _amended(
+        clauses, last, kept)
     if amended is not None:
         return Reading(amended, False)
     if any(c.kind == "kept" for c in kept) and not any(
@@ -167,6 +168,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     if any(c.kind == "blocking" for c in kept):
         return Reading(None, True)
     acts = [c for c in kept if c.kind == "action"]
+    if acts and any(_holds_back(c) for c in kept[kept.index(acts[-1]) + 1:]):
+        return Reading(None, True)  # 捨てねぇ、まだ待ってけろ; こーるすっか、どうすっぺ
     if not acts:
         return Reading(None, any(c.kind in ("declined", "correction") for c in clauses))
     said = [c.parsed for c in acts if c.parsed is not None]
@@ -242,6 +245,17 @@ def _cards_said(c: Clause, grammar: GrammarReader) -> Parsed | None:
         if w.pos != PARTICLE or (w.pos2 != FINAL and w.lemma not in texts_of("declaring_end")):
             return None
     return grammar(" ".join(c.text[s:e] for s, e in spans))
+
+
+def _holds_back(c: Clause) -> bool:
+    """A clause after the action that takes the commitment out of it: asking to wait, or
+    wondering what to do."""
+    if c.kind != "chat":
+        return False
+    ws = c.words
+    waits = any(w.lemma in texts_of("wait") and not (  # (not お待たせ: "sorry to keep you")
+        i + 1 < len(ws) and ws[i + 1].lemma in texts_of("leave")) for i, w in enumerate(ws))
+    return waits or fold_nfkc(c.folded.strip()).startswith(tuple(texts_of("deliberation")))
 
 
 def _takes_that(c: Clause) -> bool:
@@ -360,6 +374,28 @@ def _these_joined(kept: list[Clause], game: str,
     joined = Clause(shown[0].text + " " + c.text, shown[0].folded + " " + c.folded,
                     shown[0].start, words=shown[0].words + c.words)
     return build_action(frame(joined, game, hands), game)
+
+
+def _added(acts: list[Clause], before: list[Parsed]) -> Parsed | None:
+    """「9s 9c 9h残す、いやJdも残しとく」, 「Kd Kc残して勝負…あ、2sも残す」: cards named with
+    "also" (も) after the same action add to its cards, whether a correction came between or
+    not."""
+    if not acts or acts[-1].parsed is None:
+        return None
+    last = acts[-1]
+    got = last.parsed
+    assert got is not None
+    also = text_of("also")
+    if not any(last.folded.startswith(also, e) for _, e, _ in cards_in(last.folded)):
+        return None
+    earlier = [c.parsed for c in acts[:-1] if c.parsed is not None] or before[-1:]
+    if len(earlier) != 1 or earlier[0].action != got.action:
+        return None
+    for key in ("cards", "keep", "discard"):
+        old, new = getattr(earlier[0], key), getattr(got, key)
+        if old and new:
+            return earlier[0].model_copy(update={key: old + [x for x in new if x not in old]})
+    return None
 
 
 def _bare_amount(acts: list[Clause], before: list[Parsed], last: int) -> Parsed | None:

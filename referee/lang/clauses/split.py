@@ -16,6 +16,8 @@ from referee.lang.clauses.vocabulary import (
     AUX,
     BLANK,
     CONJUNCTIVE,
+    CONTENT_POS,
+    FINAL,
     PARTICLE,
     SYMBOL,
     VERB,
@@ -87,6 +89,25 @@ def _edge_cuts(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _binds_forward(ws: tuple[Word, ...], at: int, folded: str) -> bool:
+    """A blank after a word that leans on what follows -- a particle that is not sentence-final
+    (さっきの おーるいん, そごは おりだべ), a noun, pronoun or adverb that is no action word and
+    not stretched (さっき はいぱー): words of one sentence, written apart (kana-only writers
+    space their words), not the end of a clause."""
+    if folded[:at].endswith(tuple(texts_of("subjects"))):
+        return True  # でぃーらー おりだじゃ: the dealer folded
+    w = next((x for x in ws if x.start + len(x.surface) == at), None)
+    if w is None:
+        return False
+    if w.pos == PARTICLE:
+        return w.pos2 not in (FINAL, CONJUNCTIVE)
+    if w.pos not in CONTENT_POS or w.surface.endswith(tuple(text_of("drawn_vowels"))) or \
+            folded[at - 1:at].isdigit():
+        return False  # (an amount ends its clause: アンティ200 AA100 攻めるで)
+    return not any(a < at <= b for a, b in (m.span() for m in vocabulary().surface.finditer(
+        folded)))
+
+
 def split(text: str, fine: bool = True) -> list[Clause]:
     """Clauses of ``text`` (repaired NFKC) at punctuation, conjunctions and corrections; with
     ``fine`` false, sentences (full stops, conjunctions and corrections only)."""
@@ -99,7 +120,8 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     if fine:  # a word of another script at a clause's edge (x すまん, コールです sorry slow)
         cuts += _edge_cuts(text)
     for m in _cuts()[0 if fine else 1].finditer(text):
-        cuts.append((m.start(), m.end()))
+        if not (fine and m.group().isspace() and _binds_forward(ws, m.start(), folded)):
+            cuts.append((m.start(), m.end()))
     # a conjunction of concession or reason ends a clause (コールしたいけど、/ スリーペアだから)
     for w in ws:
         if w.pos == PARTICLE and w.pos2 == CONJUNCTIVE and (
