@@ -36,7 +36,7 @@ from typing import Any, get_args
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError
 
-from referee import lexicon, resources
+from referee import games, lexicon, resources
 from referee.actions import ActionName, Parsed
 from referee.lang import clauses, decor, vocab
 from referee.lang.decor import strip_tail
@@ -173,7 +173,7 @@ class _Grammar:
 
 @cache
 def _grammar(game: str) -> _Grammar:
-    path = GRAMMAR_DIR / f"{game}.lark"
+    path = games.spec(game).grammar_file
     if not path.is_file():
         raise ValueError(f"no grammar for game {game!r}")
     # cache=True: Lark keeps the LALR tables in the temp directory, keyed by the grammar text

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.definitions import GAME_IDS
+from referee.games import BUILTIN as GAME_IDS
 
 ROOT = Path(__file__).resolve().parents[1] / "referee"
 FILES = sorted(ROOT.rglob("*.py"))

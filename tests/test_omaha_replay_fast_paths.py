@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from referee.adapters.transcript import _MESSAGE, event_line, split_message
 from referee.events import ActionEvent, HandEnd, Say
-from referee.rules.omaha import state
+from referee.games.omaha import state
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,11 +4,13 @@ patterns from the same tables -- the card and suit table most of all."""
 from __future__ import annotations
 
 import re
+import tomllib
 
 import pytest
 
 from referee import cards, flags, lexicon, parse
-from referee.hands import CLASSES, NAMES
+from referee.games import games
+from referee.hands import NAMES
 from referee.lang import vocab
 from referee.lang.normalize import fold
 from referee.resources import GRAMMAR
@@ -79,10 +81,11 @@ def test_the_table_is_folded_and_complete() -> None:
 
 def test_hand_names_are_data_for_every_class_of_every_game() -> None:
     data = vocab.load("hands.toml")
-    for game, classes in CLASSES.items():
-        assert list(NAMES[game]) == list(classes)
-        assert NAMES[game] == data["names"][game]
-    every = {k for ks in CLASSES.values() for k in ks}
+    for game, found in games().items():
+        with (found.folder / "hands.toml").open("rb") as f:
+            assert NAMES[game] == tomllib.load(f)["names"]
+        assert list(NAMES[game]) == list(found.hands.classes)
+    every = {k for g in games().values() for k in g.hands.classes}
     assert set(data["claims"]) <= every
 
 

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, TextIO
 
 from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.transcript import _DIRECTIVE, _MESSAGE, Reader
-from referee.definitions import GAME_IDS
 from referee.events import Event, Say
+from referee.games import game_ids
 from referee.inputs import Directive, Input, Message, Tick
 from referee.lang.catalog import text as msg
 from referee.parse import parse
@@ -118,7 +118,7 @@ class Terminal:
 def _is_help(text: str, game: str | None) -> bool:
     """Whether ``text`` is a bare ``!help`` (any alias or width): the command list, which the
     terminal follows with how to write a private message."""
-    parsed = parse(text, game or GAME_IDS[0])
+    parsed = parse(text, game or game_ids()[0])
     return parsed.command == "help" and not parsed.args
 
 

@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from referee.cards import Card, CardError, card_str, parse_cards
-from referee.definitions import GAME_IDS, DefinitionError, load
+from referee.definitions import DefinitionError, load
 from referee.events import Event, event_json
+from referee.games import game_ids
 from referee.inputs import Directive, Message, record
 from referee.service import DirectiveError, Referee
 
@@ -129,8 +130,8 @@ class Reader:
             if not words:
                 raise ValueError("'# table:' needs a game")
             game = words[0]
-            if game not in GAME_IDS:
-                raise ValueError(f"unknown game '{game}' (known: {', '.join(GAME_IDS)})")
+            if game not in game_ids():
+                raise ValueError(f"unknown game '{game}' (known: {', '.join(game_ids())})")
             options: dict[str, str] = {}
             for w in words[1:]:
                 if not _OPTION.match(w):

@@ -20,7 +20,7 @@ against those evaluators exhaustively or on random hands.
 * :func:`five_card_key_counts`: every distinct best-5 key of the C(52, 5) one-deck hands and
   how many hands have it, counted per rank multiset (the number of suit assignments, less the
   four flushes of five distinct ranks) instead of dealt.
-* :func:`deuces_classes`: the deuces class (index into ``CLASSES["deuces"]``) of one-deck hands
+* :func:`deuces_classes`: the deuces class (index into ``DEUCES``) of one-deck hands
   without a joker, by rank multiset and "all naturals suited".
 * :func:`deuces_keys`: five-card ``deuces`` hands without a joker, any number of decks: the
   evaluator's own memo key computed in bulk and each distinct one evaluated once.
@@ -36,13 +36,13 @@ from math import comb
 import numpy as np
 import numpy.typing as npt
 
-from referee.hands import CLASSES, deuces_key
+from referee.games.deuces.hands import DEUCES, deuces_key
 from referee.hands.standard import _FLUSH, key_from_cards
 
 IntArray = npt.NDArray[np.int64]
 CardArray = npt.NDArray[np.uint8]
 
-# deuces memo key digits (as referee.hands.deuces.DIGIT / SUITSET)
+# deuces memo key digits (as referee.games.deuces.hands.DIGIT / SUITSET)
 _DIGIT = np.array([1 if c >> 2 == 0 else 6 ** (c >> 2) for c in range(52)], dtype=np.int64)
 SUIT_SET = np.array([0xF if c >> 2 == 0 else 1 << (c & 3) for c in range(52)], dtype=np.int64)
 
@@ -222,9 +222,10 @@ def five_card_key_counts() -> tuple[IntArray, IntArray]:
 
 def _deuces_shape_classes(counts: npt.NDArray[np.int64], suited: npt.NDArray[np.bool_]
                           ) -> npt.NDArray[np.uint8]:
-    """Deuces class index (``CLASSES["deuces"]``) of one-deck five-card shapes: rank counts
+    """Deuces class index (``DEUCES``) of one-deck five-card shapes: rank counts
     (column 0: the deuces) and whether every natural is of one suit (docs/rules.md's rulings,
-    as :mod:`referee.hands.deuces` applies them; checked against it on every one-deck hand)."""
+    as :mod:`referee.games.deuces.hands` applies them; checked against it on every one-deck
+    hand)."""
     w = counts[:, 0]
     nat = counts[:, 1:]
     m = nat.max(axis=1)
@@ -237,7 +238,7 @@ def _deuces_shape_classes(counts: npt.NDArray[np.int64], suited: npt.NDArray[np.
     wheel = ~(present & ~np.isin(ranks, (1, 2, 3, 12))).any(axis=1)
     straight = distinct & ((hi - lo <= 4) | wheel)
     royal = distinct & (lo >= 8)
-    names = CLASSES["deuces"]
+    names = DEUCES
     conds = {
         "four_deuces": w == 4,
         "natural_royal_flush": (w == 0) & suited & royal,
@@ -289,7 +290,7 @@ def deuces_classes_of_words(words: IntArray, suited: IntArray) -> npt.NDArray[np
 
 
 def deuces_classes(cards: npt.NDArray[np.integer]) -> npt.NDArray[np.uint8]:
-    """Deuces class index (into ``CLASSES["deuces"]``) of each row of ``cards`` (shape (N, 5),
+    """Deuces class index (into ``DEUCES``) of each row of ``cards`` (shape (N, 5),
     distinct cards 0..51: one deck, no joker)."""
     cards = np.asarray(cards)
     if cards.ndim != 2 or cards.shape[1] != 5:

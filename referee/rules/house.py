@@ -71,7 +71,7 @@ Rounding = Literal["down", "up"]
 
 #: Where a house game's hand stands: ``idle`` between hands, ``stakes`` while antes are posted,
 #: then ``holdem_aa``'s ``decide`` (call or fold) or ``seven``'s ``round1``, ``round2`` and
-#: ``declare`` (deuces has phases of its own, :mod:`referee.rules.deuces`).
+#: ``declare`` (deuces has phases of its own, :mod:`referee.games.deuces.engine`).
 Phase = Literal["idle", "stakes", "decide", "round1", "round2", "declare"]
 
 __all__ = [

@@ -1,7 +1,7 @@
-"""Monte Carlo by running the engines themselves: ``seven`` and ``deuces``.
+"""Monte Carlo of ``deuces`` by running the engine itself.
 
-Every simulated hand is a real hand of :class:`~referee.rules.seven.SevenEngine` /
-:class:`~referee.rules.deuces.DeucesEngine`, dealt by the engine's own ``draw_deal`` from a
+Every simulated hand is a real hand of :class:`~referee.games.seven.engine.SevenEngine` /
+:class:`~referee.games.deuces.engine.DeucesEngine`, dealt by the engine's own ``draw_deal`` from a
 freshly shuffled shoe of the game's decks and jokers (``random.Random(seed)``, so ``--seed``
 reproduces a run), played by the strategy below, settled by the engine. The figures are read
 from the events the engine emits: ``house`` (chips staked and paid back, the house's books),
@@ -16,7 +16,7 @@ from the events the engine emits: ``house`` (chips staked and paid back, the hou
   the bonus area carried from hand to hand as at a real table (starting from four random cards).
   The player always plays and holds what maximises the expected ante pay (``player_table``) as
   in single-deck video poker with the same table (the exact optimal-hold table of
-  :mod:`referee.analysis.draw`; a joker is looked up as a deuce not in the hand). ``ante``: the
+  :mod:`referee.games.deuces.draw`; a joker is looked up as a deuce not in the hand). ``ante``: the
   ante's settlement (the player's hand by ``player_table``, push 1x) plus the joker bonus on the
   ante, per ante staked; ``play``: the added bet's settlement (by the dealer's hand) plus the
   joker bonus on it, per added bet staked; ``bonus``: bonus-area payouts per ante staked -- the
@@ -27,20 +27,22 @@ from the events the engine emits: ``house`` (chips staked and paid back, the hou
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from referee.actions import action
-from referee.analysis.report import BetReport, Tally
+from referee.analysis.hooks import Bar, GameAnalysis, MonteCarlo
+from referee.analysis.report import BetReport, Row, Tally
 from referee.cards import Card, Shoe, card_str
-from referee.definitions import SEVEN_CLASSES, GameDefinition
+from referee.definitions import GameDefinition
 from referee.events import Event, Settle
-from referee.rules.house import HouseResult, JokerEvent, pay
+from referee.games.deuces.rules import DeucesRules
+from referee.rules.house import JokerEvent, pay
 
 if TYPE_CHECKING:
-    from referee.rules.seven import SevenEngine
+    pass
 
 Progress = Callable[[int], None] | None
 BIG = 10**12  # chips per seat: nobody goes all-in or bankrupt
@@ -51,100 +53,12 @@ def _extra(e: Event, name: str) -> object:
     return getattr(e, name, None)
 
 
-def _seven_call_all(engine: SevenEngine, ante: int) -> list[Event]:
-    """Play every waiting seat of a ``seven`` hand as "call every hand": ante ``ante``, call
-    both actions (never raise, never fold), declare the best hand."""
-    from referee.hands import seven_eval
-    from referee.hands.seven import SEVEN_CARD_CLASSES
-
-    out: list[Event] = []
-    while engine.pending():
-        player = engine.pending()[0]
-        step = engine.decision(player)
-        if step == "stake":
-            out += engine.act(player, action("ante", amount=ante))
-        elif step == "declare":
-            cards = engine.holdings(player)
-            best = seven_eval(cards)
-            if best.klass in SEVEN_CARD_CLASSES:
-                out += engine.act(player, action("discard", hand=best.klass))
-            else:
-                rest = list(cards)
-                for c in best.cards:
-                    rest.remove(c)
-                out += engine.act(player, action("discard", cards=[card_str(c) for c in rest]))
-        else:
-            out += engine.act(player, action("call"))
-    return out
-
-
-def seven_mc(definition: GameDefinition, hands: int, seed: int,
-             progress: Progress = None, call_all: bool = False) -> BetReport:
-    """``main`` (every seat by the NPC rule), or with ``call_all`` ``always_call``: the same
-    five seats, each calling every action (never folding), the dealer seat as before."""
-    from referee.rules.seven import SevenEngine
-
-    rules = definition.seven
-    assert rules is not None
-    rng = random.Random(seed)
-    engine = SevenEngine(definition, {})
-    seats = [s for s in range(1, definition.seats.max + 1) if s != rules.dealer_seat][:5]
-    for seat in seats:
-        engine.sit(seat, f"npc{seat}", BIG, npc=not call_all)
-    ante = engine.ante_unit * rules.npc_ante_units
-    tally = Tally()
-    staked_all: list[float] = []
-    paid_all: list[float] = []
-    for i in range(hands):
-        shoe = Shoe(decks=definition.decks, jokers=definition.jokers, rng=rng)
-        events = engine.start_hand(engine.draw_deal(shoe, rng))
-        if call_all:
-            events += _seven_call_all(engine, ante)
-        for e in events:
-            if isinstance(e, HouseResult):
-                staked_all.append(e.staked)
-                paid_all.append(e.paid)
-            elif isinstance(e, JokerEvent):
-                tally.row("joker", 0, e.payout)
-            elif isinstance(e, Settle):
-                payout = e.payout
-                if _extra(e, "dealer_hand"):
-                    klass = str(_extra(e, "hand"))
-                    wins = int(str(_extra(e, "wins")))
-                    short = rules.owner_short_table_applies and klass in rules.owner_short_table
-                    name = f"owner {klass} (short table)" if short else f"owner {wins} wins"
-                elif e.result == "win":
-                    klass = str(_extra(e, "hand"))
-                    row = klass if klass in rules.hand_table else "other"
-                    name = f"win {row}" + (" (dealer folded)" if _extra(e, "dealer_fold") else "")
-                else:
-                    name = e.result
-                tally.row(name, 1, payout)
-        if progress is not None and (i + 1) % 100 == 0:
-            progress(100)
-    if progress is not None:
-        progress(hands % 100)
-    tally.add(staked_all, paid_all)
-    # joker rows count no hands (they pay on top of the hand's own result)
-    rows_order = [f"win {c}" for c in (*SEVEN_CLASSES, "other")]
-    way = "every seat calls every action" if call_all else "NPC rule for every seat"
-    rep = tally.report("always_call" if call_all else "main", order=rows_order,
-                       note=f"Monte Carlo through the engine; {len(seats)} seats and the "
-                       f"dealer seat, {way}; per hand: the players' stakes pooled")
-    rep.hands = hands
-    return rep
-
-
-# --- deuces ------------------------------------------------------------------------------
-
-
 def deuces_mc(definition: GameDefinition, hands: int, seed: int, progress: Progress = None,
               hold: Callable[[list[Card]], list[Card]] | None = None) -> list[BetReport]:
-    from referee.analysis.draw import optimal_hold
-    from referee.rules.deuces import BonusPayout, DeucesEngine, Showdown
+    from referee.games.deuces.draw import optimal_hold
+    from referee.games.deuces.engine import BonusPayout, DeucesEngine, Showdown
 
-    rules = definition.deuces
-    assert rules is not None
+    rules = definition.section(DeucesRules)
     chooser = hold or optimal_hold({k: float(v) for k, v in rules.player_table.items()
                                     if k != "other"})
     rng = random.Random(seed)
@@ -242,4 +156,45 @@ def deuces_mc(definition: GameDefinition, hands: int, seed: int, progress: Progr
     return reports
 
 
-__all__ = ["deuces_mc", "seven_mc"]
+__all__ = ["analysis", "deuces_mc"]
+
+
+def _video_poker(definition: GameDefinition, progress: Callable[[int], None] | None
+                 ) -> BetReport:
+    from referee.games.deuces.draw import exact_result, table_key
+
+    rules = definition.section(DeucesRules)
+    table = {k: float(v) for k, v in rules.player_table.items() if k != "other"}
+    res = exact_result(table_key(table))
+    if progress is not None:
+        progress(res.hands)
+    rows = [Row(k, res.rows[k], res.rows[k] * table[k]) for k in rules.player_table
+            if k in res.rows]
+    return BetReport(bet="video_poker", ret=res.ret, exact=True, hands=res.hands, rows=rows,
+                     note="player_table as single-deck deuces-wild video poker (no dealer, "
+                     "no bonus, no joker), optimal hold: full pay gives 100.7620%")
+
+
+def analysis() -> GameAnalysis:
+    """``referee analyze deuces``: ``ante``, ``play``, ``bonus`` and their ``total`` Monte Carlo
+    through the engine, the single-deck optimal hold; ``video_poker`` (only with ``--bet``):
+    the ``player_table`` as single-deck deuces-wild video poker, exact, optimal hold."""
+    bets = ("ante", "play", "bonus", "total")
+
+    def monte_carlo(definition: GameDefinition, wanted: Sequence[str], bar: Bar
+                    ) -> MonteCarlo | None:
+        if not any(b in wanted for b in bets):
+            return None
+
+        def run(n: int, s: int) -> list[BetReport]:
+            return [r for r in deuces_mc(definition, n, s, bar("deuces", n)) if r.bet in wanted]
+        return run
+
+    def video_poker(definition: GameDefinition, bar: Bar) -> BetReport:
+        return _video_poker(definition, bar("video_poker (exact)", 2_598_960))
+
+    # deuces' jackpot rows narrow the interval so slowly that +-0.5 points would take millions
+    # of engine hands (docs/analysis.md): a run without --hands stops at 100,000
+    return GameAnalysis(bets=bets, extra_bets=("video_poker",), default_hands=10_000,
+                        max_hands=100_000, monte_carlo=monte_carlo,
+                        exact={"video_poker": video_poker})

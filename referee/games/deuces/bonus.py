@@ -13,8 +13,8 @@ rules, apart from the hand's (docs/rules.md ``deuces``):
   whose card went in; for the dealer's duplicates, nobody or every player, by *config*).
 * Then the oldest cards leave, with their markers, until ``bonus_area_size`` (4) remain.
 
-The engine (:mod:`referee.rules.deuces`) calls :meth:`BonusArea.feed` and credits the payouts it
-returns; everything here is the area's own state and words.
+The engine (:mod:`referee.games.deuces.engine`) calls :meth:`BonusArea.feed` and credits the
+payouts it returns; everything here is the area's own state and words.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from referee.cards import JOKER, Card, CardError, Shoe, card_str, cards_str, parse_card, pretty
-from referee.definitions import DEUCES_CLASSES
 from referee.events import BonusArea as BonusAreaEvent
 from referee.events import Event, Say
+from referee.games.deuces.hands import DEUCES as DEUCES_CLASSES
 from referee.lang.catalog import text
 from referee.rules.base import IllegalAction
 from referee.rules.house import Rounding, pay

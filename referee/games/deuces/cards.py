@@ -1,7 +1,7 @@
 """The cards' path through a ``deuces`` hand: duplicates, the refill, and a dry run of both.
 
 A module of its own because two parts of the engine need the same card logic: the hand itself
-(:mod:`referee.rules.deuces`), and the check before each action, which must know -- without
+(:mod:`referee.games.deuces.engine`), and the check before each action, which must know -- without
 changing anything -- whether the shoe holds enough cards for everything the action sets off
 (the deal and the first duplicate check after the last ante; the refill, the second check and
 the settlement after the last decision). A transcript may give a short ``shoe``; running out is

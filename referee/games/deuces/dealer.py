@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from referee.cards import JOKER, Card, rank_of, suit_of
-from referee.definitions import DEUCES_CLASSES
+from referee.games.deuces.hands import DEUCES as DEUCES_CLASSES
 
 Strategy = Callable[[list[Card]], list[Card]]
 

@@ -54,7 +54,7 @@ from referee.analysis.batch import (
 from referee.analysis.cache import cache_path as cache_path_of
 from referee.analysis.cache import cached
 from referee.cards import JOKER, Card
-from referee.hands import CLASSES
+from referee.games.deuces.hands import DEUCES
 
 #: full-pay Deuces Wild, "for one" (the stake included): Wizard of Odds' 100.7620% table
 FULL_PAY_DEUCES_WILD: dict[str, float] = {
@@ -63,7 +63,7 @@ FULL_PAY_DEUCES_WILD: dict[str, float] = {
     "three_of_a_kind": 1,
 }
 
-CLASS_NAMES = CLASSES["deuces"]
+CLASS_NAMES = DEUCES
 _K = len(CLASS_NAMES)
 _MASKS = [[p for p in range(5) if m >> p & 1] for m in range(32)]
 _SIZE = np.array([len(p) for p in _MASKS])
@@ -73,7 +73,7 @@ _ROWS = 1 << 16
 #: the smallest type that holds N[m] (m = 0..4): at most C(52, 5), C(51, 4), C(50, 3), C(49, 2), 48
 _DTYPES = (np.int64, np.int32, np.uint16, np.uint16, np.uint8)
 #: the modules whose code decides the cached tables (part of the cache key)
-_CODE = ("analysis/draw.py", "analysis/batch.py", "hands/deuces.py", "hands/names.py",
+_CODE = ("games/deuces/draw.py", "analysis/batch.py", "games/deuces/hands.py", "hands/names.py",
          "hands/core.py")
 
 

@@ -6,11 +6,11 @@ nothing is random here. Every public method validates, then applies (the base cl
 transaction for actions: :meth:`_check_act` reads, :meth:`_apply_act` mutates), so a rejected
 action or operation leaves no trace. The one refusal that depends on what an action sets off
 -- a transcript's ``shoe`` too short for the deal, the duplicate checks or the refill -- is
-found by a dry run of the card flow (:class:`~referee.rules.deuces_cards.DryRun`) before
+found by a dry run of the card flow (:class:`~referee.games.deuces.cards.DryRun`) before
 anything moves.
 
-The code is in three modules: this one (the hand and the table), :mod:`referee.rules.deuces_bonus`
-(the bonus area, which outlives hands and tables) and :mod:`referee.rules.deuces_cards` (the
+The code is in three modules: this one (the hand and the table), :mod:`referee.games.deuces.bonus`
+(the bonus area, which outlives hands and tables) and :mod:`referee.games.deuces.cards` (the
 cards' path: duplicates, refill, and the dry run).
 
 The hand, as the engine runs it
@@ -22,7 +22,7 @@ The hand, as the engine runs it
    the table unit (*config* ``ante_multiple``) and leave chips for the play bet (an equal
    amount). ``fold`` before the ante sits the hand out.
 3. When everyone has anted: each player's five cards are sent privately, the dealer discards by
-   the house way (:mod:`referee.rules.deuces_dealer`, *config* ``dealer_strategy``; the discards
+   the house way (:mod:`referee.games.deuces.dealer`, *config* ``dealer_strategy``; the discards
    are not refilled yet), the hands are opened in the room (jokers in them pay now), then the
    **duplicate check**: from the button seat in seat order identical cards are removed one at a
    time and replaced from the shoe (``Deal.shoe``, in order).
@@ -102,15 +102,12 @@ from typing import Any, Literal
 
 from referee.actions import Parsed
 from referee.cards import JOKER, Card, CardError, Shoe, card_str, parse_card
-from referee.definitions import DeucesRules, GameDefinition
+from referee.definitions import GameDefinition
 from referee.events import ActionEvent, Event, HandStart, Say
-from referee.lang.catalog import text
-from referee.rules.base import Deal, Decision, IllegalAction, SeatState
-from referee.rules.clock import WaitClock
-from referee.rules.deuces_bonus import BonusArea, BonusPayout, area_class, draw_bonus_area
-from referee.rules.deuces_cards import dup_kinds, refill_order, take
-from referee.rules.deuces_dealer import strategy
-from referee.rules.deuces_hand import (
+from referee.games.deuces.bonus import BonusArea, BonusPayout, area_class, draw_bonus_area
+from referee.games.deuces.cards import dup_kinds, refill_order, take
+from referee.games.deuces.dealer import strategy
+from referee.games.deuces.hand import (
     DealerDiscard,
     DeucesHand,
     Duplicate,
@@ -118,6 +115,10 @@ from referee.rules.deuces_hand import (
     Player,
     Showdown,
 )
+from referee.games.deuces.rules import DeucesRules
+from referee.lang.catalog import text
+from referee.rules.base import Deal, Decision, IllegalAction, SeatState
+from referee.rules.clock import WaitClock
 from referee.rules.house import (
     HouseTable,
     acknowledge,
@@ -167,9 +168,7 @@ class DeucesEngine(DeucesHand):
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
         super().__init__(definition, options)
-        if definition.deuces is None:  # pragma: no cover - the loader guarantees it
-            raise ValueError("not a deuces definition")
-        self.rules: DeucesRules = definition.deuces
+        self.rules: DeucesRules = definition.section(DeucesRules)
         self.ante_unit, self.last_slot = table_options(options, self.rules.ante_unit)
         self._dealer_way = strategy(self.rules.dealer_strategy)
         self.table = HouseTable(definition.seats.max, self.rules.bankrupt_below, npc_allowed=False)

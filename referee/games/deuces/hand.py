@@ -1,12 +1,12 @@
 """The ``deuces`` hand once it runs by itself, and the operations decided outside it.
 
-:class:`DeucesHand` is the part of :class:`~referee.rules.deuces.DeucesEngine` that nobody is
+:class:`DeucesHand` is the part of :class:`~referee.games.deuces.engine.DeucesEngine` that nobody is
 asked about: the deal after the last ante, the duplicate checks (and the bonus area they feed),
 the refill, the settlement and the end of the hand; and the operations the service applies
 from outside -- dealing mistakes (:meth:`DeucesHand.dealing_mistake`), forced folds and
 removals. A module of its own so the engine module keeps the table, the actions and the clock
 (docs/rules.md ``deuces``; the rulings are in the engine's module doc). Each operation checks
-first -- the dry run of :mod:`referee.rules.deuces_cards` included -- then applies.
+first -- the dry run of :mod:`referee.games.deuces.cards` included -- then applies.
 """
 
 from __future__ import annotations
@@ -15,13 +15,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from referee.cards import JOKER, Card, card_str, cards_str, pretty
-from referee.definitions import DeucesRules
 from referee.events import ActionEvent, Event, Say, Settle, Shown
-from referee.lang.catalog import text
-from referee.rules.base import Engine, IllegalAction
-from referee.rules.clock import WaitClock
-from referee.rules.deuces_bonus import BonusArea, class_name, evaluate, order
-from referee.rules.deuces_cards import (
+from referee.games.deuces.bonus import BonusArea, class_name, evaluate, order
+from referee.games.deuces.cards import (
     DEALER,
     DryRun,
     HandPhase,
@@ -31,7 +27,11 @@ from referee.rules.deuces_cards import (
     refill_order,
     take,
 )
-from referee.rules.deuces_dealer import Strategy
+from referee.games.deuces.dealer import Strategy
+from referee.games.deuces.rules import DeucesRules
+from referee.lang.catalog import text
+from referee.rules.base import Engine, IllegalAction
+from referee.rules.clock import WaitClock
 from referee.rules.house import (
     Compensation,
     HandBook,
@@ -126,7 +126,7 @@ class DeucesHand(Engine):
 
 
     def _dry(self) -> DryRun:
-        """The card flow from the current state, on copies (:mod:`referee.rules.deuces_cards`)."""
+        """The card flow from the current state, on copies (:mod:`referee.games.deuces.cards`)."""
         h = self.hand
         assert h is not None
         return DryRun(

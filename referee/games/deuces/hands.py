@@ -31,7 +31,14 @@ from itertools import combinations, combinations_with_replacement
 
 from referee.cards import JOKER
 from referee.hands.core import categories
-from referee.hands.names import DEUCES, pack
+from referee.hands.names import pack
+
+DEUCES: tuple[str, ...] = (
+    "natural_royal_flush", "four_deuces", "wild_royal_flush", "five_of_a_kind", "straight_flush",
+    "four_of_a_kind", "full_house", "flush", "straight", "three_of_a_kind", "two_pair", "one_pair",
+    "high_card",
+)
+"""``deuces`` class ids, strongest first (docs/contracts.md §1)."""
 
 _CAT = {name: len(DEUCES) - 1 - i for i, name in enumerate(DEUCES)}
 # five-card categories of core.categories() in deuces order (royal resolved afterwards)

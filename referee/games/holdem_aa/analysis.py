@@ -3,7 +3,7 @@
 * **aa** (exact): the AA bet is settled on the player's 2 cards + the 3-card flop, i.e. on a
   uniformly random five-card hand: all 2,598,960 are counted by rank multiset (the suit
   assignments of each, the flushes apart) and each distinct key is paid by the engine's
-  :func:`referee.rules.holdem_aa.aa_settle`. The figure assumes the
+  :func:`referee.games.holdem_aa.engine.aa_settle`. The figure assumes the
   player calls whenever the AA bet wins (a folded player's AA is lost; every winning AA hand --
   a pair of aces or better -- is a call anyway).
 * **ante** (ante + call together, Monte Carlo): each simulated hand deals the player's 2 cards,
@@ -23,16 +23,16 @@ Stakes are one ante unit (``ante_unit``, 100 chips) so the table's rounding appl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from referee.analysis.batch import five_card_key_counts, standard_keys
+from referee.analysis.hooks import Bar, GameAnalysis, MonteCarlo
 from referee.analysis.report import BetReport, Row, Tally
-from referee.definitions import HoldemAARules
-from referee.hands import CLASSES, pair_floor
-from referee.rules.holdem_aa import (
+from referee.definitions import GameDefinition
+from referee.games.holdem_aa.engine import (
     Result,
     aa_settle,
     ante_call_settle,
@@ -40,11 +40,14 @@ from referee.rules.holdem_aa import (
     dealer_qualifies,
     showdown_result,
 )
+from referee.games.holdem_aa.rules import HoldemAARules
+from referee.hands import pair_floor
+from referee.hands.names import STANDARD
 
 AA_ORDER = ("royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush", "straight",
             "three_of_a_kind", "two_pair", "pair_of_aces")
 RESULTS: tuple[Result, ...] = ("win", "dealer_fold", "push", "lose")
-_CATS = CLASSES["holdem_aa"][::-1]  # category number (key >> 20) -> class id
+_CATS = STANDARD[::-1]  # category number (key >> 20) -> class id
 
 
 def aa_exact(rules: HoldemAARules, progress: Callable[[int], None] | None = None) -> BetReport:
@@ -217,7 +220,7 @@ def ante_mc(
     for name, (h, p) in merged.items():
         tally.row(name, h, p)
     tally.row("fold", folds, 0.0)
-    ante_rows = [r for r in CLASSES["holdem_aa"] if r in rules.ante_table] + ["other"]
+    ante_rows = [r for r in STANDARD if r in rules.ante_table] + ["other"]
     order = [f"{res} {r}" for res in ("win", "dealer_fold") for r in ante_rows]
     order += ["push", "lose", "fold"]
     rep = tally.report("ante", order=order)
@@ -235,3 +238,24 @@ def with_ante_note(rep: BetReport, inner: int = 48, refine: int = 480) -> BetRep
                 "indifference) inner samples of the unseen cards: slightly below the optimal "
                 f"return; house edge per initial ante {loss_per_ante:.4%}; fold rate {fold:.2%}")
     return rep
+
+
+def analysis() -> GameAnalysis:
+    """``referee analyze holdem_aa``: ``aa`` exact, ``ante`` (ante + call) Monte Carlo with the
+    call decision estimated per hand."""
+
+    def monte_carlo(definition: GameDefinition, wanted: Sequence[str], bar: Bar
+                    ) -> MonteCarlo | None:
+        rules = definition.section(HoldemAARules)
+        if "ante" not in wanted:
+            return None
+
+        def run(n: int, s: int) -> list[BetReport]:
+            return [ante_mc(rules, n, s, progress=bar("ante", n))]
+        return run
+
+    def aa(definition: GameDefinition, bar: Bar) -> BetReport:
+        return aa_exact(definition.section(HoldemAARules), bar("aa (exact)", 2_598_960))
+
+    return GameAnalysis(bets=("ante", "aa"), default_hands=50_000, max_hands=2_000_000,
+                        monte_carlo=monte_carlo, exact={"aa": aa}, finish=with_ante_note)

@@ -65,8 +65,9 @@ from typing import Literal
 
 from referee.actions import Parsed
 from referee.cards import Card, cards_str, is_joker
-from referee.definitions import GameDefinition, HoldemAARules
+from referee.definitions import GameDefinition
 from referee.events import ActionEvent, BoardDealt, Event, HandStart, Say, Settle, Shown
+from referee.games.holdem_aa.rules import HoldemAARules
 from referee.hands import NAMES, class_of, evaluate, pair_floor
 from referee.lang.catalog import text
 from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionError
@@ -176,9 +177,9 @@ class HoldemAAEngine(HouseEngine):
     game = "holdem_aa"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
-        if definition.holdem_aa is None:
+        if not isinstance(definition.rules, HoldemAARules):
             raise OptionError(text("holdem_aa.no_definition"))
-        rules: HoldemAARules = definition.holdem_aa
+        rules: HoldemAARules = definition.section(HoldemAARules)
         super().__init__(definition, options, ante_unit=rules.ante_unit,
                          bankrupt_below=rules.bankrupt_below, npc_allowed=False)
         self.rules = rules

@@ -16,7 +16,8 @@ below it (the order is in :mod:`.table`):
 - :mod:`.rounds` -- the deal, resolving intent, the action transaction, the prompt, streets;
 - :mod:`.flying` -- flying actions (α, β, all-in FA, the third FA);
 - :mod:`.mistakes` -- forced folds, removals and the dealing-mistake procedures;
-- :mod:`.engine` -- the engine put together, and the action clock.
+- :mod:`.engine` -- the engine put together, and the action clock;
+- :mod:`.spec` -- the game's registration (its :class:`~referee.games.GameSpec`).
 
 Rulings made here (docs/rules.md is silent or leaves them to the moderator):
 - A flying action (FA) is judged as if it were the player's turn at the moment it is declared: a
@@ -38,8 +39,3 @@ Rulings made here (docs/rules.md is silent or leaves them to the moderator):
 - After everyone else folds the pot is awarded at once; the winner may still OPEN (all or some
   cards) or CLOSE until the next hand starts.
 """
-
-from referee.rules.omaha.engine import OmahaEngine
-from referee.rules.omaha.state import Phase
-
-__all__ = ["OmahaEngine", "Phase"]

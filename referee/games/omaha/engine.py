@@ -1,5 +1,5 @@
 """The omaha engine as the service sees it: the layers of the package put together
-(:mod:`~referee.rules.omaha.table` has the order), and the action clock -- the one part that
+(:mod:`~referee.games.omaha.table` has the order), and the action clock -- the one part that
 drives the others (a reminder, then the default action through the same transaction as a
 player's)."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from referee.actions import Parsed
 from referee.events import Event
+from referee.games.omaha.mistakes import OmahaMistakes
+from referee.games.omaha.state import say
 from referee.lang.catalog import text as msg
 from referee.rules.base import DealPlan
-from referee.rules.omaha.mistakes import OmahaMistakes
-from referee.rules.omaha.state import say
 
 
 class OmahaEngine(OmahaMistakes):

@@ -14,9 +14,8 @@ from __future__ import annotations
 from referee.actions import Parsed
 from referee.cards import Card
 from referee.events import Event, FlyingAction, FlyingActionApplied, FlyingActionVoid, Penalty
-from referee.lang.catalog import text as msg
-from referee.rules.omaha.rounds import OmahaRounds
-from referee.rules.omaha.state import (
+from referee.games.omaha.rounds import OmahaRounds
+from referee.games.omaha.state import (
     FlyingDeclaration,
     FlyingPlan,
     HandPlayer,
@@ -26,6 +25,7 @@ from referee.rules.omaha.state import (
     shown,
     word,
 )
+from referee.lang.catalog import text as msg
 
 
 class OmahaFlying(OmahaRounds):

@@ -21,10 +21,10 @@ from functools import cache
 from referee import resources
 from referee.cards import card_str, cards_str, pretty
 from referee.events import ActionEvent, Burned, Event, Exposed, Misdeal, NoGame
+from referee.games.omaha.flying import OmahaFlying
+from referee.games.omaha.state import say, show, word
 from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
-from referee.rules.omaha.flying import OmahaFlying
-from referee.rules.omaha.state import say, show, word
 
 WORDS = resources.GRAMMAR / "omaha.toml"
 

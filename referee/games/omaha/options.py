@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.definitions import OmahaRules
+from referee.games.omaha.rules import OmahaRules
 from referee.lang.catalog import text as msg
 from referee.rules.base import OptionError
 from referee.rules.tournament import parse_payouts

@@ -12,11 +12,8 @@ from functools import lru_cache
 
 from referee.actions import Parsed
 from referee.events import ActionEvent, Event, HandStart, Returned
-from referee.lang.catalog import text as msg
-from referee.rules.base import Deal, IllegalAction
-from referee.rules.betting import Betting, Options, Seat
-from referee.rules.omaha.showdown import OmahaShowdown
-from referee.rules.omaha.state import (
+from referee.games.omaha.showdown import OmahaShowdown
+from referee.games.omaha.state import (
     AfterFoldPlan,
     FlyingPlan,
     HandPlayer,
@@ -30,6 +27,9 @@ from referee.rules.omaha.state import (
     shown,
     word,
 )
+from referee.lang.catalog import text as msg
+from referee.rules.base import Deal, IllegalAction
+from referee.rules.betting import Betting, Options, Seat
 from referee.rules.voice import acknowledge
 
 BETTING_ACTIONS = frozenset(("fold", "check", "call", "bet", "raise", "allin"))

@@ -10,10 +10,7 @@ from decimal import Decimal
 from referee.actions import Parsed
 from referee.cards import Card, card_str, parse_card
 from referee.events import BoardDealt, Event, HandBonus, HandEnd, HouseTopup, Mucked, Pot, Rake
-from referee.hands import NAMES, class_of, omaha_key
-from referee.lang.catalog import text as msg
-from referee.rules.base import IllegalAction
-from referee.rules.omaha.state import (
+from referee.games.omaha.state import (
     AfterFoldPlan,
     HandPlayer,
     ShowdownPlan,
@@ -23,7 +20,10 @@ from referee.rules.omaha.state import (
     shown,
     word,
 )
-from referee.rules.omaha.tourney import OmahaTournament
+from referee.games.omaha.tourney import OmahaTournament
+from referee.hands import NAMES, class_of, omaha_key
+from referee.lang.catalog import text as msg
+from referee.rules.base import IllegalAction
 
 CLASS_JA = NAMES["omaha"]  # the seed's names, as `referee hand` prints them
 _STREETS = {1: "flop", 2: "turn", 3: "river"}  # omaha's street numbers, as board events say

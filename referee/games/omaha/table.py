@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from referee.actions import Parsed
 from referee.cards import Card
-from referee.definitions import GameDefinition, OmahaRules
+from referee.definitions import GameDefinition
 from referee.events import Event, Leave
+from referee.games.omaha.options import parse_options
+from referee.games.omaha.rules import OmahaRules
+from referee.games.omaha.state import LIVE_PHASES, FlyingPlan, HandPlayer, Phase, Sitter, say
 from referee.lang.catalog import text as msg
 from referee.rules.base import (
     BuyIn,
@@ -25,8 +28,6 @@ from referee.rules.base import (
 )
 from referee.rules.betting import Betting, Limit, Options
 from referee.rules.clock import WaitClock
-from referee.rules.omaha.options import parse_options
-from referee.rules.omaha.state import LIVE_PHASES, FlyingPlan, HandPlayer, Phase, Sitter, say
 from referee.rules.tournament import Tournament, TournamentOptions
 
 
@@ -37,9 +38,9 @@ class OmahaTable(Engine):
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
         super().__init__(definition, options)
-        if definition.omaha is None:
+        if not isinstance(definition.rules, OmahaRules):
             raise OptionError(msg("omaha.no_definition"))
-        self.rules: OmahaRules = definition.omaha
+        self.rules: OmahaRules = definition.section(OmahaRules)
         opts = parse_options(self.rules, self.options)
         self.world: bool = opts["rules"] == "world"
         self.limit: Limit = opts["limit"]

@@ -6,10 +6,10 @@ layer connects it to the seats."""
 from __future__ import annotations
 
 from referee.events import Eliminated, Event, LevelUp, TournamentEnd
+from referee.games.omaha.state import say
+from referee.games.omaha.table import OmahaTable
 from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
-from referee.rules.omaha.state import say
-from referee.rules.omaha.table import OmahaTable
 from referee.rules.tournament import Tournament
 
 

@@ -99,9 +99,20 @@ from referee.cards import (
     pretty,
     rank_of,
 )
-from referee.definitions import SEVEN_CLASSES, GameDefinition, SevenRules
+from referee.definitions import GameDefinition
 from referee.events import ActionEvent, Event, HandStart, Say, Shown
-from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_floor, class_of, seven_key
+from referee.games.seven.hands import SEVEN as SEVEN_CLASSES
+from referee.games.seven.hands import SEVEN_CARD_CLASSES, seven_key
+from referee.games.seven.rules import SevenRules
+from referee.games.seven.settle import (  # noqa: F401 (ace_high_or_better: tests)
+    ACE,
+    KING,
+    _Hand,
+    ace_high_or_better,
+    is_dq,
+    settle,
+)
+from referee.hands import NAMES, class_floor, class_of
 from referee.lang.catalog import text
 from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionError
 from referee.rules.house import (
@@ -116,14 +127,6 @@ from referee.rules.house import (
     names,
     pay,
     show,
-)
-from referee.rules.seven_settle import (  # noqa: F401 (ace_high_or_better: tests)
-    ACE,
-    KING,
-    _Hand,
-    ace_high_or_better,
-    is_dq,
-    settle,
 )
 
 ROUNDS = {"round1": 1, "round2": 2}
@@ -153,9 +156,9 @@ class SevenEngine(HouseEngine):
     game = "seven"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
-        if definition.seven is None:
+        if not isinstance(definition.rules, SevenRules):
             raise OptionError(text("seven.no_definition"))
-        rules: SevenRules = definition.seven
+        rules: SevenRules = definition.section(SevenRules)
         super().__init__(definition, options, ante_unit=rules.ante_unit,
                          bankrupt_below=rules.bankrupt_below, npc_allowed=True)
         self.rules = rules
@@ -573,7 +576,7 @@ class SevenEngine(HouseEngine):
             say = text("seven.declared_discards", who=h.label, cards=show(discards), hand=hand)
         return _Plan(h, "declare", now, say=say)
 
-    # --- settlement (referee/rules/seven_settle.py) -------------------------------------------
+    # --- settlement (referee/games/seven/settle.py) -------------------------------------------
     def _dq(self, h: _Hand, key: int) -> bool:
         return is_dq(self.rules, h, key)
 

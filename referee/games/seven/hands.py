@@ -33,8 +33,17 @@ from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 
 from referee.cards import JOKER
+from referee.hands import HandError, HandValue, hand_value
 from referee.hands.core import best_of, categories, straight_top
-from referee.hands.names import SEVEN, pack
+from referee.hands.names import pack
+from referee.lang.catalog import text
+
+SEVEN: tuple[str, ...] = (
+    "seven_straight_flush", "seven_of_a_kind", "royal_flush", "straight_flush", "seven_straight",
+    "big_house", "five_of_a_kind", "seven_flush", "middle_house", "four_of_a_kind", "full_house",
+    "flush", "straight", "defective_house", "three_of_a_kind", "two_pair", "one_pair", "high_card",
+)
+"""``seven`` class ids, strongest first (docs/contracts.md §1)."""
 
 _CAT = {name: len(SEVEN) - 1 - i for i, name in enumerate(SEVEN)}
 
@@ -118,3 +127,12 @@ def seven_cards(cards: Sequence[int]) -> tuple[int, list[int]]:
             if _natural_key(tuple(sorted(hand[i] for i in idx))) == key:
                 return key, [cards[i] for i in idx]
     raise AssertionError("no cards make the best key")  # pragma: no cover
+
+
+def seven_eval(cards: Sequence[int]) -> HandValue:
+    """A ``seven`` hand of 5..7 cards (5: a declared five-card hand), jokers allowed."""
+    if not 5 <= len(cards) <= 7 or any(not 0 <= c <= JOKER for c in cards):
+        raise HandError(text("hands_seven_count", game=text("hands_game_seven"),
+                             count=len(cards)))
+    key, used = seven_cards(cards)
+    return hand_value("seven", key, used)

@@ -1,5 +1,5 @@
 """``seven``'s seats in a hand and its settlement: who is DQ, the dice that pick the dealer hand,
-and what every seat is paid (docs/rules.md, "seven"; the engine, :mod:`referee.rules.seven`,
+and what every seat is paid (docs/rules.md, "seven"; the engine, :mod:`referee.games.seven.engine`,
 calls :func:`settle` at the hand's end). Apart from the engine so the pay arithmetic reads as
 one function of the rules, the seats and the dice.
 """
@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.cards import JOKER, Card, is_joker, rank_of, suit_of
-from referee.definitions import SevenRules
 from referee.events import Event, Say, Settle
-from referee.hands import NAMES, class_floor, class_of, pair_floor, seven_key
+from referee.games.seven.hands import seven_key
+from referee.games.seven.rules import SevenRules
+from referee.hands import NAMES, class_floor, class_of, pair_floor
 from referee.lang.catalog import text
 from referee.rules.house import names, pay, settlement_line
 
