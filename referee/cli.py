@@ -353,9 +353,9 @@ def cmd_history(args: argparse.Namespace) -> None:
             and (args.player is None or any(n == args.player for _, n, _ in r.seats))
             and (since is None or (r.time is not None and r.time >= since))]
     if args.format == "phh":
-        from referee.rules.registry import games
+        from referee.games import spec
 
-        phh = [r for r in recs if games()[r.game].phh and r.limit in ("", "pot")]
+        phh = [r for r in recs if is_game(r.game) and spec(r.game).phh and r.limit in ("", "pot")]
         if not phh:
             _fail("no pot-limit omaha hand to write as PHH")
         sys.stdout.write(h.to_phhs(phh))

@@ -1,4 +1,4 @@
-"""Game definition files (``games/*.toml``): stakes, seats, decks, pay tables and every
+"""Game definition files (``games/*/definition.toml``): stakes, seats, decks, pay tables and every
 *(config)* ruling of docs/rules.md, validated by pydantic so a bad file is refused with the file,
 the key and the reason -- never half-loaded.
 

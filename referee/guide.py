@@ -1,5 +1,5 @@
 """What ``!help`` and ``!rules`` say about a table's game: its actions with examples, its short
-rules and its pay tables, read from the game's definition (``games/GAME.toml``) so that a
+rules and its pay tables, read from the game's definition (``games/GAME/definition.toml``) so that a
 changed pay table is shown as it is played. The wording is the catalogue's
 (``referee/lang/messages/guide.toml``); hand names are the seeds' (``referee.hands.NAMES``)."""
 

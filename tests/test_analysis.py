@@ -416,11 +416,11 @@ def test_cache_key_follows_code_and_definition(tmp_path: Path,
     from referee.analysis import cache
 
     monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path))
-    a = cache.cache_path("t", ["hands/deuces.py"], ("decks", 1))
+    a = cache.cache_path("t", ["games/deuces/hands.py"], ("decks", 1))
     assert a.parent == tmp_path
-    assert a == cache.cache_path("t", ["hands/deuces.py"], ("decks", 1))
-    assert a != cache.cache_path("t", ["hands/deuces.py"], ("decks", 6))
-    assert a != cache.cache_path("t", ["hands/deuces.py", "hands/core.py"], ("decks", 1))
+    assert a == cache.cache_path("t", ["games/deuces/hands.py"], ("decks", 1))
+    assert a != cache.cache_path("t", ["games/deuces/hands.py"], ("decks", 6))
+    assert a != cache.cache_path("t", ["games/deuces/hands.py", "hands/core.py"], ("decks", 1))
     calls: list[int] = []
 
     def compute() -> dict[str, Any]:

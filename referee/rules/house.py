@@ -1,7 +1,7 @@
 """Shared machinery of the house-banked games (``holdem_aa``, ``seven``, ``deuces``).
 
 Game-independent on purpose: every function takes plain numbers and the relevant ruling values
-(never a game's rules model), so each engine passes its own ``games/*.toml`` section in.
+(never a game's rules model), so each engine passes its own ``games/*/definition.toml`` section in.
 
 What lives here, and the rulings it implements (docs/rules.md, seeds):
 
