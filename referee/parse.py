@@ -179,7 +179,7 @@ def _grammar(game: str) -> _Grammar:
     # cache=True: Lark keeps the LALR tables in the temp directory, keyed by the grammar text
     # and checked against the imported files, so a one-message CLI run skips the analysis.
     lark = Lark.open(
-        str(path), parser="lalr", lexer="contextual", import_paths=[str(GRAMMAR_DIR)],
+        str(path), parser="lalr", lexer="contextual", import_paths=[vocab.grammar_loader()],
         transformer=_Build(), maybe_placeholders=False, cache=True,
     )
 

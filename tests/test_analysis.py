@@ -16,8 +16,6 @@ from referee.analysis import analyze
 from referee.analysis.batch import (
     BINOM,
     colex_index,
-    deuces_classes,
-    deuces_keys,
     five_card_hands,
     five_card_key_counts,
     standard_keys,
@@ -28,6 +26,7 @@ from referee.cards import Card
 from referee.cli import main
 from referee.definitions import DefinitionError, load
 from referee.games.deuces import draw
+from referee.games.deuces.batch import deuces_classes, deuces_keys
 from referee.games.deuces.draw import FULL_PAY_DEUCES_WILD, exact_result, table_key
 from referee.games.deuces.hands import deuces_key
 from referee.games.holdem_aa.analysis import aa_exact, aa_mc, ante_mc

@@ -608,7 +608,7 @@ def test_house_way(hand: str, kept: str) -> None:
     assert sorted(house_way_v1(C(hand))) == sorted(C(kept))
 
 
-# --- configuration (games/deuces/definition.toml) -------------------------------------------------------
+# --- configuration (games/deuces/definition.toml) ----------------------------------------------
 
 def configured(**changes: Any) -> DeucesEngine:
     d = load("deuces")

@@ -1,11 +1,12 @@
 """A game definition with ``--set key=value`` changes, validated like the definition files.
 
-Keys are dotted paths into ``games/GAME/definition.toml``: ``holdem_aa.aa_table.royal_flush=250``; the
-game's own section may be left out (``aa_table.royal_flush=250``), and so may the
-``GAME.`` prefix of top-level keys (``jokers=2``). Values are TOML values (``3.5``, ``true``,
-``"text"``; a bare word is read as a string). A key must exist, or be a new row of an existing
-table (a pay-table row the file does not have yet); the changed file is then validated by the
-same pydantic models, so a bad value is refused naming the key and the reason.
+Keys are dotted paths into the game's ``definition.toml``:
+``holdem_aa.aa_table.royal_flush=250``; the game's own section may be left out
+(``aa_table.royal_flush=250``), and so may the ``GAME.`` prefix of top-level keys
+(``jokers=2``). Values are TOML values (``3.5``, ``true``, ``"text"``; a bare word is read as a
+string). A key must exist, or be a new row of an existing table (a pay-table row the file does
+not have yet); the changed file is then validated by the same pydantic models, so a bad value is
+refused naming the key and the reason.
 """
 
 from __future__ import annotations

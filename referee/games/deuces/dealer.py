@@ -1,9 +1,10 @@
 """The dealer's discards in ``deuces``: the house way (docs/rules.md: a fixed, documented strategy).
 
-The seed only says the dealer discards before the players' duplicates are checked and is refilled
-last. The bot plays the dealer by a named strategy (``dealer_strategy`` in ``games/deuces/definition.toml``)
-so a community can see -- and later change -- exactly what the house does. Strategies are pure
-functions ``hand -> kept cards`` (a sub-multiset of the hand; the rest is discarded).
+The seed only says the dealer discards before the players' duplicates are checked and is
+refilled last. The bot plays the dealer by a named strategy (``dealer_strategy`` in the game's
+``definition.toml``) so a community can see -- and later change -- exactly what the house does.
+Strategies are pure functions ``hand -> kept cards`` (a sub-multiset of the hand; the rest is
+discarded).
 
 ``house_way_v1`` (wild = every 2 and the joker; "natural" = any other card):
 

@@ -5,7 +5,7 @@ completion is *counted*, not dealt (Wizard of Odds' method). The work splits in 
 
 **Pay-table independent** (:func:`draw_tables`, computed once and kept on disk):
 
-1. the deuces class of every five-card hand (:func:`referee.analysis.batch.deuces_classes`);
+1. the deuces class of every five-card hand (:func:`referee.games.deuces.batch.deuces_classes`);
 2. for every subset ``S`` of 0..4 cards, ``N[S, class]`` = the number of five-card hands that
    contain ``S`` and are of ``class``: the four-card subsets by one ``numpy.bincount`` per
    position pattern over the hands, the smaller ones by summing their one-card-larger
@@ -44,16 +44,18 @@ import numpy.typing as npt
 from referee.analysis.batch import (
     BINOM,
     CARD_WORD,
-    SUIT_SET,
     colex_index,
     combinations_colex,
-    deuces_classes,
-    deuces_classes_of_words,
-    hand_words,
 )
 from referee.analysis.cache import cache_path as cache_path_of
 from referee.analysis.cache import cached
 from referee.cards import JOKER, Card
+from referee.games.deuces.batch import (
+    SUIT_SET,
+    deuces_classes,
+    deuces_classes_of_words,
+    hand_words,
+)
 from referee.games.deuces.hands import DEUCES
 
 #: full-pay Deuces Wild, "for one" (the stake included): Wizard of Odds' 100.7620% table
@@ -73,8 +75,8 @@ _ROWS = 1 << 16
 #: the smallest type that holds N[m] (m = 0..4): at most C(52, 5), C(51, 4), C(50, 3), C(49, 2), 48
 _DTYPES = (np.int64, np.int32, np.uint16, np.uint16, np.uint8)
 #: the modules whose code decides the cached tables (part of the cache key)
-_CODE = ("games/deuces/draw.py", "analysis/batch.py", "games/deuces/hands.py", "hands/names.py",
-         "hands/core.py")
+_CODE = ("games/deuces/draw.py", "analysis/batch.py", "games/deuces/batch.py",
+         "games/deuces/hands.py", "hands/names.py", "hands/core.py")
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ class OmahaFlying(OmahaRounds):
             if o.call == 0:
                 events.append(FlyingActionApplied(player=p.name, action="check"))
                 events.append(say("room", msg("fa_applied", player=p.name,
-                                              action=word("fa_word_check"))))
+                                              action=word("act_check"))))
                 return events + self._apply(p, "check", 0)
             pen = min(self.bb, s.stack)
             self._pay_dead(p, pen)
@@ -125,7 +125,7 @@ class OmahaFlying(OmahaRounds):
             if b.max_bet == fa.to:
                 events.append(FlyingActionApplied(player=p.name, action="call"))
                 events.append(say("room", msg("fa_applied", player=p.name,
-                                              action=word("fa_word_call"))))
+                                              action=word("act_call"))))
                 return events + self._apply(p, "call", 0)
             p.restrict = "call_or_fold"
             events.append(FlyingActionVoid(player=p.name, action="call", chips=fa.chips))
@@ -137,7 +137,7 @@ class OmahaFlying(OmahaRounds):
         if o.can_raise and o.min_to <= fa.to <= o.max_to:
             events.append(FlyingActionApplied(player=p.name, action="raise"))
             events.append(say("room", msg("fa_applied", player=p.name,
-                                          action=word("fa_word_raise"))))
+                                          action=word("act_raise"))))
             return events + self._apply(p, "raise", fa.to)
         events.append(FlyingActionVoid(player=p.name, action="raise", chips=fa.chips))
         if o.can_raise:

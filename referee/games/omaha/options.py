@@ -1,6 +1,7 @@
 """The options of an omaha table (``# table: omaha key=value…``, ``!open omaha key=value…``),
-read against the game's definition (games/omaha/definition.toml): a separate step because a wrong option
-must be refused before any table exists, with a message naming the option and what it takes."""
+read against the game's definition (``definition.toml``): a separate step because a wrong
+option must be refused before any table exists, with a message naming the option and what
+it takes."""
 
 from __future__ import annotations
 

@@ -107,7 +107,7 @@ from referee.games.seven.rules import SevenRules
 from referee.games.seven.settle import (  # noqa: F401 (ace_high_or_better: tests)
     ACE,
     KING,
-    _Hand,
+    SeatHand,
     ace_high_or_better,
     is_dq,
     settle,
@@ -138,7 +138,7 @@ class _Plan:
     ``allin``), ``fold`` or ``bet`` (``name`` in round ``rnd`` putting in ``cost``), or
     ``declare`` (``say``: its line in the room); ``now`` restarts the clock."""
 
-    hand: _Hand
+    hand: SeatHand
     kind: Literal["stake", "fold", "bet", "declare"]
     now: float | None
     name: str = ""
@@ -164,12 +164,12 @@ class SevenEngine(HouseEngine):
         self.rules = rules
         self.max_seats = definition.seats.max
         self.button: int | None = None
-        self.hands: dict[int, _Hand] = {}  # by seat, in deal order (the button's left first)
+        self.hands: dict[int, SeatHand] = {}  # by seat, in deal order (the button's left first)
         self.dice: list[int] = []  # the dealer-hand rolls of this hand
         self._prompted: tuple[int, int, int] | None = None  # (hand, round, seat) last prompted
 
     # --- HouseEngine hooks -----------------------------------------------------------------
-    def _part(self, name: str) -> _Hand | None:
+    def _part(self, name: str) -> SeatHand | None:
         return self._hand_of(name)
 
     def _drop(self, name: str) -> None:
@@ -265,9 +265,9 @@ class SevenEngine(HouseEngine):
         for seat in order:
             p = self.table.players.get(seat)
             if p is None:
-                self.hands[seat] = _Hand(seat, None, list(deal.dealer), posted=True)
+                self.hands[seat] = SeatHand(seat, None, list(deal.dealer), posted=True)
             else:
-                self.hands[seat] = _Hand(seat, p.name, list(deal.hands[p.name]), npc=p.npc)
+                self.hands[seat] = SeatHand(seat, p.name, list(deal.hands[p.name]), npc=p.npc)
         self.phase = "stakes"
         self.clock.restart()
         humans = [h.name for h in self._players() if h.name is not None and not h.npc]
@@ -282,21 +282,21 @@ class SevenEngine(HouseEngine):
                 out += self._npc_stake(h)
         return out + self._advance()
 
-    def _players(self) -> list[_Hand]:
+    def _players(self) -> list[SeatHand]:
         return [h for h in self.hands.values() if h.name is not None]
 
-    def _chips(self, h: _Hand) -> int:
+    def _chips(self, h: SeatHand) -> int:
         p = self.table.by_name(h.name or "")
         return p.chips if p is not None else 0
 
-    def _take(self, h: _Hand, chips: int) -> None:
+    def _take(self, h: SeatHand, chips: int) -> None:
         p = self.table.by_name(h.name or "")
         assert p is not None
         p.chips -= chips
         self.book.stake(p.name, chips)
 
     # stakes
-    def _npc_stake(self, h: _Hand) -> list[Event]:
+    def _npc_stake(self, h: SeatHand) -> list[Event]:
         chips = self._chips(h)
         ante = self.ante_unit * self.rules.npc_ante_units
         allin = ante * self.rules.allin_divisor > chips
@@ -307,7 +307,7 @@ class SevenEngine(HouseEngine):
             return [ActionEvent(player=h.name or "", action="fold", amount=0)]
         return self._post(h, ante, allin)
 
-    def _post(self, h: _Hand, ante: int, allin: bool) -> list[Event]:
+    def _post(self, h: SeatHand, ante: int, allin: bool) -> list[Event]:
         self._take(h, ante)
         h.base = h.ante = ante
         h.posted, h.allin = True, allin
@@ -351,7 +351,7 @@ class SevenEngine(HouseEngine):
             else:
                 return out
 
-    def _prompt(self, h: _Hand, rnd: int) -> list[Event]:
+    def _prompt(self, h: SeatHand, rnd: int) -> list[Event]:
         """Whose turn it is, with the choices and their cost (once per turn)."""
         key = (self.hand_no, rnd, h.seat)
         if self._prompted == key:
@@ -366,7 +366,7 @@ class SevenEngine(HouseEngine):
             costs["extra"] = bet_size(h.base, b["extra_raise"])
         return [Say(to="room", text=text(f"seven_turn_round{rnd}", who=h.label, **costs))]
 
-    def _actor(self) -> _Hand | None:
+    def _actor(self) -> SeatHand | None:
         """Whose turn it is in the current action round (deal order, the button's left first)."""
         rnd = ROUNDS.get(self.phase)
         if rnd is None:
@@ -399,7 +399,7 @@ class SevenEngine(HouseEngine):
             out.append(Say(to="room", text=text("seven.declare_prompt", who=names(declaring))))
         return out
 
-    def _joker(self, h: _Hand) -> list[Event]:
+    def _joker(self, h: SeatHand) -> list[Event]:
         name = h.name or ""
         b, event = self.table.joker(
             name, self.book, ante=h.ante, bets=h.bets, last_slot=self.last_slot,
@@ -447,7 +447,7 @@ class SevenEngine(HouseEngine):
         self.clock.restart(plan.now)
         return out
 
-    def _check_stake(self, h: _Hand, action: Parsed, now: float | None) -> _Plan:
+    def _check_stake(self, h: SeatHand, action: Parsed, now: float | None) -> _Plan:
         if self.phase != "stakes":
             raise IllegalAction("seven.stakes_closed")
         if h.posted:
@@ -460,7 +460,7 @@ class SevenEngine(HouseEngine):
                           multiple=self.rules.ante_multiple)
         return _Plan(h, "stake", now, cost=ante)
 
-    def _cost(self, h: _Hand, name: str, rnd: int) -> tuple[int, int]:
+    def _cost(self, h: SeatHand, name: str, rnd: int) -> tuple[int, int]:
         """(chips this action puts in, chips that must remain for later calls); validates."""
         b = self.rules.bets
         if name == "call":
@@ -480,7 +480,7 @@ class SevenEngine(HouseEngine):
             raise IllegalAction("seven.extra_round2_only")
         return bet_size(h.base, b["extra_raise"]), 0
 
-    def _check_action(self, h: _Hand, name: str, now: float | None) -> _Plan:
+    def _check_action(self, h: SeatHand, name: str, now: float | None) -> _Plan:
         if self.phase not in ROUNDS:
             if self.phase == "stakes":
                 raise IllegalAction("seven.not_all_posted")
@@ -501,14 +501,14 @@ class SevenEngine(HouseEngine):
             raise IllegalAction("seven.chips_short", need=cost + reserve, chips=chips)
         return _Plan(h, "bet", now, name=name, rnd=rnd, cost=cost)
 
-    def _fold(self, h: _Hand, rnd: int) -> list[Event]:
+    def _fold(self, h: SeatHand, rnd: int) -> list[Event]:
         """The player to act folds (by message or on the clock)."""
         h.folded = True
         h.acted.add(rnd)
         return [ActionEvent(player=h.name or "", action="fold", amount=0),
                 acknowledge(h.label, "fold"), *self._advance()]
 
-    def _apply(self, h: _Hand, name: str, rnd: int, cost: int) -> list[Event]:
+    def _apply(self, h: SeatHand, name: str, rnd: int, cost: int) -> list[Event]:
         self._take(h, cost)
         if name == "hyper_raise":
             extra_ante = bet_size(h.base, self.rules.bets["hyper_raise_ante"])
@@ -521,7 +521,7 @@ class SevenEngine(HouseEngine):
         return [ActionEvent(player=h.name or "", action=name, amount=cost),
                 acknowledge(h.label, name, cost)]
 
-    def _npc_act(self, h: _Hand, rnd: int) -> list[Event]:
+    def _npc_act(self, h: SeatHand, rnd: int) -> list[Event]:
         seen = h.cards[: h.dealt]
         if rnd == 1:
             keep = any(
@@ -538,7 +538,7 @@ class SevenEngine(HouseEngine):
                 acknowledge(h.label, "fold")]
 
     # --- declarations ------------------------------------------------------------------------
-    def _check_declare(self, h: _Hand, action: Parsed, now: float | None) -> _Plan:
+    def _check_declare(self, h: SeatHand, action: Parsed, now: float | None) -> _Plan:
         """A declaration (2 discards, or a 7-card hand named): validated, with its room line."""
         if self.phase != "declare":
             raise IllegalAction("seven.not_declare_time")
@@ -577,7 +577,7 @@ class SevenEngine(HouseEngine):
         return _Plan(h, "declare", now, say=say)
 
     # --- settlement (referee/games/seven/settle.py) -------------------------------------------
-    def _dq(self, h: _Hand, key: int) -> bool:
+    def _dq(self, h: SeatHand, key: int) -> bool:
         return is_dq(self.rules, h, key)
 
     def _settle(self) -> list[Event]:
@@ -660,7 +660,7 @@ class SevenEngine(HouseEngine):
         actor = self._actor()
         return actor.name if actor is not None else None
 
-    def _hand_of(self, player: str) -> _Hand | None:
+    def _hand_of(self, player: str) -> SeatHand | None:
         p = self.table.by_name(player)
         h = self.hands.get(p.seat) if p is not None else None
         return h if h is not None and h.name == player else None

@@ -34,7 +34,7 @@ def ace_high_or_better(cards: list[Card]) -> bool:
 
 
 @dataclass
-class _Hand:
+class SeatHand:
     """One seat's part in the current hand (a player's, or the dealer seat's)."""
 
     seat: int
@@ -60,7 +60,7 @@ class _Hand:
 
 
 
-def is_dq(r: SevenRules, h: _Hand, key: int) -> bool:
+def is_dq(r: SevenRules, h: SeatHand, key: int) -> bool:
     """DQ: a hand below the qualifying pair (and, where the rules say so, without an ace or a
     king; a joker hand never is)."""
     limit = r.dq_max_pair - 2  # rank 0..12 of the worst pair that is still DQ
@@ -74,7 +74,7 @@ def is_dq(r: SevenRules, h: _Hand, key: int) -> bool:
         return ACE not in ranks and KING not in ranks and JOKER not in h.cards
     return True
 
-def settle(r: SevenRules, hands: dict[int, _Hand], players: list[_Hand], dice: list[int]
+def settle(r: SevenRules, hands: dict[int, SeatHand], players: list[SeatHand], dice: list[int]
            ) -> list[Event]:
     """Every seat's ``settle`` (and the dice, the dealer-hand owner's win count, the
     settlement line): docs/rules.md "seven", settlement."""
