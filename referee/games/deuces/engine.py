@@ -117,16 +117,13 @@ from referee.games.deuces.hand import (
 )
 from referee.games.deuces.rules import DeucesRules
 from referee.lang.catalog import text
-from referee.rules.base import Deal, Decision, IllegalAction, SeatState
-from referee.rules.clock import WaitClock
+from referee.rules.base import Deal, Decision, IllegalAction
 from referee.rules.house import (
-    HouseTable,
     acknowledge,
     allin_ante,
     check_ante,
     names,
     show,
-    table_options,
 )
 
 __all__ = [
@@ -167,16 +164,16 @@ class DeucesEngine(DeucesHand):
     game = "deuces"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
-        super().__init__(definition, options)
-        self.rules: DeucesRules = definition.section(DeucesRules)
-        self.ante_unit, self.last_slot = table_options(options, self.rules.ante_unit)
+        rules = definition.section(DeucesRules)
+        super().__init__(definition, options, ante_unit=rules.ante_unit,
+                         bankrupt_below=rules.bankrupt_below, npc_allowed=False)
+        self.rules: DeucesRules = rules
         self._dealer_way = strategy(self.rules.dealer_strategy)
-        self.table = HouseTable(definition.seats.max, self.rules.bankrupt_below, npc_allowed=False)
         self.area = BonusArea(self.rules.bonus_area_size)
         self.hand: Hand | None = None
         self.button = 1
-        # the phase's clock: started the first time seen in a phase, restarted by a new phase
-        self.clock = WaitClock()
+        # self.clock (HouseSeats'): started the first time seen in a phase, restarted by a new
+        # phase
 
     def draw_deal(self, shoe: Shoe, rng: random.Random) -> Deal:
         """A live deal (used by the service): five cards each and the dealer's from the shuffled
@@ -197,12 +194,6 @@ class DeucesEngine(DeucesHand):
     @property
     def in_hand(self) -> bool:
         return self.hand is not None
-
-    def stacks(self) -> dict[str, int]:
-        return self.table.stacks()
-
-    def seated(self) -> list[SeatState]:
-        return self.table.states()
 
     def holdings(self, player: str) -> list[Card]:
         p = self._player(player)
@@ -257,9 +248,6 @@ class DeucesEngine(DeucesHand):
         self.area.carry(data)
 
     # --- seating ----------------------------------------------------------------------------
-
-    def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
-        return self.table.sit(seat, name, chips, npc)
 
     def leave(self, name: str) -> list[Event]:
         p = self.table.by_name(name)

@@ -30,12 +30,11 @@ from referee.games.deuces.cards import (
 from referee.games.deuces.dealer import Strategy
 from referee.games.deuces.rules import DeucesRules
 from referee.lang.catalog import text
-from referee.rules.base import Engine, IllegalAction
-from referee.rules.clock import WaitClock
+from referee.rules.base import IllegalAction
 from referee.rules.house import (
     Compensation,
     HandBook,
-    HouseTable,
+    HouseSeats,
     announce_compensation,
     joker_say,
     names,
@@ -111,14 +110,13 @@ class Hand:
 # --- the hand's automatic steps and the operations -----------------------------------------
 
 
-class DeucesHand(Engine):
-    """What a deuces table does without asking anyone (module doc); the engine sets the state."""
+class DeucesHand(HouseSeats):
+    """What a deuces table does without asking anyone (module doc); the engine sets the state.
+    The seats, the ante unit and the clock are :class:`~referee.rules.house.HouseSeats`'."""
 
     rules: DeucesRules
-    table: HouseTable
     area: BonusArea
     hand: Hand | None
-    clock: WaitClock
     _dealer_way: Strategy
 
     def _player(self, name: str) -> Player | None:
