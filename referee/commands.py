@@ -18,8 +18,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from referee import guide, resources
-from referee.definitions import GAME_IDS
 from referee.events import Seated
+from referee.games import game_ids
 from referee.lang.catalog import excerpt, text
 from referee.parse import command_name
 from referee.rules import IllegalAction, OptionError, create
@@ -140,11 +140,11 @@ def _usage(name: str) -> IllegalAction:
 def _open(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
     from referee.service import Table
 
-    games = " ".join(GAME_IDS)
+    games = " ".join(game_ids())
     if not args:
         raise IllegalAction("open_no_game", games=games)
     game = args[0]
-    if game not in GAME_IDS:
+    if game not in game_ids():
         raise IllegalAction("game_unknown", game=excerpt(game), games=games)
     if room in ref.tables:
         raise IllegalAction("open_exists")

@@ -52,7 +52,6 @@ from referee import commands, resources
 from referee.bank import Bank
 from referee.cards import Shoe, card_str, parse_cards
 from referee.dealing import deal_from_json, deal_to_json, draw_deal
-from referee.definitions import GAME_IDS
 from referee.discipline import Discipline, FlagRecord
 from referee.events import (
     BankChange,
@@ -72,6 +71,7 @@ from referee.events import (
 )
 from referee.events import FlagDecided as FlagDecided
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
+from referee.games import game_ids
 from referee.history import HistoryBook, hand_seats
 from referee.inputs import Directive, Input, Tick, record
 from referee.lang import catalog, nearmiss
@@ -648,7 +648,7 @@ class Referee:
     def _directive_inner(self, ctx: _Ctx, room: str, name: str, args: dict[str, Any]) -> None:
         if name == "table":
             game = str(args["game"])
-            if game not in GAME_IDS:  # (the registry's list; the engine comes from it)
+            if game not in game_ids():  # (the registry's list; the engine comes from it)
                 raise DirectiveError(f"unknown game '{game}'")
             # A directive sets the scene: it replaces whatever table the room had (a transcript
             # run against a database that an earlier transcript left mid-hand must not fail).

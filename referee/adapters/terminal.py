@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from referee.adapters.clock import TICK_EVERY, due_ticks
-from referee.adapters.transcript import _DIRECTIVE, _MESSAGE, Reader
-from referee.definitions import GAME_IDS
+from referee.adapters.transcript import DIRECTIVE, MESSAGE, Reader
 from referee.events import Event, Say
+from referee.games import game_ids
 from referee.inputs import Directive, Input, Message, Tick
 from referee.lang.catalog import text as msg
 from referee.parse import parse
@@ -89,7 +89,7 @@ class Terminal:
         inp: Input
         if line.startswith("#"):
             self._sync()
-            d = _DIRECTIVE.match(line)
+            d = DIRECTIVE.match(line)
             try:
                 if d is None:
                     raise ValueError(msg("terminal.unreadable_directive", line=line))
@@ -100,7 +100,7 @@ class Terminal:
             except (ValueError, DirectiveError) as e:
                 return [_error(msg("terminal.bad_directive", error=str(e)))]
             return out.events if out is not None else []
-        m = _MESSAGE.match(line)
+        m = MESSAGE.match(line)
         if m is None:
             return [_error(msg("terminal.need_name"))]
         self.reader.names.add(m.group("name"))
@@ -118,7 +118,7 @@ class Terminal:
 def _is_help(text: str, game: str | None) -> bool:
     """Whether ``text`` is a bare ``!help`` (any alias or width): the command list, which the
     terminal follows with how to write a private message."""
-    parsed = parse(text, game or GAME_IDS[0])
+    parsed = parse(text, game or game_ids()[0])
     return parsed.command == "help" and not parsed.args
 
 
