@@ -113,10 +113,8 @@ def test_the_pipeline_checks_see_what_they_forbid() -> None:
 
 # --- the guard over all of referee/ ---------------------------------------------------------
 
-#: Modules that still spell game ids outside the games' folders. The parser's clause reader
-#: (lang/clauses/) and parse.py are the lead's to move behind the registry; until then they are
-#: the one known exception, listed here so that no other module can join them unnoticed.
-GAME_ID_EXCEPTIONS = ("parse.py", "lang/clauses/")
+#: Modules that still spell game ids outside the games' folders: none (the list only shrinks).
+GAME_ID_EXCEPTIONS: tuple[str, ...] = ()
 #: Modules that still use another module's private members: the chat commands and discipline
 #: run on the service's private context (_Ctx, _say, _emit, _bank_change) until the public
 #: per-message Turn replaces it (the ``turn`` branch of issue #28's other half).
@@ -213,8 +211,7 @@ def test_the_known_exceptions_are_still_needed() -> None:
     for prefix in GAME_ID_EXCEPTIONS:
         hits = [p for p in FILES if _rel(p).startswith(prefix)
                 and _game_ids_named(ast.parse(p.read_text(encoding="utf-8")), _rel(p))]
-        if prefix != "parse.py":  # parse.py names none now; listed for the lead's reader work
-            assert hits, f"{prefix} names no game id any more: drop it from the exceptions"
+        assert hits, f"{prefix} names no game id any more: drop it from the exceptions"
     for rel in PRIVATE_EXCEPTIONS:
         assert _private_uses(ast.parse((ROOT / rel).read_text(encoding="utf-8"))), rel
 

@@ -17,7 +17,6 @@ from referee.lang.clauses.vocabulary import (
     BLANK,
     CONTENT_POS,
     FINAL,
-    GAME_ACTIONS,
     NUMERAL,
     PARTICLE,
     SURFACE_NAMES,
@@ -27,6 +26,7 @@ from referee.lang.clauses.vocabulary import (
     guarded,
     text_of,
     texts_of,
+    traits,
     vocabulary,
 )
 from referee.lang.normalize import fold_nfkc
@@ -73,7 +73,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     f = Frame()
     folded = clause.folded
     spans: list[tuple[int, int]] = []
-    allowed = GAME_ACTIONS.get(game, frozenset())
+    t = traits(game)
+    allowed = t.actions
     for s, e, cards in cards_in(folded):
         f.cards.append((s, cards))
         spans.append((s, e))
@@ -170,7 +171,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             if w.pos == VERB and w.cform in v.imperative:
                 f.vetoed = f.strict = True
             lemma_found.add(s)
-            if w.lemma in texts_of("needs_amount") and game == "omaha":
+            if w.lemma in texts_of("needs_amount") and t.makes_by_amount:
                 f.needs_amount.add(v.lemmas[w.lemma])
             f.actions.append((s, v.lemmas[w.lemma]))
             spans.append((s, e))

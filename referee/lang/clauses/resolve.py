@@ -25,6 +25,7 @@ from referee.lang.clauses.vocabulary import (
     mentions,
     text_of,
     texts_of,
+    traits,
     vocabulary,
 )
 from referee.lang.normalize import fold_nfkc
@@ -176,7 +177,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     first = _merged(said, game)
     if first is None:
         return Reading(None, True)
-    if game == "holdem_aa" and first.action == "ante" and first.amount is None and first.aa:
+    if traits(game).side_bet and first.action == "ante" and first.amount is None and first.aa:
         # 「アンティ300…あ、やっぱAA100もつける」: the side bet added to the ante before
         antes = [c.parsed for c in clauses[:last] if c.kind == "action" and c.parsed is not None
                  and c.parsed.action == "ante" and c.parsed.amount is not None]
@@ -206,7 +207,7 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         f = frame(c, game, hands)
         _note(c, f)
         kinds = {n for _, n in f.actions}
-        if kinds - {"all"} or f.hand or (f.up_to and game == "omaha"):
+        if kinds - {"all"} or f.hand or (f.up_to and traits(game).makes_by_amount):
             c.kind = _action_kind(f, kinds, game)
             if c.kind == "action":
                 got = build_action(f, game)
@@ -303,9 +304,9 @@ def _action_kind(f: Frame, kinds: set[str], game: str) -> str:
 
 def _unbuilt_kind(f: Frame, kinds: set[str], game: str) -> str:
     """A clause naming an action whose values it does not hold by itself."""
-    if game == "seven" and kinds == {"keep"}:
+    if traits(game).draw == "discards" and kinds == {"keep"}:
         return "kept"  # ジョーカーは残して、3sと4d捨て
-    if not f.cards and game in ("seven", "deuces") and kinds <= {
+    if not f.cards and traits(game).draw and kinds <= {
             "discard", "keep", "all", "showdown"}:
         return "these"  # 「2hと4s！これ捨て！」, 「5h 9s ぽーい」
     return "blocking"
@@ -456,10 +457,11 @@ def _merged(said: list[Parsed], game: str) -> Parsed | None:
     ante and the side bet apart, a fold then the cards it shows, a deuces play's kept and
     thrown cards, the same action again with its figure, not showing said twice."""
     first, rest = said[0], said[1:]
-    if game == "holdem_aa" and first.action == "allin" and len(rest) == 1 and rest[0].action \
+    side = traits(game).side_bet
+    if side and first.action == "allin" and len(rest) == 1 and rest[0].action \
             == "ante" and rest[0].amount is None and rest[0].aa and not first.aa:
         first, rest = first.model_copy(update={"aa": rest[0].aa}), []  # オールイン！AAは100
-    if game == "holdem_aa" and rest and all(p.action == "ante" for p in [first, *rest]):
+    if side and rest and all(p.action == "ante" for p in [first, *rest]):
         # アンティ200どす。AAも100置かしてもらいます: the ante and the side bet, apart
         amounts = {p.amount for p in [first, *rest]} - {None}
         sides = {p.aa for p in [first, *rest]} - {None}
@@ -472,7 +474,7 @@ def _merged(said: list[Parsed], game: str) -> Parsed | None:
             p.action == "open" and p.cards and p.cards == rest[0].cards for p in rest):
         first = first.model_copy(update={"cards": rest[0].cards, "hand_info": True})
         rest = []
-    if game == "deuces" and rest:
+    if traits(game).draw == "play" and rest:
         merged = _deuces_lists([first, *rest])
         if merged is not None:
             first, rest = merged, []
