@@ -278,6 +278,7 @@ class Store:
         # sorted, with a mark each once saved; other ids as they are.
         self._fresh: dict[str, tuple[array[int], bytearray]] = {}
         self._fresh_text: set[str] = set()
+        self._last_expected: tuple[str | None, int, bytearray | None] = (None, 0, None)
         self._known_seq = 0
         self._refresh_seq()
         # A snapshot is due when the open transaction commits (a hand ended in it).
@@ -377,14 +378,21 @@ class Store:
         return self._saved_before(input_id)
 
     def _expected(self, input_id: str) -> tuple[int, bytearray | None]:
-        """Where ``input_id`` is among the expected counters: (index, marks), or (0, None)."""
+        """Where ``input_id`` is among the expected counters: (index, marks), or (0, None).
+        The last answer is kept: a line is asked about, then saved."""
+        last = self._last_expected
+        if last[0] == input_id:
+            return last[1], last[2]
         prefix, rest = split_id(input_id)
         entry = self._fresh.get(prefix) if isinstance(rest, int) else None
-        if entry is None:
-            return 0, None
-        counters, done = entry
-        i = bisect_left(counters, rest)
-        return (i, done) if i < len(counters) and counters[i] == rest else (0, None)
+        found: tuple[int, bytearray | None] = (0, None)
+        if entry is not None:
+            counters, done = entry
+            i = bisect_left(counters, rest)
+            if i < len(counters) and counters[i] == rest:
+                found = (i, done)
+        self._last_expected = (input_id, *found)
+        return found
 
     def expect(self, input_ids: Iterable[str]) -> None:
         """A sole writer (``exclusive``) about to save these inputs learns, in a few queries,
@@ -397,20 +405,27 @@ class Store:
         texts: set[str] = set()
         chunk: list[str] = []
 
+        prefix_ids: dict[str, int | None] = {}  # None: no row has it (a new run's ids)
+
         def settle() -> None:
+            keys: list[tuple[int, int | str] | None] = []
             by_key: dict[int, list[int | str]] = {}
             for input_id in chunk:
-                key = self.log.key(input_id)
-                if key is not None:
-                    by_key.setdefault(key[0], []).append(key[1])
+                prefix, rest = split_id(input_id)
+                if prefix not in prefix_ids:
+                    found = self.log.key(input_id)
+                    prefix_ids[prefix] = None if found is None else found[0]
+                pid = prefix_ids[prefix]
+                keys.append(None if pid is None else (pid, rest))
+                if pid is not None:
+                    by_key.setdefault(pid, []).append(rest)
             saved: set[tuple[int, int | str]] = set()
             for pid, rests in by_key.items():
                 marks = ",".join("?" * len(rests))
                 saved.update((pid, r[0]) for r in self.conn.execute(
                     f"SELECT id_rest FROM inputs WHERE id_prefix = ? AND id_rest IN ({marks})",
                     (pid, *rests)))
-            for input_id in chunk:
-                key = self.log.key(input_id)
+            for input_id, key in zip(chunk, keys, strict=True):
                 if (key is not None and key in saved) or input_id in self._batch_ids:
                     continue
                 prefix, rest = split_id(input_id)
@@ -431,6 +446,7 @@ class Store:
                 arr = array("q", sorted(arr))
             fresh[prefix] = (arr, bytearray(len(arr)))
         self._fresh, self._fresh_text = fresh, texts
+        self._last_expected = (None, 0, None)
 
     def save(self, outcome: Outcome) -> None:
         """Write the input, its events and its ledger (moving the bank) in one transaction, or
