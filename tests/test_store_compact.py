@@ -1,8 +1,9 @@
 """The compact event log (referee/store/log.py, schema version 9): a database written before it
-(tests/fixtures/store_v8.db: made by `referee replay --db` with the store of 25c5b42, the last version-8
-code, from tests/crash_transcript.py's omaha_transcript(20, seed=7) -- flags, penalties, a grant,
-a snapshot) opens, is migrated, and reads back exactly what it held; rows written after keep
-going on the same chain; the encoding round-trips whatever an input or event carries."""
+(tests/fixtures/store_v8.db: made by `referee replay --db` with the store of 25c5b42, the last
+version-8 code, from tests/crash_transcript.py's omaha_transcript(20, seed=7) -- flags,
+penalties, a grant, a snapshot) opens, is migrated, and reads back exactly what it held; rows
+written after keep going on the same chain; the encoding round-trips whatever an input or
+event carries."""
 
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ def test_the_migrated_file_is_smaller_and_checks_with_its_snapshot(tmp_path: Pat
     with Store(db) as s:
         assert s.latest_snapshot() is not None
         list(resume(Referee(), s))
-    code, out, err = run_cli(["check", "--snapshots", "--db", str(db)])
+    code, _, err = run_cli(["check", "--snapshots", "--db", str(db)])
     assert code == 0, err
 
 
