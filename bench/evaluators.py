@@ -41,7 +41,9 @@ def report(title: str, ours: float, others: dict[str, float]) -> None:
     print(f"\n{title}")
     print(f"  {'ours':<34} {ours:>12,.0f} hands/s")
     for name, r in others.items():
-        print(f"  {name:<34} {r:>12,.0f} hands/s   ours = {ours / r:7.1f}x")
+        ratio = ours / r  # two significant digits below 1 (0.038x, not 0.0x)
+        shown = f"{ratio:7.1f}" if ratio >= 1 else f"{ratio:7.2g}"
+        print(f"  {name:<34} {r:>12,.0f} hands/s   ours = {shown}x")
 
 
 def seven_card(hands: Sequence[list[int]], min_time: float) -> None:

@@ -303,10 +303,10 @@ def cmd_verify(args: argparse.Namespace) -> None:
             try:
                 with Store(Path(args.db), create=False) as store:
                     rooms = [r[0] for r in store.conn.execute(
-                        "SELECT DISTINCT room FROM inputs ORDER BY room")]
+                        "SELECT name FROM rooms ORDER BY name")]
                     for room in rooms:
                         rows = list(store.conn.execute(
-                            "SELECT input_id, input, events FROM inputs WHERE room = ?"
+                            "SELECT input_id, input, events FROM log WHERE room = ?"
                             " ORDER BY seq", (room,)))
                         inputs = [json.loads(r[1]) for r in rows]
                         events_of = {str(r[0]): json.loads(r[2]) for r in rows}
@@ -343,7 +343,7 @@ def cmd_history(args: argparse.Namespace) -> None:
     try:
         with Store(Path(args.db), create=False) as store:
             for room, inp, events in store.conn.execute(
-                    "SELECT room, input, events FROM inputs ORDER BY seq"):
+                    "SELECT room, input, events FROM log ORDER BY seq"):
                 book.feed(room, json.loads(events), json.loads(inp).get("time"))
     except (StoreError, ValueError, KeyError, TypeError) as e:
         _fail(f"cannot read the hands of {args.db}: {e}")

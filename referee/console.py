@@ -224,7 +224,12 @@ def build(source: Path, dest: Path) -> Built:
 
 
 def _inputs(src: sqlite3.Connection) -> Iterator[tuple[int, str, str, str, float]]:
-    cur = src.execute("SELECT seq, room, input, events, processed_at FROM inputs ORDER BY seq")
+    from referee.store.log import register, source
+
+    table = source(src)  # a database not migrated yet (nothing here writes) has the old rows
+    if table == "log":
+        register(src)
+    cur = src.execute(f"SELECT seq, room, input, events, processed_at FROM {table} ORDER BY seq")
     while rows := cur.fetchmany(512):
         yield from rows
 

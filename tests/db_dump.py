@@ -7,6 +7,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from referee.store.log import register
+
 TABLES = ("ledger", "bank", "penalties", "flags", "hands", "ranks", "bonus_area", "projection")
 
 
@@ -14,15 +16,16 @@ def dump(db: Path) -> dict[str, Any]:
     """Everything in the database except wall-clock timestamps, plus its duplicate input ids and
     SQLite's integrity check."""
     conn = sqlite3.connect(db)
+    register(conn)
     try:
         out: dict[str, Any] = {
             "inputs": conn.execute(
-                "SELECT seq, input_id, room, input, events FROM inputs ORDER BY seq").fetchall(),
+                "SELECT seq, input_id, room, input, events FROM log ORDER BY seq").fetchall(),
         }
         for table in TABLES:
             out[table] = conn.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
         out["duplicates"] = conn.execute(
-            "SELECT input_id, count(*) FROM inputs GROUP BY input_id HAVING count(*) > 1"
+            "SELECT input_id, count(*) FROM log GROUP BY input_id HAVING count(*) > 1"
         ).fetchall()
         out["integrity"] = conn.execute("PRAGMA integrity_check").fetchone()[0]
         return out

@@ -17,6 +17,7 @@ import pytest
 import referee
 from referee.adapters.transcript import replay
 from referee.cli import SIGPIPE_STATUS
+from referee.store.log import register
 
 ROOT = Path(referee.__file__).resolve().parent.parent
 EXAMPLE = ROOT / "referee" / "examples" / "omaha-example.txt"
@@ -36,7 +37,8 @@ def _closed_reader(args: list[str], stdin: Path | None = None) -> tuple[int, str
 
 def _saved(db: Path) -> list[tuple[str, str]]:
     with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT input_id, events FROM inputs ORDER BY seq").fetchall()
+        register(conn)
+        rows = conn.execute("SELECT input_id, events FROM log ORDER BY seq").fetchall()
     conn.close()
     return [(str(i), str(e)) for i, e in rows]
 

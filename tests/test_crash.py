@@ -31,6 +31,7 @@ from referee.adapters import resume
 from referee.adapters.transcript import read
 from referee.service import Referee
 from referee.store import Store
+from referee.store.log import register
 
 # hands per mode: a group-committing run must span enough groups (64 lines) for every kill to
 # land in a different one before it finishes
@@ -157,9 +158,10 @@ def test_sigkill_at_random_points_resumes_exactly(tmp_path: Path, group: str) ->
 
 def _duplicates(db: Path) -> list[Any]:
     conn = sqlite3.connect(db)
+    register(conn)
     try:
         return conn.execute(
-            "SELECT input_id FROM inputs GROUP BY input_id HAVING count(*) > 1").fetchall()
+            "SELECT input_id FROM log GROUP BY input_id HAVING count(*) > 1").fetchall()
     except sqlite3.OperationalError:  # killed before the schema was committed
         return []
     finally:

@@ -275,7 +275,7 @@ def test_check_entropy_rejects_a_message_left_out() -> None:
     d2.say("alice", "こんばんは")
     d2.hand(chat=0.0)
     store.commit()
-    rows = list(store.conn.execute("SELECT input_id, input, events FROM inputs ORDER BY seq"))
+    rows = list(store.conn.execute("SELECT input_id, input, events FROM log ORDER BY seq"))
     store_inputs = [json.loads(r[1]) for r in rows]
     events_of = {r[0]: json.loads(r[2]) for r in rows}
     check_entropy(store_inputs, events_of)

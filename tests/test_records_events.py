@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import log_rows
 import pytest
 from cli_helpers import run_cli
 from deal_helpers import ROOM, Driver
@@ -128,9 +129,8 @@ def test_the_console_does_not_depend_on_the_wording(tmp_path: Path) -> None:
     first = _console(db, tmp_path).execute("SELECT * FROM hands ORDER BY 番号").fetchall()
     conn = sqlite3.connect(db)
     conn.execute("DROP TRIGGER inputs_no_update")  # (the log is append-only: tampered here)
-    for seq, raw in conn.execute("SELECT seq, events FROM inputs").fetchall():
-        conn.execute("UPDATE inputs SET events = ? WHERE seq = ?",
-                     (json.dumps(_reworded(json.loads(raw))), seq))
+    for seq, _, _, _, raw in log_rows.rows(conn):
+        log_rows.rewrite(conn, seq, events_json=json.dumps(_reworded(json.loads(raw))))
     conn.commit()
     conn.close()
     again = _console(db, tmp_path).execute("SELECT * FROM hands ORDER BY 番号").fetchall()
@@ -230,18 +230,18 @@ def test_verify_db_passes_with_settled_house_hands_and_fails_on_a_tampered_one(
     assert code == 0, err  # was: invalid literal for int() with base 10: 'three_of_a_kind'
     assert "verified" in out
     with Store(db) as s:
-        settled = [e for (raw,) in s.conn.execute("SELECT events FROM inputs")
+        settled = [e for (raw,) in s.conn.execute("SELECT events FROM log")
                    for e in json.loads(raw) if e["event"] == "settle" and e.get("hand")]
     assert settled
     # a board card changed in the log: one line, exit 1
     conn = sqlite3.connect(db)
     conn.execute("DROP TRIGGER inputs_no_update")  # (the log is append-only: tampered here)
-    seq, raw = next((seq, raw) for seq, raw in conn.execute("SELECT seq, events FROM inputs")
+    seq, raw = next((seq, raw) for seq, _, _, _, raw in log_rows.rows(conn)
                     if '"board"' in raw and '"street"' in raw)
     events = json.loads(raw)
     board = next(e for e in events if e["event"] == "board")
     board["board"][0] = "As" if board["board"][0] != "As" else "Kd"
-    conn.execute("UPDATE inputs SET events = ? WHERE seq = ?", (json.dumps(events), seq))
+    log_rows.rewrite(conn, seq, events_json=json.dumps(events))
     conn.commit()
     conn.close()
     code, _, err = run_cli(["verify", "--db", str(db)])
@@ -256,7 +256,7 @@ def test_check_snapshots_passes_on_a_replayed_database(tmp_path: Path) -> None:
                      *sorted((TRANSCRIPTS / "deuces").glob("*.txt"))[:2]]:
             replay(path, db=db, out=out)
     with Store(db) as s:
-        games = {e["game"] for (raw,) in s.conn.execute("SELECT events FROM inputs")
+        games = {e["game"] for (raw,) in s.conn.execute("SELECT events FROM log")
                  for e in json.loads(raw) if e["event"] == "hand_seats"}
     assert games == {"omaha", "holdem_aa", "seven", "deuces"}
     code, _, err = run_cli(["check", "--db", str(db), "--snapshots"])
@@ -296,7 +296,7 @@ def test_check_snapshots_passes_on_a_terminal_database(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     with Store(db) as s:
         first = s.inputs()[0]
-        settled = [e for (raw,) in s.conn.execute("SELECT events FROM inputs")
+        settled = [e for (raw,) in s.conn.execute("SELECT events FROM log")
                    for e in json.loads(raw) if e["event"] == "settle"]
     assert first["kind"] == "directive" and first["name"] == "config"
     assert {e["player"] for e in settled} == {"alice", "bob"}  # a holdem_aa hand was settled

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from referee.lang.reader import read_command, redacted
+from referee.store.log import register
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,8 +44,9 @@ def test_a_secret_at_the_terminal_is_never_stored(tmp_path: Path) -> None:
                        input=lines, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 0, r.stderr
     conn = sqlite3.connect(str(db))
+    register(conn)
     try:
-        rows = conn.execute("SELECT input, events FROM inputs").fetchall()
+        rows = conn.execute("SELECT input, events FROM log").fetchall()
     finally:
         conn.close()
     texts = [json.loads(i).get("text") for i, _ in rows]

@@ -79,7 +79,7 @@ def test_a_replay_leaves_a_snapshot_at_a_hand_end(history: Path) -> None:
         assert snap is not None
         seq, version, _ = snap
         assert version == snapshot_version()
-        (events,) = s.conn.execute("SELECT events FROM inputs WHERE seq = ?", (seq,)).fetchone()
+        (events,) = s.conn.execute("SELECT events FROM log WHERE seq = ?", (seq,)).fetchone()
         n = s.conn.execute("SELECT count(*) FROM inputs").fetchone()[0]
     # group commit writes it with the group that held a hand's end: the last input of a group
     assert 0 < seq <= n and (seq == n or seq % 64 == 0 or '"hand_end"' in events)
@@ -151,7 +151,7 @@ def test_a_rebuild_onto_a_store_collects_no_ids(history: Path) -> None:
         ref = Referee(persistence=s)
         ref.rebuild(s.stream_inputs())
         assert ref.processed == set()
-        first = s.conn.execute("SELECT input FROM inputs ORDER BY seq LIMIT 1").fetchone()[0]
+        first = s.conn.execute("SELECT input FROM log ORDER BY seq LIMIT 1").fetchone()[0]
         import json
 
         assert ref.process(json.loads(first)) is None  # still refused: the store knows it

@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Literal
 
+import log_rows
 import pytest
 import sqlite_utils
 from event_helpers import LooseEvent
@@ -174,10 +175,8 @@ def test_a_log_event_that_does_not_fit_is_passed_over(tmp_path: Path) -> None:
     conn = sqlite3.connect(path, isolation_level=None)
     bad = [{"event": "penalty", "player": "a", "kind": "interference", "points": "9"}, 7,
            {"event": "hand_start", "hand": 1, "button": 1}]
-    conn.execute("INSERT INTO inputs(input_id, room, input, events, processed_at)"
-                 " VALUES ('x', ?, '{}', ?, 0)", (ROOM, json.dumps(bad)))
-    conn.execute("INSERT INTO inputs(input_id, room, input, events, processed_at)"
-                 " VALUES ('y', ?, '{}', '{\"event\": \"flag\"}', 0)", (ROOM,))
+    log_rows.insert(conn, "x", ROOM, "{}", json.dumps(bad))
+    log_rows.insert(conn, "y", ROOM, "{}", '{"event": "flag"}')
     conn.close()
     with Store(path) as s:
         assert s.project() == 2
@@ -282,7 +281,7 @@ def test_hand_end_without_start_is_kept(store: Store) -> None:
         "DELETE FROM bank",
         "UPDATE ledger SET delta = 1",
         "DELETE FROM ledger",
-        "UPDATE inputs SET input = '{}'",
+        "UPDATE inputs SET body = x''",
         "DELETE FROM inputs",
     ],
 )
@@ -427,7 +426,7 @@ def test_migrate_old_version(tmp_path: Path) -> None:
     with Store(path) as migrated, Store(tmp_path / "new.db") as fresh:
         for i, inp in enumerate(migrated.inputs()[:3], start=1):
             evs = json.loads(migrated.conn.execute(
-                "SELECT events FROM inputs WHERE seq = ?", (i,)).fetchone()[0])
+                "SELECT events FROM log WHERE seq = ?", (i,)).fetchone()[0])
             fresh.save(Outcome(inp["id"], ROOM, inp, [parse_event(e) for e in evs]))
         fresh.save(outcome(4, [Penalty(player="carol", kind="interference", points=5000)]))
         fresh.project()

@@ -9,10 +9,14 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import log_rows
 from test_store_integrity import corrupt_middle, make_db, one_line, referee
 
-from referee.store import Store
+from referee.store import LATEST, Store
 from referee.store.integrity import check
+from referee.store.log import register
+
+V8 = Path(__file__).parent / "fixtures" / "store_v8.db"
 
 
 def tamper(db: Path, seq: int) -> str:
@@ -21,11 +25,10 @@ def tamper(db: Path, seq: int) -> str:
     conn = sqlite3.connect(str(db))
     try:
         conn.execute("DROP TRIGGER inputs_no_update")
-        iid, text = conn.execute("SELECT input_id, input FROM inputs WHERE seq = ?",
-                                 (seq,)).fetchone()
+        iid, text = next((r[1], r[3]) for r in log_rows.rows(conn) if r[0] == seq)
         i = text.index('"text"') + 9
         changed = text[:i] + ("x" if text[i] != "x" else "y") + text[i + 1:]
-        conn.execute("UPDATE inputs SET input = ? WHERE seq = ?", (changed, seq))
+        log_rows.rewrite(conn, seq, input_json=changed)
         conn.commit()
         return str(iid)
     finally:
@@ -35,7 +38,8 @@ def tamper(db: Path, seq: int) -> str:
 def _message_row(db: Path) -> int:
     conn = sqlite3.connect(str(db))
     try:
-        rows = conn.execute("SELECT seq FROM inputs WHERE input LIKE '%\"text\"%'"
+        register(conn)
+        rows = conn.execute("SELECT seq FROM log WHERE input LIKE '%\"text\"%'"
                             " ORDER BY seq").fetchall()
         return int(rows[len(rows) // 2][0])
     finally:
@@ -76,17 +80,17 @@ def test_the_console_refuses_a_corrupt_page(tmp_path: Path) -> None:
 
 
 def test_a_database_from_before_the_chain_is_chained_when_opened(tmp_path: Path) -> None:
-    db, _ = make_db(tmp_path, hands=5)
+    make_db(tmp_path, hands=5)  # (its transcript, t.txt, is replayed below)
     old = tmp_path / "old.db"
-    shutil.copy(db, old)
+    shutil.copy(V8, old)  # a real version-8 file; made version 7 by taking the chain away
     conn = sqlite3.connect(str(old))
     conn.execute("ALTER TABLE inputs DROP COLUMN chain")
     conn.execute("DELETE FROM schema_version WHERE version = 8")
     conn.commit()
     conn.close()
     assert check(old).ok  # nothing to check yet: not an error
-    with Store(old) as s:  # migration 8 chains every row
-        assert s.version == 8
+    with Store(old) as s:  # migration 8 chains every row (and 9 keeps the chain)
+        assert s.version == LATEST
     assert check(old).ok
     r = referee("replay", "--db", str(old), str(tmp_path / "t.txt"))  # goes on chaining
     assert r.returncode == 0, r.stderr

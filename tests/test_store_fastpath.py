@@ -44,7 +44,7 @@ def test_last_json_is_what_was_stored(tmp_path: Path) -> None:
     with Store(tmp_path / "r.db") as s:
         s.save(Outcome("m1", ROOM, {"kind": "message", "id": "m1", "room": ROOM}, evs, []))
         assert s.last_events is evs
-        stored = s.conn.execute("SELECT events FROM inputs").fetchone()[0]
+        stored = s.conn.execute("SELECT events FROM log").fetchone()[0]
         assert stored == "[" + ",".join(s.last_json) + "]"
         assert [json.loads(j) for j in s.last_json] == [e.to_json() for e in evs]
 

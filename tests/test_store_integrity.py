@@ -23,6 +23,7 @@ from crash_transcript import omaha_transcript
 from referee.resources import EXAMPLES
 from referee.store import Store
 from referee.store.integrity import Backups, backup, check
+from referee.store.log import register
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = EXAMPLES / "omaha-example.txt"
@@ -107,8 +108,9 @@ def test_check_sound_and_unbalanced(tmp_path: Path) -> None:
 
 def _inputs(db: Path) -> list[str]:
     conn = sqlite3.connect(str(db))
+    register(conn)
     try:
-        return [r[0] for r in conn.execute("SELECT input_id FROM inputs ORDER BY seq")]
+        return [r[0] for r in conn.execute("SELECT input_id FROM log ORDER BY seq")]
     finally:
         conn.close()
 

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import emoji
 
@@ -88,10 +90,51 @@ def drop_emoji(text: str, blank: bool = False) -> str:
     ))
 
 
+class _Trie:
+    """A word list compiled once at load: every word of the list that starts (or, built
+    ``reverse``, ends) at a position of a text, found in one walk over the text instead of one
+    ``startswith`` per word. A word list a message is matched against at every clause."""
+
+    __slots__ = ("_reverse", "_root")
+
+    def __init__(self, words: Iterable[str], reverse: bool = False) -> None:
+        self._reverse = reverse
+        self._root: dict[str, Any] = {}
+        for w in words:
+            if not w:
+                continue
+            node = self._root
+            for ch in reversed(w) if reverse else w:
+                node = node.setdefault(ch, {})
+            node[""] = len(w)  # a word ends here ("" is no character of a text)
+
+    def lengths(self, text: str, at: int, limit: int) -> list[int]:
+        """The lengths of the words of the list in ``text`` starting at ``at`` (reverse:
+        ending at ``at``) within ``limit`` (the walk does not go past it), longest first."""
+        out: list[int] = []
+        node: dict[str, Any] = self._root
+        if self._reverse:
+            for i in range(at - 1, limit - 1, -1):
+                if (nxt := node.get(text[i])) is None:
+                    break
+                node = nxt
+                if "" in node:
+                    out.append(node[""])
+        else:
+            for i in range(at, limit):
+                if (nxt := node.get(text[i])) is None:
+                    break
+                node = nxt
+                if "" in node:
+                    out.append(node[""])
+        out.reverse()
+        return out
+
+
 @dataclass(frozen=True)
 class _Vocabulary:
-    openers: tuple[str, ...]  # longest first
-    endings: tuple[str, ...]  # longest first
+    openers: _Trie  # the words an opener may be, matched from a clause's start
+    endings: _Trie  # matched backwards from a clause's end
     alone: frozenset[str]  # actions only as the whole message (seven's はい)
     people: frozenset[str]  # lemmas that address people (みんな): never part of an aside
     after_verb: frozenset[str]  # particles removed after a verb or one of after_aux
@@ -117,7 +160,8 @@ def _vocabulary() -> _Vocabulary:
             rf"(?![^()]*(?:10|[2-9tjqka])[cdhs{vocab.cards().filled}])[^()]{{1,12}}[)]?")
     tail = re.compile(rf"(?:\s*(?:[(](?:{feelings})[)]|(?:{feelings})|{face}))+$")
     return _Vocabulary(
-        words_of("openers"), words_of("endings"), frozenset(words_of("alone")),
+        _Trie(words_of("openers")), _Trie(words_of("endings"), reverse=True),
+        frozenset(words_of("alone")),
         frozenset(str(w) for w in data.get("people", [])),
         frozenset(words_of("after_verb")),
         frozenset(str(w) for w in data.get("after_auxiliaries", [])),
@@ -180,9 +224,9 @@ def _trim_end(folded: str, s: int, e: int, ws: tuple[Word, ...], bounds: set[int
         m = voc.tail.search(folded, s, e)
         if m is not None and m.start() > s:
             e = m.start()
-        for w in voc.endings:
-            if e - len(w) > s and folded.startswith(w, e - len(w)) and e - len(w) in bounds:
-                e -= len(w)
+        for n in voc.endings.lengths(folded, e, s + 1):  # e - n > s
+            if e - n in bounds:
+                e -= n
                 break
         else:
             last = _word_ending_at(ws, e)
@@ -222,10 +266,10 @@ def strip(typed: str) -> str | None:
         start = a
         while a < b and folded[a] in _SEPARATORS:
             a += 1
-        for w in voc.openers:
-            if folded.startswith(w, a) and a + len(w) < b and a + len(w) in bounds:
-                a += len(w)
-                weak = weak or w in voc.weak
+        for n in voc.openers.lengths(folded, a, b - 1):  # a + n < b
+            if a + n in bounds:
+                weak = weak or folded[a:a + n] in voc.weak
+                a += n
                 break
         if a == start:
             break

@@ -9,13 +9,17 @@ with SQLite beside the referee, which the append-only triggers cannot stop (anyo
 trigger); it cannot show a whole log rewritten and re-chained by someone with the code -- a
 back-up kept elsewhere is the answer to that.
 
-A migration that rewrites stored rows must call :func:`rechain` after it.
+A migration that rewrites stored rows must call :func:`rechain` after it. The chain covers the
+texts a reader sees (the ``log`` view of the compact rows, :mod:`referee.store.log`), not how
+they are encoded: re-encoding rows leaves it as it was.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
+
+from referee.store.log import register, source
 
 GENESIS = b""  # the "previous chain" of the first row
 
@@ -41,8 +45,9 @@ def first_bad(conn: sqlite3.Connection) -> tuple[int, str] | None:
     """(seq, input id) of the first row that does not link to the one before it; None when
     the whole log links."""
     prev = GENESIS
+    table = _readable(conn)
     for seq, input_id, room, inp, events, chain in conn.execute(
-            "SELECT seq, input_id, room, input, events, chain FROM inputs ORDER BY seq"):
+            f"SELECT seq, input_id, room, input, events, chain FROM {table} ORDER BY seq"):
         want = link(prev, str(input_id), str(room), str(inp), str(events))
         if chain is None or bytes(chain) != want:
             return int(seq), str(input_id)
@@ -55,10 +60,19 @@ def rechain(conn: sqlite3.Connection) -> None:
     trigger is lifted for it and put back)."""
     conn.execute("DROP TRIGGER IF EXISTS inputs_no_update")
     prev = GENESIS
-    rows = conn.execute("SELECT seq, input_id, room, input, events FROM inputs ORDER BY seq"
+    table = _readable(conn)
+    rows = conn.execute(f"SELECT seq, input_id, room, input, events FROM {table} ORDER BY seq"
                         ).fetchall()
     for seq, input_id, room, inp, events in rows:
         prev = link(prev, str(input_id), str(room), str(inp), str(events))
         conn.execute("UPDATE inputs SET chain = ? WHERE seq = ?", (prev, seq))
     conn.execute("CREATE TRIGGER inputs_no_update BEFORE UPDATE ON inputs"
                  " BEGIN SELECT RAISE(ABORT, 'inputs is append-only'); END")
+
+
+def _readable(conn: sqlite3.Connection) -> str:
+    """The table or view to read the rows' texts from (decoding functions installed)."""
+    table = source(conn)
+    if table == "log":
+        register(conn)
+    return table

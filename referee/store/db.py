@@ -32,6 +32,8 @@ import logging
 import sqlite3
 import threading
 import time
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
@@ -46,6 +48,7 @@ from referee.outcome import LedgerEntry, Outcome
 from referee.store.chain import head as chain_head
 from referee.store.chain import link as chain_link
 from referee.store.integrity import BackgroundCheck, CorruptDatabase, quick_check
+from referee.store.log import register, split_id
 from referee.store.schema import (
     PROJECTED_KINDS,
     Projected,
@@ -255,6 +258,8 @@ class Store:
                 # the bots: the same check while they resume; verify() before going online
                 self._check = BackgroundCheck(path)
             self.version = migrate(self.db)
+            # the compact rows' names, codecs and decoding SQL functions (the log view)
+            self.log = register(self.conn)
         except CorruptDatabase:
             self.conn.close()
             raise
@@ -269,7 +274,11 @@ class Store:
         # in memory: memory must not grow with every input ever saved. The inputs of the open
         # transaction (group commit) are here as well, to be forgotten if it fails.
         self._batch_ids: set[str] = set()
-        self._fresh: set[str] = set()  # ids known not to be saved yet (expect(), sole writer)
+        # Ids known not to be saved yet (expect(), sole writer): counters of each id prefix,
+        # sorted, with a mark each once saved; other ids as they are.
+        self._fresh: dict[str, tuple[array[int], bytearray]] = {}
+        self._fresh_text: set[str] = set()
+        self._last_expected: tuple[str | None, int, bytearray | None] = (None, 0, None)
         self._known_seq = 0
         self._refresh_seq()
         # A snapshot is due when the open transaction commits (a hand ended in it).
@@ -345,34 +354,99 @@ class Store:
         """The last seq saved (by us or another writer), read at open and before a snapshot."""
         self._known_seq = self.conn.execute("SELECT max(seq) FROM inputs").fetchone()[0] or 0
 
+    def _seq_of(self, input_id: str) -> int | None:
+        key = self.log.key(input_id)
+        if key is None:
+            return None  # no row has its prefix
+        row = self.conn.execute(
+            "SELECT seq FROM inputs WHERE id_prefix = ? AND id_rest = ?", key).fetchone()
+        return None if row is None else int(row[0])
+
     def _saved_before(self, input_id: str) -> bool:
-        return self.conn.execute(
-            "SELECT 1 FROM inputs WHERE input_id = ?", (input_id,)
-        ).fetchone() is not None
+        return self._seq_of(input_id) is not None
 
     def is_processed(self, input_id: str) -> bool:
         """Whether ``input_id`` was saved (one lookup in the unique index, or the open group)."""
         if input_id in self._batch_ids:
             return True
-        if input_id in self._fresh:
-            return False
+        if self._fresh or self._fresh_text:
+            i, done = self._expected(input_id)
+            if done is not None and not done[i]:
+                return False
+            if input_id in self._fresh_text:
+                return False
         return self._saved_before(input_id)
+
+    def _expected(self, input_id: str) -> tuple[int, bytearray | None]:
+        """Where ``input_id`` is among the expected counters: (index, marks), or (0, None).
+        The last answer is kept: a line is asked about, then saved."""
+        last = self._last_expected
+        if last[0] == input_id:
+            return last[1], last[2]
+        prefix, rest = split_id(input_id)
+        entry = self._fresh.get(prefix) if isinstance(rest, int) else None
+        found: tuple[int, bytearray | None] = (0, None)
+        if entry is not None:
+            counters, done = entry
+            i = bisect_left(counters, rest)
+            if i < len(counters) and counters[i] == rest:
+                found = (i, done)
+        self._last_expected = (input_id, *found)
+        return found
 
     def expect(self, input_ids: Iterable[str]) -> None:
         """A sole writer (``exclusive``) about to save these inputs learns, in a few queries,
         which of them are new: :meth:`is_processed` then answers those from memory (a replay's
-        lines; the set is as large as the transcript, which is in memory anyway)."""
+        lines). Ids that share a prefix and end in a counter (a transcript's) are kept as one
+        array of counters, 8 bytes each, not one string each."""
         if not self.exclusive:
             raise StoreError("expect() needs a sole writer (exclusive=True)")
-        ids = list(dict.fromkeys(input_ids))
-        saved: set[str] = set()
-        for k in range(0, len(ids), 500):
-            chunk = ids[k : k + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(f"SELECT input_id FROM inputs WHERE input_id IN ({marks})",
-                                     chunk)
-            saved.update(r[0] for r in rows)
-        self._fresh = set(ids) - saved - self._batch_ids
+        counters: dict[str, array[int]] = {}
+        texts: set[str] = set()
+        chunk: list[str] = []
+
+        prefix_ids: dict[str, int | None] = {}  # None: no row has it (a new run's ids)
+
+        def settle() -> None:
+            keys: list[tuple[int, int | str] | None] = []
+            by_key: dict[int, list[int | str]] = {}
+            for input_id in chunk:
+                prefix, rest = split_id(input_id)
+                if prefix not in prefix_ids:
+                    found = self.log.key(input_id)
+                    prefix_ids[prefix] = None if found is None else found[0]
+                pid = prefix_ids[prefix]
+                keys.append(None if pid is None else (pid, rest))
+                if pid is not None:
+                    by_key.setdefault(pid, []).append(rest)
+            saved: set[tuple[int, int | str]] = set()
+            for pid, rests in by_key.items():
+                marks = ",".join("?" * len(rests))
+                saved.update((pid, r[0]) for r in self.conn.execute(
+                    f"SELECT id_rest FROM inputs WHERE id_prefix = ? AND id_rest IN ({marks})",
+                    (pid, *rests)))
+            for input_id, key in zip(chunk, keys, strict=True):
+                if (key is not None and key in saved) or input_id in self._batch_ids:
+                    continue
+                prefix, rest = split_id(input_id)
+                if isinstance(rest, int):
+                    counters.setdefault(prefix, array("q")).append(rest)
+                else:
+                    texts.add(input_id)
+            chunk.clear()
+
+        for input_id in input_ids:
+            chunk.append(input_id)
+            if len(chunk) >= 500:
+                settle()
+        settle()
+        fresh: dict[str, tuple[array[int], bytearray]] = {}
+        for prefix, arr in counters.items():
+            if any(arr[k] > arr[k + 1] for k in range(len(arr) - 1)):
+                arr = array("q", sorted(arr))
+            fresh[prefix] = (arr, bytearray(len(arr)))
+        self._fresh, self._fresh_text = fresh, texts
+        self._last_expected = (None, 0, None)
 
     def save(self, outcome: Outcome) -> None:
         """Write the input, its events and its ledger (moving the bank) in one transaction, or
@@ -417,10 +491,15 @@ class Store:
                 conn.execute("BEGIN IMMEDIATE")
                 self._chain = chain_head(conn)  # under the write lock: nobody appends now
             linked = chain_link(self._chain, input_id, room, input_json, events_json)
+            log = self.log
+            key = log.key(input_id, create=True)
+            assert key is not None
+            codec = log.writing_codec(self._known_seq + 1)
             cur = conn.execute(
-                "INSERT INTO inputs(input_id, room, input, events, processed_at, chain)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (input_id, room, input_json, events_json, time.time(), linked),
+                "INSERT INTO inputs(room_id, id_prefix, id_rest, codec, body, processed_at,"
+                " chain) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (log.room_id(room, create=True), *key, codec,
+                 log.encode(codec, input_json, events_json), time.time(), linked),
             )
             self._chain = linked
             seq = cur.lastrowid
@@ -459,6 +538,7 @@ class Store:
                 conn.execute("ROLLBACK")
         finally:
             self._batch_ids.clear()
+            self.log.forget()  # names and codecs added in it are gone
             self._snapshot = None
             self._known_seq = self._batch_base
             self._batch.clear()
@@ -509,7 +589,11 @@ class Store:
         self._checkpoint_due()
 
     def _saved(self, input_id: str, seq: int, room: str, projected: Typed | None) -> None:
-        self._fresh.discard(input_id)
+        if self._fresh or self._fresh_text:
+            i, done = self._expected(input_id)
+            if done is not None:
+                done[i] = 1
+            self._fresh_text.discard(input_id)
         self._known_seq = seq
         if self._pend_first is None:
             self._pend_first = seq
@@ -547,11 +631,14 @@ class Store:
         """Every saved input (of ``room``, or all), in the order saved."""
         self._settle()
         if room is None:
-            rows = self.conn.execute("SELECT input FROM inputs ORDER BY seq")
+            rows = self.conn.execute("SELECT input FROM log ORDER BY seq")
         else:
+            rid = self.log.room_id(room)
+            if rid is None:
+                return []
             rows = self.conn.execute(
-                "SELECT input FROM inputs WHERE room = ? ORDER BY seq", (room,)
-            )
+                "SELECT referee_input(codec, body) FROM inputs WHERE room_id = ? ORDER BY seq",
+                (rid,))
         return [json.loads(r[0]) for r in rows]
 
     def stream_inputs(self, after: int = 0) -> Iterator[dict[str, Any]]:
@@ -562,7 +649,7 @@ class Store:
         last = after
         while True:
             rows = self.conn.execute(
-                "SELECT seq, input FROM inputs WHERE seq > ? ORDER BY seq LIMIT 512", (last,)
+                "SELECT seq, input FROM log WHERE seq > ? ORDER BY seq LIMIT 512", (last,)
             ).fetchall()
             if not rows:
                 return
@@ -601,7 +688,7 @@ class Store:
 
     def input_ids(self) -> list[str]:
         self._settle()
-        return [r[0] for r in self.conn.execute("SELECT input_id FROM inputs ORDER BY seq")]
+        return [r[0] for r in self.conn.execute("SELECT input_id FROM log ORDER BY seq")]
 
     def project(self) -> int:
         """Bring penalties, flags, hands, ranks and the bonus area up to date with the log.
@@ -657,11 +744,14 @@ class Store:
         """The event log (of ``room``, or all), oldest first, as the events' JSON objects."""
         self._settle()
         if room is None:
-            rows = self.conn.execute("SELECT events FROM inputs ORDER BY seq")
+            rows = self.conn.execute("SELECT events FROM log ORDER BY seq")
         else:
+            rid = self.log.room_id(room)
+            if rid is None:
+                return []
             rows = self.conn.execute(
-                "SELECT events FROM inputs WHERE room = ? ORDER BY seq", (room,)
-            )
+                "SELECT referee_events(codec, body) FROM inputs WHERE room_id = ? ORDER BY seq",
+                (rid,))
         return [e for r in rows for e in json.loads(r[0])]
 
     def ledger(self, player: str | None = None) -> list[dict[str, Any]]:
@@ -669,7 +759,7 @@ class Store:
         sql = (
             "SELECT l.id, l.player, l.delta, l.reason, i.input_id,"
             " json_extract(i.events, '$[' || l.event_idx || '].event') AS event"
-            " FROM ledger l JOIN inputs i ON i.seq = l.input_seq"
+            " FROM ledger l JOIN log i ON i.seq = l.input_seq"
         )
         if player is None:
             return list(self.db.query(sql + " ORDER BY l.id"))
@@ -680,9 +770,10 @@ class Store:
         """The events saved for input ``input_id`` as JSON objects ([] if it is not saved): a
         bot that stopped between saving an input and queueing its replies finds them here."""
         self._settle()
-        row = self.conn.execute(
-            "SELECT events FROM inputs WHERE input_id = ?", (input_id,)
-        ).fetchone()
+        seq = self._seq_of(input_id)
+        if seq is None:
+            return []
+        row = self.conn.execute("SELECT events FROM log WHERE seq = ?", (seq,)).fetchone()
         return list(json.loads(row[0])) if row else []
 
     def identities(self) -> Identities:

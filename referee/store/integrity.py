@@ -169,8 +169,14 @@ def check(path: str | Path) -> Report:
                     "SELECT DISTINCT input_seq FROM ledger WHERE input_seq NOT IN"
                     " (SELECT seq FROM inputs) LIMIT 5"):
                 report.problems.append(f"ledger entry of input {seq}, which is not in the log")
+            from referee.store.log import register, source
+
+            key = "input_id"
+            if source(conn) == "log":
+                register(conn)
+                key = "referee_id(id_prefix, id_rest)"
             for (iid, n) in conn.execute(
-                    "SELECT input_id, count(*) FROM inputs GROUP BY input_id HAVING count(*) > 1"
+                    f"SELECT {key}, count(*) FROM inputs GROUP BY {key} HAVING count(*) > 1"
                     " LIMIT 5"):
                 report.problems.append(f"input {iid} saved {n} times")
             try:

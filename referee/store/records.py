@@ -24,7 +24,7 @@ def at_tables(store: Store) -> AtTable:
     """The chips seated players hold at the tables (the event log's last word on each)."""
     held = AtTable()
     for room, events in store.conn.execute(
-            "SELECT room, events FROM inputs WHERE events LIKE '%\"seated\"%'"
+            "SELECT room, events FROM log WHERE events LIKE '%\"seated\"%'"
             " OR events LIKE '%\"hand_end\"%' OR events LIKE '%\"leave\"%'"
             " OR events LIKE '%\"eliminated\"%' OR events LIKE '%\"table_%' ORDER BY seq"):
         held.feed(room, json.loads(events))
@@ -46,15 +46,15 @@ def query(store: Store, kind: str, player: str | None = None) -> list[dict[str, 
     if kind == "penalties":
         rows = db.query(
             "SELECT x.id, x.room, x.player, x.kind, x.points, x.chips, i.input_id,"
-            " i.processed_at AS time FROM penalties x JOIN inputs i ON i.seq = x.input_seq"
+            " i.processed_at AS time FROM penalties x JOIN log i ON i.seq = x.input_seq"
             f"{where} ORDER BY x.id", params)
         return [{**r, "time": _time(r["time"])} for r in rows]
     if kind == "flags":
         rows = db.query(
             "SELECT x.flag_id AS id, x.room, x.player, x.kind, x.confidence, x.status, x.text,"
             " i.input_id, i.processed_at AS time, d.input_id AS decided_by"
-            " FROM flags x JOIN inputs i ON i.seq = x.input_seq"
-            " LEFT JOIN inputs d ON d.seq = x.decided_input_seq"
+            " FROM flags x JOIN log i ON i.seq = x.input_seq"
+            " LEFT JOIN log d ON d.seq = x.decided_input_seq"
             f"{where} ORDER BY x.id", params)
         return [{**r, "time": _time(r["time"])} for r in rows]
     if kind == "hands":
@@ -63,12 +63,12 @@ def query(store: Store, kind: str, player: str | None = None) -> list[dict[str, 
         rows = db.query(
             "SELECT x.room, seats.table_id AS \"table\", seats.game, x.hand, x.button,"
             " x.stacks, s.input_id AS started, e.input_id AS ended FROM hands x"
-            " LEFT JOIN inputs s ON s.seq = x.start_input_seq"
-            " LEFT JOIN inputs e ON e.seq = x.end_input_seq"
+            " LEFT JOIN log s ON s.seq = x.start_input_seq"
+            " LEFT JOIN log e ON e.seq = x.end_input_seq"
             # the hand's identity is in its hand_seats event (table + number + game)
             " LEFT JOIN (SELECT i.seq, json_extract(j.value, '$.table') AS table_id,"
             " json_extract(j.value, '$.game') AS game, json_extract(j.value, '$.hand') AS hand"
-            " FROM inputs i, json_each(i.events) j"
+            " FROM log i, json_each(i.events) j"
             " WHERE i.events LIKE '%\"hand_seats\"%'"
             " AND json_extract(j.value, '$.event') = 'hand_seats') seats"
             " ON seats.seq = x.start_input_seq AND seats.hand = x.hand"

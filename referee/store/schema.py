@@ -7,12 +7,14 @@ intact and the next open simply tries again. Never edit a released migration: ap
 
 Speed: each page a commit touches is a WAL frame write, and the commit itself dominates the
 cost of a chat message. So an ordinary message writes ONE row with ONE INSERT: its
-``inputs`` row (rowid-appended: its seq is the next rowid) carries its events as a JSON array.
-Since version 5 a unique index on ``input_id`` answers "was this processed?" (memory no longer
-grows with every input ever saved) and makes "never applied twice" SQLite's own guarantee, with
-any number of writers (a row takes the next rowid as its seq inside the writer's transaction,
-see ``Store._write``). ``events`` is a view of the log, one row per event, ``(input_seq, idx)``
-its key.
+``inputs`` row (rowid-appended: its seq is the next rowid) carries its input and its events.
+Since version 9 a row is compact (:mod:`referee.store.log`: room and id prefix once in their
+own tables, the two JSON texts compressed with a dictionary of the log's own rows); the
+``log`` view reads it back as the texts the service wrote. A unique index on the input id
+answers "was this processed?" (memory does not grow with every input ever saved) and makes
+"never applied twice" SQLite's own guarantee, with any number of writers (a row takes the next
+rowid as its seq inside the writer's transaction, see ``Store._write``). ``events`` is a view
+of the log, one row per event, ``(input_seq, idx)`` its key.
 
 Layout: ``inputs`` and ``ledger`` are the append-only record (triggers refuse UPDATE and DELETE);
 ``bank`` is maintained only by a trigger on ``ledger`` and guarded so that no balance can change
@@ -327,6 +329,9 @@ def project_pending(
     ``last`` and ``inputs`` are those of them with projected events, as saved. When that is
     exactly what is pending, the log is not read again. Returns the number of inputs projected.
     """
+    from referee.store.log import register
+
+    register(conn)  # the log view's decoding functions (any connection may project)
     own = not conn.in_transaction
     if own:
         conn.execute("BEGIN IMMEDIATE")
@@ -340,7 +345,7 @@ def project_pending(
             # none): a kind is a JSON string, so its quoted name is in the text; a false hit
             # costs a parse.
             rows = conn.execute(
-                f"SELECT seq, room, events FROM inputs WHERE seq > ? AND seq <= ?"
+                f"SELECT seq, room, events FROM log WHERE seq > ? AND seq <= ?"
                 f" AND ({_MENTIONS}) ORDER BY seq",
                 (upto, last),
             ).fetchall()
@@ -492,6 +497,50 @@ def _v8(db: sqlite_utils.Database) -> None:
     rechain(db.conn)
 
 
+def _v9(db: sqlite_utils.Database) -> None:
+    # The compact rows (referee/store/log.py): every row re-encoded in order (the codecs are
+    # made on the way, as a live writer would), then the old columns dropped. The decoded texts
+    # are the old ones byte for byte, so the digest chain stands as it was.
+    from referee.store import log as compact
+
+    conn = db.conn
+    _script(conn, compact.SCHEMA)
+    for column in ("room_id INTEGER", "id_prefix INTEGER", "id_rest", "codec INTEGER",
+                   "body BLOB"):
+        conn.execute(f"ALTER TABLE inputs ADD COLUMN {column}")
+    conn.execute("DROP TRIGGER IF EXISTS inputs_no_update")
+    writer = compact.Log(conn)
+    last = 0
+    while True:
+        rows = conn.execute(
+            "SELECT seq, input_id, room, input, events FROM inputs WHERE seq > ? ORDER BY seq"
+            " LIMIT 512", (last,)).fetchall()
+        if not rows:
+            break
+        for seq, input_id, room, inp, events in rows:
+            key = writer.key(str(input_id), create=True)
+            assert key is not None
+            codec = writer.writing_codec(int(seq))
+            conn.execute(
+                "UPDATE inputs SET room_id = ?, id_prefix = ?, id_rest = ?, codec = ?, body = ?"
+                " WHERE seq = ?",
+                (writer.room_id(str(room), create=True), *key, codec,
+                 writer.encode(codec, str(inp), str(events)), seq))
+            last = int(seq)
+    _script(conn, """
+DROP VIEW events;
+DROP INDEX inputs_input_id;
+ALTER TABLE inputs DROP COLUMN input_id;
+ALTER TABLE inputs DROP COLUMN room;
+ALTER TABLE inputs DROP COLUMN input;
+ALTER TABLE inputs DROP COLUMN events;
+CREATE UNIQUE INDEX inputs_key ON inputs(id_prefix, id_rest);
+CREATE TRIGGER inputs_no_update BEFORE UPDATE ON inputs
+BEGIN SELECT RAISE(ABORT, 'inputs is append-only'); END;
+""")
+    _script(conn, compact.VIEWS)
+
+
 Migration = tuple[int, str, Callable[[sqlite_utils.Database], None]]
 
 MIGRATIONS: Sequence[Migration] = (
@@ -503,7 +552,11 @@ MIGRATIONS: Sequence[Migration] = (
     (6, "IRC identities: salted secrets and proven connections", _v6),
     (7, "IRC identities: void secrets, persisted guess limits, trusted connections", _v7),
     (8, "digest chain over the stored inputs", _v8),
+    (9, "compact rows: rooms and id prefixes once, texts with a dictionary of the log", _v9),
 )
+
+#: Migrations that free most of the file's pages: the file is compacted after them.
+_COMPACT_AFTER = frozenset({9})
 
 LATEST = MIGRATIONS[-1][0]
 
@@ -539,9 +592,11 @@ def migrate(
             f"database schema version {version} is newer than this referee supports ({latest});"
             " upgrade the referee"
         )
+    compact = False
     for number, description, step in migrations:
         if number <= version or number > target:
             continue
+        compact = compact or (number in _COMPACT_AFTER and version > 0)
         conn.execute("BEGIN IMMEDIATE")
         try:
             if current_version(conn) >= number:
@@ -557,4 +612,11 @@ def migrate(
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+    if compact:
+        # Best effort: the rows are migrated either way; a file another process has open,
+        # or too little disk for the copy, stays its old size until a later VACUUM.
+        try:
+            conn.execute("VACUUM")
+        except sqlite3.Error:
+            pass
     return current_version(conn)

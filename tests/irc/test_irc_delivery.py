@@ -18,6 +18,7 @@ from ircnet import Client, Ngircd, prove, seed_secret
 
 from referee.adapters.irc import IrcBot, IrcConfig
 from referee.cards import Card, pretty
+from referee.store.log import register
 
 pytestmark = [pytest.mark.server, pytest.mark.timeout(60)]
 
@@ -123,7 +124,8 @@ def test_moderator_commands_need_identification(ngircd: Ngircd, tmp_path: Path) 
 
     asyncio.run(with_bot(ngircd, tmp_path, "#ident", body, require_identified=True))
     conn = sqlite3.connect(str(tmp_path / "bot.db"))
-    rows = conn.execute("SELECT json_extract(input, '$.text') FROM inputs")
+    register(conn)
+    rows = conn.execute("SELECT json_extract(input, '$.text') FROM log")
     texts = [r[0] for r in rows if r[0] is not None]  # (a config input has no text)
     conn.close()
     assert texts == ["!help sit"]
@@ -227,7 +229,8 @@ def test_close_backs_the_database_up(ngircd: Ngircd, tmp_path: Path) -> None:
     assert len(copies) == 1 and copies[0].parent == tmp_path / "bk"
     assert check(copies[0]).ok
     conn = sqlite3.connect(str(copies[0]))
-    rows = conn.execute("SELECT json_extract(input, '$.text') FROM inputs")
+    register(conn)
+    rows = conn.execute("SELECT json_extract(input, '$.text') FROM log")
     texts = [r[0] for r in rows if r[0] is not None]  # (a config input has no text)
     conn.close()
     assert "!close" in texts
@@ -266,7 +269,8 @@ def test_pass_rules(ngircd: Ngircd, tmp_path: Path) -> None:
 
     asyncio.run(with_bot(ngircd, tmp_path, "#pass", body, moderators=["dealer", "boss"]))
     conn = sqlite3.connect(str(tmp_path / "bot.db"))
-    rows = conn.execute("SELECT json_extract(input, '$.text') FROM inputs")
+    register(conn)
+    rows = conn.execute("SELECT json_extract(input, '$.text') FROM log")
     texts = [r[0] for r in rows if r[0] is not None]  # (a config input has no text)
     names = [r[0] for r in conn.execute("SELECT name FROM irc_secrets ORDER BY name")]
     conn.close()

@@ -19,6 +19,7 @@ import pytest
 from ircnet import BOT, ROOT, BotProcess, Client, Msg, Ngircd, bot_in_channel, prove
 
 from referee.cards import card_str, parse_cards
+from referee.store.log import register
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(90)]
 
@@ -37,8 +38,9 @@ def _from_bot(m: Msg) -> bool:
 
 def _stored(db: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     conn = sqlite3.connect(str(db))
+    register(conn)
     try:
-        rows = conn.execute("SELECT input, events FROM inputs ORDER BY seq").fetchall()
+        rows = conn.execute("SELECT input, events FROM log ORDER BY seq").fetchall()
     finally:
         conn.close()
     return [json.loads(r[0]) for r in rows], [e for r in rows for e in json.loads(r[1])]

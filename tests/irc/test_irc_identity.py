@@ -29,6 +29,7 @@ from ircnet import (
 )
 
 from referee.cards import card_str, parse_cards
+from referee.store.log import register as install_log
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(150)]
 
@@ -43,8 +44,9 @@ def _from_bot(m: Msg) -> bool:
 
 def stored(db: Path) -> tuple[list[dict[str, Any]], list[tuple[str, int]]]:
     conn = sqlite3.connect(str(db))
+    install_log(conn)
     try:
-        inputs = [json.loads(r[0]) for r in conn.execute("SELECT input FROM inputs ORDER BY seq")]
+        inputs = [json.loads(r[0]) for r in conn.execute("SELECT input FROM log ORDER BY seq")]
         ledger = [(str(p), int(d)) for p, d in conn.execute("SELECT player, delta FROM ledger")]
     finally:
         conn.close()
@@ -251,6 +253,7 @@ async def attack_2(net: Net, db: Path, channel: str) -> None:
     assert not [p for p, _ in ledger if p == "mallory"]
     assert not [i for i in inputs if "!pass" in str(i.get("text", ""))]  # secrets never logged
     conn = sqlite3.connect(str(db))
+    install_log(conn)
     flagged = [json.loads(r[0]) for r in conn.execute(
         "SELECT data FROM events WHERE kind = 'flag'")]
     conn.close()

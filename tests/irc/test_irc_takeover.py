@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 from ircnet import BOT, BotProcess, Client, Msg, Ngircd, Services, bot_in_channel, prove, secret_of
 
+from referee.store.log import register
+
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(240)]
 
 
@@ -45,8 +47,9 @@ async def connected(port: int, *nicks: str, channels: list[str] | None = None) -
 
 def inputs(db: Path) -> list[dict[str, object]]:
     conn = sqlite3.connect(str(db))
+    register(conn)
     try:
-        return [json.loads(r[0]) for r in conn.execute("SELECT input FROM inputs ORDER BY seq")]
+        return [json.loads(r[0]) for r in conn.execute("SELECT input FROM log ORDER BY seq")]
     finally:
         conn.close()
 

@@ -29,6 +29,7 @@ from needs import need
 from synapse_server import Synapse, User, installed
 
 from referee.adapters.matrix import ENCRYPTION, share_keys
+from referee.store.log import register
 
 ROOT = Path(__file__).resolve().parents[2]
 ENCRYPTED_DM = ENCRYPTION  # initial state of an end-to-end encrypted room
@@ -248,6 +249,7 @@ class BotProcess:
             return []
         conn = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=30)
         try:
+            register(conn)
             return list(conn.execute(sql, args))
         except sqlite3.OperationalError:
             return []
@@ -260,13 +262,13 @@ class BotProcess:
         return str(json.loads(rows[0][0])["device_id"]) if rows else ""
 
     def input_ids(self) -> list[str]:
-        return [r[0] for r in self._query("SELECT input_id FROM inputs ORDER BY seq")]
+        return [r[0] for r in self._query("SELECT input_id FROM log ORDER BY seq")]
 
     def inputs(self) -> list[dict[str, Any]]:
-        return [json.loads(r[0]) for r in self._query("SELECT input FROM inputs ORDER BY seq")]
+        return [json.loads(r[0]) for r in self._query("SELECT input FROM log ORDER BY seq")]
 
     def events(self) -> list[dict[str, Any]]:
-        rows = self._query("SELECT events FROM inputs ORDER BY seq")
+        rows = self._query("SELECT events FROM log ORDER BY seq")
         return [e for r in rows for e in json.loads(r[0])]
 
 
