@@ -33,6 +33,7 @@ from referee.lang.nearmiss import mentions_action
 from referee.lang.normalize import fold_nfkc
 from referee.lang.vocab import marks, pos
 from referee.lang.words import Word, words
+from referee.lang.words import bounds as word_bounds
 
 DECORATIONS = resources.GRAMMAR / "decorations.toml"
 
@@ -194,15 +195,6 @@ def _is_aside(clause: str, ws: tuple[Word, ...], start: int, end: int) -> bool:
     )
 
 
-def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
-    """Offsets where a word starts or ends."""
-    out = {0, length}
-    for w in ws:
-        out.add(w.start)
-        out.add(w.start + len(w.surface))
-    return out
-
-
 # Where one clause ends and the next begins (降ります。J♣見せます, フォールドします、Ah見せます);
 # a full stop or comma before a digit is part of a number (1.5k, 1,800), not a boundary.
 _CLAUSE = re.compile(marks("clause"))
@@ -259,7 +251,7 @@ def strip(typed: str) -> str | None:
         return folded if text != typed else None
     voc = _vocabulary()
     ws = words(text)
-    bounds = _bounds(ws, len(text))
+    bounds = word_bounds(ws, len(text))
     a, b = 0, len(folded)
     weak = False  # an opener that may address someone else (ここは): a declaration needs more
     while True:  # openers, with the blanks and commas after them

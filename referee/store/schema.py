@@ -504,7 +504,7 @@ def _v9(db: sqlite_utils.Database) -> None:
     from referee.store import log as compact
 
     conn = db.conn
-    _script(conn, compact.SCHEMA)
+    run_script(conn, compact.SCHEMA)
     for column in ("room_id INTEGER", "id_prefix INTEGER", "id_rest", "codec INTEGER",
                    "body BLOB"):
         conn.execute(f"ALTER TABLE inputs ADD COLUMN {column}")
@@ -527,7 +527,7 @@ def _v9(db: sqlite_utils.Database) -> None:
                 (writer.room_id(str(room), create=True), *key, codec,
                  writer.encode(codec, str(inp), str(events)), seq))
             last = int(seq)
-    _script(conn, """
+    run_script(conn, """
 DROP VIEW events;
 DROP INDEX inputs_input_id;
 ALTER TABLE inputs DROP COLUMN input_id;
@@ -538,7 +538,7 @@ CREATE UNIQUE INDEX inputs_key ON inputs(id_prefix, id_rest);
 CREATE TRIGGER inputs_no_update BEFORE UPDATE ON inputs
 BEGIN SELECT RAISE(ABORT, 'inputs is append-only'); END;
 """)
-    _script(conn, compact.VIEWS)
+    run_script(conn, compact.VIEWS)
 
 
 Migration = tuple[int, str, Callable[[sqlite_utils.Database], None]]
