@@ -33,6 +33,20 @@ def _repairs() -> tuple[re.Pattern[str], ...]:
     )
 
 
+# An English action word with its last letter held down (folddd, calllll, checkkk)
+_DRAWN = re.compile(r"(?<![a-zA-Z])([a-zA-Z]{2,}?)([a-zA-Z])\2{2,}(?![a-zA-Z])")
+
+
+def _undrawn(m: re.Match[str]) -> str:
+    """The action word under a held-down last letter (fold, call), else the text as typed."""
+    surface = vocabulary().surface
+    for n in (1, 2):
+        word = m.group(1) + m.group(2) * n
+        if surface.fullmatch(word.lower()):
+            return word
+    return m.group()
+
+
 @cache
 def _face_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     jp = vocab.marks("japanese_class")
@@ -99,6 +113,7 @@ def repair(text: str) -> str:
     dash, stray_n, stray, stretch = _repairs()
     text = dash.sub(vocab.marks("long_vowel"), text)
     text = stray.sub("", stray_n.sub(text_of("n"), text))
+    text = _DRAWN.sub(_undrawn, text)
     text = _ASCII_STRETCH.sub(r"\1", text)
     text = _kana_stretch().sub("", text)  # いくぞおおお, だあああ
     text = stretch.sub("", text)

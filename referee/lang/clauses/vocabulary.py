@@ -267,4 +267,8 @@ def mentions(folded: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> 
     ``hands``)."""
     if vocabulary().mention.search(folded) is not None or _short().search(folded) is not None:
         return True
+    up_to = text_of("up_to")  # 「おけ、1800まで」: a make where the game makes by amount
+    if up_to in folded and re.search(
+            rf"[0-9][k{text_of('units')}]?{re.escape(up_to)}", folded):
+        return True
     return any(p.search(folded) for _, p in hands)
