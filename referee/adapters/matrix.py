@@ -51,6 +51,7 @@ from referee.adapters.matrix_delivery import Delivery
 from referee.adapters.matrix_render import incoming_text, name_of, render
 from referee.adapters.matrix_state import _SCHEMA as _SCHEMA
 from referee.adapters.matrix_state import DM_KINDS, BotState
+from referee.adapters.matrix_verify import Verification
 from referee.inputs import Message, Tick
 from referee.lang.catalog import text as msg
 from referee.routing import private_route
@@ -83,7 +84,7 @@ class _RateLimitCounter(logging.Handler):
             log.info("rate limited by the homeserver (%d so far); retrying", self.count)
 
 
-class MatrixBot(Crypto, Delivery):
+class MatrixBot(Verification, Crypto, Delivery):
     """One bot account: sync loop → service pipeline → outbox → homeserver."""
 
     def __init__(self, config: MatrixConfig, referee: Referee | None = None,
@@ -123,6 +124,8 @@ class MatrixBot(Crypto, Delivery):
         self._draining = asyncio.Lock()
         self._xsign_error = ""
         self._xsign_next = 0.0  # monotonic time of the next cross-signing attempt
+        self.master_key: str | None = None  # public master key, once cross-signing is done
+        self._flows = {}  # verifications under way (matrix_verify)
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
         self._flushing = asyncio.Lock()  # the sync loop and the clock both flush the outbox
         self.rate_limits = _RateLimitCounter()
@@ -161,6 +164,7 @@ class MatrixBot(Crypto, Delivery):
                 "user_id": cfg.user_id, "access_token": resp.access_token,
                 "device_id": resp.device_id}))
         log.info("logged in as %s, device %s", client.user_id, client.device_id)
+        self.disable_nio_verification()
         if client.should_upload_keys:
             await client.keys_upload()
         await self._cross_sign()
@@ -203,7 +207,8 @@ class MatrixBot(Crypto, Delivery):
         while not self.stopping.is_set():
             try:
                 drained = self.synced > 0 and await self.drain_held(time.time())
-                if await self.clock_tick(time.time()) or drained:
+                told = await self.verification_tick(time.time())
+                if await self.clock_tick(time.time()) or drained or told:
                     await self.flush()
             except asyncio.CancelledError:
                 raise
@@ -262,6 +267,8 @@ class MatrixBot(Crypto, Delivery):
     async def close(self) -> None:
         logging.getLogger("nio").removeHandler(self.rate_limits)
         if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.cancel_verifications()
             await self.client.close()
         self.state.close()
         with contextlib.suppress(Exception):
@@ -271,6 +278,7 @@ class MatrixBot(Crypto, Delivery):
     async def _handle_sync(self, resp: Any, since: str | None) -> None:
         me = self.config.user_id
         self._note_withheld(resp)
+        await self.verification_to_device(resp)
         for room_id, info in resp.rooms.invite.items():
             await self._on_invite(room_id, info)
         for room_id, info in resp.rooms.join.items():
@@ -368,6 +376,11 @@ class MatrixBot(Crypto, Delivery):
         sender = name_of(ev.sender, self.server)
         text = incoming_text(_strip_reply_fallback(ev.body),
                              getattr(ev, "formatted_body", None), self.server)
+        if text.strip().lower() == "!verify":
+            # the bot's keys and how to check them: said where asked, nothing private in it
+            self.state.queue(f"verify:{ev.event_id}", [
+                (room_id, render(self.verify_info(), self.server, ()))])
+            return
         table_room: str | None = room_id
         if dm:
             # A private message concerns the table it names or where the sender sits (one rule

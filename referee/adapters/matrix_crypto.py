@@ -22,6 +22,7 @@ import nio  # type: ignore[import-untyped]
 from referee.adapters.matrix_delivery import PLAINTEXT
 from referee.adapters.matrix_render import name_of, render
 from referee.adapters.matrix_state import BotState
+from referee.adapters.matrix_verify import is_verification
 from referee.adapters.matrix_xsign import (
     CrossSigningError,
     CrossSigningPending,
@@ -64,6 +65,7 @@ class Crypto:
     _draining: asyncio.Lock
     _xsign_error: str
     _xsign_next: float
+    master_key: str | None
 
     async def _on_message(self, room_id: str, ev: Any) -> None:
         """A readable message (the bot's own handler)."""
@@ -72,6 +74,17 @@ class Crypto:
     async def _on_member(self, room_id: str, ev: Any) -> None:
         """A membership change (the bot's own handler)."""
         raise NotImplementedError
+
+    async def verification_in_room(self, room_id: str, source: dict[str, Any]) -> None:
+        """A verification event in a room (matrix_verify)."""
+        raise NotImplementedError
+
+    async def _dispatch(self, room_id: str, ev: Any) -> None:
+        """A readable (decrypted) timeline event: a verification step, or a message."""
+        if is_verification(getattr(ev, "source", None) or {}):
+            await self.verification_in_room(room_id, ev.source)
+        elif isinstance(ev, nio.RoomMessageText):  # (decrypted, it may be a reaction…)
+            await self._on_message(room_id, ev)
 
     async def _cross_sign(self) -> None:
         """The account's cross-signing identity, and this device signed by it (see
@@ -92,6 +105,7 @@ class Crypto:
             self._xsign_next = time.monotonic() + (600.0 if refused else 0.0)
             return
         self.cross_signed = True
+        self.master_key = r.master
         log.info("cross-signing identity %s: %s, device %s", r.master,
                  "uploaded" if r.uploaded else "already on the server",
                  "signed now" if r.signed_device else "already signed")
@@ -109,8 +123,9 @@ class Crypto:
         if isinstance(ev, nio.RoomMemberEvent):
             await self._on_member(room_id, ev)
             return
-        if not isinstance(ev, nio.RoomMessageText | nio.MegolmEvent) \
-                or ev.sender == self.config.user_id:
+        if ev.sender == self.config.user_id or not (
+                isinstance(ev, nio.RoomMessageText | nio.MegolmEvent)
+                or is_verification(getattr(ev, "source", None) or {})):
             return
         if self.state.has_held(room_id):
             self.state.hold(room_id, ev.event_id, ev.source, time.time())
@@ -124,8 +139,7 @@ class Crypto:
                 await self._request_key(ev)
                 return
             ev = dec
-        if isinstance(ev, nio.RoomMessageText):  # (decrypted, it may be a notice, a reaction…)
-            await self._on_message(room_id, ev)
+        await self._dispatch(room_id, ev)
 
     def _decrypt(self, room_id: str, ev: Any) -> Any:
         """The decrypted event, or None while its room key is missing (checked first: nio
@@ -184,8 +198,7 @@ class Crypto:
                     changed = True
                     continue
                 ev = dec
-            if isinstance(ev, nio.RoomMessageText):
-                await self._on_message(room_id, ev)
+            await self._dispatch(room_id, ev)
             self.state.unhold(event_id)
             changed = True
         for room_id, event_id, source in self.state.unreadable(now - LATE_KEY_WINDOW):
