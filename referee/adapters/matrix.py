@@ -126,6 +126,8 @@ class MatrixBot(Verification, Crypto, Delivery):
         self._xsign_next = 0.0  # monotonic time of the next cross-signing attempt
         self.master_key: str | None = None  # public master key, once cross-signing is done
         self._flows = {}  # verifications under way (matrix_verify)
+        self._device_seen: dict[tuple[str, str], float] = {}
+        self.keys_pending = False
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
         self._flushing = asyncio.Lock()  # the sync loop and the clock both flush the outbox
         self.rate_limits = _RateLimitCounter()
@@ -208,7 +210,8 @@ class MatrixBot(Verification, Crypto, Delivery):
             try:
                 drained = self.synced > 0 and await self.drain_held(time.time())
                 told = await self.verification_tick(time.time())
-                if await self.clock_tick(time.time()) or drained or told:
+                if (await self.clock_tick(time.time()) or drained or told
+                        or self.keys_pending):
                     await self.flush()
             except asyncio.CancelledError:
                 raise
