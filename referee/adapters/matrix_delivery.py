@@ -53,6 +53,29 @@ def _txn(input_id: str, idx: int) -> str:
     return "referee-" + hashlib.sha256(f"{input_id}\0{idx}".encode()).hexdigest()[:32]
 
 
+def table_labels(names: dict[str, str | None]) -> dict[str, tuple[str, str]]:
+    """(name, short id) of each table room: its name alone when no other table has that name;
+    with the shortest prefix of the room id (at least four characters) that tells it from the
+    other tables when the name is shared or missing (short id "" when the name alone is
+    unique)."""
+    counts: dict[str, int] = {}
+    for name in names.values():
+        if name:
+            counts[name] = counts.get(name, 0) + 1
+    ids = {rid: rid.removeprefix("!").partition(":")[0] or rid for rid in names}
+    out: dict[str, tuple[str, str]] = {}
+    for rid, name in names.items():
+        if name and counts[name] == 1:
+            out[rid] = (name, "")
+            continue
+        others = [ids[o] for o in names if o != rid]
+        n = 4
+        while n < len(ids[rid]) and any(o.startswith(ids[rid][:n]) for o in others):
+            n += 1
+        out[rid] = (name or "", ids[rid][:n])
+    return out
+
+
 class Delivery:
     """The sending half of :class:`referee.adapters.matrix.MatrixBot` (a mixin: it shares the
     bot's client, tables and settings)."""
@@ -74,13 +97,21 @@ class Delivery:
 
     def _table_label(self, player: str, table_room: str) -> str:
         """「【room name】」 before a private message for a player seated at several tables, so
-        two tables' cards are never mixed up; "" otherwise."""
+        two tables' cards are never mixed up; "" otherwise. Unique per table (see
+        :func:`table_labels`), never the member list a client makes up for an unnamed room."""
         tables = [r for r, t in self.referee.tables.items() if t.engine.is_seated(player)]
         if len(tables) < 2 or table_room not in self.referee.tables:
             return ""
-        room = self.client.rooms.get(table_room) if self.client is not None else None
-        name = getattr(room, "display_name", None) or table_room
-        return msg("private_table_label", table=name)
+        names: dict[str, str | None] = {}
+        for rid in self.referee.tables:
+            room = self.client.rooms.get(rid) if self.client is not None else None
+            names[rid] = (getattr(room, "name", None) or getattr(room, "canonical_alias", None)
+                          or None)
+        name, short = table_labels(names)[table_room]
+        if not short:
+            return msg("private_table_label", table=name)
+        return msg("private_table_label_id", table=name or msg("private_table_unnamed"),
+                   id=short)
 
     def _member(self, room_id: str, user_id: str) -> bool:
         raise NotImplementedError
