@@ -48,6 +48,7 @@ from referee.adapters.matrix_crypto import Crypto
 from referee.adapters.matrix_crypto import share_keys as share_keys
 from referee.adapters.matrix_delivery import ENCRYPTION as ENCRYPTION
 from referee.adapters.matrix_delivery import Delivery
+from referee.adapters.matrix_log import quiet_repeats
 from referee.adapters.matrix_render import incoming_text, name_of, render
 from referee.adapters.matrix_state import _SCHEMA as _SCHEMA
 from referee.adapters.matrix_state import DM_KINDS, BotState
@@ -121,6 +122,7 @@ class MatrixBot(Verification, Crypto, Delivery):
         self.started = time.time()  # a first run reads what came after it joined, lately
         self.cross_signed = False
         self._withheld: dict[str, str] = {}  # megolm session id -> withheld code
+        self._undecryptable: dict[str, int] = {}
         self._draining = asyncio.Lock()
         self._xsign_error = ""
         self._xsign_next = 0.0  # monotonic time of the next cross-signing attempt
@@ -510,5 +512,6 @@ async def serve(config: MatrixConfig) -> None:
 
 def run(config: MatrixConfig) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    quiet_repeats()  # one stuck key must not write the same warning every second
     logging.getLogger("nio").setLevel(logging.WARNING)
     asyncio.run(serve(config))

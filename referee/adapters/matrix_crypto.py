@@ -62,6 +62,7 @@ class Crypto:
     state: BotState
     cross_signed: bool
     _withheld: dict[str, str]  # megolm session id -> withheld code
+    _undecryptable: dict[str, int]  # event id -> first known index of the key that failed it
     _draining: asyncio.Lock
     _xsign_error: str
     _xsign_next: float
@@ -146,13 +147,25 @@ class Crypto:
         logs a warning for every failed attempt, and held events are retried often)."""
         ev.room_id = room_id
         store = getattr(self.client.olm, "inbound_group_store", None)
+        index: int | None = None
         with contextlib.suppress(Exception):
-            if store is not None and not store.get(room_id, ev.sender_key, ev.session_id):
-                return None
+            if store is not None:
+                session = store.get(room_id, ev.sender_key, ev.session_id)
+                if not session:
+                    return None
+                index = int(session.first_known_index)
+                # A key that came incomplete (starting after this message) fails the same way
+                # every retry: tried again only once a different key for the session arrives.
+                if self._undecryptable.get(ev.event_id) == index:
+                    return None
         try:
-            return self.client.decrypt_event(ev)
+            dec = self.client.decrypt_event(ev)
         except Exception:
+            if index is not None:
+                self._undecryptable[ev.event_id] = index
             return None
+        self._undecryptable.pop(ev.event_id, None)
+        return dec
 
     async def _request_key(self, ev: Any) -> None:
         """Ask the sender's device for the missing room key (clients that share keys only with
@@ -201,7 +214,11 @@ class Crypto:
             await self._dispatch(room_id, ev)
             self.state.unhold(event_id)
             changed = True
-        for room_id, event_id, source in self.state.unreadable(now - LATE_KEY_WINDOW):
+        late = self.state.unreadable(now - LATE_KEY_WINDOW)
+        live = {e for _, e, _, _ in held} | {e for _, e, _ in late}
+        for gone in set(self._undecryptable) - live:
+            del self._undecryptable[gone]
+        for room_id, event_id, source in late:
             ev = nio.Event.parse_event(source)
             if isinstance(ev, nio.MegolmEvent) and self._decrypt(room_id, ev) is not None:
                 log.info("the key of %s came after it was given up on", event_id)
