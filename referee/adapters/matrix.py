@@ -22,7 +22,8 @@ delivery, and the guarantees the community asked for:
 The bot is split by responsibility: this module is the sync loop and what an event becomes (an
 input of the service, routed by :mod:`referee.routing` when it is private);
 :mod:`matrix_delivery` the outbox, the private rooms and the sending; :mod:`matrix_crypto`
-keys, cross-signing and messages waiting for their room key; :mod:`matrix_state` the adapter's
+keys, cross-signing and messages waiting for their room key; :mod:`matrix_verify` (on the steps
+of :mod:`matrix_sas`) players verifying the bot; :mod:`matrix_state` the adapter's
 own tables; :mod:`matrix_config` the settings; :mod:`matrix_render` the text formats.
 """
 
