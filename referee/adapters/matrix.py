@@ -22,7 +22,8 @@ delivery, and the guarantees the community asked for:
 The bot is split by responsibility: this module is the sync loop and what an event becomes (an
 input of the service, routed by :mod:`referee.routing` when it is private);
 :mod:`matrix_delivery` the outbox, the private rooms and the sending; :mod:`matrix_crypto`
-keys, cross-signing and messages waiting for their room key; :mod:`matrix_state` the adapter's
+keys, cross-signing and messages waiting for their room key; :mod:`matrix_verify` (on the steps
+of :mod:`matrix_sas`) players verifying the bot; :mod:`matrix_state` the adapter's
 own tables; :mod:`matrix_config` the settings; :mod:`matrix_render` the text formats.
 """
 
@@ -48,8 +49,10 @@ from referee.adapters.matrix_crypto import Crypto
 from referee.adapters.matrix_crypto import share_keys as share_keys
 from referee.adapters.matrix_delivery import ENCRYPTION as ENCRYPTION
 from referee.adapters.matrix_delivery import Delivery
+from referee.adapters.matrix_log import quiet_repeats
 from referee.adapters.matrix_render import incoming_text, name_of, render
 from referee.adapters.matrix_state import DM_KINDS, BotState
+from referee.adapters.matrix_verify import Verification
 from referee.inputs import Message, Tick
 from referee.lang.catalog import text as msg
 from referee.routing import private_route
@@ -82,7 +85,7 @@ class _RateLimitCounter(logging.Handler):
             log.info("rate limited by the homeserver (%d so far); retrying", self.count)
 
 
-class MatrixBot(Crypto, Delivery):
+class MatrixBot(Verification, Crypto, Delivery):
     """One bot account: sync loop → service pipeline → outbox → homeserver."""
 
     def __init__(self, config: MatrixConfig, referee: Referee | None = None,
@@ -119,9 +122,14 @@ class MatrixBot(Crypto, Delivery):
         self.started = time.time()  # a first run reads what came after it joined, lately
         self.cross_signed = False
         self._withheld: dict[str, str] = {}  # megolm session id -> withheld code
+        self._undecryptable: dict[str, int] = {}
         self._draining = asyncio.Lock()
         self._xsign_error = ""
         self._xsign_next = 0.0  # monotonic time of the next cross-signing attempt
+        self.master_key: str | None = None  # public master key, once cross-signing is done
+        self._flows = {}  # verifications under way (matrix_verify)
+        self._device_seen: dict[tuple[str, str], float] = {}
+        self.keys_pending = False
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
         self._flushing = asyncio.Lock()  # the sync loop and the clock both flush the outbox
         self.rate_limits = _RateLimitCounter()
@@ -160,6 +168,7 @@ class MatrixBot(Crypto, Delivery):
                 "user_id": cfg.user_id, "access_token": resp.access_token,
                 "device_id": resp.device_id}))
         log.info("logged in as %s, device %s", client.user_id, client.device_id)
+        self.disable_nio_verification()
         if client.should_upload_keys:
             await client.keys_upload()
         await self._cross_sign()
@@ -202,7 +211,9 @@ class MatrixBot(Crypto, Delivery):
         while not self.stopping.is_set():
             try:
                 drained = self.synced > 0 and await self.drain_held(time.time())
-                if await self.clock_tick(time.time()) or drained:
+                told = await self.verification_tick(time.time())
+                if (await self.clock_tick(time.time()) or drained or told
+                        or self.keys_pending):
                     await self.flush()
             except asyncio.CancelledError:
                 raise
@@ -261,6 +272,8 @@ class MatrixBot(Crypto, Delivery):
     async def close(self) -> None:
         logging.getLogger("nio").removeHandler(self.rate_limits)
         if self.client is not None:
+            with contextlib.suppress(Exception):
+                await self.cancel_verifications()
             await self.client.close()
         self.state.close()
         with contextlib.suppress(Exception):
@@ -270,6 +283,7 @@ class MatrixBot(Crypto, Delivery):
     async def _handle_sync(self, resp: Any, since: str | None) -> None:
         me = self.config.user_id
         self._note_withheld(resp)
+        await self.verification_to_device(resp)
         for room_id, info in resp.rooms.invite.items():
             await self._on_invite(room_id, info)
         for room_id, info in resp.rooms.join.items():
@@ -367,6 +381,11 @@ class MatrixBot(Crypto, Delivery):
         sender = name_of(ev.sender, self.server)
         text = incoming_text(_strip_reply_fallback(ev.body),
                              getattr(ev, "formatted_body", None), self.server)
+        if text.strip().lower() == "!verify":
+            # the bot's keys and how to check them: said where asked, nothing private in it
+            self.state.queue(f"verify:{ev.event_id}", [
+                (room_id, render(self.verify_info(), self.server, ()))])
+            return
         table_room: str | None = room_id
         if dm:
             # A private message concerns the table it names or where the sender sits (one rule
@@ -493,5 +512,6 @@ async def serve(config: MatrixConfig) -> None:
 
 def run(config: MatrixConfig) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    quiet_repeats()  # one stuck key must not write the same warning every second
     logging.getLogger("nio").setLevel(logging.WARNING)
     asyncio.run(serve(config))

@@ -14,6 +14,9 @@ from referee.adapters.config import ConfigError, read_settings
 # at most this long (the key usually comes in the same or the next sync); then the sender is
 # told it could not be read. A withheld key (m.room_key.withheld) ends the wait at once.
 KEY_WAIT = 20.0
+# A verification of the bot (SAS) that gets no next step for this long is cancelled (m.timeout):
+# the spec's ten minutes for a request.
+VERIFY_TIMEOUT = 600.0
 
 
 @dataclass
@@ -34,6 +37,7 @@ class MatrixConfig:
     max_retry_wait: float = 5.0  # cap of the reconnect backoff, seconds
     tick_every: float = TICK_EVERY  # action clock: seconds between timer ticks of one table
     key_wait: float = KEY_WAIT  # seconds an undecryptable message waits for its key
+    verify_timeout: float = VERIFY_TIMEOUT  # seconds a verification waits for its next step
 
     @property
     def server_name(self) -> str:
@@ -49,6 +53,7 @@ _KEYS = {
     "backup_dir": str, "backup_every": float, "backup_keep": int,
     "database": str, "store_dir": str, "moderators": list, "device_name": str,
     "sync_timeout_ms": int, "max_retry_wait": float, "tick_every": float, "key_wait": float,
+    "verify_timeout": float,
 }
 
 
@@ -77,6 +82,7 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> MatrixConfig:
         max_retry_wait=_number(data, "max_retry_wait", 5.0),
         tick_every=_number(data, "tick_every", TICK_EVERY),
         key_wait=_number(data, "key_wait", KEY_WAIT),
+        verify_timeout=_number(data, "verify_timeout", VERIFY_TIMEOUT),
     )
 
 

@@ -22,6 +22,7 @@ import nio  # type: ignore[import-untyped]
 from referee.adapters.matrix_delivery import PLAINTEXT
 from referee.adapters.matrix_render import name_of, render
 from referee.adapters.matrix_state import BotState
+from referee.adapters.matrix_verify import is_verification
 from referee.adapters.matrix_xsign import (
     CrossSigningError,
     CrossSigningPending,
@@ -61,9 +62,11 @@ class Crypto:
     state: BotState
     cross_signed: bool
     _withheld: dict[str, str]  # megolm session id -> withheld code
+    _undecryptable: dict[str, int]  # event id -> first known index of the key that failed it
     _draining: asyncio.Lock
     _xsign_error: str
     _xsign_next: float
+    master_key: str | None
 
     async def _on_message(self, room_id: str, ev: Any) -> None:
         """A readable message (the bot's own handler)."""
@@ -72,6 +75,17 @@ class Crypto:
     async def _on_member(self, room_id: str, ev: Any) -> None:
         """A membership change (the bot's own handler)."""
         raise NotImplementedError
+
+    async def verification_in_room(self, room_id: str, source: dict[str, Any]) -> None:
+        """A verification event in a room (matrix_verify)."""
+        raise NotImplementedError
+
+    async def _dispatch(self, room_id: str, ev: Any) -> None:
+        """A readable (decrypted) timeline event: a verification step, or a message."""
+        if is_verification(getattr(ev, "source", None) or {}):
+            await self.verification_in_room(room_id, ev.source)
+        elif isinstance(ev, nio.RoomMessageText):  # (decrypted, it may be a reaction…)
+            await self._on_message(room_id, ev)
 
     async def _cross_sign(self) -> None:
         """The account's cross-signing identity, and this device signed by it (see
@@ -92,6 +106,7 @@ class Crypto:
             self._xsign_next = time.monotonic() + (600.0 if refused else 0.0)
             return
         self.cross_signed = True
+        self.master_key = r.master
         log.info("cross-signing identity %s: %s, device %s", r.master,
                  "uploaded" if r.uploaded else "already on the server",
                  "signed now" if r.signed_device else "already signed")
@@ -109,8 +124,9 @@ class Crypto:
         if isinstance(ev, nio.RoomMemberEvent):
             await self._on_member(room_id, ev)
             return
-        if not isinstance(ev, nio.RoomMessageText | nio.MegolmEvent) \
-                or ev.sender == self.config.user_id:
+        if ev.sender == self.config.user_id or not (
+                isinstance(ev, nio.RoomMessageText | nio.MegolmEvent)
+                or is_verification(getattr(ev, "source", None) or {})):
             return
         if self.state.has_held(room_id):
             self.state.hold(room_id, ev.event_id, ev.source, time.time())
@@ -124,21 +140,32 @@ class Crypto:
                 await self._request_key(ev)
                 return
             ev = dec
-        if isinstance(ev, nio.RoomMessageText):  # (decrypted, it may be a notice, a reaction…)
-            await self._on_message(room_id, ev)
+        await self._dispatch(room_id, ev)
 
     def _decrypt(self, room_id: str, ev: Any) -> Any:
         """The decrypted event, or None while its room key is missing (checked first: nio
         logs a warning for every failed attempt, and held events are retried often)."""
         ev.room_id = room_id
         store = getattr(self.client.olm, "inbound_group_store", None)
+        index: int | None = None
         with contextlib.suppress(Exception):
-            if store is not None and not store.get(room_id, ev.sender_key, ev.session_id):
-                return None
+            if store is not None:
+                session = store.get(room_id, ev.sender_key, ev.session_id)
+                if not session:
+                    return None
+                index = int(session.first_known_index)
+                # A key that came incomplete (starting after this message) fails the same way
+                # every retry: tried again only once a different key for the session arrives.
+                if self._undecryptable.get(ev.event_id) == index:
+                    return None
         try:
-            return self.client.decrypt_event(ev)
+            dec = self.client.decrypt_event(ev)
         except Exception:
+            if index is not None:
+                self._undecryptable[ev.event_id] = index
             return None
+        self._undecryptable.pop(ev.event_id, None)
+        return dec
 
     async def _request_key(self, ev: Any) -> None:
         """Ask the sender's device for the missing room key (clients that share keys only with
@@ -184,11 +211,14 @@ class Crypto:
                     changed = True
                     continue
                 ev = dec
-            if isinstance(ev, nio.RoomMessageText):
-                await self._on_message(room_id, ev)
+            await self._dispatch(room_id, ev)
             self.state.unhold(event_id)
             changed = True
-        for room_id, event_id, source in self.state.unreadable(now - LATE_KEY_WINDOW):
+        late = self.state.unreadable(now - LATE_KEY_WINDOW)
+        live = {e for _, e, _, _ in held} | {e for _, e, _ in late}
+        for gone in set(self._undecryptable) - live:
+            del self._undecryptable[gone]
+        for room_id, event_id, source in late:
             ev = nio.Event.parse_event(source)
             if isinstance(ev, nio.MegolmEvent) and self._decrypt(room_id, ev) is not None:
                 log.info("the key of %s came after it was given up on", event_id)

@@ -19,6 +19,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import time
 import urllib.parse
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -41,11 +42,38 @@ ENCRYPTION = {"type": "m.room.encryption", "state_key": "",
 HISTORY_JOINED = {"type": "m.room.history_visibility", "state_key": "",
                   "content": {"history_visibility": "joined"}}
 PLAINTEXT = "referee.plaintext"  # outbox content marker: send unencrypted (a notice, no secret)
+# A player's device with no olm session yet (it logged in a moment ago and has not uploaded its
+# one-time keys) holds that player's private messages back for at most this long: sent before
+# it can be given the room key, they would stay unreadable on it for good.
+NEW_DEVICE_WAIT = 15.0
 
 
 def _txn(input_id: str, idx: int) -> str:
     """Deterministic transaction id: a re-send after a crash is de-duplicated by the server."""
     return "referee-" + hashlib.sha256(f"{input_id}\0{idx}".encode()).hexdigest()[:32]
+
+
+def table_labels(names: dict[str, str | None]) -> dict[str, tuple[str, str]]:
+    """(name, short id) of each table room: its name alone when no other table has that name;
+    with the shortest prefix of the room id (at least four characters) that tells it from the
+    other tables when the name is shared or missing (short id "" when the name alone is
+    unique)."""
+    counts: dict[str, int] = {}
+    for name in names.values():
+        if name:
+            counts[name] = counts.get(name, 0) + 1
+    ids = {rid: rid.removeprefix("!").partition(":")[0] or rid for rid in names}
+    out: dict[str, tuple[str, str]] = {}
+    for rid, name in names.items():
+        if name and counts[name] == 1:
+            out[rid] = (name, "")
+            continue
+        others = [ids[o] for o in names if o != rid]
+        n = 4
+        while n < len(ids[rid]) and any(o.startswith(ids[rid][:n]) for o in others):
+            n += 1
+        out[rid] = (name or "", ids[rid][:n])
+    return out
 
 
 class Delivery:
@@ -59,6 +87,8 @@ class Delivery:
     referee: Referee
     stopping: asyncio.Event
     _flushing: asyncio.Lock
+    _device_seen: dict[tuple[str, str], float]  # (user, device) first found without a session
+    keys_pending: bool  # private messages wait for a new device's keys (the clock flushes)
 
     async def _sleep(self, seconds: float) -> None:
         """Wait ``seconds``, or less if the bot is stopping."""
@@ -67,13 +97,21 @@ class Delivery:
 
     def _table_label(self, player: str, table_room: str) -> str:
         """「【room name】」 before a private message for a player seated at several tables, so
-        two tables' cards are never mixed up; "" otherwise."""
+        two tables' cards are never mixed up; "" otherwise. Unique per table (see
+        :func:`table_labels`), never the member list a client makes up for an unnamed room."""
         tables = [r for r, t in self.referee.tables.items() if t.engine.is_seated(player)]
         if len(tables) < 2 or table_room not in self.referee.tables:
             return ""
-        room = self.client.rooms.get(table_room) if self.client is not None else None
-        name = getattr(room, "display_name", None) or table_room
-        return msg("private_table_label", table=name)
+        names: dict[str, str | None] = {}
+        for rid in self.referee.tables:
+            room = self.client.rooms.get(rid) if self.client is not None else None
+            names[rid] = (getattr(room, "name", None) or getattr(room, "canonical_alias", None)
+                          or None)
+        name, short = table_labels(names)[table_room]
+        if not short:
+            return msg("private_table_label", table=name)
+        return msg("private_table_label_id", table=name or msg("private_table_unnamed"),
+                   id=short)
 
     def _member(self, room_id: str, user_id: str) -> bool:
         raise NotImplementedError
@@ -199,7 +237,67 @@ class Delivery:
         by_room: dict[str, list[tuple[int, str, int, dict[str, Any]]]] = {}
         for seq, input_id, idx, room_id, content in self.state.unsent():
             by_room.setdefault(room_id, []).append((seq, input_id, idx, content))
-        await asyncio.gather(*(self._flush_room(r, rows) for r, rows in by_room.items()))
+        partners: dict[str, str] = {}
+        for room_id, rows in by_room.items():
+            kind = self.state.room_kind(room_id)
+            if (kind is not None and kind[0] in DM_KINDS and kind[1]
+                    and any(not c.get(PLAINTEXT) for _, _, _, c in rows)):
+                partners[room_id] = kind[1]
+        waiting = await self._every_device_keyed(partners, time.time()) if partners else set()
+        self.keys_pending = bool(waiting)
+        await asyncio.gather(*(self._flush_room(r, rows) for r, rows in by_room.items()
+                               if r not in waiting))
+
+    async def _every_device_keyed(self, partners: dict[str, str], now: float) -> set[str]:
+        """Before private content goes out: the partners' current devices, from the
+        homeserver (the bot's own sync may not have told it about a device that logged in a
+        moment ago), each with an olm session, and each DM's room key session shared with
+        every one of them -- else a fresh session, which nio then shares with all. The rooms
+        that must wait for a new device's keys (at most NEW_DEVICE_WAIT) are returned."""
+        olm = self.client.olm if self.client is not None else None
+        if olm is None:
+            return set()
+        users = set(partners.values())
+        olm.users_for_key_query.update(users)
+        try:
+            await self.client.keys_query()  # (nio drops shared sessions of changed users)
+        except Exception as e:
+            log.warning("device list refresh failed: %r; sending with what is known", e)
+            return set()
+        missing = {u: [d.id for d in self._devices(u) if not olm.session_store.get(d.curve25519)]
+                   for u in users}
+        missing = {u: ds for u, ds in missing.items() if ds}
+        if missing:
+            with contextlib.suppress(Exception):
+                await self.client.keys_claim(missing)
+        waiting: set[str] = set()
+        for room_id, user in partners.items():
+            devices = self._devices(user)
+            keyless = [d.id for d in devices if not olm.session_store.get(d.curve25519)]
+            late = []
+            for dev in keyless:
+                first = self._device_seen.setdefault((user, dev), now)
+                if now - first < NEW_DEVICE_WAIT:
+                    late.append(dev)
+            if late:
+                log.info("new device %s of %s has no one-time keys yet: its private messages "
+                         "wait (at most %.0fs)", ", ".join(late), user, NEW_DEVICE_WAIT)
+                waiting.add(room_id)
+                continue
+            session = olm.outbound_group_sessions.get(room_id)
+            unkeyed = [d.id for d in devices if d.id not in keyless and session is not None
+                       and session.shared and (user, d.id) not in session.users_shared_with]
+            if unkeyed:
+                log.info("new device %s of %s: a fresh room key session for %s",
+                         ", ".join(unkeyed), user, room_id)
+                self.client.invalidate_outbound_session(room_id)
+        return waiting
+
+    def _devices(self, user_id: str) -> list[Any]:
+        """The user's devices a room key goes to (not the blacklisted ones)."""
+        olm = self.client.olm
+        return [d for d in self.client.device_store.active_user_devices(user_id)
+                if not olm.is_device_blacklisted(d)]
 
     async def _flush_room(self, room_id: str,
                           rows: list[tuple[int, str, int, dict[str, Any]]]) -> None:

@@ -20,13 +20,26 @@ from synapse_server import Synapse, User
 JS_DIR = Path(__file__).resolve().parent / "js"
 
 
-def js_ready() -> str | None:
+def js_ready(where: Path = JS_DIR) -> str | None:
     """Why the js players cannot run here (None: they can)."""
     if shutil.which("node") is None:
         return "node is not installed"
-    if not (JS_DIR / "node_modules" / "matrix-js-sdk").is_dir():
-        return "tests/matrix/js has no node_modules (run scripts/setup.sh --test)"
+    if not (where / "node_modules" / "matrix-js-sdk").is_dir():
+        return f"{where} has no node_modules/matrix-js-sdk (run scripts/setup.sh --test)"
     return None
+
+
+def newest_js() -> Path | None:
+    """A second matrix-js-sdk install to test against (the newest release, which wants a newer
+    Node than the pinned one): the directory named by REFEREE_JS_NEWEST, holding a
+    node_modules/matrix-js-sdk; None when there is none."""
+    where = os.environ.get("REFEREE_JS_NEWEST")
+    return Path(where) if where else None
+
+
+def sdk_version(where: Path = JS_DIR) -> str:
+    pkg = where / "node_modules" / "matrix-js-sdk" / "package.json"
+    return str(json.loads(pkg.read_text()).get("version", "?"))
 
 
 @dataclass
@@ -45,6 +58,8 @@ class JsPlayer:
     hs: Synapse
     user: User
     isolation: str = "all"  # "all" (Element's default) or "signed" (exclude insecure devices)
+    xsign: bool = False  # bootstrap the player's own cross-signing identity (Element does)
+    js_dir: Path | None = None  # another matrix-js-sdk install (its node_modules) to run on
     log: Path | None = None
     proc: asyncio.subprocess.Process | None = None
     device_id: str = ""
@@ -64,11 +79,16 @@ class JsPlayer:
 
     async def start(self, timeout: float = 90.0) -> None:
         cfg = {"baseUrl": self.hs.url, "user": self.user.localpart,
-               "password": self.user.password, "isolation": self.isolation}
+               "password": self.user.password, "isolation": self.isolation,
+               "xsign": self.xsign}
+        where = JS_DIR
+        if self.js_dir is not None:  # the same player, resolving matrix-js-sdk from there
+            where = self.js_dir
+            shutil.copy(JS_DIR / "player.mjs", where / "player.mjs")
         err = open(self.log, "ab") if self.log else asyncio.subprocess.DEVNULL
         try:
             self.proc = await asyncio.create_subprocess_exec(
-                "node", str(JS_DIR / "player.mjs"), json.dumps(cfg), cwd=JS_DIR,
+                "node", str(where / "player.mjs"), json.dumps(cfg), cwd=where,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err,
                 env=dict(os.environ), limit=1 << 22)
         finally:

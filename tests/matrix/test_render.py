@@ -113,3 +113,17 @@ def test_reply_fallback_is_not_part_of_the_message() -> None:
     assert _strip_reply_fallback("> <@a:hs> コール\n> 2行目\n\nフォールド") == "フォールド"
     assert _strip_reply_fallback("> 引用だけ") == "> 引用だけ"
     assert _strip_reply_fallback("コール") == "コール"
+
+
+def test_table_labels_tell_every_table_apart() -> None:
+    from referee.adapters.matrix_delivery import table_labels
+
+    names: dict[str, str | None] = {
+        "!abcdEF12:hs": "ポーカー", "!abcdXY34:hs": "ポーカー",  # same name, same first 4
+        "!qrst0000:hs": None, "!uvwx1111:hs": None, "!solo9999:hs": "オマハ卓"}
+    labels = table_labels(names)
+    assert labels["!solo9999:hs"] == ("オマハ卓", "")  # a unique name alone
+    assert labels["!abcdEF12:hs"] == ("ポーカー", "abcdE")
+    assert labels["!abcdXY34:hs"] == ("ポーカー", "abcdX")
+    assert labels["!qrst0000:hs"] == ("", "qrst") and labels["!uvwx1111:hs"] == ("", "uvwx")
+    assert len(set(labels.values())) == len(names)

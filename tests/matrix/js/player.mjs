@@ -14,14 +14,40 @@
 //   {"id", "cmd": "dm", "invite"}                       -> {"room"} (encrypted, is_direct)
 //   {"id", "cmd": "device", "userId", "deviceId"}       -> the DeviceVerificationStatus fields
 //   {"id", "cmd": "withhold", "on": bool}               -> globalBlacklistUnverifiedDevices
+//   {"id", "cmd": "verify", "userId", "room"|"deviceId", "answer": "confirm"|"mismatch"|"none"}
+//        -> {"phase", "emoji", "decimals", "cancelCode", "error"}: asks to verify the user in the
+//           DM room (Element's "Verify user") or that device ("Verify session"), starts SAS once
+//           the other side is ready and answers the emoji as told ("none": never starts; waits
+//           for the other side to cancel)
+//   {"id", "cmd": "user", "userId"}                     -> the UserVerificationStatus fields
+//   {"id", "cmd": "shield", "room", "eventId"}          -> the event's shield colour and reason
+// With "xsign": true in the config the player bootstraps its own cross-signing identity (as
+// Element does at first login), so verifying someone signs their master key.
 //   {"id", "cmd": "stop"}
 import * as readline from "node:readline";
+
+// The newest matrix-js-sdk wants Node 22 (Promise.withResolvers); these machines run Node 20, on
+// which that release otherwise stops at its first sync. The standard semantics, for running it
+// here (a no-op on Node 22 and on the pinned release).
+if (!Promise.withResolvers) {
+    Promise.withResolvers = function () {
+        let resolve, reject;
+        const promise = new this((a, b) => {
+            resolve = a;
+            reject = b;
+        });
+        return { promise, resolve, reject };
+    };
+}
 
 import * as sdk from "matrix-js-sdk";
 import { logger } from "matrix-js-sdk/lib/logger.js";
 import {
     AllDevicesIsolationMode,
     OnlySignedDevicesIsolationMode,
+    VerificationPhase,
+    VerificationRequestEvent,
+    VerifierEvent,
 } from "matrix-js-sdk/lib/crypto-api/index.js";
 
 logger.setLevel(process.env.PLAYER_LOG || "error");
@@ -84,11 +110,76 @@ function report(event) {
 
 client.on(sdk.RoomEvent.Timeline, (event) => report(event));
 client.on(sdk.MatrixEventEvent.Decrypted, (event) => report(event));
+const joining = new Set();
+function joinInvited(roomId) {
+    if (joining.has(roomId)) return;
+    joining.add(roomId);
+    client.joinRoom(roomId).catch((e) => process.stderr.write(`join ${roomId}: ${e}\n`));
+}
 client.on(sdk.RoomMemberEvent.Membership, (_event, member) => {
-    if (member.userId === session.user_id && member.membership === "invite") {
-        client.joinRoom(member.roomId).catch((e) => out({ ev: "log", error: String(e) }));
-    }
+    if (member.userId === session.user_id && member.membership === "invite") joinInvited(member.roomId);
 });
+// (newer releases announce an invite as the room's own membership rather than a member event)
+client.on(sdk.RoomEvent.MyMembership, (room, membership) => {
+    if (membership === "invite") joinInvited(room.roomId);
+});
+
+function until(request, test, ms) {
+    return new Promise((resolve) => {
+        const check = () => {
+            if (test()) {
+                request.off(VerificationRequestEvent.Change, check);
+                clearTimeout(timer);
+                resolve(true);
+            }
+        };
+        const timer = setTimeout(() => {
+            request.off(VerificationRequestEvent.Change, check);
+            resolve(false);
+        }, ms);
+        request.on(VerificationRequestEvent.Change, check);
+        check();
+    });
+}
+
+async function verify(cmd) {
+    const request = cmd.room
+        ? await crypto.requestVerificationDM(cmd.userId, cmd.room)
+        : await crypto.requestDeviceVerification(cmd.userId, cmd.deviceId);
+    const ms = cmd.waitMs ?? 60000;
+    const over = () =>
+        request.phase === VerificationPhase.Cancelled || request.phase === VerificationPhase.Done;
+    const result = (extra) => ({
+        phase: VerificationPhase[request.phase] ?? String(request.phase),
+        cancelCode: request.cancellationCode ?? null,
+        transactionId: request.transactionId ?? null,
+        ...extra,
+    });
+    await until(request, () => over() || request.phase === VerificationPhase.Ready, ms);
+    if (over() || cmd.answer === "none") {
+        await until(request, over, ms);
+        return result({});
+    }
+    const verifier = await request.startVerification("m.sas.v1");
+    let shown = null;
+    verifier.on(VerifierEvent.ShowSas, (sas) => {
+        shown = sas.sas;
+        if (cmd.answer === "mismatch") sas.mismatch();
+        else sas.confirm().catch((e) => out({ ev: "log", error: String(e) }));
+    });
+    let error = null;
+    try {
+        await verifier.verify();
+    } catch (e) {
+        error = String(e);
+    }
+    await until(request, over, ms);
+    return result({
+        emoji: shown?.emoji ? shown.emoji.map((e) => e[0]) : null,
+        decimals: shown?.decimal ?? null,
+        error,
+    });
+}
 
 async function handle(cmd) {
     switch (cmd.cmd) {
@@ -124,6 +215,22 @@ async function handle(cmd) {
                 userCrossSigned: u ? u.isCrossSigningVerified() || u.wasCrossSigningVerified() : false,
             };
         }
+        case "verify":
+            return await verify(cmd);
+        case "user": {
+            await crypto.getUserDeviceInfo([cmd.userId], true);
+            const u = await crypto.getUserVerificationStatus(cmd.userId);
+            return {
+                isVerified: u.isVerified(),
+                isCrossSigningVerified: u.isCrossSigningVerified(),
+            };
+        }
+        case "shield": {
+            const ev = client.getRoom(cmd.room)?.findEventById(cmd.eventId);
+            if (!ev) throw new Error(`no event ${cmd.eventId}`);
+            const info = await crypto.getEncryptionInfoForEvent(ev);
+            return { shieldColour: info?.shieldColour ?? null, shieldReason: info?.shieldReason ?? null };
+        }
         case "withhold":
             crypto.globalBlacklistUnverifiedDevices = Boolean(cmd.on);
             return { on: crypto.globalBlacklistUnverifiedDevices };
@@ -136,7 +243,18 @@ async function handle(cmd) {
     }
 }
 
-client.once(sdk.ClientEvent.Sync, (state) => {
+client.once(sdk.ClientEvent.Sync, async (state) => {
+    if (cfg.xsign) {
+        await crypto.bootstrapCrossSigning({
+            authUploadDeviceSigningKeys: async (makeRequest) => {
+                await makeRequest({
+                    type: "m.login.password",
+                    identifier: { type: "m.id.user", user: cfg.user },
+                    password: cfg.password,
+                });
+            },
+        });
+    }
     out({ ev: "ready", userId: session.user_id, deviceId: session.device_id, state });
 });
 await client.startClient({ initialSyncLimit: 50 });
