@@ -21,6 +21,7 @@ from referee import guide, resources
 from referee.definitions import GAME_IDS
 from referee.events import Seated
 from referee.lang.catalog import excerpt, text
+from referee.lang.reader import CommandText
 from referee.parse import command_name
 from referee.rules import IllegalAction, OptionError, create
 
@@ -68,29 +69,30 @@ def command(name: str, *, moderator: bool = False, table: bool = False, others: 
     return register
 
 
-def moderator_only(parts: list[str]) -> bool:
-    """Whether ``!parts…`` needs a moderator (looking at someone else's bank or record too)."""
-    if not parts:
+def moderator_only(typed: CommandText | None) -> bool:
+    """Whether the command ``typed`` needs a moderator (looking at someone else's bank or
+    record too)."""
+    if typed is None or not typed.word:
         return False
-    cmd = COMMANDS.get(command_name(parts[0]))
-    return cmd is not None and (cmd.moderator or (cmd.others and len(parts) > 1))
+    cmd = COMMANDS.get(command_name(typed.word))
+    return cmd is not None and (cmd.moderator or (cmd.others and len(typed.args) > 0))
 
 
-def run(ref: Referee, ctx: _Ctx, room: str, sender: str, body: str, dm: bool) -> None:
-    """A ``!…`` message (``body`` without the ``!``, NFKC): look it up, check who may run it,
-    run it; a refusal is said to the sender (privately when typed privately)."""
-    parts = body.split()
+def run(ref: Referee, ctx: _Ctx, room: str, sender: str, typed: CommandText, dm: bool) -> None:
+    """A ``!…`` message, read (:func:`referee.lang.reader.read_command`): look it up, check who
+    may run it, run it; a refusal is said to the sender (privately when typed privately)."""
+    word = typed.word
     reply_to = sender if dm else "room"
-    if not parts:
+    if not word:
         ref._say(ctx, text("command_empty"), to=reply_to)
         return
-    cmd = COMMANDS.get(command_name(parts[0]))
+    cmd = COMMANDS.get(command_name(word))
     if cmd is None:
-        ref._say(ctx, text("command_unknown", word=excerpt(parts[0])), to=reply_to)
+        ref._say(ctx, text("command_unknown", word=excerpt(word)), to=reply_to)
         return
-    args = list(words()["alias_args"].get(parts[0], [])) + parts[1:]
+    args = list(words()["alias_args"].get(word, [])) + list(typed.args)
     if cmd.moderator and not ref.is_moderator(sender):
-        ref._say(ctx, text("command_moderator_only", sender=sender, word=excerpt(parts[0])),
+        ref._say(ctx, text("command_moderator_only", sender=sender, word=excerpt(word)),
                  to=reply_to)
         return
     if dm and _private_refusal(ref, ctx, room, sender, cmd, reply_to):

@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from referee.lang.vocab import marks
+from referee.lang.normalize import nfkc
+from referee.lang.reader import read_command
 
 
 class Tables(Protocol):
@@ -47,9 +48,12 @@ def private_route(referee: Tables, sender: str, text: str,
     tables = referee.tables
     names = names or {}
     tokens = text.split()
+    # the command itself is no table, even if it looks like a room id ("!abc:hs")
+    name_at = next((i for i, tok in enumerate(tokens) if nfkc(tok)), None) if (
+        read_command(text) is not None) else None
     for i, tok in enumerate(tokens):
-        if i == 0 and tok[:1] and tok[:1] in marks("command_starts"):
-            continue  # the command itself, even if it looks like a room id ("!abc:hs")
+        if i == name_at:
+            continue
         room = tok if tok in tables else names.get(tok)
         if room is not None and room in tables:
             rest = " ".join(tokens[:i] + tokens[i + 1:])

@@ -42,7 +42,6 @@ import hashlib
 import pickle
 import random
 import secrets
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -75,7 +74,7 @@ from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_s
 from referee.history import HistoryBook, hand_seats
 from referee.inputs import Directive, Input, Tick, record
 from referee.lang import catalog, nearmiss
-from referee.lang.normalize import fold
+from referee.lang.normalize import fold, nfkc
 from referee.lang.reader import is_secret, read_command, redacted
 from referee.lexicon import about_others, read
 from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
@@ -150,22 +149,6 @@ AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic de
 _EMIT_KINDS = frozenset({"hand_end", "leave", "penalty", "tournament_end"})
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
-
-
-def _nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).strip()
-
-
-_BANG: dict[str, bool] = {}
-
-
-def _is_bang(head: str) -> bool:
-    """``head`` (one character) reads as ``!`` after NFKC, or is invisible (a format character
-    that may hide one behind it); memoised, asked of every message."""
-    known = _BANG.get(head)
-    if known is None:
-        known = _BANG[head] = _nfkc(head) == "!" or unicodedata.category(head) == "Cf"
-    return known
 
 
 class Referee:
@@ -706,23 +689,18 @@ class Referee:
         if table is not None and now is not None:
             self._tick(ctx, room, float(now))
             table = self.tables.get(room)
-        head = text.lstrip()[:1]
-        if head == "!" or (head and not head.isascii() and _is_bang(head)):  # ！, or a hidden mark
-            cmd = read_command(text)
-            if cmd is not None:
-                commands.run(self, ctx, room, sender, cmd.body, dm)
-                return
+        cmd = read_command(text)
+        if cmd is not None:
+            commands.run(self, ctx, room, sender, cmd, dm)
+            return
         if table is None:
             return
         parsed = parse(text, table.game)
-        if parsed.kind == "command":
-            commands.run(self, ctx, room, sender, _nfkc(text).lstrip("!"), dm)
-            return
         if dm:
             if parsed.kind == "action" and sender in self.seated_names(room):
                 self._say(ctx, catalog.text("action_in_private"), to=sender)
                 return
-            self._dm(ctx, table, sender, _nfkc(text))
+            self._dm(ctx, table, sender, nfkc(text))
             return
         seated = table.engine.is_seated(sender)
         # An action word inside advice (コールしなよ) is never the speaker's own action.

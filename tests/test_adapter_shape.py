@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.adapters.irc_base import command_body
+from referee.lang.reader import read_command
 from referee.inputs import Message
 from referee.service import Referee
 from referee.store import Store
@@ -67,10 +67,18 @@ def test_both_chat_bots_route_private_messages_by_the_one_rule(name: str) -> Non
 
 
 def test_a_command_is_recognised_by_its_bang_in_either_width() -> None:
-    assert command_body("!deal") == "deal"
-    assert command_body("  \uff01deal ") == "deal"  # full-width, as a Japanese keyboard types
-    assert command_body("deal") is None
-    assert command_body("") is None
+    assert read_command("!deal").body == "deal"  # type: ignore[union-attr]
+    assert read_command("  \uff01deal ").body == "deal"  # type: ignore[union-attr]  # full width
+    assert read_command("deal") is None
+    assert read_command("") is None
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_adapters_read_commands_with_the_one_reader(path: Path) -> None:
+    """No adapter decides by itself whether a line is a command (a mark test, or the parser)."""
+    src = path.read_text(encoding="utf-8")
+    assert 'startswith("!")' not in src and "command_starts" not in src, path.name
+    assert ".kind == \"command\"" not in src, path.name
 
 
 def test_store_gives_the_events_of_a_saved_input(tmp_path: Path) -> None:

@@ -45,7 +45,6 @@ from typing import TYPE_CHECKING, Any
 from referee.adapters.clock import due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.irc_base import casefold as casefold
-from referee.adapters.irc_base import command_body
 from referee.adapters.irc_config import IrcConfig as IrcConfig
 from referee.adapters.irc_config import load_config as load_config
 from referee.adapters.irc_connection import Connection
@@ -86,8 +85,7 @@ def strip_formatting(text: str) -> str:
 def is_moderator_command(text: str) -> bool:
     """Whether a message asks for moderator power (a moderator command, or a look at somebody
     else's bank or penalties): the command registry's rule, asked, not re-derived here."""
-    body = command_body(text)
-    return body is not None and moderator_only(body.split())
+    return moderator_only(read_command(text))
 
 
 # --- the bot ------------------------------------------------------------------------------
@@ -280,7 +278,7 @@ class IrcBot(Connection, Proofs, Delivery):
             last = self._hinted.get(key)
             # once for chat, again for a command -- but never more than one per 5 s per nick:
             # a stranger's flood must not fill the outbox ahead of the table's lines
-            if last is None or (command_body(text) is not None and now - last >= 5):
+            if last is None or (read_command(text) is not None and now - last >= 5):
                 self._hinted[key] = now
                 self.send(nick, msg("irc.login_first" if self._accounts() else "irc.prove_first",
                                     nick=nick, bot=self.nickname))
@@ -346,11 +344,7 @@ class IrcBot(Connection, Proofs, Delivery):
         moderator power. Commands (「着席」 …) are not passed on: an unproven name sits nowhere."""
         room = self._room(channel)
         table = self.referee.tables.get(room)
-        if table is None or command_body(text) is not None:
-            return
-        from referee.parse import parse
-
-        if parse(text, table.game).kind == "command":
+        if table is None or read_command(text) is not None:
             return
         self.seq += 1
         out = self.referee.process(Message(f"irc:{self.run_id}:{self.seq}", room,

@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from referee.lang.reader import read_command
-
 if TYPE_CHECKING:
     from referee.adapters.irc_config import IrcConfig
     from referee.adapters.irc_delivery import Line
@@ -35,13 +33,6 @@ def casefold(name: str, casemapping: str = "rfc1459") -> str:
         if casemapping == "rfc1459":
             s = s.replace("~", "^")
     return s
-
-
-def command_body(text: str) -> str | None:
-    """The text after the mark of a command (NFKC: any width, no invisible characters; the
-    one reader, :func:`referee.lang.reader.read_command`), None if it is none."""
-    cmd = read_command(text)
-    return None if cmd is None else cmd.body
 
 
 class IrcParts:

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, TextIO
 
 from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.transcript import _DIRECTIVE, _MESSAGE, Reader
-from referee.definitions import GAME_IDS
 from referee.events import Event, Say
 from referee.inputs import Directive, Input, Message, Tick
 from referee.lang.catalog import text as msg
-from referee.parse import parse
+from referee.lang.reader import read_command
+from referee.parse import command_name
 from referee.service import DirectiveError, Referee
 
 if TYPE_CHECKING:
@@ -108,18 +108,18 @@ class Terminal:
                       time.time() if now is None else now, m.group("dm") is not None)
         out = self.referee.process(inp)
         events = out.events if out is not None else []
-        if _is_help(m.group("text"), self.reader.game):
+        if _is_help(m.group("text")):
             # the chat rooms have private messages of their own; here the syntax is ours
             to = m.group("name") if m.group("dm") is not None else "room"
             events = [*events, Say(to=to, text=msg("terminal.help_private"))]
         return events
 
 
-def _is_help(text: str, game: str | None) -> bool:
+def _is_help(text: str) -> bool:
     """Whether ``text`` is a bare ``!help`` (any alias or width): the command list, which the
     terminal follows with how to write a private message."""
-    parsed = parse(text, game or GAME_IDS[0])
-    return parsed.command == "help" and not parsed.args
+    cmd = read_command(text)
+    return cmd is not None and command_name(cmd.word) == "help" and not cmd.args
 
 
 def _error(text: str) -> Event:
