@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.lang.reader import read_command
 from referee.inputs import Message
+from referee.lang.reader import read_command
 from referee.service import Referee
 from referee.store import Store
 

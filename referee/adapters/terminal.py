@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, TextIO
 
 from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.transcript import _DIRECTIVE, _MESSAGE, Reader
+from referee.directives import DirectiveError
 from referee.events import Event, Say
 from referee.inputs import Directive, Input, Message, Tick
 from referee.lang.catalog import text as msg
 from referee.lang.reader import read_command
 from referee.parse import command_name
-from referee.service import DirectiveError, Referee
+from referee.service import Referee
 
 if TYPE_CHECKING:
     from referee.store import Store

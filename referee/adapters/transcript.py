@@ -29,9 +29,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from referee.cards import Card, CardError, card_str, parse_cards
 from referee.definitions import GAME_IDS, DefinitionError, load
+from referee.directives import DirectiveError
 from referee.events import Event, event_json
 from referee.inputs import Directive, Message, record
-from referee.service import DirectiveError, Referee
+from referee.service import Referee
 
 if TYPE_CHECKING:
     from referee.store import Store
