@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from referee.events import Event
+from referee.events import Event, TableClosed, TableOpened
 from referee.inputs import Message
 
 #: A chat message (:class:`referee.inputs.Message`, the name older callers use).
@@ -66,6 +66,17 @@ class Outcome:
     # it when it writes this input -- at once, or with group commit when the group is written
     # (the state then is the one after the group's last input, which is the seq it records).
     snapshot: Callable[[], tuple[str, bytes]] | None = None
+
+    @property
+    def opened(self) -> list[str]:
+        """The rooms whose table this input opened (``table_open`` events)."""
+        return [e.room for e in self.events if isinstance(e, TableOpened)]
+
+    @property
+    def closed(self) -> list[str]:
+        """The rooms whose table this input closed (``table_close``: ``!close`` after the last
+        hand, or a table replaced by a ``# table:``)."""
+        return [e.room for e in self.events if isinstance(e, TableClosed)]
 
     @property
     def record(self) -> dict[str, Any]:

@@ -26,8 +26,7 @@ from referee.lang.reader import read_command
 class Tables(Protocol):
     """What the rule reads of :class:`referee.service.Referee`."""
 
-    @property
-    def tables(self) -> Mapping[str, object]: ...
+    def rooms(self) -> list[str]: ...
 
     def seated_names(self, room: str) -> set[str]: ...
 
@@ -45,7 +44,7 @@ def private_route(referee: Tables, sender: str, text: str,
 
     ``names`` maps what a player may type for a table (alias, channel) to its room; a room id
     that is a table always counts."""
-    tables = referee.tables
+    tables = set(referee.rooms())
     names = names or {}
     tokens = text.split()
     # the command itself is no table, even if it looks like a room id ("!abc:hs")
@@ -58,7 +57,7 @@ def private_route(referee: Tables, sender: str, text: str,
         if room is not None and room in tables:
             rest = " ".join(tokens[:i] + tokens[i + 1:])
             return PrivateRoute(room, rest, named=True)
-    seated = [room for room in tables if sender in referee.seated_names(room)]
+    seated = [room for room in referee.rooms() if sender in referee.seated_names(room)]
     if len(seated) == 1:
         return PrivateRoute(seated[0], text)
     return PrivateRoute(None, text)

@@ -46,7 +46,7 @@ import hashlib
 import pickle
 import random
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any, TypeVar
 
@@ -78,7 +78,7 @@ from referee.parse import guess, parse  # grammars load on first use, per game
 from referee.registry import DIRECTIVES, words
 from referee.rules import Deal, IllegalAction, OptionError
 from referee.rules.voice import typed_form
-from referee.table import Table
+from referee.table import Table, TableView
 from referee.turn import Turn
 
 
@@ -154,6 +154,7 @@ class Referee:
         # Finished hands, public parts only (``!hand N``; referee.history).
         self.history = HistoryBook()
         self.tables_opened = 0  # the last table_open's number
+        self._table_listeners: list[Callable[[TableOpened | TableClosed], None]] = []
 
     # --- entry points ----------------------------------------------------------------------
     def handle(self, incoming: Message) -> list[Event]:
@@ -201,6 +202,11 @@ class Referee:
             self.processed.add(input_id)  # with persistence, the store knows (an index)
         if turn.events:
             self.history.record(room, turn.events, inp.get("time"))
+            if self._table_listeners and not self._rebuilding:
+                for ev in turn.events:
+                    if isinstance(ev, (TableOpened, TableClosed)):
+                        for listener in self._table_listeners:
+                            listener(ev)
         outcome = Outcome(input_id=input_id, room=room, input=received, events=turn.events,
                           ledger=turn.ledger, drawn=turn.drawn)
         if self.persistence is not None:
@@ -273,7 +279,7 @@ class Referee:
     # moderators), the processed ids and the bank's ledger (the store keeps both).
     _NOT_SNAPSHOTTED = frozenset(
         {"persistence", "rng", "moderators", "_configured", "processed", "bank",
-         "_track_processed", "_rebuilding", "_unique_ids"}
+         "_track_processed", "_rebuilding", "_unique_ids", "_table_listeners"}
     )
 
     def snapshot(self) -> tuple[str, bytes]:
@@ -369,6 +375,31 @@ class Referee:
             return None
         return self.process(Directive(f"config:{self.configurations + 1}", "", "config",
                                       {"moderators": sorted(given)}))
+
+    # --- what adapters read (no engine: referee.table.TableView) -------------------------------
+    def on_table(self, listener: Callable[[TableOpened | TableClosed], None]) -> None:
+        """Call ``listener`` with every table opened or closed from now on (not by a rebuild's
+        re-run): how an adapter learns a table closed, whoever's input closed it."""
+        self._table_listeners.append(listener)
+
+    def rooms(self) -> list[str]:
+        """The rooms that have a table, sorted."""
+        return sorted(self.tables)
+
+    def balances(self) -> dict[str, int]:
+        """Every player's bank balance."""
+        return self.bank.balances()
+
+    def has_table(self, room: str) -> bool:
+        return room in self.tables
+
+    def table_view(self, room: str) -> TableView | None:
+        t = self.tables.get(room)
+        return t.view() if t is not None else None
+
+    def seated_rooms(self, player: str) -> list[str]:
+        """The rooms where ``player`` sits at the table, sorted."""
+        return [room for room, t in sorted(self.tables.items()) if t.engine.is_seated(player)]
 
     def is_moderator(self, name: str) -> bool:
         return name in self.moderators

@@ -31,3 +31,22 @@ class Table:
     fair: PendingDeal | None = None
     dealt: PendingDeal | None = None
     id: int = 0  # the table_open event's number (Referee.open_table)
+
+    def view(self) -> TableView:
+        eng = self.engine
+        return TableView(room=self.room, game=self.game, name=eng.definition.name,
+                         in_hand=eng.in_hand, seats=eng.definition.seats.max,
+                         seated=tuple(s.name for s in eng.seated()))
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """What an adapter may know of a table (``Referee.table_view``): public, and no engine to
+    reach into. ``seated``: the players' names in seat order; ``seats``: the most there are."""
+
+    room: str
+    game: str
+    name: str  # the game's name as the room sees it
+    in_hand: bool
+    seats: int
+    seated: tuple[str, ...]

@@ -74,6 +74,16 @@ def test_a_command_is_recognised_by_its_bang_in_either_width() -> None:
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_adapters_read_the_service_not_its_insides(path: Path) -> None:
+    """Adapters read tables through the service's read API (rooms, table_view, seated_rooms,
+    an outcome's opened/closed), never its tables dict, an engine, the bank or the flags."""
+    inside = {"tables", "engine", "bank", "discipline", "flags", "penalties", "ranks"}
+    bad = [(n.lineno, n.attr) for n in ast.walk(_tree(path)) if isinstance(n, ast.Attribute)
+           and n.attr in inside and "referee" in ast.unparse(n.value).split(".")[-1]]
+    assert not bad, f"{path.name}: reaches into the service at {bad}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_adapters_read_commands_with_the_one_reader(path: Path) -> None:
     """No adapter decides by itself whether a line is a command (a mark test, or the parser)."""
     src = path.read_text(encoding="utf-8")

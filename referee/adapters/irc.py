@@ -154,7 +154,7 @@ class IrcBot(Connection, Proofs, Delivery):
     # --- names (fold and _room: IrcParts) ---------------------------------------------------
     def _known_names(self) -> list[str]:
         names: set[str] = set(self.referee.moderators)
-        for room in list(self.referee.tables):
+        for room in self.referee.rooms():
             names |= self.referee.seated_names(room)
         return sorted(names)
 
@@ -255,8 +255,8 @@ class IrcBot(Connection, Proofs, Delivery):
         """After a reconnect: tell a channel whose hand is running that the bot was away."""
         if self.connects <= 1:
             return
-        table = self.referee.tables.get(self._room(channel))
-        if table is not None and table.engine.in_hand:
+        table = self.referee.table_view(self._room(channel))
+        if table is not None and table.in_hand:
             self.send(channel, msg("irc.reconnected"))
 
     async def _on_message(self, nick: str, target: str, raw: str, private: bool,
@@ -303,13 +303,12 @@ class IrcBot(Connection, Proofs, Delivery):
                                  bot=self.nickname))
             return
         self.seq += 1
-        had_table = room in self.referee.tables
         out = self.referee.process(Message(f"irc:{self.run_id}:{self.seq}", room, ident, text,
                                            time.time(), private))
         if out is None:
             return
         self._deliver(out.events, room, nick, ident)
-        if had_table and room not in self.referee.tables:
+        if out.closed:
             self._backup("!close")  # a table closed: its results are the record to keep
 
     def _unclaimed_grant(self, ident: str, text: str) -> str | None:
@@ -343,8 +342,7 @@ class IrcBot(Connection, Proofs, Delivery):
         name no nick or account can have (``nick?``), so it never acts on anyone's seat, bank or
         moderator power. Commands (「着席」 …) are not passed on: an unproven name sits nowhere."""
         room = self._room(channel)
-        table = self.referee.tables.get(room)
-        if table is None or read_command(text) is not None:
+        if not self.referee.has_table(room) or read_command(text) is not None:
             return
         self.seq += 1
         out = self.referee.process(Message(f"irc:{self.run_id}:{self.seq}", room,
@@ -375,6 +373,8 @@ class IrcBot(Connection, Proofs, Delivery):
             out = self.referee.process(Tick(f"irc:{self.run_id}:{self.seq}", room, now))
             if out is not None:
                 self._deliver(out.events, room, None)
+                if out.closed:  # a closing table's last hand timed out
+                    self._backup("!close")
         return due
 
     async def _clock(self) -> None:

@@ -68,8 +68,7 @@ class Delivery:
     def _table_label(self, player: str, table_room: str) -> str:
         """「【room name】」 before a private message for a player seated at several tables, so
         two tables' cards are never mixed up; "" otherwise."""
-        tables = [r for r, t in self.referee.tables.items() if t.engine.is_seated(player)]
-        if len(tables) < 2 or table_room not in self.referee.tables:
+        if len(self.referee.seated_rooms(player)) < 2 or not self.referee.has_table(table_room):
             return ""
         room = self.client.rooms.get(table_room) if self.client is not None else None
         name = getattr(room, "display_name", None) or table_room
@@ -92,7 +91,7 @@ class Delivery:
                 to = sender
             if to == "room" and reply_room is not None:
                 rows.append((reply_room, render(text, self.server, mention)))
-            elif (table_room in self.referee.tables
+            elif (self.referee.has_table(table_room)
                   and not self._member(table_room, mxid_of(to, self.server))):
                 # a table's private content only for the members of its room (one banned or
                 # gone is dealt nothing more, even before their !leave took effect)

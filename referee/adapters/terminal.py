@@ -74,11 +74,11 @@ class Terminal:
     def _sync(self) -> None:
         """Directives are checked against the room's table, however it was opened (!open,
         ``# table:`` or a rebuild)."""
-        table = self.referee.tables.get(self.room)
+        table = self.referee.table_view(self.room)
         if table is not None:
             self.reader.game = table.game
-            self.reader.max_seat = table.engine.definition.seats.max
-            self.reader.names |= {s.name for s in table.engine.seated()}
+            self.reader.max_seat = table.seats
+            self.reader.names |= set(table.seated)
 
     def line(self, raw: str, now: float | None = None) -> list[Event]:
         """One typed line → events. Malformed input becomes a bot reply, never an exception."""
@@ -197,15 +197,13 @@ def run(db: Path | None, moderator: str = "dealer", verbose: bool = False) -> No
             print(msg("terminal.warning", warning=warning), file=sys.stderr)
     terminal = Terminal(referee)
     print(msg("terminal.banner"))
-    table = referee.tables.get(ROOM)
+    table = referee.table_view(ROOM)
     if table is None:
         print(msg("terminal.guide", moderator=moderator))
     else:
-        names = (msg("terminal.name_separator").join(s.name for s in table.engine.seated())
-                 or msg("terminal.nobody"))
-        state = msg("terminal.in_hand" if table.engine.in_hand else "terminal.between_hands")
-        print(msg("terminal.restored", game=table.engine.definition.name, names=names,
-                  state=state))
+        names = msg("terminal.name_separator").join(table.seated) or msg("terminal.nobody")
+        state = msg("terminal.in_hand" if table.in_hand else "terminal.between_hands")
+        print(msg("terminal.restored", game=table.name, names=names, state=state))
     try:
         serve(terminal, typed_lines(sys.stdin.fileno(), 1.0), sys.stdout, verbose=verbose,
               prompt=sys.stdin.isatty())
