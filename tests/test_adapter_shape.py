@@ -101,16 +101,18 @@ def test_store_gives_the_events_of_a_saved_input(tmp_path: Path) -> None:
         assert not store.identities().has_secret("alice")
 
 
-def test_the_bots_parts_implement_every_cross_call() -> None:
-    """The mixins' declared cross calls (stubs raising NotImplementedError) never shadow the
-    part that implements them."""
+def test_the_irc_bot_is_composed_not_a_mixin_stack() -> None:
+    """The IRC bot owns its parts (session, link, book, proofs, outbox) instead of inheriting
+    them: no part declares another's methods as stubs for a shared ``self``."""
+    from referee.adapters import irc_connection, irc_delivery, irc_proofs
     from referee.adapters.irc import IrcBot
-    from referee.adapters.irc_base import IrcParts
     from referee.adapters.matrix import MatrixBot
     from referee.adapters.matrix_crypto import Crypto
 
-    stubs = [n for n, v in vars(IrcParts).items() if callable(v) and n not in ("fold", "_room")]
-    assert stubs
-    for name in stubs:
-        assert getattr(IrcBot, name) is not getattr(IrcParts, name), name
+    assert IrcBot.__bases__ == (object,)
+    for part in (irc_connection.Link, irc_delivery.Outbox, irc_proofs.Proofs):
+        assert part.__bases__ == (object,), part
+        src = Path(part.__module__.replace(".", "/") + ".py")
+        text = (ADAPTERS.parent.parent / src).read_text(encoding="utf-8")
+        assert "NotImplementedError" not in text, src
     assert MatrixBot._on_message is not Crypto._on_message
