@@ -32,10 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from referee.events import Event, TableClosed, TableOpened
-from referee.inputs import Message
-
-#: A chat message (:class:`referee.inputs.Message`, the name older callers use).
-Incoming = Message
 
 
 @dataclass(frozen=True)

@@ -65,10 +65,9 @@ from referee.events import (
     TableClosed,
     TableOpened,
 )
-from referee.events import FlagDecided as FlagDecided
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
 from referee.history import HistoryBook, hand_seats
-from referee.inputs import Directive, Input, Message, Tick, record
+from referee.inputs import Directive, Input, record
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold, nfkc
 from referee.lang.reader import is_secret, read_command, redacted
@@ -157,16 +156,6 @@ class Referee:
         self._table_listeners: list[Callable[[TableOpened | TableClosed], None]] = []
 
     # --- entry points ----------------------------------------------------------------------
-    def handle(self, incoming: Message) -> list[Event]:
-        """One chat message; the events it caused ([] if already processed)."""
-        out = self.process(incoming)
-        return out.events if out is not None else []
-
-    def directive(self, input_id: str, room: str, name: str, args: dict[str, Any]) -> list[Event]:
-        """A transcript/terminal directive (``# seat``, ``# deal`` …); raises DirectiveError."""
-        out = self.process(Directive(input_id, room, name, args))
-        return out.events if out is not None else []
-
     def is_processed(self, input_id: str) -> bool:
         if input_id in self.processed:
             return True
@@ -214,12 +203,6 @@ class Referee:
                 outcome.snapshot = self.snapshot  # taken when saved (group commit: its end)
             self.persistence.save(outcome)
         return outcome
-
-    def tick(self, input_id: str, room: str, now: float) -> list[Event]:
-        """The action clock with no message (a live adapter's timer): reminders and timeouts.
-        Saved like any input, so a rebuild times out the same players."""
-        out = self.process(Tick(input_id, room, now))
-        return out.events if out is not None else []
 
     def _tick(self, turn: Turn, room: str, now: float) -> None:
         table = self.tables.get(room)

@@ -7,9 +7,10 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from event_helpers import handle
 
 from referee.adapters.irc import IrcBot, IrcConfig
-from referee.outcome import Incoming
+from referee.inputs import Message
 from referee.service import Referee
 from referee.store import Store
 
@@ -21,7 +22,7 @@ def _table(ref: Referee, room: str, t: float) -> str:
     for who, text in [("dealer", "!grant @alice 2000"), ("dealer", "!grant @bob 2000"),
                       ("dealer", "!open omaha"), ("alice", "!sit"), ("bob", "!sit"),
                       ("dealer", "!deal")]:
-        ref.handle(Incoming(id=f"{room}{who}{text}", room=room, sender=who, text=text, time=t))
+        handle(ref, Message(id=f"{room}{who}{text}", room=room, sender=who, text=text, time=t))
     first = ref.tables[room].engine.to_act()
     assert first is not None
     return first
@@ -60,9 +61,9 @@ def test_irc_bot_does_not_tick_a_paused_table(tmp_path: Path) -> None:
     room = bot.session.room("#poker")
     _table(ref, room, 1000.0)
     _table(ref, "#elsewhere", 1000.0)  # not one of our channels
-    ref.handle(Incoming(id="p", room=room, sender="dealer", text="!clock off", time=1001.0))
+    handle(ref, Message(id="p", room=room, sender="dealer", text="!clock off", time=1001.0))
     assert bot.clock_tick(1_000_000.0) == []
-    ref.handle(Incoming(id="r", room=room, sender="dealer", text="!時計再開", time=1002.0))
+    handle(ref, Message(id="r", room=room, sender="dealer", text="!時計再開", time=1002.0))
     assert bot.clock_tick(1_000_000.0) == [room]
 
 

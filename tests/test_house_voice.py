@@ -19,14 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from event_helpers import handle
 from event_helpers import says as room
 
 from referee.adapters.transcript import replay_events
 from referee.cards import card_str
 from referee.events import Event
 from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_of, seven_key
+from referee.inputs import Message
 from referee.lang.catalog import chips
-from referee.outcome import Incoming
 from referee.rules.deuces_cards import dup_kinds
 from referee.service import Referee
 
@@ -99,7 +100,7 @@ class Table:
         return self.ref.tables[ROOM].engine
 
     def send(self, sender: str, text: str) -> list[Event]:
-        out = self.ref.handle(Incoming(id=f"m{next(_ids)}", room=ROOM, sender=sender, text=text))
+        out = handle(self.ref, Message(id=f"m{next(_ids)}", room=ROOM, sender=sender, text=text))
         self.said += room(out)
         return out
 

@@ -8,10 +8,10 @@ import itertools
 import random
 
 import pytest
-from event_helpers import says
+from event_helpers import handle, says
 
 from referee.events import Event
-from referee.outcome import Incoming
+from referee.inputs import Message
 from referee.routing import private_route
 from referee.service import Referee
 
@@ -19,7 +19,7 @@ _ids = itertools.count()
 
 
 def msg(ref: Referee, sender: str, text: str, room: str, dm: bool = False) -> list[Event]:
-    return ref.handle(Incoming(id=f"r{next(_ids)}", room=room, sender=sender, text=text, dm=dm))
+    return handle(ref, Message(id=f"r{next(_ids)}", room=room, sender=sender, text=text, dm=dm))
 
 
 def two_tables() -> Referee:
@@ -93,9 +93,9 @@ def test_the_read_api_and_the_table_events() -> None:
         "omaha", ("alice", "bob"), False)
     assert view.seats >= 2 and ref.table_view("!nowhere") is None
     assert ref.seated_rooms("carol") == ["!t2"] and ref.seated_rooms("dealer") == []
-    opened = ref.process(Incoming(id="open3", room="!t3", sender="dealer", text="!open seven"))
+    opened = ref.process(Message(id="open3", room="!t3", sender="dealer", text="!open seven"))
     assert opened is not None and (opened.opened, opened.closed) == (["!t3"], [])
-    closed = ref.process(Incoming(id="close3", room="!t3", sender="dealer", text="!close"))
+    closed = ref.process(Message(id="close3", room="!t3", sender="dealer", text="!close"))
     assert closed is not None and (closed.opened, closed.closed) == ([], ["!t3"])
     assert not ref.has_table("!t3") and ref.balances()["alice"] >= 0
 
