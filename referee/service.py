@@ -47,6 +47,7 @@ import pickle
 import random
 import secrets
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import cache
 from typing import Any, TypeVar
 
@@ -67,7 +68,7 @@ from referee.events import (
 )
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
 from referee.history import HistoryBook, hand_seats
-from referee.inputs import Directive, Input, record
+from referee.inputs import Directive, Input, Message, Tick, from_record, record
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold, nfkc
 from referee.lang.reader import is_secret, read_command, redacted
@@ -165,38 +166,39 @@ class Referee:
         """Apply one input once: ``None`` if it was already processed, else its Outcome (saved
         to the persistence, if any, before it is returned). ``given`` is a typed input
         (:mod:`referee.inputs`) or a stored record (a rebuild re-runs those)."""
-        inp = given if isinstance(given, dict) else record(given)
-        if inp.get("kind") not in ("directive", "tick") and is_secret(str(inp.get("text", ""))):
+        if isinstance(given, dict):  # a stored record: the input, and what it drew
+            inp, drawn = from_record(given), {k: _copied(given[k]) for k in DRAWN if k in given}
+        else:
+            inp, drawn = given, {}
+        if isinstance(inp, Message) and is_secret(inp.text):
             # a secret typed where the referee reads it: kept (and answered) without the secret
-            inp = {**inp, "text": redacted(str(inp["text"]))}
-        input_id = str(inp["id"])
+            inp = replace(inp, text=redacted(inp.text))
+        input_id, room = inp.id, inp.room
         if input_id in self.processed or (
             self.persistence is not None and self.persistence.is_processed(input_id)
         ):
             return None
-        received = {k: v for k, v in inp.items() if k not in DRAWN}
-        room = str(inp.get("room", ""))
-        kind = inp.get("kind")
-        now = inp.get("time")
-        turn = Turn(self, received, room=room, sender=str(inp.get("sender", "")),
-                    dm=bool(inp.get("dm", False)), time=float(now) if now is not None else None,
-                    drawn={k: _copied(inp[k]) for k in DRAWN if k in inp})
-        if kind == "directive":
-            self._directive(turn, str(inp["name"]), dict(inp.get("args", {})))
-        elif kind == "tick":
-            self._tick(turn, room, float(inp["time"]))
-        else:
-            self._message(turn, room)
+        said = inp if isinstance(inp, Message) else None
+        turn = Turn(self, inp, room=room, sender=said.sender if said else "",
+                    dm=said.dm if said else False,
+                    time=None if isinstance(inp, Directive) else inp.time, drawn=drawn)
+        match inp:
+            case Directive(name=name, args=args):
+                self._directive(turn, name, dict(args))
+            case Tick(time=now):
+                self._tick(turn, room, now)
+            case Message():
+                self._message(turn, inp)
         if self.persistence is None and self._track_processed and not self._unique_ids:
             self.processed.add(input_id)  # with persistence, the store knows (an index)
         if turn.events:
-            self.history.record(room, turn.events, inp.get("time"))
+            self.history.record(room, turn.events, turn.time)
             if self._table_listeners and not self._rebuilding:
                 for ev in turn.events:
                     if isinstance(ev, (TableOpened, TableClosed)):
                         for listener in self._table_listeners:
                             listener(ev)
-        outcome = Outcome(input_id=input_id, room=room, input=received, events=turn.events,
+        outcome = Outcome(input_id=input_id, room=room, input=record(inp), events=turn.events,
                           ledger=turn.ledger, drawn=turn.drawn)
         if self.persistence is not None:
             if any(e.event == "hand_end" for e in turn.events):
@@ -489,8 +491,8 @@ class Referee:
             self._commit(turn, table)
             pending = table.fair
             inp = turn.input
-            if pending is not None and inp.get("kind") == "message" and not turn.dm:
-                pending.add(str(inp.get("id", "")), turn.sender, str(inp.get("text", "")))
+            if pending is not None and isinstance(inp, Message) and not inp.dm:
+                pending.add(inp.id, inp.sender, inp.text)
         if pending is None:  # a rebuilt input from before commitments
             return recorded if recorded is not None else draw_deal(eng, self.rng)
         table.live = True  # it deals randomly: from now on, commit as soon as a hand can start
@@ -589,12 +591,11 @@ class Referee:
             raise DirectiveError(str(e)) from None
 
     # --- messages ----------------------------------------------------------------------------
-    def _message(self, turn: Turn, room: str) -> None:
-        inp = turn.input
-        sender, text, now, dm = turn.sender, str(inp.get("text", "")), turn.time, turn.dm
+    def _message(self, turn: Turn, said: Message) -> None:
+        room, sender, text, now, dm = said.room, said.sender, said.text, said.time, said.dm
         table = self.tables.get(room)
         if table is not None and not dm and table.fair is not None:
-            table.fair.add(str(inp.get("id", "")), sender, text)  # entropy for the next deal
+            table.fair.add(said.id, sender, text)  # entropy for the next deal
         if table is not None and now is not None:
             self._tick(turn, room, now)
             table = self.tables.get(room)

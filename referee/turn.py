@@ -14,7 +14,7 @@ typed here so that the handlers import this module, never the service.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -28,6 +28,7 @@ from referee.events import (
     Say,
     TournamentEnd,
 )
+from referee.inputs import Input
 from referee.outcome import LedgerEntry
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ class Turn:
     """One input at the service (see the module docstring)."""
 
     desk: Desk
-    input: Mapping[str, Any]  # the input's record, as received
+    input: Input  # as received
     room: str = ""
     sender: str = ""
     dm: bool = False
