@@ -7,8 +7,7 @@ list of their own. Leaks, flags and penalties are :mod:`referee.discipline`'s co
 
 from __future__ import annotations
 
-from referee import directives as directives  # registers the directives
-from referee import discipline as discipline  # registers !confirm, !flags …
+from referee import discipline as discipline  # its commands (!confirm, !flags …) too
 from referee import guide
 from referee.definitions import GAME_IDS
 from referee.events import Seated

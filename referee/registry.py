@@ -4,7 +4,8 @@ directives (a transcript's ``# seat:``, a console's operations).
 Every handler takes the input's :class:`~referee.turn.Turn`; a command gets its arguments as
 typed words, a directive its JSON arguments. The modules that own a kind of command register
 it here themselves (:mod:`referee.commands`, :mod:`referee.discipline`, :mod:`referee.directives`);
-:mod:`referee.commands` imports the others' so its lookups see every command.
+:mod:`referee.commands` imports the discipline's, so its lookups (:func:`referee.commands.run`,
+:func:`referee.commands.moderator_only`) see every command; the service imports the directives.
 Names and aliases are the grammar's (``grammar/commands.lark``, read by
 :func:`referee.parse.command_name`); the words a command takes as arguments are data
 (``grammar/commands.toml``); what a command says is the catalogue's.

@@ -120,3 +120,19 @@ def test_routing_never_takes_the_command_for_a_room() -> None:
 def test_adapters_ask_the_same_reader(typed: str, needs: bool) -> None:
     assert moderator_only(read_command(typed)) is needs
     assert is_moderator_command(typed) is needs
+
+
+def test_importing_the_commands_alone_knows_every_command() -> None:
+    """An adapter that imports only referee.commands still sees the discipline's moderator
+    commands (a fresh interpreter: nothing else imported first)."""
+    import subprocess
+    import sys
+
+    code = ("from referee.commands import moderator_only; from referee.registry import listed;"
+            "from referee.lang.reader import read_command;"
+            "assert moderator_only(read_command('!confirm 1'));"
+            "assert moderator_only(read_command('!penalties @bob'));"
+            "from referee.parse import command_name;"
+            "assert {'confirm', 'dismiss', 'flags', 'penalty', 'penalties'} <= set(listed());"
+            "assert all(command_name(n) == n for n in listed())")
+    subprocess.run([sys.executable, "-c", code], check=True)
