@@ -26,9 +26,11 @@ and terminal adapters. What it adds is delivery on a network with no message ids
   jitter; a silent connection is detected by PING; capabilities and SASL at registration.
 
 This module is the bot itself: what an IRC event becomes (an input of the service, routed by
-:mod:`referee.routing` when it is private), the action clock and back-ups; the identity flow
-(``!pass``, WHOIS, held private lines) is :mod:`referee.adapters.irc_proofs`. The names the
-CLI and the tests import from here stay importable from here.
+:mod:`referee.routing` when it is private), the action clock and back-ups. It owns its parts
+rather than inheriting them: the session (:mod:`irc_base`), the link (:mod:`irc_connection`),
+the identity book and its proofs (``!pass``, WHOIS: :mod:`irc_proofs`) and the outbox
+(:mod:`irc_delivery`, which holds private lines until their player is proven). The names the
+CLI imports from here stay importable from here.
 """
 
 from __future__ import annotations
@@ -50,8 +52,7 @@ from referee.adapters.irc_config import IrcConfig as IrcConfig
 from referee.adapters.irc_config import load_config as load_config
 from referee.adapters.irc_connection import Link
 from referee.adapters.irc_delivery import Outbox
-from referee.adapters.irc_delivery import text_budget as text_budget
-from referee.adapters.irc_identity import Book, Whois, pass_args
+from referee.adapters.irc_identity import Book, pass_args
 from referee.adapters.irc_proofs import Proofs
 from referee.commands import command_name, moderator_only
 from referee.inputs import Message, Tick
@@ -64,8 +65,8 @@ if TYPE_CHECKING:
     from referee.store import Store
 
 __all__ = [
-    "ConfigError", "IrcBot", "IrcConfig", "Whois", "casefold", "is_moderator_command",
-    "load_config", "run", "serve", "strip_formatting", "text_budget",
+    "ConfigError", "IrcBot", "IrcConfig", "casefold", "is_moderator_command", "load_config",
+    "run", "serve", "strip_formatting",
 ]
 
 log = logging.getLogger("referee.irc")
