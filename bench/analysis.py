@@ -41,10 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from referee.analysis.batch import deuces_keys, standard_keys
+from referee.analysis.batch import standard_keys
 from referee.cards import Card, card_str
 from referee.definitions import load
-from referee.hands import best5_key, deuces_key
+from referee.games.deuces.batch import deuces_keys
+from referee.games.deuces.hands import deuces_key
+from referee.hands import best5_key
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -21,7 +21,9 @@ from itertools import combinations
 from typing import Any
 
 from referee.cards import Card, card_str
-from referee.hands import best5_key, deuces_key, omaha_key, seven_key
+from referee.games.deuces.hands import deuces_key
+from referee.games.seven.hands import seven_key
+from referee.hands import best5_key, omaha_key
 
 
 def rate(fn: Callable[[], Any], n: int, min_time: float) -> float:

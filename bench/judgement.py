@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import scoring  # noqa: E402
 
 from referee.cards import Card, CardError, parse_cards  # noqa: E402
 from referee.discipline import interference_priority, leak_judgement  # noqa: E402
@@ -103,14 +105,8 @@ def judge(row: dict[str, Any]) -> Verdict:
     return Verdict(leak, automatic, interference)
 
 
-def _ratio(a: int, b: int) -> float:
-    return a / b if b else 1.0
-
-
 def score(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
-    tp = {"hand_talk": 0, "interference": 0}
-    fp = {"hand_talk": 0, "interference": 0}
-    fn = {"hand_talk": 0, "interference": 0}
+    pr = {"hand_talk": scoring.PR(), "interference": scoring.PR()}
     auto_innocent = auto_missed = 0
     notes: list[str] = []
     for row in rows:
@@ -118,14 +114,11 @@ def score(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
         want = labels(row)
         label = "/".join(sorted(want)) or "innocent"
         got = {"hand_talk": v.leak, "interference": v.interference}
-        for kind in tp:
-            if got[kind] and kind in want:
-                tp[kind] += 1
-            elif got[kind]:
-                fp[kind] += 1
+        for kind, counts in pr.items():
+            note = counts.add(got[kind], kind in want)
+            if note == "false":
                 notes.append(f"false {kind}: {row['text']!r} ({label})")
-            elif kind in want:
-                fn[kind] += 1
+            elif note == "missed":
                 notes.append(f"missed {kind}: {row['text']!r}")
         if v.automatic and "hand_talk" not in want:
             auto_innocent += 1
@@ -134,35 +127,25 @@ def score(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
             auto_missed += 1
             notes.append(f"not penalised at once: {row['text']!r}")
     out: dict[str, Any] = {"lines": len(rows)}
-    for kind in tp:
-        out[kind] = {
-            "precision": round(_ratio(tp[kind], tp[kind] + fp[kind]), 4),
-            "recall": round(_ratio(tp[kind], tp[kind] + fn[kind]), 4),
-            "tp": tp[kind], "fp": fp[kind], "fn": fn[kind],
-        }
+    for kind, counts in pr.items():
+        out[kind] = counts.summary()
     out["automatic_on_innocent"] = auto_innocent
     out["automatic_missed"] = auto_missed
     return out, notes
 
 
+def _check(row: dict[str, Any]) -> str | None:
+    if not isinstance(row.get("text"), str) or not ("label" in row or "labels" in row):
+        return "needs text and label (hand_talk/interference/innocent)"
+    try:
+        judge(row)
+    except CardError as e:
+        return str(e)
+    return None
+
+
 def load(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise SystemExit(f"{path}:{n}: not JSON: {e.msg}") from None
-        if not isinstance(row, dict) or not isinstance(row.get("text"), str) or not (
-                "label" in row or "labels" in row):
-            raise SystemExit(f"{path}:{n}: needs text and label (hand_talk/interference/innocent)")
-        try:
-            judge(row)
-        except CardError as e:
-            raise SystemExit(f"{path}:{n}: {e}") from None
-        rows.append(row)
-    return rows
+    return scoring.load(path, _check)
 
 
 def main() -> None:
@@ -171,10 +154,7 @@ def main() -> None:
     ap.add_argument("--verbose", "-v", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    try:
-        rows = load(Path(args.corpus))
-    except OSError as e:
-        raise SystemExit(f"{args.corpus}: {e.strerror}") from None
+    rows = load(Path(args.corpus))
     out, notes = score(rows)
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
@@ -192,8 +172,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BrokenPipeError:  # `| head`: the reader stopped; not an error of ours
-        sys.stdout = open(os.devnull, "w")  # Python flushes stdout at exit
-        sys.exit(0)
+    scoring.run(main)

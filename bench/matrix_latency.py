@@ -228,10 +228,10 @@ def history_db(hands: int, where: Path) -> Path:
     db = where / f"history-{hands}.db"
     if not db.exists():
         fill(db, hands)
-        from referee.adapters.matrix import _SCHEMA
+        from referee.adapters.matrix_state import SCHEMA
 
         conn = sqlite3.connect(db)
-        conn.executescript(_SCHEMA)
+        conn.executescript(SCHEMA)
         conn.executemany(
             "INSERT INTO matrix_outbox(input_id, idx, room_id, content, event_id)"
             " VALUES (?, ?, '!old:localhost', '{}', ?)",

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -35,65 +34,28 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import scoring  # noqa: E402
 
 from referee.parse import parse  # noqa: E402
 
-VALUE_FIELDS = ("amount", "to", "pot", "aa", "cards", "hand", "keep", "discard")
-CARD_FIELDS = {"cards", "keep", "discard"}
 
-
-def _values(d: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k in VALUE_FIELDS:
-        v = d.get(k)
-        if v is None or (k == "pot" and v is False):
-            continue
-        out[k] = sorted(str(c).upper() for c in v) if k in CARD_FIELDS else v
-    return out
+def _check(row: dict[str, Any]) -> str | None:
+    if not isinstance(row.get("text"), str) or not isinstance(row.get("expect"), dict) or \
+            "kind" not in row["expect"]:
+        return "needs text and expect"
+    return None
 
 
 def load(path: Path) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise SystemExit(f"{path}:{n}: not JSON: {e.msg}") from None
-        if (not isinstance(row, dict) or not isinstance(row.get("text"), str)
-                or not isinstance(row.get("expect"), dict) or "kind" not in row["expect"]):
-            raise SystemExit(f"{path}:{n}: needs text and expect")
-        rows.append(row)
-    return rows
-
-
-class _PR:
-    def __init__(self) -> None:
-        self.tp = self.fp = self.fn = 0
-
-    def add(self, got: bool, want: bool) -> str | None:
-        if got and want:
-            self.tp += 1
-        elif got:
-            self.fp += 1
-            return "false"
-        elif want:
-            self.fn += 1
-            return "missed"
-        return None
-
-    def p(self) -> float:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
-
-    def r(self) -> float:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+    return scoring.load(path, _check)
 
 
 def score(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
     actions: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # game -> [exact, total]
     chat: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # game -> [as action, total]
-    hand, advice = _PR(), _PR()
+    hand, advice = scoring.PR(), scoring.PR()
     misses: list[str] = []
     for row in rows:
         game, text, want = str(row.get("game", "omaha")), row["text"], row["expect"]
@@ -104,9 +66,7 @@ def score(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
         if want.get("kind") == "action":
             a = actions[game]
             a[1] += 1
-            ok = (got.get("kind") == "action" and got.get("action") == want.get("action")
-                  and _values(got) == _values(want))
-            if ok:
+            if scoring.exact(got, want):
                 a[0] += 1
             else:
                 shown = {k: v for k, v in got.items() if k not in ("hand_info", "advice")}
@@ -132,18 +92,12 @@ def score(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
         "exact": sum(a[0] for a in actions.values()),
         "chat": sum(c[1] for c in chat.values()),
         "chat_to_action": sum(c[0] for c in chat.values()),
-        "hand_info": {"precision": round(hand.p(), 4), "recall": round(hand.r(), 4),
-                      "tp": hand.tp, "fp": hand.fp, "fn": hand.fn},
-        "advice": {"precision": round(advice.p(), 4), "recall": round(advice.r(), 4),
-                   "tp": advice.tp, "fp": advice.fp, "fn": advice.fn},
+        "hand_info": hand.summary(),
+        "advice": advice.summary(),
         "games": {g: {"exact": actions[g][0], "actions": actions[g][1],
                       "chat_to_action": chat[g][0], "chat": chat[g][1]} for g in games},
     }
     return out, misses
-
-
-def _pct(a: int, b: int) -> str:
-    return f"{a / b:.1%}" if b else "-"
 
 
 def main() -> None:
@@ -153,19 +107,16 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--row", metavar="ROUND,CROWD", help="print the docs/parser.md table row")
     args = ap.parse_args()
-    try:
-        rows = load(Path(args.corpus))
-    except OSError as e:
-        raise SystemExit(f"{args.corpus}: {e.strerror}") from None
+    rows = load(Path(args.corpus))
     out, misses = score(rows)
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
         print(f"{out['lines']} lines ({args.corpus})")
         for g, s in out["games"].items():
-            print(f"  {g:10} actions {_pct(s['exact'], s['actions']):>6} ({s['exact']}/"
+            print(f"  {g:10} actions {scoring.pct(s['exact'], s['actions']):>6} ({s['exact']}/"
                   f"{s['actions']})  chat->action {s['chat_to_action']}/{s['chat']}")
-        print(f"actions exact {_pct(out['exact'], out['actions'])} ({out['exact']}/"
+        print(f"actions exact {scoring.pct(out['exact'], out['actions'])} ({out['exact']}/"
               f"{out['actions']}), chat->action {out['chat_to_action']}/{out['chat']}")
         for k in ("hand_info", "advice"):
             s = out[k]
@@ -174,7 +125,7 @@ def main() -> None:
     if args.row:
         rnd, _, crowd = args.row.partition(",")
         h, a = out["hand_info"], out["advice"]
-        print(f"| {rnd} | {crowd} | {out['lines']} | {_pct(out['exact'], out['actions'])} "
+        print(f"| {rnd} | {crowd} | {out['lines']} | {scoring.pct(out['exact'], out['actions'])} "
               f"({out['exact']}/{out['actions']}) | {out['chat_to_action']} | "
               f"{h['precision']:.0%} / {h['recall']:.0%} | {a['precision']:.0%} / "
               f"{a['recall']:.0%} |")
@@ -184,8 +135,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BrokenPipeError:  # `| head`: the reader stopped; not an error of ours
-        sys.stdout = open(os.devnull, "w")  # Python flushes stdout at exit
-        sys.exit(0)
+    scoring.run(main)

@@ -30,9 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from referee.actions import Parsed, action  # noqa: E402
 from referee.cards import Card, card_str  # noqa: E402
+from referee.games.omaha.engine import OmahaEngine  # noqa: E402
 from referee.rules import create  # noqa: E402
 from referee.rules.base import Deal  # noqa: E402
-from referee.rules.omaha import OmahaEngine  # noqa: E402
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank"]
 BUY_IN = 20000

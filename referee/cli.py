@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from referee.definitions import GAME_IDS
+from referee.games import UnknownGame, game_ids, is_game
 
 
 def default_db(environ: Mapping[str, str] | None = None) -> Path:
@@ -44,6 +44,13 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def _game(game: str) -> str:
+    """``game`` if it is a registered game; else the one-line refusal every command gives."""
+    if not is_game(game):
+        _fail(str(UnknownGame(game)))
+    return game
+
+
 def _dump(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
 
@@ -56,7 +63,7 @@ def cmd_hand(args: argparse.Namespace) -> None:
 
     try:
         board = parse_cards(args.board) if args.board is not None else []
-        hands = evaluate_many(args.game, [parse_cards(text) for text in args.cards], board)
+        hands = evaluate_many(_game(args.game), [parse_cards(text) for text in args.cards], board)
     except (CardError, HandError) as e:
         _fail(str(e))
     out = {
@@ -71,6 +78,7 @@ def cmd_hand(args: argparse.Namespace) -> None:
 def cmd_parse(args: argparse.Namespace) -> None:
     from referee.parse import parse
 
+    _game(args.game)
     if args.text == "-":
         from functools import lru_cache
 
@@ -118,8 +126,7 @@ def cmd_analyze(args: argparse.Namespace) -> None:
               f"bash scripts/setup.sh --analysis ({e.name} is missing)")
     from referee.definitions import DefinitionError
 
-    if args.game not in GAME_IDS:
-        _fail(f"unknown game '{args.game}' (known: {', '.join(GAME_IDS)})")
+    _game(args.game)
     hands = _number("--hands", args.hands) if args.hands is not None else None
     if hands is not None and hands < 2:
         _fail("--hands must be at least 2")
@@ -346,9 +353,9 @@ def cmd_history(args: argparse.Namespace) -> None:
             and (args.player is None or any(n == args.player for _, n, _ in r.seats))
             and (since is None or (r.time is not None and r.time >= since))]
     if args.format == "phh":
-        from referee.rules.registry import games
+        from referee.games import spec
 
-        phh = [r for r in recs if games()[r.game].phh and r.limit in ("", "pot")]
+        phh = [r for r in recs if is_game(r.game) and spec(r.game).phh and r.limit in ("", "pot")]
         if not phh:
             _fail("no pot-limit omaha hand to write as PHH")
         sys.stdout.write(h.to_phhs(phh))
@@ -487,13 +494,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     h = sub.add_parser("hand", help="evaluate and compare hands (docs/contracts.md §1)")
-    h.add_argument("--game", required=True, choices=GAME_IDS)
+    h.add_argument("--game", required=True, help=", ".join(game_ids()))
     h.add_argument("--board", default=None, help="community cards, e.g. 'Ts 9s 8c'")
     h.add_argument("cards", nargs="+", help="one argument per hand, e.g. 'Ah Kh Qd Jd'")
     h.set_defaults(func=cmd_hand)
 
     pa = sub.add_parser("parse", help="what a chat message means (docs/contracts.md §2)")
-    pa.add_argument("--game", required=True, choices=GAME_IDS)
+    pa.add_argument("--game", required=True, help=", ".join(game_ids()))
     pa.add_argument("text", help="the message, or - for one message per stdin line")
     pa.set_defaults(func=cmd_parse)
 
@@ -504,7 +511,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     an = sub.add_parser("analyze", help="return to player and house edge of a game's bets "
                         "(docs/analysis.md)")
-    an.add_argument("game", help=", ".join(GAME_IDS))
+    an.add_argument("game", help=", ".join(game_ids()))
     an.add_argument("--bet", action="append", default=[], help="one bet (repeat for several)")
     an.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="try a definition change, e.g. aa_table.royal_flush=250")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from referee import discipline as discipline  # its commands (!confirm, !flags …) too
 from referee import guide
-from referee.definitions import GAME_IDS
 from referee.events import Seated
+from referee.games import game_ids
 from referee.lang.catalog import excerpt, text
 from referee.lang.reader import CommandText
 from referee.parse import command_name
@@ -86,11 +86,11 @@ def _usage(name: str) -> IllegalAction:
 # --- the commands, in the order !help lists them -------------------------------------------------
 @command("open", moderator=True)
 def _open(turn: Turn, args: list[str]) -> None:
-    games = " ".join(GAME_IDS)
+    games = " ".join(game_ids())
     if not args:
         raise IllegalAction("open_no_game", games=games)
     game = args[0]
-    if game not in GAME_IDS:
+    if game not in game_ids():
         raise IllegalAction("game_unknown", game=excerpt(game), games=games)
     if turn.room in turn.desk.tables:
         raise IllegalAction("open_exists")

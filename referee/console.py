@@ -36,15 +36,15 @@ from typing import Any, TypeGuard
 from referee.at_table import AtTable
 from referee.history import action_line, game_name, settle_line, shown_item
 from referee.lang.catalog import chips, messages, text
-from referee.store.schema import _V2 as _PROJECTION_TABLES
 from referee.store.schema import (
     LATEST,
     PROJECTED_KINDS,
     StoreError,
-    _script,
     current_version,
     project,
+    run_script,
 )
+from referee.store.schema import PROJECTION_V2 as _PROJECTION_TABLES
 
 JST = timezone(timedelta(hours=9), "JST")
 DB_NAME = "referee"
@@ -239,7 +239,7 @@ def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
     # afresh in memory from the log: the database's copy may lag (it is a cache) and is not
     # ours to bring up to date.
     mem = sqlite3.connect(":memory:", isolation_level=None)
-    _script(mem, _PROJECTION_TABLES)
+    run_script(mem, _PROJECTION_TABLES)
 
     try:
         if dest.exists():
@@ -252,7 +252,7 @@ def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
         out.execute("PRAGMA journal_mode = OFF")
         out.execute("PRAGMA synchronous = OFF")
         out.execute("BEGIN")
-        _script(out, SCHEMA)
+        run_script(out, SCHEMA)
         built = _walk(src, mem, out, ledger_seqs, ledger, bank)
         out.execute("COMMIT")
         out.execute("ANALYZE")

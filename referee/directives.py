@@ -10,8 +10,8 @@ from typing import Any
 
 from referee.cards import parse_cards
 from referee.dealing import deal_from_json
-from referee.definitions import GAME_IDS
 from referee.events import Seated
+from referee.games import game_ids
 from referee.registry import directive
 from referee.rules import create
 from referee.table import Table
@@ -32,7 +32,7 @@ def _table(turn: Turn) -> Table:
 @directive("table")
 def _open(turn: Turn, args: dict[str, Any]) -> None:
     game = str(args["game"])
-    if game not in GAME_IDS:  # (the registry's list; the engine comes from it)
+    if game not in game_ids():  # (the registry's list; the engine comes from it)
         raise DirectiveError(f"unknown game '{game}'")
     # A directive sets the scene: it replaces whatever table the room had (a transcript run
     # against a database that an earlier transcript left mid-hand must not fail).

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from referee.cards import RANKS, SUITS, Card, rank_of, suit_of
-from referee.hands import class_of, omaha_key
 from referee.lang import vocab
 from referee.lang.normalize import fold, nfkc
 from referee.lexicon import read
@@ -65,7 +64,7 @@ _CLASS_WORDS: list[tuple[str, str]] = sorted(
 def named_cards(text: str) -> list[Card]:
     """Cards a message names, in any notation people use in chat (``A♥``, ``Ah``, ``ハートのA``,
     ``Aハート``, ``エースのハート``), never English words (``as``)."""
-    return [n.card for n in read(text, "omaha").cards]
+    return [n.card for n in read(text, "").cards]  # cards read the same in every game
 
 
 def named_rank_pairs(text: str) -> list[int]:
@@ -118,12 +117,6 @@ def made_class(game: str, holdings: Sequence[Card], board: Sequence[Card]) -> st
     must not be taken for naming their hand. Preflop claims ("AA持ってる") are caught by the
     rank-pair rule instead.
     """
-    if game == "omaha" and len(holdings) == 4 and 3 <= len(board) <= 5:
-        cards = [*holdings, *board]
-        if len(set(cards)) == len(cards) and all(0 <= c < 52 for c in cards):
-            # a well-formed Omaha holding: the engines' fast key gives the same best class as
-            # the registry's 60 validated evaluations, at a fraction of the cost per message
-            return class_of("omaha", omaha_key(holdings, board))
     from referee.rules.registry import made_class as best
 
     return best(game, holdings, board)

@@ -1,5 +1,5 @@
 """What ``!help`` and ``!rules`` say about a table's game: its actions with examples, its short
-rules and its pay tables, read from the game's definition (``games/GAME.toml``) so that a
+rules and its pay tables, read from the game's definition (``games/GAME/definition.toml``) so that a
 changed pay table is shown as it is played. The wording is the catalogue's
 (``referee/lang/messages/guide.toml``); hand names are the seeds' (``referee.hands.NAMES``)."""
 
@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from referee.definitions import GameDefinition
+from referee.games import spec
 from referee.hands import NAMES
 from referee.lang.catalog import messages, text
 
@@ -52,15 +53,9 @@ def rules(definition: GameDefinition, options: dict[str, str] | None = None) -> 
     """The lines of ``!rules``: the game in short, then every pay table of its definition."""
     game = definition.id
     rules_model: Any = definition.rules
-    if game == "omaha":
-        lv = rules_model.levels[int((options or {}).get("level", rules_model.level)) - 1]
-        summary = text(
-            "rules_summary_omaha", sb=lv.sb, bb=lv.bb,
-            ante=text("rules_ante", ante=lv.ante) if rules_model.ante else "",
-            rake_percent=_multiplier(Decimal(rules_model.rake_percent)),
-            rake_min_pot=rules_model.rake_min_pot, rake_cap=rules_model.rake_cap,
-            mult=rules_model.chip_multiplier,
-        )
+    own = spec(game).summary
+    if own is not None:
+        summary = text(f"rules_summary_{game}", **own(definition, options or {}))
     else:
         fields = {k: v for k, v in rules_model if isinstance(v, int)}
         if "ante" in (options or {}) and "ante_unit" in fields:  # the table's own unit

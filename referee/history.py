@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from referee.cards import parse_card, pretty
 from referee.events import Event, HandSeats
+from referee.games import is_game, spec
 from referee.lang.catalog import messages, text
 
 if TYPE_CHECKING:
@@ -113,7 +114,7 @@ def _read(rec: HandRecord, kind: str, d: dict[str, Any]) -> None:
         if d.get("hand_class"):
             rec.classes[player] = str(d["hand_class"])
         why = d.get("why")
-        if why in ("showdown", "open") and rec.game == "omaha":  # PHH's "sm": a showdown
+        if why in ("showdown", "open") and _phh(rec.game):  # PHH's "sm": a showdown
             rec.log.append({"kind": "show" if kind == "shown" else "shown_after",
                             "player": player, "cards": cards})
     elif kind == "exposed":
@@ -264,9 +265,10 @@ def _class_name(game: str, code: str) -> str:
 
 def game_name(game: str | None) -> str:
     """A game's name as people read it (the definition's ``name``), never its id."""
-    from referee.definitions import GAME_IDS, load
+    from referee.definitions import load
+    from referee.games import game_ids
 
-    return load(game).name if game in GAME_IDS else text("hand_game_unknown")
+    return load(game).name if game in game_ids() else text("hand_game_unknown")
 
 
 def action_line(game: str, e: dict[str, Any]) -> str:
@@ -384,11 +386,16 @@ def _q(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
 
+def _phh(game: str) -> bool:
+    """Whether the PHH format describes ``game``'s hands (its GameSpec says so)."""
+    return is_game(game) and spec(game).phh
+
+
 def to_phh(rec: HandRecord) -> str:
     """One omaha hand as PHH (TOML). Rake and house top-ups are not part of PHH: they are in
     the user fields ``_rake`` and the finishing stacks (what the referee paid)."""
-    if rec.game != "omaha":
-        raise PhhError(f"hand {rec.hand}: PHH is written for omaha hands only ({rec.game})")
+    if not _phh(rec.game):
+        raise PhhError(f"hand {rec.hand}: PHH is not written for {rec.game} hands")
     if rec.limit not in ("", "pot"):
         raise PhhError(f"hand {rec.hand}: PHH has no {rec.limit}-limit Omaha")
     seats = sorted(rec.seats)

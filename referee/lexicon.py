@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from referee import resources
+from referee import games, resources
 from referee.lang import notation, vocab
 from referee.lang.normalize import fold_nfkc, nfkc
 from referee.lang.notation import NamedCard as NamedCard
@@ -525,6 +525,11 @@ def _rank_prefix(t: _Text, i: int) -> bool:
     return i > 0 and t.folded[i - 1] in _RANK_PREFIXES
 
 
+def _rank_run_bets(game: str) -> frozenset[str]:
+    """The game's bets named like a rank run (holdem_aa's AA bet): not a holding."""
+    return games.spec(game).rank_run_bets if games.is_game(game) else frozenset()
+
+
 def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
     """Whether ``text`` (NFKC, short) is hand talk read on words, and the cards it names."""
     h = _hand()
@@ -540,7 +545,7 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
     ws = t.ws
     # rank groups: AA, AKs, KQo, T9, kk (not a name: AAさん; not the holdem_aa side bet)
     for m in _RANK_RUN.finditer(text):
-        if game == "holdem_aa" and m.group(0).upper() == "AA" \
+        if m.group(0).upper() in _rank_run_bets(game) \
                 and _AA_SIDE_BET.match(fold_nfkc(text[m.end():m.end() + 8])):
             continue
         rest = text[m.end():m.end() + 2]

@@ -36,7 +36,7 @@ from typing import Any, get_args
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError
 
-from referee import lexicon, resources
+from referee import games, lexicon, resources
 from referee.actions import ActionName, Parsed
 from referee.lang import clauses, decor, vocab
 from referee.lang.decor import strip_tail
@@ -173,13 +173,13 @@ class _Grammar:
 
 @cache
 def _grammar(game: str) -> _Grammar:
-    path = GRAMMAR_DIR / f"{game}.lark"
+    path = games.spec(game).grammar_file
     if not path.is_file():
         raise ValueError(f"no grammar for game {game!r}")
     # cache=True: Lark keeps the LALR tables in the temp directory, keyed by the grammar text
     # and checked against the imported files, so a one-message CLI run skips the analysis.
     lark = Lark.open(
-        str(path), parser="lalr", lexer="contextual", import_paths=[str(GRAMMAR_DIR)],
+        str(path), parser="lalr", lexer="contextual", import_paths=[vocab.grammar_loader()],
         transformer=_Build(), maybe_placeholders=False, cache=True,
     )
 

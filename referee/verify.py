@@ -80,9 +80,10 @@ def _within(cards: Sequence[str], pool: Sequence[str]) -> str | None:
 def _shoe_ok(game: str | None, decks: int, jokers: int, hand: int) -> None:
     if game is None:
         return
-    from referee.definitions import GAME_IDS, load
+    from referee.definitions import load
+    from referee.games import game_ids
 
-    if game not in GAME_IDS:
+    if game not in game_ids():
         raise Discrepancy(f"hand {hand}: unknown game {game!r}")
     d = load(game)
     if (d.decks, d.jokers) != (decks, jokers):

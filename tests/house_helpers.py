@@ -12,7 +12,7 @@ import pytest
 from event_helpers import of as ev
 
 from referee.actions import Parsed
-from referee.definitions import GAMES_DIR, DefinitionError, load_file
+from referee.definitions import DefinitionError, load_file, path_of
 from referee.events import Event
 from referee.rules.base import Deal, Engine, IllegalAction
 
@@ -32,7 +32,7 @@ def assert_tables_checked(tmp_path: Path, game: str, breaks: list[tuple[str, str
 
 
 def definition_text(game: str) -> str:
-    return (GAMES_DIR / f"{game}.toml").read_text(encoding="utf-8")
+    return path_of(game).read_text(encoding="utf-8")
 
 
 def assert_books_balance(

@@ -12,24 +12,25 @@ from typing import Any
 import numpy as np
 import pytest
 
-from referee.analysis import analyze, draw
+from referee.analysis import analyze
 from referee.analysis.batch import (
     BINOM,
     colex_index,
-    deuces_classes,
-    deuces_keys,
     five_card_hands,
     five_card_key_counts,
     standard_keys,
 )
-from referee.analysis.draw import FULL_PAY_DEUCES_WILD, exact_result, table_key
-from referee.analysis.holdem import aa_exact, aa_mc, ante_mc
 from referee.analysis.report import pool
 from referee.analysis.tables import definition
 from referee.cards import Card
 from referee.cli import main
 from referee.definitions import DefinitionError, load
-from referee.hands import best5_key, class_of, deuces_key
+from referee.games.deuces import draw
+from referee.games.deuces.batch import deuces_classes, deuces_keys
+from referee.games.deuces.draw import FULL_PAY_DEUCES_WILD, exact_result, table_key
+from referee.games.deuces.hands import deuces_key
+from referee.games.holdem_aa.analysis import aa_exact, aa_mc, ante_mc
+from referee.hands import best5_key, class_of
 
 
 @pytest.fixture(autouse=True)
@@ -236,7 +237,7 @@ def test_casino_holdem_ante_matches_wizard_of_odds() -> None:
 
 def test_deuces_monte_carlo_through_the_engine() -> None:
     keep_all = list
-    from referee.analysis.engine_mc import deuces_mc
+    from referee.games.deuces.analysis import deuces_mc
 
     reps = deuces_mc(load("deuces"), 300, seed=4, hold=keep_all)
     assert [r.bet for r in reps] == ["ante", "play", "bonus", "total"]
@@ -273,16 +274,24 @@ def test_pooled_runs_are_one_run_of_both() -> None:
 
 
 def test_monte_carlo_without_hands_runs_to_the_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
     import referee.analysis as an
 
-    monkeypatch.setitem(an.DEFAULT_HANDS, "holdem_aa", 2000)
+    how = an.analysis_of("holdem_aa")
+
+    def sized(default: int, most: int) -> None:
+        monkeypatch.setattr(an, "analysis_of", lambda game: dataclasses.replace(
+            how, default_hands=default, max_hands=most))
+
+    sized(2000, how.max_hands)
     monkeypatch.setattr(an, "TARGET", 0.02)
     rep = analyze(load("holdem_aa"), ["ante"])
     ante = rep.bets[0]
     assert ante.half_width is not None and ante.half_width <= 0.02
     assert ante.hands > 2000  # 2,000 hands give about +-0.03: more were played
     assert any("until every 95% interval" in n for n in rep.notes)
-    monkeypatch.setitem(an.MAX_HANDS, "holdem_aa", 3000)
+    sized(2000, 3000)
     monkeypatch.setattr(an, "TARGET", 0.001)
     capped = analyze(load("holdem_aa"), ["ante"])
     assert capped.bets[0].hands == 3000
@@ -406,11 +415,11 @@ def test_cache_key_follows_code_and_definition(tmp_path: Path,
     from referee.analysis import cache
 
     monkeypatch.setenv("REFEREE_CACHE_DIR", str(tmp_path))
-    a = cache.cache_path("t", ["hands/deuces.py"], ("decks", 1))
+    a = cache.cache_path("t", ["games/deuces/hands.py"], ("decks", 1))
     assert a.parent == tmp_path
-    assert a == cache.cache_path("t", ["hands/deuces.py"], ("decks", 1))
-    assert a != cache.cache_path("t", ["hands/deuces.py"], ("decks", 6))
-    assert a != cache.cache_path("t", ["hands/deuces.py", "hands/core.py"], ("decks", 1))
+    assert a == cache.cache_path("t", ["games/deuces/hands.py"], ("decks", 1))
+    assert a != cache.cache_path("t", ["games/deuces/hands.py"], ("decks", 6))
+    assert a != cache.cache_path("t", ["games/deuces/hands.py", "hands/core.py"], ("decks", 1))
     calls: list[int] = []
 
     def compute() -> dict[str, Any]:
@@ -425,8 +434,8 @@ def test_cache_key_follows_code_and_definition(tmp_path: Path,
 
 
 def test_optimal_hold_chooses_for_engine_hands() -> None:
-    from referee.analysis.draw import optimal_hold
     from referee.cards import JOKER, parse_cards
+    from referee.games.deuces.draw import optimal_hold
 
     choose = optimal_hold(FULL_PAY_DEUCES_WILD)
     royal = parse_cards("Kh Ah Qh Th Jh")

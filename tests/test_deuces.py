@@ -13,9 +13,9 @@ from referee.actions import Parsed, action
 from referee.cards import JOKER, cards_str, parse_cards
 from referee.definitions import load
 from referee.events import Event
+from referee.games.deuces.dealer import house_way_v1
+from referee.games.deuces.engine import DeucesEngine, area_class, refill_order
 from referee.rules import Deal, IllegalAction, OptionError, create
-from referee.rules.deuces import DeucesEngine, area_class, refill_order
-from referee.rules.deuces_dealer import house_way_v1
 
 RULES = load("deuces").deuces
 assert RULES is not None
@@ -608,7 +608,7 @@ def test_house_way(hand: str, kept: str) -> None:
     assert sorted(house_way_v1(C(hand))) == sorted(C(kept))
 
 
-# --- configuration (games/deuces.toml) -------------------------------------------------------
+# --- configuration (games/deuces/definition.toml) ----------------------------------------------
 
 def configured(**changes: Any) -> DeucesEngine:
     d = load("deuces")
@@ -654,9 +654,9 @@ def _definition_data() -> dict[str, Any]:
     import tomllib
     from decimal import Decimal
 
-    from referee.definitions import GAMES_DIR
+    from referee.definitions import path_of
 
-    with (GAMES_DIR / "deuces.toml").open("rb") as f:
+    with path_of("deuces").open("rb") as f:
         return tomllib.load(f, parse_float=Decimal)
 
 
@@ -669,13 +669,13 @@ def _definition_data() -> dict[str, Any]:
 def test_definition_refuses_a_missing_row(table: str, row: str) -> None:
     from pydantic import ValidationError
 
-    from referee.definitions import GameDefinition
+    from referee.definitions import validate
 
     data = _definition_data()
-    GameDefinition.model_validate(data)  # the shipped file is valid
+    validate(data)  # the shipped file is valid
     del data["deuces"][table][row]
     with pytest.raises(ValidationError, match=table):
-        GameDefinition.model_validate(data)
+        validate(data)
 
 
 @pytest.mark.parametrize(
@@ -686,16 +686,16 @@ def test_definition_refuses_a_missing_row(table: str, row: str) -> None:
 def test_definition_refuses_unknown_values(key: str, value: Any) -> None:
     from pydantic import ValidationError
 
-    from referee.definitions import GameDefinition
+    from referee.definitions import validate
 
     data = _definition_data()
     data["deuces"][key] = value
     with pytest.raises(ValidationError):
-        GameDefinition.model_validate(data)
+        validate(data)
     data = _definition_data()
     data["deuces"]["bonus_table"]["six_of_a_kind"] = 99
     with pytest.raises(ValidationError, match="unknown rows"):
-        GameDefinition.model_validate(data)
+        validate(data)
 
 
 # --- the live deal and the saved bonus area --------------------------------------------------

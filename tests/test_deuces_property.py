@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from referee.actions import Parsed, action
 from referee.cards import JOKER, Shoe, card_str
+from referee.games.deuces.engine import DeucesEngine
 from referee.rules import Deal, IllegalAction, create
-from referee.rules.deuces import DeucesEngine
 
 NAMES = ["alice", "bob", "carol", "dave", "erin"]
 

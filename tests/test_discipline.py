@@ -255,7 +255,7 @@ def test_a_tattoo_or_a_song_naming_a_held_card_is_no_leak() -> None:
 
 
 def test_face_up_games_are_games() -> None:
-    from referee.definitions import GAME_IDS
+    from referee.games import BUILTIN as GAME_IDS
     from referee.lexicon import _hand
 
     assert _hand().face_up and _hand().face_up <= set(GAME_IDS)

@@ -12,16 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.cards import JOKER, Card, card_str, parse_cards
+from referee.games.deuces.hands import DEUCES, deuces_key
 from referee.hands import (
     HandValue,
     class_floor,
     class_of,
-    deuces_eval,
-    deuces_key,
     evaluate,
     winners,
 )
-from referee.hands.names import DEUCES
 
 
 def ev(text: str) -> HandValue:
@@ -105,11 +103,6 @@ def test_tie_breaks_use_the_best_natural_equivalent_hand() -> None:
 def test_dealer_qualification_threshold() -> None:
     floor = class_floor("deuces", "three_of_a_kind")
     assert ev("2c Kd Kh 9s 8c").key >= floor > ev("Kc Kd 9h 9s 8c").key
-
-
-def test_deuces_eval_is_evaluate() -> None:
-    cards = parse_cards("2c Kd Kh 9s 8c")
-    assert deuces_eval(cards) == evaluate("deuces", cards)
 
 
 # --- brute-force reference --------------------------------------------------------------

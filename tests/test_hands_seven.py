@@ -12,17 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.cards import JOKER, Card, card_str, parse_cards
+from referee.games.seven.hands import SEVEN, SEVEN_CARD_CLASSES, seven_eval, seven_key
 from referee.hands import (
-    SEVEN_CARD_CLASSES,
     HandValue,
     class_of,
     evaluate,
     pair_floor,
-    seven_eval,
-    seven_key,
     winners,
 )
-from referee.hands.names import SEVEN
 
 
 def ev(text: str) -> HandValue:

@@ -17,6 +17,7 @@ from deal_helpers import ROOM, Driver  # tests/ is on sys.path
 
 from referee import definitions
 from referee.events import event_json
+from referee.games.omaha.rules import OmahaRules
 from referee.history import HandRecord, summary_lines, to_json, to_phh, to_phhs
 from referee.service import Referee
 from referee.store import Store
@@ -30,9 +31,9 @@ def _no_rake(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def patched(game: str) -> Any:
         d = load(game)
-        if d.omaha is None:
+        if game != "omaha":
             return d
-        return d.model_copy(update={"omaha": d.omaha.model_copy(
+        return d.model_copy(update={"omaha": d.section(OmahaRules).model_copy(
             update={"rake_percent": Decimal(0)})})
 
     monkeypatch.setattr(definitions, "load", patched)

@@ -21,8 +21,8 @@ from referee.actions import Parsed, action
 from referee.cards import full_deck, parse_cards
 from referee.definitions import load
 from referee.events import Event
+from referee.games.holdem_aa.engine import HoldemAAEngine
 from referee.rules.base import Deal, IllegalAction, OptionError
-from referee.rules.holdem_aa import HoldemAAEngine
 
 
 def engine(**options: str) -> HoldemAAEngine:

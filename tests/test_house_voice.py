@@ -25,10 +25,11 @@ from event_helpers import says as room
 from referee.adapters.transcript import replay_events
 from referee.cards import card_str
 from referee.events import Event
-from referee.hands import NAMES, SEVEN_CARD_CLASSES, class_of, seven_key
+from referee.games.deuces.cards import dup_kinds
+from referee.games.seven.hands import SEVEN_CARD_CLASSES, seven_key
+from referee.hands import NAMES, class_of
 from referee.inputs import Message
 from referee.lang.catalog import chips
-from referee.rules.deuces_cards import dup_kinds
 from referee.service import Referee
 
 ROOM = "!room"

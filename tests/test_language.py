@@ -144,7 +144,7 @@ def test_help_lists_the_games_actions_and_rules_shows_its_pay_tables(
     help_text, rules_text = room(evs)[-2:]
     assert catalog.messages()[game_actions] in help_text
     assert rules_text.count("\n") >= 1 or head is OMAHA  # a summary, then the tables
-    if head is HOLDEM:  # the pay tables as games/holdem_aa.toml has them, in Japanese
+    if head is HOLDEM:  # the pay tables as games/holdem_aa/definition.toml has them, in Japanese
         assert "AA配当（手札2枚＋フロップ）: ロイヤル・フラッシュ ×201" in rules_text
         assert "ディーラーフォールド ×1" in rules_text and "dealer_fold" not in rules_text
 

@@ -17,9 +17,10 @@ from referee.actions import action
 from referee.adapters.transcript import replay_events
 from referee.cards import Card, parse_cards
 from referee.events import Event
+from referee.games.omaha.engine import OmahaEngine
+from referee.games.omaha.state import Phase
 from referee.rules import create
 from referee.rules.base import Deal, IllegalAction, OptionError
-from referee.rules.omaha import OmahaEngine, Phase
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank"]
 

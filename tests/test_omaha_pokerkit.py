@@ -21,8 +21,8 @@ from pokerkit.games import NoLimitPokerMixin, OmahaHoldemMixin, UnfixedLimitHold
 from referee.actions import action
 from referee.cards import Card, card_str
 from referee.definitions import load
+from referee.games.omaha.engine import OmahaEngine
 from referee.rules.base import Deal
-from referee.rules.omaha import OmahaEngine
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from referee.actions import action
 from referee.cards import Card
+from referee.games.omaha.engine import OmahaEngine
 from referee.rules import create
 from referee.rules.base import Deal, IllegalAction
 from referee.rules.betting import Betting, Seat
-from referee.rules.omaha import OmahaEngine
 
 # --- side pots ---------------------------------------------------------------
 

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.adapters.transcript import _MESSAGE, event_line, split_message
+from referee.adapters.transcript import MESSAGE, event_line, split_message
 from referee.events import ActionEvent, HandEnd, Say
-from referee.rules.omaha import state
+from referee.games.omaha import state
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,7 +78,7 @@ def test_plain_message_split_agrees_with_the_pattern(raw: str) -> None:
     got = split_message(line)
     if got is None:
         return  # the pattern decides
-    m = _MESSAGE.match(line)
+    m = MESSAGE.match(line)
     assert m is not None, line
     assert m.group("h") is None and m.group("dm") is None
     assert (m.group("name"), m.group("text")) == got

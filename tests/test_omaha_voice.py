@@ -104,7 +104,7 @@ def test_every_decision_is_prompted_and_every_action_acknowledged(seed: int) -> 
 def test_the_check_notices_a_silent_action(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the acknowledgement line the property fails: it is not vacuous."""
     from referee.events import Say
-    from referee.rules.omaha import rounds
+    from referee.games.omaha import rounds
 
     monkeypatch.setattr(rounds, "acknowledge", lambda *a, **k: Say(to="dave", text="-"))
     with pytest.raises(AssertionError):

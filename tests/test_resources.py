@@ -12,7 +12,8 @@ import pytest
 import referee
 from referee import resources
 from referee.cli import default_db
-from referee.definitions import GAME_IDS, load
+from referee.definitions import load
+from referee.games import BUILTIN, spec
 
 
 def test_the_data_directories_are_inside_the_package() -> None:
@@ -20,9 +21,11 @@ def test_the_data_directories_are_inside_the_package() -> None:
     assert resources.PACKAGE == package
     for directory in (resources.GRAMMAR, resources.GAMES, resources.MESSAGES):
         assert directory.is_dir() and package in directory.parents
-    assert {p.stem for p in resources.GAMES.glob("*.toml")} == set(GAME_IDS)
-    assert {f"{g}.lark" for g in GAME_IDS} <= {p.name for p in resources.GRAMMAR.glob("*.lark")}
-    assert all(load(g).id == g for g in GAME_IDS)
+    folders = {p.parent.name for p in resources.GAMES.glob("*/spec.py")}
+    assert folders == set(BUILTIN)
+    assert all(spec(g).folder == resources.GAMES / g for g in BUILTIN)
+    assert all(spec(g).grammar_file.is_file() for g in BUILTIN)
+    assert all(load(g).id == g for g in BUILTIN)
 
 
 def test_every_data_file_is_declared_package_data() -> None:
@@ -38,7 +41,7 @@ def test_every_data_file_is_declared_package_data() -> None:
         base = root.joinpath(*package.split("."))
         for pattern in patterns:
             covered.update(base.glob(pattern))
-    data = {*resources.GRAMMAR.rglob("*"), *resources.GAMES.rglob("*"),
+    data = {*resources.GRAMMAR.rglob("*"), *resources.GAMES.rglob("*.toml"),
             *resources.MESSAGES.rglob("*")}
     missing = sorted(str(p.relative_to(root)) for p in data if p.is_file() and p not in covered)
     assert not missing, f"not in [tool.setuptools.package-data]: {missing}"

@@ -22,9 +22,9 @@ from referee.actions import Parsed, action
 from referee.cards import JOKER, Card, Shoe, card_str, parse_cards
 from referee.definitions import load
 from referee.events import Event
-from referee.hands import SEVEN_CARD_CLASSES, seven_eval
+from referee.games.seven.engine import SevenEngine, ace_high_or_better
+from referee.games.seven.hands import SEVEN_CARD_CLASSES, seven_eval
 from referee.rules.base import Deal, IllegalAction
-from referee.rules.seven import SevenEngine, ace_high_or_better
 
 WEAK = "2c 2d 5h 7s 9c Jd Kh"  # a pair of 2s (with a K: never DQ)
 

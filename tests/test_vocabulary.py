@@ -4,35 +4,47 @@ patterns from the same tables -- the card and suit table most of all."""
 from __future__ import annotations
 
 import re
+import tomllib
+from pathlib import Path
 
 import pytest
 
 from referee import cards, flags, lexicon, parse
-from referee.hands import CLASSES, NAMES
+from referee.games import games
+from referee.hands import NAMES
 from referee.lang import vocab
 from referee.lang.normalize import fold
 from referee.resources import GRAMMAR
 
 
-def test_the_grammar_card_terminal_is_the_card_table() -> None:
-    """grammar/common.lark's CARD is what grammar/cards.toml defines. After adding a word to
-    cards.toml, replace the CARD line of common.lark with the one this test prints."""
-    found = re.search(r"^CARD\.3: /(.*)/$", (GRAMMAR / "common.lark").read_text("utf-8"), re.M)
-    assert found is not None
-    expected = vocab.card_terminal()
-    assert found.group(1) == expected, f"CARD.3: /{expected}/"
+def test_the_grammar_card_terminal_is_generated_from_the_card_table() -> None:
+    """grammar/common.lark holds no card words: its CARD is a placeholder that the grammar
+    loader replaces with what grammar/cards.toml defines."""
+    found = re.search(r"^CARD\.3: (/.*/)$", (GRAMMAR / "common.lark").read_text("utf-8"), re.M)
+    assert found is not None and found.group(1) == vocab.CARD_PLACEHOLDER
+    lark = parse._grammar("omaha").lark
+    assert lark.get_terminal("CARD").pattern.value == vocab.card_terminal()
 
 
-def test_a_grammar_that_disagrees_with_the_table_is_refused(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(vocab, "card_terminal", lambda: "(?:nothing)")
+def test_a_changed_card_table_reaches_the_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vocab, "card_terminal", lambda: "(?:zz)")
     parse._grammar.cache_clear()
     try:
-        with pytest.raises(ValueError, match=r"cards\.toml"):
-            parse._grammar("omaha")
+        assert parse._grammar("omaha").lark.get_terminal("CARD").pattern.value == "(?:zz)"
     finally:
         monkeypatch.undo()
         parse._grammar.cache_clear()
+    assert parse._grammar("omaha").lark.get_terminal("CARD").pattern.value != "(?:zz)"
+
+
+def test_a_pasted_card_terminal_is_refused(tmp_path: Path) -> None:
+    text = (GRAMMAR / "common.lark").read_text("utf-8").replace(
+        vocab.CARD_PLACEHOLDER, f"/{vocab.card_terminal()}/")
+    (tmp_path / "common.lark").write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"cards\.toml"):
+        vocab.GrammarLoader(tmp_path)(None, "common.lark")
+    with pytest.raises(OSError):
+        vocab.GrammarLoader(tmp_path)(None, "missing.lark")
 
 
 CW = vocab.cards()
@@ -79,10 +91,11 @@ def test_the_table_is_folded_and_complete() -> None:
 
 def test_hand_names_are_data_for_every_class_of_every_game() -> None:
     data = vocab.load("hands.toml")
-    for game, classes in CLASSES.items():
-        assert list(NAMES[game]) == list(classes)
-        assert NAMES[game] == data["names"][game]
-    every = {k for ks in CLASSES.values() for k in ks}
+    for game, found in games().items():
+        with (found.folder / "hands.toml").open("rb") as f:
+            assert NAMES[game] == tomllib.load(f)["names"]
+        assert list(NAMES[game]) == list(found.hands.classes)
+    every = {k for g in games().values() for k in g.hands.classes}
     assert set(data["claims"]) <= every
 
 

@@ -49,7 +49,6 @@ from referee.adapters.matrix_crypto import share_keys as share_keys
 from referee.adapters.matrix_delivery import ENCRYPTION as ENCRYPTION
 from referee.adapters.matrix_delivery import Delivery
 from referee.adapters.matrix_render import incoming_text, name_of, render
-from referee.adapters.matrix_state import _SCHEMA as _SCHEMA
 from referee.adapters.matrix_state import DM_KINDS, BotState
 from referee.events import TableClosed, TableOpened
 from referee.inputs import Message, Tick

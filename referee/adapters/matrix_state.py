@@ -22,7 +22,7 @@ from typing import Any
 #            what is typed there is still a private message, nothing private is sent there
 DM_KINDS = ("dm", "dm_left", "dm_lost")
 
-_SCHEMA = """
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS matrix_kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS matrix_rooms (
     room_id TEXT PRIMARY KEY,
@@ -67,7 +67,7 @@ class BotState:
     def __init__(self, path: Path) -> None:
         self.conn = sqlite3.connect(str(path), isolation_level=None, timeout=60)
         self.conn.execute("PRAGMA busy_timeout = 60000")
-        self.conn.executescript(_SCHEMA)
+        self.conn.executescript(SCHEMA)
 
     def get(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM matrix_kv WHERE key = ?", (key,)).fetchone()

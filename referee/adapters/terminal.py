@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from referee.adapters.clock import TICK_EVERY, due_ticks
-from referee.adapters.transcript import _DIRECTIVE, _MESSAGE, Reader
+from referee.adapters.transcript import DIRECTIVE, MESSAGE, Reader
 from referee.directives import DirectiveError
 from referee.events import Event, Say
 from referee.inputs import Directive, Input, Message, Tick
@@ -90,7 +90,7 @@ class Terminal:
         inp: Input
         if line.startswith("#"):
             self._sync()
-            d = _DIRECTIVE.match(line)
+            d = DIRECTIVE.match(line)
             try:
                 if d is None:
                     raise ValueError(msg("terminal.unreadable_directive", line=line))
@@ -101,7 +101,7 @@ class Terminal:
             except (ValueError, DirectiveError) as e:
                 return [_error(msg("terminal.bad_directive", error=str(e)))]
             return out.events if out is not None else []
-        m = _MESSAGE.match(line)
+        m = MESSAGE.match(line)
         if m is None:
             return [_error(msg("terminal.need_name"))]
         self.reader.names.add(m.group("name"))

@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from referee.cards import Card, CardError, card_str, parse_cards
-from referee.definitions import GAME_IDS, DefinitionError, load
+from referee.definitions import DefinitionError, load
 from referee.directives import DirectiveError
 from referee.events import Event, event_json
+from referee.games import game_ids
 from referee.inputs import Directive, Message, record
 from referee.service import Referee
 
@@ -56,13 +57,13 @@ class Line:
     input: dict[str, Any] = field(default_factory=dict)
 
 
-_DIRECTIVE = re.compile(r"^#\s*(?P<name>[A-Za-z_]+)(?:\s+(?P<arg>\S+?))?\s*:\s*(?P<rest>.*?)\s*$")
+DIRECTIVE = re.compile(r"^#\s*(?P<name>[A-Za-z_]+)(?:\s+(?P<arg>\S+?))?\s*:\s*(?P<rest>.*?)\s*$")
 # A colon and the brackets of a ``(dm)`` mark may be typed full width (a Japanese keyboard):
 # named escapes, so the patterns carry no Japanese literal (sentences live in the catalogue).
 _COLON = r":\N{FULLWIDTH COLON}"
 _OPEN = r"(\N{FULLWIDTH LEFT PARENTHESIS}"
 _CLOSE = r")\N{FULLWIDTH RIGHT PARENTHESIS}"
-_MESSAGE = re.compile(
+MESSAGE = re.compile(
     r"^(?:\[(?P<h>\d{1,2}):(?P<m>\d{2})(?::(?P<s>\d{2}))?\]\s*)?"
     r"(?P<name>[^\s" + _COLON + r"\[\]#" + _OPEN + _CLOSE + r"][^" + _COLON + r"\[\]]*?)\s*"
     r"(?P<dm>[" + _OPEN + r"]\s*dm\s*[" + _CLOSE + r"])?\s*[" + _COLON + r"]\s?(?P<text>.*)$"
@@ -73,7 +74,7 @@ _NEEDS_PATTERN = re.compile(r"[\N{FULLWIDTH COLON}\[\]" + _OPEN + _CLOSE + "]")
 
 def split_message(line: str) -> tuple[str, str] | None:
     """(sender, text) of a plain ``NAME: TEXT`` line (stripped, not a directive) exactly as
-    :data:`_MESSAGE` reads it, without running it; None when the line needs the full pattern
+    :data:`MESSAGE` reads it, without running it; None when the line needs the full pattern
     (a time stamp, ``(dm)``, brackets, a full-width colon before the first ``:``, no ``:``)."""
     i = line.find(":")
     if i <= 0:
@@ -130,8 +131,8 @@ class Reader:
             if not words:
                 raise ValueError("'# table:' needs a game")
             game = words[0]
-            if game not in GAME_IDS:
-                raise ValueError(f"unknown game '{game}' (known: {', '.join(GAME_IDS)})")
+            if game not in game_ids():
+                raise ValueError(f"unknown game '{game}' (known: {', '.join(game_ids())})")
             options: dict[str, str] = {}
             for w in words[1:]:
                 if not _OPTION.match(w):
@@ -250,7 +251,7 @@ def _inputs(lines: Iterable[str], prefix: str, room: str = ROOM) -> Iterator[Lin
     """The inputs of a transcript's lines (numbered from 1) one at a time, each checked as it
     comes; TranscriptError names the first bad line."""
     reader = Reader(room)
-    match_message = _MESSAGE.match
+    match_message = MESSAGE.match
     names = reader.names
     for lineno, raw in enumerate(lines, start=1):
         line = raw.strip().lstrip("\ufeff")
@@ -259,7 +260,7 @@ def _inputs(lines: Iterable[str], prefix: str, room: str = ROOM) -> Iterator[Lin
         input_id = prefix + str(lineno)
         try:
             if line[0] == "#":
-                d = _DIRECTIVE.match(line)
+                d = DIRECTIVE.match(line)
                 if d is None:
                     raise ValueError(f"unreadable directive: {line}")
                 name, args = reader.directive(d.group("name"), d.group("arg"), d.group("rest"))

@@ -20,10 +20,8 @@ against those evaluators exhaustively or on random hands.
 * :func:`five_card_key_counts`: every distinct best-5 key of the C(52, 5) one-deck hands and
   how many hands have it, counted per rank multiset (the number of suit assignments, less the
   four flushes of five distinct ranks) instead of dealt.
-* :func:`deuces_classes`: the deuces class (index into ``CLASSES["deuces"]``) of one-deck hands
-  without a joker, by rank multiset and "all naturals suited".
-* :func:`deuces_keys`: five-card ``deuces`` hands without a joker, any number of decks: the
-  evaluator's own memo key computed in bulk and each distinct one evaluated once.
+* the deuces classes and keys in bulk are deuces' own (:mod:`referee.games.deuces.batch`), on
+  the same packed words and multiset tables (:class:`Multisets`, :func:`multisets_of`).
 * :func:`combinations_colex` / :func:`five_card_hands`: all k-card hands in colex order (row
   ``i`` is the hand whose :func:`colex_index` is ``i``), built by columns, not by iteration.
 """
@@ -36,15 +34,10 @@ from math import comb
 import numpy as np
 import numpy.typing as npt
 
-from referee.hands import CLASSES, deuces_key
-from referee.hands.standard import _FLUSH, key_from_cards
+from referee.hands.standard import FLUSH, key_from_cards
 
 IntArray = npt.NDArray[np.int64]
 CardArray = npt.NDArray[np.uint8]
-
-# deuces memo key digits (as referee.hands.deuces.DIGIT / SUITSET)
-_DIGIT = np.array([1 if c >> 2 == 0 else 6 ** (c >> 2) for c in range(52)], dtype=np.int64)
-SUIT_SET = np.array([0xF if c >> 2 == 0 else 1 << (c & 3) for c in range(52)], dtype=np.int64)
 
 #: binomial table: BINOM[n, k] = C(n, k) for n <= 52, k <= 7
 BINOM = np.array([[comb(n, k) for k in range(8)] for n in range(53)], dtype=np.int64)
@@ -60,7 +53,7 @@ CARD_WORD = np.array(
      + (1 << (_SUIT_SHIFT + 4 * (c & 3))) for c in range(52)], dtype=np.int64)
 #: each card's bit in four 16-bit rank masks, one per suit (only read for flushes)
 _SUIT_BITS = np.array([1 << ((c >> 2) + 16 * (c & 3)) for c in range(52)], dtype=np.int64)
-_FLUSH_TABLE = np.array(_FLUSH, dtype=np.int64)
+_FLUSH_TABLE = np.array(FLUSH, dtype=np.int64)
 
 
 def _count_vectors(kinds: int, most: int) -> npt.NDArray[np.int64]:
@@ -76,7 +69,7 @@ def _count_vectors(kinds: int, most: int) -> npt.NDArray[np.int64]:
     return out.astype(np.int64)
 
 
-class _Multisets:
+class Multisets:
     """The two-field index of rank multisets of at most ``most`` cards (module doc)."""
 
     def __init__(self, most: int) -> None:
@@ -103,7 +96,7 @@ class _Multisets:
         return np.asarray(self.lo_index.take(lo) + self.hi_index.take(hi), dtype=np.int64)
 
 
-def _multisets_of(size: int) -> npt.NDArray[np.int64]:
+def multisets_of(size: int) -> npt.NDArray[np.int64]:
     """Every rank multiset of exactly ``size`` cards (at most 4 of a rank), as count rows."""
     v = _count_vectors(13, size)
     return np.asarray(v[v.sum(axis=1) == size], dtype=np.int64)
@@ -132,7 +125,7 @@ def _five_keys() -> tuple[npt.NDArray[np.int64], IntArray]:
     from referee.analysis.cache import cache_path, cached
 
     def compute() -> dict[str, npt.NDArray[np.generic]]:
-        five = _multisets_of(5)
+        five = multisets_of(5)
         keys = np.array([key_from_cards(h) for h in _rank_only_cards(five)], dtype=np.int64)
         return {"five": five.astype(np.int8), "keys": keys}
 
@@ -146,9 +139,9 @@ _STANDARD_CODE = ("analysis/batch.py", "hands/standard.py", "hands/core.py", "ha
 
 
 @cache
-def _standard_table() -> tuple[_Multisets, npt.NDArray[np.int32]]:
+def _standard_table() -> tuple[Multisets, npt.NDArray[np.int32]]:
     """(multiset index, non-flush best key of every multiset of 5..7 cards; -1 elsewhere)."""
-    ms = _Multisets(7)
+    ms = Multisets(7)
     table = np.full(ms.size, -1, dtype=np.int32)  # keys < 2**24: half the memory of int64
     rows = _count_vectors(13, 7)
     sizes = rows.sum(axis=1)
@@ -218,117 +211,6 @@ def five_card_key_counts() -> tuple[IntArray, IntArray]:
     c = np.concatenate(counts)
     uniq, inverse = np.unique(k, return_inverse=True)
     return uniq, np.bincount(inverse.reshape(-1), weights=c).astype(np.int64)
-
-
-def _deuces_shape_classes(counts: npt.NDArray[np.int64], suited: npt.NDArray[np.bool_]
-                          ) -> npt.NDArray[np.uint8]:
-    """Deuces class index (``CLASSES["deuces"]``) of one-deck five-card shapes: rank counts
-    (column 0: the deuces) and whether every natural is of one suit (docs/rules.md's rulings,
-    as :mod:`referee.hands.deuces` applies them; checked against it on every one-deck hand)."""
-    w = counts[:, 0]
-    nat = counts[:, 1:]
-    m = nat.max(axis=1)
-    k = (nat > 0).sum(axis=1)
-    ranks = np.arange(1, 13)
-    present = nat > 0
-    lo = np.where(present, ranks, 99).min(axis=1)
-    hi = np.where(present, ranks, -1).max(axis=1)
-    distinct = m <= 1
-    wheel = ~(present & ~np.isin(ranks, (1, 2, 3, 12))).any(axis=1)
-    straight = distinct & ((hi - lo <= 4) | wheel)
-    royal = distinct & (lo >= 8)
-    names = CLASSES["deuces"]
-    conds = {
-        "four_deuces": w == 4,
-        "natural_royal_flush": (w == 0) & suited & royal,
-        "wild_royal_flush": (w > 0) & suited & royal,
-        "five_of_a_kind": m + w >= 5,
-        "straight_flush": suited & straight,
-        "four_of_a_kind": m + w >= 4,
-        "full_house": ((w == 0) & (m == 3) & (k == 2)) | ((w == 1) & (m == 2) & (k == 2)),
-        "flush": suited,
-        "straight": straight,
-        "three_of_a_kind": m + w >= 3,
-        "two_pair": (w == 0) & (m == 2) & (k == 3),
-        "one_pair": m + w >= 2,
-    }
-    order = ["four_deuces", "natural_royal_flush", *(n for n in names if n in conds
-                                                     and n not in ("four_deuces",
-                                                                   "natural_royal_flush"))]
-    return np.select([conds[n] for n in order], [names.index(n) for n in order],
-                     default=names.index("high_card")).astype(np.uint8)
-
-
-@cache
-def _deuces_table() -> tuple[_Multisets, npt.NDArray[np.uint8]]:
-    """(multiset index, class of every five-card shape: entry ``2 * index + suited``)."""
-    ms = _Multisets(5)
-    five = _multisets_of(5)
-    idx = ms.index(five)
-    table = np.zeros(2 * ms.size, dtype=np.uint8)
-    for flag in (0, 1):
-        table[2 * idx + flag] = _deuces_shape_classes(five, np.full(five.shape[0], bool(flag)))
-    return ms, table
-
-
-def hand_words(cards: npt.NDArray[np.integer]) -> tuple[IntArray, IntArray]:
-    """(packed word, AND of the deuces suit sets) of each row of ``cards`` (shape (N, k))."""
-    cols = np.ascontiguousarray(np.asarray(cards).T)  # one column a card: contiguous gathers
-    words = CARD_WORD.take(cols[0])
-    suited = SUIT_SET.take(cols[0])
-    for j in range(1, cols.shape[0]):
-        words += CARD_WORD.take(cols[j])
-        suited &= SUIT_SET.take(cols[j])
-    return words, suited
-
-
-def deuces_classes_of_words(words: IntArray, suited: IntArray) -> npt.NDArray[np.uint8]:
-    """:func:`deuces_classes` from :func:`hand_words` (sums of five one-deck cards)."""
-    ms, table = _deuces_table()
-    return np.asarray(table.take(2 * ms.of_words(words) + (suited != 0)), dtype=np.uint8)
-
-
-def deuces_classes(cards: npt.NDArray[np.integer]) -> npt.NDArray[np.uint8]:
-    """Deuces class index (into ``CLASSES["deuces"]``) of each row of ``cards`` (shape (N, 5),
-    distinct cards 0..51: one deck, no joker)."""
-    cards = np.asarray(cards)
-    if cards.ndim != 2 or cards.shape[1] != 5:
-        raise ValueError("deuces_classes needs 5 cards a hand")
-    return deuces_classes_of_words(*hand_words(cards))
-
-
-def deuces_keys(cards: npt.NDArray[np.integer]) -> IntArray:
-    """``deuces_key`` of each row of ``cards`` (shape (N, 5), naturals and deuces, no joker;
-    identical cards allowed)."""
-    cards = np.asarray(cards, dtype=np.int64)
-    if cards.ndim != 2 or cards.shape[1] != 5:
-        raise ValueError("deuces_keys needs 5 cards a hand")
-    if (cards > 51).any():
-        raise ValueError("deuces_keys: no jokers (evaluate those one by one)")
-    digit = _DIGIT[cards].sum(axis=1)
-    ss = SUIT_SET[cards]
-    suited = (ss[:, 0] & ss[:, 1] & ss[:, 2] & ss[:, 3] & ss[:, 4]) != 0
-    memo = digit << 1 | suited
-    uniq, first, inverse = np.unique(memo, return_index=True, return_inverse=True)
-    global _DK, _DV
-    pos = np.searchsorted(_DK, uniq)
-    known = np.zeros(uniq.size, dtype=bool)
-    if _DK.size:
-        known = (pos < _DK.size) & (_DK[np.minimum(pos, _DK.size - 1)] == uniq)
-    if not known.all():
-        new = np.flatnonzero(~known)
-        vals = np.array([deuces_key([int(c) for c in cards[first[i]]]) for i in new],
-                        dtype=np.int64)
-        keys = np.concatenate([_DK, uniq[new]])
-        order = np.argsort(keys)
-        _DK, _DV = keys[order], np.concatenate([_DV, vals])[order]
-        pos = np.searchsorted(_DK, uniq)
-    return np.asarray(_DV[pos][inverse.reshape(-1)], dtype=np.int64)
-
-
-# memo key -> deuces key of every hand shape seen so far (sorted keys), as deuces.py's _MEMO
-_DK = np.zeros(0, dtype=np.int64)
-_DV = np.zeros(0, dtype=np.int64)
 
 
 def combinations_colex(n: int, k: int) -> CardArray:

@@ -33,7 +33,7 @@ def cache_dir() -> Path:
 
 def cache_path(name: str, code: Sequence[str], definition: object) -> Path:
     """The file of table ``name`` decided by the package modules ``code`` (paths relative to
-    the package, e.g. ``"hands/deuces.py"``) and ``definition`` (its ``repr`` is hashed)."""
+    the package, e.g. ``"games/deuces/hands.py"``) and ``definition`` (its ``repr`` is hashed)."""
     h = hashlib.sha256(repr((name, definition)).encode())
     for rel in code:
         h.update((_PACKAGE / rel).read_bytes())

@@ -1,11 +1,12 @@
 """A game definition with ``--set key=value`` changes, validated like the definition files.
 
-Keys are dotted paths into ``games/GAME.toml``: ``holdem_aa.aa_table.royal_flush=250``; the
-game's own section may be left out (``aa_table.royal_flush=250``), and so may the
-``GAME.`` prefix of top-level keys (``jokers=2``). Values are TOML values (``3.5``, ``true``,
-``"text"``; a bare word is read as a string). A key must exist, or be a new row of an existing
-table (a pay-table row the file does not have yet); the changed file is then validated by the
-same pydantic models, so a bad value is refused naming the key and the reason.
+Keys are dotted paths into the game's ``definition.toml``:
+``holdem_aa.aa_table.royal_flush=250``; the game's own section may be left out
+(``aa_table.royal_flush=250``), and so may the ``GAME.`` prefix of top-level keys
+(``jokers=2``). Values are TOML values (``3.5``, ``true``, ``"text"``; a bare word is read as a
+string). A key must exist, or be a new row of an existing table (a pay-table row the file does
+not have yet); the changed file is then validated by the same pydantic models, so a bad value is
+refused naming the key and the reason.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from referee.definitions import GAME_IDS, GAMES_DIR, DefinitionError, GameDefinition
+from referee import games
+from referee.definitions import DefinitionError, GameDefinition, validate
 
 
 def _value(text: str) -> Any:
@@ -40,12 +42,14 @@ def _path(data: dict[str, Any], game: str, key: str) -> list[str]:
     return parts
 
 
-def definition(game: str, changes: Sequence[str] = (), games_dir: Path = GAMES_DIR
+def definition(game: str, changes: Sequence[str] = (), path: Path | None = None
                ) -> GameDefinition:
-    """``games/GAME.toml`` with ``changes`` (``key=value`` strings) applied and validated."""
-    if game not in GAME_IDS:
-        raise DefinitionError(f"unknown game '{game}' (known: {', '.join(GAME_IDS)})")
-    path = games_dir / f"{game}.toml"
+    """The game's ``definition.toml`` (or the file at ``path``) with ``changes``
+    (``key=value`` strings) applied and validated."""
+    if not games.is_game(game):
+        raise DefinitionError(str(games.UnknownGame(game)))
+    if path is None:
+        path = games.spec(game).folder / "definition.toml"
     try:
         with path.open("rb") as f:
             data: dict[str, Any] = tomllib.load(f, parse_float=Decimal)
@@ -73,7 +77,7 @@ def definition(game: str, changes: Sequence[str] = (), games_dir: Path = GAMES_D
             raise DefinitionError(f"--set {key}: a whole table cannot be set")
         node[last] = _value(text.strip())
     try:
-        return GameDefinition.model_validate(data)
+        return validate(data)
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(file)"

@@ -5,7 +5,7 @@ method, and the moderators' one-line summary in Japanese
 from __future__ import annotations
 
 from referee.analysis.report import BetReport, Report
-from referee.lang.catalog import text
+from referee.lang.catalog import messages, text
 
 
 def _pct(x: float) -> str:
@@ -41,6 +41,6 @@ def render(report: Report, seed: int) -> str:
         out += _bet(report.game, b)
     for note in report.notes:
         out.append(note)
-    if report.game == "omaha":
-        out.append(text("analysis_omaha"))
+    if f"analysis_{report.game}" in messages():  # the game's own note for moderators
+        out.append(text(f"analysis_{report.game}"))
     return "\n".join(out)

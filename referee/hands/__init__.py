@@ -1,4 +1,5 @@
-"""Hand evaluation for the four games (docs/rules.md "Cards and hands", docs/contracts.md §1).
+"""Hand evaluation for every registered game (docs/rules.md "Cards and hands", docs/contracts.md
+§1): each game's evaluator is its :class:`~referee.games.HandRules` (``spec(game).hands``).
 
 High level (validates, returns :class:`HandValue`)::
 
@@ -9,16 +10,15 @@ High level (validates, returns :class:`HandValue`)::
 Fast level, for engines (no validation; ``int`` keys, higher = stronger, same game only; layout
 in :mod:`referee.hands.names`)::
 
-    best5_key(cards)          # omaha/holdem_aa: best 5 of 5..7 distinct cards
+    best5_key(cards)          # best 5 of 5..7 distinct cards (referee.hands.standard)
     omaha_key(hole, board)    # exactly 2 of 4 hole + 3 of 3..5 board
-    seven_key(cards)          # seven: 5..7 cards, jokers allowed
-    deuces_key(cards)         # deuces: 5 cards, jokers allowed
+    (each game's own keys are in its folder: referee.games.GAME.hands)
     class_of(game, key), class_rank(game, klass), class_floor(game, klass),
     pair_floor(game, rank), ja_name(game, klass)
 
 e.g. "three of a kind or better": ``key >= class_floor("deuces", "three_of_a_kind")``;
 "a pair of 4s or better": ``key >= pair_floor("holdem_aa", 2)``.
-Game-specific rulings are in the docstrings of :mod:`.seven` and :mod:`.deuces`.
+Game-specific rulings are in the docstrings of the games' own ``hands`` modules.
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.cards import JOKER, Card, card_str
-from referee.hands.deuces import deuces_key
+from referee.games import is_game, spec
 from referee.hands.names import (
-    CLASSES,
     NAMES,
     class_floor,
     class_of,
@@ -37,17 +36,13 @@ from referee.hands.names import (
     ja_name,
     pair_floor,
 )
-from referee.hands.seven import SEVEN_CARD_CLASSES, seven_cards, seven_key
-from referee.hands.standard import best5_cards, best5_key, omaha_cards, omaha_key
+from referee.hands.standard import best5_key, omaha_key
 from referee.lang.catalog import text
 
 __all__ = [
-    "CLASSES", "NAMES", "SEVEN_CARD_CLASSES", "HandError", "HandValue", "best5_key",
-    "class_floor", "class_of", "class_rank", "deuces_eval", "deuces_key", "evaluate",
-    "evaluate_many", "ja_name", "omaha_key", "pair_floor", "seven_eval", "seven_key", "winners",
+    "NAMES", "HandError", "HandValue", "best5_key", "class_floor", "class_of", "class_rank",
+    "evaluate", "evaluate_many", "hand_value", "ja_name", "omaha_key", "pair_floor", "winners",
 ]
-
-ONE_DECK_GAMES = ("omaha", "holdem_aa")
 
 
 def _game_ja(game: str) -> str:
@@ -91,18 +86,16 @@ class HandValue:
 
 
 def _validate(game: str, hole: Sequence[Card], board: Sequence[Card]) -> None:
-    if game not in CLASSES:
+    if not is_game(game):
         raise HandError(text("hands_unknown_game", game=game))
+    hands = spec(game).hands
     ja = _game_ja(game)
     for c in (*hole, *board):
         if not 0 <= c <= JOKER:
             raise HandError(text("card_bad_value", value=str(c)))
-    n, b = len(hole), len(board)
-    if (game == "omaha" and (n != 4 or b != 5)) \
-            or (game == "holdem_aa" and (n != 2 or not 3 <= b <= 5)) \
-            or (game == "seven" and (n != 7 or b)) or (game == "deuces" and (n != 5 or b)):
-        raise HandError(text(f"hands_need_{game}", game=ja, hole=n, board=b))
-    if game in ONE_DECK_GAMES:
+    if not hands.fits(len(hole), len(board)):
+        raise HandError(text(f"hands_need_{game}", game=ja, hole=len(hole), board=len(board)))
+    if hands.one_deck:
         _check_one_deck(ja, [*hole, *board])
 
 
@@ -137,20 +130,18 @@ def _value(game: str, key: int, cards: Sequence[Card]) -> HandValue:
     return HandValue(klass, NAMES[game][klass], _display(klass, cards), key)
 
 
+def hand_value(game: str, key: int, cards: Sequence[int]) -> HandValue:
+    """The :class:`HandValue` of a key a game's own evaluator computed over ``cards``."""
+    return _value(game, key, [Card(c) for c in cards])
+
+
 def evaluate(game: str, hole: Sequence[Card], board: Sequence[Card] = ()) -> HandValue:
-    """Evaluate one hand. ``omaha``: 4 hole + 5 board, exactly 2 + 3; ``holdem_aa``: 2 hole +
-    3..5 board, best 5 of all; ``seven``: 7 cards; ``deuces``: 5 cards.
-    Raises :class:`HandError`."""
+    """Evaluate one hand by the game's evaluator (e.g. omaha: 4 hole + 5 board, exactly 2 + 3;
+    holdem_aa: 2 hole + 3..5 board, best 5 of all). Raises :class:`HandError` (a game that is
+    not registered included)."""
     _validate(game, hole, board)
-    if game == "omaha":
-        key, used = omaha_cards(hole, board)
-    elif game == "holdem_aa":
-        key, used = best5_cards([*hole, *board])
-    elif game == "seven":
-        key, used = seven_cards(hole)
-    else:
-        key, used = deuces_key(hole), list(hole)
-    return _value(game, key, [Card(c) for c in used])
+    key, used = spec(game).hands.best(hole, board)
+    return hand_value(game, key, used)
 
 
 def evaluate_many(
@@ -159,7 +150,7 @@ def evaluate_many(
     """Evaluate several hands sharing ``board``; in a one-deck game no card may appear twice
     across them."""
     values = [evaluate(game, h, board) for h in hands]
-    if game in ONE_DECK_GAMES:
+    if spec(game).hands.one_deck:
         _check_one_deck(_game_ja(game), [c for h in hands for c in h] + list(board))
     return values
 
@@ -170,16 +161,3 @@ def winners(hands: Sequence[HandValue]) -> list[int]:
         return []
     best = max(h.key for h in hands)
     return [i for i, h in enumerate(hands) if h.key == best]
-
-
-def seven_eval(cards: Sequence[Card]) -> HandValue:
-    """A ``seven`` hand of 5..7 cards (5: a declared five-card hand), jokers allowed."""
-    if not 5 <= len(cards) <= 7 or any(not 0 <= c <= JOKER for c in cards):
-        raise HandError(text("hands_seven_count", game=_game_ja("seven"), count=len(cards)))
-    key, used = seven_cards(cards)
-    return _value("seven", key, [Card(c) for c in used])
-
-
-def deuces_eval(cards: Sequence[Card]) -> HandValue:
-    """A ``deuces`` hand of 5 cards (same as ``evaluate("deuces", cards)``)."""
-    return evaluate("deuces", cards)

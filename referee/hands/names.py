@@ -14,53 +14,56 @@ and :func:`pair_floor`.
 
 from __future__ import annotations
 
-from referee.lang import vocab
+import tomllib
+from collections.abc import Iterator, Mapping
+
+from referee.games import game_ids, is_game, spec
 
 STANDARD: tuple[str, ...] = (
     "royal_flush", "straight_flush", "four_of_a_kind", "full_house", "flush", "straight",
     "three_of_a_kind", "two_pair", "one_pair", "high_card",
 )
-SEVEN: tuple[str, ...] = (
-    "seven_straight_flush", "seven_of_a_kind", "royal_flush", "straight_flush", "seven_straight",
-    "big_house", "five_of_a_kind", "seven_flush", "middle_house", "four_of_a_kind", "full_house",
-    "flush", "straight", "defective_house", "three_of_a_kind", "two_pair", "one_pair", "high_card",
-)
-DEUCES: tuple[str, ...] = (
-    "natural_royal_flush", "four_deuces", "wild_royal_flush", "five_of_a_kind", "straight_flush",
-    "four_of_a_kind", "full_house", "flush", "straight", "three_of_a_kind", "two_pair", "one_pair",
-    "high_card",
-)
-
-#: class ids per game, strongest first (docs/contracts.md §1 order)
-CLASSES: dict[str, tuple[str, ...]] = {
-    "omaha": STANDARD, "holdem_aa": STANDARD, "seven": SEVEN, "deuces": DEUCES,
-}
-
-#: key width in rank nibbles per game
-WIDTH: dict[str, int] = {"omaha": 5, "holdem_aa": 5, "seven": 7, "deuces": 5}
 
 
-def _names() -> dict[str, dict[str, str]]:
-    """``grammar/hands.toml`` ``[names]``, checked: every class of every game has a name."""
-    names = vocab.load("hands.toml")["names"]
-    out: dict[str, dict[str, str]] = {}
-    for game, classes in CLASSES.items():
-        given = names.get(game, {})
-        if set(given) != set(classes) or not all(isinstance(v, str) for v in given.values()):
-            raise ValueError(f"hands.toml: [names.{game}] must name exactly {classes}")
-        out[game] = {k: given[k] for k in classes}
-    return out
+def _names(game: str) -> dict[str, str]:
+    """The game's ``hands.toml`` ``[names]``, checked: every class of the game has a name."""
+    hands = spec(game).hands
+    path = spec(game).folder / "hands.toml"
+    with path.open("rb") as f:
+        given = tomllib.load(f).get("names", {})
+    if set(given) != set(hands.classes) or not all(isinstance(v, str) for v in given.values()):
+        raise ValueError(f"{path}: [names] must name exactly {hands.classes}")
+    return {k: given[k] for k in hands.classes}
 
-#: Japanese display name per game and class id, exactly as the seeds' ranking lists write them
-#: (the katakana in parentheses): data, ``grammar/hands.toml`` ``[names.GAME]``.
-NAMES: dict[str, dict[str, str]] = _names()
+
+class _Names(Mapping[str, dict[str, str]]):
+    """Japanese display name per game and class id, exactly as the seeds' ranking lists write
+    them (the katakana in parentheses): data, each game's ``hands.toml`` ``[names]``, read once
+    per registered game."""
+
+    def __init__(self) -> None:
+        self._cache: dict[object, dict[str, str]] = {}
+
+    def __getitem__(self, game: str) -> dict[str, str]:
+        if not is_game(game):
+            raise KeyError(game)  # a Mapping's miss (``NAMES.get(game, {})``)
+        key = spec(game)
+        if key not in self._cache:
+            self._cache[key] = _names(game)
+        return self._cache[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(game_ids())
+
+    def __len__(self) -> int:
+        return len(game_ids())
+
+
+NAMES: Mapping[str, dict[str, str]] = _Names()
 
 
 def _check_game(game: str) -> tuple[str, ...]:
-    try:
-        return CLASSES[game]
-    except KeyError:
-        raise ValueError(f"unknown game: {game!r}") from None
+    return spec(game).hands.classes
 
 
 def class_rank(game: str, klass: str) -> int:
@@ -74,12 +77,12 @@ def class_rank(game: str, klass: str) -> int:
 def class_of(game: str, key: int) -> str:
     """The class id a key belongs to."""
     classes = _check_game(game)
-    return classes[len(classes) - 1 - (key >> (4 * WIDTH[game]))]
+    return classes[len(classes) - 1 - (key >> (4 * spec(game).hands.width))]
 
 
 def class_floor(game: str, klass: str) -> int:
     """The smallest key of ``klass``: ``key >= class_floor(g, k)`` means "``k`` or better"."""
-    return class_rank(game, klass) << (4 * WIDTH[game])
+    return class_rank(game, klass) << (4 * spec(game).hands.width)
 
 
 def pair_floor(game: str, rank: int) -> int:
@@ -89,7 +92,7 @@ def pair_floor(game: str, rank: int) -> int:
     ``key < pair_floor('seven', 2)``)."""
     if not 0 <= rank <= 12:
         raise ValueError(f"rank out of range: {rank}")
-    w = 4 * WIDTH[game]
+    w = 4 * spec(game).hands.width
     return class_floor(game, "one_pair") | rank << (w - 4)
 
 
@@ -103,5 +106,4 @@ def pack(game_width: int, category: int, tiebreak: tuple[int, ...]) -> int:
 
 def ja_name(game: str, klass: str) -> str:
     """The Japanese name of a class, as the game's seed writes it."""
-    _check_game(game)
     return NAMES[game][klass]

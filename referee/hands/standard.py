@@ -5,7 +5,7 @@ How it is fast in pure Python:
 * every card maps to ``5**rank`` plus a 4-bit suit counter above bit 32 (:data:`CARD_KEY`); the
   sum over a hand identifies its rank multiset exactly (base-5 digits, at most 4 of a rank) and
   counts its suits;
-* a flush (some counter >= 5) is looked up by the suit's rank bitmask in :data:`_FLUSH`
+* a flush (some counter >= 5) is looked up by the suit's rank bitmask in :data:`FLUSH`
   (8192 entries, built at import in a few milliseconds) -- with 7 cards from one deck a flush
   rules out quads and full houses, so that lookup is final;
 * otherwise the rank multiset's best key comes from a dict filled lazily (the first time a
@@ -62,7 +62,7 @@ def _build_flush() -> list[int]:
     return table
 
 
-_FLUSH = _build_flush()
+FLUSH = _build_flush()
 _NF: dict[int, int] = {}  # rank-multiset sum -> best non-flush key
 _nf5_ready = False
 
@@ -81,7 +81,7 @@ def _flush_key(cards: Sequence[int], h: int) -> int:
             for c in cards:
                 if c & 3 == s:
                     mask |= 1 << (c >> 2)
-            return _FLUSH[mask]
+            return FLUSH[mask]
     raise AssertionError("no flush suit")  # pragma: no cover
 
 
@@ -139,7 +139,7 @@ def omaha_key(hole: Sequence[int], board: Sequence[int]) -> int:
             if len(hm) < 2:
                 continue
             bm = [1 << (c >> 2) for c in board if c & 3 == s]
-            fl = _FLUSH
+            fl = FLUSH
             for a, b in combinations(hm, 2):
                 for x, y, z in combinations(bm, 3):
                     k = fl[a | b | x | y | z]

@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any
 
 from referee import resources
+from referee.games import games, on_change
 
 MESSAGES_DIR = resources.MESSAGES
 # The longest piece of a user's own text the bot quotes back.
@@ -37,10 +38,12 @@ class CatalogError(ValueError):
 
 @cache
 def messages() -> dict[str, str]:
-    """Every message, keyed by name, from all the files of :data:`MESSAGES_DIR`."""
+    """Every message, keyed by name, from all the files of :data:`MESSAGES_DIR` and every
+    registered game's ``messages.toml`` (read again when the registry changes)."""
+    game_files = [g.folder / "messages.toml" for g in games().values()]
     out: dict[str, str] = {}
     where: dict[str, str] = {}
-    for path in sorted(MESSAGES_DIR.glob("*.toml")):
+    for path in [*sorted(MESSAGES_DIR.glob("*.toml")), *game_files]:
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as e:
@@ -49,9 +52,9 @@ def messages() -> dict[str, str]:
             if not isinstance(value, str):
                 raise CatalogError(f"{path.name}: {key} is not a string")
             if key in out:
-                raise CatalogError(f"{path.name}: {key} is also defined in {where[key]}")
+                raise CatalogError(f"{path}: {key} is also defined in {where[key]}")
             out[key] = value
-            where[key] = path.name
+            where[key] = str(path.relative_to(path.parents[1]))
     return out
 
 
@@ -89,3 +92,6 @@ def text(key: str, /, **kw: Any) -> str:
         return template.format_map(kw)
     except (KeyError, IndexError) as e:
         raise CatalogError(f"message {key!r} needs parameter {e}") from None
+
+
+on_change(lambda: messages.cache_clear())

@@ -69,12 +69,20 @@ def strip_tail(norm: str) -> str:
         norm = s
 
 
+# An emoji typed as a chat app's shortcode (:+1:, :pray:, :thumbsup:): never a value
+# (「call :+1:」 is no call of 1), not between digits (10:30:00).
+_SHORTCODE = re.compile(r"(?<![\w:]):(?=[a-z0-9_+\-]*[a-z+])[a-z0-9_+\-]{1,40}:(?![\w:])",
+                        re.IGNORECASE)
+
+
 def drop_emoji(text: str, blank: bool = False) -> str:
-    """``text`` without emoji (card suits kept); with ``blank``, each emoji is a blank (an
-    emoji ends what was said before it: 「ふぉーるど😢 次がんばろ」)."""
+    """``text`` without emoji (card suits kept) or emoji shortcodes; with ``blank``, each emoji
+    is a blank (an emoji ends what was said before it: 「ふぉーるど😢 次がんばろ」)."""
+    gone = " " if blank else ""
+    if ":" in text:
+        text = _SHORTCODE.sub(gone, text)
     if _MAYBE_EMOJI.search(text) is None:
         return text
-    gone = " " if blank else ""
     return str(emoji.replace_emoji(
         text, replace=lambda chars, _data: chars if chars.rstrip("\ufe0f") in _SUITS else gone
     ))

@@ -10,10 +10,12 @@ judge build their card patterns; :func:`marks` the shared punctuation and script
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from referee import resources
@@ -126,6 +128,52 @@ def card_terminal() -> str:
         *(re.escape(j) for j in t.jokers),
     ])
     return f"(?:{body})(?:(?![a-z0-9])|(?={rank}{letter_or_sym}))"
+
+
+#: What grammar/common.lark's ``CARD`` terminal holds in the file: a pattern that matches nothing,
+#: replaced by :func:`card_terminal` when :class:`GrammarLoader` reads the file.
+CARD_PLACEHOLDER = "/(?!)CARD-is-generated-from-cards.toml/"
+
+
+class GrammarLoader:
+    """Lark's loader of the ``%import``ed grammar files (``import_paths``): the files of
+    ``grammar/``, with common.lark's ``CARD`` terminal generated from the card table
+    (:func:`card_terminal`) instead of written by hand.
+
+    Its ``repr`` is part of Lark's cache key: it names the generated text's digest, so a
+    changed card table or common.lark builds the tables again, and an unchanged one reuses them
+    (the generated file is given to Lark under a path that is no file, which Lark's own check
+    of the imported files skips)."""
+
+    def __init__(self, directory: Path = GRAMMAR_DIR) -> None:
+        self.directory = directory
+
+    def _text(self, name: str) -> str:
+        text = (self.directory / name).read_text(encoding="utf-8")
+        if name == "common.lark":
+            if CARD_PLACEHOLDER not in text:
+                raise ValueError("common.lark: the CARD terminal must be the placeholder "
+                                 f"{CARD_PLACEHOLDER} (it is generated from cards.toml)")
+            text = text.replace(CARD_PLACEHOLDER, "/" + card_terminal().replace("/", "\\/") + "/")
+        return text
+
+    def __call__(self, base_path: object, grammar_path: str) -> tuple[str, str]:
+        path = self.directory / grammar_path
+        if not path.is_file():
+            raise OSError(f"no grammar {grammar_path}")  # Lark tries its next source
+        if grammar_path == "common.lark":
+            return f"{path}#generated", self._text(grammar_path)
+        return str(path), self._text(grammar_path)
+
+    def __repr__(self) -> str:
+        digest = hashlib.sha256(self._text("common.lark").encode("utf-8")).hexdigest()[:16]
+        return f"GrammarLoader({self.directory}, common.lark={digest})"
+
+
+@cache
+def grammar_loader() -> GrammarLoader:
+    """The one :class:`GrammarLoader` of the package's grammar directory."""
+    return GrammarLoader()
 
 
 @cache

@@ -14,6 +14,7 @@ katakana); callers that need the hiragana-folded form use :mod:`referee.lang.nor
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -66,3 +67,13 @@ def words(text: str) -> tuple[Word, ...]:
     if not text:
         return ()
     return _analyse_cached(text) if len(text) <= _CACHED_CHARS else _analyse(text)
+
+
+def bounds(ws: Iterable[Word], length: int) -> set[int]:
+    """Offsets where a word of the analysis starts or ends (and the text's two ends): a word
+    list matches a text only from one to another, never inside a word."""
+    out = {0, length}
+    for w in ws:
+        out.add(w.start)
+        out.add(w.start + len(w.surface))
+    return out

@@ -1,7 +1,7 @@
 """Shared machinery of the house-banked games (``holdem_aa``, ``seven``, ``deuces``).
 
 Game-independent on purpose: every function takes plain numbers and the relevant ruling values
-(never a game's rules model), so each engine passes its own ``games/*.toml`` section in.
+(never a game's rules model), so each engine passes its own ``games/*/definition.toml`` section in.
 
 What lives here, and the rulings it implements (docs/rules.md, seeds):
 
@@ -71,7 +71,7 @@ Rounding = Literal["down", "up"]
 
 #: Where a house game's hand stands: ``idle`` between hands, ``stakes`` while antes are posted,
 #: then ``holdem_aa``'s ``decide`` (call or fold) or ``seven``'s ``round1``, ``round2`` and
-#: ``declare`` (deuces has phases of its own, :mod:`referee.rules.deuces`).
+#: ``declare`` (deuces has phases of its own, :mod:`referee.games.deuces.engine`).
 Phase = Literal["idle", "stakes", "decide", "round1", "round2", "declare"]
 
 __all__ = [
@@ -480,14 +480,44 @@ class _Part(Protocol):
     folded: bool
 
 
-class HouseEngine(Engine):
+class HouseSeats(Engine):
+    """A house-banked table's seats, the one way every house game keeps them: the
+    :class:`HouseTable` (seats, stacks, bankruptcy), the table's ante unit and last-slot
+    option, and the action clock. :class:`HouseEngine` and deuces' engine are built on it."""
+
+    def __init__(
+        self,
+        definition: GameDefinition,
+        options: dict[str, str],
+        *,
+        ante_unit: int,
+        bankrupt_below: int,
+        npc_allowed: bool,
+    ) -> None:
+        super().__init__(definition, options)
+        self.ante_unit, self.last_slot = table_options(options, ante_unit)
+        self.table = HouseTable(definition.seats.max, bankrupt_below, npc_allowed=npc_allowed)
+        self.clock = WaitClock()
+
+    def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
+        return self.table.sit(seat, name, chips, npc)
+
+    def stacks(self) -> dict[str, int]:
+        return self.table.stacks()
+
+    def seated(self) -> list[SeatState]:
+        return self.table.states()
+
+
+class HouseEngine(HouseSeats):
     """What ``holdem_aa`` and ``seven`` do alike: seats on a :class:`HouseTable`, a ``phase``
     (``"idle"`` between hands, ``"stakes"`` while antes are posted), the books, the action clock
     and its defaults, leaving, the dealing-mistake guarantee and the end of a hand. The game
     supplies its part-of-hand lookup and the steps that differ (the ``_`` hooks below).
 
-    ``deuces`` does not use it: its hand has phases and steps of its own (duplicate checks,
-    refill), only the seats, books, stakes and words are shared (module doc there).
+    ``deuces`` sits on :class:`HouseSeats` only: its hand has phases and steps of its own
+    (duplicate checks, refill); the seats, books, stakes and words are shared (module doc
+    there).
 
     Like every engine, both games validate, then apply: ``_check_act`` reads the state and
     returns a plan or refuses, ``_apply_act`` carries the plan out (Engine.act).
@@ -502,12 +532,10 @@ class HouseEngine(Engine):
         bankrupt_below: int,
         npc_allowed: bool,
     ) -> None:
-        super().__init__(definition, options)
-        self.ante_unit, self.last_slot = table_options(options, ante_unit)
-        self.table = HouseTable(definition.seats.max, bankrupt_below, npc_allowed=npc_allowed)
+        super().__init__(definition, options, ante_unit=ante_unit,
+                         bankrupt_below=bankrupt_below, npc_allowed=npc_allowed)
         self.phase: Phase = "idle"
         self.book = HandBook()
-        self.clock = WaitClock()
 
     # --- hooks -----------------------------------------------------------------------------
     @abstractmethod
@@ -543,9 +571,6 @@ class HouseEngine(Engine):
         """Forget the finished hand's parts."""
 
     # --- seating ---------------------------------------------------------------------------
-    def sit(self, seat: int, name: str, chips: int, npc: bool = False) -> list[Event]:
-        return self.table.sit(seat, name, chips, npc)
-
     def leave(self, name: str) -> list[Event]:
         """Between hands, or before posting, at once; after posting, when the hand ends."""
         p = self.table.by_name(name)
@@ -611,9 +636,3 @@ class HouseEngine(Engine):
     @property
     def in_hand(self) -> bool:
         return self.phase != "idle"
-
-    def stacks(self) -> dict[str, int]:
-        return self.table.stacks()
-
-    def seated(self) -> list[SeatState]:
-        return self.table.states()

@@ -4,10 +4,10 @@ several tables can later own several tables (design note: nothing here knows abo
 
 A table opened with ``tournament=on`` plays tournament chips, not bank chips: each entrant pays
 ``entry`` bank points into the prize pool when sitting down and receives ``stack`` chips. Blinds
-rise through the levels of ``games/omaha.toml`` (LV1 → LV7, then stay) every ``level_hands``
-hands or every ``level_minutes`` minutes. There is no rake. A player with no chips left at the
-end of a hand is eliminated with their place; the last player standing wins; the prize pool is
-paid at once by ``payouts`` (percent of the pool to 1st, 2nd, …).
+rise through the levels of ``games/omaha/definition.toml`` (LV1 → LV7, then stay) every
+``level_hands`` hands or every ``level_minutes`` minutes. There is no rake. A player with no
+chips left at the end of a hand is eliminated with their place; the last player standing wins;
+the prize pool is paid at once by ``payouts`` (percent of the pool to 1st, 2nd, …).
 
 Rulings made here (the seed is silent; common tournament practice):
 

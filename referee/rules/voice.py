@@ -1,6 +1,6 @@
 """What every game says when it accepts an action: one line in the room, the same in every game
 (「aliceさん: コール 100」). The house games (referee.rules.house) and omaha
-(referee.rules.omaha.rounds) both say it from here; the words are the catalogue's
+(referee.games.omaha.rounds) both say it from here; the words are the catalogue's
 (voice.toml ``ack*`` and ``act_*``).
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee.events import Say
+from referee.games import is_game, spec
 from referee.lang.catalog import messages, text
 
 __all__ = ["acknowledge", "action_figure", "action_word", "result_word"]
@@ -29,8 +30,8 @@ def acknowledge(who: str, action: str, amount: int = 0, aa: int = 0) -> Say:
 def action_word(game: str, action: str) -> str:
     """The word the room uses for an ``action`` event's id in ``game`` (omaha's raise is a
     メイク, seven's a レイズ): the records (history, ``!hand``, the console) say the same."""
-    if game == "omaha" and action == "raise":
-        action = "make"
+    if is_game(game):
+        action = spec(game).action_words.get(action, action)
     key = f"act_{action}"
     return text(key) if key in messages() else text("act_other")
 
@@ -49,7 +50,7 @@ def action_figure(game: str, ev: dict[str, Any]) -> int:
     """The chips an ``action`` event's line names, as the room's acknowledgement names them:
     omaha's bet, make and all-in say the total (``to``), everything else what it put in."""
     to = ev.get("to")
-    if game == "omaha" and ev.get("action") in ("bet", "raise", "allin") and to:
+    if to and is_game(game) and ev.get("action") in spec(game).total_actions:
         return int(to)
     return int(ev.get("amount") or 0)
 

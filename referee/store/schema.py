@@ -122,7 +122,7 @@ BEGIN SELECT RAISE(ABORT, 'bank: balances are never deleted'); END;
     + _append_only("ledger")
 )
 
-_V2 = """
+PROJECTION_V2 = """
 CREATE TABLE penalties (
     id        INTEGER PRIMARY KEY,
     room      TEXT NOT NULL,
@@ -378,17 +378,17 @@ def _of_log(events: str) -> Iterator[tuple[int, str, dict[str, Any]]]:
 
 
 def _v1(db: sqlite_utils.Database) -> None:
-    _script(db.conn, _V1)
+    run_script(db.conn, _V1)
 
 
 def _v2(db: sqlite_utils.Database) -> None:
-    _script(db.conn, _V2)
+    run_script(db.conn, PROJECTION_V2)
     _project_log(db)
 
 
 def _v3(db: sqlite_utils.Database) -> None:
     # Everything logged so far was projected by version 2's eager saves.
-    _script(db.conn, """
+    run_script(db.conn, """
 CREATE TABLE projection (
     id   INTEGER PRIMARY KEY CHECK (id = 1),
     upto INTEGER NOT NULL                  -- the last inputs.seq the derived tables include
@@ -400,7 +400,7 @@ INSERT INTO projection(id, upto) SELECT 1, coalesce(max(seq), 0) FROM inputs;
 def _v4(db: sqlite_utils.Database) -> None:
     # The projection changed (a flag acted on at once is confirmed): empty the cache tables;
     # the next read or close projects the whole log again.
-    _script(db.conn, """
+    run_script(db.conn, """
 DELETE FROM penalties;
 DELETE FROM flags;
 DELETE FROM hands;
@@ -413,7 +413,7 @@ UPDATE projection SET upto = 0;
 def _v5(db: sqlite_utils.Database) -> None:
     # Processed ids looked up in the database instead of held in memory; the service's
     # snapshots, so that a restart re-runs only the inputs after the newest one.
-    _script(db.conn, """
+    run_script(db.conn, """
 CREATE UNIQUE INDEX inputs_input_id ON inputs(input_id);
 CREATE TABLE snapshots (
     id       INTEGER PRIMARY KEY CHECK (id = 1),   -- only the newest is kept
@@ -425,7 +425,7 @@ CREATE TABLE snapshots (
 """)
 
 
-def _script(conn: sqlite3.Connection, sql: str) -> None:
+def run_script(conn: sqlite3.Connection, sql: str) -> None:
     """Run a multi-statement script inside the open transaction (executescript would commit)."""
     buf = ""
     for line in sql.splitlines(keepends=True):
@@ -440,7 +440,7 @@ def _script(conn: sqlite3.Connection, sql: str) -> None:
 def _v6(db: sqlite_utils.Database) -> None:
     # The IRC bot's identities (referee/store/identity.py): not part of the event log (a secret
     # must never be in a replayable input), but in the same file, so they share its back-ups.
-    _script(db.conn, """
+    run_script(db.conn, """
 CREATE TABLE irc_secrets (
     name     TEXT PRIMARY KEY,          -- the player's name, case-folded by the IRC adapter
     display  TEXT NOT NULL,             -- the name as the table spells it
@@ -464,7 +464,7 @@ CREATE TABLE irc_sessions (
 def _v7(db: sqlite_utils.Database) -> None:
     # Who may prove a name, kept across restarts (referee/store/identity.py): a secret seen
     # where others read it is void; wrong guesses and the connections trusted for a name.
-    _script(db.conn, """
+    run_script(db.conn, """
 ALTER TABLE irc_secrets ADD COLUMN void_at REAL;         -- seen in a channel: proves nothing
 ALTER TABLE irc_secrets ADD COLUMN void_userhost TEXT;   -- the connection that showed it
 ALTER TABLE irc_secrets ADD COLUMN void_signon INTEGER;

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from referee.actions import Parsed
 from referee.lang.clauses.frame import Frame
+from referee.lang.clauses.vocabulary import traits
 
 
 def build_action(f: Frame, game: str) -> Parsed | None:
@@ -13,17 +14,18 @@ def build_action(f: Frame, game: str) -> Parsed | None:
     kinds = set(names)
     cards = [c for _, cs in f.cards for c in cs]
     amounts = [a for _, a in f.amounts]
+    t = traits(game)
     if f.hand is not None:
-        if game != "seven" or kinds - {"discard", "showdown"} or cards or amounts:
+        if t.draw != "discards" or kinds - {"discard", "showdown"} or cards or amounts:
             return None
         return Parsed(kind="action", action="discard", hand=f.hand, hand_info=True)
-    if game == "deuces" and kinds & {"keep", "discard", "stay", "play", "all", "throw_all"}:
+    if t.draw == "play" and kinds & {"keep", "discard", "stay", "play", "all", "throw_all"}:
         return _deuces(f)
-    if game == "seven" and {"discard", "keep"} <= kinds and len(cards) > 2:
+    if t.draw == "discards" and {"discard", "keep"} <= kinds and len(cards) > 2:
         # 「JKは残して3dと4c捨て」: the cards after the word of keeping are the ones thrown
         keep_at = max(p for p, n in f.actions if n == "keep")
         cards = [c for p, cs in f.cards if p > keep_at for c in cs]
-    if game == "seven" and "discard" in kinds:
+    if t.draw == "discards" and "discard" in kinds:
         if kinds - {"discard", "showdown", "keep"} or len(cards) != 2 or amounts:
             # 「ジョーカーは残して、3sと4d捨て」: the kept card is a clause of its own
             return None
@@ -38,17 +40,17 @@ def build_action(f: Frame, game: str) -> Parsed | None:
         pot = True
     else:
         pot = "pot" in kinds
-    if game == "holdem_aa" and "aa" in kinds:
-        kinds.discard("aa")
+    if t.side_bet and t.side_bet in kinds:
+        kinds.discard(t.side_bet)
         if not f.aa_declined:
             return _ante_aa(f, kinds)
-    if not kinds and f.up_to and len(f.amounts) == 1 and not f.cards and game == "omaha":
+    if not kinds and f.up_to and len(f.amounts) == 1 and not f.cards and t.makes_by_amount:
         return Parsed(kind="action", action="raise", to=f.amounts[0][1])  # 1万まで行くべさ
     if len(kinds) != 1:
         return None
     (name,) = kinds
     if name == "showdown":
-        if game != "holdem_aa" or cards or amounts:
+        if not t.showdown_call or cards or amounts:
             return None
         return Parsed(kind="action", action="call")
     if name in ("fold", "muck", "open"):

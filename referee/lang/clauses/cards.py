@@ -8,23 +8,28 @@ from functools import cache
 
 from referee.cards import RANKS, SUITS, card_str, make
 from referee.lang import vocab
-from referee.lang.clauses.vocabulary import text_of, words_table
+from referee.lang.clauses.vocabulary import text_of, vocabulary, words_table
 from referee.lang.tokens import card_token
 
 
 @cache
-def _card_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+def _card_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str],
+                             re.Pattern[str]]:
     cw = vocab.cards()
     suit = f"(?:{cw.suit_words_re})"  # symbols are the CARD terminal's (A♠K♠)
     kanji = "".join(words_table().get("kanji_ranks", {}))
-    rank = f"(?:10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}])"
+    # a numeral before a counter is a count, never a rank (クラブのジャック、三枚捨てます)
+    counted = "|".join(re.escape(c) for c in vocabulary().counters)
+    rank = f"(?:(?:10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}])(?!\\s*(?:{counted})))"
     sep = text_of("card_sep")
     of = re.escape(cw.of)
     gap = text_of("card_gap")
     suit_first = re.compile(rf"(?P<suit>{suit}){gap}{of}?{gap}(?P<ranks>{rank}(?:{sep}{rank})*)")
     ranks_first = re.compile(rf"(?P<ranks>{rank}(?:{sep}{rank})*){gap}{of}{gap}(?P<suit>{suit})")
+    # one rank of several suits (ハートとスペードのキング)
+    suits_first = re.compile(rf"(?P<suits>{suit}(?:{sep}{suit})+){gap}{of}{gap}(?P<rank>{rank})")
     single = re.compile(vocab.card_terminal())
-    return suit_first, ranks_first, single
+    return suit_first, ranks_first, suits_first, single
 
 
 def _rank_letter(r: str) -> str:
@@ -37,7 +42,7 @@ def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
     """Card phrases of a folded clause: (start, end, cards) -- 「ハートのキングとクイーン」,
     「9と10のハート」, 「As Kd」, 「スペードのエース」."""
     cw = vocab.cards()
-    suit_first, ranks_first, single = _card_patterns()
+    suit_first, ranks_first, suits_first, single = _card_patterns()
     found: list[tuple[int, int, list[str]]] = []
     taken = [False] * len(folded)
 
@@ -50,6 +55,15 @@ def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
 
     kanji = "".join(words_table().get("kanji_ranks", {}))
     rank_split = re.compile(rf"10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}]")
+    suit_split = re.compile(cw.suit_words_re)
+    for m in suits_first.finditer(folded):
+        suits = [cw.suit_of.get(x) for x in suit_split.findall(m.group("suits"))]
+        r = _rank_letter(m.group("rank"))
+        try:
+            add(m.start(), m.end(), [card_str(make(RANKS.index(r.upper()), SUITS.index(x)))
+                                     for x in suits if x is not None])
+        except ValueError:
+            continue
     for pat in (ranks_first, suit_first):
         for m in pat.finditer(folded):
             suit = cw.suit_of.get(m.group("suit"))

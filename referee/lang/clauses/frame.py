@@ -17,7 +17,6 @@ from referee.lang.clauses.vocabulary import (
     BLANK,
     CONTENT_POS,
     FINAL,
-    GAME_ACTIONS,
     NUMERAL,
     PARTICLE,
     SURFACE_NAMES,
@@ -27,6 +26,7 @@ from referee.lang.clauses.vocabulary import (
     guarded,
     text_of,
     texts_of,
+    traits,
     vocabulary,
 )
 from referee.lang.normalize import fold_nfkc
@@ -62,6 +62,8 @@ class Frame:
     needs_amount: set[str] = field(default_factory=set)  # actions said by 打つ / 上げる
     lemma_only: bool = False  # every action word was an everyday verb found by its lemma
     remark_only: bool = True  # every veto was a remark (A♥K♥だよ: the cards, remarked on)
+    remarked: bool = False  # a copula remarking on the action (千二百のコールですね)
+    strict: bool = False  # vetoed by something other than a remark (a question, a wish …)
 
 
 def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> Frame:
@@ -71,7 +73,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     f = Frame()
     folded = clause.folded
     spans: list[tuple[int, int]] = []
-    allowed = GAME_ACTIONS.get(game, frozenset())
+    t = traits(game)
+    allowed = t.actions
     for s, e, cards in cards_in(folded):
         f.cards.append((s, cards))
         spans.append((s, e))
@@ -160,15 +163,15 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if not free(s, e):
             # an action word; a verb among them may still be an order (降りろ)
             if w.pos == VERB and w.cform in v.imperative:
-                f.vetoed = True
+                f.vetoed = f.strict = True
             prev = w
             i += 1
             continue
         if w.lemma in v.lemmas and v.lemmas[w.lemma] in allowed:
             if w.pos == VERB and w.cform in v.imperative:
-                f.vetoed = True
+                f.vetoed = f.strict = True
             lemma_found.add(s)
-            if w.lemma in texts_of("needs_amount") and game == "omaha":
+            if w.lemma in texts_of("needs_amount") and t.makes_by_amount:
                 f.needs_amount.add(v.lemmas[w.lemma])
             f.actions.append((s, v.lemmas[w.lemma]))
             spans.append((s, e))
@@ -194,6 +197,12 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             prev = ws[i + n - 1]
             i += n
             continue
+        if _asks_leave(ws, i, f, folded):
+            spans.append((s, e))
+            f.declared = f.polite = True
+            prev = w
+            i += 1
+            continue
         polite = text_of("polite")
         past = w.pos == AUX and w.lemma == text_of("past") and (prev is None or
                                                                 prev.lemma != polite)
@@ -212,11 +221,14 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if object_ba:
             pass
         elif _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
-            f.remark_only = f.remark_only and (_is_remark(prev, w, v) or _past_remark(prev, w, v))
+            remark = _is_remark(prev, w, v) or _past_remark(prev, w, v)
+            f.remark_only = f.remark_only and remark
             if w.lemma in v.declined and w.pos == AUX:
                 f.negated = True
             else:
                 f.vetoed = True
+                f.remarked = f.remarked or remark
+                f.strict = f.strict or not remark
                 f.why.append(w.surface)
         elif w.pos2 == NUMERAL or (prev is not None and (prev.pos2 == NUMERAL or prev.lemma in
                                   v.counter_words) and w.lemma in v.counter_words):
@@ -274,7 +286,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     if clause.last and not names_cards and tail and tail[-1].pos == PARTICLE and \
             tail[-1].lemma in texts_of("request") and \
             len(tail) > 1 and tail[-2].pos == VERB:
-        f.vetoed = True  # (残して、3sと4d捨て: a て that goes on is no request)
+        f.vetoed = f.strict = True  # (残して、3sと4d捨て: a て that goes on is no request)
     gap = "".join(ch if free(k, k + 1) else " " for k, ch in enumerate(folded))
     if any(n in gap for n in v.negations):
         f.negated = True  # 見せへん, やんね: a dialect's negation
@@ -284,9 +296,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     if any((m.start() in starts or not gap[m.start() - 1:m.start()].strip())
            and (m.end() in ends or not gap[m.end():m.end() + 1].strip())
            for m in v.veto_words.finditer(gap)):
-        f.vetoed = True
+        f.vetoed = f.strict = True
     if clause.question:
-        f.vetoed = True
+        f.vetoed = f.strict = True
     f.actions.sort()
     f.cards.sort()
     f.lemma_only = bool(lemma_found) and all(p in lemma_found for p, _ in f.actions)
@@ -302,6 +314,20 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.negated = False
         f.declared = True
     return f
+
+
+def _asks_leave(ws: tuple[Word, ...], i: int, f: Frame, folded: str) -> bool:
+    """A 「ください」 that asks no one else: leave to act (オールインでいかせてください), or
+    the dealer asked for the throw a player names (全部取り替えてください, あとは替えてください)."""
+    if i < 2 or ws[i].lemma not in texts_of("please") or ws[i - 1].pos != PARTICLE or \
+            ws[i - 1].lemma not in texts_of("request"):
+        return False
+    if ws[i - 2].pos == AUX and ws[i - 2].lemma in texts_of("leave"):
+        return True
+    kinds = {n for _, n in f.actions}
+    rest = any(w in folded for w in texts_of("rest_words"))
+    return kinds <= {"discard", "keep", "all"} and "discard" in kinds and (
+        bool(f.cards) or rest or "all" in kinds)
 
 
 def _dialect_tail(folded: str) -> int:

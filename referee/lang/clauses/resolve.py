@@ -12,15 +12,20 @@ from dataclasses import dataclass
 from referee.actions import Parsed
 from referee.lang.clauses.build import build_action
 from referee.lang.clauses.cards import cards_in
-from referee.lang.clauses.frame import amount_pattern, frame, names_someone, supposes
+from referee.lang.clauses.frame import Frame, amount_pattern, frame, names_someone, supposes
 from referee.lang.clauses.repair import repair
 from referee.lang.clauses.split import Clause, split
 from referee.lang.clauses.vocabulary import (
+    BLANK,
+    FINAL,
+    PARTICLE,
+    SYMBOL,
     GrammarReader,
     action_words,
     mentions,
     text_of,
     texts_of,
+    traits,
     vocabulary,
 )
 from referee.lang.normalize import fold_nfkc
@@ -132,83 +137,209 @@ def read(text: str, game: str, grammar: GrammarReader,
 def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
              hands: tuple[tuple[str, re.Pattern[str]], ...],
              advice: Callable[[str], bool] | None, coarse: bool) -> Reading:
+    """The steps of the module docstring, in order: classify each clause, settle who is
+    addressed and what is taken back, then find the one action the rest agrees with."""
     if not clauses:
         return Reading(None, True)
-    v = vocabulary()
     for c in clauses:
-        if c.correction and not v.surface.search(c.folded) and not cards_in(c.folded):
-            c.kind = "correction"
-            continue
-        got = None if c.question else grammar(c.text)
-        if got is None and not c.question:
-            f = frame(c, game, hands)
-            c.musing = f.musing
-            # 「みんな降りたんかいな」: the others' folds told (past or asked), not one's own
-            others = any(w.lemma in texts_of("others") or w.surface in texts_of("others")
-                         for w in c.words)
-            c.others_folded = others and {n for _, n in f.actions} == {"fold"} and (
-                c.question or any(w.lemma == text_of("past") for w in c.words))
-            # 「みんなチェックなので、ポットベット」: the others' action as the reason for one's own
-            c.others_reason = others and len({n for _, n in f.actions}) == 1 and any(
-                c.folded.rstrip().endswith(r) for r in texts_of("reason_endings"))
-            c.self_polite = any(w.lemma == text_of("polite") for w in c.words)
-            if f.hand and not f.actions and f.made:
-                c.made_hand = f.hand
-            if {n for _, n in f.actions} - {"all"} or f.hand or (f.up_to and game == "omaha"):
-                if (f.vetoed or f.content) and f.lemma_only:
-                    c.kind = "chat"  # 孫にミルクあげてる: an everyday verb in a clause of its own
-                elif f.vetoed or f.content:
-                    c.kind = "blocking"
-                elif f.negated:
-                    c.kind = "declined"
-                elif f.these and not f.cards and {n for _, n in f.actions} <= {
-                        "discard", "keep", "all"}:
-                    c.kind = "these"  # 「2hと4s！これ捨て！」
-                elif (f.weak and not f.declared and not f.cards and not f.amounts) or (
-                        f.hand and not f.actions and not f.polite):
-                    c.kind = "blocking"  # 「ここはコール」: nothing says it is their own act
-                else:
-                    got = build_action(f, game)
-                    c.kind = "action" if got is not None else "blocking"
-                    if got is None and game == "seven" and {n for _, n in f.actions} == {"keep"}:
-                        c.kind = "kept"  # ジョーカーは残して、3sと4d捨て
-                    if got is None and not f.cards and game in ("seven", "deuces") and {
-                            n for _, n in f.actions} <= {"discard", "keep", "all", "showdown"}:
-                        c.kind = "these"  # 「2hと4s！これ捨て！」, 「5h 9s ぽーい」
-            elif (f.cards or f.amounts) and (not f.vetoed or f.remark_only) and not f.content:
-                c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
-        if got is not None:
-            c.kind, c.parsed = "action", got
-            if c.told_concession:
-                c.kind = "declined"  # フラッシュなんだけどな, コールしたいけど: said, not done
-        elif c.kind == "chat" and action_words(c.folded, with_cards=bool(cards_in(c.folded))):
-            c.kind = "blocking"  # an action word in a clause about something else
-        elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):
-            c.kind = "cards"  # 「八百、コールいたします」: read as one sentence
-        elif c.kind == "chat" and names_someone(c):
-            c.kind = "vocative"  # 「ジェーン、just call」: said to someone, unless …
-        elif c.kind == "chat" and supposes(c) and not any(
-                x.kind == "action" for x in clauses[:clauses.index(c)]):
-            c.kind = "blocking"  # 私なら、コール (not ポットじゃ！なめたらいけんで)
-    # take back what came before the last correction, and a concession followed by an action
-    # … the action said to them is the speaker's own, politely (課長、お先にアンティ200いきます;
-    # 「ジェーン、just call」 and 「ボブさん、コール」 stay said to them); a name after the action
-    # only addresses (4cと9h捨てます、先輩)
+        _classify(c, game, grammar, hands)
     for i, c in enumerate(clauses):
-        if c.kind == "vocative":
-            after = [x for x in clauses[i + 1:] if x.kind == "action"]
-            own = bool(after) and all(x.self_polite for x in after)
-            trailing = any(x.kind == "action" for x in clauses[:i]) and not after
-            c.kind = "chat" if own or trailing else "blocking"
-    # a correction that has no action on either side corrects the chat (部長…じゃなくて課長)
+        _addressed(c, clauses[:i], clauses[i + 1:])
     for i, c in enumerate(clauses):
-        if c.kind == "correction":
-            near = [x for x in clauses[max(0, i - 1):i] + clauses[i + 1:]
-                    if x.kind in ("action", "blocking", "cards", "these", "declined", "kept")]
-            if not near:
-                c.kind = "chat"
+        _lone_correction(c, clauses[:i], clauses[i + 1:])
     last = max((i for i, c in enumerate(clauses) if c.kind == "correction"), default=-1)
-    live = clauses[last + 1:]
+    kept = _committed(clauses[last + 1:])
+    joined = _these_joined(kept, game, hands, coarse)
+    if joined is not None:
+        return Reading(joined, False)
+    acts = [c for c in kept if c.kind == "action"]
+    before = [c.parsed for c in clauses[:max(last, 0)] if c.kind == "action"
+              and c.parsed is not None]
+    amended = _added(acts, before) or _bare_amount(acts, before, last) or _amended(
+        clauses, last, kept)
+    if amended is not None:
+        return Reading(amended, False)
+    if any(c.kind == "kept" for c in kept) and not any(
+            c.parsed is not None and c.parsed.action == "discard" for c in acts):
+        return Reading(None, True)
+    made = _declared_made(kept, acts)
+    if made is not None:
+        return Reading(made, False)
+    _echoes(kept, acts)
+    if any(c.kind == "blocking" for c in kept):
+        return Reading(None, True)
+    acts = [c for c in kept if c.kind == "action"]
+    if acts and any(_holds_back(c) for c in kept[kept.index(acts[-1]) + 1:]):
+        return Reading(None, True)  # 捨てねぇ、まだ待ってけろ; こーるすっか、どうすっぺ
+    if not acts:
+        return Reading(None, any(c.kind in ("declined", "correction") for c in clauses))
+    said = [c.parsed for c in acts if c.parsed is not None]
+    first = _merged(said, game)
+    if first is None:
+        return Reading(None, True)
+    if traits(game).side_bet and first.action == "ante" and first.amount is None and first.aa:
+        # 「アンティ300…あ、やっぱAA100もつける」: the side bet added to the ante before
+        antes = [c.parsed for c in clauses[:last] if c.kind == "action" and c.parsed is not None
+                 and c.parsed.action == "ante" and c.parsed.amount is not None]
+        if antes:
+            first = antes[-1].model_copy(update={"aa": first.aa})
+    first = _completed(first, kept, game)
+    if first is None:
+        return Reading(None, True)
+    if advice is not None:
+        said_else = [c.text for c in kept if c.kind == "chat"]
+        if said_else and advice(" ".join(said_else)):
+            return Reading(None, True)
+    return Reading(first, False)
+
+
+def _classify(c: Clause, game: str, grammar: GrammarReader,
+              hands: tuple[tuple[str, re.Pattern[str]], ...]) -> None:
+    """What one clause is on its own: an action (its reading in ``c.parsed``), a correction,
+    cards or an amount, a declined action, an action word about something else (blocking),
+    a remark on an action (echo), a name, or chat."""
+    v = vocabulary()
+    if c.correction and not v.surface.search(c.folded) and not cards_in(c.folded):
+        c.kind = "correction"
+        return
+    got = None if c.question else grammar(c.text)
+    if got is None and not c.question:
+        f = frame(c, game, hands)
+        _note(c, f)
+        kinds = {n for _, n in f.actions}
+        if kinds - {"all"} or f.hand or (f.up_to and traits(game).makes_by_amount):
+            c.kind = _action_kind(f, kinds, game)
+            if c.kind == "action":
+                got = build_action(f, game)
+                if got is None:
+                    c.kind = _unbuilt_kind(f, kinds, game)
+            elif c.kind == "echo":
+                c.parsed = build_action(f, game)
+                c.kind = "echo" if c.parsed is not None else "blocking"
+        elif (f.cards or f.amounts) and (not f.vetoed or f.remark_only) and not f.content:
+            c.kind = "cards"  # 「、スペードのエース」 after 「エースだけ残します」
+            got = _cards_said(c, grammar) if c.last and c.start == 0 else None
+        elif not (f.vetoed or f.content or f.cards or f.amounts or f.hand) and _takes_that(c):
+            c.commits = True  # 「…ですね、それで」: "with that", taking what was remarked on
+    if got is not None:
+        c.kind, c.parsed = "action", got
+        if c.told_concession:
+            c.kind = "declined"  # フラッシュなんだけどな, コールしたいけど: said, not done
+    elif c.kind == "chat" and action_words(c.folded, with_cards=bool(cards_in(c.folded))):
+        c.kind = "blocking"  # an action word in a clause about something else
+    elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):
+        c.kind = "cards"  # 「八百、コールいたします」: read as one sentence
+    elif c.kind == "chat" and names_someone(c):
+        c.kind = "vocative"  # 「ジェーン、just call」: said to someone, unless …
+    elif c.kind == "chat" and supposes(c):
+        c.kind = "supposing"  # 私なら、コール (not ポットじゃ！なめたらいけんで)
+
+
+def _cards_said(c: Clause, grammar: GrammarReader) -> Parsed | None:
+    """A message that is only cards and a final particle (「4h 8c ね」): what the game's
+    grammar makes of the cards alone."""
+    spans = [(s, e) for s, e, _ in cards_in(c.folded)]
+    for w in c.words:
+        at = w.start - c.start
+        if any(s <= at < e for s, e in spans) or w.pos in (SYMBOL, BLANK):
+            continue
+        if w.pos != PARTICLE or (w.pos2 != FINAL and w.lemma not in texts_of("declaring_end")):
+            return None
+    return grammar(" ".join(c.text[s:e] for s, e in spans))
+
+
+def _holds_back(c: Clause) -> bool:
+    """A clause after the action that takes the commitment out of it: asking to wait, or
+    wondering what to do."""
+    if c.kind != "chat":
+        return False
+    ws = c.words
+    waits = any(w.lemma in texts_of("wait") and not (  # (not お待たせ: "sorry to keep you")
+        i + 1 < len(ws) and ws[i + 1].lemma in texts_of("leave")) for i, w in enumerate(ws))
+    return waits or fold_nfkc(c.folded.strip()).startswith(tuple(texts_of("deliberation")))
+
+
+def _takes_that(c: Clause) -> bool:
+    """A clause that opens with "that" and the particle of a declaration (それで, これで
+    お願いします)."""
+    ws = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    return len(ws) >= 2 and ws[0].lemma in texts_of("these") and ws[1].pos == PARTICLE and \
+        ws[1].lemma in texts_of("declaring_end")
+
+
+def _note(c: Clause, f: Frame) -> None:
+    """What the frame tells about the clause that later steps weigh against the others."""
+    c.musing = f.musing
+    # 「みんな降りたんかいな」: the others' folds told (past or asked), not one's own
+    others = any(w.lemma in texts_of("others") or w.surface in texts_of("others")
+                 for w in c.words)
+    kinds = {n for _, n in f.actions}
+    c.others_folded = others and kinds == {"fold"} and (
+        c.question or any(w.lemma == text_of("past") for w in c.words))
+    # 「みんなチェックなので、ポットベット」: the others' action as the reason for one's own
+    c.others_reason = others and len(kinds) == 1 and any(
+        c.folded.rstrip().endswith(r) for r in texts_of("reason_endings"))
+    c.self_polite = any(w.lemma == text_of("polite") for w in c.words)
+    if f.hand and not f.actions and f.made:
+        c.made_hand = f.hand
+
+
+def _action_kind(f: Frame, kinds: set[str], game: str) -> str:
+    """The kind of a clause that names an action, before its reading is built."""
+    if (f.vetoed or f.content) and f.lemma_only:
+        return "chat"  # 孫にミルクあげてる: an everyday verb in a clause of its own
+    if f.vetoed and f.remarked and not f.strict and not f.content and not f.negated:
+        return "echo"  # 千二百のコールですね: a remark, agreeing only with the same action
+    if f.vetoed or f.content:
+        return "blocking"
+    if f.negated:
+        return "declined"
+    if f.these and not f.cards and kinds <= {"discard", "keep", "all"}:
+        return "these"  # 「2hと4s！これ捨て！」
+    if (f.weak and not f.declared and not f.cards and not f.amounts) or (
+            f.hand and not f.actions and not f.polite):
+        return "blocking"  # 「ここはコール」: nothing says it is their own act
+    return "action"
+
+
+def _unbuilt_kind(f: Frame, kinds: set[str], game: str) -> str:
+    """A clause naming an action whose values it does not hold by itself."""
+    if traits(game).draw == "discards" and kinds == {"keep"}:
+        return "kept"  # ジョーカーは残して、3sと4d捨て
+    if not f.cards and traits(game).draw and kinds <= {
+            "discard", "keep", "all", "showdown"}:
+        return "these"  # 「2hと4s！これ捨て！」, 「5h 9s ぽーい」
+    return "blocking"
+
+
+def _addressed(c: Clause, before: list[Clause], after: list[Clause]) -> None:
+    """A name the speaker's own polite action follows (課長、お先にアンティ200いきます) or
+    precedes (4cと9h捨てます、先輩) only addresses, while 「ジェーン、just call」 and 「ボブさん、
+    コール」 stay said to them; a supposition before any action makes what follows
+    hypothetical."""
+    if c.kind == "vocative":
+        acting = [x for x in after if x.kind == "action"]
+        own = bool(acting) and all(x.self_polite for x in acting)
+        trailing = any(x.kind == "action" for x in before) and not acting
+        c.kind = "chat" if own or trailing else "blocking"
+    elif c.kind == "supposing":
+        c.kind = "chat" if any(x.kind == "action" for x in before) else "blocking"
+
+
+def _lone_correction(c: Clause, before: list[Clause], after: list[Clause]) -> None:
+    """A correction with no action on either side corrects the chat (部長…じゃなくて課長)."""
+    if c.kind == "correction":
+        near = [x for x in before[-1:] + after
+                if x.kind in ("action", "blocking", "cards", "these", "declined", "kept",
+                              "echo")]
+        if not near:
+            c.kind = "chat"
+
+
+def _committed(live: list[Clause]) -> list[Clause]:
+    """The clauses after the last correction, without the alternatives a later action
+    supersedes (したいけど…, しよっかな…); a fold conceded before the cards it shows stays
+    (降りるけんど、A♠だけ見せちゃる)."""
     kept: list[Clause] = []
     for i, c in enumerate(live):
         later = any(x.kind == "action" for x in live[i + 1:])
@@ -218,76 +349,119 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if (c.ends_concessive or c.musing) and later and not (folds and shows):
             continue
         if c.ends_concessive and folds and shows:
-            c.kind = "action"  # 降りるけんど、A♠だけ見せちゃる
+            c.kind = "action"
         kept.append(c)
-    # a clause that is only cards completes the action before it (エースだけ残します、As)
+    return kept
+
+
+def _these_joined(kept: list[Clause], game: str,
+                  hands: tuple[tuple[str, re.Pattern[str]], ...], coarse: bool) -> Parsed | None:
+    """「2hと4s！これ捨て！」: cards in one clause, "throw these" in another, read together
+    (in sentences, or right after the cards: between commas they may be a list the clause
+    cut apart). When an action already names its cards, "these" only agrees with it."""
     if any(c.kind == "action" and c.parsed is not None and (c.parsed.cards or c.parsed.keep or
                                                             c.parsed.discard) for c in kept):
         for c in kept:
             if c.kind == "these":
-                c.kind = "agrees"  # 「2hと4s！これ捨て！」: the cards, then "throw these"
+                c.kind = "agrees"
+        return None
     these = [c for c in kept if c.kind == "these"]
     shown = [c for c in kept if c.kind == "cards" and cards_in(c.folded)]
-    # (in sentences, or right after the cards: between commas they may be a list the clause
-    # cut apart)
-    adjacent = len(these) == 1 and len(shown) == 1 and abs(
-        kept.index(these[0]) - kept.index(shown[0])) == 1
-    if (coarse or adjacent) and len(these) == 1 and len(shown) == 1 and not any(
-            c.kind == "action" for c in kept):
-        c = these[0]
-        joined = Clause(shown[0].text + " " + c.text, shown[0].folded + " " + c.folded,
-                        shown[0].start, words=shown[0].words + c.words)
-        got = build_action(frame(joined, game, hands), game)
-        if got is not None:
-            return Reading(got, False)
-    acts = [c for c in kept if c.kind == "action"]
-    if len(acts) == 1 and last >= 0 and not v.surface.search(acts[0].folded):
-        # 「ベット300、いや500にします」: a bare amount after a correction amends the amount of
-        # the action before it (the grammar alone would read 500に as a make)
-        bare = acts[0].parsed
-        before = [c.parsed for c in clauses[:last] if c.kind == "action" and c.parsed is not None]
-        value = None if bare is None else (bare.to if bare.to is not None else bare.amount)
-        if before and value is not None:
-            got = before[-1]
-            slot = "to" if got.to is not None else "amount" if got.amount is not None else None
-            if slot is not None:
-                return Reading(got.model_copy(update={slot: value}), False)
-    amended = _amended(clauses, last, kept)
-    if amended is not None:
-        return Reading(amended, False)
-    if any(c.kind == "kept" for c in kept) and not any(
-            c.parsed is not None and c.parsed.action == "discard" for c in acts):
-        return Reading(None, True)
+    if len(these) != 1 or len(shown) != 1 or any(c.kind == "action" for c in kept):
+        return None
+    if not coarse and abs(kept.index(these[0]) - kept.index(shown[0])) != 1:
+        return None
+    c = these[0]
+    joined = Clause(shown[0].text + " " + c.text, shown[0].folded + " " + c.folded,
+                    shown[0].start, words=shown[0].words + c.words)
+    return build_action(frame(joined, game, hands), game)
+
+
+def _added(acts: list[Clause], before: list[Parsed]) -> Parsed | None:
+    """「9s 9c 9h残す、いやJdも残しとく」, 「Kd Kc残して勝負…あ、2sも残す」: cards named with
+    "also" (も) after the same action add to its cards, whether a correction came between or
+    not."""
+    if not acts or acts[-1].parsed is None:
+        return None
+    last = acts[-1]
+    got = last.parsed
+    assert got is not None
+    also = text_of("also")
+    if not any(last.folded.startswith(also, e) for _, e, _ in cards_in(last.folded)):
+        return None
+    earlier = [c.parsed for c in acts[:-1] if c.parsed is not None] or before[-1:]
+    if len(earlier) != 1 or earlier[0].action != got.action:
+        return None
+    for key in ("cards", "keep", "discard"):
+        old, new = getattr(earlier[0], key), getattr(got, key)
+        if old and new:
+            return earlier[0].model_copy(update={key: old + [x for x in new if x not in old]})
+    return None
+
+
+def _bare_amount(acts: list[Clause], before: list[Parsed], last: int) -> Parsed | None:
+    """「ベット300、いや500にします」: a bare amount after a correction amends the amount of
+    the action before it (the grammar alone would read 500に as a make)."""
+    if len(acts) != 1 or last < 0 or vocabulary().surface.search(acts[0].folded) or not before:
+        return None
+    bare = acts[0].parsed
+    value = None if bare is None else (bare.to if bare.to is not None else bare.amount)
+    got = before[-1]
+    slot = "to" if got.to is not None else "amount" if got.amount is not None else None
+    if value is None or slot is None:
+        return None
+    return got.model_copy(update={slot: value})
+
+
+def _declared_made(kept: list[Clause], acts: list[Clause]) -> Parsed | None:
+    """Clauses about something else that an action explains: the others' action as its reason
+    (みんなチェックなので、ポットベット), the others' folds before an open or close (みんな
+    降りたんですね、じゃあクローズで), a made hand then declared (「セブンストレート来た！宣言
+    します」 is the declaration itself; 「ビッグハウスできた〜！ビッグハウスで！」 agrees)."""
     if acts:
         for c in kept:
             if c.kind == "blocking" and c.others_reason:
                 c.kind = "chat"
     if any(c.parsed is not None and c.parsed.action in ("open", "close") for c in acts):
-        for c in kept:  # みんな降りたんですね、じゃあクローズで: why the open/close is asked
+        for c in kept:
             if c.kind == "blocking" and c.others_folded:
                 c.kind = "chat"
     made = [c for c in kept if c.kind == "blocking" and c.made_hand is not None]
     if not acts and len(made) == 1 and any(
             c.kind == "chat" and any(w.lemma in texts_of("declare") for w in c.words)
             and not action_words(c.folded) for c in kept[kept.index(made[0]) + 1:]):
-        # 「セブンストレート来た！宣言します」: the hand made, then declared
-        return Reading(Parsed(kind="action", action="discard", hand=made[0].made_hand,
-                              hand_info=True), False)
+        return Parsed(kind="action", action="discard", hand=made[0].made_hand, hand_info=True)
     declared = {c.parsed.hand for c in acts if c.parsed is not None and c.parsed.hand}
-    for c in kept:  # 「ビッグハウスできた〜！ビッグハウスで！」: the hand made, then declared
+    for c in kept:
         if c.kind == "blocking" and c.made_hand is not None and c.made_hand in declared:
             c.kind = "chat"
-    if any(c.kind == "blocking" for c in kept):
-        return Reading(None, True)
-    if not acts:
-        return Reading(None, any(c.kind in ("declined", "correction") for c in clauses))
-    first = acts[0].parsed
-    assert first is not None
-    rest = [c.parsed for c in acts[1:] if c.parsed is not None]
-    if game == "holdem_aa" and first.action == "allin" and len(rest) == 1 and rest[0].action \
+    return None
+
+
+def _echoes(kept: list[Clause], acts: list[Clause]) -> None:
+    """A remark on an action (千二百のコールですね、はい、コールします) confirms the committed
+    action when it names the same one, and is talk about actions otherwise."""
+    committed = {c.parsed.action for c in acts if c.parsed is not None}
+    echoes = [c for c in kept if c.kind == "echo"]
+    if not acts and len(echoes) == 1 and kept[-1].commits and kept.index(echoes[0]) < len(kept) - 1:
+        echoes[0].kind = "action"  # ミドルハウスですね、それで
+        return
+    for c in kept:
+        if c.kind == "echo":
+            same = c.parsed is not None and committed == {c.parsed.action}
+            c.kind = "action" if same else "blocking"
+
+
+def _merged(said: list[Parsed], game: str) -> Parsed | None:
+    """The one action several action clauses say together, or None when they disagree: the
+    ante and the side bet apart, a fold then the cards it shows, a deuces play's kept and
+    thrown cards, the same action again with its figure, not showing said twice."""
+    first, rest = said[0], said[1:]
+    side = traits(game).side_bet
+    if side and first.action == "allin" and len(rest) == 1 and rest[0].action \
             == "ante" and rest[0].amount is None and rest[0].aa and not first.aa:
         first, rest = first.model_copy(update={"aa": rest[0].aa}), []  # オールイン！AAは100
-    if game == "holdem_aa" and rest and all(p.action == "ante" for p in [first, *rest]):
+    if side and rest and all(p.action == "ante" for p in [first, *rest]):
         # アンティ200どす。AAも100置かしてもらいます: the ante and the side bet, apart
         amounts = {p.amount for p in [first, *rest]} - {None}
         sides = {p.aa for p in [first, *rest]} - {None}
@@ -300,13 +474,15 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             p.action == "open" and p.cards and p.cards == rest[0].cards for p in rest):
         first = first.model_copy(update={"cards": rest[0].cards, "hand_info": True})
         rest = []
-    if game == "deuces" and rest:
+    if traits(game).draw == "play" and rest:
         merged = _deuces_lists([first, *rest])
         if merged is not None:
             first, rest = merged, []
+    if rest and {p.action for p in said} == {"close", "muck"} and not any(p.cards for p in said):
+        # 見せずにしまいます。マックで: not showing, said twice; the last word counts
+        first, rest = said[-1], []
     if rest and all(p.action == first.action for p in rest):
         # 「レイズ！五千までいったろ」: the same action said again, once with its figure
-        said = [first, *rest]
         figures = {p.to for p in said} - {None}
         amounts = {p.amount for p in said} - {None}
         if len(figures) <= 1 and len(amounts) <= 1 and not any(
@@ -314,14 +490,12 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             first = first.model_copy(update={"to": next(iter(figures), None),
                                              "amount": next(iter(amounts), None)})
             rest = []
-    if any(p != first for p in rest):
-        return Reading(None, True)
-    if game == "holdem_aa" and first.action == "ante" and first.amount is None and first.aa:
-        # 「アンティ300…あ、やっぱAA100もつける」: the side bet added to the ante before
-        before = [c.parsed for c in clauses[:last] if c.kind == "action" and c.parsed is not None
-                  and c.parsed.action == "ante" and c.parsed.amount is not None]
-        if before:
-            first = before[-1].model_copy(update={"aa": first.aa})
+    return None if any(p != first for p in rest) else first
+
+
+def _completed(first: Parsed, kept: list[Clause], game: str) -> Parsed | None:
+    """The committed action with the cards or amount said in a clause of their own (or None
+    when such a clause names something else): the same cards or figure again only agree."""
     named = set(first.cards or first.keep or first.discard or [])
     value = first.to if first.to is not None else first.amount
     for c in kept:  # 「残すのは…Kd Kcです。Kd Kc残して勝負で」: the same cards again
@@ -333,14 +507,10 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             c.kind = "agrees"  # 「2400にレイズ、2400です」
     filled = _filled(first, kept, game)
     if filled is not None:
-        first = filled
-    elif any(c.kind == "cards" for c in kept):
-        return Reading(None, True)
-    if advice is not None:
-        said_else = [c.text for c in kept if c.kind == "chat"]
-        if said_else and advice(" ".join(said_else)):
-            return Reading(None, True)
-    return Reading(first, False)
+        return filled
+    if any(c.kind == "cards" for c in kept):
+        return None
+    return first
 
 
 def gate(typed: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:

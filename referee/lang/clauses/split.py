@@ -16,6 +16,8 @@ from referee.lang.clauses.vocabulary import (
     AUX,
     BLANK,
     CONJUNCTIVE,
+    CONTENT_POS,
+    FINAL,
     PARTICLE,
     SYMBOL,
     VERB,
@@ -24,7 +26,7 @@ from referee.lang.clauses.vocabulary import (
     vocabulary,
 )
 from referee.lang.normalize import fold_nfkc
-from referee.lang.words import Word, words
+from referee.lang.words import Word, bounds, words
 
 
 @cache
@@ -55,6 +57,7 @@ class Clause:
     others_folded: bool = False  # the others' folds told (みんな降りた？)
     others_reason: bool = False  # the others' action given as a reason (みんなチェックなので)
     made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
+    commits: bool = False  # "with that" (それで): takes the action remarked on before it
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None
     words: tuple[Word, ...] = field(default=())
@@ -86,13 +89,23 @@ def _edge_cuts(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _bounds(ws: tuple[Word, ...], length: int) -> set[int]:
-    """Offsets where a word of the analysis starts or ends."""
-    out = {0, length}
-    for w in ws:
-        out.add(w.start)
-        out.add(w.start + len(w.surface))
-    return out
+def _binds_forward(ws: tuple[Word, ...], at: int, folded: str) -> bool:
+    """A blank after a word that leans on what follows -- a particle that is not sentence-final
+    (さっきの おーるいん, そごは おりだべ), a noun, pronoun or adverb that is no action word and
+    not stretched (さっき はいぱー): words of one sentence, written apart (kana-only writers
+    space their words), not the end of a clause."""
+    if folded[:at].endswith(tuple(texts_of("subjects"))):
+        return True  # でぃーらー おりだじゃ: the dealer folded
+    w = next((x for x in ws if x.start + len(x.surface) == at), None)
+    if w is None:
+        return False
+    if w.pos == PARTICLE:
+        return w.pos2 not in (FINAL, CONJUNCTIVE)
+    if w.pos not in CONTENT_POS or w.surface.endswith(tuple(text_of("drawn_vowels"))) or \
+            folded[at - 1:at].isdigit():
+        return False  # (an amount ends its clause: アンティ200 AA100 攻めるで)
+    return not any(a < at <= b for a, b in (m.span() for m in vocabulary().surface.finditer(
+        folded)))
 
 
 def split(text: str, fine: bool = True) -> list[Clause]:
@@ -107,7 +120,8 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     if fine:  # a word of another script at a clause's edge (x すまん, コールです sorry slow)
         cuts += _edge_cuts(text)
     for m in _cuts()[0 if fine else 1].finditer(text):
-        cuts.append((m.start(), m.end()))
+        if not (fine and m.group().isspace() and _binds_forward(ws, m.start(), folded)):
+            cuts.append((m.start(), m.end()))
     # a conjunction of concession or reason ends a clause (コールしたいけど、/ スリーペアだから)
     for w in ws:
         if w.pos == PARTICLE and w.pos2 == CONJUNCTIVE and (
@@ -121,7 +135,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
             cuts.append((end, end))
     # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words
     # only (not the いや of ダイヤ)
-    bounds = _bounds(ws, len(text))
+    cut_at = bounds(ws, len(text))
     words_at = [m.span() for m in v.surface.finditer(folded)]
     punct = [0] + [e for _, e in sorted(cuts)]
     corrected: set[int] = set()
@@ -134,7 +148,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         told = (not before.strip() or v.surface.search(before) or cards_in(before)
                 or before.strip(vocab.marks("separators")) in texts_of("correction_openers"))
         drawn = folded[m.end():m.end() + 1] in (vocab.marks("long_vowel") + text_of("wave"))
-        if m.start() in bounds and m.end() in bounds and not inside and told and not drawn:
+        if m.start() in cut_at and m.end() in cut_at and not inside and told and not drawn:
             corrected.add(m.start())
             cuts.append((m.start(), m.start()))
             cuts.append((m.end(), m.end()))
@@ -179,7 +193,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         body = c.folded.lstrip()
         lead = len(c.folded) - len(body)
         word = next((w for w in sorted(v.lone_corrections, key=len, reverse=True)
-                     if body.startswith(w) and c.start + lead + len(w) in bounds), None)
+                     if body.startswith(w) and c.start + lead + len(w) in cut_at), None)
         if word is not None and len(body) > len(word):  # ちゃうちゃう700や
             cut = lead + len(word)
             first = Clause(c.text[:cut], c.folded[:cut], c.start, correction=True)

@@ -51,16 +51,35 @@ CONTENT_POS = tuple(vocab.pos(p) for p in ("noun", "pronoun", "adverb", "adjecti
                                            "adnominal"))
 
 
-# Which frame words each game knows (the others are no action there: 「チェック」 in holdem_aa).
-GAME_ACTIONS: dict[str, frozenset[str]] = {
-    "omaha": frozenset({"call", "check", "fold", "bet", "raise", "pot", "allin", "open", "muck",
-                        "close", "all"}),
-    "holdem_aa": frozenset({"call", "fold", "allin", "ante", "aa", "showdown"}),
-    "seven": frozenset({"call", "raise", "hyper_raise", "extra_raise", "fold", "discard",
-                        "ante", "allin", "showdown", "keep"}),
-    "deuces": frozenset({"ante", "fold", "allin", "discard", "keep", "showdown", "play", "stay",
-                         "all", "throw_all"}),
-}
+@dataclass(frozen=True)
+class Traits:
+    """How a game's actions are read inside a message: its folder's ``reading.toml`` (a game
+    without one reads no clause: only its grammar's whole messages)."""
+
+    actions: frozenset[str] = frozenset()  # the frame words it knows (others: no action)
+    draw: str = ""  # "discards" (cards, or a hand declared), "play" (kept or thrown), ""
+    side_bet: str = ""  # the frame word of a side bet placed with the ante
+    makes_by_amount: bool = False  # 1万まで alone is a make; 打つ / 上げる need their amount
+    showdown_call: bool = False  # 勝負 alone is the call
+
+
+@cache
+def traits(game: str) -> Traits:
+    import tomllib
+
+    from referee.games import spec
+
+    path = spec(game).folder / "reading.toml"
+    if not path.is_file():
+        return Traits()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return Traits(actions=frozenset(str(a) for a in data.get("actions", [])),
+                      draw=str(data.get("draw", "")), side_bet=str(data.get("side_bet", "")),
+                      makes_by_amount=bool(data.get("makes_by_amount", False)),
+                      showdown_call=bool(data.get("showdown_call", False)))
+    except (OSError, tomllib.TOMLDecodeError, TypeError) as e:
+        raise vocab.VocabularyError(f"{path}: {e}") from None
 
 
 @dataclass(frozen=True)

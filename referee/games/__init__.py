@@ -1,0 +1,188 @@
+"""The games: one folder per game, and the registry, the one list of them.
+
+A game is the folder ``referee/games/GAME/`` (or any package outside referee, as the tests'
+``tests/games/highcard/``): its definition (``definition.toml``), its messages
+(``messages.toml``), its hand names (``hands.toml``), the model of its definition's own section,
+its evaluator, its engine, its analysis and its ``spec.py``, which puts them together in one
+:class:`GameSpec`. :func:`register` is the registration; the built-in games are registered from
+:data:`BUILTIN` on first use. Every other list of games (``GameId``, ``!open``, the command
+line's ``--game`` choices, the catalogue's files, the analysis) is read from here, and a lookup
+of any other word raises :class:`UnknownGame`: nothing falls through to another game.
+
+This module sits in the core: it imports no engine (a spec names its engine through a function
+that imports it on first use), so the evaluators and the definitions can ask it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from referee.analysis.hooks import GameAnalysis
+    from referee.definitions import GameDefinition
+    from referee.rules.base import Engine
+
+__all__ = ["BUILTIN", "GameSpec", "HandRules", "UnknownGame", "game_ids", "games", "is_game",
+           "on_change", "register", "spec", "unregister"]
+
+#: The games shipped with referee, each ``referee/games/GAME/spec.py`` (its ``SPEC``), in the
+#: order every list of games is shown.
+BUILTIN: tuple[str, ...] = ("omaha", "holdem_aa", "seven", "deuces")
+
+#: ``(holdings, board) -> class id`` of the best hand the holder makes now, or None when the
+#: game cannot tell yet (no board, an incomplete hand).
+MadeClass = Callable[[Sequence[int], Sequence[int]], "str | None"]
+
+
+class UnknownGame(ValueError):
+    """A word that names no registered game; the message is one line listing the games."""
+
+    def __init__(self, game: object) -> None:
+        self.game = game
+        super().__init__(f"unknown game '{game}' (known: {', '.join(game_ids())})")
+
+
+@dataclass(frozen=True)
+class HandRules:
+    """How a game ranks hands: what :func:`referee.hands.evaluate` runs for it."""
+
+    #: class ids, strongest first (docs/contracts.md §1)
+    classes: tuple[str, ...]
+    #: key width in rank nibbles (:mod:`referee.hands.names`)
+    width: int
+    #: ``(hole, board) -> (key, cards used)``, for a holding :attr:`fits` accepts
+    best: Callable[[Sequence[int], Sequence[int]], tuple[int, Sequence[int]]]
+    #: ``(hole count, board count) -> bool``: the holdings the evaluator takes (else the
+    #: catalogue's ``hands_need_GAME`` refuses)
+    fits: Callable[[int, int], bool]
+    #: one 52-card deck: no joker, no card twice
+    one_deck: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class GameSpec:
+    """Everything the rest of the program needs to know about one game."""
+
+    id: str
+    #: the game's folder: ``definition.toml``, ``messages.toml``, ``hands.toml``
+    folder: Path
+    #: the model of the game's definition file: a
+    #: :class:`~referee.definitions.GameDefinition` with one field of its own, the ``[GAME]``
+    #: section (named by the game's id)
+    model: type[GameDefinition]
+    #: the engine class, imported on first use (most commands need no engine)
+    engine: Callable[[], type[Engine]]
+    hands: HandRules
+    #: which class a holding makes now, for the leak judgement
+    made_class: MadeClass
+    #: ``!rules``' first line: the catalogue's ``rules_summary_GAME`` filled with these fields
+    #: (default: the integer fields of the game's section, the table's ``ante`` option as
+    #: ``ante_unit``)
+    summary: Callable[[GameDefinition, Mapping[str, str]], dict[str, Any]] | None = None
+    #: ``referee analyze``'s bets and methods, imported on first use (numpy)
+    analysis: Callable[[], GameAnalysis] | None = None
+    #: hand histories in the Poker Hand History format (pokerkit's PHH) exist for this game
+    phh: bool = False
+    #: the room's word for an ``action`` event's id where it is not the id's own
+    #: (omaha's raise is a メイク: ``{"raise": "make"}``)
+    action_words: Mapping[str, str] = field(default_factory=dict)
+    #: actions whose line names the total put in (``to``), not the chips added
+    total_actions: frozenset[str] = frozenset()
+    #: the players' grammar (``%import common`` of ``referee/grammar/``): the folder's
+    #: ``grammar.lark`` unless given (the built-in games' are ``referee/grammar/GAME.lark``)
+    grammar: Path | None = None
+    #: the game's bets named like a rank run (holdem_aa's ``AA``): the leak judgement does not
+    #: take them for a holding
+    rank_run_bets: frozenset[str] = frozenset()
+
+    @property
+    def definition(self) -> GameDefinition:
+        from referee import definitions
+
+        return definitions.load(self.id)
+
+    @property
+    def grammar_file(self) -> Path:
+        return self.grammar if self.grammar is not None else self.folder / "grammar.lark"
+
+    @property
+    def name(self) -> str:
+        """The game's display name (the definition's ``name``)."""
+        return self.definition.name
+
+    def create(self, options: dict[str, str] | None = None) -> Engine:
+        """A new table with ``# table:`` / ``!open`` options."""
+        return self.engine()(self.definition, dict(options or {}))
+
+
+_registered: dict[str, GameSpec] = {}
+_builtin_loaded = False
+#: called after every change of the registry (caches derived from it: the catalogue, the
+#: definitions' models)
+_listeners: list[Callable[[], None]] = []
+
+
+def _ensure() -> dict[str, GameSpec]:
+    global _builtin_loaded
+    if not _builtin_loaded:
+        _builtin_loaded = True
+        for game in BUILTIN:
+            found = importlib.import_module(f"referee.games.{game}.spec").SPEC
+            if not isinstance(found, GameSpec) or found.id != game:
+                raise RuntimeError(f"referee/games/{game}/spec.py: SPEC is not the {game} game")
+            _registered.setdefault(game, found)
+    return _registered
+
+
+def register(game: GameSpec) -> GameSpec:
+    """Add ``game`` to the registry (the one registration line of a game); a second game
+    under the same id is a programming error."""
+    known = _ensure()
+    if known.get(game.id, game) is not game:
+        raise RuntimeError(f"game '{game.id}' is registered twice")
+    known[game.id] = game
+    _changed()
+    return game
+
+
+def unregister(game: str) -> None:
+    """Take ``game`` out of the registry (a test's own game, when the test ends)."""
+    if _ensure().pop(game, None) is not None:
+        _changed()
+
+
+def on_change(listener: Callable[[], None]) -> None:
+    """Call ``listener`` whenever a game is registered or unregistered."""
+    _listeners.append(listener)
+
+
+def _changed() -> None:
+    for listener in _listeners:
+        listener()
+
+
+def games() -> dict[str, GameSpec]:
+    """Every registered game, by id, built-in games first."""
+    return dict(_ensure())
+
+
+def game_ids() -> tuple[str, ...]:
+    """The ids of every registered game."""
+    return tuple(_ensure())
+
+
+def is_game(game: object) -> bool:
+    """Whether ``game`` is the id of a registered game."""
+    return isinstance(game, str) and game in _ensure()
+
+
+def spec(game: object) -> GameSpec:
+    """The game ``game``; :class:`UnknownGame` for any other word."""
+    found = _ensure().get(game) if isinstance(game, str) else None
+    if found is None:
+        raise UnknownGame(game)
+    return found

@@ -1,0 +1,151 @@
+"""Flying actions (FA): a declaration by a player in the hand before their turn (docs/rules.md
+`omaha`, "Flying actions"). Its own module because it is the part of the rules with the most
+cases: recorded and applied at the turn if still legal (α), voided with a restriction (β: call
+or fold, raise or fold, the check penalty), the all-in FA (void, half the stack stays in the
+pot), a second declaration while one is pending, and the third FA (fold and removal).
+
+A declaration is judged as if it were the player's turn at the moment it is declared: a raise FA
+must name a make that would be legal then (else it is refused and not counted); the judging
+reads only (:meth:`OmahaFlying._check_flying`), the counting and its effects are the apply.
+"""
+
+from __future__ import annotations
+
+from referee.actions import Parsed
+from referee.cards import Card
+from referee.events import Event, FlyingAction, FlyingActionApplied, FlyingActionVoid, Penalty
+from referee.games.omaha.rounds import OmahaRounds
+from referee.games.omaha.state import (
+    FlyingDeclaration,
+    FlyingPlan,
+    HandPlayer,
+    Move,
+    say,
+    show,
+    shown,
+    word,
+)
+from referee.lang.catalog import text as msg
+
+
+class OmahaFlying(OmahaRounds):
+    def _check_flying(self, p: HandPlayer, action: Parsed, now: float | None) -> FlyingPlan:
+        b = self._b()
+        name = action.action
+        assert name is not None
+        pending = p.fa is not None
+        resolved: tuple[Move, int] | None = None
+        if not pending and name == "check":
+            resolved = ("check", 0)  # accepted even facing a bet: β3 judges it at the turn
+        elif not pending and name == "call":
+            resolved = ("call", 0) if b.options(p.idx).call > 0 else ("check", 0)
+        elif not pending and name not in ("allin", "fold"):
+            resolved = self._resolve(p, action)  # refuses malformed/out-of-range declarations
+        shown: tuple[Card, ...] = ()
+        limit_reached = self.sitters[p.seat].fa_count + 1 >= self.fa_limit
+        if name == "fold" and not pending and not limit_reached:
+            shown = self._cards_shown(p, action)
+        return FlyingPlan(p, name, resolved, shown, now)
+
+    def _apply_flying(self, plan: FlyingPlan) -> list[Event]:
+        b = self._b()
+        p = plan.player
+        sitter = self.sitters[p.seat]
+        name = plan.action
+        sitter.fa_count += 1
+        events: list[Event] = [FlyingAction(player=p.name, action=name, count=sitter.fa_count)]
+        if sitter.fa_count >= self.fa_limit:
+            events.append(Penalty(player=p.name, kind="flying_action_limit"))
+            events.append(say("room", msg("omaha.fa_limit", player=p.name,
+                                          count=sitter.fa_count)))
+            events.extend(self._fold_now(p))
+            events.extend(self._remove_now(p))
+            events.extend(self._advance())
+            return events
+        if p.fa is not None:
+            events.append(say("room", msg("omaha.fa_first_stands", player=p.name)))
+            return events
+        if name == "allin":
+            s = b.seats[p.idx]
+            half = s.stack // 2 if self.rules.allin_fa_return == "up" else -(-s.stack // 2)
+            self._pay_dead(p, half)
+            events.append(Penalty(player=p.name, kind="allin_fa", chips=half))
+            events.append(say("room", msg("omaha.fa_allin", player=p.name, chips=half)))
+            events.extend(self._fold_now(p))
+            events.extend(self._advance())
+            return events
+        if name == "fold":
+            events.extend(self._fold_now(p))
+            if plan.show:
+                p.shown = list(plan.show)
+                events.append(shown(p.name, p.shown, "fold"))
+                events.append(say("room", msg("omaha.fold_show", player=p.name,
+                                              cards=show(p.shown))))
+            events.extend(self._advance())
+            return events
+        assert plan.resolved is not None
+        kind, to = plan.resolved
+        s = b.seats[p.idx]
+        if kind == "check":
+            p.fa = FlyingDeclaration("check", b.max_bet, 0)
+        elif kind == "call":
+            p.fa = FlyingDeclaration("call", b.max_bet, min(s.stack, b.max_bet - s.bet))
+        else:
+            p.fa = FlyingDeclaration("raise", to, to - s.bet)
+        p.reserved = p.fa.chips
+        events.append(say("room", msg("omaha.fa_recorded", player=p.name,
+                                      count=sitter.fa_count)))
+        return events
+
+    def _resolve_fa(self, p: HandPlayer) -> list[Event]:
+        b = self._b()
+        fa = p.fa
+        assert fa is not None
+        p.fa = None
+        o = b.options(p.idx)
+        s = b.seats[p.idx]
+        events: list[Event] = []
+        if fa.kind == "check":
+            if o.call == 0:
+                events.append(FlyingActionApplied(player=p.name, action="check"))
+                events.append(say("room", msg("fa_applied", player=p.name,
+                                              action=word("act_check"))))
+                return events + self._apply(p, "check", 0)
+            pen = min(self.bb, s.stack)
+            self._pay_dead(p, pen)
+            p.restrict = "call_or_fold"
+            events.append(Penalty(player=p.name, kind="check_fa", chips=pen))
+            events.append(say("room", msg("omaha.fa_check_void", player=p.name, chips=pen,
+                                          call=b.options(p.idx).call)))
+            if s.stack == 0:  # the penalty took everything: nothing left to decide
+                p.restrict = None
+                events.extend(self._apply(p, "call", 0))
+            return events
+        if fa.kind == "call":
+            if b.max_bet == fa.to:
+                events.append(FlyingActionApplied(player=p.name, action="call"))
+                events.append(say("room", msg("fa_applied", player=p.name,
+                                              action=word("act_call"))))
+                return events + self._apply(p, "call", 0)
+            p.restrict = "call_or_fold"
+            events.append(FlyingActionVoid(player=p.name, action="call", chips=fa.chips))
+            events.append(say("room", msg("omaha.fa_call_void", player=p.name,
+                                          chips=fa.chips,
+                                          call=b.options(p.idx).call)))
+            return events
+        # raise
+        if o.can_raise and o.min_to <= fa.to <= o.max_to:
+            events.append(FlyingActionApplied(player=p.name, action="raise"))
+            events.append(say("room", msg("fa_applied", player=p.name,
+                                          action=word("act_raise"))))
+            return events + self._apply(p, "raise", fa.to)
+        events.append(FlyingActionVoid(player=p.name, action="raise", chips=fa.chips))
+        if o.can_raise:
+            p.restrict = "raise_or_fold"
+            then = msg("omaha.raise_or_fold", min=o.min_to, max=o.max_to)
+        else:
+            p.restrict = "call_or_fold"
+            then = msg("omaha.fa_raise_void_call", call=o.call)
+        events.append(say("room", msg("omaha.fa_raise_void", player=p.name, chips=fa.chips,
+                                      then=then)))
+        return events
