@@ -1,134 +1,82 @@
-"""The chat commands: one registry (name, who may run it, whether it acts on a table, its help)
-and their handlers.
-
-Names and aliases are the grammar's (``grammar/commands.lark``, read by
-:func:`referee.parse.command_name`); the words a command takes as arguments are data
-(``grammar/commands.toml``); what a command says is the catalogue's (``commands.toml``). The
-pipeline (:mod:`referee.service`) calls :func:`run` for every ``!…`` message; adapters ask
-:func:`moderator_only` instead of keeping a list of their own. Leaks, flags and penalties are
-:mod:`referee.discipline`'s; these handlers only hand them the arguments.
+"""The chat commands that are not the discipline's: the table, the seats, the bank, the clock,
+help. Each registers itself in :mod:`referee.registry`; :func:`run` looks a read command up
+(``!…``, :func:`referee.lang.reader.read_command`), checks who may run it and runs it with the
+input's :class:`~referee.turn.Turn`. Adapters ask :func:`moderator_only` instead of keeping a
+list of their own. Leaks, flags and penalties are :mod:`referee.discipline`'s commands.
 """
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING, Any
-
-from referee import guide, resources
+from referee import discipline as discipline  # its commands (!confirm, !flags …) too
+from referee import guide
 from referee.events import Seated
 from referee.games import game_ids
 from referee.lang.catalog import excerpt, text
+from referee.lang.reader import CommandText
 from referee.parse import command_name
+from referee.registry import COMMANDS, Command, command, listed, target, user_arg, words
 from referee.rules import IllegalAction, OptionError, create
-
-if TYPE_CHECKING:
-    from referee.service import Referee, Table, _Ctx
+from referee.table import Table
+from referee.turn import Turn
 
 __all__ = ["COMMANDS", "Command", "command_name", "moderator_only", "run"]
 
-Handler = Callable[["Referee", "_Ctx", str, str, list[str], str], None]
 
-_WORDS = resources.GRAMMAR / "commands.toml"
-
-
-@cache
-def words() -> dict[str, Any]:
-    """``grammar/commands.toml``: alias arguments, !clock and !rank words, private requests."""
-    return tomllib.loads(_WORDS.read_text(encoding="utf-8"))
-
-
-@dataclass(frozen=True)
-class Command:
-    """One chat command. ``table``: it acts on a table (in a private message the table must be
-    named or be the sender's). ``help`` is its catalogue line (``help_NAME``)."""
-
-    name: str
-    run: Handler
-    moderator: bool = False
-    table: bool = False
-    #: an argument names another player's record (``!bank @bob``): for moderators only
-    others: bool = False
-
-    @property
-    def help(self) -> str:
-        return text(f"help_{self.name}")
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def command(name: str, *, moderator: bool = False, table: bool = False, others: bool = False
-            ) -> Callable[[Handler], Handler]:
-    def register(fn: Handler) -> Handler:
-        COMMANDS[name] = Command(name, fn, moderator=moderator, table=table, others=others)
-        return fn
-    return register
-
-
-def moderator_only(parts: list[str]) -> bool:
-    """Whether ``!parts…`` needs a moderator (looking at someone else's bank or record too)."""
-    if not parts:
+def moderator_only(typed: CommandText | None) -> bool:
+    """Whether the command ``typed`` needs a moderator (looking at someone else's bank or
+    record too)."""
+    if typed is None or not typed.word:
         return False
-    cmd = COMMANDS.get(command_name(parts[0]))
-    return cmd is not None and (cmd.moderator or (cmd.others and len(parts) > 1))
+    cmd = COMMANDS.get(command_name(typed.word))
+    return cmd is not None and (cmd.moderator or (cmd.others and len(typed.args) > 0))
 
 
-def run(ref: Referee, ctx: _Ctx, room: str, sender: str, body: str, dm: bool) -> None:
-    """A ``!…`` message (``body`` without the ``!``, NFKC): look it up, check who may run it,
-    run it; a refusal is said to the sender (privately when typed privately)."""
-    parts = body.split()
-    reply_to = sender if dm else "room"
-    if not parts:
-        ref._say(ctx, text("command_empty"), to=reply_to)
+def run(turn: Turn, typed: CommandText) -> None:
+    """A ``!…`` message, read: look it up, check who may run it, run it; a refusal is said to
+    the sender (privately when typed privately)."""
+    word, sender, to = typed.word, turn.sender, turn.reply_to
+    if not word:
+        turn.say(text("command_empty"), to=to)
         return
-    cmd = COMMANDS.get(command_name(parts[0]))
+    cmd = COMMANDS.get(command_name(word))
     if cmd is None:
-        ref._say(ctx, text("command_unknown", word=excerpt(parts[0])), to=reply_to)
+        turn.say(text("command_unknown", word=excerpt(word)), to=to)
         return
-    args = list(words()["alias_args"].get(parts[0], [])) + parts[1:]
-    if cmd.moderator and not ref.is_moderator(sender):
-        ref._say(ctx, text("command_moderator_only", sender=sender, word=excerpt(parts[0])),
-                 to=reply_to)
+    args = list(words()["alias_args"].get(word, [])) + list(typed.args)
+    if cmd.moderator and not turn.desk.is_moderator(sender):
+        turn.say(text("command_moderator_only", sender=sender, word=excerpt(word)), to=to)
         return
-    if dm and _private_refusal(ref, ctx, room, sender, cmd, reply_to):
+    if turn.dm and _private_refusal(turn, cmd):
         return
-    table = ref.tables.get(room)
+    table = turn.table
     try:
-        cmd.run(ref, ctx, room, sender, args, reply_to)
+        cmd.run(turn, args)
     except IllegalAction as e:
-        ref._say(ctx, text("command_refused", sender=sender, reason=e.reason), to=reply_to)
+        turn.say(text("command_refused", sender=sender, reason=e.reason), to=to)
     except OptionError as e:
-        ref._say(ctx, text("command_bad_options", sender=sender, reason=str(e)), to=reply_to)
+        turn.say(text("command_bad_options", sender=sender, reason=str(e)), to=to)
     if table is not None:
-        ref._after(ctx, table)
+        turn.desk.after(turn, table)
 
 
-def _private_refusal(ref: Referee, ctx: _Ctx, room: str, sender: str, cmd: Command,
-                     to: str) -> bool:
-    """A command typed in a private message: ``room`` is the table referee.routing chose
-    (or not a table when none could be); a table is never opened from one."""
+def _private_refusal(turn: Turn, cmd: Command) -> bool:
+    """A command typed in a private message: the turn's room is the table referee.routing
+    chose (or not a table when none could be); a table is never opened from one."""
     if cmd.name == "open":
-        ref._say(ctx, text("private_open_refused", sender=sender), to=to)
+        turn.say(text("private_open_refused", sender=turn.sender), to=turn.reply_to)
         return True
-    if cmd.table and room not in ref.tables:
-        ref._say(ctx, text("private_no_table", sender=sender, command=cmd.name), to=to)
+    if cmd.table and turn.table is None:
+        turn.say(text("private_no_table", sender=turn.sender, command=cmd.name),
+                 to=turn.reply_to)
         return True
     return False
 
 
-def need_table(ref: Referee, room: str) -> Table:
-    t = ref.tables.get(room)
+def need_table(turn: Turn) -> Table:
+    t = turn.table
     if t is None:
         raise IllegalAction("no_table")
     return t
-
-
-def user_arg(arg: str) -> str:
-    """A command's ``@name`` argument as the player's name (a bare name stays as it is)."""
-    return arg[1:] if arg.startswith("@") and len(arg) > 1 else arg
 
 
 def _usage(name: str) -> IllegalAction:
@@ -137,16 +85,14 @@ def _usage(name: str) -> IllegalAction:
 
 # --- the commands, in the order !help lists them -------------------------------------------------
 @command("open", moderator=True)
-def _open(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    from referee.service import Table
-
+def _open(turn: Turn, args: list[str]) -> None:
     games = " ".join(game_ids())
     if not args:
         raise IllegalAction("open_no_game", games=games)
     game = args[0]
     if game not in game_ids():
         raise IllegalAction("game_unknown", game=excerpt(game), games=games)
-    if room in ref.tables:
+    if turn.room in turn.desk.tables:
         raise IllegalAction("open_exists")
     options: dict[str, str] = {}
     for kv in args[1:]:
@@ -158,30 +104,31 @@ def _open(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: 
     if auto not in ("on", "off"):
         raise IllegalAction("open_bad_auto")
     engine = create(game, options)
-    carried = ref.carried.get(game)
+    carried = turn.desk.carried.get(game)
     if carried is not None:  # what the last table of this game handed on (deuces' bonus area)
         engine.carry(carried)
-    ref.open_table(ctx, Table(room, game, options, engine, auto=auto == "on", live=True))
-    ref._say(ctx, text("opened", game=engine.definition.name,
-                       auto=text("opened_auto") if auto == "on" else ""))
+    table = Table(turn.room, game, options, engine, auto=auto == "on", live=True)
+    turn.desk.open_table(turn, table)
+    turn.say(text("opened", game=engine.definition.name,
+                  auto=text("opened_auto") if auto == "on" else ""))
 
 
 @command("close", moderator=True, table=True)
-def _close(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    t = need_table(ref, room)
+def _close(turn: Turn, args: list[str]) -> None:
+    t = need_table(turn)
     t.closing = True
     if t.engine.in_hand:
-        ref._say(ctx, text("close_after_hand"))
-    # run() calls _after, which cashes everyone out when no hand is running
+        turn.say(text("close_after_hand"))
+    # run() calls the desk's after(), which cashes everyone out when no hand is running
 
 
 @command("sit", table=True)
-def _sit(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    t = need_table(ref, room)
+def _sit(turn: Turn, args: list[str]) -> None:
+    t = need_table(turn)
     if t.closing:
         raise IllegalAction("sit_closing")
     eng = t.engine
-    if eng.is_seated(sender):
+    if eng.is_seated(turn.sender):
         raise IllegalAction("sit_already")
     taken = {s.seat for s in eng.seated()}
     most = eng.definition.seats.max
@@ -199,66 +146,50 @@ def _sit(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: s
         if not free:
             raise IllegalAction("sit_no_free_seat")
         seat = free[0]
-    points = ref.bank.balance(sender)
+    points = turn.desk.bank.balance(turn.sender)
     # what the bank pays and the chips it buys (a max buy-in, a tournament's entry: a free
     # one seats a player with no points); raises before anything changes
     buy = eng.buy_in(max(points, 0))
     if buy.chips <= 0:
         raise IllegalAction("sit_no_points", points=points)
-    events = eng.sit(seat, sender, buy.chips)
-    ref._emit(ctx, [*events, Seated(player=sender, seat=seat, chips=buy.chips)])
+    events = eng.sit(seat, turn.sender, buy.chips)
+    turn.emit([*events, Seated(player=turn.sender, seat=seat, chips=buy.chips)])
     if buy.points:  # (a free tournament takes nothing)
-        ref._bank_change(ctx, sender, -buy.points, buy.reason, buy.reason)
+        turn.bank_change(turn.sender, -buy.points, buy.reason, buy.reason)
     if not any(e.event == "say" for e in events):
-        ref._say(ctx, text("seat_sat", player=sender, seat=seat, chips=buy.chips))
+        turn.say(text("seat_sat", player=turn.sender, seat=seat, chips=buy.chips))
 
 
 @command("leave", table=True)
-def _leave(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    t = need_table(ref, room)
-    if not t.engine.is_seated(sender):
+def _leave(turn: Turn, args: list[str]) -> None:
+    t = need_table(turn)
+    if not t.engine.is_seated(turn.sender):
         raise IllegalAction("leave_not_seated")
-    events = t.engine.leave(sender)
-    ref._emit(ctx, events)
+    events = t.engine.leave(turn.sender)
+    turn.emit(events)
     if not any(e.event in ("leave", "say") for e in events):
-        ref._say(ctx, text("leave_after_hand", player=sender))
+        turn.say(text("leave_after_hand", player=turn.sender))
 
 
 @command("deal", moderator=True, table=True)
-def _deal(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    ref.deal_now(ctx, need_table(ref, room))
-
-
-def _target(ref: Referee, sender: str, args: list[str], what: str) -> str:
-    if args:
-        target = user_arg(args[0])
-        if target != sender and not ref.is_moderator(sender):
-            raise IllegalAction("others_moderator_only", what=text(what))
-        return target
-    return sender
+def _deal(turn: Turn, args: list[str]) -> None:
+    turn.desk.deal_now(turn, need_table(turn))
 
 
 @command("bank", others=True)
-def _bank(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    who = _target(ref, sender, args, "what_bank")
-    line = text("bank_balance", player=who, points=ref.bank.balance(who))
-    held = ref.table_chips(who)
+def _bank(turn: Turn, args: list[str]) -> None:
+    who = target(turn, args, "what_bank")
+    line = text("bank_balance", player=who, points=turn.desk.bank.balance(who))
+    held = turn.desk.table_chips(who)
     if held:
         line += text("bank_at_tables", tables=text("bank_at_table_sep").join(
             text("bank_at_table", room=r, chips=c) if r else text("bank_at_table_here", chips=c)
             for r, c in held.items()))
-    ref._say(ctx, line, to=to)
-
-
-@command("penalties", others=True)
-def _penalties(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str
-               ) -> None:
-    who = _target(ref, sender, args, "what_penalties")
-    ref._say(ctx, ref.discipline.penalties_of(who), to=to)
+    turn.say(line, to=turn.reply_to)
 
 
 @command("grant", moderator=True)
-def _grant(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+def _grant(turn: Turn, args: list[str]) -> None:
     if len(args) < 2:
         raise _usage("grant")
     who = user_arg(args[0])
@@ -267,84 +198,64 @@ def _grant(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to:
     except ValueError:
         raise IllegalAction("grant_bad_points", word=excerpt(args[1])) from None
     reason = " ".join(args[2:]) or "grant"
-    balance = ref._bank_change(ctx, who, n, reason, f"grant:{reason}")
-    ref._say(ctx, text("granted", player=who, points=n, reason=reason, balance=balance), to=to)
+    balance = turn.bank_change(who, n, reason, f"grant:{reason}")
+    turn.say(text("granted", player=who, points=n, reason=reason, balance=balance),
+             to=turn.reply_to)
 
 
-@command("penalty", moderator=True)
-def _penalty(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    ref.discipline.cmd_penalty(ctx, room, sender, args, to)
-
-
-@command("confirm", moderator=True)
-def _confirm(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    ref.discipline.cmd_confirm(ctx, room, sender, args, to)
-
-
-@command("dismiss", moderator=True)
-def _dismiss(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    ref.discipline.cmd_dismiss(ctx, room, sender, args, to)
-
-
-@command("flags", moderator=True)
-def _flags(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    ref.discipline.cmd_flags(ctx, room, sender, args, to)
-
-
-def _mistake(ref: Referee, ctx: _Ctx, room: str, kind: str, args: list[str]) -> None:
-    t = need_table(ref, room)
+def _mistake(turn: Turn, kind: str, args: list[str]) -> None:
+    t = need_table(turn)
     player = user_arg(args[0]) if args else None
     if kind != "nogame" and player is None:
         raise IllegalAction("mistake_needs_player")
-    ref._emit(ctx, t.engine.dealing_mistake(kind, player))
+    turn.emit(t.engine.dealing_mistake(kind, player))
 
 
 @command("nogame", moderator=True, table=True)
-def _nogame(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    _mistake(ref, ctx, room, "nogame", [])
+def _nogame(turn: Turn, args: list[str]) -> None:
+    _mistake(turn, "nogame", [])
 
 
 @command("misdeal", moderator=True, table=True)
-def _misdeal(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    _mistake(ref, ctx, room, "misdeal", args)
+def _misdeal(turn: Turn, args: list[str]) -> None:
+    _mistake(turn, "misdeal", args)
 
 
 @command("exposed", moderator=True, table=True)
-def _exposed(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    _mistake(ref, ctx, room, "exposed", args)
+def _exposed(turn: Turn, args: list[str]) -> None:
+    _mistake(turn, "exposed", args)
 
 
 @command("lastslot", moderator=True, table=True)
-def _lastslot(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str
-              ) -> None:
-    t = need_table(ref, room)
+def _lastslot(turn: Turn, args: list[str]) -> None:
+    t = need_table(turn)
     if not args or args[0].lower() not in ("on", "off"):
         raise _usage("lastslot")
     on = args[0].lower() == "on"
-    ref._emit(ctx, t.engine.set_last_slot(on))
-    ref._say(ctx, text("lastslot_on" if on else "lastslot_off"))
+    turn.emit(t.engine.set_last_slot(on))
+    turn.say(text("lastslot_on" if on else "lastslot_off"))
 
 
 @command("rank", moderator=True)
-def _rank(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+def _rank(turn: Turn, args: list[str]) -> None:
     if len(args) < 2:
         raise _usage("rank")
     who = user_arg(args[0])
     mark = "" if args[1] in words()["rank"]["none"] else args[1]
-    ref._set_rank(ctx, who, mark)
-    ref._say(ctx, text("rank_set", player=who, mark=mark or text("rank_none")), to=to)
+    turn.set_rank(who, mark)
+    turn.say(text("rank_set", player=who, mark=mark or text("rank_none")), to=turn.reply_to)
 
 
 @command("status", table=True)
-def _status(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    t = need_table(ref, room)
+def _status(turn: Turn, args: list[str]) -> None:
+    t = need_table(turn)
     eng = t.engine
     parts = [eng.definition.name]
     if eng.in_hand:
         parts.append(text("status_in_hand", hand=str(eng.hand_no)))
-        turn = eng.to_act()
-        if turn:
-            parts.append(text("status_turn", player=turn))
+        waiting = eng.to_act()
+        if waiting:
+            parts.append(text("status_turn", player=waiting))
     else:
         parts.append(text("status_between") + (text("status_closing") if t.closing else ""))
     stacks = eng.stacks()
@@ -353,59 +264,59 @@ def _status(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to
         for s in eng.seated()
     )
     parts.append(seats or text("status_no_seats"))
-    parts.extend(eng.status(ctx.input.get("time")))
-    ref._say(ctx, " / ".join(parts), to=to)
+    parts.extend(eng.status(turn.time))
+    turn.say(" / ".join(parts), to=turn.reply_to)
 
 
 @command("clock", moderator=True, table=True)
-def _clock(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
-    t = need_table(ref, room)
+def _clock(turn: Turn, args: list[str]) -> None:
+    t = need_table(turn)
     word = args[0].lower() if args else ""
     word = words()["clock_words"].get(word, word)
     if word not in ("on", "off"):
         raise _usage("clock")
-    now = ctx.input.get("time")
+    now = turn.time
     at = float(now) if now is not None else t.last_time
     if word == "off":
         if t.paused:
             raise IllegalAction("clock_already_off")
         t.paused, t.paused_at = True, at
-        ref._say(ctx, text("clock_off"))
+        turn.say(text("clock_off"))
         return
     if not t.paused:
         raise IllegalAction("clock_not_off")
     if at is not None and t.paused_at is not None and at > t.paused_at:
         t.paused_total += at - t.paused_at
     t.paused, t.paused_at = False, None
-    ref._say(ctx, text("clock_on"))
+    turn.say(text("clock_on"))
 
 
 @command("rules", table=True)
-def _rules(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+def _rules(turn: Turn, args: list[str]) -> None:
     """!rules: the table's game in short, and its pay tables as the definition has them."""
-    t = need_table(ref, room)
-    ref._say(ctx, "\n".join(guide.rules(t.engine.definition, t.options)), to=to)
+    t = need_table(turn)
+    turn.say("\n".join(guide.rules(t.engine.definition, t.options)), to=turn.reply_to)
 
 
 @command("help")
-def _help(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+def _help(turn: Turn, args: list[str]) -> None:
     if args:
         cmd = COMMANDS.get(command_name(args[0].lstrip("!")))
-        ref._say(ctx, cmd.help if cmd is not None
-                 else text("help_unknown", word=excerpt(args[0])), to=to)
+        turn.say(cmd.help if cmd is not None
+                 else text("help_unknown", word=excerpt(args[0])), to=turn.reply_to)
         return
-    lines = [text("help_commands", commands=" ".join(f"!{k}" for k in COMMANDS))]
-    table = ref.tables.get(room)
+    lines = [text("help_commands", commands=" ".join(f"!{k}" for k in listed()))]
+    table = turn.table
     if table is not None:  # and what this table's game accepts
         lines.append(guide.actions(table.engine.definition))
-    ref._say(ctx, "\n".join(lines), to=to)
+    turn.say("\n".join(lines), to=turn.reply_to)
 
 
 @command("hand", table=True)
-def _hand(ref: Referee, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+def _hand(turn: Turn, args: list[str]) -> None:
     """A finished hand of this room, built from what the room saw (referee.history)."""
     from referee.history import hand_command
 
-    t = ref.tables.get(room)
-    for line in hand_command(ref.history, room, args, t.id if t is not None else None):
-        ref._say(ctx, line, to=to)
+    t = turn.table
+    for line in hand_command(turn.desk.history, turn.room, args, t.id if t is not None else None):
+        turn.say(line, to=turn.reply_to)

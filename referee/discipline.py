@@ -34,16 +34,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from referee.cards import Card
-from referee.commands import user_arg
 from referee.definitions import Penalties
 from referee.events import Event, Flag, FlagDecided, Penalty, PenaltyReversed  # noqa: F401
 from referee.flags import LeakVerdict, judge_leak
 from referee.lang.catalog import excerpt, text
 from referee.lexicon import read
+from referee.registry import command, target, user_arg
 from referee.rules import IllegalAction
+from referee.turn import Turn
 
 if TYPE_CHECKING:
-    from referee.service import Referee, Table, _Ctx
+    from referee.table import Table
 
 Kind = Literal["information_leak", "interference"]
 Priority = Literal["high", "low"]
@@ -108,24 +109,14 @@ def _priority(p: str) -> str:
 class Discipline:
     """The flags and the one-penalty-per-hand ledger of a :class:`~referee.service.Referee`."""
 
-    def __init__(self, ref: Referee) -> None:
-        self.ref = ref
+    def __init__(self) -> None:
         self.flags: dict[int, FlagRecord] = {}
         self.next_id = 1
         # (room, hand, player) charged for a leak or interference in that hand
         self.charged: set[tuple[str, int, str]] = set()
 
-    # A service snapshot pickles this object with the service's state; the back-reference is
-    # not part of it (the service re-attaches itself on restore).
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "ref"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for key, value in state.items():
-            setattr(self, key, value)
-
     # --- checks --------------------------------------------------------------------------------
-    def check_leak(self, ctx: _Ctx, table: Table, player: str, said: str) -> None:
+    def check_leak(self, turn: Turn, table: Table, player: str, said: str) -> None:
         eng = table.engine
         if not eng.in_hand:
             return
@@ -134,62 +125,63 @@ class Discipline:
                            eng.board_cards(), showdown)
         if v is None:
             return
-        rec = self._new_flag(ctx, table, player, "information_leak", said, v.priority)
+        rec = self._new_flag(turn, table, player, "information_leak", said, v.priority)
         if not v.automatic:
-            self._announce(ctx, rec)
+            self._announce(turn, rec)
             return
         if self._charged(rec):
             rec.status = "confirmed"
-            self.ref._emit(ctx, [FlagDecided(id=rec.id, decision="confirmed", by=REFEREE)])
-            self.ref._say(ctx, text("flag_recorded", id=rec.id, player=player))
+            turn.emit([FlagDecided(id=rec.id, decision="confirmed", by=REFEREE)])
+            turn.say(text("flag_recorded", id=rec.id, player=player))
             return
         rec.status = "confirmed"
-        self.apply_penalty(ctx, table.room, player, "information_leak", rec)
+        self.apply_penalty(turn, table.room, player, "information_leak", rec)
 
-    def check_interference(self, ctx: _Ctx, table: Table, player: str, said: str) -> bool:
+    def check_interference(self, turn: Turn, table: Table, player: str, said: str) -> bool:
         """Flag ``said`` as interference when it is; True when a flag was raised."""
         eng = table.engine
-        if not eng.in_hand or self.ref.is_moderator(player):
+        if not eng.in_hand or turn.desk.is_moderator(player):
             return False
         priority = interference_priority(said, table.game, to_act=eng.to_act() == player,
                                          dealt=bool(eng.holdings(player)))
         if priority is None:
             return False
-        rec = self._new_flag(ctx, table, player, "interference", said, priority)
-        self._announce(ctx, rec)
+        rec = self._new_flag(turn, table, player, "interference", said, priority)
+        self._announce(turn, rec)
         return True
 
     # --- flags ---------------------------------------------------------------------------------
-    def _new_flag(self, ctx: _Ctx, table: Table, player: str, kind: Kind, said: str,
+    def _new_flag(self, turn: Turn, table: Table, player: str, kind: Kind, said: str,
                   priority: Priority) -> FlagRecord:
         hand = table.engine.hand_no
         rec = FlagRecord(self.next_id, table.room, player, kind, said, priority, hand=hand)
         self.next_id += 1
         self.flags[rec.id] = rec
-        self.ref._emit(ctx, [Flag(id=rec.id, player=player, kind=kind, text=said,
-                                  confidence=priority)])
+        turn.emit([Flag(id=rec.id, player=player, kind=kind, text=said,
+                        confidence=priority)])
         return rec
 
-    def _announce(self, ctx: _Ctx, rec: FlagRecord) -> None:
-        pen = self.points(rec.room)
+    def _announce(self, turn: Turn, rec: FlagRecord) -> None:
+        pen = self.points(turn, rec.room)
         points = pen.information_leak if rec.kind == "information_leak" else pen.interference
         key = "flag_leak" if rec.kind == "information_leak" else "flag_interference"
-        self.ref._say(ctx, text(key, id=rec.id, player=rec.player,
-                                priority=_priority(rec.confidence), points=points))
+        turn.say(text(key, id=rec.id, player=rec.player,
+                      priority=_priority(rec.confidence), points=points))
 
     def _charged(self, rec: FlagRecord) -> bool:
         return rec.hand > 0 and (rec.room, rec.hand, rec.player) in self.charged
 
-    def points(self, room: str) -> Penalties:
-        t = self.ref.tables.get(room)
+    @staticmethod
+    def points(turn: Turn, room: str) -> Penalties:
+        t = turn.desk.tables.get(room)
         return t.engine.definition.penalties if t is not None else Penalties()
 
     # --- penalties -----------------------------------------------------------------------------
-    def apply_penalty(self, ctx: _Ctx, room: str, player: str, kind: str,
+    def apply_penalty(self, turn: Turn, room: str, player: str, kind: str,
                       rec: FlagRecord | None = None) -> bool:
         """Forced fold + removal + bank points (+ demotion for interference), once per player
         per hand; False (and a room message) when this hand already cost them a penalty."""
-        ref = self.ref
+        ref = turn.desk
         table = ref.tables.get(room)
         current = table.engine.hand_no if (
             table is not None and table.engine.in_hand) else 0
@@ -197,29 +189,29 @@ class Discipline:
         if hand and (room, hand, player) in self.charged:
             what = (text("penalty_what_flag", id=rec.id) if rec is not None
                     else text("penalty_what_command"))
-            ref._say(ctx, text("penalty_not_charged", player=player, what=what))
+            turn.say(text("penalty_not_charged", player=player, what=what))
             return False
-        pen = self.points(room)
+        pen = self.points(turn, room)
         points = pen.information_leak if kind == "information_leak" else pen.interference
         penalty = Penalty(player=player, kind=kind, points=points)
         # announced at the moment of the offence: before the forced fold and the removal it
         # causes (which may end the hand: its pots and the deal's reveal come after)
         note = text("penalty_ref", id=rec.id) if rec is not None else ""
-        ref._say(ctx, text("penalty", player=player, name=penalty_name(kind), ref=note,
-                           points=points))
+        turn.say(text("penalty", player=player, name=penalty_name(kind), ref=note,
+                      points=points))
         if table is not None and player in ref.seated_names(room):
             if table.engine.in_hand and (rec is None or rec.hand == current):
                 try:
-                    ref._emit(ctx, table.engine.force_fold(player))
+                    turn.emit(table.engine.force_fold(player))
                 except IllegalAction:
                     pass  # not in this hand (or already folded): nothing to fold
-            ref._emit(ctx, [penalty])
+            turn.emit([penalty])
             try:
-                ref._emit(ctx, table.engine.remove(player))
+                turn.emit(table.engine.remove(player))
             except IllegalAction:
                 pass
         else:
-            ref._emit(ctx, [penalty])
+            turn.emit([penalty])
         if hand:
             self.charged.add((room, hand, player))
         idx = next((i for i in range(len(ref.penalties) - 1, -1, -1)
@@ -228,14 +220,14 @@ class Discipline:
         if kind == "interference":
             mark = ref.ranks.get(player, "")
             if mark:
-                ref._set_rank(ctx, player, "")
+                turn.set_rank(player, "")
                 demoted = mark
-                ref._say(ctx, text("demoted", player=player, mark=mark))
+                turn.say(text("demoted", player=player, mark=mark))
         if rec is not None:
             rec.charged, rec.points, rec.penalty_index = True, points, idx
             rec.demoted_from = demoted
         if table is not None:
-            ref._after(ctx, table)
+            turn.desk.after(turn, table)
         return True
 
     # --- commands ------------------------------------------------------------------------------
@@ -251,48 +243,49 @@ class Discipline:
             raise IllegalAction("flag_unknown", id=fid)
         return rec
 
-    def cmd_confirm(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+    def confirm(self, turn: Turn, args: list[str]) -> None:
         rec = self._flag_arg(args)
         if rec.status == "confirmed":
             raise IllegalAction("flag_confirmed_already", id=rec.id)
         if rec.status != "open":
             raise IllegalAction("flag_decided_already", id=rec.id)
         rec.status = "confirmed"
-        self.ref._emit(ctx, [FlagDecided(id=rec.id, decision="confirmed", by=sender)])
-        self.apply_penalty(ctx, rec.room, rec.player, rec.kind, rec)
+        turn.emit([FlagDecided(id=rec.id, decision="confirmed", by=turn.sender)])
+        self.apply_penalty(turn, rec.room, rec.player, rec.kind, rec)
 
-    def cmd_dismiss(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+    def dismiss(self, turn: Turn, args: list[str]) -> None:
         rec = self._flag_arg(args)
         if rec.status == "dismissed":
             raise IllegalAction("flag_decided_already", id=rec.id)
-        ref = self.ref
+        ref = turn.desk
         rec.status = "dismissed"
-        ref._emit(ctx, [FlagDecided(id=rec.id, decision="dismissed", by=sender)])
+        turn.emit([FlagDecided(id=rec.id, decision="dismissed", by=turn.sender)])
         if not rec.charged:
-            ref._say(ctx, text("dismissed", id=rec.id, player=rec.player))
+            turn.say(text("dismissed", id=rec.id, player=rec.player))
             return
         rec.charged = False
         self.charged.discard((rec.room, rec.hand, rec.player))
-        ref._emit(ctx, [PenaltyReversed(player=rec.player, kind=rec.kind, points=rec.points,
-                                        flag=rec.id)])
+        turn.emit([PenaltyReversed(player=rec.player, kind=rec.kind, points=rec.points,
+                                   flag=rec.id)])
         if rec.points:
-            ref._ledger(ctx, rec.player, rec.points, f"penalty_reversed:{rec.kind}",
-                        len(ctx.events) - 1)
+            turn.credit(rec.player, rec.points, f"penalty_reversed:{rec.kind}",
+                        len(turn.events) - 1)
         if rec.penalty_index is not None and rec.penalty_index < len(ref.penalties):
             ref.penalties[rec.penalty_index]["reversed"] = True
-        ref._say(ctx, text("reversed", id=rec.id, player=rec.player,
-                           name=penalty_name(rec.kind), points=rec.points))
+        turn.say(text("reversed", id=rec.id, player=rec.player,
+                      name=penalty_name(rec.kind), points=rec.points))
         if rec.demoted_from and not ref.ranks.get(rec.player, ""):
-            ref._set_rank(ctx, rec.player, rec.demoted_from)
-            ref._say(ctx, text("rank_restored", player=rec.player, mark=rec.demoted_from))
+            turn.set_rank(rec.player, rec.demoted_from)
+            turn.say(text("rank_restored", player=rec.player, mark=rec.demoted_from))
 
-    def cmd_flags(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+    def list_flags(self, turn: Turn, args: list[str]) -> None:
         """The undecided flags (of this room; asked privately: of every room); the room never
         sees what was said (it could hold cards)."""
+        to = turn.reply_to
         open_ = [f for f in self.flags.values()
-                 if f.status == "open" and (to != "room" or f.room == room)]
+                 if f.status == "open" and (to != "room" or f.room == turn.room)]
         if not open_:
-            self.ref._say(ctx, text("flags_none"), to=to)
+            turn.say(text("flags_none"), to=to)
             return
         key = "flags_item" if to == "room" else "flags_item_text"
         items = text("list_joiner").join(
@@ -300,16 +293,17 @@ class Discipline:
                  priority=_priority(f.confidence), hand=f.hand, text=excerpt(f.text))
             for f in open_
         )
-        self.ref._say(ctx, text("flags_list", count=len(open_), items=items), to=to)
+        turn.say(text("flags_list", count=len(open_), items=items), to=to)
 
-    def cmd_penalty(self, ctx: _Ctx, room: str, sender: str, args: list[str], to: str) -> None:
+    def penalty(self, turn: Turn, args: list[str]) -> None:
         if len(args) < 2 or args[1] not in PENALTY_KINDS:
             raise IllegalAction("usage", help=text("help_penalty"))
         who = user_arg(args[0])
-        self.apply_penalty(ctx, room, who, args[1])
+        self.apply_penalty(turn, turn.room, who, args[1])
 
-    def penalties_of(self, who: str) -> str:
-        rows: list[dict[str, Any]] = [p for p in self.ref.penalties if p["player"] == who]
+    @staticmethod
+    def penalties_of(turn: Turn, who: str) -> str:
+        rows: list[dict[str, Any]] = [p for p in turn.desk.penalties if p["player"] == who]
         if not rows:
             return text("penalties_none", player=who)
         items = text("list_joiner").join(
@@ -318,3 +312,34 @@ class Discipline:
             for p in rows
         )
         return text("penalties_list", player=who, count=len(rows), items=items)
+
+
+# --- the discipline's commands (referee.registry) ----------------------------------------------
+def _book(turn: Turn) -> Discipline:
+    return turn.desk.part(Discipline)
+
+
+@command("penalties", others=True)
+def _penalties(turn: Turn, args: list[str]) -> None:
+    who = target(turn, args, "what_penalties")
+    turn.say(Discipline.penalties_of(turn, who), to=turn.reply_to)
+
+
+@command("penalty", moderator=True)
+def _penalty(turn: Turn, args: list[str]) -> None:
+    _book(turn).penalty(turn, args)
+
+
+@command("confirm", moderator=True)
+def _confirm(turn: Turn, args: list[str]) -> None:
+    _book(turn).confirm(turn, args)
+
+
+@command("dismiss", moderator=True)
+def _dismiss(turn: Turn, args: list[str]) -> None:
+    _book(turn).dismiss(turn, args)
+
+
+@command("flags", moderator=True)
+def _flags(turn: Turn, args: list[str]) -> None:
+    _book(turn).list_flags(turn, args)

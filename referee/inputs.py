@@ -11,10 +11,11 @@ builds them with these constructors -- never a dict by hand -- and the store kee
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-__all__ = ["Directive", "Input", "Message", "Tick", "record"]
+__all__ = ["Directive", "Input", "Message", "Tick", "from_record", "record"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,3 +61,19 @@ def record(inp: Input) -> dict[str, Any]:
         return {"kind": "directive", "id": inp.id, "room": inp.room, "name": inp.name,
                 "args": dict(inp.args)}
     return {"kind": "tick", "id": inp.id, "room": inp.room, "time": inp.time}
+
+
+def from_record(rec: Mapping[str, Any]) -> Input:
+    """The typed input a stored record is (its other keys -- what the input drew -- are the
+    outcome's, see :data:`referee.outcome.DRAWN`). Reads every record the store has kept: a
+    message's ``time`` and ``dm`` may be missing in old ones (no time, not private)."""
+    kind = rec.get("kind")
+    if kind == "directive":
+        return Directive(str(rec["id"]), str(rec.get("room", "")), str(rec["name"]),
+                         dict(rec.get("args", {})))
+    if kind == "tick":
+        return Tick(str(rec["id"]), str(rec.get("room", "")), float(rec["time"]))
+    now = rec.get("time")
+    return Message(str(rec["id"]), str(rec.get("room", "")), str(rec.get("sender", "")),
+                   str(rec.get("text", "")), float(now) if now is not None else None,
+                   bool(rec.get("dm", False)))

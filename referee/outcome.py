@@ -13,11 +13,13 @@ Store note (referee.store, additive): the store derives its tables from these ev
 ``hand_start``/``hand_end``; ``LedgerEntry.event_index`` links a ledger row to its event. The
 store also implements :class:`StoredState` (balances, rank marks, bonus area) for start-up.
 
-Service note (referee.service, additive): ``Outcome.input`` is a JSON dict with ``kind``
-``message`` {``id room sender text time dm``, plus ``deal`` once a live !deal drew cards and
-``auto_deals`` [deal, …] when an ``auto=on`` table dealt by itself during the input} or
+Service note (referee.service, additive): ``Outcome.input`` is the input as received, a JSON
+dict with ``kind`` ``message`` {``id room sender text time dm``} or
 ``directive`` {``id room name args``} or ``tick`` {``id room time``} (a live adapter's timer
-driving the action clock); ``Referee.rebuild(store.inputs())`` re-runs them. Service
+driving the action clock); ``Outcome.drawn`` what it drew (``commits``, ``deal`` once a live
+!deal drew cards, ``auto_deals`` [deal, …] when an ``auto=on`` table dealt by itself). The store
+keeps :attr:`Outcome.record`, both in one dict, and ``Referee.rebuild(store.inputs())`` re-runs
+them, taking what was drawn instead of drawing again. Service
 event kinds besides docs/contracts.md §3: ``bank`` {``player delta balance reason``} (a !grant, a
 buy-in or a ``# bank:`` opening balance; its ledger entry points at it), ``flag_decided`` (adds
 ``by``) and ``rank`` (adds ``previous``).
@@ -29,11 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from referee.events import Event
-from referee.inputs import Message
-
-#: A chat message (:class:`referee.inputs.Message`, the name older callers use).
-Incoming = Message
+from referee.events import Event, TableClosed, TableOpened
 
 
 @dataclass(frozen=True)
@@ -46,17 +44,41 @@ class LedgerEntry:
     event_index: int | None = None  # index into Outcome.events of the event that caused it
 
 
+#: What an input can draw (kept beside it, so a re-run takes it instead of drawing again): the
+#: seeds committed to (``commits``), a live ``!deal``'s cards (``deal``) and the hands an
+#: ``auto=on`` table dealt by itself (``auto_deals``).
+DRAWN = ("commits", "deal", "auto_deals")
+
+
 @dataclass
 class Outcome:
     input_id: str
     room: str
-    input: dict[str, Any]
+    input: dict[str, Any]  # the input as received
     events: list[Event] = field(default_factory=list)
     ledger: list[LedgerEntry] = field(default_factory=list)
+    drawn: dict[str, Any] = field(default_factory=dict)  # what it drew (keys of DRAWN)
     # When a hand ended: how to take the service's snapshot, (version, state). The store calls
     # it when it writes this input -- at once, or with group commit when the group is written
     # (the state then is the one after the group's last input, which is the seq it records).
     snapshot: Callable[[], tuple[str, bytes]] | None = None
+
+    @property
+    def opened(self) -> list[str]:
+        """The rooms whose table this input opened (``table_open`` events)."""
+        return [e.room for e in self.events if isinstance(e, TableOpened)]
+
+    @property
+    def closed(self) -> list[str]:
+        """The rooms whose table this input closed (``table_close``: ``!close`` after the last
+        hand, or a table replaced by a ``# table:``)."""
+        return [e.room for e in self.events if isinstance(e, TableClosed)]
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The input's record as the store keeps it and a re-run reads it: the input with what
+        it drew beside its own fields (docs/contracts.md, the input record)."""
+        return {**self.input, **self.drawn} if self.drawn else self.input
 
 
 class Persistence(Protocol):

@@ -19,14 +19,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from referee.lang.vocab import marks
+from referee.lang.normalize import nfkc
+from referee.lang.reader import read_command
 
 
 class Tables(Protocol):
     """What the rule reads of :class:`referee.service.Referee`."""
 
-    @property
-    def tables(self) -> Mapping[str, object]: ...
+    def rooms(self) -> list[str]: ...
 
     def seated_names(self, room: str) -> set[str]: ...
 
@@ -44,17 +44,20 @@ def private_route(referee: Tables, sender: str, text: str,
 
     ``names`` maps what a player may type for a table (alias, channel) to its room; a room id
     that is a table always counts."""
-    tables = referee.tables
+    tables = set(referee.rooms())
     names = names or {}
     tokens = text.split()
+    # the command itself is no table, even if it looks like a room id ("!abc:hs")
+    name_at = next((i for i, tok in enumerate(tokens) if nfkc(tok)), None) if (
+        read_command(text) is not None) else None
     for i, tok in enumerate(tokens):
-        if i == 0 and tok[:1] and tok[:1] in marks("command_starts"):
-            continue  # the command itself, even if it looks like a room id ("!abc:hs")
+        if i == name_at:
+            continue
         room = tok if tok in tables else names.get(tok)
         if room is not None and room in tables:
             rest = " ".join(tokens[:i] + tokens[i + 1:])
             return PrivateRoute(room, rest, named=True)
-    seated = [room for room in tables if sender in referee.seated_names(room)]
+    seated = [room for room in referee.rooms() if sender in referee.seated_names(room)]
     if len(seated) == 1:
         return PrivateRoute(seated[0], text)
     return PrivateRoute(None, text)

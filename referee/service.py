@@ -7,7 +7,11 @@ room, the point bank (balances are the sum of the ledger, see :mod:`referee.bank
 penalties, rank marks and the set of processed input ids (an input is applied at most once).
 
 Inputs are typed (:mod:`referee.inputs`: ``Message | Directive | Tick``, built by the adapters
-with those constructors); the store keeps each as its JSON record, which a restart re-runs::
+with those constructors); each runs as one :class:`~referee.turn.Turn`, through which the
+commands, the discipline and the directives (all in :mod:`referee.registry`) act. The input
+stays as received (``Outcome.input``); what it drew -- commitment seeds, a live deal's cards --
+is the outcome's (``Outcome.drawn``). The store keeps both in one JSON record
+(``Outcome.record``), which a restart re-runs, taking the draws instead of drawing again::
 
     {"kind": "message", "id", "room", "sender", "text", "time": float|None, "dm": bool,
      "deal": {...}}           # "deal" only once a live !deal drew cards (replayed as recorded)
@@ -32,8 +36,8 @@ Policies (docs/rules.md "hand information" / "interference"; the rulings made he
   ``bank`` event with their entry. Balances may go negative (a penalty larger than the bank).
 * Live deals (``!deal``, or by themselves at a ``!open GAME auto=on`` table ``AUTO_DEAL_AFTER``
   seconds after a hand ends) come from a CSPRNG-shuffled shoe (or the engine's ``draw_deal``)
-  and are recorded in the input (``deal`` / ``auto_deals``); the deuces bonus area of a closed
-  table carries over to the next ``!open deuces``.
+  and are drawn once (``deal`` / ``auto_deals`` in ``Outcome.drawn``); the deuces bonus area
+  of a closed table carries over to the next ``!open deuces``.
 """
 
 from __future__ import annotations
@@ -42,46 +46,40 @@ import hashlib
 import pickle
 import random
 import secrets
-import unicodedata
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from referee import commands, resources
 from referee.bank import Bank
-from referee.cards import Shoe, card_str, parse_cards
+from referee.cards import Shoe, card_str
 from referee.dealing import deal_from_json, deal_to_json, draw_deal
+from referee.directives import DirectiveError
 from referee.discipline import Discipline, FlagRecord
 from referee.events import (
-    BankChange,
     DealCommitment,
     DealReveal,
     Event,
-    HandEnd,
-    Leave,
-    Penalty,
-    RankChange,
     Rejected,
     Say,
-    Seated,
     TableClosed,
     TableOpened,
-    TournamentEnd,
 )
-from referee.events import FlagDecided as FlagDecided
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
-from referee.games import game_ids
 from referee.history import HistoryBook, hand_seats
-from referee.inputs import Directive, Input, Tick, record
+from referee.inputs import Directive, Input, Message, Tick, from_record, record
 from referee.lang import catalog, nearmiss
-from referee.lang.normalize import fold
+from referee.lang.normalize import fold, nfkc
 from referee.lang.reader import is_secret, read_command, redacted
 from referee.lexicon import about_others, read
-from referee.outcome import Incoming, LedgerEntry, Outcome, Persistence
+from referee.outcome import DRAWN, Outcome, Persistence
 from referee.parse import guess, parse  # grammars load on first use, per game
-from referee.rules import Deal, Engine, IllegalAction, OptionError, create
+from referee.registry import DIRECTIVES, words
+from referee.rules import Deal, IllegalAction, OptionError
 from referee.rules.voice import typed_form
+from referee.table import Table, TableView
+from referee.turn import Turn
 
 
 class SnapshotError(ValueError):
@@ -106,66 +104,16 @@ def snapshot_version() -> str:
     return h.hexdigest()[:32]
 
 
-class DirectiveError(ValueError):
-    """A transcript/terminal directive the table cannot take (the adapter adds the line number)."""
-
-
-@dataclass
-class Table:
-    room: str
-    game: str
-    options: dict[str, str]
-    engine: Engine
-    closing: bool = False
-    auto: bool = False  # deal the next hand by itself (``!open GAME auto=on``)
-    ended_at: float | None = None  # time of the input that ended the last hand
-    # The action clock (!clock off|on): the engine sees input time minus the paused time, so a
-    # pause neither runs out a turn nor leaves a deadline in the past at resume.
-    paused: bool = False
-    paused_at: float | None = None  # input time of the !clock off (None: not known yet)
-    paused_total: float = 0.0
-    last_time: float | None = None  # the latest input time seen at this table
-    # Commit–reveal dealing (referee.fairness, docs/fairness.md): ``live`` tables (``!open``)
-    # commit to the next hand's seed as soon as a hand can be dealt; ``fair`` is that pending
-    # commitment (it collects the room's messages as entropy), ``dealt`` the running hand's.
-    live: bool = False
-    fair: PendingDeal | None = None
-    dealt: PendingDeal | None = None
-    id: int = 0  # the table_open event's number (Referee.open_table)
-
-
-@dataclass(slots=True)
-class _Ctx:
-    """What one input produced so far."""
-
-    input: dict[str, Any]
-    events: list[Event] = field(default_factory=list)
-    ledger: list[LedgerEntry] = field(default_factory=list)
-    auto_used: int = 0  # automatic deals taken from input["auto_deals"] so far
-    commits_used: int = 0  # seeds taken from input["commits"] so far
-
+P = TypeVar("P")
 
 AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic deal
-# Event kinds _emit records something for (besides keeping the event).
-_EMIT_KINDS = frozenset({"hand_end", "leave", "penalty", "tournament_end"})
 # Messages that are legal moments to show cards (a fold with show, the showdown, declarations).
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
 
 
-def _nfkc(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).strip()
-
-
-_BANG: dict[str, bool] = {}
-
-
-def _is_bang(head: str) -> bool:
-    """``head`` (one character) reads as ``!`` after NFKC, or is invisible (a format character
-    that may hide one behind it); memoised, asked of every message."""
-    known = _BANG.get(head)
-    if known is None:
-        known = _BANG[head] = _nfkc(head) == "!" or unicodedata.category(head) == "Cf"
-    return known
+def _copied(value: Any) -> Any:
+    """A recorded draw, copied: a re-run appends to its own list, never to the record's."""
+    return list(value) if isinstance(value, list) else value
 
 
 class Referee:
@@ -191,7 +139,7 @@ class Referee:
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self.tables: dict[str, Table] = {}
         self.bank = Bank()
-        self.discipline = Discipline(self)
+        self.discipline = Discipline()
         self.flags: dict[int, FlagRecord] = self.discipline.flags
         self.penalties: list[dict[str, Any]] = []
         self.ranks: dict[str, str] = {}
@@ -206,18 +154,9 @@ class Referee:
         # Finished hands, public parts only (``!hand N``; referee.history).
         self.history = HistoryBook()
         self.tables_opened = 0  # the last table_open's number
+        self._table_listeners: list[Callable[[TableOpened | TableClosed], None]] = []
 
     # --- entry points ----------------------------------------------------------------------
-    def handle(self, incoming: Incoming) -> list[Event]:
-        """One chat message; the events it caused ([] if already processed)."""
-        out = self.process(incoming)
-        return out.events if out is not None else []
-
-    def directive(self, input_id: str, room: str, name: str, args: dict[str, Any]) -> list[Event]:
-        """A transcript/terminal directive (``# seat``, ``# deal`` …); raises DirectiveError."""
-        out = self.process(Directive(input_id, room, name, args))
-        return out.events if out is not None else []
-
     def is_processed(self, input_id: str) -> bool:
         if input_id in self.processed:
             return True
@@ -227,53 +166,57 @@ class Referee:
         """Apply one input once: ``None`` if it was already processed, else its Outcome (saved
         to the persistence, if any, before it is returned). ``given`` is a typed input
         (:mod:`referee.inputs`) or a stored record (a rebuild re-runs those)."""
-        inp = given if isinstance(given, dict) else record(given)
-        if inp.get("kind") not in ("directive", "tick") and is_secret(str(inp.get("text", ""))):
+        if isinstance(given, dict):  # a stored record: the input, and what it drew
+            inp, drawn = from_record(given), {k: _copied(given[k]) for k in DRAWN if k in given}
+        else:
+            inp, drawn = given, {}
+        if isinstance(inp, Message) and is_secret(inp.text):
             # a secret typed where the referee reads it: kept (and answered) without the secret
-            inp = {**inp, "text": redacted(str(inp["text"]))}
-        input_id = str(inp["id"])
+            inp = replace(inp, text=redacted(inp.text))
+        input_id, room = inp.id, inp.room
         if input_id in self.processed or (
             self.persistence is not None and self.persistence.is_processed(input_id)
         ):
             return None
-        ctx = _Ctx(input=dict(inp))
-        room = str(inp.get("room", ""))
-        kind = inp.get("kind")
-        if kind == "directive":
-            self._directive(ctx, room, str(inp["name"]), dict(inp.get("args", {})))
-        elif kind == "tick":
-            self._tick(ctx, room, float(inp["time"]))
-        else:
-            self._message(ctx, room)
+        said = inp if isinstance(inp, Message) else None
+        turn = Turn(self, inp, room=room, sender=said.sender if said else "",
+                    dm=said.dm if said else False,
+                    time=None if isinstance(inp, Directive) else inp.time, drawn=drawn)
+        match inp:
+            case Directive(name=name, args=args):
+                self._directive(turn, name, dict(args))
+            case Tick(time=now):
+                self._tick(turn, room, now)
+            case Message():
+                self._message(turn, inp)
         if self.persistence is None and self._track_processed and not self._unique_ids:
             self.processed.add(input_id)  # with persistence, the store knows (an index)
-        if ctx.events:
-            self.history.record(room, ctx.events, inp.get("time"))
-        outcome = Outcome(input_id=input_id, room=room, input=ctx.input, events=ctx.events,
-                          ledger=ctx.ledger)
+        if turn.events:
+            self.history.record(room, turn.events, turn.time)
+            if self._table_listeners and not self._rebuilding:
+                for ev in turn.events:
+                    if isinstance(ev, (TableOpened, TableClosed)):
+                        for listener in self._table_listeners:
+                            listener(ev)
+        outcome = Outcome(input_id=input_id, room=room, input=record(inp), events=turn.events,
+                          ledger=turn.ledger, drawn=turn.drawn)
         if self.persistence is not None:
-            if any(e.event == "hand_end" for e in ctx.events):
+            if any(e.event == "hand_end" for e in turn.events):
                 outcome.snapshot = self.snapshot  # taken when saved (group commit: its end)
             self.persistence.save(outcome)
         return outcome
 
-    def tick(self, input_id: str, room: str, now: float) -> list[Event]:
-        """The action clock with no message (a live adapter's timer): reminders and timeouts.
-        Saved like any input, so a rebuild times out the same players."""
-        out = self.process(Tick(input_id, room, now))
-        return out.events if out is not None else []
-
-    def _tick(self, ctx: _Ctx, room: str, now: float) -> None:
+    def _tick(self, turn: Turn, room: str, now: float) -> None:
         table = self.tables.get(room)
         if table is not None:
-            clock_now = self._clock_time(table, now)
+            clock_now = self.clock_time(table, now)
             if table.paused or clock_now is None:
                 return  # a paused clock: no reminder, no default action
-            self._emit(ctx, table.engine.tick(clock_now))
-            self._after(ctx, table)
+            turn.emit(table.engine.tick(clock_now))
+            self.after(turn, table)
 
     @staticmethod
-    def _clock_time(table: Table, now: float | None) -> float | None:
+    def clock_time(table: Table, now: float | None) -> float | None:
         """The time the engine sees: ``now`` minus the time the clock was paused (frozen at the
         pause while it lasts), so engine deadlines skip the pause."""
         if now is not None:
@@ -321,7 +264,7 @@ class Referee:
     # moderators), the processed ids and the bank's ledger (the store keeps both).
     _NOT_SNAPSHOTTED = frozenset(
         {"persistence", "rng", "moderators", "_configured", "processed", "bank",
-         "_track_processed", "_rebuilding", "_unique_ids"}
+         "_track_processed", "_rebuilding", "_unique_ids", "_table_listeners"}
     )
 
     def snapshot(self) -> tuple[str, bytes]:
@@ -356,7 +299,6 @@ class Referee:
         bank.restore(balances)
         for key, value in data.items():
             setattr(self, key, value)
-        self.discipline.ref = self  # not pickled (see Discipline.__getstate__)
         self.bank = bank
         self.moderators = set(self._configured) | self.recorded_moderators | named
 
@@ -419,6 +361,31 @@ class Referee:
         return self.process(Directive(f"config:{self.configurations + 1}", "", "config",
                                       {"moderators": sorted(given)}))
 
+    # --- what adapters read (no engine: referee.table.TableView) -------------------------------
+    def on_table(self, listener: Callable[[TableOpened | TableClosed], None]) -> None:
+        """Call ``listener`` with every table opened or closed from now on (not by a rebuild's
+        re-run): how an adapter learns a table closed, whoever's input closed it."""
+        self._table_listeners.append(listener)
+
+    def rooms(self) -> list[str]:
+        """The rooms that have a table, sorted."""
+        return sorted(self.tables)
+
+    def balances(self) -> dict[str, int]:
+        """Every player's bank balance."""
+        return self.bank.balances()
+
+    def has_table(self, room: str) -> bool:
+        return room in self.tables
+
+    def table_view(self, room: str) -> TableView | None:
+        t = self.tables.get(room)
+        return t.view() if t is not None else None
+
+    def seated_rooms(self, player: str) -> list[str]:
+        """The rooms where ``player`` sits at the table, sorted."""
+        return [room for room, t in sorted(self.tables.items()) if t.engine.is_seated(player)]
+
     def is_moderator(self, name: str) -> bool:
         return name in self.moderators
 
@@ -426,112 +393,94 @@ class Referee:
         t = self.tables.get(room)
         return set(t.engine.stacks()) if t else set()  # stacks(): cheaper than seated()
 
-    # --- emitting ----------------------------------------------------------------------------
-    def _emit(self, ctx: _Ctx, events: Iterable[Event]) -> None:
-        """Record events; leave credits and penalty debits become ledger entries here, once."""
-        out = ctx.events
-        for ev in events:
-            out.append(ev)
-            if ev.event not in _EMIT_KINDS:
-                continue  # nothing to record (most events: says, actions)
-            idx = len(out) - 1
-            if isinstance(ev, HandEnd):
-                t = self.tables.get(str(ctx.input.get("room", "")))
-                if t is not None:
-                    now = ctx.input.get("time")
-                    t.ended_at = float(now) if now is not None else None
-                    self._carry_over(t)
-                    if t.dealt is not None and t.dealt.hand == ev.hand:
-                        self._reveal(ctx, t)
-            elif isinstance(ev, TournamentEnd):  # the prizes go to the bank at once
-                for player, pts in ev.prizes.items():
-                    self._ledger(ctx, player, pts, "prize", idx)
-            elif isinstance(ev, Leave):
-                if ev.bank:
-                    self._ledger(ctx, ev.player, ev.bank, "leave", idx)
-            elif isinstance(ev, Penalty):
-                self.penalties.append({"player": ev.player, "kind": ev.kind, "points": ev.points,
-                                       "room": ctx.input.get("room", "")})
-                if ev.points:
-                    self._ledger(ctx, ev.player, -ev.points, f"penalty:{ev.kind}", idx)
+    # --- what the handlers ask of the service (referee.turn.Desk) ----------------------------
+    def part(self, kind: type[P]) -> P:
+        """The service's part of type ``kind`` (its discipline)."""
+        if isinstance(self.discipline, kind):
+            return self.discipline
+        raise KeyError(kind.__name__)
+
+    def add_moderator(self, name: str) -> None:
+        self.moderators.add(name)
+
+    def configure(self, moderators: frozenset[str]) -> None:
+        """A ``config`` input: the moderators the adapter was started with."""
+        self.configurations += 1
+        self.moderators = (self.moderators - self.recorded_moderators) | moderators
+        self.recorded_moderators = moderators
+
+    def hand_ended(self, turn: Turn, room: str, hand: int) -> None:
+        """A ``hand_end`` was emitted: when it ended (the automatic deal waits from there),
+        what outlives it, and the deal's reveal."""
+        t = self.tables.get(room)
+        if t is None:
+            return
+        t.ended_at = turn.time
+        self._carry_over(t)
+        if t.dealt is not None and t.dealt.hand == hand:
+            self._reveal(turn, t)
 
     def _carry_over(self, table: Table) -> None:
         carried = table.engine.carried()
         if carried is not None:
             self.carried[table.game] = carried
 
-    def _bank_change(self, ctx: _Ctx, player: str, delta: int, reason: str, entry: str) -> int:
-        """A ``bank`` event and its ledger entry (a !grant, a buy-in, a ``# bank:``); the new
-        balance."""
-        balance = self.bank.balance(player) + delta
-        self._emit(ctx, [BankChange(player=player, delta=delta, balance=balance, reason=reason)])
-        self._ledger(ctx, player, delta, entry, len(ctx.events) - 1)
-        return balance
-
-    def _ledger(self, ctx: _Ctx, player: str, delta: int, reason: str, idx: int | None) -> None:
-        entry = LedgerEntry(player=player, delta=delta, reason=reason, event_index=idx)
-        self.bank.apply(entry)
-        ctx.ledger.append(entry)
-
-    def _say(self, ctx: _Ctx, text: str, to: str = "room") -> None:
-        self._emit(ctx, [Say(to=to, text=text)])
-
-    def _after(self, ctx: _Ctx, table: Table) -> None:
+    def after(self, turn: Turn, table: Table) -> None:
         """Between hands: a closing table cashes everyone out; an automatic one deals."""
         if table.engine.in_hand:
             return
         if not table.closing:
             if table.live and table.fair is None and self.tables.get(table.room) is table:
-                self._commit(ctx, table)
-            self._auto_deal(ctx, table)
+                self._commit(turn, table)
+            self._auto_deal(turn, table)
             return
         for s in list(table.engine.seated()):
             try:
-                self._emit(ctx, table.engine.leave(s.name))
+                turn.emit(table.engine.leave(s.name))
             except IllegalAction:
                 pass
         self._carry_over(table)
         if self.tables.get(table.room) is table:
             del self.tables[table.room]
-        self._emit(ctx, [TableClosed(table=table.id, room=table.room)])
-        self._say(ctx, catalog.text("closed"))
+        turn.emit([TableClosed(table=table.id, room=table.room)])
+        turn.say(catalog.text("closed"))
 
-    def open_table(self, ctx: _Ctx, table: Table) -> None:
+    def open_table(self, turn: Turn, table: Table) -> None:
         """Seat ``table`` in its room with the next table number, and say so in a
         ``table_open`` event (a table the room had is closed first: a directive replaces it)."""
         old = self.tables.get(table.room)
         if old is not None:
-            self._emit(ctx, [TableClosed(table=old.id, room=old.room)])
+            turn.emit([TableClosed(table=old.id, room=old.room)])
         self.tables_opened += 1
         table.id = self.tables_opened
         self.tables[table.room] = table
         options = dict(table.options)
         if table.auto:
             options["auto"] = "on"
-        self._emit(ctx, [TableOpened(table=table.id, room=table.room, game=table.game,
-                                     options=options)])
+        turn.emit([TableOpened(table=table.id, room=table.room, game=table.game,
+                               options=options)])
 
     # --- commit–reveal dealing (referee.fairness, docs/fairness.md) ---------------------------
-    def _commit(self, ctx: _Ctx, table: Table) -> None:
-        """Announce the next hand's commitment. The seed is recorded in the input (a rebuild
+    def _commit(self, turn: Turn, table: Table) -> None:
+        """Announce the next hand's commitment. The seed is drawn into the outcome (a rebuild
         takes it from there) and goes nowhere else until the reveal."""
-        recorded: list[str] = ctx.input.get("commits", [])
-        used = ctx.commits_used
+        recorded: list[str] = turn.drawn.get("commits", [])
+        used = turn.commits_used
         if used < len(recorded):
             seed = str(recorded[used])
         elif self._rebuilding:
             return  # an input saved before commitments existed: none was announced
         else:
             seed = new_seed(self.rng)
-            ctx.input["commits"] = [*recorded, seed]
-        ctx.commits_used += 1
+            turn.drawn["commits"] = [*recorded, seed]
+        turn.commits_used += 1
         hand = table.engine.hand_no + 1
         table.fair = PendingDeal(seed=seed, hand=hand)
         sha = commitment(seed)
-        self._emit(ctx, [DealCommitment(hand=hand, sha256=sha)])
-        self._say(ctx, catalog.text("deal_commitment", hand=str(hand), sha256=sha))
+        turn.emit([DealCommitment(hand=hand, sha256=sha)])
+        turn.say(catalog.text("deal_commitment", hand=str(hand), sha256=sha))
 
-    def _fair_deal(self, ctx: _Ctx, table: Table, recorded: Deal | None) -> Deal:
+    def _fair_deal(self, turn: Turn, table: Table, recorded: Deal | None) -> Deal:
         """The deal of a randomly dealt hand: the deck from the pending commitment's seed and
         the entropy collected since it was announced (committing now, with this input as the
         only entropy, if nothing is pending). ``recorded``: the deal saved in the input (a
@@ -539,12 +488,11 @@ class Referee:
         eng = table.engine
         pending = table.fair
         if pending is None or pending.hand != eng.hand_no + 1:
-            self._commit(ctx, table)
+            self._commit(turn, table)
             pending = table.fair
-            inp = ctx.input
-            if pending is not None and inp.get("kind") == "message" and not inp.get("dm"):
-                pending.add(str(inp.get("id", "")), str(inp.get("sender", "")),
-                            str(inp.get("text", "")))
+            inp = turn.input
+            if pending is not None and isinstance(inp, Message) and not inp.dm:
+                pending.add(inp.id, inp.sender, inp.text)
         if pending is None:  # a rebuilt input from before commitments
             return recorded if recorded is not None else draw_deal(eng, self.rng)
         table.live = True  # it deals randomly: from now on, commit as soon as a hand can start
@@ -564,19 +512,19 @@ class Referee:
         table.fair, table.dealt = None, pending
         return deal
 
-    def deal_now(self, ctx: _Ctx, table: Table) -> None:
+    def deal_now(self, turn: Turn, table: Table) -> None:
         """``!deal``: the next hand, from the commitment (or, re-run, as the input recorded)."""
         if table.engine.in_hand:
             raise IllegalAction("deal_in_hand")
-        recorded = ctx.input.get("deal")
-        deal = self._fair_deal(ctx, table, deal_from_json(recorded) if recorded else None)
-        events = self._start_hand(ctx, table, deal)
-        ctx.input["deal"] = deal_to_json(deal)  # a rebuild deals exactly these cards again
+        recorded = turn.drawn.get("deal")
+        deal = self._fair_deal(turn, table, deal_from_json(recorded) if recorded else None)
+        events = self.start_hand(turn, table, deal)
+        turn.drawn["deal"] = deal_to_json(deal)  # a rebuild deals exactly these cards again
         # Each engine tells players their cards when its rules say so (holdem_aa only after
         # the stakes: an AA bet must be placed blind), so nothing is sent here.
-        self._emit(ctx, events)
+        turn.emit(events)
 
-    def _start_hand(self, ctx: _Ctx, table: Table, deal: Deal) -> list[Event]:
+    def start_hand(self, turn: Turn, table: Table, deal: Deal) -> list[Event]:
         """``start_hand``, with a ``hand_seats`` event after ``hand_start`` (referee.history)."""
         before = table.engine.stacks()
         events = table.engine.start_hand(deal)
@@ -585,7 +533,7 @@ class Referee:
             events.insert(at + 1, hand_seats(table.engine, before, table.id))
         return events
 
-    def _reveal(self, ctx: _Ctx, table: Table) -> None:
+    def _reveal(self, turn: Turn, table: Table) -> None:
         """After ``hand_end``: the seed, the entropy and the deck (``deal_reveal``, contracts §3),
         and the seed in the room, so anyone can check the commitment and re-derive the deck."""
         p, table.dealt = table.dealt, None
@@ -598,203 +546,137 @@ class Referee:
             extra["bonus_deck"] = p.derived.bonus_deck
         if p.derived.dice:
             extra["dice"] = p.derived.dice
-        self._emit(ctx, [DealReveal(hand=p.hand, seed=p.seed, entropy=p.entropy(),
-                                    deck=p.derived.deck, **extra)])
-        self._say(ctx, catalog.text("deal_reveal", hand=str(p.hand), seed=p.seed,
-                                    messages=len(p.lines)))
+        turn.emit([DealReveal(hand=p.hand, seed=p.seed, entropy=p.entropy(),
+                              deck=p.derived.deck, **extra)])
+        turn.say(catalog.text("deal_reveal", hand=str(p.hand), seed=p.seed,
+                              messages=len(p.lines)))
 
-    def _auto_deal(self, ctx: _Ctx, table: Table) -> None:
+    def _auto_deal(self, turn: Turn, table: Table) -> None:
         """Deal the next hand of an ``auto`` table once ``AUTO_DEAL_AFTER`` seconds passed since
         the last one ended (time from the inputs, so a rebuild deals at the same input; the
-        pause lets a winner open or close). The cards are recorded in the input."""
+        pause lets a winner open or close). The cards are drawn into the outcome."""
         if not table.auto or self.tables.get(table.room) is not table:
             return
-        now = ctx.input.get("time")
+        now = turn.time
         if now is not None and table.ended_at is not None:
-            if float(now) - table.ended_at < AUTO_DEAL_AFTER:
+            if now - table.ended_at < AUTO_DEAL_AFTER:
                 return
-        recorded: list[dict[str, Any]] = ctx.input.setdefault("auto_deals", [])
-        used = ctx.auto_used
+        recorded: list[dict[str, Any]] = turn.drawn.setdefault("auto_deals", [])
+        used = turn.auto_used
         pending = table.fair
-        deal = self._fair_deal(ctx, table, deal_from_json(recorded[used])
+        deal = self._fair_deal(turn, table, deal_from_json(recorded[used])
                                if used < len(recorded) else None)
         try:
-            events = self._start_hand(ctx, table, deal)
+            events = self.start_hand(turn, table, deal)
         except IllegalAction:
             table.fair, table.dealt = pending, None  # not dealt: the commitment still waits
             if not recorded:
-                del ctx.input["auto_deals"]
+                del turn.drawn["auto_deals"]
             return  # not ready (too few players): the next input tries again
         if used == len(recorded):
             recorded.append(deal_to_json(deal))
-        ctx.auto_used += 1
-        self._emit(ctx, events)
+        turn.auto_used += 1
+        turn.emit(events)
 
-    # --- directives ----------------------------------------------------------------------------
-    def _table(self, room: str) -> Table:
-        t = self.tables.get(room)
-        if t is None:
-            raise DirectiveError("no table: a '# table:' line must come first")
-        return t
-
-    def _directive(self, ctx: _Ctx, room: str, name: str, args: dict[str, Any]) -> None:
+    # --- directives (referee.directives) -------------------------------------------------------
+    def _directive(self, turn: Turn, name: str, args: dict[str, Any]) -> None:
+        run = DIRECTIVES.get(name)
+        if run is None:
+            raise DirectiveError(f"unknown directive '{name}'")
         try:
-            self._directive_inner(ctx, room, name, args)
+            run(turn, args)
         except IllegalAction as e:
             raise DirectiveError(e.reason) from None
         except OptionError as e:
             raise DirectiveError(str(e)) from None
 
-    def _directive_inner(self, ctx: _Ctx, room: str, name: str, args: dict[str, Any]) -> None:
-        if name == "table":
-            game = str(args["game"])
-            if game not in game_ids():  # (the registry's list; the engine comes from it)
-                raise DirectiveError(f"unknown game '{game}'")
-            # A directive sets the scene: it replaces whatever table the room had (a transcript
-            # run against a database that an earlier transcript left mid-hand must not fail).
-            options = {str(k): str(v) for k, v in dict(args.get("options", {})).items()}
-            self.open_table(ctx, Table(room, game, options, create(game, options)))
-        elif name == "moderator":
-            self.moderators.add(str(args["name"]))
-        elif name == "config":
-            self.configurations += 1
-            given = frozenset(str(m) for m in args.get("moderators", []))
-            self.moderators = (self.moderators - self.recorded_moderators) | given
-            self.recorded_moderators = given
-        elif name == "bank":
-            player, points = str(args["name"]), int(args["points"])
-            self._bank_change(ctx, player, points - self.bank.balance(player), "transcript",
-                              "opening balance")
-        elif name == "rank":
-            self._set_rank(ctx, str(args["name"]), str(args.get("mark", "")))
-        elif name == "seat":
-            t = self._table(room)
-            seat, who, chips = int(args["seat"]), str(args["name"]), int(args["chips"])
-            npc = bool(args.get("npc", False))
-            self._emit(ctx, t.engine.sit(seat, who, chips, npc))
-            if not npc:
-                self._emit(ctx, [Seated(player=who, seat=seat, chips=chips)])
-        elif name == "button":
-            self._table(room).engine.set_button(int(args["seat"]))
-        elif name == "bonus":
-            cards = parse_cards(" ".join(args.get("cards", [])))
-            markers = args.get("markers")
-            self._table(room).engine.set_bonus_area(
-                cards, [int(m) for m in markers] if markers is not None else None
-            )
-        elif name == "deal":
-            t = self._table(room)
-            deal = deal_from_json(args)
-            seated = self.seated_names(room)
-            for player in deal.hands:
-                if player not in seated:
-                    raise DirectiveError(f"'{player}' is not seated at this table")
-            self._emit(ctx, self._start_hand(ctx, t, deal))
-            self._after(ctx, t)
-        else:
-            raise DirectiveError(f"unknown directive '{name}'")
-
     # --- messages ----------------------------------------------------------------------------
-    def _message(self, ctx: _Ctx, room: str) -> None:
-        inp = ctx.input
-        sender, text = str(inp.get("sender", "")), str(inp.get("text", ""))
-        now = inp.get("time")
-        dm = bool(inp.get("dm", False))
+    def _message(self, turn: Turn, said: Message) -> None:
+        room, sender, text, now, dm = said.room, said.sender, said.text, said.time, said.dm
         table = self.tables.get(room)
         if table is not None and not dm and table.fair is not None:
-            table.fair.add(str(inp.get("id", "")), sender, text)  # entropy for the next deal
+            table.fair.add(said.id, sender, text)  # entropy for the next deal
         if table is not None and now is not None:
-            self._tick(ctx, room, float(now))
+            self._tick(turn, room, now)
             table = self.tables.get(room)
-        head = text.lstrip()[:1]
-        if head == "!" or (head and not head.isascii() and _is_bang(head)):  # ！, or a hidden mark
-            cmd = read_command(text)
-            if cmd is not None:
-                commands.run(self, ctx, room, sender, cmd.body, dm)
-                return
+        cmd = read_command(text)
+        if cmd is not None:
+            commands.run(turn, cmd)
+            return
         if table is None:
             return
         parsed = parse(text, table.game)
-        if parsed.kind == "command":
-            commands.run(self, ctx, room, sender, _nfkc(text).lstrip("!"), dm)
-            return
         if dm:
             if parsed.kind == "action" and sender in self.seated_names(room):
-                self._say(ctx, catalog.text("action_in_private"), to=sender)
+                turn.say(catalog.text("action_in_private"), to=sender)
                 return
-            self._dm(ctx, table, sender, _nfkc(text))
+            self._dm(turn, table, sender, nfkc(text))
             return
         seated = table.engine.is_seated(sender)
         # An action word inside advice (コールしなよ) is never the speaker's own action.
         if parsed.kind == "action" and seated and not parsed.advice:
             try:
-                at = self._clock_time(table, float(now) if now is not None else None)
+                at = self.clock_time(table, now)
                 events = table.engine.act(sender, parsed, at)
             except IllegalAction as e:
-                self._emit(ctx, [Rejected(player=sender, text=text, reason=e.reason,
-                                          code=e.code),
-                                 Say(to="room", text=catalog.text(
-                                     "action_refused", player=sender, reason=e.reason))])
+                turn.emit([Rejected(player=sender, text=text, reason=e.reason, code=e.code),
+                           Say(to="room", text=catalog.text(
+                               "action_refused", player=sender, reason=e.reason))])
                 return
-            self._emit(ctx, events)
+            turn.emit(events)
             if parsed.hand_info and parsed.action not in _SHOW_ACTIONS:
-                self.discipline.check_leak(ctx, table, sender, text)
-            self._after(ctx, table)
+                self.discipline.check_leak(turn, table, sender, text)
+            self.after(turn, table)
             return
         # a leak is the speaker's own hidden hand (parsed.hand_info); a story about a finished
         # hand or a hope that names a card is still judged against what they hold now
         if seated and (parsed.hand_info or read(text, table.game).cards):
-            self.discipline.check_leak(ctx, table, sender, text)
+            self.discipline.check_leak(turn, table, sender, text)
         flagged = False
         if parsed.advice or parsed.kind == "action":  # 「レイズして」 from a spectator parses
-            flagged = self.discipline.check_interference(ctx, table, sender, text)  # as one
+            flagged = self.discipline.check_interference(turn, table, sender, text)  # as one
         # advice on someone else's decision is judged first; a message about someone else
         # gets no near-miss reply (it was not the speaker's own action)
         if parsed.kind == "chat" and not flagged and not about_others(text, table.game):
-            self._say_unread(ctx, table, sender, text)
-        self._after(ctx, table)
+            self._say_unread(turn, table, sender, text)
+        self.after(turn, table)
 
-    def _say_unread(self, ctx: _Ctx, table: Table, sender: str, text: str) -> None:
+    def _say_unread(self, turn: Turn, table: Table, sender: str, text: str) -> None:
         """A near miss: the player the table waits for wrote action words that are no action
         (「コールかなぁ」), or a command word without its ``!`` (「退席」). Say what was not read
         and what is accepted, instead of letting the clock run out in silence."""
         norm = fold(text)
         word = nearmiss.command_word(norm)
         if word is not None:
-            self._say(ctx, catalog.text("command_hint", player=sender, word=word))
+            turn.say(catalog.text("command_hint", player=sender, word=word))
             return
         decision = table.engine.decision(sender) if table.engine.is_seated(sender) else None
         if decision is None:
             return
         meant = guess(text, table.game)
-        if meant is not None and table.engine.can(sender, meant, self._clock_time(table, None)):
+        if meant is not None and table.engine.can(sender, meant, self.clock_time(table, None)):
             said = catalog.text("near_miss_guess", player=sender, text=catalog.excerpt(text),
                                 action=typed_form(table.game, meant))
-            return self._say(ctx, said)
+            return turn.say(said)
         if not nearmiss.mentions_action(norm):
             return
         msgs = catalog.messages()
         key = f"examples_{table.game}_{decision}"
         examples = msgs[key] if key in msgs else msgs[f"examples_{decision}"]
-        self._say(ctx, catalog.text("near_miss", player=sender, text=catalog.excerpt(text),
-                                    examples=examples))
+        turn.say(catalog.text("near_miss", player=sender, text=catalog.excerpt(text),
+                              examples=examples))
 
-    def _dm(self, ctx: _Ctx, table: Table, sender: str, text: str) -> None:
+    def _dm(self, turn: Turn, table: Table, sender: str, text: str) -> None:
         """A private message to the bot: players may ask for their own cards, privately."""
-        if any(w in text for w in commands.words()["private"]["cards"]):
+        if any(w in text for w in words()["private"]["cards"]):
             held = table.engine.holdings(sender)
             if held:
                 from referee.cards import pretty
 
-                self._emit(ctx, [Say(to=sender, text=catalog.text(
+                turn.emit([Say(to=sender, text=catalog.text(
                     "private_cards", cards=" ".join(pretty(c) for c in held)),
                     cards=[card_str(c) for c in held])])
             elif table.engine.in_hand and table.engine.is_seated(sender):
-                self._say(ctx, catalog.text("private_not_dealt"), to=sender)
+                turn.say(catalog.text("private_not_dealt"), to=sender)
             else:
-                self._say(ctx, catalog.text("private_not_in_hand"), to=sender)
-
-    def _set_rank(self, ctx: _Ctx, player: str, mark: str) -> None:
-        prev = self.ranks.get(player, "")
-        self.ranks[player] = mark
-        self._emit(ctx, [RankChange(player=player, mark=mark, previous=prev)])
+                turn.say(catalog.text("private_not_in_hand"), to=sender)

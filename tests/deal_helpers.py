@@ -6,8 +6,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from event_helpers import handle, tick
+
 from referee.events import Event
-from referee.outcome import Incoming
+from referee.inputs import Message
 from referee.service import Referee
 
 ROOM = "!table"
@@ -35,7 +37,7 @@ class Driver:
     def say(self, sender: str, text: str, dm: bool = False) -> list[Event]:
         self.n += 1
         self.now += 1.0
-        out = self.ref.handle(Incoming(id=f"m{self.n}", room=ROOM, sender=sender, text=text,
+        out = handle(self.ref, Message(id=f"m{self.n}", room=ROOM, sender=sender, text=text,
                                        time=self.now, dm=dm))
         self.events += out
         return out
@@ -43,7 +45,7 @@ class Driver:
     def tick(self, dt: float) -> None:
         self.n += 1
         self.now += dt
-        self.events += self.ref.tick(f"t{self.n}", ROOM, self.now)
+        self.events += tick(self.ref, f"t{self.n}", ROOM, self.now)
 
     @property
     def engine(self) -> Any:

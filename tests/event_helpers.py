@@ -12,6 +12,8 @@ from typing import Any
 from pydantic import ConfigDict
 
 from referee.events import Event
+from referee.inputs import Directive, Input, Tick
+from referee.service import Referee
 
 EventLike = Event | dict[str, Any]
 
@@ -42,3 +44,20 @@ class LooseEvent(Event):
     referee's own kinds are closed, see referee.rules.registry.event_types)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
+
+
+def handle(ref: Referee, inp: Input) -> list[Event]:
+    """The events one input caused at ``ref`` ([] when it was processed already)."""
+    out = ref.process(inp)
+    return out.events if out is not None else []
+
+
+def directive(ref: Referee, input_id: str, room: str, name: str,
+              args: dict[str, Any]) -> list[Event]:
+    """A directive (``# seat:``, ``# deal:`` …) at ``ref``; raises DirectiveError."""
+    return handle(ref, Directive(input_id, room, name, args))
+
+
+def tick(ref: Referee, input_id: str, room: str, now: float) -> list[Event]:
+    """The action clock at ``now`` with no message."""
+    return handle(ref, Tick(input_id, room, now))

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.adapters.irc_base import command_body
 from referee.inputs import Message
+from referee.lang.reader import read_command
 from referee.service import Referee
 from referee.store import Store
 
@@ -67,10 +67,28 @@ def test_both_chat_bots_route_private_messages_by_the_one_rule(name: str) -> Non
 
 
 def test_a_command_is_recognised_by_its_bang_in_either_width() -> None:
-    assert command_body("!deal") == "deal"
-    assert command_body("  \uff01deal ") == "deal"  # full-width, as a Japanese keyboard types
-    assert command_body("deal") is None
-    assert command_body("") is None
+    assert read_command("!deal").body == "deal"  # type: ignore[union-attr]
+    assert read_command("  \uff01deal ").body == "deal"  # type: ignore[union-attr]  # full width
+    assert read_command("deal") is None
+    assert read_command("") is None
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_adapters_read_the_service_not_its_insides(path: Path) -> None:
+    """Adapters read tables through the service's read API (rooms, table_view, seated_rooms,
+    an outcome's opened/closed), never its tables dict, an engine, the bank or the flags."""
+    inside = {"tables", "engine", "bank", "discipline", "flags", "penalties", "ranks"}
+    bad = [(n.lineno, n.attr) for n in ast.walk(_tree(path)) if isinstance(n, ast.Attribute)
+           and n.attr in inside and "referee" in ast.unparse(n.value).split(".")[-1]]
+    assert not bad, f"{path.name}: reaches into the service at {bad}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_adapters_read_commands_with_the_one_reader(path: Path) -> None:
+    """No adapter decides by itself whether a line is a command (a mark test, or the parser)."""
+    src = path.read_text(encoding="utf-8")
+    assert 'startswith("!")' not in src and "command_starts" not in src, path.name
+    assert ".kind == \"command\"" not in src, path.name
 
 
 def test_store_gives_the_events_of_a_saved_input(tmp_path: Path) -> None:
@@ -83,16 +101,18 @@ def test_store_gives_the_events_of_a_saved_input(tmp_path: Path) -> None:
         assert not store.identities().has_secret("alice")
 
 
-def test_the_bots_parts_implement_every_cross_call() -> None:
-    """The mixins' declared cross calls (stubs raising NotImplementedError) never shadow the
-    part that implements them."""
+def test_the_irc_bot_is_composed_not_a_mixin_stack() -> None:
+    """The IRC bot owns its parts (session, link, book, proofs, outbox) instead of inheriting
+    them: no part declares another's methods as stubs for a shared ``self``."""
+    from referee.adapters import irc_connection, irc_delivery, irc_proofs
     from referee.adapters.irc import IrcBot
-    from referee.adapters.irc_base import IrcParts
     from referee.adapters.matrix import MatrixBot
     from referee.adapters.matrix_crypto import Crypto
 
-    stubs = [n for n, v in vars(IrcParts).items() if callable(v) and n not in ("fold", "_room")]
-    assert stubs
-    for name in stubs:
-        assert getattr(IrcBot, name) is not getattr(IrcParts, name), name
+    assert IrcBot.__bases__ == (object,)
+    for part in (irc_connection.Link, irc_delivery.Outbox, irc_proofs.Proofs):
+        assert part.__bases__ == (object,), part
+        src = Path(part.__module__.replace(".", "/") + ".py")
+        text = (ADAPTERS.parent.parent / src).read_text(encoding="utf-8")
+        assert "NotImplementedError" not in text, src
     assert MatrixBot._on_message is not Crypto._on_message

@@ -115,10 +115,8 @@ def test_the_pipeline_checks_see_what_they_forbid() -> None:
 
 #: Modules that still spell game ids outside the games' folders: none (the list only shrinks).
 GAME_ID_EXCEPTIONS: tuple[str, ...] = ()
-#: Modules that still use another module's private members: the chat commands and discipline
-#: run on the service's private context (_Ctx, _say, _emit, _bank_change) until the public
-#: per-message Turn replaces it (the ``turn`` branch of issue #28's other half).
-PRIVATE_EXCEPTIONS = ("commands.py", "discipline.py")
+#: Modules that still use another module's private members: none (the list only shrinks).
+PRIVATE_EXCEPTIONS: tuple[str, ...] = ()
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

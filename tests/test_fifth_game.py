@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run_cli
+from event_helpers import handle
 from games.highcard.spec import SPEC
 from transcript_expect import check_transcript
 
@@ -21,7 +22,7 @@ from referee import games
 from referee.console import build
 from referee.definitions import DefinitionError, load
 from referee.hands import HandError, evaluate
-from referee.outcome import Incoming
+from referee.inputs import Message
 from referee.service import Referee
 
 ROOM = "!room"
@@ -100,7 +101,7 @@ def test_referee_analyze(highcard: games.GameSpec) -> None:
 
 
 def _say(ref: Referee, sender: str, text: str) -> list[dict[str, object]]:
-    out = ref.handle(Incoming(id=f"hc{next(_ids)}", room=ROOM, sender=sender, text=text))
+    out = handle(ref, Message(id=f"hc{next(_ids)}", room=ROOM, sender=sender, text=text))
     return [e.model_dump() for e in out]
 
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 import itertools
 import random
 
+from event_helpers import handle
+
 from referee.cards import Card, pretty
 from referee.events import Event
-from referee.outcome import Incoming
+from referee.inputs import Message
 from referee.service import Referee
 
 ROOM = "!aa"
@@ -17,7 +19,7 @@ _ids = itertools.count()
 
 
 def msg(ref: Referee, sender: str, text: str, dm: bool = False) -> list[Event]:
-    return ref.handle(Incoming(id=f"aa{next(_ids)}", room=ROOM, sender=sender, text=text, dm=dm))
+    return handle(ref, Message(id=f"aa{next(_ids)}", room=ROOM, sender=sender, text=text, dm=dm))
 
 
 def private(events: list[Event], to: str) -> list[str]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from event_helpers import handle
 from event_helpers import says as room
 
 from referee.adapters.transcript import replay_events
@@ -27,8 +28,8 @@ from referee.events import Event
 from referee.games.deuces.cards import dup_kinds
 from referee.games.seven.hands import SEVEN_CARD_CLASSES, seven_key
 from referee.hands import NAMES, class_of
+from referee.inputs import Message
 from referee.lang.catalog import chips
-from referee.outcome import Incoming
 from referee.service import Referee
 
 ROOM = "!room"
@@ -100,7 +101,7 @@ class Table:
         return self.ref.tables[ROOM].engine
 
     def send(self, sender: str, text: str) -> list[Event]:
-        out = self.ref.handle(Incoming(id=f"m{next(_ids)}", room=ROOM, sender=sender, text=text))
+        out = handle(self.ref, Message(id=f"m{next(_ids)}", room=ROOM, sender=sender, text=text))
         self.said += room(out)
         return out
 

@@ -12,11 +12,12 @@ import random
 import re
 
 import pytest
+from event_helpers import directive, handle
 from event_helpers import says as room
 
 from referee.cards import card_str
 from referee.events import Event
-from referee.outcome import Incoming
+from referee.inputs import Message
 from referee.service import Referee
 
 ROOM = "!omaha"
@@ -31,9 +32,9 @@ class Table:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.ref = Referee(moderators=["dealer"])
-        self.ref.directive("t", ROOM, "table", {"game": "omaha", "options": {"level": "3"}})
+        directive(self.ref, "t", ROOM, "table", {"game": "omaha", "options": {"level": "3"}})
         for i, name in enumerate(PLAYERS, start=1):
-            self.ref.directive(f"s{i}", ROOM, "seat", {"seat": i, "name": name,
+            directive(self.ref, f"s{i}", ROOM, "seat", {"seat": i, "name": name,
                                                        "chips": self.rng.choice([900, 20000])})
 
     @property
@@ -41,7 +42,7 @@ class Table:
         return self.ref.tables[ROOM].engine
 
     def send(self, sender: str, text: str) -> list[Event]:
-        return self.ref.handle(Incoming(id=f"o{next(_ids)}", room=ROOM, sender=sender,
+        return handle(self.ref, Message(id=f"o{next(_ids)}", room=ROOM, sender=sender,
                                         text=text, time=None))
 
     def decisions(self) -> dict[str, str]:
@@ -52,7 +53,7 @@ class Table:
         self.rng.shuffle(deck)
         seated = list(self.engine.stacks())
         hands = {p: [deck.pop() for _ in range(4)] for p in seated}
-        return self.ref.directive(f"d{next(_ids)}", ROOM, "deal",
+        return directive(self.ref, f"d{next(_ids)}", ROOM, "deal",
                                   {"hands": hands, "board": [deck.pop() for _ in range(5)]})
 
 

@@ -65,7 +65,7 @@ def leaks(text: str) -> list[str]:
             raise
         if outcome is None:
             continue
-        deal = outcome.input.get("deal") or (
+        deal = outcome.drawn.get("deal") or (
             line.input["args"] if line.input.get("name") == "deal" else None
         )
         if deal:

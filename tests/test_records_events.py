@@ -19,12 +19,13 @@ import log_rows
 import pytest
 from cli_helpers import run_cli
 from deal_helpers import ROOM, Driver
+from event_helpers import handle, tick
 
 import referee
 from referee.adapters.transcript import read, replay, replay_events, run
 from referee.events import Event, event_json
 from referee.history import HistoryBook, summary_lines, to_json
-from referee.outcome import Incoming
+from referee.inputs import Message
 from referee.service import Referee
 from referee.store import Store
 
@@ -47,7 +48,7 @@ class Room:
     def __call__(self, sender: str, text: str) -> list[Event]:
         self.n += 1
         self.now += 1.0
-        return self.ref.handle(Incoming(id=f"{self.room}:{self.n}", room=self.room,
+        return handle(self.ref, Message(id=f"{self.room}:{self.n}", room=self.room,
                                         sender=sender, text=text, time=self.now, dm=False))
 
 
@@ -199,7 +200,7 @@ class _Driver(Driver):
     def say(self, sender: str, text: str, dm: bool = False) -> list[Event]:
         self.n += 1
         self.now += 1.0
-        out = self.ref.handle(Incoming(id=f"{self.prefix}{self.n}", room=ROOM, sender=sender,
+        out = handle(self.ref, Message(id=f"{self.prefix}{self.n}", room=ROOM, sender=sender,
                                        text=text, time=self.now, dm=dm))
         self.events += out
         return out
@@ -207,7 +208,7 @@ class _Driver(Driver):
     def tick(self, dt: float) -> None:
         self.n += 1
         self.now += dt
-        self.events += self.ref.tick(f"{self.prefix}t{self.n}", ROOM, self.now)
+        self.events += tick(self.ref, f"{self.prefix}t{self.n}", ROOM, self.now)
 
 
 def _driven_db(path: Path, games: tuple[str, ...] = ("omaha", "holdem_aa", "seven", "deuces"),

@@ -8,10 +8,10 @@ import itertools
 import random
 
 import pytest
-from event_helpers import says
+from event_helpers import handle, says
 
 from referee.events import Event
-from referee.outcome import Incoming
+from referee.inputs import Message
 from referee.routing import private_route
 from referee.service import Referee
 
@@ -19,7 +19,7 @@ _ids = itertools.count()
 
 
 def msg(ref: Referee, sender: str, text: str, room: str, dm: bool = False) -> list[Event]:
-    return ref.handle(Incoming(id=f"r{next(_ids)}", room=room, sender=sender, text=text, dm=dm))
+    return handle(ref, Message(id=f"r{next(_ids)}", room=room, sender=sender, text=text, dm=dm))
 
 
 def two_tables() -> Referee:
@@ -81,3 +81,34 @@ def test_private_commands_announce_in_the_table_room() -> None:
     assert any("さんの番です" in s for s in says(ev, "room"))  # to the table's room
     ev = msg(ref, "alice", "!leave", private_route(ref, "alice", "!leave").room or "", dm=True)
     assert any("退席" in s for s in says(ev, "room"))
+
+
+def test_the_read_api_and_the_table_events() -> None:
+    """What adapters read instead of the tables dict: rooms, a view without the engine, where a
+    player sits, and which tables an input opened or closed."""
+    ref = two_tables()
+    assert ref.rooms() == ["!t1", "!t2"]
+    view = ref.table_view("!t1")
+    assert view is not None and (view.game, view.seated, view.in_hand) == (
+        "omaha", ("alice", "bob"), False)
+    assert view.seats >= 2 and ref.table_view("!nowhere") is None
+    assert ref.seated_rooms("carol") == ["!t2"] and ref.seated_rooms("dealer") == []
+    opened = ref.process(Message(id="open3", room="!t3", sender="dealer", text="!open seven"))
+    assert opened is not None and (opened.opened, opened.closed) == (["!t3"], [])
+    closed = ref.process(Message(id="close3", room="!t3", sender="dealer", text="!close"))
+    assert closed is not None and (closed.opened, closed.closed) == ([], ["!t3"])
+    assert not ref.has_table("!t3") and ref.balances()["alice"] >= 0
+
+
+def test_table_listeners_hear_every_open_and_close_but_not_a_rebuild() -> None:
+    ref = Referee(moderators=["dealer"])
+    heard: list[tuple[str, str]] = []
+    ref.on_table(lambda ev: heard.append((ev.event, ev.room)))
+    msg(ref, "dealer", "!open omaha", "!a")
+    msg(ref, "dealer", "!close", "!a")
+    assert heard == [("table_open", "!a"), ("table_close", "!a")]
+    again = Referee(moderators=["dealer"])
+    again.on_table(lambda ev: heard.append((ev.event, ev.room)))
+    again.rebuild([{"kind": "message", "id": "x", "room": "!b", "sender": "dealer",
+                    "text": "!open omaha", "time": None, "dm": False}])
+    assert again.has_table("!b") and len(heard) == 2

@@ -8,14 +8,15 @@ import re
 from pathlib import Path
 
 import pytest
+from event_helpers import handle, tick
 from event_helpers import says as room_says
 
 from referee.adapters.clock import due_ticks
 from referee.adapters.transcript import Line, decode, read, run
 from referee.events import Event
+from referee.inputs import Message
 from referee.lang.catalog import messages
 from referee.lang.catalog import text as msg
-from referee.outcome import Incoming
 from referee.service import Referee
 from referee.store import Store
 
@@ -100,7 +101,7 @@ def clock_events_of(lines: list[tuple[Line, list[Event]]], t: int) -> list[str]:
 
 def later(ref: Referee, who: str, text: str, t: float) -> list[Event]:
     """A message after a transcript (same room, time in seconds after its first midnight)."""
-    return ref.handle(Incoming(id=f"later{t}{who}{text}", room="transcript", sender=who,
+    return handle(ref, Message(id=f"later{t}{who}{text}", room="transcript", sender=who,
                                text=text, time=t))
 
 
@@ -149,7 +150,7 @@ def test_clock_pause_survives_a_rebuild_and_ticks_skip_it() -> None:
     live = Referee(moderators=["dealer"], persistence=store)
 
     def say(who: str, text: str, t: float) -> list[Event]:
-        return live.handle(Incoming(id=f"m{t}{who}", room="!r", sender=who, text=text, time=t))
+        return handle(live, Message(id=f"m{t}{who}", room="!r", sender=who, text=text, time=t))
 
     for i, (who, text) in enumerate([("dealer", "!grant @alice 2000"),
                                       ("dealer", "!grant @bob 1500"), ("dealer", "!open omaha"),
@@ -158,18 +159,18 @@ def test_clock_pause_survives_a_rebuild_and_ticks_skip_it() -> None:
     first = live.tables["!r"].engine.to_act()
     clock = live.tables["!r"].engine.definition.clock
     assert live.wants_tick("!r")
-    assert live.tick("k0", "!r", 1001.0) == []
+    assert tick(live, "k0", "!r", 1001.0) == []
     say("dealer", "!時計停止", 1010.0)
     assert not live.wants_tick("!r") and live.clock_paused("!r")
-    assert live.tick("k1", "!r", 1010.0 + 10 * clock.act_after) == []
+    assert tick(live, "k1", "!r", 1010.0 + 10 * clock.act_after) == []
     rebuilt = Referee(moderators=["dealer"])
     rebuilt.rebuild(store.inputs())
     assert rebuilt.state() == live.state() and rebuilt.clock_paused("!r")
     say("dealer", "!clock on", 5000.0)
     # 9 s ran before the pause: the default comes act_after - 9 s after the resume
-    early = live.tick("k2", "!r", 5000.0 + clock.act_after - 10)
+    early = tick(live, "k2", "!r", 5000.0 + clock.act_after - 10)
     assert not any(e.event == "action" for e in early)
-    timed = live.tick("k3", "!r", 5000.0 + clock.act_after - 9)
+    timed = tick(live, "k3", "!r", 5000.0 + clock.act_after - 9)
     assert any(e.event == "action" and getattr(e, "player", "") == first for e in timed)
     rebuilt = Referee(moderators=["dealer"])
     rebuilt.rebuild(store.inputs())
@@ -181,7 +182,7 @@ def test_due_ticks_only_for_waiting_unpaused_tables_and_at_most_every_n_seconds(
     t = 1000.0
 
     def say(room: str, who: str, text: str) -> None:
-        ref.handle(Incoming(id=f"{room}{who}{text}", room=room, sender=who, text=text, time=t))
+        handle(ref, Message(id=f"{room}{who}{text}", room=room, sender=who, text=text, time=t))
 
     for room in ("!a", "!b", "!c"):
         for who, text in [("dealer", f"!grant @alice{room} 2000"),

@@ -8,10 +8,10 @@ import random
 
 import pytest
 from event_helpers import as_json as j
-from event_helpers import kinds, says
+from event_helpers import directive, handle, kinds, says, tick
 
 from referee.events import Event
-from referee.outcome import Incoming
+from referee.inputs import Message
 from referee.service import Referee
 from referee.store import Store
 
@@ -20,7 +20,7 @@ _ids = itertools.count()
 
 
 def msg(ref: Referee, sender: str, text: str, room: str = ROOM, dm: bool = False) -> list[Event]:
-    return ref.handle(Incoming(id=f"m{next(_ids)}", room=room, sender=sender, text=text, dm=dm))
+    return handle(ref, Message(id=f"m{next(_ids)}", room=room, sender=sender, text=text, dm=dm))
 
 
 @pytest.fixture
@@ -147,9 +147,9 @@ def test_rank_and_manual_penalty(ref: Referee) -> None:
 
 
 def test_input_processed_once(ref: Referee) -> None:
-    inc = Incoming(id="same", room=ROOM, sender="dealer", text="!grant @alice 1")
-    assert ref.handle(inc)
-    assert ref.handle(inc) == []
+    inc = Message(id="same", room=ROOM, sender="dealer", text="!grant @alice 1")
+    assert handle(ref, inc)
+    assert handle(ref, inc) == []
     assert ref.bank.balance("alice") == 2001
 
 
@@ -193,7 +193,7 @@ def test_deuces_bonus_area_outlives_the_table_and_a_restart(ref: Referee) -> Non
     store = Store(":memory:")
     live = Referee(moderators=["dealer"], persistence=store)
     msg(live, "dealer", "!open deuces")
-    live.directive("b1", ROOM, "bonus", {"cards": ["As", "Kd", "7h", "3c"]})
+    directive(live, "b1", ROOM, "bonus", {"cards": ["As", "Kd", "7h", "3c"]})
     msg(live, "dealer", "!close")
     assert ROOM not in live.tables
     msg(live, "dealer", "!open deuces")
@@ -212,16 +212,16 @@ def test_clock_ticks_without_messages_time_out_the_player_and_rebuild_alike() ->
     for who, text in [("dealer", "!grant @alice 2000"), ("dealer", "!grant @bob 1500"),
                       ("dealer", "!open omaha"), ("alice", "!sit"), ("bob", "!sit"),
                       ("dealer", "!deal")]:
-        live.handle(Incoming(id=f"t{who}{text}", room=ROOM, sender=who, text=text, time=1000.0))
+        handle(live, Message(id=f"t{who}{text}", room=ROOM, sender=who, text=text, time=1000.0))
     first = live.tables[ROOM].engine.to_act()
     assert first is not None
     clock = live.tables[ROOM].engine.definition.clock
-    assert live.tick("k0", ROOM, 1000.0) == []  # the clock starts at its first reading
-    reminded = live.tick("k1", ROOM, 1000.0 + clock.remind_after)
+    assert tick(live, "k0", ROOM, 1000.0) == []  # the clock starts at its first reading
+    reminded = tick(live, "k1", ROOM, 1000.0 + clock.remind_after)
     assert any(first in s for s in says(reminded))
-    timed_out = live.tick("k2", ROOM, 1000.0 + clock.act_after)
+    timed_out = tick(live, "k2", ROOM, 1000.0 + clock.act_after)
     assert next(e.to_json() for e in timed_out if e.event == "action")["player"] == first
-    assert live.tick("k2", ROOM, 5000.0) == []  # an input id applies once
+    assert tick(live, "k2", ROOM, 5000.0) == []  # an input id applies once
     rebuilt = Referee(moderators=["dealer"])
     rebuilt.rebuild(store.inputs())
     assert rebuilt.state() == live.state()
@@ -236,7 +236,7 @@ def test_auto_table_deals_by_itself_after_a_pause_and_rebuilds_alike() -> None:
     n = itertools.count()
 
     def at(t: float, who: str, text: str) -> list[Event]:
-        return live.handle(Incoming(id=f"a{next(n)}", room=ROOM, sender=who, text=text, time=t))
+        return handle(live, Message(id=f"a{next(n)}", room=ROOM, sender=who, text=text, time=t))
 
     at(0, "dealer", "!grant @alice 2000")
     at(0, "dealer", "!grant @bob 2000")
@@ -255,7 +255,7 @@ def test_auto_table_deals_by_itself_after_a_pause_and_rebuilds_alike() -> None:
     assert rebuilt.state() == live.state()
     for p in ("alice", "bob"):
         assert rebuilt.tables[ROOM].engine.holdings(p) == live.tables[ROOM].engine.holdings(p)
-    assert "auto は on か off" in says(live.handle(Incoming(
+    assert "auto は on か off" in says(handle(live, Message(
         id="other", room="!other", sender="dealer", text="!open deuces auto=maybe")))[0]
     assert "!other" not in live.tables
 

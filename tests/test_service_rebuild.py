@@ -13,9 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from event_helpers import handle
 
 from referee.adapters.transcript import read, replay, run
-from referee.outcome import Incoming
+from referee.inputs import Message
 from referee.resources import EXAMPLES
 from referee.service import Referee
 from referee.store import Store
@@ -124,7 +125,7 @@ def test_resume_warns_when_the_rebuild_does_not_reproduce_the_bank() -> None:
 
     store = Store(":memory:")
     ref = Referee(moderators=["mod"], persistence=store)
-    ref.handle(Incoming(id="1", room="r", sender="mod", text="!grant @alice 100"))
+    handle(ref, Message(id="1", room="r", sender="mod", text="!grant @alice 100"))
     assert resume(Referee(moderators=["mod"]), store) == []
     # a ledger row no input explains (e.g. written by an older version with other rules)
     store.save(Outcome(input_id="2", room="r",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from event_helpers import directive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -130,11 +131,11 @@ def _play(seed: int, n: int, stack: int, entry: int, payouts: str) -> None:
         return out.events if out is not None else []
 
     names = [f"p{i}" for i in range(n)]
-    ref.directive("d0", room, "table", {"game": "omaha", "options": {
+    directive(ref, "d0", room, "table", {"game": "omaha", "options": {
         "tournament": "on", "limit": "no", "stack": str(stack), "entry": str(entry),
         "level_hands": "3", "payouts": payouts}})
     for i, name in enumerate(names):
-        ref.directive(f"b{i}", room, "bank", {"name": name, "points": entry + rng.randint(0, 50)})
+        directive(ref, f"b{i}", room, "bank", {"name": name, "points": entry + rng.randint(0, 50)})
         msg(name, "!sit")
     engine = ref.tables[room].engine
     ends: list[Any] = []
@@ -145,7 +146,7 @@ def _play(seed: int, n: int, stack: int, entry: int, payouts: str) -> None:
         rng.shuffle(deck)
         seated = list(engine.stacks())
         hands = {p: [card_str(deck.pop()) for _ in range(4)] for p in seated}
-        events = ref.directive(f"deal{hand}", room, "deal",
+        events = directive(ref, f"deal{hand}", room, "deal",
                                {"hands": hands, "board": [card_str(deck.pop()) for _ in range(5)]})
         while engine.in_hand:
             who = engine.to_act()

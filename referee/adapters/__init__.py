@@ -63,7 +63,7 @@ def resume(referee: Referee, store: ResumableStore) -> list[str]:
     if counted.n and fresh:
         store.put_snapshot(*referee.snapshot())
     saved = {p: b for p, b in store.balances().items() if b}
-    now = {p: b for p, b in referee.bank.balances().items() if b}
+    now = {p: b for p, b in referee.balances().items() if b}
     for p in sorted(set(saved) | set(now)):
         if saved.get(p, 0) != now.get(p, 0):
             warnings.append(

@@ -24,7 +24,7 @@ def due_ticks(referee: Referee, now: float, last: dict[str, float], every: float
     ticked by the timer in the last ``every`` seconds (``last``: room -> time of its last timer
     tick, kept by the caller). ``rooms`` limits it to the rooms this adapter serves."""
     out = []
-    for room in sorted(referee.tables):
+    for room in referee.rooms():
         if rooms is not None and room not in rooms:
             continue
         if not referee.wants_tick(room):

@@ -26,9 +26,11 @@ and terminal adapters. What it adds is delivery on a network with no message ids
   jitter; a silent connection is detected by PING; capabilities and SASL at registration.
 
 This module is the bot itself: what an IRC event becomes (an input of the service, routed by
-:mod:`referee.routing` when it is private), the action clock and back-ups; the identity flow
-(``!pass``, WHOIS, held private lines) is :mod:`referee.adapters.irc_proofs`. The names the
-CLI and the tests import from here stay importable from here.
+:mod:`referee.routing` when it is private), the action clock and back-ups. It owns its parts
+rather than inheriting them: the session (:mod:`irc_base`), the link (:mod:`irc_connection`),
+the identity book and its proofs (``!pass``, WHOIS: :mod:`irc_proofs`) and the outbox
+(:mod:`irc_delivery`, which holds private lines until their player is proven). The names the
+CLI imports from here stay importable from here.
 """
 
 from __future__ import annotations
@@ -44,16 +46,14 @@ from typing import TYPE_CHECKING, Any
 
 from referee.adapters.clock import due_ticks
 from referee.adapters.config import ConfigError as ConfigError
+from referee.adapters.irc_base import Session
 from referee.adapters.irc_base import casefold as casefold
-from referee.adapters.irc_base import command_body
 from referee.adapters.irc_config import IrcConfig as IrcConfig
 from referee.adapters.irc_config import load_config as load_config
-from referee.adapters.irc_connection import Connection
-from referee.adapters.irc_delivery import Delivery, Line
-from referee.adapters.irc_delivery import text_budget as text_budget
-from referee.adapters.irc_identity import Book, Whois, pass_args
+from referee.adapters.irc_connection import Link
+from referee.adapters.irc_delivery import Outbox
+from referee.adapters.irc_identity import Book, pass_args
 from referee.adapters.irc_proofs import Proofs
-from referee.adapters.outbox import Pacer
 from referee.commands import command_name, moderator_only
 from referee.inputs import Message, Tick
 from referee.lang.catalog import text as msg
@@ -65,8 +65,8 @@ if TYPE_CHECKING:
     from referee.store import Store
 
 __all__ = [
-    "ConfigError", "IrcBot", "IrcConfig", "Whois", "casefold", "is_moderator_command",
-    "load_config", "run", "serve", "strip_formatting", "text_budget",
+    "ConfigError", "IrcBot", "IrcConfig", "casefold", "is_moderator_command", "load_config",
+    "run", "serve", "strip_formatting",
 ]
 
 log = logging.getLogger("referee.irc")
@@ -86,14 +86,15 @@ def strip_formatting(text: str) -> str:
 def is_moderator_command(text: str) -> bool:
     """Whether a message asks for moderator power (a moderator command, or a look at somebody
     else's bank or penalties): the command registry's rule, asked, not re-derived here."""
-    body = command_body(text)
-    return body is not None and moderator_only(body.split())
+    return moderator_only(read_command(text))
 
 
 # --- the bot ------------------------------------------------------------------------------
 
-class IrcBot(Connection, Proofs, Delivery):
-    """One connection: IRC events → service pipeline → paced outbox → IRC."""
+class IrcBot:
+    """One connection: IRC events → service pipeline → paced outbox → IRC. It owns its parts:
+    the session (who the bot is on the server now), the link (the connection), the identity
+    book and its proofs, and the outbox."""
 
     def __init__(self, config: IrcConfig, referee: Referee | None = None,
                  store: Store | None = None) -> None:
@@ -115,154 +116,152 @@ class IrcBot(Connection, Proofs, Delivery):
         self.referee = referee
         from referee.store.integrity import Backups
 
-        self.book = Book(store.identities(), self.fold, self._known_names)
+        self.session = Session(config)
+        self.stopping = self.session.stopping
+        self.book = Book(store.identities(), self.session.fold, self._known_names)
+        self.link = Link(self.session, self._connection_lost, self._drain)
+        self.outbox = Outbox(self.session, self.book, self.link.privmsg)
+        self.proofs = Proofs(self.session, self.book, self.outbox, referee, self.link.whois)
         self.backups = Backups(config.database, config.backup_dir, config.backup_every,
                                config.backup_keep)
         self.run_id = uuid.uuid4().hex[:12]
         self.seq = 0
-        self.pacer = Pacer(interval=config.interval, burst=config.burst)
-        self.outbox: list[Line] = []
-        self.stopping = asyncio.Event()
-        self._changed = asyncio.Event()
-        self._inbox: asyncio.Queue[Any] = asyncio.Queue()
-        self.conn: Any = None
-        self.reactor: Any = None
-        # per connection
-        self.registered = False
-        self.nickname = config.nick
-        self.userhost: str | None = None
-        self.casemapping = "rfc1459"
-        self.joined: set[str] = set()  # folded channel names
-        self.held: dict[str, list[str]] = {}  # player -> private lines waiting for their proof
-        self.dropped: dict[str, int] = {}  # player -> replies dropped in a flood
-        self.served: dict[str, float] = {}  # player -> when a reply last went to them
-        self.caps: set[str] = set()  # IRCv3 capabilities the server acknowledged
-        self._whois: dict[str, asyncio.Future[Whois]] = {}
-        self._whois_partial: dict[str, Whois] = {}
-        self._unproven: dict[str, float] = {}  # folded nick -> looked up, not proven, until
-        self._hinted: dict[str, float] = {}  # folded nick -> when told how to prove themselves
-        self._last_rx = 0.0
-        self._lost: asyncio.Event = asyncio.Event()
-        self._was_connected = False
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
-        self._whox = False  # the server answers WHO with chosen fields (ISUPPORT WHOX)
-        self._cap_ls: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
-        # counters for operators and tests
-        self.sasl_ok = False
-        self.connects = 0
-        self.sent_lines = 0
 
-    # --- names (fold and _room: IrcParts) ---------------------------------------------------
+    async def run(self) -> None:
+        """Connect, serve, reconnect with backoff until :attr:`stopping` is set."""
+        # never online on a damaged database (CorruptDatabase, one line)
+        await asyncio.to_thread(self.store.verify)
+        tasks = [asyncio.create_task(self._worker()), asyncio.create_task(self.outbox.run()),
+                 asyncio.create_task(self._clock())]
+        try:
+            await self.link.keep_connected()
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    def _connection_lost(self) -> None:
+        self.proofs.lost()
+
+    async def _drain(self, timeout: float) -> None:
+        await self.outbox.drain(timeout)
+
+    # --- names ----------------------------------------------------------------------------
     def _known_names(self) -> list[str]:
         names: set[str] = set(self.referee.moderators)
-        for room in list(self.referee.tables):
+        for room in self.referee.rooms():
             names |= self.referee.seated_names(room)
         return sorted(names)
 
-    # --- inbound (raw events are queued by Connection._on_event) -----------------------------
+    # --- inbound (raw events are queued by the link) -------------------------------------------
     async def _worker(self) -> None:
         """Events one at a time, in arrival order (a WHOIS may pause the line behind it)."""
         while True:
-            event = await self._inbox.get()
+            event = await self.link.inbox.get()
             try:
                 await self._dispatch(event)
             except Exception:  # one bad event must not end the table for everyone
                 log.exception("error handling %s", getattr(event, "type", event))
 
     async def _dispatch(self, ev: Any) -> None:
+        session = self.session
         t = str(ev.type)
         src = ev.source
         nick = getattr(src, "nick", None) or str(src or "")
         if t == "cap":
-            self._on_cap(ev)
+            self.link.on_cap(ev)
         elif t in ("authenticate", "saslsuccess", "saslfail", "sasltoolong", "saslaborted",
                    "saslalready", "nicklocked"):
-            self._on_sasl(t, ev)
+            self.link.on_sasl(t, ev)
         elif t == "welcome":
-            self.registered = True
-            self.nickname = str(ev.target or self.nickname)
-            self.conn.join(",".join(self.config.channels))
-            log.info("registered as %s; joining %s (capabilities: %s)", self.nickname,
-                     ", ".join(self.config.channels), " ".join(sorted(self.caps)) or "none")
-            self._changed.set()
-            if not self._accounts():
-                task = asyncio.create_task(self._revalidate())
+            session.registered = True
+            session.nickname = str(ev.target or session.nickname)
+            self.link.conn.join(",".join(self.config.channels))
+            log.info("registered as %s; joining %s (capabilities: %s)", session.nickname,
+                     ", ".join(self.config.channels), " ".join(sorted(session.caps)) or "none")
+            self.outbox.wake()
+            if not session.accounts():
+                task = asyncio.create_task(self.proofs.revalidate())
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
         elif t == "featurelist":
-            cm = getattr(self.conn.features, "casemapping", None)
+            cm = getattr(self.link.conn.features, "casemapping", None)
             if isinstance(cm, str):
-                self.casemapping = cm.lower()
+                session.casemapping = cm.lower()
             if any(str(a).upper() == "WHOX" for a in ev.arguments or ()):
-                self._whox = True
+                session.whox = True
         elif t in ("nicknameinuse", "erroneusnickname", "unavailresource", "nickcollision"):
-            if not self.registered:
-                self.nickname = _next_nick(self.nickname, self.config.nick)
-                self.conn.nick(self.nickname)
+            if not session.registered:
+                session.nickname = _next_nick(session.nickname, self.config.nick)
+                self.link.conn.nick(session.nickname)
         elif t == "join":
             channel = str(ev.target)
-            if self.fold(nick) == self.fold(self.nickname):
-                self.joined.add(self.fold(channel))
+            if session.fold(nick) == session.fold(session.nickname):
+                session.joined.add(session.fold(channel))
                 host = getattr(src, "userhost", None)
                 if host:
-                    self.userhost = str(host)
+                    session.userhost = str(host)
                 log.info("joined %s", channel)
-                if "account-tag" in self.caps and self._whox and self._accounts():
-                    self.conn.send_raw(f"WHO {channel} %tna,{_WHOX_TOKEN}")  # who is logged in
+                if "account-tag" in session.caps and session.whox and session.accounts():
+                    self.link.conn.send_raw(f"WHO {channel} %tna,{_WHOX_TOKEN}")  # who is logged in
                 await self._rejoined(channel)
-                self._changed.set()
+                self.outbox.wake()
             else:
-                if "extended-join" in self.caps and ev.arguments and self._accounts():
+                if "extended-join" in session.caps and ev.arguments and session.accounts():
                     self.book.set_account(nick, str(ev.arguments[0]))
-                ident = self.identity(nick)
+                ident = self.proofs.identity(nick)
                 if ident is not None:
-                    self._release_held(ident)
+                    self.outbox.release_held(ident)
         elif t in ("part", "kick"):
             who = str(ev.arguments[0]) if t == "kick" and ev.arguments else nick
-            if self.fold(who) == self.fold(self.nickname):
-                self.joined.discard(self.fold(str(ev.target)))
+            if session.fold(who) == session.fold(session.nickname):
+                session.joined.discard(session.fold(str(ev.target)))
                 log.warning("left %s (%s); rejoining", ev.target, t)
-                await self._sleep(2.0)
-                if self.registered:
-                    self.conn.join(str(ev.target))
+                await session.sleep(2.0)
+                if session.registered:
+                    self.link.conn.join(str(ev.target))
         elif t == "quit":
-            self._gone(nick)
+            self.proofs.gone(nick)
         elif t == "nick":
             new = str(ev.target)
-            if self.fold(nick) == self.fold(self.nickname):
-                self.nickname = new
+            if session.fold(nick) == session.fold(session.nickname):
+                session.nickname = new
             else:
-                self._renamed(nick, new)
-        elif t == "account" and "account-notify" in self.caps and self._accounts():
+                self.proofs.renamed(nick, new)
+        elif t == "account" and "account-notify" in session.caps and session.accounts():
             self.book.set_account(nick, str(ev.target or "*"))  # logged in or out (*)
-            ident = self.identity(nick)
+            ident = self.proofs.identity(nick)
             if ident is not None:
-                self._release_held(ident)
+                self.outbox.release_held(ident)
         elif t == "whospcrpl":  # WHOX: <token> <nick> <account>
             args = [str(a) for a in ev.arguments]
-            if len(args) >= 3 and args[0] == _WHOX_TOKEN and self._accounts():
+            if len(args) >= 3 and args[0] == _WHOX_TOKEN and session.accounts():
                 self.book.set_account(args[1], args[2])
-                ident = self.identity(args[1])
+                ident = self.proofs.identity(args[1])
                 if ident is not None:
-                    self._release_held(ident)
+                    self.outbox.release_held(ident)
         elif t in ("pubmsg", "privmsg"):
-            if nick and self.fold(nick) != self.fold(self.nickname):
+            if nick and session.fold(nick) != session.fold(session.nickname):
                 await self._on_message(nick, str(ev.target), str(ev.arguments[0]),
                                        t == "privmsg", _account_tag(ev))
         elif t == "disconnect":
-            self._connection_lost()
+            self.link.connection_lost()
 
     async def _rejoined(self, channel: str) -> None:
         """After a reconnect: tell a channel whose hand is running that the bot was away."""
-        if self.connects <= 1:
+        if self.session.connects <= 1:
             return
-        table = self.referee.tables.get(self._room(channel))
-        if table is not None and table.engine.in_hand:
-            self.send(channel, msg("irc.reconnected"))
+        table = self.referee.table_view(self.session.room(channel))
+        if table is not None and table.in_hand:
+            self.outbox.send(channel, msg("irc.reconnected"))
 
     async def _on_message(self, nick: str, target: str, raw: str, private: bool,
                           account: str | None = None) -> None:
+        session = self.session
         text = strip_formatting(raw).strip()
         if not text:
             return
@@ -270,20 +269,20 @@ class IrcBot(Connection, Proofs, Delivery):
         args = pass_args(text)
         if args is not None:  # a secret: checked here, never given to the referee (or stored)
             if private:
-                await self._on_pass(nick, args)
+                await self.proofs.on_pass(nick, args)
             else:
-                await self._shown_secret(nick, target, args)
+                await self.proofs.shown_secret(nick, target, args)
             return
-        ident = await self._sender_of(nick, account)
+        ident = await self.proofs.sender_of(nick, account)
         if ident is None:
-            key, now = self.fold(nick), time.monotonic()
-            last = self._hinted.get(key)
+            key, now = session.fold(nick), time.monotonic()
+            last = self.proofs.hinted.get(key)
             # once for chat, again for a command -- but never more than one per 5 s per nick:
             # a stranger's flood must not fill the outbox ahead of the table's lines
-            if last is None or (command_body(text) is not None and now - last >= 5):
-                self._hinted[key] = now
-                self.send(nick, msg("irc.login_first" if self._accounts() else "irc.prove_first",
-                                    nick=nick, bot=self.nickname))
+            if last is None or (read_command(text) is not None and now - last >= 5):
+                self.proofs.hinted[key] = now
+                key_text = "irc.login_first" if session.accounts() else "irc.prove_first"
+                self.outbox.send(nick, msg(key_text, nick=nick, bot=session.nickname))
             if not private:
                 self._unproven_chat(nick, target, text)
             return
@@ -291,27 +290,26 @@ class IrcBot(Connection, Proofs, Delivery):
             # the one rule for every adapter (referee.routing): the table the message names
             # (#channel) or the one the sender sits at; else no table, and the service says so
             route = private_route(self.referee, ident, text,
-                                  {c: self._room(c) for c in self.config.channels})
+                                  {c: session.room(c) for c in self.config.channels})
             room, text = route.room or f"irc-private:{ident}", route.text
         else:
-            room = self._room(target)
+            room = session.room(target)
         if (self.config.require_identified and self.referee.is_moderator(ident)
-                and is_moderator_command(text) and self._proof(ident) != "account"):
-            self.send(reply, msg("irc.moderator_needs_account", nick=nick))
+                and is_moderator_command(text) and self.proofs.proof(ident) != "account"):
+            self.outbox.send(reply, msg("irc.moderator_needs_account", nick=nick))
             return
         unclaimed = self._unclaimed_grant(ident, text)
         if unclaimed is not None:
-            self.send(reply, msg("irc.grant_unclaimed", nick=nick, name=unclaimed,
-                                 bot=self.nickname))
+            self.outbox.send(reply, msg("irc.grant_unclaimed", nick=nick, name=unclaimed,
+                                 bot=session.nickname))
             return
         self.seq += 1
-        had_table = room in self.referee.tables
         out = self.referee.process(Message(f"irc:{self.run_id}:{self.seq}", room, ident, text,
                                            time.time(), private))
         if out is None:
             return
-        self._deliver(out.events, room, nick, ident)
-        if had_table and room not in self.referee.tables:
+        self.outbox.deliver(out.events, room, nick, ident)
+        if out.closed:
             self._backup("!close")  # a table closed: its results are the record to keep
 
     def _unclaimed_grant(self, ident: str, text: str) -> str | None:
@@ -332,10 +330,10 @@ class IrcBot(Connection, Proofs, Delivery):
                 return None  # taking points away gives nobody anything
         except ValueError:
             return None  # the referee explains a bad amount
-        key = self.fold(target)
-        if any(self.fold(n) == key for n in self._known_names()):
+        key = self.session.fold(target)
+        if any(self.session.fold(n) == key for n in self._known_names()):
             return None
-        if self._accounts():
+        if self.session.accounts():
             return None if self.book.nick_of(target) is not None else target
         return None if self.book.ids.has_secret(key) else target
 
@@ -344,19 +342,14 @@ class IrcBot(Connection, Proofs, Delivery):
         or not, may reveal anything" (docs/rules.md): a leak or interference is flagged -- under a
         name no nick or account can have (``nick?``), so it never acts on anyone's seat, bank or
         moderator power. Commands (「着席」 …) are not passed on: an unproven name sits nowhere."""
-        room = self._room(channel)
-        table = self.referee.tables.get(room)
-        if table is None or command_body(text) is not None:
-            return
-        from referee.parse import parse
-
-        if parse(text, table.game).kind == "command":
+        room = self.session.room(channel)
+        if not self.referee.has_table(room) or read_command(text) is not None:
             return
         self.seq += 1
         out = self.referee.process(Message(f"irc:{self.run_id}:{self.seq}", room,
                                            f"{nick}{UNPROVEN_MARK}", text, time.time()))
         if out is not None:
-            self._deliver(out.events, room, None)
+            self.outbox.deliver(out.events, room, None)
 
     def _backup(self, why: str) -> None:
         try:
@@ -371,16 +364,18 @@ class IrcBot(Connection, Proofs, Delivery):
         """Tick the tables of our channels that wait on someone (see referee.adapters.clock);
         the rooms ticked. Only while registered: players cut off from the server cannot act,
         so their clock must not run them out."""
-        if not self.registered:
+        if not self.session.registered:
             return []
-        rooms = {self._room(c) for c in self.config.channels}
+        rooms = {self.session.room(c) for c in self.config.channels}
         due = due_ticks(self.referee, now, self._ticked, self.config.tick_every, rooms)
         for room in due:
             self._ticked[room] = now
             self.seq += 1
             out = self.referee.process(Tick(f"irc:{self.run_id}:{self.seq}", room, now))
             if out is not None:
-                self._deliver(out.events, room, None)
+                self.outbox.deliver(out.events, room, None)
+                if out.closed:  # a closing table's last hand timed out
+                    self._backup("!close")
         return due
 
     async def _clock(self) -> None:
@@ -391,7 +386,7 @@ class IrcBot(Connection, Proofs, Delivery):
                 log.exception("clock tick failed")
             if self.backups.due():
                 await asyncio.to_thread(self._backup, "interval")
-            await self._sleep(1.0)
+            await self.session.sleep(1.0)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

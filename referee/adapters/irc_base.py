@@ -1,28 +1,20 @@
-"""What the IRC bot's modules share: the state of one bot connection, declared once.
+"""What every part of the IRC bot reads of one connection: the :class:`Session` -- who the bot
+is on the server now (registered, nick, the prefix the server relays, the channels joined, the
+capabilities acknowledged) and how the server compares names (CASEMAPPING).
 
-:class:`referee.adapters.irc.IrcBot` is put together from mixins -- the connection and its
-capabilities (:mod:`irc_connection`), the identity flow (:mod:`irc_proofs`), delivery under
-flood control (:mod:`irc_delivery`), and the bot itself (messages, the clock: :mod:`irc`).
-Each works on the same attributes; :class:`IrcParts` declares them (and the methods one part
-calls in another) so every part is type-checked on its own. The method stubs here come last
-in the bot's MRO, so the part that implements one always wins (tests/test_adapter_shape.py
-checks it).
+The bot (:class:`referee.adapters.irc.IrcBot`) owns one and hands it to its parts -- the link
+(:mod:`irc_connection`), the identity flow (:mod:`irc_proofs`) and the outbox
+(:mod:`irc_delivery`) -- which each own the rest of their state themselves.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
-
-from referee.lang.reader import read_command
+import contextlib
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from referee.adapters.irc_config import IrcConfig
-    from referee.adapters.irc_delivery import Line
-    from referee.adapters.irc_identity import Book, Whois
-    from referee.adapters.outbox import Pacer
-    from referee.service import Referee
-    from referee.store import Store
 
 
 def casefold(name: str, casemapping: str = "rfc1459") -> str:
@@ -37,76 +29,47 @@ def casefold(name: str, casemapping: str = "rfc1459") -> str:
     return s
 
 
-def command_body(text: str) -> str | None:
-    """The text after the mark of a command (NFKC: any width, no invisible characters; the
-    one reader, :func:`referee.lang.reader.read_command`), None if it is none."""
-    cmd = read_command(text)
-    return None if cmd is None else cmd.body
+class Session:
+    """The bot's standing on the server, shared by its parts (see the module docstring)."""
 
-
-class IrcParts:
-    """The attributes of one bot (set by ``IrcBot.__init__``) and the parts' cross calls."""
-
-    config: IrcConfig
-    referee: Referee
-    store: Store
-    book: Book
-    stopping: asyncio.Event
-    conn: Any  # jaraco/irc's connection (untyped)
-    reactor: Any
-    # per connection
-    registered: bool
-    nickname: str
-    userhost: str | None
-    casemapping: str
-    joined: set[str]  # folded channel names
-    caps: set[str]  # IRCv3 capabilities the server acknowledged
-    connects: int
-    sasl_ok: bool
-    _cap_ls: set[str]
-    _whox: bool  # the server answers WHO with chosen fields (ISUPPORT WHOX)
-    _last_rx: float
-    _lost: asyncio.Event
-    _inbox: asyncio.Queue[Any]
-    _whois: dict[str, asyncio.Future[Whois]]
-    _whois_partial: dict[str, Whois]
-    _unproven: dict[str, float]  # folded nick -> looked up, not proven, until
-    _hinted: dict[str, float]  # folded nick -> when told how to prove themselves
-    # delivery
-    pacer: Pacer
-    outbox: list[Line]
-    held: dict[str, list[str]]  # player -> private lines waiting for their proof
-    dropped: dict[str, int]  # player -> replies dropped (a flood), told once theirs are out
-    served: dict[str, float]  # player (or nick) -> when a reply last went to them
-    sent_lines: int
-    _changed: asyncio.Event
+    def __init__(self, config: IrcConfig) -> None:
+        self.config = config
+        self.stopping = asyncio.Event()
+        self.registered = False
+        self.nickname = config.nick
+        self.userhost: str | None = None  # our prefix as the server relays it (our JOIN's echo)
+        self.casemapping = "rfc1459"
+        self.joined: set[str] = set()  # folded channel names
+        self.caps: set[str] = set()  # IRCv3 capabilities the server acknowledged
+        self.cap_ls: set[str] = set()  # … and the ones it offered
+        self.whox = False  # the server answers WHO with chosen fields (ISUPPORT WHOX)
+        self.connects = 0
+        self.sasl_ok = False
 
     def fold(self, name: str) -> str:
         """``name`` as the server compares names (its CASEMAPPING)."""
         return casefold(name, self.casemapping)
 
-    def _room(self, channel: str) -> str:
+    def room(self, channel: str) -> str:
         """The referee's room of a channel: its folded name."""
         return self.fold(channel)
 
-    # implemented by the other parts
-    def send(self, target: str, text: str, identity: str | None = None) -> None:
-        raise NotImplementedError
+    def accounts(self) -> bool:
+        """Whether players are their services accounts here (else they prove with secrets):
+        configured, or (``auto``) the server offers account tags or SASL."""
+        mode = self.config.identity
+        if mode != "auto":
+            return mode == "accounts"
+        return "account-tag" in self.caps or "sasl" in self.cap_ls
 
-    def _release_held(self, identity: str) -> None:
-        raise NotImplementedError
+    def lost(self) -> None:
+        """The connection ended: nothing of it holds for the next one."""
+        self.registered = False
+        self.joined.clear()
+        self.caps.clear()
+        self.whox = False
 
-    async def _whois_of(self, nick: str) -> Whois:
-        raise NotImplementedError
-
-    async def _sender(self) -> None:
-        raise NotImplementedError
-
-    async def _drain(self, timeout: float) -> None:
-        raise NotImplementedError
-
-    async def _worker(self) -> None:
-        raise NotImplementedError
-
-    async def _clock(self) -> None:
-        raise NotImplementedError
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds``, or less if the bot is stopping."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), seconds)

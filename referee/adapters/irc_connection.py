@@ -20,9 +20,10 @@ import logging
 import random
 import ssl
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from referee.adapters.irc_base import IrcParts
+from referee.adapters.irc_base import Session
 from referee.adapters.irc_identity import Whois
 
 log = logging.getLogger("referee.irc")
@@ -30,8 +31,30 @@ log = logging.getLogger("referee.irc")
 _WANTED_CAPS = frozenset({"account-tag", "account-notify", "extended-join"})
 
 
-class Connection(IrcParts):
-    """The connection part of :class:`referee.adapters.irc.IrcBot`."""
+class Link:
+    """The bot's connection to the server (see the module docstring): it owns jaraco/irc's
+    connection, the inbox of events for the bot's worker and the WHOIS requests in flight.
+    ``lost`` is called when a connection ends, ``drain`` before a deliberate disconnect."""
+
+    def __init__(self, session: Session, lost: Callable[[], None],
+                 drain: Callable[[float], Awaitable[None]]) -> None:
+        self.session = session
+        self.config = session.config
+        self._on_lost = lost
+        self._drain = drain
+        self.conn: Any = None  # jaraco/irc's connection (untyped)
+        self.reactor: Any = None
+        self.inbox: asyncio.Queue[Any] = asyncio.Queue()
+        self._whois: dict[str, asyncio.Future[Whois]] = {}
+        self._whois_partial: dict[str, Whois] = {}
+        self._last_rx = 0.0
+        self._lost = asyncio.Event()
+
+    def fold(self, name: str) -> str:
+        return self.session.fold(name)
+
+    def privmsg(self, target: str, text: str) -> None:
+        self.conn.privmsg(target, text)
 
     def _on_event(self, conn: Any, event: Any) -> None:
         """jaraco/irc calls this for every event (from data_received): note it, hand it on."""
@@ -44,9 +67,9 @@ class Connection(IrcParts):
             # answered here, not queued: the worker may be the one waiting for this reply
             self._on_whois(etype, event)
             return
-        self._inbox.put_nowait(event)
+        self.inbox.put_nowait(event)
 
-    def _on_cap(self, ev: Any) -> None:
+    def on_cap(self, ev: Any) -> None:
         """CAP negotiation, before registration (see _connect): ask for the account
         capabilities the server offers, then end it in every case."""
         args = [str(a) for a in ev.arguments]
@@ -54,12 +77,12 @@ class Connection(IrcParts):
             return
         sub = args[0].upper()
         if sub == "LS":
-            self._cap_ls.update(c.split("=", 1)[0] for c in args[-1].split())
+            self.session.cap_ls.update(c.split("=", 1)[0] for c in args[-1].split())
             if len(args) >= 3 and args[1] == "*":
                 return  # more LS lines follow
-            wanted = set(_WANTED_CAPS & self._cap_ls)
+            wanted = set(_WANTED_CAPS & self.session.cap_ls)
             if self.config.sasl_username:
-                if "sasl" in self._cap_ls:
+                if "sasl" in self.session.cap_ls:
                     wanted.add("sasl")
                 else:
                     log.error("the server offers no SASL: the bot is not logged in as %s",
@@ -69,15 +92,15 @@ class Connection(IrcParts):
             else:
                 self.conn.cap("END")
         elif sub == "ACK":
-            self.caps.update(c.lstrip("-=~") for c in args[-1].split())
-            if "sasl" in self.caps and self.config.sasl_username:
+            self.session.caps.update(c.lstrip("-=~") for c in args[-1].split())
+            if "sasl" in self.session.caps and self.config.sasl_username:
                 self.conn.send_raw("AUTHENTICATE PLAIN")  # CAP END once it is decided
             else:
                 self.conn.cap("END")
         elif sub == "NAK":
             self.conn.cap("END")
 
-    def _on_sasl(self, t: str, ev: Any) -> None:
+    def on_sasl(self, t: str, ev: Any) -> None:
         """SASL PLAIN for the bot's own account: its nick cannot be taken for the bot's."""
         if t == "authenticate" and str(ev.target) == "+":
             user = self.config.sasl_username or ""
@@ -90,30 +113,26 @@ class Connection(IrcParts):
                 self.conn.send_raw(f"AUTHENTICATE {chunk}")
         elif t == "saslsuccess":
             log.info("logged in to services as %s (SASL)", self.config.sasl_username)
-            self.sasl_ok = True
+            self.session.sasl_ok = True
             self.conn.cap("END")
         elif t in ("saslfail", "sasltoolong", "saslaborted", "saslalready", "nicklocked"):
             log.error("SASL login as %s failed (%s); continuing without it",
                       self.config.sasl_username, t)
             self.conn.cap("END")
 
-    def _connection_lost(self) -> None:
-        if self.registered or self.conn is not None:
+    def connection_lost(self) -> None:
+        """The connection ended (a ``disconnect`` event, or we dropped it)."""
+        if self.session.registered or self.conn is not None:
             log.warning("disconnected from %s", self.config.server)
-        self.registered = False
-        self.joined.clear()
-        self.book.lost()
-        self.caps.clear()
-        self._whox = False
-        self._unproven.clear()
-        self._hinted.clear()
+        self.session.lost()
+        self._on_lost()
         for fut in self._whois.values():
             if not fut.done():
                 fut.set_result(Whois(nick=""))
         self._whois.clear()
         self._lost.set()
 
-    async def _whois_of(self, nick: str) -> Whois:
+    async def whois(self, nick: str) -> Whois:
         """WHOIS ``nick`` (one request in flight per nick); an empty answer after 10 s."""
         key = self.fold(nick)
         fut = self._whois.get(key)
@@ -194,52 +213,40 @@ class Connection(IrcParts):
         if ctx is not None:
             kwargs = {"ssl": ctx, "server_hostname": self.config.server}
         self._lost.clear()
-        self._cap_ls = set()
-        self.nickname = self.config.nick
-        self.userhost = None
+        self.session.cap_ls = set()
+        self.session.nickname = self.config.nick
+        self.session.userhost = None
         await asyncio.wait_for(self.conn.connect(
             self.config.server, self.config.effective_port, self.config.nick,
             password=self.config.password, username=self.config.username,
             ircname=self.config.realname, connect_factory=irc.connection.AioFactory(**kwargs),
         ), 30.0)
-        self.connects += 1
+        self.session.connects += 1
         self._last_rx = time.monotonic()
 
-    async def run(self) -> None:
-        """Connect, serve, reconnect with backoff until :attr:`stopping` is set."""
-        # never online on a damaged database (CorruptDatabase, one line)
-        await asyncio.to_thread(self.store.verify)
-        worker = asyncio.create_task(self._worker())
-        sender = asyncio.create_task(self._sender())
-        clock = asyncio.create_task(self._clock())
+    async def keep_connected(self) -> None:
+        """Connect, serve, reconnect with backoff until the bot is stopping."""
+        session = self.session
         backoff = 1.0
-        try:
-            while not self.stopping.is_set():
-                try:
-                    await self._connect()
-                except (OSError, TimeoutError, ssl.SSLError) as e:
-                    delay = backoff * random.uniform(0.5, 1.0)
-                    log.warning("cannot connect to %s:%d (%r); retrying in %.1fs",
-                                self.config.server, self.config.effective_port, e, delay)
-                    await self._sleep(delay)
-                    backoff = min(backoff * 2, self.config.max_backoff)
-                    continue
-                log.info("connected to %s:%d", self.config.server, self.config.effective_port)
-                served = await self._serve_connection()
-                if served > 30:
-                    backoff = 1.0  # it was a good connection: start the backoff over
-                if not self.stopping.is_set():
-                    delay = min(backoff, self.config.max_backoff) * random.uniform(0.5, 1.0)
-                    log.info("reconnecting in %.1fs", delay)
-                    await self._sleep(delay)
-                    backoff = min(backoff * 2, self.config.max_backoff)
-        finally:
-            worker.cancel()
-            sender.cancel()
-            clock.cancel()
-            for task in (worker, sender, clock):
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        while not session.stopping.is_set():
+            try:
+                await self._connect()
+            except (OSError, TimeoutError, ssl.SSLError) as e:
+                delay = backoff * random.uniform(0.5, 1.0)
+                log.warning("cannot connect to %s:%d (%r); retrying in %.1fs",
+                            self.config.server, self.config.effective_port, e, delay)
+                await session.sleep(delay)
+                backoff = min(backoff * 2, self.config.max_backoff)
+                continue
+            log.info("connected to %s:%d", self.config.server, self.config.effective_port)
+            served = await self._serve_connection()
+            if served > 30:
+                backoff = 1.0  # it was a good connection: start the backoff over
+            if not session.stopping.is_set():
+                delay = min(backoff, self.config.max_backoff) * random.uniform(0.5, 1.0)
+                log.info("reconnecting in %.1fs", delay)
+                await session.sleep(delay)
+                backoff = min(backoff * 2, self.config.max_backoff)
 
     async def _serve_connection(self) -> float:
         """Until the connection is lost (or we stop): PING after silence, drop it if dead.
@@ -247,7 +254,7 @@ class Connection(IrcParts):
         start = time.monotonic()
         pinged = False
         regain = start
-        while not self.stopping.is_set() and not self._lost.is_set():
+        while not self.session.stopping.is_set() and not self._lost.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._lost.wait(), 1.0)
             if self._lost.is_set():
@@ -264,22 +271,17 @@ class Connection(IrcParts):
                 pinged = True
             elif quiet <= self.config.ping_interval:
                 pinged = False
-            if (self.registered and self.nickname != self.config.nick
+            if (self.session.registered and self.session.nickname != self.config.nick
                     and time.monotonic() - regain > 60):
                 regain = time.monotonic()
                 with contextlib.suppress(Exception):
                     self.conn.nick(self.config.nick)  # take our nick back once it is free
-        if self.stopping.is_set():
+        if self.session.stopping.is_set():
             with contextlib.suppress(Exception):
                 await self._drain(5.0)
                 self.conn.disconnect("referee stopping")
         # Let the worker see the disconnect before we reconnect.
         await asyncio.sleep(0)
         if not self._lost.is_set():
-            self._connection_lost()
+            self.connection_lost()
         return time.monotonic() - start
-
-    async def _sleep(self, seconds: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.stopping.wait(), seconds)
-

@@ -21,13 +21,17 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from referee.adapters.irc_base import IrcParts
-from referee.adapters.outbox import byte_len, split_text
+from referee.adapters.irc_base import Session
+from referee.adapters.outbox import Pacer, byte_len, split_text
 from referee.events import Event, Say
 from referee.lang.catalog import text as msg
+
+if TYPE_CHECKING:
+    from referee.adapters.irc_identity import Book
 
 log = logging.getLogger("referee.irc")
 
@@ -61,8 +65,30 @@ class Line:
         return fold(self.target) if self.target else f"\0{self.identity}"
 
 
-class Delivery(IrcParts):
-    """The sending part of :class:`referee.adapters.irc.IrcBot`."""
+class Outbox:
+    """The IRC bot's outbox (see the module docstring): it owns the queued lines, the private
+    lines held for players not proven now, the pacing and who was served when. ``write`` puts
+    one line on the connection (PRIVMSG)."""
+
+    def __init__(self, session: Session, book: Book, write: Callable[[str, str], None]) -> None:
+        config = session.config
+        self.session = session
+        self.book = book
+        self.write = write
+        self.pacer = Pacer(interval=config.interval, burst=config.burst)
+        self.lines: list[Line] = []
+        self.held: dict[str, list[str]] = {}  # player -> private lines waiting for their proof
+        self.dropped: dict[str, int] = {}  # player -> replies dropped in a flood
+        self.served: dict[str, float] = {}  # player -> when a reply last went to them
+        self.sent_lines = 0
+        self.changed = asyncio.Event()
+
+    def fold(self, name: str) -> str:
+        return self.session.fold(name)
+
+    def wake(self) -> None:
+        """Something changed that may let a waiting line go (registered, joined, proven)."""
+        self.changed.set()
 
     def send(self, target: str, text: str, identity: str | None = None) -> None:
         """Queue ``text`` for a channel or a nick (split to fit the line limit); a line to a
@@ -77,20 +103,20 @@ class Delivery(IrcParts):
     def _queue(self, line: Line) -> None:
         if line.reply:
             key = line.key(self.fold)
-            waiting = sum(1 for x in self.outbox if x.reply and x.key(self.fold) == key)
+            waiting = sum(1 for x in self.lines if x.reply and x.key(self.fold) == key)
             if waiting >= REPLY_QUEUE:
                 self.dropped[key] = self.dropped.get(key, 0) + 1
                 return
-        self.outbox.append(line)
-        self._changed.set()
+        self.lines.append(line)
+        self.changed.set()
 
     def _summarise(self, line: Line) -> None:
         """The last queued reply to ``line``'s recipient went: say how many were dropped."""
         n = self.dropped.pop(line.key(self.fold), 0)
         if n:
-            self.outbox.append(Line(line.target, msg("irc.replies_dropped", count=n),
+            self.lines.append(Line(line.target, msg("irc.replies_dropped", count=n),
                                     line.identity, True))
-            self._changed.set()
+            self.changed.set()
 
     def _pick(self) -> tuple[Line, str] | None:
         """The next line to send and where: the table's first (in order per target), then
@@ -98,7 +124,7 @@ class Delivery(IrcParts):
         replies: list[tuple[Line, str]] = []
         blocked: set[str] = set()
         answered: set[str] = set()
-        for line in list(self.outbox):
+        for line in list(self.lines):
             key = line.key(self.fold)
             if key in blocked or (line.reply and key in answered):
                 continue
@@ -110,7 +136,7 @@ class Delivery(IrcParts):
                 held = self.held.setdefault(line.identity, [])
                 held.append(line.text)
                 del held[:-_HELD_MAX]  # a player away for hours: the latest lines only
-                self.outbox.remove(line)
+                self.lines.remove(line)
                 blocked.add(key)
                 log.info("private message for %s held until they prove who they are",
                          line.identity)
@@ -124,11 +150,11 @@ class Delivery(IrcParts):
         return min(replies, key=lambda p: self.served.get(p[0].key(self.fold), 0.0))
 
     def _table_waiting(self) -> bool:
-        return any(not x.reply and self._resolve(x) for x in self.outbox)
+        return any(not x.reply and self._resolve(x) for x in self.lines)
 
     def _resolve(self, line: Line) -> str | None:
         """Where a line goes now; None while it must wait (channel not joined, not registered)."""
-        if not self.registered:
+        if not self.session.registered:
             return None
         if line.identity is not None and not line.target:
             # Only to the connection proven for that player; never to a nick merely named
@@ -136,38 +162,40 @@ class Delivery(IrcParts):
             nick = self.book.nick_of(line.identity)
             return nick if nick is not None else ""
         if line.target[:1] in "#&+!":
-            return line.target if self.fold(line.target) in self.joined else None
+            return line.target if self.fold(line.target) in self.session.joined else None
         return line.target
 
-    def _release_held(self, identity: str) -> None:
+    def release_held(self, identity: str) -> None:
         for text in self.held.pop(identity, []):
             self.say_private(identity, text)
 
-    async def _sender(self) -> None:
+    async def run(self) -> None:
         """Send queued lines in order (per target), paced; wait while nothing can go."""
         loop = asyncio.get_running_loop()
-        while not self.stopping.is_set():
+        while not self.session.stopping.is_set():
             pick = self._pick()
             if pick is None:
-                self._changed.clear()
+                self.changed.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), 1.0)
+                    await asyncio.wait_for(self.changed.wait(), 1.0)
                 continue
             line, where = pick
-            budget = text_budget(self.nickname, self.userhost, where, self.config.encoding)
-            pieces = split_text(line.text, budget, self.config.encoding)
+            session = self.session
+            budget = text_budget(session.nickname, session.userhost, where,
+                                 session.config.encoding)
+            pieces = split_text(line.text, budget, session.config.encoding)
             wrote = True
             for n, piece in enumerate(pieces):
                 wait = self.pacer.delay(loop.time())
                 if wait > 0:
                     await asyncio.sleep(wait)
-                if not self.registered or self._resolve(line) != where:
+                if not self.session.registered or self._resolve(line) != where:
                     # lost the connection mid-message: the rest waits for the next connection
                     line.text = "\n".join(pieces[n:])
                     wrote = False
                     break
                 try:
-                    self.conn.privmsg(where, piece)
+                    self.write(where, piece)
                 except Exception as e:  # the transport went away under us; retry later
                     log.warning("send to %s failed: %r; will retry", where, e)
                     line.text = "\n".join(pieces[n:])
@@ -182,17 +210,17 @@ class Delivery(IrcParts):
             if line.reply:
                 self.served[line.key(self.fold)] = loop.time()
             if wrote:
-                self.outbox.remove(line)
+                self.lines.remove(line)
                 key = line.key(self.fold)
                 if line.reply and not any(x.reply and x.key(self.fold) == key
-                                          for x in self.outbox):
+                                          for x in self.lines):
                     self._summarise(line)
 
-    def _deliver(self, events: list[Event], room: str, nick: str | None,
+    def deliver(self, events: Iterable[Event], room: str, nick: str | None,
                  sender: str | None = None) -> None:
         """Send an input's says: to the table's channel (else to ``nick``) or privately. A
         private say to ``sender`` (the player whose message this was) is a reply."""
-        channel = self._channel_of(room)
+        channel = self.channel_of(room)
         for ev in events:
             if not isinstance(ev, Say):
                 continue
@@ -205,16 +233,16 @@ class Delivery(IrcParts):
             else:
                 self.say_private(to, say, reply=sender is not None and to == sender)
 
-    def _channel_of(self, room: str) -> str | None:
-        for c in self.config.channels:
-            if self._room(c) == room:
+    def channel_of(self, room: str) -> str | None:
+        for c in self.session.config.channels:
+            if self.session.room(c) == room:
                 return c
         return None
 
-    async def _drain(self, timeout: float) -> None:
+    async def drain(self, timeout: float) -> None:
         """On shutdown: give queued lines a moment to go out."""
         end = time.monotonic() + timeout
-        while (self.registered and time.monotonic() < end
-               and any(self._resolve(x) for x in self.outbox)):
+        while (self.session.registered and time.monotonic() < end
+               and any(self._resolve(x) for x in self.lines)):
             await asyncio.sleep(0.1)
 

@@ -10,63 +10,86 @@ import asyncio
 import logging
 import math
 import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-from referee.adapters.irc_base import IrcParts
-from referee.adapters.irc_identity import Guesses, Whois
+from referee.adapters.irc_base import Session
+from referee.adapters.irc_delivery import Outbox
+from referee.adapters.irc_identity import Book, Guesses, Whois
 from referee.lang.catalog import text as msg
+
+if TYPE_CHECKING:
+    from referee.service import Referee
 
 log = logging.getLogger("referee.irc")
 
 _WHOIS_TTL = 60.0  # seconds a WHOIS answer about an account is believed
 
 
-class Proofs(IrcParts):
-    """The identity part of :class:`referee.adapters.irc.IrcBot`."""
+class Proofs:
+    """Who is who on the bot's connection (see the module docstring): it owns the looked-up
+    nicks not proven now and the hints given, asks the server (``whois``) and the identity
+    book, and releases the outbox's held lines once a player is proven."""
+
+    def __init__(self, session: Session, book: Book, outbox: Outbox, referee: Referee,
+                 whois: Callable[[str], Awaitable[Whois]]) -> None:
+        self.session = session
+        self.config = session.config
+        self.book = book
+        self.outbox = outbox
+        self.referee = referee
+        self._whois_of = whois
+        self.unproven: dict[str, float] = {}  # folded nick -> looked up, not proven, until
+        self.hinted: dict[str, float] = {}  # folded nick -> when told how to prove themselves
+
+    def fold(self, name: str) -> str:
+        return self.session.fold(name)
+
+    def send(self, target: str, text: str) -> None:
+        self.outbox.send(target, text)
+
+    def lost(self) -> None:
+        """The connection ended: its proofs and lookups with it."""
+        self.book.lost()
+        self.unproven.clear()
+        self.hinted.clear()
 
     def identity(self, nick: str) -> str | None:
         """The player whose proven connection holds ``nick`` now; None if nobody's."""
         who = self.book.of_nick(nick)
         return who[0] if who is not None else None
 
-    def _renamed(self, old: str, new: str) -> None:
-        self._unproven.pop(self.fold(old), None)
-        self._hinted.pop(self.fold(old), None)
+    def renamed(self, old: str, new: str) -> None:
+        self.unproven.pop(self.fold(old), None)
+        self.hinted.pop(self.fold(old), None)
         ident = self.book.renamed(old, new)
         if ident is not None:
             log.info("nick change followed: %s -> %s (player %s)", old, new, ident)
-            self._release_held(ident)
+            self.outbox.release_held(ident)
 
-    def _gone(self, nick: str) -> None:
-        self._unproven.pop(self.fold(nick), None)
-        self._hinted.pop(self.fold(nick), None)
+    def gone(self, nick: str) -> None:
+        self.unproven.pop(self.fold(nick), None)
+        self.hinted.pop(self.fold(nick), None)
         ident = self.book.quit(nick)
         if ident is not None:
             log.info("%s quit: the proof of player %s ended with the connection", nick, ident)
 
-    def _accounts(self) -> bool:
-        """Whether players are their services accounts here (else they prove with secrets):
-        configured, or (``auto``) the server offers account tags or SASL."""
-        mode = self.config.identity
-        if mode != "auto":
-            return mode == "accounts"
-        return "account-tag" in self.caps or "sasl" in self._cap_ls
-
-    def _proof(self, ident: str) -> str | None:
+    def proof(self, ident: str) -> str | None:
         nick = self.book.nick_of(ident)
         who = self.book.of_nick(nick) if nick is not None else None
         return who[1] if who is not None else None
 
-    async def _sender_of(self, nick: str, account: str | None) -> str | None:
+    async def sender_of(self, nick: str, account: str | None) -> str | None:
         """The player behind ``nick`` if their connection is proven now, else None."""
-        accounts = self._accounts()
-        if accounts and "account-tag" in self.caps:
+        accounts = self.session.accounts()
+        if accounts and "account-tag" in self.session.caps:
             self.book.set_account(nick, account)  # the tag is the truth for this message
             return self.identity(nick)
         ident = self.identity(nick)
         if ident is not None:
             return ident
         key, now = self.fold(nick), time.monotonic()
-        if self._unproven.get(key, 0.0) > now:
+        if self.unproven.get(key, 0.0) > now:
             return None
         info = await self._whois_of(nick)
         if accounts:  # services without account tags: WHOIS says, believed for a while
@@ -82,14 +105,14 @@ class Proofs(IrcParts):
         ident = self.identity(nick)
         if ident is None:
             # looked up again after a while where a login can change it, never for a secret
-            self._unproven[key] = now + _WHOIS_TTL if accounts else math.inf
+            self.unproven[key] = now + _WHOIS_TTL if accounts else math.inf
         else:
-            self._release_held(ident)
+            self.outbox.release_held(ident)
         return ident
 
-    async def _on_pass(self, nick: str, args: list[str]) -> None:
+    async def on_pass(self, nick: str, args: list[str]) -> None:
         """``!pass SECRET`` / ``!pass @name SECRET`` / ``!pass SECRET NEW`` by private message."""
-        if self._accounts():
+        if self.session.accounts():
             self.send(nick, msg("irc.pass_use_account", nick=nick))
             return
         name = nick
@@ -190,12 +213,12 @@ class Proofs(IrcParts):
                        *await asyncio.to_thread(hash_secret, args[0]), by=nick)
         await self._proven(nick, name, msg("irc.pass_renewed", name=name), info)
 
-    async def _shown_secret(self, nick: str, channel: str, args: list[str]) -> None:
+    async def shown_secret(self, nick: str, channel: str, args: list[str]) -> None:
         """``!pass`` typed in a channel: refused, and if it holds the real secret of the name
         it is for (``@name``, else the sender's), that secret is void at once -- everyone in the
         channel has read it -- and the name's owner is told privately."""
         self.send(channel, msg("irc.pass_in_public", nick=nick))
-        if self._accounts():
+        if self.session.accounts():
             return
         from referee.store.identity import verify_secret
 
@@ -223,16 +246,16 @@ class Proofs(IrcParts):
     async def _proven(self, nick: str, name: str, reply: str, info: Whois) -> None:
         before = self.book.nick_of(name)
         s = self.book.prove(name, nick, info)
-        self._unproven.pop(self.fold(nick), None)
-        self._hinted.pop(self.fold(nick), None)
+        self.unproven.pop(self.fold(nick), None)
+        self.hinted.pop(self.fold(nick), None)
         log.info("%s proved to be %s", nick, s.display)
         self.send(nick, reply)
         if before is not None and self.fold(before) != self.fold(nick):
             # the previous holder learns at once that their name moved to another connection
             self.send(before, msg("irc.pass_taken_over", name=s.display, nick=nick))
-        self._release_held(s.display)
+        self.outbox.release_held(s.display)
 
-    async def _revalidate(self) -> None:
+    async def revalidate(self) -> None:
         """After (re)registering: find the connections proven before (a restart of the bot, a
         reconnect) by asking the server about their last nick, so cards reach them again."""
         for s in self.book.saved():
@@ -241,4 +264,4 @@ class Proofs(IrcParts):
             info = await self._whois_of(s.nick)
             if info.exists and self.book.restore(s.nick, info) is not None:
                 log.info("%s is still %s (proven before)", s.nick, s.display)
-                self._release_held(s.display)
+                self.outbox.release_held(s.display)

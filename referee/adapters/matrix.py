@@ -53,6 +53,7 @@ from referee.adapters.matrix_log import quiet_repeats
 from referee.adapters.matrix_render import incoming_text, name_of, render
 from referee.adapters.matrix_state import DM_KINDS, BotState
 from referee.adapters.matrix_verify import Verification
+from referee.events import TableClosed, TableOpened
 from referee.inputs import Message, Tick
 from referee.lang.catalog import text as msg
 from referee.routing import private_route
@@ -115,7 +116,8 @@ class MatrixBot(Verification, Crypto, Delivery):
                                    config.backup_keep)
         except ValueError as e:
             raise ConfigError(str(e)) from None
-        self._open_tables = set(self.referee.tables)
+        self._table_closed = False  # since the last back-up
+        self.referee.on_table(self._on_table)
         self.client: Any = None
         self.stopping = asyncio.Event()
         self.synced = 0  # number of completed sync batches (tests wait on it)
@@ -222,11 +224,13 @@ class MatrixBot(Verification, Crypto, Delivery):
             await self._backup_if_due()
             await self._sleep(1.0)
 
+    def _on_table(self, event: TableOpened | TableClosed) -> None:
+        if isinstance(event, TableClosed):
+            self._table_closed = True  # its results are the record to keep: a back-up
+
     async def _backup_if_due(self) -> None:
         """Back the database up when a table has closed (!close) and every backup_every s."""
-        tables = set(self.referee.tables)
-        closed = self._open_tables - tables
-        self._open_tables = tables
+        closed, self._table_closed = self._table_closed, False
         if not closed and not self.backups.due():
             return
         try:
@@ -419,7 +423,7 @@ class MatrixBot(Verification, Crypto, Delivery):
         the bot takes it as their own ``!leave`` (saved like any input, so a rebuild agrees),
         and nothing private of that table goes to them any more (:meth:`_queue`)."""
         if (ev.membership not in ("leave", "ban") or ev.prev_membership != "join"
-                or room_id not in self.referee.tables):
+                or not self.referee.has_table(room_id)):
             return
         name = name_of(ev.state_key, self.server)
         if name not in self.referee.seated_names(room_id):
@@ -434,7 +438,7 @@ class MatrixBot(Verification, Crypto, Delivery):
     def _table_names(self) -> dict[str, str]:
         """What a player may type in a DM to name a table: its room's aliases (and id)."""
         names: dict[str, str] = {}
-        for rid in list(self.referee.tables):
+        for rid in self.referee.rooms():
             room = self.client.rooms.get(rid) if self.client is not None else None
             if room is None:
                 continue

@@ -99,11 +99,10 @@ class Delivery:
         """「【room name】」 before a private message for a player seated at several tables, so
         two tables' cards are never mixed up; "" otherwise. Unique per table (see
         :func:`table_labels`), never the member list a client makes up for an unnamed room."""
-        tables = [r for r, t in self.referee.tables.items() if t.engine.is_seated(player)]
-        if len(tables) < 2 or table_room not in self.referee.tables:
+        if len(self.referee.seated_rooms(player)) < 2 or not self.referee.has_table(table_room):
             return ""
         names: dict[str, str | None] = {}
-        for rid in self.referee.tables:
+        for rid in self.referee.rooms():
             room = self.client.rooms.get(rid) if self.client is not None else None
             names[rid] = (getattr(room, "name", None) or getattr(room, "canonical_alias", None)
                           or None)
@@ -130,7 +129,7 @@ class Delivery:
                 to = sender
             if to == "room" and reply_room is not None:
                 rows.append((reply_room, render(text, self.server, mention)))
-            elif (table_room in self.referee.tables
+            elif (self.referee.has_table(table_room)
                   and not self._member(table_room, mxid_of(to, self.server))):
                 # a table's private content only for the members of its room (one banned or
                 # gone is dealt nothing more, even before their !leave took effect)

@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, TextIO
 
 from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.transcript import DIRECTIVE, MESSAGE, Reader
+from referee.directives import DirectiveError
 from referee.events import Event, Say
-from referee.games import game_ids
 from referee.inputs import Directive, Input, Message, Tick
 from referee.lang.catalog import text as msg
-from referee.parse import parse
-from referee.service import DirectiveError, Referee
+from referee.lang.reader import read_command
+from referee.parse import command_name
+from referee.service import Referee
 
 if TYPE_CHECKING:
     from referee.store import Store
@@ -73,11 +74,11 @@ class Terminal:
     def _sync(self) -> None:
         """Directives are checked against the room's table, however it was opened (!open,
         ``# table:`` or a rebuild)."""
-        table = self.referee.tables.get(self.room)
+        table = self.referee.table_view(self.room)
         if table is not None:
             self.reader.game = table.game
-            self.reader.max_seat = table.engine.definition.seats.max
-            self.reader.names |= {s.name for s in table.engine.seated()}
+            self.reader.max_seat = table.seats
+            self.reader.names |= set(table.seated)
 
     def line(self, raw: str, now: float | None = None) -> list[Event]:
         """One typed line → events. Malformed input becomes a bot reply, never an exception."""
@@ -108,18 +109,18 @@ class Terminal:
                       time.time() if now is None else now, m.group("dm") is not None)
         out = self.referee.process(inp)
         events = out.events if out is not None else []
-        if _is_help(m.group("text"), self.reader.game):
+        if _is_help(m.group("text")):
             # the chat rooms have private messages of their own; here the syntax is ours
             to = m.group("name") if m.group("dm") is not None else "room"
             events = [*events, Say(to=to, text=msg("terminal.help_private"))]
         return events
 
 
-def _is_help(text: str, game: str | None) -> bool:
+def _is_help(text: str) -> bool:
     """Whether ``text`` is a bare ``!help`` (any alias or width): the command list, which the
     terminal follows with how to write a private message."""
-    parsed = parse(text, game or game_ids()[0])
-    return parsed.command == "help" and not parsed.args
+    cmd = read_command(text)
+    return cmd is not None and command_name(cmd.word) == "help" and not cmd.args
 
 
 def _error(text: str) -> Event:
@@ -196,15 +197,13 @@ def run(db: Path | None, moderator: str = "dealer", verbose: bool = False) -> No
             print(msg("terminal.warning", warning=warning), file=sys.stderr)
     terminal = Terminal(referee)
     print(msg("terminal.banner"))
-    table = referee.tables.get(ROOM)
+    table = referee.table_view(ROOM)
     if table is None:
         print(msg("terminal.guide", moderator=moderator))
     else:
-        names = (msg("terminal.name_separator").join(s.name for s in table.engine.seated())
-                 or msg("terminal.nobody"))
-        state = msg("terminal.in_hand" if table.engine.in_hand else "terminal.between_hands")
-        print(msg("terminal.restored", game=table.engine.definition.name, names=names,
-                  state=state))
+        names = msg("terminal.name_separator").join(table.seated) or msg("terminal.nobody")
+        state = msg("terminal.in_hand" if table.in_hand else "terminal.between_hands")
+        print(msg("terminal.restored", game=table.name, names=names, state=state))
     try:
         serve(terminal, typed_lines(sys.stdin.fileno(), 1.0), sys.stdout, verbose=verbose,
               prompt=sys.stdin.isatty())

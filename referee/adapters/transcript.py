@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from referee.cards import Card, CardError, card_str, parse_cards
 from referee.definitions import DefinitionError, load
+from referee.directives import DirectiveError
 from referee.events import Event, event_json
 from referee.games import game_ids
 from referee.inputs import Directive, Message, record
-from referee.service import DirectiveError, Referee
+from referee.service import Referee
 
 if TYPE_CHECKING:
     from referee.store import Store

@@ -50,6 +50,11 @@ def _fold_table() -> dict[int, str]:
     return table
 
 
+def invisible(char: str) -> bool:
+    """Whether ``char`` is one of the characters :func:`nfkc` drops (format, variation)."""
+    return char in _format_chars()
+
+
 def nfkc(text: str) -> str:
     """``text`` in NFKC with every invisible format character removed."""
     out = unicodedata.normalize("NFKC", text)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from referee.lang.normalize import nfkc
+from referee.lang.normalize import invisible, nfkc
 from referee.lang.vocab import load, marks
 
 SECRET_MASK = "***"
@@ -33,6 +33,12 @@ class CommandText:
     body: str
 
     @property
+    def word(self) -> str:
+        """The command's name as typed (NFKC, case kept): what a refusal quotes back."""
+        parts = self.body.split(maxsplit=1)
+        return parts[0] if parts else ""
+
+    @property
     def secret(self) -> bool:
         """Whether this command carries a secret (``!pass`` and its aliases)."""
         return self.name in secret_commands()
@@ -44,7 +50,15 @@ def secret_commands() -> frozenset[str]:
 
 
 def read_command(text: str) -> CommandText | None:
-    """The command ``text`` is, or None when it is none (not starting with a command mark)."""
+    """The command ``text`` is, or None when it is none (not starting with a command mark).
+
+    Asked of every chat message, so a line whose first visible character cannot become a mark
+    is answered at once, before any normalisation."""
+    head = text.lstrip()[:1]
+    if not head or (head.isascii() and head not in marks("command_starts")):
+        return None
+    if not head.isascii() and not _may_start(head):
+        return None
     body = nfkc(text).strip()
     if not body or body[0] not in marks("command_starts"):
         return None
@@ -65,6 +79,13 @@ def _marks_before_nfkc() -> frozenset[str]:
     starts = marks("command_starts")
     return frozenset(chr(c) for c in range(0x10000)
                      if unicodedata.normalize("NFKC", chr(c))[:1] in starts)
+
+
+@cache
+def _may_start(head: str) -> bool:
+    """Whether a line beginning with ``head`` may be a command: ``head`` becomes a mark under
+    NFKC (！), or is invisible and may hide one behind it (a zero-width space)."""
+    return head in _marks_before_nfkc() or invisible(head)
 
 
 def is_secret(text: str) -> bool:

@@ -101,7 +101,7 @@ def _prepare(outcome: Outcome) -> tuple[list[str], Typed | None, str]:
                 projected = []
             projected.append((i, typed))
     try:
-        input_json = to_json(outcome.input).decode()  # pydantic-core: 4x json.dumps
+        input_json = to_json(outcome.record).decode()  # pydantic-core: 4x json.dumps
     except PydanticSerializationError as e:
         raise StoreError(f"input {outcome.input_id!r} is not JSON: {e}") from None
     return parts, projected, input_json

@@ -37,9 +37,9 @@ async def with_bot(ngircd: Ngircd, tmp: Path, channel: str,
     task = asyncio.create_task(bot.run())
     try:
         end = time.monotonic() + 15
-        while not bot.joined and time.monotonic() < end:
+        while not bot.session.joined and time.monotonic() < end:
             await asyncio.sleep(0.05)  # the bot's own state: nothing to wait on from outside
-        assert bot.joined, "the bot did not join"
+        assert bot.session.joined, "the bot did not join"
         await body(bot)
     finally:
         bot.stopping.set()
@@ -59,7 +59,7 @@ def test_long_message_split_at_the_line_limit(ngircd: Ngircd, tmp_path: Path) ->
         c = Client(ngircd.port, "watcher", ["#split"])
         await c.connect()
         try:
-            bot.send("#split", text)
+            bot.outbox.send("#split", text)
             await c.wait_msg(lambda m: "player39 12,345" in m.text, 30)
             raws.extend(m.raw for m in c.messages if m.sender == "referee")
         finally:
@@ -88,12 +88,12 @@ def test_burst_is_paced_and_complete(ngircd: Ngircd, tmp_path: Path) -> None:
         await c.connect()
         try:
             for i in range(n):
-                bot.send("#flood", f"line {i}")
+                bot.outbox.send("#flood", f"line {i}")
             await c.wait_msg(lambda m: m.text == f"line {n - 1}", 40)
             got = [m for m in c.messages if m.sender == "referee" and m.text.startswith("line")]
             assert [m.text for m in got] == [f"line {i}" for i in range(n)]  # none dropped
             times.extend(m.at for m in got)
-            assert bot.connects == 1  # never thrown off for flooding
+            assert bot.session.connects == 1  # never thrown off for flooding
         finally:
             await c.close()
 
@@ -199,7 +199,7 @@ def test_tls_refuses_an_unknown_certificate(ngircd: Ngircd, tmp_path: Path) -> N
         return bot
 
     bot = asyncio.run(go())
-    assert bot.connects == 0 and not bot.registered
+    assert bot.session.connects == 0 and not bot.session.registered
 
 
 def test_close_backs_the_database_up(ngircd: Ngircd, tmp_path: Path) -> None:

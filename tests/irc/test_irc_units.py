@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 
 from referee.adapters.irc import (
     ConfigError,
-    Whois,
     _next_nick,
     casefold,
     is_moderator_command,
     load_config,
     strip_formatting,
-    text_budget,
 )
+from referee.adapters.irc_delivery import text_budget
+from referee.adapters.irc_identity import Whois
 from referee.adapters.outbox import Pacer, byte_len, split_text
 from referee.cards import Card, pretty
 
