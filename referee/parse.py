@@ -41,6 +41,7 @@ from referee.actions import ActionName, Parsed
 from referee.lang import clauses, decor, vocab
 from referee.lang.decor import strip_tail
 from referee.lang.normalize import fold, fold_nfkc, nfkc
+from referee.lang.reader import read_command
 from referee.lang.tokens import amount_value, card_token
 from referee.lang.vocab import marks
 
@@ -246,7 +247,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _command(text: str, game: str) -> Parsed:
     if _SURROGATE.search(text):  # undecodable bytes (argv): U+FFFD, so the JSON stays UTF-8
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    words = text.lstrip("!").split()
+    got = read_command(text)
+    words = [got.name, *got.args] if got is not None and got.name else []
     hand_info, advice = lexicon.scan(text, fold_nfkc(text), game)
     return Parsed(
         kind="command", command=command_name(words[0]) if words else "", args=words[1:],
@@ -306,7 +308,7 @@ def clear_caches() -> None:
 
 def _parse(text: str, game: str) -> Parsed:
     typed = nfkc(text).lstrip()
-    if typed.startswith("!"):
+    if read_command(typed) is not None:  # the one reader of commands the service uses
         return _command(typed, game)
     norm = fold_nfkc(typed)
     if len(norm) <= MAX_ACTION_CHARS:
