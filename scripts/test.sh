@@ -18,6 +18,8 @@ if [ "${1:-}" = "--quick" ]; then
     shift
     bash scripts/setup.sh --dev
     .venv/bin/ruff check referee tests bench
+    # Property tests draw a fifth of their examples (tests/examples.py); CI draws them all.
+    export REFEREE_QUICK=1
     # pytest exits 5 when it collects nothing: that must fail loudly, not pass.
     exec .venv/bin/python -m pytest -m "not slow and not server and not browser and not analysis and not integrity" \
         -n "$jobs" --dist loadfile "$@"

@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import pytest
+from examples import examples
 from house_helpers import (  # tests/ is on sys.path (rootdir-less import)
     assert_tables_checked,
     definition_text,
@@ -394,7 +395,7 @@ def random_table(rng: random.Random, players: int) -> HoldemAAEngine:
     return e
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6))
 def test_chips_conserved(seed: int, players: int) -> None:
     rng = random.Random(seed)
@@ -481,7 +482,7 @@ def snapshot(e: HoldemAAEngine) -> str:
     return repr((e.phase, e.hand_no, e.stacks(), e.seats, e.book, e.table.players))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6))
 def test_random_play_refusals_leave_no_trace(seed: int, players: int) -> None:
     """Random messages from random players (most of them illegal at that moment), the clock,

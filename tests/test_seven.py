@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
+from examples import examples
 from house_helpers import (  # tests/ is on sys.path (rootdir-less import)
     assert_tables_checked,
     definition_text,
@@ -443,7 +444,7 @@ def test_draw_deal_is_playable() -> None:
 # --- chip conservation over random deals ---------------------------------------------------
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.booleans())
 def test_chips_conserved(seed: int, players: int, last_slot: bool) -> None:
     rng = random.Random(seed)
@@ -576,7 +577,7 @@ def snapshot(e: SevenEngine) -> str:
     return repr((e.phase, e.hand_no, e.stacks(), e.hands, e.book, e.table.players, e.button))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6))
 def test_random_play_refusals_leave_no_trace(seed: int, players: int) -> None:
     """Random messages from random players (most of them illegal at that moment), the clock,
