@@ -6,12 +6,15 @@ name ``conftest`` would be theirs)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from pydantic import ConfigDict
 
 from referee.events import Event
+from referee.rules.base import IllegalAction
 
 EventLike = Event | dict[str, Any]
 
@@ -42,3 +45,15 @@ class LooseEvent(Event):
     referee's own kinds are closed, see referee.rules.registry.event_types)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
+
+
+@contextmanager
+def refused_with(code: str, /, **params: Any) -> Iterator[None]:
+    """The block raises IllegalAction with this catalogue ``code`` and (those given of) its
+    parameters: what a refusal means, asserted without its Japanese wording (the voice and
+    catalogue tests pin the sentences)."""
+    with pytest.raises(IllegalAction) as info:
+        yield
+    got = info.value
+    assert got.code == code, (got.code, got.params, got.reason)
+    assert {k: got.params.get(k) for k in params} == params, (got.params, got.reason)

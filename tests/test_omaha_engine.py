@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, get_args
 
 import pytest
+from event_helpers import refused_with
 
 from referee.actions import action
 from referee.adapters.transcript import replay_events
@@ -798,7 +799,7 @@ def test_misdeal_after_the_flop_is_refused() -> None:
     act(eng, "carol", "call")
     act(eng, "alice", "call")
     act(eng, "bob", "check")
-    with pytest.raises(IllegalAction, match="NO GAME"):
+    with refused_with("omaha.misdeal_late"):
         eng.dealing_mistake("misdeal", "bob")
 
 
@@ -878,7 +879,7 @@ def test_seating_checks() -> None:
     with pytest.raises(IllegalAction):
         eng.start_hand(Deal(hands={"alice": cards("Ah Kh Qh Jh")}, board=cards(DEFAULT_BOARD)))
     eng.leave("bob")
-    with pytest.raises(IllegalAction, match="2人以上"):
+    with refused_with("omaha.need_two"):
         deal(eng)
 
 
