@@ -35,23 +35,32 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     touch "$stamp"
 fi
 if [ "${1:-}" = "--test" ]; then
+    # Three independent parts, side by side (a bare CI has no cache: each is mostly download
+    # and unpacking): Synapse's venv and the npm players in the background while the Debian
+    # packages install (those one after another: apt holds one lock).
+    # The Matrix tests' homeserver: Synapse in its own venv (its pins never meet ours); a stamp
+    # file makes this a no-op once done (~60-110 s the first time).
+    .venv/bin/python tests/matrix/synapse_server.py install &
+    synapse=$!
+    # The Element-like test players: matrix-js-sdk with its Rust crypto (wasm), from npm, exactly
+    # as pinned by tests/matrix/js/package-lock.json; again only when the lock file changed.
+    js=tests/matrix/js
+    (
+        if [ ! -f "$js/node_modules/.installed" ] || [ "$js/package-lock.json" -nt "$js/node_modules/.installed" ]; then
+            if command -v npm >/dev/null; then
+                (cd "$js" && npm ci --no-audit --no-fund --loglevel=error) && touch "$js/node_modules/.installed"
+            else
+                echo "setup.sh: npm not found; the matrix-js-sdk tests will fail" >&2
+            fi
+        fi
+    ) &
+    players=$!
     # The IRC tests' server: ngIRCd from Debian's packages (apt-get, only when missing).
     bash scripts/ngircd.sh install || echo "setup.sh: ngircd not installed; the IRC server tests will fail" >&2
     # ... and a network with services for the identity tests: InspIRCd + Atheme (Debian).
     bash scripts/ircservices.sh install || echo "setup.sh: inspircd/atheme not installed; the IRC services tests will fail" >&2
     # The console's browser tests: Debian's chromium and chromedriver (apt-get, only when missing).
     bash scripts/chromium.sh install || echo "setup.sh: chromium not installed; the console browser tests will fail" >&2
-    # The Matrix tests' homeserver: Synapse in its own venv (its pins never meet ours); a stamp
-    # file makes this a no-op once done (~60-110 s the first time).
-    .venv/bin/python tests/matrix/synapse_server.py install
-    # The Element-like test players: matrix-js-sdk with its Rust crypto (wasm), from npm, exactly
-    # as pinned by tests/matrix/js/package-lock.json; again only when the lock file changed.
-    js=tests/matrix/js
-    if [ ! -f "$js/node_modules/.installed" ] || [ "$js/package-lock.json" -nt "$js/node_modules/.installed" ]; then
-        if command -v npm >/dev/null; then
-            (cd "$js" && npm ci --no-audit --no-fund --loglevel=error) && touch "$js/node_modules/.installed"
-        else
-            echo "setup.sh: npm not found; the matrix-js-sdk tests will fail" >&2
-        fi
-    fi
+    wait "$synapse"
+    wait "$players" || echo "setup.sh: the matrix-js-sdk players did not install; their tests will fail" >&2
 fi

@@ -7,11 +7,21 @@ besides the ``server``, ``browser`` and ``slow`` ones:
 * ``server``: tests/test_console.py starts the console's Datasette server (and a browser);
 * ``integrity``: tests/test_store_integrity.py runs every command as a process against
   damaged databases and copies databases under concurrent writers.
+
+In the quick loop (``REFEREE_QUICK=1``, set by ``scripts/test.sh --quick``) a property test
+draws fewer examples: ``examples.examples`` for those that name their number, the ``quick``
+Hypothesis profile (20) for the rest.
 """
 
 from __future__ import annotations
 
 import pytest
+from examples import QUICK
+from hypothesis import settings
+
+if QUICK:
+    settings.register_profile("quick", max_examples=20)
+    settings.load_profile("quick")
 
 BY_FILE = {
     "test_analysis.py": pytest.mark.analysis,

@@ -6,13 +6,16 @@ name ``conftest`` would be theirs)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import pytest
 from pydantic import ConfigDict
 
 from referee.events import Event
 from referee.inputs import Directive, Input, Tick
+from referee.rules.base import IllegalAction
 from referee.service import Referee
 
 EventLike = Event | dict[str, Any]
@@ -61,3 +64,13 @@ def directive(ref: Referee, input_id: str, room: str, name: str,
 def tick(ref: Referee, input_id: str, room: str, now: float) -> list[Event]:
     """The action clock at ``now`` with no message."""
     return handle(ref, Tick(input_id, room, now))
+@contextmanager
+def refused_with(code: str, /, **params: Any) -> Iterator[None]:
+    """The block raises IllegalAction with this catalogue ``code`` and (those given of) its
+    parameters: what a refusal means, asserted without its Japanese wording (the voice and
+    catalogue tests pin the sentences)."""
+    with pytest.raises(IllegalAction) as info:
+        yield
+    got = info.value
+    assert got.code == code, (got.code, got.params, got.reason)
+    assert {k: got.params.get(k) for k in params} == params, (got.params, got.reason)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 
 import referee
 from referee.adapters.transcript import replay
@@ -75,19 +76,15 @@ def test_replay_db_into_a_closed_reader_then_resumed(tmp_path: Path) -> None:
     code, err = _closed_reader(["replay", "--db", str(db), str(EXAMPLE)])
     assert (code, err) == (SIGPIPE_STATUS, "")
     # what was saved stands; the next run does the rest and ends as one uninterrupted run
-    rest = subprocess.run([sys.executable, "-m", "referee.cli", "replay", "--db", str(db),
-                           str(EXAMPLE)], capture_output=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert rest.returncode == 0 and rest.stderr == b""
+    # (the rest and the check need no pipe of their own: in-process)
+    code, rest, err = run_cli(["replay", "--db", str(db), str(EXAMPLE)])
+    assert code == 0 and err == ""
     whole = io.StringIO()
     replay(EXAMPLE, tmp_path / "whole.db", whole)
     # (the lines whose events were lost in the pipe were durable: they do not run again)
-    assert whole.getvalue().endswith(rest.stdout.decode("utf-8"))
+    assert whole.getvalue().endswith(rest)
     assert _saved(db) == _saved(tmp_path / "whole.db") != []
-    check = subprocess.run([sys.executable, "-m", "referee.cli", "check", "--db", str(db)],
-                           capture_output=True, timeout=120,
-                           env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert check.returncode == 0
+    assert run_cli(["check", "--db", str(db)])[0] == 0
 
 
 @pytest.mark.parametrize("args", [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from examples import examples
 from house_helpers import play_randomly  # tests/ is on sys.path (rootdir-less import)
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -58,7 +59,7 @@ def _check_area(e: DeucesEngine) -> None:
     assert all(m == 0 for c, m in zip(cards, markers, strict=True) if c >> 2 == 0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     players=st.integers(1, 5),
@@ -113,7 +114,7 @@ def test_chips_are_conserved_over_random_deals(
         assert all(p.chips >= 20 for p in e.seated())
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), players=st.integers(1, 5))
 def test_random_play_with_penalties_and_dealing_mistakes(seed: int, players: int) -> None:
     """Random messages from random players, the clock, force_fold / remove often followed by a

@@ -5,13 +5,14 @@ penalty per player per hand, and ``!dismiss`` gives the points back with a rever
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run_cli
 from event_helpers import of, says
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,21 +92,18 @@ def test_one_penalty_per_hand_and_dismiss_reverses_the_points() -> None:
 
 
 def test_records_show_the_penalty_and_its_reversal(tmp_path: Path) -> None:
-    db = tmp_path / "r.db"
-    cli = [sys.executable, "-m", "referee.cli"]
-    r = subprocess.run([*cli, "replay", "--db", str(db), str(DIR / "penalty_once.txt")],
-                       capture_output=True, text=True, timeout=120, encoding="utf-8")
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run([*cli, "records", "--db", str(db), "ledger", "--player", "alice", "--json"],
-                       capture_output=True, text=True, timeout=60, encoding="utf-8")
-    assert r.returncode == 0, r.stderr
-    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    db = str(tmp_path / "r.db")
+    code, _, err = run_cli(["replay", "--db", db, str(DIR / "penalty_once.txt")])
+    assert code == 0, err
+    code, out, err = run_cli(["records", "--db", db, "ledger", "--player", "alice", "--json"])
+    assert code == 0, err
+    rows = [json.loads(x) for x in out.splitlines()]
     reasons = [(row["delta"], row["reason"], row["event"]) for row in rows]
     assert (-1000, "penalty:information_leak", "penalty") in reasons
     assert (1000, "penalty_reversed:information_leak", "penalty_reversed") in reasons
-    r = subprocess.run([*cli, "records", "--db", str(db), "flags", "--player", "alice", "--json"],
-                       capture_output=True, text=True, timeout=60, encoding="utf-8")
-    statuses = {json.loads(x)["id"]: json.loads(x)["status"] for x in r.stdout.splitlines()}
+    code, out, err = run_cli(["records", "--db", db, "flags", "--player", "alice", "--json"])
+    assert code == 0, err
+    statuses = {json.loads(x)["id"]: json.loads(x)["status"] for x in out.splitlines()}
     assert statuses == {1: "confirmed", 2: "dismissed"}
 
 
@@ -261,11 +259,19 @@ def test_face_up_games_are_games() -> None:
     assert _hand().face_up and _hand().face_up <= set(GAME_IDS)
 
 
-def test_judgement_bench_meets_the_targets_on_its_corpus() -> None:
+@pytest.fixture(scope="module")
+def judged() -> tuple[dict[str, Any], list[str]]:
+    """bench/judgement.py's scores on its corpus (tests/corpus/judgement.jsonl), computed once
+    for the module: every line is parsed and judged, a few seconds of work."""
     sys.path.insert(0, str(ROOT / "bench"))
     import judgement
 
-    out, notes = judgement.score(judgement.load(judgement.DEFAULT))
+    return judgement.score(judgement.load(judgement.DEFAULT))  # type: ignore[no-any-return]
+
+
+def test_judgement_bench_meets_the_targets_on_its_corpus(
+        judged: tuple[dict[str, Any], list[str]]) -> None:
+    out, notes = judged
     assert out["lines"] >= 250
     assert out["automatic_on_innocent"] == 0, notes
     assert out["hand_talk"]["precision"] >= 0.9 and out["hand_talk"]["recall"] >= 0.85, notes
@@ -286,7 +292,7 @@ def test_a_broken_vocabulary_file_is_one_clear_error(tmp_path: Path,
         lexicon._load("hand.toml")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list(
     "AKQJT98765432shdc♠♥♦♣ のがを持来たさん時枚ペアセットブタナッツ手札いい、。？ 0123456789")),
     max_size=40), st.sampled_from(["omaha", "holdem_aa", "seven", "deuces"]))
@@ -307,13 +313,12 @@ def test_a_spectators_demand_shaped_like_an_action_is_flagged() -> None:
     assert [(f["player"], f["text"]) for f in of(evs, "flag")] == [("eve", "レイズして")]
 
 
-def test_the_judgement_corpus_keeps_its_figures() -> None:
+def test_the_judgement_corpus_keeps_its_figures(
+        judged: tuple[dict[str, Any], list[str]]) -> None:
     """bench/judgement.py on tests/corpus/judgement.jsonl: the figures the corpus was brought
     to may not fall (hand talk 99.2/99.1, interference 100/99.1 when this was written), and no
     innocent line is ever penalised at once."""
-    run = subprocess.run([sys.executable, str(ROOT / "bench" / "judgement.py"), "--json"],
-                         capture_output=True, text=True, check=True, cwd=ROOT)
-    out = json.loads(run.stdout)
+    out, _ = judged
     assert out["hand_talk"]["precision"] >= 0.99 and out["hand_talk"]["recall"] >= 0.99
     assert out["interference"]["precision"] >= 0.995
     assert out["interference"]["recall"] >= 0.99

@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -146,7 +147,7 @@ def play(game: str, seed: int) -> int:
 
 
 @pytest.mark.parametrize("game", GAMES)
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_a_refusal_leaves_no_trace(game: str, seed: int) -> None:
     play(game, seed)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from itertools import combinations, product
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -190,7 +191,7 @@ _crowded = st.lists(
 ).filter(lambda h: sum(1 for c in h if c < 4) <= 2)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 @given(st.one_of(_few_wilds, _crowded), st.one_of(_few_wilds, _crowded))
 def test_against_the_brute_force_reference(a: list[int], b: list[int]) -> None:
     ka, kb = deuces_key(a), deuces_key(b)

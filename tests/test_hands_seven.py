@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from itertools import combinations, pairwise
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -242,7 +243,7 @@ runny_hand = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(six_deck_hand, dense_hand, runny_hand), st.one_of(six_deck_hand, dense_hand))
 def test_against_the_reference(a: list[int], b: list[int]) -> None:
     ka, kb = seven_key(a), seven_key(b)
@@ -254,7 +255,7 @@ def test_against_the_reference(a: list[int], b: list[int]) -> None:
     assert (ka == kb) == same_ref and (ka > kb) == ordered_ref
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.integers(0, 51), min_size=6, max_size=6))
 def test_a_joker_is_the_best_of_all_52_cards(six: list[int]) -> None:
     with_joker = seven_key([*six, JOKER])

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from itertools import combinations
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -150,7 +151,7 @@ def test_random_omaha_deals_agree_with_pokerkit() -> None:
 hands7 = st.lists(st.integers(0, 51), min_size=5, max_size=7, unique=True)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(hands7)
 def test_fast_key_equals_the_reference_and_the_best_five_card_subset(cards: list[int]) -> None:
     key = best5_key(cards)
@@ -158,7 +159,7 @@ def test_fast_key_equals_the_reference_and_the_best_five_card_subset(cards: list
     assert key == max(best5_key(c) for c in combinations(cards, 5))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(0, 51), min_size=9, max_size=9, unique=True))
 def test_omaha_uses_exactly_two_hole_and_three_board_cards(d: list[int]) -> None:
     hole, board = d[:4], d[4:]

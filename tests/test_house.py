@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from event_helpers import refused_with
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -61,14 +62,14 @@ def test_table_options() -> None:
 
 def test_check_ante() -> None:
     assert check_ante(200, 600, 100, cover=3) == 200
-    with pytest.raises(IllegalAction, match="倍数"):
+    with refused_with("house.ante_multiple", unit=100):
         check_ante(150, 1000, 100, cover=2)
     assert check_ante(150, 1000, 100, cover=2, multiple=False) == 150
-    with pytest.raises(IllegalAction, match="以上"):
+    with refused_with("house.ante_minimum", unit=100):
         check_ante(50, 1000, 100, cover=2, multiple=False)
-    with pytest.raises(IllegalAction, match="足りません"):
+    with refused_with("house.ante_short", chips=599, need=600):
         check_ante(200, 599, 100, cover=3)
-    with pytest.raises(IllegalAction, match="足りません"):
+    with refused_with("house.ante_short", chips=250, need=251):
         check_ante(100, 250, 100, cover=2, side=51)
     with pytest.raises(IllegalAction):
         check_ante(None, 1000, 100, cover=2)
@@ -133,17 +134,17 @@ def test_table_seats_and_bankruptcy() -> None:
 
 def test_table_dealt_players_checks_the_deal() -> None:
     t = HouseTable(6, 20, npc_allowed=False)
-    with pytest.raises(IllegalAction, match="着席しているプレイヤーがいません"):
+    with refused_with("house.nobody_seated"):
         t.dealt_players({}, 2)
     t.sit(2, "b", 100, False)
     t.sit(1, "a", 100, False)
     two = {"a": parse_cards("As Kd"), "b": parse_cards("2c 2d")}
     assert [p.name for p in t.dealt_players(two, 2)] == ["a", "b"]
-    with pytest.raises(IllegalAction, match="着席していないプレイヤーの配牌があります: z"):
+    with refused_with("house.deal_strangers", players="z"):
         t.dealt_players(two | {"z": parse_cards("3c 3d")}, 2)
-    with pytest.raises(IllegalAction, match="bさんの配牌は2枚必要です"):
+    with refused_with("house.deal_count", count=2, player="b"):
         t.dealt_players({"a": two["a"]}, 2)
-    with pytest.raises(IllegalAction, match="aさんの配牌は7枚必要です"):
+    with refused_with("house.deal_count", count=7, player="a"):
         t.dealt_players(two, 7)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -57,7 +58,7 @@ def test_side_pots_pay_each_player_what_they_matched(raw: list[tuple[int, bool, 
 
 # --- betting rounds alone ---------------------------------------------------------------
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.integers(1, 3000), min_size=2, max_size=8), st.sampled_from(["pot", "no",
        "fixed"]), st.integers(0, 2**32 - 1))
 def test_betting_rounds_conserve_chips_and_ranges_are_sane(stacks: list[int], limit: str,
@@ -231,7 +232,7 @@ def drive(seed: int) -> dict[str, int]:
     return stats
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_random_tables_conserve_chips_and_refusals_change_nothing(seed: int) -> None:
     drive(seed)

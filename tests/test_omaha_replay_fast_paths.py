@@ -17,6 +17,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,14 +36,14 @@ texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=40) | st.sampled
     ['"', "\\", "\n\r\t\b\f", "\x00\x1f\x7f", "\u2028\u2029", "😀", "スペードのA ♠", ""])
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(texts, texts)
 def test_say_lines_are_pydantics(to: str, text: str) -> None:
     ev = Say(to=to, text=text)
     assert event_line(ev) == _pydantic_line(ev)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(texts, texts, st.integers(0, 10**12), st.none() | st.integers(0, 10**12), st.booleans())
 def test_action_lines_are_pydantics(player: str, act: str, amount: int, to: int | None,
                                     bare: bool) -> None:
@@ -69,7 +70,7 @@ pieces = st.sampled_from([*"ab :：[]()（）#\t\u3000\u2003dmxコール1!", "(d
                           "[1:02:03] ", " (dm) ", "alice", "メイク300"])
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(st.lists(pieces, max_size=12).map("".join))
 def test_plain_message_split_agrees_with_the_pattern(raw: str) -> None:
     line = raw.strip()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -509,7 +510,7 @@ def test_normalize() -> None:
 # --- robustness: anything at all --------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(), st.sampled_from(GAMES))
 def test_any_text_never_raises(text: str, game: str) -> None:
     got = parse(text, game)
@@ -521,7 +522,7 @@ def test_any_text_never_raises(text: str, game: str) -> None:
 _LONG = st.text(min_size=1, max_size=300).map(lambda s: (s * (10_000 // len(s) + 1))[:10_000])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(_LONG, st.sampled_from(GAMES))
 def test_long_text_never_raises(text: str, game: str) -> None:
     got = parse(text, game)
@@ -533,7 +534,7 @@ _ALPHABET = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=_ALPHABET, max_size=30), st.sampled_from(GAMES))
 def test_near_miss_text_never_raises(text: str, game: str) -> None:
     got = parse(text, game).to_json()
@@ -674,7 +675,7 @@ _SLOTTY = st.sampled_from(
 )
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(st.lists(_SLOTTY, max_size=6).map("".join), st.sampled_from(GAMES))
 def test_skeleton_parse_equals_direct_parse(text: str, game: str) -> None:
     from referee.lang import decor

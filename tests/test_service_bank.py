@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +43,7 @@ def _run(ops: list[tuple[str, str, Any]], ref: Referee) -> None:
                      "dm": False})
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(_op, max_size=25))
 def test_balances_are_the_sum_of_the_ledger(ops: list[tuple[str, str, Any]]) -> None:
     store = Store(":memory:")

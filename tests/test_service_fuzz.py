@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_privacy import leaks  # tests/ is on sys.path (rootdir-less import)
@@ -48,7 +49,7 @@ def _transcript(game: str, lines: list[tuple[str, str, bool]]) -> str:
     return HEADERS[game] + body
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(HEADERS)), st.lists(_line, max_size=30))
 def test_random_table_talk(game: str, lines: list[tuple[str, str, bool]]) -> None:
     text = _transcript(game, lines)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 
+from examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -53,7 +54,7 @@ def ledger_sums(s: Store) -> dict[str, int]:
     return dict(s.conn.execute("SELECT player, sum(delta) FROM ledger GROUP BY player").fetchall())
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(save_op, tamper_op), min_size=1, max_size=30))
 def test_bank_invariants(ops: list[tuple]) -> None:  # type: ignore[type-arg]
     model: Counter[str] = Counter()

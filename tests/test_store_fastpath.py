@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from event_helpers import LooseEvent
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,7 @@ ROOM = "!room:example.org"
 _text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(to=_text, text=_text, player=_text, action=_text,
        amount=st.integers(min_value=0, max_value=10**12),
        raise_to=st.none() | st.integers(min_value=0, max_value=10**12))

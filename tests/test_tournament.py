@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from event_helpers import directive
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -169,7 +170,7 @@ def _play(seed: int, n: int, stack: int, entry: int, payouts: str) -> None:
     assert prizes == entries == n * entry
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.integers(0, 10**6), st.integers(2, 6), st.sampled_from([500, 1000, 3000]),
        st.integers(0, 333), st.sampled_from(["100", "70,30", "50,30,20", "34,33,33"]))
 def test_random_tournaments_pay_out_the_pool_and_keep_the_chips(

@@ -28,7 +28,8 @@ EVENTS: list[dict[str, Any]] = [
     {"event": "action", "player": "alice", "action": "ante", "amount": 100, "ante": 100,
      "aa": 0, "allin": False},
     {"event": "say", "to": "room", "text": "aliceさんがアンティ 100"},
-    {"event": "rejected", "player": "bob", "text": "レイズ", "reason": "いまはレイズできません"},
+    {"event": "rejected", "player": "bob", "text": "レイズ", "reason": "いまはレイズできません",
+     "code": "omaha.no_raise"},
     {"event": "settle", "player": "alice", "result": "win", "payout": 300, "bets": {"ante": 100}},
     {"event": "joker", "player": "alice", "payout": 50},
     {"event": "compensation", "player": "bob", "payout": 20},
@@ -41,7 +42,7 @@ EVENTS: list[dict[str, Any]] = [
 HOUSE = """\
 ## expect action alice ante 100
 ## expect say アンティ
-## expect rejected bob レイズ
+## expect rejected bob omaha.no_raise
 ## expect settle alice win 300 bets.ante=100
 ## expect joker alice 50
 ## expect compensation bob 20
@@ -53,7 +54,7 @@ HOUSE = """\
 GENERIC = """\
 ## expect action player=alice action=ante amount=100 allin=false aa=0
 ## expect say to=room text="aliceさんがアンティ 100"
-## expect rejected player=bob reason=いまはレイズできません
+## expect rejected player=bob code=omaha.no_raise
 ## expect settle player=alice payout=300 bets={"ante":100} bets.ante=100
 ## expect pot index=0 amount=200 shares={"alice":200}
 ## expect hand_end stacks={"alice":1300,"bob":900}
@@ -108,6 +109,8 @@ def test_a_changed_value_fails(text: str, line: str) -> None:
     "## expect say 存在しないメッセージ",
     "## expect say text=アンティ",  # generic say is the exact text, not a part of it
     "## expect action alice raise",
+    "## expect rejected bob omaha.no_check",  # a code is the code, not a part of the reason
+    "## expect rejected alice omaha.no_raise",
     "## expect settle alice win 300 bets.ante=200",
     "## expect pot index=0 amount=200 shares={\"bob\":200}",
     "## expect hand_end stacks={\"alice\":1300}",  # a partial dict is not the stacks
@@ -260,3 +263,12 @@ def test_every_expectation_line_is_load_bearing(path: Path) -> None:
         changed = [*lines[:x.lineno - 1], mutate(x.line), *lines[x.lineno:]]
         with pytest.raises(AssertionError):
             check(events, parse("\n".join(changed)), path.name)
+
+
+def test_a_refusal_is_read_by_its_code_or_by_a_word_of_its_reason() -> None:
+    """``rejected NAME WORD``: a catalogue code (``omaha.no_raise``) is compared with the
+    event's code; any other word is looked for in the reason (the voice tests' form)."""
+    assert not fails(EVENTS, "## expect rejected bob omaha.no_raise\n")
+    assert not fails(EVENTS, "## expect rejected bob レイズ\n")
+    assert fails(EVENTS, "## expect rejected bob no_raise\n")  # no dot: a word of the reason
+    assert fails(EVENTS, "## expect rejected bob omaha.no\n")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -122,7 +123,7 @@ _line = st.sampled_from([
 ])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(_line, max_size=12), st.lists(_line, min_size=1, max_size=6))
 def test_ids_name_the_whole_transcript(head: list[str], tail: list[str]) -> None:
     """The same file gives the same ids (resume works); a file that shares only its first lines
@@ -151,7 +152,7 @@ _junk = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_junk)
 def test_any_text_is_read_or_refused_with_a_line_number(text: str) -> None:
     try:

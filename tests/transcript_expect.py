@@ -32,8 +32,11 @@ read as the generic form)::
     ## expect settle NAME RESULT PAYOUT [key=value …]   a settle event (extra keys compared too;
                                                        ``bets.ante=200`` reads a nested key)
     ## expect stacks NAME=CHIPS …                      a hand_end with exactly these stacks
-    ## expect rejected NAME TEXT                       a rejected event whose reason contains TEXT
-                                                       (TEXT is the one word after NAME)
+    ## expect rejected NAME CODE                       a rejected event of that catalogue code
+                                                       (``omaha.no_check``: what a test asserts)
+    ## expect rejected NAME TEXT                       ... or, a word that is no code, one whose
+                                                       reason contains TEXT (the voice tests'
+                                                       form: wording is theirs to pin)
     ## expect action NAME ACTION [AMOUNT [key=value …]]
                                                        an action event (extra keys compared too)
     ## expect joker NAME PAYOUT [key=value …]          a joker bonus
@@ -66,6 +69,7 @@ DIRECTIVES = ("expect", "absent", "exactly", "final", "bank")
 EVENT_OF = {"stacks": "hand_end"}  # house kind -> the event it reads, where they differ
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*=")
 _INT = re.compile(r"-?[0-9]+")
+_CODE = re.compile(r"[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)+")  # a message catalogue code
 _BARE = {"true": True, "false": False, "null": None}
 
 
@@ -211,6 +215,9 @@ def _house(kind: str, words: list[str]) -> Predicate:
             return lambda ev: ev["event"] == "hand_end" and ev.get("stacks") == stacks
         if kind == "rejected":
             player, text = words[0], words[1]
+            if _CODE.fullmatch(text):
+                return lambda ev: (ev["event"] == "rejected" and ev.get("player") == player
+                                   and ev.get("code") == text)
             return lambda ev: (ev["event"] == "rejected" and ev.get("player") == player
                                and text in ev.get("reason", ""))
         if kind == "action":

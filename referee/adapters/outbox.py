@@ -21,7 +21,10 @@ from referee.lang.vocab import text_marks
 # One unbreakable unit: a card with a suit symbol, a run of non-space ASCII (words, numbers,
 # ASCII cards, nicks), a run of whitespace, or any single other character (kana/kanji may be
 # broken between: Japanese has no spaces between words).
-_UNIT = re.compile(r"(?:10|[2-9TJQKA])[♠♥♦♣]|[!-~]+|\s+|.", re.S)
+_CARD = r"(?:10|[2-9TJQKA])[♠♥♦♣]"
+# An ASCII run ends where a card begins ("x2♣" is "x" then "2♣"), so a card stays whole even
+# when the run before it must be cut by characters.
+_UNIT = re.compile(rf"{_CARD}|(?:(?!{_CARD})[!-~])+|\s+|.", re.S)
 # Kinsoku (grammar/text.toml [lines], vocabulary the community may extend): characters that
 # never start a line, that never end one, and the preferred places to break after.
 _LINES = text_marks()["lines"]

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from examples import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +40,7 @@ def _squash(s: str) -> str:
     return re.sub(r"\s+", "", s)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(texts, st.integers(min_value=16, max_value=200), st.sampled_from(["utf-8", "iso-2022-jp"]))
 def test_split_fits_keeps_everything_and_never_breaks_a_card(text: str, budget: int,
                                                               enc: str) -> None:
@@ -55,7 +56,7 @@ def test_split_fits_keeps_everything_and_never_breaks_a_card(text: str, budget: 
         [m.group(0) for m in _CARD.finditer(text)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.from_regex(r"[A-Za-z0-9,]{1,20}", fullmatch=True), min_size=1, max_size=60),
        st.integers(min_value=24, max_value=120))
 def test_split_never_breaks_a_word_that_fits(ws: list[str], budget: int) -> None:
@@ -94,7 +95,7 @@ def test_pacer_burst_then_interval() -> None:
     assert all(p.delay(t + 100) == 0 or i >= 3 for i in range(1))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.floats(min_value=0, max_value=5), max_size=60),
        st.floats(min_value=0.1, max_value=3), st.integers(min_value=1, max_value=8))
 def test_pacer_rate_bound(gaps: list[float], interval: float, burst: int) -> None:
