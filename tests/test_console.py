@@ -208,10 +208,22 @@ def browser(console: Console) -> Iterator[Any]:
         yield drv
 
 
-def page(drv: Any, c: Console, path: str) -> str:
+def page(drv: Any, c: Console, path: str, timeout: float = 30) -> str:
+    """The text of the page at ``path`` once its document has a body: under load the browser
+    may still hold no document right after ``get`` returns, so the body is waited for (and
+    the page asked for again if it never came)."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
-    drv.get(c.url + path)
+    for _ in range(2):
+        drv.get(c.url + path)
+        try:
+            WebDriverWait(drv, timeout / 2).until(lambda d: d.execute_script(
+                "return document.readyState === 'complete' && !!document.body"))
+            return str(drv.find_element(By.TAG_NAME, "body").text)
+        except WebDriverException:
+            continue
     return str(drv.find_element(By.TAG_NAME, "body").text)
 
 
