@@ -46,7 +46,10 @@ if [ "${1:-}" = "--test" ]; then
     # as pinned by tests/matrix/js/package-lock.json; again only when the lock file changed.
     js=tests/matrix/js
     (
-        if [ ! -f "$js/node_modules/.installed" ] || [ "$js/package-lock.json" -nt "$js/node_modules/.installed" ]; then
+        if [ -L "$js/node_modules" ]; then
+            # a worktree sharing another checkout's players: npm ci would empty the target
+            echo "setup.sh: $js/node_modules is a link; the players are left as they are" >&2
+        elif [ ! -f "$js/node_modules/.installed" ] || [ "$js/package-lock.json" -nt "$js/node_modules/.installed" ]; then
             if command -v npm >/dev/null; then
                 (cd "$js" && npm ci --no-audit --no-fund --loglevel=error) && touch "$js/node_modules/.installed"
             else
