@@ -89,7 +89,8 @@ def _edge_cuts(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _binds_forward(ws: tuple[Word, ...], at: int, folded: str) -> bool:
+def _binds_forward(ws: tuple[Word, ...], at: int, folded: str,
+                   words_at: list[tuple[int, int]]) -> bool:
     """A blank after a word that leans on what follows -- a particle that is not sentence-final
     (さっきの おーるいん, そごは おりだべ), a noun, pronoun or adverb that is no action word and
     not stretched (さっき はいぱー): words of one sentence, written apart (kana-only writers
@@ -104,8 +105,7 @@ def _binds_forward(ws: tuple[Word, ...], at: int, folded: str) -> bool:
     if w.pos not in CONTENT_POS or w.surface.endswith(tuple(text_of("drawn_vowels"))) or \
             folded[at - 1:at].isdigit():
         return False  # (an amount ends its clause: アンティ200 AA100 攻めるで)
-    return not any(a < at <= b for a, b in (m.span() for m in vocabulary().surface.finditer(
-        folded)))
+    return not any(a < at <= b for a, b in words_at)
 
 
 def split(text: str, fine: bool = True) -> list[Clause]:
@@ -116,11 +116,13 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     if len(folded) != len(text):
         return []
     ws = words(text)
+    words_at = [m.span() for m in v.surface.finditer(folded)]  # the action words
     cuts: list[tuple[int, int]] = []  # (end of clause, start of next)
     if fine:  # a word of another script at a clause's edge (x すまん, コールです sorry slow)
         cuts += _edge_cuts(text)
     for m in _cuts()[0 if fine else 1].finditer(text):
-        if not (fine and m.group().isspace() and _binds_forward(ws, m.start(), folded)):
+        if not (fine and m.group().isspace() and _binds_forward(ws, m.start(), folded,
+                                                                 words_at)):
             cuts.append((m.start(), m.end()))
     # a conjunction of concession or reason ends a clause (コールしたいけど、/ スリーペアだから)
     for w in ws:
@@ -136,7 +138,6 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words
     # only (not the いや of ダイヤ)
     cut_at = bounds(ws, len(text))
-    words_at = [m.span() for m in v.surface.finditer(folded)]
     punct = [0] + [e for _, e in sorted(cuts)]
     corrected: set[int] = set()
     for m in v.corrections.finditer(folded):

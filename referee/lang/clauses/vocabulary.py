@@ -261,14 +261,17 @@ def action_words(folded: str, with_cards: bool = True) -> list[str]:
             and (with_cards or m.group() not in only)]
 
 
+@cache
+def _make_by_amount() -> re.Pattern[str]:
+    return re.compile(rf"[0-9][k{text_of('units')}]?{re.escape(text_of('up_to'))}")
+
+
 def mentions(folded: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
     """Whether folded text may hold an action word of the clause reader (a cheap gate: an
     action word, the stem of an action verb, a short form standing alone, or a hand name of
     ``hands``)."""
     if vocabulary().mention.search(folded) is not None or _short().search(folded) is not None:
         return True
-    up_to = text_of("up_to")  # 「おけ、1800まで」: a make where the game makes by amount
-    if up_to in folded and re.search(
-            rf"[0-9][k{text_of('units')}]?{re.escape(up_to)}", folded):
-        return True
+    if text_of("up_to") in folded and _make_by_amount().search(folded):
+        return True  # 「おけ、1800まで」: a make where the game makes by amount
     return any(p.search(folded) for _, p in hands)
