@@ -324,10 +324,14 @@ TableFactory = Callable[..., Awaitable[Table]]
 
 
 @pytest.fixture
-def make_table(synapse: Synapse, tmp_path: Path) -> Iterator[TableFactory]:
-    """``await make_table(["alice", "bob"])`` → a joined Table with the bot running."""
+def make_table(synapse: Synapse, tmp_path: Path,
+               request: pytest.FixtureRequest) -> Iterator[TableFactory]:
+    """``await make_table(["alice", "bob"])`` → a joined Table with the bot running. When the
+    test fails, the tail of each bot's log is attached to its report (``conftest.py``): a CI
+    failure on the real server explains itself."""
     made: list[Table] = []
     bots: list[BotProcess] = []
+    request.node.referee_bots = bots
 
     async def make(names: list[str], bot_exempt: bool = True,
                    before_bot: tuple[str, ...] = (),

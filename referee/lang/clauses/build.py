@@ -12,7 +12,7 @@ def build_action(f: Frame, game: str) -> Parsed | None:
     """The action a clean frame declares, or None when its words do not make one action."""
     names = [n for _, n in f.actions]
     kinds = set(names)
-    cards = [c for _, cs in f.cards for c in cs]
+    cards = list(dict.fromkeys(c for _, cs in f.cards for c in cs))  # (a card said again)
     amounts = [a for _, a in f.amounts]
     t = traits(game)
     if f.hand is not None:
@@ -33,8 +33,8 @@ def build_action(f: Frame, game: str) -> Parsed | None:
     kinds.discard("showdown") if len(kinds) > 1 else None
     if "open" in kinds and kinds & {"fold", "muck"}:
         kinds.discard("open")  # a fold or muck that shows (見せて)
-    if "all" in kinds and "open" in kinds:
-        kinds.discard("all")
+    if "all" in kinds and kinds & {"open", "allin"}:
+        kinds.discard("all")  # 全部見せる, オールイン、残り全部
     if "pot" in kinds and kinds & {"bet", "raise"}:
         kinds.discard("pot")
         pot = True
@@ -114,7 +114,7 @@ def _ante_aa(f: Frame, kinds: set[str]) -> Parsed | None:
 def _deuces(f: Frame) -> Parsed | None:
     names = [n for _, n in f.actions]
     kinds = set(names) - {"showdown", "play"}
-    cards = [c for _, cs in f.cards for c in cs]
+    cards = list(dict.fromkeys(c for _, cs in f.cards for c in cs))  # (a card said again)
     if f.amounts:
         return None
     if f.except_ and cards and kinds in ({"discard"}, {"discard", "all"}, {"keep"},

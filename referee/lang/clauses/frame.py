@@ -100,6 +100,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             spans.append(m.span())
             f.content = True
             continue
+        if name == "all" and name not in allowed:
+            spans.append(m.span())  # 手持ち2400全部です: "all of it", no content of its own
+            continue
         if name not in allowed:
             if name in ("hyper_raise", "extra_raise", "check", "bet", "raise", "pot", "open",
                         "muck", "close", "ante", "aa", "discard", "keep", "play", "stay",
@@ -109,6 +112,12 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.actions.append((m.start(), name))
         spans.append(m.span())
         keyword_spans.append(m.span())
+    if "allin" in allowed:  # 残り3200全部いったる: "all of it" going in is the all-in
+        for (a, b) in list(keyword_spans):
+            going = any(w.start - clause.start == b and w.pos == VERB and w.lemma == text_of(
+                "go_verb") for w in clause.words)
+            if going and (a, "all") in f.actions:
+                f.actions[f.actions.index((a, "all"))] = (a, "allin")
     # 「AAは今日はやめとく」: passing on the side bet, not folding
     passes = [(p, n) for p, n in f.actions if n == "fold" and folded[p:].startswith(
         texts_of("pass_words"))]
@@ -156,6 +165,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     ranks = {w for w, r in cw.rank_of.items() if r in held} | held  # エース, A, 9
     i = 0
     prev: Word | None = None
+    topic = about = False  # an action word as the topic; what it is like told after it
     while i < len(ws):
         w = ws[i]
         s = w.start - clause.start
@@ -210,6 +220,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if w.pos == PARTICLE and w.lemma in texts_of("topic") and any(
                 a <= before < b for a, b in keyword_spans) and ws[i - 1].pos != VERB:
             f.weak = True  # エクストラは…: talk about the action, unless declared
+            topic = True
+        if topic and w.lemma in texts_of("about_limits") and w.pos == PARTICLE:
+            about = True
         if w.lemma in texts_of("made_verbs"):
             f.made = True
         if w.pos == PARTICLE and w.lemma in texts_of("musing") and not f.vetoed:
@@ -273,6 +286,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             f.polite = f.polite or w.pos in (AUX, PARTICLE) or w.lemma in v.declaring_nouns
         prev = w
         i += 1
+    if about and not f.cards and not f.amounts:
+        f.vetoed = f.strict = True  # エクストラは2回目だけなんやね: what the action is like
+        f.why.append(texts_of("topic")[0])
     # a clause ending in the て of a request (オープンして, 全部残して) asks someone
     tail = [w for w in ws if w.pos not in (SYMBOL, BLANK) and (
         w.start - clause.start < tail_at)]  # (not the dialect's ending: 残すっちゃ)
@@ -380,6 +396,8 @@ def _is_veto(w: Word, v: Vocabulary) -> bool:
         return True
     if w.pos == PARTICLE and w.lemma in v.veto_particles:
         return True
+    if w.pos2 == vocab.pos("aux_stem") and w.lemma.split("-")[0] in v.veto_aux:
+        return True  # 行けそう, 降りそうやな: the stem of a guessing auxiliary
     if w.pos in (VERB, AUX) and w.cform.startswith(text_of("conditional_form")):
         return True  # わしなら, 降りれば: a supposition
     # an order (降りろ, チェックしとけ); not the ませ of くださいませ

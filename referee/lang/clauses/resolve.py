@@ -68,7 +68,7 @@ def _filled(got: Parsed, kept: list[Clause], game: str) -> Parsed | None:
             return None
         if got.action == "raise" and got.to is None and not got.pot:
             return got.model_copy(update={"to": value})
-        if got.action in ("bet", "ante") and got.amount is None and not got.pot:
+        if got.action in ("bet", "ante", "allin") and got.amount is None and not got.pot:
             return got.model_copy(update={"amount": value})
     return None
 
@@ -76,8 +76,8 @@ def _filled(got: Parsed, kept: list[Clause], game: str) -> Parsed | None:
 def _amended(clauses: list[Clause], last: int, after: list[Clause]) -> Parsed | None:
     """「アンティ1500、いや、500でお願いします」: a correction followed by a new amount (or new
     cards) only amends the amount (the cards) of the action before it."""
-    if last < 1 or any(c.kind not in ("chat", "cards") for c in after):
-        return None
+    if last < 1 or any(c.kind not in ("chat", "cards") or c.strict for c in after):
+        return None  # (アンティ100じゃなくて200にすればよかった: a regret amends nothing)
     shown = [c for c in after if c.kind == "cards" and cards_in(c.folded)]
     before = [c for c in clauses[:last] if c.kind == "action" and c.parsed is not None]
     if len(shown) == 1 and before:  # 「6cとJd捨て、あ、やっぱ6cだけ」: new cards
@@ -270,6 +270,7 @@ def _takes_that(c: Clause) -> bool:
 def _note(c: Clause, f: Frame) -> None:
     """What the frame tells about the clause that later steps weigh against the others."""
     c.musing = f.musing
+    c.strict = f.vetoed and f.strict
     # 「みんな降りたんかいな」: the others' folds told (past or asked), not one's own
     others = any(w.lemma in texts_of("others") or w.surface in texts_of("others")
                  for w in c.words)

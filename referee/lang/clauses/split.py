@@ -58,6 +58,7 @@ class Clause:
     others_reason: bool = False  # the others' action given as a reason (みんなチェックなので)
     made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
     commits: bool = False  # "with that" (それで): takes the action remarked on before it
+    strict: bool = False  # vetoed other than by a remark: a wish, a condition, a question …
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None
     words: tuple[Word, ...] = field(default=())
