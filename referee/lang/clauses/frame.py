@@ -83,6 +83,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if m is not None and not any(a <= m.start() < b for a, b in spans):
             f.hand = name
             spans.append(m.span())
+            if folded.startswith(text_of("up_to"), m.end()):
+                f.vetoed = f.strict = True  # フラッシュまであと1枚: a draw to it, not made
+                f.why.append(text_of("up_to"))
             break
 
     def free(s: int, e: int) -> bool:
@@ -385,10 +388,12 @@ def supposes(c: Clause) -> bool:
     """A clause of supposition (私なら, 若い頃でしたら): what follows is hypothetical."""
     if fold_nfkc(c.folded.strip()) in vocabulary().openers:
         return False  # んだら、ほな: "well then" opens, it supposes nothing
-    return any((w.pos == PARTICLE and w.lemma in texts_of("conditional")) or
-               (w.pos == AUX and w.surface in texts_of("conditional_aux")) or
-               (w.pos in (VERB, AUX) and w.cform.startswith(text_of("conditional_form")))
-               for w in c.words)
+    at = [i for i, w in enumerate(c.words) if (
+        w.pos == PARTICLE and w.lemma in texts_of("conditional")) or (
+        w.pos == AUX and w.surface in texts_of("conditional_aux")) or (
+        w.pos in (VERB, AUX) and w.cform.startswith(text_of("conditional_form")))]
+    # (変な文章になったらごめんなさい: the condition has its own main verb in the clause)
+    return bool(at) and not any(w.pos in (VERB, *CONTENT_POS) for w in c.words[at[-1] + 1:])
 
 
 def _is_veto(w: Word, v: Vocabulary) -> bool:

@@ -155,6 +155,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     acts = [c for c in kept if c.kind == "action"]
     before = [c.parsed for c in clauses[:max(last, 0)] if c.kind == "action"
               and c.parsed is not None]
+    if not before and last > 0:  # 「残す Th Jh Qh、あ、いやKhも残します」: cards, then "keep"
+        joined_before = _these_joined(clauses[:last], game, hands, coarse)
+        before = [joined_before] if joined_before is not None else []
     amended = _added(acts, before) or _bare_amount(acts, before, last) or _amended(
         clauses, last, kept)
     if amended is not None:
@@ -203,6 +206,8 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.kind = "correction"
         return
     got = None if c.question else grammar(c.text)
+    if c.question:  # (みんな降りたん？ほな全部見せたるわ: the others' folds asked about)
+        _note(c, frame(c, game, hands))
     if got is None and not c.question:
         f = frame(c, game, hands)
         _note(c, f)
