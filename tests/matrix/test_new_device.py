@@ -1,8 +1,8 @@
 """A player's device that logs in just before ``!deal`` reads that hand's cards, on the real
 Synapse: the bot's DM session was already shared with the player's first device (a private
 answer before the deal), and the new device (Element's crypto, matrix-js-sdk) starts a moment
-before the deal, when the bot's own sync has not necessarily told it about the device, nor has
-the device necessarily uploaded its one-time keys. Before sending private content the bot
+before the deal, once it has published its keys but when the bot's own sync has not
+necessarily told it about the device. Before sending private content the bot
 refreshes the player's device list, claims sessions for new devices (waiting a little for one
 that has no keys yet) and, for a device its room key never reached, starts a fresh session.
 (The race is one of timing: without that refresh this test failed in 2 of 4 runs here.)"""
@@ -40,9 +40,20 @@ def test_a_device_logged_in_just_before_the_deal_reads_its_cards(
                                    for m in alice.from_user(bot_id, dm)), 60,
                        "the private answer on the first device")
 
-        # A second device (Element's crypto) logs in; the deal follows at once.
+        # A second device (Element's crypto) logs in; the deal follows as soon as the device
+        # has published its keys (no sender can encrypt for a device before that: the deal
+        # would reach only the devices the server knows), while the bot's own sync has not
+        # necessarily told it about the device.
         phone = JsPlayer(synapse, alice.user, log=tmp_path / "phone.log")  # type: ignore[operator]
         await phone.start()
+
+        def published() -> bool:
+            keys = synapse.request("POST", "/_matrix/client/v3/keys/query",
+                                   {"device_keys": {alice.user_id: []}},
+                                   token=alice.user.access_token)
+            return phone.device_id in keys.get("device_keys", {}).get(alice.user_id, {})
+
+        await wait_for(published, 60, "the new device's keys on the server")
         n = len(t.bot_room_messages())
         await t.say(t.mod, "!deal")
         await t.reply(n, "さんの番です")
