@@ -13,7 +13,7 @@ import tomllib
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from pydantic import (
     AfterValidator,
@@ -154,7 +154,7 @@ class GameDefinition(Strict):
 def model_for(game: str) -> type[GameDefinition]:
     """The definition model of ``game`` (its GameSpec's; UnknownGame for a game that is not
     registered)."""
-    model = games.spec(game).model
+    model = cast("type[GameDefinition]", games.spec(game).model)
     if game not in model.model_fields:
         raise RuntimeError(f"{model.__name__} has no [{game}] section field")
     return model

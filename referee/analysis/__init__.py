@@ -14,6 +14,7 @@ been played (a note says which); with ``hands``: exactly that many, one run.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from referee.analysis.hooks import GameAnalysis, MonteCarlo
 from referee.analysis.report import BetReport, Report, Row, pool
@@ -35,7 +36,7 @@ class AnalysisError(ValueError):
 def analysis_of(game: str) -> GameAnalysis:
     """What ``referee analyze`` runs for ``game`` (UnknownGame for a word that is no game)."""
     hooks = spec(game).analysis
-    return hooks() if hooks is not None else GameAnalysis(
+    return cast(GameAnalysis, hooks()) if hooks is not None else GameAnalysis(
         note=f"{game} has no bets against the house")
 
 

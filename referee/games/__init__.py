@@ -9,8 +9,11 @@ its evaluator, its engine, its analysis and its ``spec.py``, which puts them tog
 line's ``--game`` choices, the catalogue's files, the analysis) is read from here, and a lookup
 of any other word raises :class:`UnknownGame`: nothing falls through to another game.
 
-This module sits in the core: it imports no engine (a spec names its engine through a function
-that imports it on first use), so the evaluators and the definitions can ask it.
+This module sits in the core and imports nothing of the layers that ask it: a spec holds its
+definition model, engine and analysis as objects the registry does not look into (a spec names
+its engine and analysis through functions that import them on first use); each layer reads its
+own part typed (:func:`referee.definitions.model_for`, :func:`referee.rules.registry.create`,
+:func:`referee.analysis.analysis_of`).
 """
 
 from __future__ import annotations
@@ -19,12 +22,7 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from referee.analysis.hooks import GameAnalysis
-    from referee.definitions import GameDefinition
-    from referee.rules.base import Engine
+from typing import Any
 
 __all__ = ["BUILTIN", "GameSpec", "HandRules", "UnknownGame", "game_ids", "games", "is_game",
            "on_change", "register", "spec", "unregister"]
@@ -73,18 +71,20 @@ class GameSpec:
     #: the model of the game's definition file: a
     #: :class:`~referee.definitions.GameDefinition` with one field of its own, the ``[GAME]``
     #: section (named by the game's id)
-    model: type[GameDefinition]
-    #: the engine class, imported on first use (most commands need no engine)
-    engine: Callable[[], type[Engine]]
+    model: type[Any]
+    #: the engine class (a :class:`~referee.rules.base.Engine`), imported on first use (most
+    #: commands need no engine)
+    engine: Callable[[], type[Any]]
     hands: HandRules
     #: which class a holding makes now, for the leak judgement
     made_class: MadeClass
     #: ``!rules``' first line: the catalogue's ``rules_summary_GAME`` filled with these fields
     #: (default: the integer fields of the game's section, the table's ``ante`` option as
     #: ``ante_unit``)
-    summary: Callable[[GameDefinition, Mapping[str, str]], dict[str, Any]] | None = None
-    #: ``referee analyze``'s bets and methods, imported on first use (numpy)
-    analysis: Callable[[], GameAnalysis] | None = None
+    summary: Callable[[Any, Mapping[str, str]], dict[str, Any]] | None = None
+    #: ``referee analyze``'s bets and methods (a
+    #: :class:`~referee.analysis.hooks.GameAnalysis`), imported on first use (numpy)
+    analysis: Callable[[], Any] | None = None
     #: hand histories in the Poker Hand History format (pokerkit's PHH) exist for this game
     phh: bool = False
     #: the room's word for an ``action`` event's id where it is not the id's own
@@ -100,23 +100,8 @@ class GameSpec:
     rank_run_bets: frozenset[str] = frozenset()
 
     @property
-    def definition(self) -> GameDefinition:
-        from referee import definitions
-
-        return definitions.load(self.id)
-
-    @property
     def grammar_file(self) -> Path:
         return self.grammar if self.grammar is not None else self.folder / "grammar.lark"
-
-    @property
-    def name(self) -> str:
-        """The game's display name (the definition's ``name``)."""
-        return self.definition.name
-
-    def create(self, options: dict[str, str] | None = None) -> Engine:
-        """A new table with ``# table:`` / ``!open`` options."""
-        return self.engine()(self.definition, dict(options or {}))
 
 
 _registered: dict[str, GameSpec] = {}

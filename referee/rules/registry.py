@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any, get_args
+from typing import Any, cast, get_args
 
+from referee import definitions
 from referee import games as registry
 from referee.cards import Card
 from referee.events import Event
@@ -38,8 +39,9 @@ def spec(game: str) -> GameSpec:
 
 
 def create(game: str, options: dict[str, str] | None = None) -> Engine:
-    """A new table of ``game`` (see :meth:`GameSpec.create`)."""
-    return spec(game).create(options)
+    """A new table of ``game`` with ``# table:`` / ``!open`` options."""
+    engine = cast("type[Engine]", spec(game).engine())
+    return engine(definitions.load(game), dict(options or {}))
 
 
 def made_class(game: str, holdings: Sequence[Card], board: Sequence[Card]) -> str | None:
