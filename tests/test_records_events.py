@@ -283,13 +283,31 @@ PLAY = [
     "bob: アンティ100",
     "alice: コール",
     "bob: コール",
+    "dealer: !close",
+    "dealer: !open seven",
+    "alice: !sit",
+    "bob: !sit",
+    "dealer: !deal",
+    "alice: アンティ100",
+    "bob: アンティ100",
+    "alice: フォールド",
+    "bob: フォールド",
+    "dealer: !close",
+    "dealer: !open deuces",
+    "alice: !sit",
+    "bob: !sit",
+    "dealer: !deal",
+    "alice: アンティ100",
+    "bob: アンティ100",
+    "alice: フォールド",
+    "bob: フォールド",
 ]
 
 
 def test_check_snapshots_passes_on_a_terminal_database(tmp_path: Path) -> None:
     """The terminal's moderator is an input of the log (a ``config`` directive): the full
     re-run of ``check --snapshots`` sees it, and finds the same ledger (it found an empty
-    state before)."""
+    state before), on hands of all four games played at the terminal."""
     db = tmp_path / "play.db"
     cmd = [sys.executable, "-m", "referee.cli", "play", "--db", str(db)]
     r = subprocess.run(cmd, input="\n".join(PLAY) + "\n", capture_output=True, text=True,
@@ -297,10 +315,14 @@ def test_check_snapshots_passes_on_a_terminal_database(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     with Store(db) as s:
         first = s.inputs()[0]
-        settled = [e for (raw,) in s.conn.execute("SELECT events FROM log")
-                   for e in json.loads(raw) if e["event"] == "settle"]
+        events = [e for (raw,) in s.conn.execute("SELECT events FROM log")
+                  for e in json.loads(raw)]
+    settled = [e for e in events if e["event"] == "settle"]
     assert first["kind"] == "directive" and first["name"] == "config"
-    assert {e["player"] for e in settled} == {"alice", "bob"}  # a holdem_aa hand was settled
+    assert {e["player"] for e in settled} == {"alice", "bob"}  # house hands were settled
+    assert {e["game"] for e in events if e["event"] == "hand_seats"} == {
+        "omaha", "holdem_aa", "seven", "deuces"}
+    assert not [e for e in events if e["event"] == "rejected"]
     code, _, err = run_cli(["check", "--db", str(db), "--snapshots"])
     assert code == 0, err
     code, _, err = run_cli(["verify", "--db", str(db)])
