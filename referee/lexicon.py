@@ -411,6 +411,7 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
 
 
 _CLAUSE_END = frozenset(_words_of("clause_end"))
+_COPULA_PARTICLES = frozenset(_words_of("copula_particles"))
 _NOW_WORDS = frozenset(fold_nfkc(w) for w in _words_of("now_words"))
 
 
@@ -443,6 +444,8 @@ def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
     if f in _CLAUSE_END:
         return True
     after = ws[k + 1] if k + 1 < n else None
+    if f in _COPULA_PARTICLES and (after is None or after.pos in _MARKS):
+        return True
     if after is None:
         return f in _END_PARTICLES
     a_lemma = after.lemma.split("-")[0]
