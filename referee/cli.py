@@ -299,6 +299,7 @@ def cmd_verify(args: argparse.Namespace) -> None:
     try:
         if args.db is not None:
             from referee.store import Store, StoreError
+            from referee.store.integrity import TamperedDatabase, chain_check
 
             try:
                 with Store(Path(args.db), create=False) as store:
@@ -312,6 +313,11 @@ def cmd_verify(args: argparse.Namespace) -> None:
                         events_of = {str(r[0]): json.loads(r[2]) for r in rows}
                         count += verify(e for r in rows for e in json.loads(r[2]))
                         check_entropy(inputs, events_of)
+                    # a shuffle's entropy is the room's inputs: any row changed after it was
+                    # written breaks the digest chain (a deal's own discrepancy is named first)
+                    chain_check(store.conn, args.db)
+            except TamperedDatabase as e:
+                raise Discrepancy(str(e)) from None
             except (StoreError, ValueError) as e:
                 _fail(str(e))
         else:

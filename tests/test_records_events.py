@@ -249,6 +249,25 @@ def test_verify_db_passes_with_settled_house_hands_and_fails_on_a_tampered_one(
     assert code == 1 and err.count("\n") == 1 and "board" in err
 
 
+def test_verify_db_fails_on_any_input_changed_after_it_was_written(tmp_path: Path) -> None:
+    """Not only a shuffle's own inputs: any row rewritten breaks the digest chain, and verify
+    says where in one line (the deals' entropy is the room's record)."""
+    db = tmp_path / "chat.db"
+    _driven_db(db, games=("omaha",), hands=1)
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TRIGGER inputs_no_update")
+    seq, raw = [(seq, inp) for seq, _, _, inp, _ in log_rows.rows(conn)
+                if json.loads(inp).get("kind") == "message"
+                and not json.loads(inp).get("text", "").startswith("!")][-1]  # (after the deal)
+    changed = json.loads(raw)
+    changed["text"] = changed["text"] + "!"
+    log_rows.rewrite(conn, seq, input_json=json.dumps(changed, ensure_ascii=False))
+    conn.commit()
+    conn.close()
+    code, _, err = run_cli(["verify", "--db", str(db)])
+    assert code == 1 and err.count("\n") == 1 and f" {seq} " in err
+
+
 def test_check_snapshots_passes_on_a_replayed_database(tmp_path: Path) -> None:
     db = tmp_path / "replay.db"
     with open(tmp_path / "out.jsonl", "w") as out:
