@@ -302,24 +302,9 @@ PLAY = [
     "bob: アンティ100",
     "alice: コール",
     "bob: コール",
-    "dealer: !close",
-    "dealer: !open seven",
-    "alice: !sit",
-    "bob: !sit",
-    "dealer: !deal",
-    "alice: アンティ100",
-    "bob: アンティ100",
-    "alice: フォールド",
-    "bob: フォールド",
-    "dealer: !close",
-    "dealer: !open deuces",
-    "alice: !sit",
-    "bob: !sit",
-    "dealer: !deal",
-    "alice: アンティ100",
-    "bob: アンティ100",
-    "alice: フォールド",
-    "bob: フォールド",
+    *(line for game in ("seven", "deuces") for line in (  # antes, then both fold
+        "dealer: !close", f"dealer: !open {game}", "alice: !sit", "bob: !sit", "dealer: !deal",
+        "alice: アンティ100", "bob: アンティ100", "alice: フォールド", "bob: フォールド")),
 ]
 
 
