@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from four_games import check_and_verify
 from ircnet import BOT, ROOT, BotProcess, Client, Msg, Ngircd, bot_in_channel, prove
 
 from referee.cards import card_str, parse_cards
@@ -215,18 +216,6 @@ def test_full_omaha_hand_over_irc(ngircd: Ngircd, tmp_path: Path) -> None:
     result = check_cards_and_stacks(table, db, tmp_path)
     print(f"\nfull hand over IRC in {took:.1f}s; {len(table.sent)} actions; final {result}")
     check_and_verify(db)
-
-
-def check_and_verify(db: Path) -> None:
-    """The bot's database re-runs to the same state from its log alone (the configured
-    moderators are an input of it) and every revealed deal checks out."""
-    import subprocess
-    import sys
-
-    for argv in (["check", "--db", str(db), "--snapshots"], ["verify", "--db", str(db)]):
-        r = subprocess.run([sys.executable, "-m", "referee.cli", *argv], capture_output=True,
-                           text=True, timeout=120)
-        assert r.returncode == 0, (argv, r.stdout, r.stderr)
 
 
 async def _full_hand(table: Table) -> float:

@@ -3,11 +3,10 @@ shows hidden cards, and final stacks equal to the same hand replayed from a tran
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from four_games import check_and_verify
 from matrix_helpers import (
     _SEAT,
     TableFactory,
@@ -78,11 +77,7 @@ def test_omaha_hand_private_cards_and_replay(make_table: TableFactory, tmp_path:
             assert sum(stacks.values()) <= 40_000
             # the bot's database re-runs to the same state from its log alone (the configured
             # moderators are an input of it) and every revealed deal checks out
-            for argv in (["check", "--db", str(t.bot.db), "--snapshots"],
-                         ["verify", "--db", str(t.bot.db)]):
-                r = subprocess.run([sys.executable, "-m", "referee.cli", *argv],
-                                   capture_output=True, text=True, timeout=120)
-                assert r.returncode == 0, (argv, r.stdout, r.stderr)
+            check_and_verify(t.bot.db)
         finally:
             await t.close()
 
