@@ -116,7 +116,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         spans.append(m.span())
         keyword_spans.append(m.span())
     if "allin" in allowed:  # 残り3200全部いったる: "all of it" going in is the all-in
-        for (a, b) in list(keyword_spans):
+        for a, b in keyword_spans:
             going = any(w.start - clause.start == b and w.pos == VERB and w.lemma == text_of(
                 "go_verb") for w in clause.words)
             if going and (a, "all") in f.actions:
