@@ -27,6 +27,7 @@ def words_table() -> dict[str, Any]:
     return dict(got) if isinstance(got, dict) else {}
 
 
+@cache
 def text_of(key: str) -> str:
     value = words_table().get(key)
     if not isinstance(value, str):
@@ -34,6 +35,7 @@ def text_of(key: str) -> str:
     return value
 
 
+@cache
 def texts_of(key: str) -> tuple[str, ...]:
     return tuple(vocab.strings(words_table(), key, _DATA))
 
@@ -123,6 +125,19 @@ def _word_re(w: str) -> str:
     return rf"(?<![a-z]){e}(?![a-z])" if w[:1].isascii() and w[-1:].isascii() else e
 
 
+def _alternation(words: Iterable[str]) -> re.Pattern[str]:
+    """One alternation of ``words`` (longest first), group ``w<i>`` the i-th word, so that the
+    action is found by which word matched. The words are grouped by their first character
+    behind a look-ahead of it: at a position only the words that can start there are tried, in
+    the same order, so the matches are those of the flat alternation -- which Python's engine
+    would try word by word at every position (20x slower on the corpus)."""
+    branches: dict[str, list[str]] = {}
+    for i, w in enumerate(words):
+        branches.setdefault(w[:1], []).append(f"(?P<w{i}>{_word_re(w)})")
+    return re.compile("|".join(f"(?={re.escape(c)})(?:{'|'.join(alts)})"
+                               for c, alts in branches.items()))
+
+
 @cache
 def _unvoiced() -> dict[int, int]:
     """Each voiced kana (が ぱ) and the kana without its mark (か は), by NFD."""
@@ -153,8 +168,7 @@ def vocabulary() -> Vocabulary:
         for lemma in vocab.strings(entry, "lemmas", _DATA):
             lemmas[lemma] = name
     alts.sort(key=lambda a: len(a[0]), reverse=True)
-    # one alternation, longest first; the action is found by which word matched
-    surface = re.compile("|".join(f"(?P<w{i}>{_word_re(w)})" for i, (w, _) in enumerate(alts)))
+    surface = _alternation(w for w, _ in alts)
     names = {f"w{i}": n for i, (_, n) in enumerate(alts)}
     SURFACE_NAMES.clear()
     SURFACE_NAMES.update(names)
