@@ -2,7 +2,7 @@
 # The test commands (README, .ci/run).
 #   bash scripts/test.sh [PYTEST ARGS]          everything, as CI runs it: setup (the Debian
 #       packages need root), lint, type-check, the wheel check (scripts/wheel_check.sh), then
-#       every test spread over the cores (pytest-xdist)
+#       every test over three pytest-xdist workers a core
 #   bash scripts/test.sh --quick [PYTEST ARGS]  the one-minute loop: lint and every test that
 #       needs no server, browser or long analysis (it deselects the markers server, browser,
 #       analysis, integrity and slow: tests/conftest.py says which files carry which); setup of
@@ -18,7 +18,7 @@ unset PYTHONDONTWRITEBYTECODE
 # Workers: the quick loop is CPU-bound, one worker a core (at most 4). The full run is not: the
 # server tests mostly wait on Synapse, the IRC servers' flood pacing and the bots' subprocesses,
 # so it runs three workers a core (at most 6; each server-test worker starts its own Synapse and
-# IRC servers) -- on 2 cores that took pytest from about 10 min to 6.5 min.
+# IRC servers).
 cores=$(nproc 2>/dev/null || echo 2)
 jobs=$cores
 [ "$jobs" -gt 4 ] && jobs=4
