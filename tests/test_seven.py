@@ -150,6 +150,23 @@ def test_win_count_rows(wins: int) -> None:
         assert settle(out)[n]["result"] == ("lose" if h == H_5 else "win")
 
 
+def test_a_folded_hand_is_not_in_the_win_count() -> None:
+    """A hand that folded has left the game: the dealer hand's owner does not count it as beaten
+    (docs/rules.md, seven's settlement)."""
+    e = engine()
+    names = ["o", "a", "b", "c", "d"]
+    for seat, n in enumerate(names, start=1):
+        e.sit(seat, n, 10_000)
+    e.set_button(6)
+    hands = {"o": H_9, "a": H_5, "b": H_K, "c": H_K, "d": H_K}
+    script = [("o", "call"), ("a", "fold"), ("b", "call"), ("c", "call"), ("d", "call")]
+    script += [("o", "call"), ("b", "call"), ("c", "call"), ("d", "call")]
+    out = play(e, hands, [1], script, dealer=H_5)
+    s = settle(out)
+    assert s["o"]["wins"] == 1  # the dealer seat's pair of fives; a's folded fives are not counted
+    assert s["a"]["result"] == "fold"
+
+
 def test_result_rows_lose_push_dq_fold() -> None:
     e = at_table(engine(), "w", "l", "t", "q", "f")
     hands = {"w": H_K, "l": H_5, "t": H_9, "q": "8c 3d 5h 7s 2c Jd Qh", "f": H_K}
