@@ -40,6 +40,10 @@ class ActionEvent(Event):
     ante: int | None = None
     aa: int | None = None
     allin: bool | None = None
+    # what the action tells the room: seven's two discards or deuces' kept cards (``cards``),
+    # seven's declared hand (``hand``, a class code of referee.hands.NAMES)
+    cards: list[str] | None = None
+    hand: str | None = None
 
 
 class Rejected(Event):
@@ -80,15 +84,25 @@ class Penalty(Event):
 
 
 class Pot(Event):
+    """A pot paid out. ``odd``: the chips that did not split evenly, given to ``odd_to`` (the
+    first winner clockwise from the button); ``uncontested``: everyone else folded."""
+
     event: Literal["pot"] = "pot"
     index: int
     amount: int
     shares: dict[str, int]
+    odd: int | None = None
+    odd_to: str | None = None
+    uncontested: bool | None = None
 
 
 class Rake(Event):
+    """The house's rake: ``amount`` taken from a ``pot`` of that many chips at ``percent``."""
+
     event: Literal["rake"] = "rake"
     amount: int
+    pot: int | None = None
+    percent: str | None = None
 
 
 class Settle(Event):
@@ -105,6 +119,8 @@ class Settle(Event):
     hand: str | None = None
     wins: int | None = None
     dealer_hand: bool | None = None
+    # seven's dealer-hand owner: the win-count multiplier (a decimal string) its wins paid
+    multiplier: str | None = None
     dealer_fold: bool | None = None
     # holdem_aa / seven: the class of the dealer's hand the player's was compared with (a code
     # of referee.hands.NAMES, like ``hand``)
@@ -249,6 +265,8 @@ class Shown(Event):
     why: Literal["showdown", "open", "fold", "muck", "deal", "result"]
     seat: int | None = None
     hand_class: str | None = None
+    #: a house dealer's hand at the settlement: whether it qualified (False: the dealer folds)
+    qualified: bool | None = None
 
 
 class Mucked(Event):

@@ -406,7 +406,8 @@ def test_allin_antes_half_the_chips_rounded_down() -> None:
                   antes={"alice": action("allin")})
     assert of(ev, "action")[:2] == [
         {"event": "action", "player": "alice", "action": "allin", "amount": 75},
-        {"event": "action", "player": "alice", "action": "play", "amount": 75},
+        {"event": "action", "player": "alice", "action": "play", "amount": 75,
+         "cards": ["Ac", "Kd", "9c", "6s", "4h"]},  # kept, as the room is told
     ]
     # lost both: 1 chip left, below 20 -> bankrupt and stood up
     assert of(ev, "hand_end")[0]["stacks"] == {"alice": 1}

@@ -287,7 +287,7 @@ def test_side_pots_and_rake_from_the_main_pot() -> None:
     ev = act(eng, "bob", "allin")
     ev += check_down(eng)
     assert kinds(ev, "returned") == [{"event": "returned", "player": "carol", "amount": 7000}]
-    assert kinds(ev, "rake") == [{"event": "rake", "amount": 140}]  # 2% of 7000
+    assert kinds(ev, "rake") == [{"event": "rake", "amount": 140, "pot": 7000, "percent": "2"}]
     pots = {p["index"]: p for p in kinds(ev, "pot")}
     assert pots[0]["amount"] == 2860 and pots[0]["shares"] == {"alice": 2860}
     assert pots[1]["amount"] == 4000 and pots[1]["shares"] == {"bob": 4000}
@@ -312,7 +312,7 @@ def test_rake_under_500_is_zero_over_500_is_two_percent() -> None:
     eng = table(3, level="5")  # 200/400: three calls = 1200
     deal(eng)
     ev = check_down(eng)
-    assert kinds(ev, "rake") == [{"event": "rake", "amount": 24}]
+    assert kinds(ev, "rake") == [{"event": "rake", "amount": 24, "pot": 1200, "percent": "2"}]
     assert sum(p["amount"] for p in kinds(ev, "pot")) == 1176
 
 
@@ -322,7 +322,8 @@ def test_rake_cap_500() -> None:
     act(eng, "carol", "allin")
     act(eng, "alice", "allin")
     ev = act(eng, "bob", "allin") + check_down(eng)
-    assert kinds(ev, "rake") == [{"event": "rake", "amount": 500}]  # 2% of 30000 = 600 -> 500
+    assert kinds(ev, "rake") == [  # 2% of 30000 = 600 -> 500
+        {"event": "rake", "amount": 500, "pot": 30000, "percent": "2"}]
     assert sum(eng.stacks().values()) == 29500
 
 
@@ -341,7 +342,7 @@ def test_no_flop_no_drop_under_world_rules_only() -> None:
     assert kinds(world, "rake") == []
     assert kinds(world, "pot")[0]["amount"] == 4200
     loj = _preflop_war("loj")
-    assert kinds(loj, "rake") == [{"event": "rake", "amount": 84}]
+    assert kinds(loj, "rake") == [{"event": "rake", "amount": 84, "pot": 4200, "percent": "2"}]
     assert kinds(loj, "pot")[0]["amount"] == 4116
 
 
@@ -743,7 +744,8 @@ def test_a_moderators_penalty_mid_hand_folds_removes_and_charges_the_bank(tmp_pa
         {"event": "leave", "player": "carol", "chips": 10000, "bank": 1000},
         {"event": "action", "player": "dave", "action": "fold", "amount": 0},
         {"event": "action", "player": "alice", "action": "fold", "amount": 0},
-        {"event": "pot", "index": 0, "amount": 20, "shares": {"bob": 20}},  # 10 returned
+        {"event": "pot", "index": 0, "amount": 20, "shares": {"bob": 20},  # 10 returned
+         "uncontested": True},
     ]
     bank = [e for e in evs if e["event"] == "bank" and e.get("player") == "carol"]
     assert bank and bank[-1]["balance"] == 5000 - 1000 + 1000

@@ -106,7 +106,7 @@ def test_the_check_notices_a_silent_action(monkeypatch: pytest.MonkeyPatch) -> N
     from referee.events import Say
     from referee.games.omaha import rounds
 
-    monkeypatch.setattr(rounds, "acknowledge", lambda *a, **k: Say(to="dave", text="-"))
+    monkeypatch.setattr(rounds, "action_line", lambda *a, **k: Say(to="dave", text="-"))
     with pytest.raises(AssertionError):
         for seed in range(12):
             test_every_decision_is_prompted_and_every_action_acknowledged(seed)

@@ -98,6 +98,10 @@ class GameSpec:
     #: the game's bets named like a rank run (holdem_aa's ``AA``): the leak judgement does not
     #: take them for a holding
     rank_run_bets: frozenset[str] = frozenset()
+    #: the game's own room lines rendered from its fact events (the folder's ``voice.line``:
+    #: ``(the events of one input up to the fact) -> Say | None``), imported on first use; the
+    #: lines every game shares are :mod:`referee.rules.voice`'s
+    voice: Callable[[], Callable[[Sequence[Any]], Any]] | None = None
 
     @property
     def grammar_file(self) -> Path:

@@ -53,7 +53,7 @@ breakdown: a dealing mistake's guaranteed payout).
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any, Literal, Protocol
@@ -65,7 +65,6 @@ from referee.hands import NAMES
 from referee.lang.catalog import text
 from referee.rules.base import Engine, IllegalAction, OptionError, SeatState
 from referee.rules.clock import WaitClock
-from referee.rules.voice import acknowledge
 
 Rounding = Literal["down", "up"]
 
@@ -86,7 +85,6 @@ __all__ = [
     "Phase",
     "Rounding",
     "WaitClock",
-    "acknowledge",
     "allin_ante",
     "allin_flag",
     "announce_compensation",
@@ -143,7 +141,7 @@ class Compensation(Event):
     bets: dict[str, int]
 
 
-def settlement_line(events: list[Event], game: str | None = None) -> Say:
+def settlement_line(events: Sequence[Event], game: str | None = None) -> Say:
     """The room's one-line summary of the ``settle`` events among ``events`` (Japanese result
     words: 勝ち / 負け / 引き分け / ディーラーフォールド / ディスクオリファイ / フォールド), each
     with why when ``game`` is given and the settle names the hands compared (its ``hand`` and

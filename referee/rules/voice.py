@@ -1,24 +1,62 @@
-"""What every game says when it accepts an action: one line in the room, the same in every game
-(「aliceさん: コール 100」). The house games (referee.rules.house) and omaha
-(referee.games.omaha.rounds) both say it from here; the words are the catalogue's
-(voice.toml ``ack*`` and ``act_*``).
+"""What the room is told an action was, rendered from its ``action`` event: one line, the same
+in every game (「aliceさん: コール 100」). Every engine says it through :func:`action_line`, so the
+room's sentence never carries more than the typed event does; the records (history, ``!hand``,
+the console) use the same words (:func:`action_word`, :func:`action_figure`). The words are the
+catalogue's (voice.toml ``ack*`` and ``act_*``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from referee.events import Say
+from referee.events import ActionEvent, Event, Rake, Say
 from referee.games import is_game, spec
 from referee.lang.catalog import messages, text
 
-__all__ = ["acknowledge", "action_figure", "action_word", "result_word"]
+__all__ = ["action_figure", "action_line", "action_word", "rake_line", "render", "result_word"]
 
 
-def acknowledge(who: str, action: str, amount: int = 0, aa: int = 0) -> Say:
-    """The one line that tells the room an action was accepted (「aliceさん: コール 100」);
-    ``who`` is the seat as the room knows it (「aliceさん」, 「ディーラー席」), ``action`` an
-    ``act_*`` word of the catalogue, ``amount`` the chips it names (0: none)."""
+def action_line(game: str, ev: ActionEvent, who: str | None = None) -> Say:
+    """The one line that tells the room ``ev`` was accepted (「aliceさん: コール 100」): the
+    game's word for the action (an all-in stake is オールイン), the chips it names
+    (:func:`action_figure`), a holdem_aa stake's ante and AA bet apart. ``who``: the seat as the
+    room knows it where the event names no player (seven's dealer seat, 「ディーラー席」)."""
+    action = "allin" if ev.allin else ev.action
+    if is_game(game):
+        action = spec(game).action_words.get(action, action)
+    figure = ev.to if ev.to and is_game(game) and ev.action in spec(game).total_actions \
+        else ev.amount
+    return _acknowledge(who if who is not None else text("house.who", player=ev.player),
+                        action, figure, ev.aa or 0)
+
+
+def rake_line(ev: Rake) -> Say:
+    """The house's rake, contested pot or not (「レイク 10（ポット 510 の 2%）」)."""
+    return Say(to="room", text=text("rake", amount=ev.amount, pot=ev.pot, percent=ev.percent))
+
+
+def render(game: str, so_far: Sequence[Event]) -> Say | None:
+    """The room's line for the fact event of ``game`` that ends ``so_far`` (the events of one
+    input up to it: some lines read the events just before, a pot its top-up, a settlement
+    its hand's settles), as its engine says it: the game's own renderer first (its folder's
+    ``voice.line``, registered as the spec's ``voice``), then the lines every game shares;
+    None for an event no line renders."""
+    ev = so_far[-1]
+    if is_game(game):
+        own = spec(game).voice
+        if own is not None:
+            said: Say | None = own()(so_far)
+            if said is not None:
+                return said
+    if isinstance(ev, ActionEvent):
+        return action_line(game, ev)
+    if isinstance(ev, Rake):
+        return rake_line(ev)
+    return None
+
+
+def _acknowledge(who: str, action: str, amount: int = 0, aa: int = 0) -> Say:
     words = text(f"act_{action}")
     if action == "ante" and aa:
         return Say(to="room", text=text("ack_ante_aa", who=who, ante=amount - aa, aa=aa))

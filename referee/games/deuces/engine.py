@@ -101,9 +101,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from referee.actions import Parsed
-from referee.cards import JOKER, Card, CardError, Shoe, card_str, parse_card
+from referee.cards import JOKER, Card, CardError, Shoe, card_str, cards_str, parse_card
 from referee.definitions import GameDefinition
 from referee.events import ActionEvent, Event, HandStart, Say
+from referee.games.deuces import voice
 from referee.games.deuces.bonus import BonusArea, BonusPayout, area_class, draw_bonus_area
 from referee.games.deuces.cards import dup_kinds, refill_order, take
 from referee.games.deuces.dealer import strategy
@@ -119,11 +120,9 @@ from referee.games.deuces.rules import DeucesRules
 from referee.lang.catalog import text
 from referee.rules.base import Deal, Decision, IllegalAction
 from referee.rules.house import (
-    acknowledge,
     allin_ante,
     check_ante,
     names,
-    show,
 )
 
 __all__ = [
@@ -370,8 +369,7 @@ class DeucesEngine(DeucesHand):
             out = self._run_checks(first=plan.card)
         elif plan.kind == "fold":
             p.status = "folded"
-            out = [ActionEvent(player=p.name, action="fold"), acknowledge(names([p.name]), "fold"),
-                   *self._maybe_resolve()]
+            out = [*voice.said(ActionEvent(player=p.name, action="fold")), *self._maybe_resolve()]
         else:
             out = self._play(p, plan.kept)
         if self.hand is not None and self.clock.since is None and plan.now is not None:
@@ -407,8 +405,8 @@ class DeucesEngine(DeucesHand):
         self.hand.book.stake(p.name, ante)
         p.ante, p.allin, p.status = ante, allin, "anted"
         word = "allin" if allin else "ante"
-        return [ActionEvent(player=p.name, action=word, amount=ante),
-                acknowledge(names([p.name]), word, ante), *self._maybe_deal()]
+        return [*voice.said(ActionEvent(player=p.name, action=word, amount=ante)),
+                *self._maybe_deal()]
 
     def _check_choose(self, h: Hand, p: Player, action: Parsed) -> _Plan:
         """The player whose hand holds several kinds of duplicates names the one removed first."""
@@ -480,15 +478,8 @@ class DeucesEngine(DeucesHand):
         p.bet = bet
         p.cards = list(kept)
         p.status = "played"
-        n = 5 - len(kept)
-        exchange = text("deuces.exchange", count=n) if n else text("deuces.no_exchange")
-        out: list[Event] = [
-            ActionEvent(player=p.name, action="play", amount=bet),
-            Say(to="room", text=text(
-                "deuces.played", player=p.name, bet=bet, exchange=exchange,
-                kept=text("deuces.kept", cards=show(p.cards)) if p.cards else "")),
-        ]
-        return out + self._maybe_resolve()
+        ev = ActionEvent(player=p.name, action="play", amount=bet, cards=cards_str(kept))
+        return [*voice.said(ev), *self._maybe_resolve()]
 
     # --- the clock ----------------------------------------------------------------------------
 
@@ -531,10 +522,10 @@ class DeucesEngine(DeucesHand):
                 for p in late:
                     dry.status[p.name] = "folded"
                 dry.maybe_resolve()
-                for p in late:
+                out.append(Say(to="room", text=text("deuces.timeout_decide", who=who)))
+                for p in late:  # the folds the line above announced
                     p.status = "folded"
                     out.append(ActionEvent(player=p.name, action="fold"))
-                out.append(Say(to="room", text=text("deuces.timeout_decide", who=who)))
                 out += self._maybe_resolve()
             if self.hand is not None and self.clock.since is None:
                 self.clock.since = now

@@ -16,6 +16,7 @@ from typing import Literal
 
 from referee.cards import JOKER, Card, card_str, cards_str, pretty
 from referee.events import ActionEvent, Event, Say, Settle, Shown
+from referee.games.deuces import voice
 from referee.games.deuces.bonus import BonusArea, class_name, evaluate, order
 from referee.games.deuces.cards import (
     DEALER,
@@ -365,11 +366,8 @@ class DeucesHand(HouseSeats):
             assert seat is not None
             seat.chips += payout
             h.book.pay(p.name, payout)
-            results += [
-                Settle(player=p.name, result=result, payout=payout),
-                Say(to="room", text=text("deuces.result", player=p.name, hand=class_name(pclass),
-                                         result=text(f"result_{result}"), payout=payout)),
-            ]
+            results += voice.said(Settle(player=p.name, result=result, payout=payout,
+                                         hand=pclass))
         return out + self._finish(results)
 
     def _finish(self, results: list[Event]) -> list[Event]:

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee.games import GameSpec, HandRules
 from referee.games.deuces.hands import DEUCES, deuces_key
@@ -34,10 +34,17 @@ def _analysis() -> GameAnalysis:
     return analysis()
 
 
+def _voice() -> Callable[[Sequence[Any]], Any]:
+    from referee.games.deuces.voice import line
+
+    return line
+
+
 SPEC = GameSpec(
     id="deuces", folder=Path(__file__).resolve().parent,
     grammar=GRAMMAR / "deuces.lark", model=DeucesDefinition, engine=_engine,
     hands=HandRules(DEUCES, 5, lambda hole, board: (deuces_key(hole), list(hole)),
                     lambda hole, board: hole == 5 and board == 0),
     made_class=_made, analysis=_analysis,
+    voice=_voice,
 )

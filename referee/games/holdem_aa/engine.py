@@ -67,14 +67,15 @@ from referee.actions import Parsed
 from referee.cards import Card, cards_str, is_joker
 from referee.definitions import GameDefinition
 from referee.events import ActionEvent, BoardDealt, Event, HandStart, Say, Settle, Shown
+from referee.games.holdem_aa import voice
 from referee.games.holdem_aa.rules import HoldemAARules
-from referee.hands import NAMES, class_of, evaluate, pair_floor
+from referee.games.holdem_aa.voice import AAResult
+from referee.hands import class_of, evaluate, pair_floor
 from referee.lang.catalog import text
 from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionError
 from referee.rules.house import (
     HandBook,
     HouseEngine,
-    acknowledge,
     allin_ante,
     allin_flag,
     check_ante,
@@ -83,6 +84,9 @@ from referee.rules.house import (
     settlement_line,
     show,
 )
+from referee.rules.voice import action_line
+
+GAME = "holdem_aa"
 
 ACE = 12
 
@@ -301,12 +305,9 @@ class HoldemAAEngine(HouseEngine):
         p.chips -= ante + aa
         s.ante, s.aa, s.posted, s.allin = ante, aa, True, allin
         self.book.stake(s.name, ante + aa)
-        out: list[Event] = [
-            ActionEvent(player=s.name, action="ante", amount=ante + aa, ante=ante, aa=aa,
-                        **allin_flag(allin)),
-            acknowledge(names([s.name]), "allin" if allin else "ante", ante + aa, aa),
-        ]
-        return out + self._advance()
+        ev = ActionEvent(player=s.name, action="ante", amount=ante + aa, ante=ante, aa=aa,
+                         **allin_flag(allin))
+        return [ev, action_line(GAME, ev), *self._advance()]
 
     def _advance(self) -> list[Event]:
         """Deal once every player in the hand has posted (and settle if nobody is left to
@@ -322,10 +323,9 @@ class HoldemAAEngine(HouseEngine):
         for s in self.seats.values():
             out.append(Say(to=s.name, text=text("holdem_aa.your_hand", hand=self.hand_no,
                                                 cards=show(s.cards)), cards=cards_str(s.cards)))
-        out.append(BoardDealt(street="flop", cards=cards_str(self.board[:3]),
-                              board=cards_str(self.board[:3])))
-        out.append(Say(to="room", text=text("holdem_aa.flop", cards=show(self.board[:3]),
-                                            who=names(self.pending()))))
+        flop = BoardDealt(street="flop", cards=cards_str(self.board[:3]),
+                          board=cards_str(self.board[:3]))
+        out += [flop, voice.flop_line(flop, self.pending())]
         if all(s.decided for s in self.seats.values()):
             out += self._showdown()
         return out
@@ -346,12 +346,12 @@ class HoldemAAEngine(HouseEngine):
             p.chips -= s.ante
             s.call = s.ante
             self.book.stake(s.name, s.ante)
-            out.append(ActionEvent(player=s.name, action="call", amount=s.ante))
-            out.append(acknowledge(names([s.name]), "call", s.ante))
+            ev = ActionEvent(player=s.name, action="call", amount=s.ante)
+            out += [ev, action_line(GAME, ev)]
         else:
             s.folded = True
-            out.append(ActionEvent(player=s.name, action="fold", amount=0))
-            out.append(acknowledge(names([s.name]), "fold"))
+            ev = ActionEvent(player=s.name, action="fold", amount=0)
+            out += [ev, action_line(GAME, ev)]
         s.decided = True
         if all(x.decided for x in self.seats.values()):
             out += self._showdown()
@@ -373,28 +373,24 @@ class HoldemAAEngine(HouseEngine):
             self.opened[s.name] = list(s.cards)
             paid, row = self._aa_payout(s)
             aa_pay[s.name] = paid
-            out.append(Shown(player=s.name, cards=cards_str(s.cards), why="result",
-                             hand_class=evaluate("holdem_aa", s.cards, self.board).klass))
-            say = text("holdem_aa.opened", player=s.name, cards=show(s.cards))
-            if s.aa:
-                label = (text("holdem_aa.pair_of_aces") if row == "pair_of_aces"
-                         else NAMES["holdem_aa"].get(row or "", ""))
-                say += (text("holdem_aa.aa_paid", hand=label, payout=paid) if row
-                        else text("holdem_aa.aa_lost"))
-            out.append(Say(to="room", text=say))
+            aa = AAResult(player=s.name, row=row, payout=paid) if s.aa else None
+            if aa is not None:
+                out.append(aa)
+            opened = Shown(player=s.name, cards=cards_str(s.cards), why="result",
+                           hand_class=evaluate("holdem_aa", s.cards, self.board).klass)
+            out += [opened, voice.opened_line(opened, aa)]
         dealer_hv = None
         qualified = False
         if callers:
             dealer_hv = evaluate("holdem_aa", self.dealer, self.board)
             qualified = dealer_qualifies(dealer_hv.key, r)
-            for i, street in ((3, "turn"), (4, "river")):
-                out.append(BoardDealt(street=street, cards=cards_str(self.board[i:i + 1]),
-                                      board=cards_str(self.board[:i + 1])))
-            out.append(Shown(player="dealer", cards=cards_str(self.dealer), why="result",
-                             hand_class=dealer_hv.klass))
-            out.append(Say(to="room", text=text(
-                "holdem_aa.dealer", cards=show(self.dealer), board=show(self.board),
-                hand=dealer_hv.name) + ("" if qualified else text("holdem_aa.dealer_folds"))))
+            turn = BoardDealt(street="turn", cards=cards_str(self.board[3:4]),
+                              board=cards_str(self.board[:4]))
+            river = BoardDealt(street="river", cards=cards_str(self.board[4:5]),
+                               board=cards_str(self.board[:5]))
+            dealer = Shown(player="dealer", cards=cards_str(self.dealer), why="result",
+                           hand_class=dealer_hv.klass, qualified=qualified)
+            out += [turn, river, dealer, voice.dealer_line(dealer, river)]
         for s in self.seats.values():
             if s.folded:
                 out.append(Settle(player=s.name, result="fold", payout=0, ante=0, call=0, aa=0))

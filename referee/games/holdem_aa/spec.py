@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee.games import GameSpec, HandRules
 from referee.games.holdem_aa.rules import HoldemAADefinition
@@ -40,6 +40,12 @@ def _analysis() -> GameAnalysis:
     return analysis()
 
 
+def _voice() -> Callable[[Sequence[Any]], Any]:
+    from referee.games.holdem_aa.voice import line
+
+    return line
+
+
 SPEC = GameSpec(
     id="holdem_aa", folder=Path(__file__).resolve().parent,
     grammar=GRAMMAR / "holdem_aa.lark", model=HoldemAADefinition,
@@ -47,4 +53,5 @@ SPEC = GameSpec(
     hands=HandRules(STANDARD, 5, _best, lambda hole, board: hole == 2 and 3 <= board <= 5,
                     one_deck=True),
     made_class=_made, analysis=_analysis, rank_run_bets=frozenset({"AA"}),
+    voice=_voice,
 )

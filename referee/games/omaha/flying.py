@@ -14,6 +14,7 @@ from __future__ import annotations
 from referee.actions import Parsed
 from referee.cards import Card
 from referee.events import Event, FlyingAction, FlyingActionApplied, FlyingActionVoid, Penalty
+from referee.games.omaha import voice
 from referee.games.omaha.rounds import OmahaRounds
 from referee.games.omaha.state import (
     FlyingDeclaration,
@@ -21,7 +22,6 @@ from referee.games.omaha.state import (
     HandPlayer,
     Move,
     say,
-    show,
     shown,
     word,
 )
@@ -78,9 +78,7 @@ class OmahaFlying(OmahaRounds):
             events.extend(self._fold_now(p))
             if plan.show:
                 p.shown = list(plan.show)
-                events.append(shown(p.name, p.shown, "fold"))
-                events.append(say("room", msg("omaha.fold_show", player=p.name,
-                                              cards=show(p.shown))))
+                events += voice.said(shown(p.name, p.shown, "fold"))
             events.extend(self._advance())
             return events
         assert plan.resolved is not None

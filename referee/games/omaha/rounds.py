@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from referee.actions import Parsed
 from referee.events import ActionEvent, Event, HandStart, Returned
+from referee.games.omaha import voice
 from referee.games.omaha.showdown import OmahaShowdown
 from referee.games.omaha.state import (
     AfterFoldPlan,
@@ -30,7 +31,9 @@ from referee.games.omaha.state import (
 from referee.lang.catalog import text as msg
 from referee.rules.base import Deal, IllegalAction
 from referee.rules.betting import Betting, Options, Seat
-from referee.rules.voice import acknowledge
+from referee.rules.voice import action_line
+
+GAME = "omaha"
 
 BETTING_ACTIONS = frozenset(("fold", "check", "call", "bet", "raise", "allin"))
 
@@ -204,21 +207,20 @@ class OmahaRounds(OmahaShowdown):
         acknowledgement (「bobさん: コール 10」; a bet, a make and an all-in name the total).
         A fold that shows cards is acknowledged by its show line instead (``ack`` False)."""
         b = self._b()
-        who = msg("house.who", player=p.name)
         if kind == "fold":
             self._commit_reserve(p)
             b.fold(p.idx)
-            return [action_event(p.name, "fold"), *([acknowledge(who, "fold")] if ack else [])]
+            ev = action_event(p.name, "fold")
+            return [ev, action_line(GAME, ev)] if ack else [ev]
         p.reserved = 0  # a call or a raise puts in at least the reserved chips
         if kind == "check":
             b.check_call(p.idx)
-            return [action_event(p.name, "check"), acknowledge(who, "check")]
+            return self._said(action_event(p.name, "check"))
         if kind == "call":
             paid = b.check_call(p.idx)
             act = "allin" if b.seats[p.idx].stack == 0 else "call"
             total = b.seats[p.idx].bet
-            return [action_event(p.name, act, paid, total),
-                    acknowledge(who, act, paid if act == "call" else total)]
+            return self._said(action_event(p.name, act, paid, total))
         before = b.max_bet
         paid = b.raise_to(p.idx, to)
         self.aggressor = p.idx
@@ -226,8 +228,12 @@ class OmahaRounds(OmahaShowdown):
             act = "allin"
         else:
             act = "raise" if before > 0 else "bet"
-        return [action_event(p.name, act, paid, to),
-                acknowledge(who, "make" if act == "raise" else act, to)]
+        return self._said(action_event(p.name, act, paid, to))
+
+    @staticmethod
+    def _said(ev: ActionEvent) -> list[Event]:
+        """An accepted action's event, then the room's line rendered from it."""
+        return [ev, action_line(GAME, ev)]
 
     # --- the action transaction (Engine.act: check, then apply) ------------------------------
     def _check_act(self, player: str, action: Parsed, now: float | None) -> Plan:
@@ -283,8 +289,7 @@ class OmahaRounds(OmahaShowdown):
         events = self._apply(p, plan.move, plan.to, ack=not plan.show)
         if plan.show:
             p.shown = list(plan.show)
-            events.append(shown(p.name, p.shown, "fold"))
-            events.append(say("room", msg("omaha.fold_show", player=p.name, cards=show(p.shown))))
+            events += voice.said(shown(p.name, p.shown, "fold"))
         self._restart_clock()
         events.extend(self._advance())
         return events

@@ -10,22 +10,21 @@ from decimal import Decimal
 from referee.actions import Parsed
 from referee.cards import Card, card_str, parse_card
 from referee.events import BoardDealt, Event, HandBonus, HandEnd, HouseTopup, Mucked, Pot, Rake
+from referee.games.omaha import voice
 from referee.games.omaha.state import (
     AfterFoldPlan,
     HandPlayer,
     ShowdownPlan,
     action_event,
     say,
-    show,
     shown,
-    word,
 )
 from referee.games.omaha.tourney import OmahaTournament
-from referee.hands import NAMES, class_of, omaha_key
+from referee.hands import class_of, omaha_key
 from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
+from referee.rules.voice import rake_line
 
-CLASS_JA = NAMES["omaha"]  # the seed's names, as `referee hand` prints them
 _STREETS = {1: "flop", 2: "turn", 3: "river"}  # omaha's street numbers, as board events say
 
 
@@ -72,6 +71,10 @@ class OmahaShowdown(OmahaTournament):
         self.total_rake += rake
         return out, rake
 
+    def _rake_events(self, rake: int, total: int) -> list[Event]:
+        ev = Rake(amount=rake, pot=total, percent=str(self.rules.rake_percent))
+        return [ev, rake_line(ev)]
+
     # --- everyone else folded --------------------------------------------------------------
     def _award_uncontested(self) -> list[Event]:
         b = self._b()
@@ -80,13 +83,10 @@ class OmahaShowdown(OmahaTournament):
         (amount,), rake = self._take_rake([total])
         events: list[Event] = []
         if rake:  # announced like a contested pot's
-            events.append(Rake(amount=rake))
-            events.append(say("room", msg("rake", amount=rake, pot=total,
-                                          percent=self.rules.rake_percent)))
+            events.extend(self._rake_events(rake, total))
         b.seats[winner.idx].stack += amount
-        events.append(Pot(index=0, amount=amount, shares={winner.name: amount}))
-        events.append(say("room", msg("omaha.won_uncontested", player=winner.name,
-                                      chips=amount)))
+        pot = Pot(index=0, amount=amount, shares={winner.name: amount}, uncontested=True)
+        events += [pot, voice.pot_line(pot)]
         self.winner_after_fold = winner.name
         return events + self._finish()
 
@@ -105,8 +105,7 @@ class OmahaShowdown(OmahaTournament):
         if plan.close:
             return [say("room", msg("omaha.closed", player=p.name))]
         p.shown = list(plan.show)
-        return [shown(p.name, p.shown, "open"),
-                say("room", msg("omaha.shown", player=p.name, cards=show(p.shown)))]
+        return voice.said(shown(p.name, p.shown, "open"))
 
     # --- the showdown ----------------------------------------------------------------------
     def _sd_order(self) -> list[int]:
@@ -130,10 +129,9 @@ class OmahaShowdown(OmahaTournament):
         """The street just dealt: its ``board`` event, then the room's line."""
         board = self.board[: self.shown_board]
         new = board[{1: 0, 2: 3, 3: 4}[self.street]:]
-        return [BoardDealt(street=_STREETS[self.street], cards=[card_str(c) for c in new],
-                           board=[card_str(c) for c in board]),
-                say("room", msg("omaha.street", street=word(f"omaha.street_{self.street}"),
-                                cards=show(board)))]
+        return voice.said(BoardDealt(street=_STREETS[self.street],
+                                     cards=[card_str(c) for c in new],
+                                     board=[card_str(c) for c in board]))
 
     def _start_showdown(self) -> list[Event]:
         b = self._b()
@@ -180,16 +178,12 @@ class OmahaShowdown(OmahaTournament):
         p.shown = list(p.hole)
         klass = class_of("omaha", self._hand_value(p))
         bonus = self.rules.hand_bonus.get(klass, 0)
-        events: list[Event] = [shown(p.name, p.shown, "showdown", klass), say("room", msg(
-            "omaha.opened", player=p.name, cards=show(p.hole), hand=CLASS_JA.get(klass, klass),
-        ))]
+        events = voice.said(shown(p.name, p.shown, "showdown", klass))
         if bonus:
             sitter = self.sitters.get(p.seat)
             if sitter is not None and sitter.name == p.name:
                 sitter.bonus += bonus
-                events.append(HandBonus(player=p.name, hand=klass, bank=bonus))
-                events.append(say("room", msg("omaha.hand_bonus", player=p.name,
-                                              points=bonus)))
+                events += voice.said(HandBonus(player=p.name, hand=klass, bank=bonus))
         return events
 
     def _check_showdown(self, p: HandPlayer, action: Parsed, now: float | None) -> ShowdownPlan:
@@ -220,12 +214,11 @@ class OmahaShowdown(OmahaTournament):
             b.seats[p.idx].folded = True
             b.touch()
             p.shown = list(plan.show)
-            text = (msg("omaha.mucked_show", player=p.name, cards=show(p.shown)) if p.shown
-                    else msg("omaha.mucked", player=p.name))
-            events = [action_event(p.name, "muck"), Mucked(player=p.name)]
-            if p.shown:
-                events.append(shown(p.name, p.shown, "muck"))
-            events.append(say("room", text))
+            events = [action_event(p.name, "muck")]
+            if p.shown:  # the line is the show's
+                events += [Mucked(player=p.name), *voice.said(shown(p.name, p.shown, "muck"))]
+            else:
+                events += voice.said(Mucked(player=p.name))
         self.sd_queue.pop(0)
         while self.sd_queue and b.seats[self.sd_queue[0]].stack == 0:
             events.extend(self._open(self.players[self.sd_queue.pop(0)]))
@@ -243,16 +236,13 @@ class OmahaShowdown(OmahaTournament):
         amounts, rake = self._take_rake([ps.amount for ps in pots])
         events: list[Event] = []
         if rake:
-            events.append(Rake(amount=rake))
-            events.append(say("room", msg("rake", amount=rake, pot=total,
-                                          percent=self.rules.rake_percent)))
+            events.extend(self._rake_events(rake, total))
         for p in self.players:  # safety: a live hand nobody asked about (force folds) is opened
             if not p.opened and not b.seats[p.idx].folded:
                 events.extend(self._open(p))
         values = {p.idx: self._hand_value(p) for p in self.players if p.opened}
         order = range(len(pots) - 1, -1, -1) if self.rules.side_pot_open_order == "last_first" \
             else range(len(pots))
-        sep = word("omaha.share_sep")
         for k in order:
             amount = amounts[k]
             contenders = [i for i in pots[k].eligible if i in values]
@@ -260,28 +250,24 @@ class OmahaShowdown(OmahaTournament):
             winners = sorted(i for i in contenders if values[i] == best)
             share, odd = divmod(amount, len(winners))
             shares: dict[str, int] = {}
-            note = ""  # every chip is announced: the house's top-up, or who got the odd chips
+            # every chip is announced: the house's top-up, or who got the odd chips
+            topup: HouseTopup | None = None
             if odd and not self.world and self.tourney is None:
                 share += 1  # LOJ: the house tops every winner up to the rounded-up share
-                top = share * len(winners) - amount
-                self.house_paid += top
-                events.append(HouseTopup(index=k, amount=top))
-                note = msg("omaha.pot_house_topup", chips=top)
+                topup = HouseTopup(index=k, amount=share * len(winners) - amount)
+                self.house_paid += topup.amount
+                events.append(topup)
                 odd = 0
             for i in winners:
                 shares[self.players[i].name] = share
+            first = None
             if odd:  # World: the odd chips go to the winner first clockwise from the button
                 first = self.players[winners[0]].name
                 shares[first] += odd
-                note = msg("omaha.pot_odd_chips", chips=odd, player=first)
             for i in winners:
                 b.seats[i].stack += shares[self.players[i].name]
-            events.append(Pot(index=k, amount=amount, shares=shares))
-            label = word("omaha.main_pot") if k == 0 else msg("omaha.side_pot", index=k)
-            listed = sep.join(msg("omaha.share", player=n, chips=c)
-                              for n, c in shares.items())
-            events.append(say("room", msg("omaha.pot_award", pot=label, chips=amount,
-                                          shares=listed) + note))
+            pot = Pot(index=k, amount=amount, shares=shares, odd=odd or None, odd_to=first)
+            events += [pot, voice.pot_line(pot, topup)]
         return events + self._finish()
 
     def _finish(self) -> list[Event]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +62,12 @@ def _analysis() -> GameAnalysis:
                         "(2% of pots of 500 or more, at most 500; games/omaha/definition.toml)")
 
 
+def _voice() -> Callable[[Sequence[Any]], Any]:
+    from referee.games.omaha.voice import line
+
+    return line
+
+
 SPEC = GameSpec(
     id="omaha", folder=Path(__file__).resolve().parent,
     grammar=GRAMMAR / "omaha.lark", model=OmahaDefinition, engine=_engine,
@@ -69,4 +75,5 @@ SPEC = GameSpec(
                     one_deck=True),
     made_class=_made, summary=_summary, analysis=_analysis, phh=True,
     action_words={"raise": "make"}, total_actions=frozenset({"bet", "raise", "allin"}),
+    voice=_voice,
 )

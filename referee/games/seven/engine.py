@@ -94,6 +94,7 @@ from referee.cards import (
     CardError,
     Shoe,
     card_str,
+    cards_str,
     is_joker,
     parse_card,
     pretty,
@@ -101,6 +102,7 @@ from referee.cards import (
 )
 from referee.definitions import GameDefinition
 from referee.events import ActionEvent, Event, HandStart, Say, Shown
+from referee.games.seven import voice
 from referee.games.seven.hands import SEVEN as SEVEN_CLASSES
 from referee.games.seven.hands import SEVEN_CARD_CLASSES, seven_key
 from referee.games.seven.rules import SevenRules
@@ -118,7 +120,6 @@ from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionEr
 from referee.rules.house import (
     HandBook,
     HouseEngine,
-    acknowledge,
     allin_ante,
     allin_flag,
     bet_size,
@@ -126,7 +127,6 @@ from referee.rules.house import (
     joker_say,
     names,
     pay,
-    show,
 )
 
 ROUNDS = {"round1": 1, "round2": 2}
@@ -136,7 +136,8 @@ ROUNDS = {"round1": 1, "round2": 2}
 class _Plan:
     """An action :meth:`SevenEngine._check_act` accepted: ``stake`` (``cost`` = the ante,
     ``allin``), ``fold`` or ``bet`` (``name`` in round ``rnd`` putting in ``cost``), or
-    ``declare`` (``say``: its line in the room); ``now`` restarts the clock."""
+    ``declare`` (``declared``: the class declared, ``discards``: the two cards, when named);
+    ``now`` restarts the clock."""
 
     hand: SeatHand
     kind: Literal["stake", "fold", "bet", "declare"]
@@ -145,7 +146,8 @@ class _Plan:
     rnd: int = 0
     cost: int = 0
     allin: bool = False
-    say: str = ""
+    declared: str | None = None
+    discards: list[str] | None = None
 
 
 class SevenEngine(HouseEngine):
@@ -311,8 +313,8 @@ class SevenEngine(HouseEngine):
         self._take(h, ante)
         h.base = h.ante = ante
         h.posted, h.allin = True, allin
-        return [ActionEvent(player=h.name or "", action="ante", amount=ante, **allin_flag(allin)),
-                acknowledge(h.label, "allin" if allin else "ante", ante)]
+        return voice.said(ActionEvent(player=h.name or "", action="ante", amount=ante,
+                                    **allin_flag(allin)))
 
     # --- the state machine ----------------------------------------------------------------
     def _advance(self) -> list[Event]:
@@ -384,12 +386,10 @@ class SevenEngine(HouseEngine):
         live = [h for h in self.hands.values() if not h.folded]
         for h in live:
             h.dealt += n
-        lines = [text("seven.deal_line", seat=h.seat, who=h.label, cards=show(h.cards[: h.dealt]))
+        shown = [Shown(player=h.name if h.name is not None else "dealer", seat=h.seat,
+                       cards=[card_str(c) for c in h.cards[: h.dealt]], why="deal")
                  for h in live]
-        out.extend(Shown(player=h.name if h.name is not None else "dealer", seat=h.seat,
-                         cards=[card_str(c) for c in h.cards[: h.dealt]], why="deal")
-                   for h in live)
-        out.append(Say(to="room", text=text("seven.deal", lines=" / ".join(lines))))
+        out += [*shown, voice.deal_line(shown)]
         for h in live:
             if h.name is not None and JOKER in h.cards[h.dealt - n : h.dealt]:
                 for _ in range(h.cards[h.dealt - n : h.dealt].count(JOKER)):
@@ -442,8 +442,9 @@ class SevenEngine(HouseEngine):
             out = self._apply(h, plan.name, plan.rnd, plan.cost) + self._advance()
         else:
             h.declared = True
-            out = [ActionEvent(player=h.name or "", action="discard", amount=0),
-                   Say(to="room", text=plan.say), *self._advance()]
+            out = [*voice.said(ActionEvent(player=h.name or "", action="discard", amount=0,
+                                           hand=plan.declared, cards=plan.discards)),
+                   *self._advance()]
         self.clock.restart(plan.now)
         return out
 
@@ -505,8 +506,8 @@ class SevenEngine(HouseEngine):
         """The player to act folds (by message or on the clock)."""
         h.folded = True
         h.acted.add(rnd)
-        return [ActionEvent(player=h.name or "", action="fold", amount=0),
-                acknowledge(h.label, "fold"), *self._advance()]
+        return [*voice.said(ActionEvent(player=h.name or "", action="fold", amount=0)),
+                *self._advance()]
 
     def _apply(self, h: SeatHand, name: str, rnd: int, cost: int) -> list[Event]:
         self._take(h, cost)
@@ -518,8 +519,7 @@ class SevenEngine(HouseEngine):
         else:
             h.bets += cost
         h.acted.add(rnd)
-        return [ActionEvent(player=h.name or "", action=name, amount=cost),
-                acknowledge(h.label, name, cost)]
+        return voice.said(ActionEvent(player=h.name or "", action=name, amount=cost))
 
     def _npc_act(self, h: SeatHand, rnd: int) -> list[Event]:
         seen = h.cards[: h.dealt]
@@ -534,8 +534,7 @@ class SevenEngine(HouseEngine):
             return self._apply(h, "call", rnd, cost)
         h.folded = True
         h.acted.add(rnd)
-        return [ActionEvent(player=h.name or "", action="fold", amount=0),
-                acknowledge(h.label, "fold")]
+        return voice.said(ActionEvent(player=h.name or "", action="fold", amount=0))
 
     # --- declarations ------------------------------------------------------------------------
     def _check_declare(self, h: SeatHand, action: Parsed, now: float | None) -> _Plan:
@@ -555,7 +554,7 @@ class SevenEngine(HouseEngine):
                 raise IllegalAction("seven.hand_not_made", hand=hand)
             if action.hand != klass:
                 raise IllegalAction("seven.no_lowering", hand=hand)
-            say = text("seven.declared_hand", who=h.label, hand=hand)
+            discards_named = None
         else:
             cards = action.cards or []
             if len(cards) != 2:
@@ -573,8 +572,8 @@ class SevenEngine(HouseEngine):
                 raise IllegalAction("seven.name_seven_card_hand", hand=hand)
             if seven_key(keep) != best:
                 raise IllegalAction("seven.weakens", hand=hand)
-            say = text("seven.declared_discards", who=h.label, cards=show(discards), hand=hand)
-        return _Plan(h, "declare", now, say=say)
+            discards_named = cards_str(discards)
+        return _Plan(h, "declare", now, declared=klass, discards=discards_named)
 
     # --- settlement (referee/games/seven/settle.py) -------------------------------------------
     def _dq(self, h: SeatHand, key: int) -> bool:

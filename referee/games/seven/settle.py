@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.cards import JOKER, Card, is_joker, rank_of, suit_of
-from referee.events import Event, Say, Settle
+from referee.events import Event, Settle
+from referee.games.seven import voice
 from referee.games.seven.hands import seven_key
 from referee.games.seven.rules import SevenRules
-from referee.hands import NAMES, class_floor, class_of, pair_floor
+from referee.games.seven.voice import DealerHand
+from referee.hands import class_floor, class_of, pair_floor
 from referee.lang.catalog import text
 from referee.rules.house import names, pay, settlement_line
 
@@ -94,26 +96,17 @@ def settle(r: SevenRules, hands: dict[int, SeatHand], players: list[SeatHand], d
         if d in hands:
             dealer_seat = d
             break
-    note = ""
-    if dealer_seat and len(rolls) > 1:  # the dice line explains the rolls that hit no seat
-        note = text("seven.dice_reroll", rolls=text("seven.dice_list_sep").join(
-            str(d) for d in rolls[:-1]))
-    if not dealer_seat:  # the hit seat was vacated during the antes and the dice ran out
+    ran_out = not dealer_seat
+    if ran_out:  # the hit seat was vacated during the antes and the dice ran out
         dealer_seat = (
             r.dealer_seat if r.dealer_seat in hands
             else next(iter(hands))
         )
-        note = text("seven.dice_ran_out")
     dh = hands[dealer_seat]
     dealer_class = None if dh.folded else class_of("seven", keys[dealer_seat])
-    out.append(
-        Say(to="room", text=text(
-            "seven.dice", rolls=text("seven.dice_sep").join(str(d) for d in rolls),
-            seat=dealer_seat, who=dh.label,
-            hand=text("seven.dealer_hand_class", hand=NAMES["seven"].get(dealer_class, ""))
-            if dealer_class is not None else "",
-            note=note + (text("seven.dealer_hand_folded") if dh.folded else ""))),
-    )
+    out += voice.said(DealerHand(rolls=rolls, seat=dealer_seat, player=dh.name or "",
+                                 hand_class=dealer_class, ran_out=ran_out or None,
+                                 folded=dh.folded or None))
     wins = 0
     if not dh.folded:
         dkey = keys[dealer_seat]
@@ -141,11 +134,9 @@ def settle(r: SevenRules, hands: dict[int, SeatHand], players: list[SeatHand], d
             bets_p = pay(h.bets, mult, rnd)
             total = ante_p + bets_p
             result = "win" if total > staked else "push" if total == staked else "lose"
-            out.append(Settle(player=name, result=result, payout=total, ante=ante_p,
-                              bets=bets_p, hand=klass, wins=wins, dealer_hand=True))
-            out.append(Say(to="room", text=text(
-                "seven_owner_wins", who=h.label, wins=wins,
-                multiplier=format(mult.normalize(), "f"), payout=total)))
+            out += voice.said(Settle(player=name, result=result, payout=total, ante=ante_p,
+                                     bets=bets_p, hand=klass, wins=wins, dealer_hand=True,
+                                     multiplier=format(mult.normalize(), "f")))
             continue
         dq = is_dq(r, h, key)
         if dh.folded and not (dq and r.dq_when_dealer_folds):

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from referee.games import GameSpec, HandRules
 from referee.games.seven.hands import SEVEN, seven_cards
@@ -34,10 +34,17 @@ def _analysis() -> GameAnalysis:
     return analysis()
 
 
+def _voice() -> Callable[[Sequence[Any]], Any]:
+    from referee.games.seven.voice import line
+
+    return line
+
+
 SPEC = GameSpec(
     id="seven", folder=Path(__file__).resolve().parent,
     grammar=GRAMMAR / "seven.lark", model=SevenDefinition, engine=_engine,
     hands=HandRules(SEVEN, 7, lambda hole, board: seven_cards(hole),
                     lambda hole, board: hole == 7 and board == 0),
     made_class=_made, analysis=_analysis,
+    voice=_voice,
 )

@@ -24,12 +24,12 @@ from referee.rules.base import Deal, DealPlan, Decision, IllegalAction
 from referee.rules.house import (
     HandBook,
     HouseEngine,
-    acknowledge,
     check_ante,
     names,
     pay,
     settlement_line,
 )
+from referee.rules.voice import action_line
 
 Result = Literal["win", "lose", "push"]
 
@@ -133,10 +133,8 @@ class HighcardEngine(HouseEngine):
         s.ante, s.posted = plan.ante, True
         self.book.stake(s.name, plan.ante)
         self.clock.restart(plan.now)
-        out: list[Event] = [ActionEvent(player=s.name, action="ante", amount=plan.ante,
-                                        ante=plan.ante),
-                            acknowledge(names([s.name]), "ante", plan.ante)]
-        return out + self._advance()
+        ev = ActionEvent(player=s.name, action="ante", amount=plan.ante, ante=plan.ante)
+        return [ev, action_line(self.game, ev), *self._advance()]
 
     def _advance(self) -> list[Event]:
         if self.phase != "stakes" or not all(s.posted for s in self.seats.values()):

@@ -1,0 +1,122 @@
+"""What a seven room is told happened, rendered from the typed events: an action (the seat as
+the room knows it: the dealer seat's events name no player; a declaration's hand and
+discards), the deal's face-up cards, the dice that pick the dealer hand, the dealer-hand
+owner's win count and the settlement. The engine emits the events and appends these lines
+(see :mod:`referee.rules.voice`), so a sentence never says more than the record holds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from referee.cards import Card, card_str, pretty
+from referee.events import ActionEvent, Event, Say, Settle, Shown
+from referee.hands import NAMES
+from referee.lang.catalog import text
+from referee.rules.house import names, settlement_line
+from referee.rules.voice import action_line as common_action_line
+
+__all__ = ["DealerHand", "action_line", "deal_line", "dice_line", "line", "owner_line", "said",
+           "who"]
+
+GAME = "seven"
+_PRETTY = {card_str(Card(c)): pretty(Card(c)) for c in range(53)}
+
+
+class DealerHand(Event):
+    """The dice that picked the dealer hand: every roll in order, the ``seat`` picked and its
+    ``player`` (empty: the dealer seat), the hand's class (None: that hand folded);
+    ``ran_out``: no roll hit a seat still in, so the rules' seat was taken."""
+
+    event: Literal["dealer_hand"] = "dealer_hand"
+    rolls: list[int]
+    seat: int
+    player: str = ""
+    hand_class: str | None = None
+    ran_out: bool | None = None
+    folded: bool | None = None
+
+
+def who(player: str) -> str:
+    """A seat as the room knows it: 「aさん」, or 「ディーラー席」 for the dealer seat (whose
+    events name no player, or ``dealer``)."""
+    return names([player]) if player and player != "dealer" else text("seven.dealer_seat")
+
+
+def _cards(cards: list[str]) -> str:
+    return " ".join([_PRETTY[c] for c in cards])
+
+
+def deal_line(shown: Sequence[Shown]) -> Say:
+    """One round of the deal: every seat's face-up cards (「配札 1番 aさん: K♣ K♦ 2♥ / …」)."""
+    lines = [text("seven.deal_line", seat=ev.seat, who=who(ev.player), cards=_cards(ev.cards))
+             for ev in shown]
+    return Say(to="room", text=text("seven.deal", lines=" / ".join(lines)))
+
+
+def dice_line(ev: DealerHand) -> Say:
+    """The dice and the dealer hand they picked, with why any roll was passed over."""
+    note = ""
+    if ev.ran_out:
+        note = text("seven.dice_ran_out")
+    elif len(ev.rolls) > 1:  # the rolls before the last hit no seat
+        note = text("seven.dice_reroll", rolls=text("seven.dice_list_sep").join(
+            str(d) for d in ev.rolls[:-1]))
+    if ev.folded:
+        note += text("seven.dealer_hand_folded")
+    hand = (text("seven.dealer_hand_class", hand=NAMES[GAME].get(ev.hand_class, ""))
+            if ev.hand_class is not None else "")
+    return Say(to="room", text=text(
+        "seven.dice", rolls=text("seven.dice_sep").join(str(d) for d in ev.rolls),
+        seat=ev.seat, who=who(ev.player), hand=hand, note=note))
+
+
+def owner_line(ev: Settle) -> Say:
+    """The dealer-hand owner's win count, its multiplier and what it paid."""
+    return Say(to="room", text=text("seven_owner_wins", who=who(ev.player), wins=ev.wins,
+                                    multiplier=ev.multiplier, payout=ev.payout))
+
+
+def action_line(ev: ActionEvent) -> Say:
+    """An accepted action: a declaration names the hand (and the two discards), everything
+    else is the line every game says."""
+    if ev.action != "discard":
+        return common_action_line(GAME, ev, who=who(ev.player))
+    hand = NAMES[GAME][ev.hand or ""]
+    if ev.cards:
+        cards = " ".join([_PRETTY[c] for c in ev.cards])
+        return Say(to="room", text=text("seven.declared_discards", who=who(ev.player),
+                                        cards=cards, hand=hand))
+    return Say(to="room", text=text("seven.declared_hand", who=who(ev.player), hand=hand))
+
+
+def line(so_far: Sequence[Event]) -> Say | None:
+    """The room's line for the seven fact event that ends ``so_far`` (the events of one input
+    up to it); None for the others."""
+    ev = so_far[-1]
+    if isinstance(ev, ActionEvent):
+        return action_line(ev)
+    if isinstance(ev, Shown) and ev.why == "deal":
+        run: list[Shown] = []
+        for e in reversed(so_far):
+            if not (isinstance(e, Shown) and e.why == "deal"):
+                break
+            run.insert(0, e)
+        return deal_line(run)
+    if isinstance(ev, DealerHand):
+        return dice_line(ev)
+    if isinstance(ev, Settle):
+        if ev.dealer_hand:
+            return owner_line(ev)
+        settles = [e for e in so_far if isinstance(e, Settle)]
+        if all(e.result == "fold" for e in settles):
+            return None  # everybody folded: no dice, no settlement line
+        return settlement_line(settles, GAME)
+    return None
+
+
+def said(ev: ActionEvent | DealerHand | Settle) -> list[Event]:
+    """A fact event, then the room's line rendered from it."""
+    out = action_line(ev) if isinstance(ev, ActionEvent) else line([ev])
+    assert out is not None
+    return [ev, out]
