@@ -302,8 +302,10 @@ PLAY = [
     "bob: アンティ100",
     "alice: コール",
     "bob: コール",
-    *(line for game in ("seven", "deuces") for line in (  # antes, then both fold
-        "dealer: !close", f"dealer: !open {game}", "alice: !sit", "bob: !sit", "dealer: !deal",
+    # antes, then both fold (seven's button set so that alice acts first: a table draws it)
+    *(line for game in ("seven", "deuces") for line in (
+        "dealer: !close", f"dealer: !open {game}", "alice: !sit", "bob: !sit",
+        *(["# button: 2"] if game == "seven" else []), "dealer: !deal",
         "alice: アンティ100", "bob: アンティ100", "alice: フォールド", "bob: フォールド")),
 ]
 

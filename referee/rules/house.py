@@ -65,6 +65,7 @@ from referee.hands import NAMES
 from referee.lang.catalog import text
 from referee.rules.base import Engine, IllegalAction, OptionError, SeatState
 from referee.rules.clock import WaitClock
+from referee.rules.voice import leave_line
 
 Rounding = Literal["down", "up"]
 
@@ -402,14 +403,14 @@ class HouseTable:
             return [Say(to="room", text=text("house.sat_npc", seat=seat, chips=chips))]
         return [Say(to="room", text=text("house.sat", player=name, seat=seat, chips=chips))]
 
-    def stand(self, name: str, say: str | None = None) -> list[Event]:
+    def stand(self, name: str) -> list[Event]:
         """Remove a player now; ``leave`` credits the chips 1:1 to the bank."""
         p = self.by_name(name)
         if p is None:
             raise IllegalAction("house.not_seated", player=name)
         del self.players[p.seat]
-        msg = say or text("house.left", player=p.name, chips=p.chips)
-        return [Say(to="room", text=msg), Leave(player=p.name, chips=p.chips, bank=p.chips)]
+        leave = Leave(player=p.name, chips=p.chips, bank=p.chips)
+        return [leave, leave_line(leave)]
 
     def credit(self, book: HandBook, events: list[Event]) -> None:
         """Pay out the ``settle`` and ``compensation`` events: added to the player's chips and
@@ -461,8 +462,9 @@ class HouseTable:
         out: list[Event] = []
         for p in self.ordered():
             if p.chips < self.bankrupt_below:
-                out += self.stand(p.name, text("house.bankrupt", player=p.name,
-                                               limit=self.bankrupt_below, chips=p.chips))
+                out.append(Say(to="room", text=text("house.bankrupt", player=p.name,
+                                                    limit=self.bankrupt_below, chips=p.chips)))
+                out += self.stand(p.name)
             elif p.leaving:
                 out += self.stand(p.name)
         return out

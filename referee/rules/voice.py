@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.events import ActionEvent, Event, Rake, Say
+from referee.events import ActionEvent, Event, Leave, Rake, Say
 from referee.games import is_game, spec
 from referee.lang.catalog import messages, text
 
-__all__ = ["action_figure", "action_line", "action_word", "rake_line", "render", "result_word"]
+__all__ = ["action_figure", "action_line", "action_word", "leave_line", "rake_line", "render",
+           "result_word"]
 
 
 def action_line(game: str, ev: ActionEvent, who: str | None = None) -> Say:
@@ -36,6 +37,11 @@ def rake_line(ev: Rake) -> Say:
     return Say(to="room", text=text("rake", amount=ev.amount, pot=ev.pot, percent=ev.percent))
 
 
+def leave_line(ev: Leave) -> Say:
+    """A player left the table: the chips they took and what the bank was credited."""
+    return Say(to="room", text=text("seat.left", player=ev.player, chips=ev.chips, bank=ev.bank))
+
+
 def render(game: str, so_far: Sequence[Event]) -> Say | None:
     """The room's line for the fact event of ``game`` that ends ``so_far`` (the events of one
     input up to it: some lines read the events just before, a pot its top-up, a settlement
@@ -53,6 +59,8 @@ def render(game: str, so_far: Sequence[Event]) -> Say | None:
         return action_line(game, ev)
     if isinstance(ev, Rake):
         return rake_line(ev)
+    if isinstance(ev, Leave):
+        return leave_line(ev)
     return None
 
 

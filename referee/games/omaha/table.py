@@ -29,6 +29,7 @@ from referee.rules.base import (
 from referee.rules.betting import Betting, Limit, Options
 from referee.rules.clock import WaitClock
 from referee.rules.tournament import Tournament, TournamentOptions
+from referee.rules.voice import leave_line
 
 
 class OmahaTable(Engine):
@@ -186,10 +187,8 @@ class OmahaTable(Engine):
             bank = t.options.entry + s.bonus
         else:  # tournament chips are worth nothing in the bank
             bank = s.bonus
-        return [
-            Leave(player=s.name, chips=chips, bank=bank),
-            say("room", msg("seat.left", player=s.name, chips=chips, bank=bank)),
-        ]
+        leave = Leave(player=s.name, chips=chips, bank=bank)
+        return [leave, leave_line(leave)]
 
     def leave(self, name: str) -> list[Event]:
         s = self._seat_of(name)
