@@ -16,6 +16,7 @@ from referee.lang.reader import CommandText
 from referee.parse import command_name
 from referee.registry import COMMANDS, Command, command, listed, target, user_arg, words
 from referee.rules import IllegalAction, OptionError, create
+from referee.rules.voice import seated_line
 from referee.table import Table
 from referee.turn import Turn
 
@@ -152,12 +153,10 @@ def _sit(turn: Turn, args: list[str]) -> None:
     buy = eng.buy_in(max(points, 0))
     if buy.chips <= 0:
         raise IllegalAction("sit_no_points", points=points)
-    events = eng.sit(seat, turn.sender, buy.chips)
-    turn.emit([*events, Seated(player=turn.sender, seat=seat, chips=buy.chips)])
+    seated = Seated(player=turn.sender, seat=seat, chips=buy.chips)
+    turn.emit([*eng.sit(seat, turn.sender, buy.chips), seated, seated_line(seated)])
     if buy.points:  # (a free tournament takes nothing)
         turn.bank_change(turn.sender, -buy.points, buy.reason, buy.reason)
-    if not any(e.event == "say" for e in events):
-        turn.say(text("seat_sat", player=turn.sender, seat=seat, chips=buy.chips))
 
 
 @command("leave", table=True)

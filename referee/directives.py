@@ -14,6 +14,7 @@ from referee.events import Seated
 from referee.games import game_ids
 from referee.registry import directive
 from referee.rules import create
+from referee.rules.voice import seated_line
 from referee.table import Table
 from referee.turn import Turn
 
@@ -69,7 +70,8 @@ def _seat(turn: Turn, args: dict[str, Any]) -> None:
     npc = bool(args.get("npc", False))
     turn.emit(t.engine.sit(seat, who, chips, npc))
     if not npc:
-        turn.emit([Seated(player=who, seat=seat, chips=chips)])
+        seated = Seated(player=who, seat=seat, chips=chips)
+        turn.emit([seated, seated_line(seated)])
 
 
 @directive("button")

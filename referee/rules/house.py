@@ -401,7 +401,7 @@ class HouseTable:
         self.players[seat] = HousePlayer(seat, name, chips, npc, sat_with=chips)
         if npc:
             return [Say(to="room", text=text("house.sat_npc", seat=seat, chips=chips))]
-        return [Say(to="room", text=text("house.sat", player=name, seat=seat, chips=chips))]
+        return []  # the room's line is the service's, from its seated event
 
     def stand(self, name: str) -> list[Event]:
         """Remove a player now; ``leave`` credits the chips 1:1 to the bank."""

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.events import ActionEvent, Event, Leave, Rake, Say
+from referee.events import ActionEvent, Event, Leave, Rake, Say, Seated
 from referee.games import is_game, spec
 from referee.lang.catalog import messages, text
 
 __all__ = ["action_figure", "action_line", "action_word", "leave_line", "rake_line", "render",
-           "result_word"]
+           "result_word", "seated_line"]
 
 
 def action_line(game: str, ev: ActionEvent, who: str | None = None) -> Say:
@@ -42,6 +42,11 @@ def leave_line(ev: Leave) -> Say:
     return Say(to="room", text=text("seat.left", player=ev.player, chips=ev.chips, bank=ev.bank))
 
 
+def seated_line(ev: Seated) -> Say:
+    """A player sat down: the seat and the chips they brought."""
+    return Say(to="room", text=text("seat.sat", player=ev.player, seat=ev.seat, chips=ev.chips))
+
+
 def render(game: str, so_far: Sequence[Event]) -> Say | None:
     """The room's line for the fact event of ``game`` that ends ``so_far`` (the events of one
     input up to it: some lines read the events just before, a pot its top-up, a settlement
@@ -61,6 +66,8 @@ def render(game: str, so_far: Sequence[Event]) -> Say | None:
         return rake_line(ev)
     if isinstance(ev, Leave):
         return leave_line(ev)
+    if isinstance(ev, Seated):
+        return seated_line(ev)
     return None
 
 

@@ -172,8 +172,7 @@ class OmahaTable(Engine):
         self.sitters[seat] = s
         self.by_name[name] = s
         self._order = None
-        # the one seating line of every game (the service says the same when an engine is silent)
-        return [say("room", msg("seat.sat", player=name, seat=seat, chips=chips))]
+        return []  # the room's line is the service's, from its seated event
 
     def _leave_event(self, s: Sitter, chips: int) -> list[Event]:
         del self.sitters[s.seat]
