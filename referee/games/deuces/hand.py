@@ -17,7 +17,7 @@ from typing import Literal
 from referee.cards import JOKER, Card, card_str, cards_str, pretty
 from referee.events import ActionEvent, Event, Say, Settle, Shown
 from referee.games.deuces import voice
-from referee.games.deuces.bonus import BonusArea, class_name, evaluate, order
+from referee.games.deuces.bonus import BonusArea, evaluate, order
 from referee.games.deuces.cards import (
     DEALER,
     DryRun,
@@ -29,6 +29,7 @@ from referee.games.deuces.cards import (
     take,
 )
 from referee.games.deuces.dealer import Strategy
+from referee.games.deuces.events import DealerDiscard, Duplicate, Showdown
 from referee.games.deuces.rules import DeucesRules
 from referee.lang.catalog import text
 from referee.rules.base import IllegalAction
@@ -44,35 +45,6 @@ from referee.rules.house import (
 )
 
 __all__ = ["DealerDiscard", "DeucesHand", "Duplicate", "Showdown"]
-
-# --- events of this game --------------------------------------------------------------------
-
-
-class Duplicate(Event):
-    """An identical card removed from ``player``'s hand (``dealer`` for the house) and replaced."""
-
-    event: Literal["duplicate"] = "duplicate"
-    player: str
-    card: str
-    replacement: str
-    check: int  # 1 = before the decisions, 2 = after the refill
-
-
-class Showdown(Event):
-    """A final hand at settlement: ``player`` (``dealer`` for the house), its cards and class."""
-
-    event: Literal["showdown"] = "showdown"
-    player: str
-    cards: list[str]
-    klass: str
-
-
-class DealerDiscard(Event):
-    """How many cards the dealer threw (which ones stays hidden until the dealer's hand opens)."""
-
-    event: Literal["dealer_discard"] = "dealer_discard"
-    count: int
-
 
 # --- state ----------------------------------------------------------------------------------
 
@@ -160,17 +132,12 @@ class DeucesHand(HouseSeats):
         if take(h.dealer, kept) is None:  # pragma: no cover - a strategy bug, not a table state
             raise ValueError(f"dealer strategy kept cards it does not hold: {cards_str(kept)}")
         h.dealer = list(kept)
-        out += [
-            DealerDiscard(count=5 - len(kept)),
-            Say(to="room", text=text("deuces.dealer_discards", count=5 - len(kept))),
-        ]
+        out += voice.said(DealerDiscard(count=5 - len(kept)))
         for p in active:
             # the hands are opened in the room (seed ④), so a dealt joker is announced only now
             p.shown = list(p.cards)
-            out.append(Shown(player=p.name, seat=p.seat, cards=cards_str(p.cards),
-                             why="showdown"))
-            out.append(Say(to="room", text=text("deuces.opened", seat=p.seat, player=p.name,
-                                                cards=show(p.cards))))
+            out += voice.said(Shown(player=p.name, seat=p.seat, cards=cards_str(p.cards),
+                                    why="showdown"))
             for c in p.cards:
                 if c == JOKER:
                     out += self._joker(p)
@@ -198,8 +165,7 @@ class DeucesHand(HouseSeats):
                 continue
             if p is None and not h.dealer_opened:
                 h.dealer_opened = True
-                out.append(Shown(player=DEALER, cards=cards_str(h.dealer), why="showdown"))
-                out.append(Say(to="room", text=text("deuces.dealer_hand", cards=show(h.dealer))))
+                out += voice.said(Shown(player=DEALER, cards=cards_str(h.dealer), why="showdown"))
             events, waiting = self._dedupe(p, h.check, first=first, default=default)
             out += events
             first, default = None, False
@@ -249,13 +215,9 @@ class DeucesHand(HouseSeats):
             if p is not None:
                 p.held.append(new)
                 p.shown = list(cards)
-            label = names([p.name]) if p is not None else text("deuces.dealer")
-            out += [
-                Duplicate(player=who, card=card_str(card), replacement=card_str(new), check=check),
-                Shown(player=who, cards=cards_str(cards), why="showdown"),
-                Say(to="room", text=text("deuces.duplicate", who=label, card=pretty(card),
-                                         new=pretty(new))),
-            ]
+            dup = Duplicate(player=who, card=card_str(card), replacement=card_str(new), check=check)
+            shown = Shown(player=who, cards=cards_str(cards), why="showdown")
+            out += [dup, shown, voice.duplicate_line(dup)]
             if p is not None:
                 payees = [p]
             elif self.rules.dealer_duplicate_bonus == "players":
@@ -308,10 +270,8 @@ class DeucesHand(HouseSeats):
         checked = [p for p in h.players if p.status == "played"]  # from the button
         for p in checked:
             p.shown = list(p.cards)
-            out.append(Shown(player=p.name, seat=p.seat, cards=cards_str(p.cards),
-                             why="showdown"))
-            out.append(Say(to="room", text=text("deuces.hand", player=p.name,
-                                                cards=show(p.cards))))
+            out += voice.said(Shown(player=p.name, seat=p.seat, cards=cards_str(p.cards),
+                                    why="result"))
             for _ in range(jokers.get(p.name, 0)):
                 out += self._joker(p)
         h.check = 2
@@ -329,12 +289,8 @@ class DeucesHand(HouseSeats):
         if playing:
             dclass, dvalue = evaluate(h.dealer)
             qualified = order(dclass) <= order(self.rules.dealer_qualify)
-            out.append(Showdown(player=DEALER, cards=cards_str(h.dealer), klass=dclass))
-            if qualified:
-                say = text("deuces.dealer_qualifies", hand=class_name(dclass))
-            else:
-                say = text("deuces.dealer_folds", hand=class_name(dclass), cards=show(h.dealer))
-            out.append(Say(to="room", text=say))
+            out += voice.said(Showdown(player=DEALER, cards=cards_str(h.dealer), klass=dclass,
+                                       qualified=qualified))
         results: list[Event] = []
         rnd = self.rules.payout_rounding
         for p in sorted(h.players, key=lambda p: p.seat):

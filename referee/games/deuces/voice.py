@@ -1,18 +1,24 @@
-"""What a deuces room is told an action was, rendered from its ``action`` event: a play names
-the bet, how many cards were exchanged and the cards kept. Engines append these lines to the
-events they render (see :mod:`referee.rules.voice`)."""
+"""What a deuces room is told happened, rendered from the typed events: an action (a play names
+the bet, the exchange and the cards kept), the dealer's discards, every hand opened and its
+duplicates, the final hands, the dealer's qualification and each result. The engine emits the
+events and appends these lines (see :mod:`referee.rules.voice`), so a sentence never says more
+than the record holds. (The bonus area's lines are still phrased by the area itself.)"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from referee.cards import Card, card_str, pretty
-from referee.events import ActionEvent, Event, Say, Settle
+from referee.events import ActionEvent, Event, Say, Settle, Shown
+from referee.games.deuces.cards import DEALER
+from referee.games.deuces.events import DealerDiscard, Duplicate, Showdown
 from referee.hands import NAMES
 from referee.lang.catalog import text
+from referee.rules.house import names
 from referee.rules.voice import action_line as common_action_line
 
-__all__ = ["HAND_SIZE", "action_line", "line", "result_line", "said"]
+__all__ = ["HAND_SIZE", "action_line", "dealer_line", "duplicate_line", "line", "result_line",
+           "said", "shown_line"]
 
 GAME = "deuces"
 HAND_SIZE = 5
@@ -33,6 +39,37 @@ def action_line(ev: ActionEvent) -> Say:
         kept=text("deuces.kept", cards=cards) if kept else ""))
 
 
+def _cards(cards: list[str]) -> str:
+    return " ".join([_PRETTY[c] for c in cards])
+
+
+def shown_line(ev: Shown) -> Say:
+    """A hand opened in the room: a player's at the first check (with the seat), the dealer's,
+    or a player's final hand after the refill (``why`` ``result``)."""
+    cards = _cards(ev.cards)
+    if ev.player == DEALER:
+        return Say(to="room", text=text("deuces.dealer_hand", cards=cards))
+    if ev.why == "result":
+        return Say(to="room", text=text("deuces.hand", player=ev.player, cards=cards))
+    return Say(to="room", text=text("deuces.opened", seat=ev.seat, player=ev.player,
+                                    cards=cards))
+
+
+def duplicate_line(ev: Duplicate) -> Say:
+    """An identical card removed from a hand and what replaced it."""
+    who = text("deuces.dealer") if ev.player == DEALER else names([ev.player])
+    return Say(to="room", text=text("deuces.duplicate", who=who, card=_PRETTY[ev.card],
+                                    new=_PRETTY[ev.replacement]))
+
+
+def dealer_line(ev: Showdown) -> Say:
+    """The dealer's final hand: qualified, or folding (its cards shown)."""
+    hand = NAMES[GAME][ev.klass]
+    if ev.qualified:
+        return Say(to="room", text=text("deuces.dealer_qualifies", hand=hand))
+    return Say(to="room", text=text("deuces.dealer_folds", hand=hand, cards=_cards(ev.cards)))
+
+
 def result_line(ev: Settle) -> Say:
     """A played hand's result against the dealer, with its class (「aliceさん ハイカード 負け:
     0」)."""
@@ -45,14 +82,24 @@ def line(so_far: Sequence[Event]) -> Say | None:
     """The room's line for the deuces fact event that ends ``so_far`` (the events of one input
     up to it); None for the others (a folded hand's settle has no line of its own)."""
     ev = so_far[-1]
+    before = so_far[-2] if len(so_far) > 1 else None
     if isinstance(ev, ActionEvent):
         return action_line(ev)
     if isinstance(ev, Settle) and ev.hand is not None:
         return result_line(ev)
+    if isinstance(ev, DealerDiscard):
+        return Say(to="room", text=text("deuces.dealer_discards", count=ev.count))
+    if isinstance(ev, Shown):
+        # a hand shown again after a duplicate was replaced: the duplicate's line tells it
+        if isinstance(before, Duplicate):
+            return duplicate_line(before)
+        return shown_line(ev)
+    if isinstance(ev, Showdown) and ev.player == DEALER and ev.qualified is not None:
+        return dealer_line(ev)
     return None
 
 
-def said(ev: ActionEvent | Settle) -> list[Event]:
+def said(ev: ActionEvent | Settle | DealerDiscard | Shown | Showdown) -> list[Event]:
     """A fact event, then the room's line rendered from it."""
     out = line([ev])
     assert out is not None
