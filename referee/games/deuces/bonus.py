@@ -24,32 +24,20 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any
 
-from referee.cards import JOKER, Card, CardError, Shoe, card_str, cards_str, parse_card, pretty
+from referee.cards import JOKER, Card, CardError, Shoe, card_str, cards_str, parse_card
 from referee.events import BonusArea as BonusAreaEvent
-from referee.events import Event, Say
+from referee.events import Event
+from referee.games.deuces import voice
+from referee.games.deuces.events import AreaFed, BonusPayout
 from referee.games.deuces.hands import DEUCES as DEUCES_CLASSES
-from referee.lang.catalog import text
 from referee.rules.base import IllegalAction
 from referee.rules.house import Rounding, pay
 
 __all__ = ["BonusArea", "BonusPayout", "Slot", "area_class", "draw_bonus_area", "is_wild"]
 
 _DEUCE = 0
-
-
-class BonusPayout(Event):
-    """The bonus area made ``klass`` after ``card`` went in: ``amount`` paid to ``player``."""
-
-    event: Literal["bonus_payout"] = "bonus_payout"
-    player: str
-    card: str
-    cards: list[str]
-    klass: str
-    multiplier: str
-    markers: int
-    amount: int
 
 
 def is_wild(card: Card) -> bool:
@@ -175,13 +163,12 @@ class BonusArea:
         paid: list[tuple[str, int]] = []
         if slot is not None:
             if is_wild(card):
-                out.append(Say(to="room", text=text("deuces.area_deuce", card=pretty(card))))
-                return out, paid
+                return voice.said(AreaFed(card=card_str(card), change="deuce")), paid
             slot.markers += 1
-            out.append(Say(to="room", text=text("deuces.area_marker", card=pretty(card))))
+            out += voice.said(AreaFed(card=card_str(card), change="marker"))
         else:
             self.slots.append(Slot(card))
-            out.append(Say(to="room", text=text("deuces.area_placed", card=pretty(card))))
+            out += voice.said(AreaFed(card=card_str(card), change="placed"))
         cards = self.cards
         klass = area_class(cards)
         markers = sum(self.markers)
@@ -190,31 +177,15 @@ class BonusArea:
             for name, ante in payees:
                 amount = pay(ante, mult, rounding) * 2**markers
                 paid.append((name, amount))
-                doubling = text("deuces.bonus_doubling", markers=str(markers)) if markers else ""
-                out += [
-                    BonusPayout(player=name, card=card_str(card), cards=cards_str(cards),
-                                klass=klass, multiplier=str(mult), markers=markers,
-                                amount=amount),
-                    Say(to="room", text=text(
-                        "deuces.bonus_paid", hand=class_name(klass), player=name,
-                        amount=amount, multiplier=str(mult), doubling=doubling)),
-                ]
+                out += voice.said(BonusPayout(player=name, card=card_str(card),
+                                              cards=cards_str(cards), klass=klass,
+                                              multiplier=str(mult), markers=markers,
+                                              amount=amount))
         while len(self.slots) > self.size:
             self.slots.pop(0)
         out.append(self.event())
         return out, paid
 
     # --- what the room sees ------------------------------------------------------------------
-    def text(self) -> str:
-        if not self.slots:
-            return text("deuces.area_empty")
-        cards = " ".join(pretty(x.card) for x in self.slots)
-        marks = text("deuces.area_marks_sep").join(
-            text("deuces.area_mark", card=pretty(x.card), count=str(x.markers))
-            for x in self.slots if x.markers
-        )
-        return text("deuces.area", cards=cards,
-                    markers=text("deuces.area_markers", marks=marks) if marks else "")
-
     def event(self) -> BonusAreaEvent:
         return BonusAreaEvent(cards=cards_str(self.cards), markers=self.markers)

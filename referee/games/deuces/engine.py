@@ -313,10 +313,11 @@ class DeucesEngine(DeucesHand):
             shoe=list(deal.shoe),
         )
         self.clock.restart()
+        area = self.area.event()
         return [
             HandStart(hand=self.hand_no, button=button),
-            self.area.event(),
-            Say(to="room", text=self.area.text()),
+            area,
+            voice.area_line(area),
             Say(to="room", text=text("deuces.start", hand=self.hand_no, unit=self.ante_unit,
                                      who=names([p.name for p in playing]))),
         ]

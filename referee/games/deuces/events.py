@@ -1,6 +1,6 @@
-"""The events of a deuces hand that only deuces has: a duplicate removed and replaced, the
-dealer's discards, a final hand at settlement (the bonus area's are
-:mod:`referee.games.deuces.bonus`'s)."""
+"""The events only deuces has: a duplicate removed and replaced, the dealer's discards, a final
+hand at settlement, a duplicate's twin fed to the bonus area and what the area paid (the area's
+state itself is the core ``bonus_area`` event)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Literal
 
 from referee.events import Event
 
-__all__ = ["DealerDiscard", "Duplicate", "Showdown"]
+__all__ = ["AreaFed", "BonusPayout", "DealerDiscard", "Duplicate", "Showdown"]
 
 
 class Duplicate(Event):
@@ -37,3 +37,25 @@ class DealerDiscard(Event):
 
     event: Literal["dealer_discard"] = "dealer_discard"
     count: int
+
+
+class AreaFed(Event):
+    """A duplicate's twin ``card`` went to the bonus area: ``placed`` (newest last), a
+    ``marker`` on the twin already there, or nothing (``deuce``: a 2 gets no marker)."""
+
+    event: Literal["area_fed"] = "area_fed"
+    card: str
+    change: Literal["placed", "marker", "deuce"]
+
+
+class BonusPayout(Event):
+    """The bonus area made ``klass`` after ``card`` went in: ``amount`` paid to ``player``."""
+
+    event: Literal["bonus_payout"] = "bonus_payout"
+    player: str
+    card: str
+    cards: list[str]
+    klass: str
+    multiplier: str
+    markers: int
+    amount: int

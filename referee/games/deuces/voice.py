@@ -2,23 +2,23 @@
 the bet, the exchange and the cards kept), the dealer's discards, every hand opened and its
 duplicates, the final hands, the dealer's qualification and each result. The engine emits the
 events and appends these lines (see :mod:`referee.rules.voice`), so a sentence never says more
-than the record holds. (The bonus area's lines are still phrased by the area itself.)"""
+than the record holds; and the bonus area: what it holds, a card fed to it, what it paid."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from referee.cards import Card, card_str, pretty
-from referee.events import ActionEvent, Event, Say, Settle, Shown
+from referee.events import ActionEvent, BonusArea, Event, Say, Settle, Shown
 from referee.games.deuces.cards import DEALER
-from referee.games.deuces.events import DealerDiscard, Duplicate, Showdown
+from referee.games.deuces.events import AreaFed, BonusPayout, DealerDiscard, Duplicate, Showdown
 from referee.hands import NAMES
 from referee.lang.catalog import text
 from referee.rules.house import names
 from referee.rules.voice import action_line as common_action_line
 
-__all__ = ["HAND_SIZE", "action_line", "dealer_line", "duplicate_line", "line", "result_line",
-           "said", "shown_line"]
+__all__ = ["HAND_SIZE", "action_line", "area_line", "bonus_line", "dealer_line", "duplicate_line",
+           "fed_line", "line", "result_line", "said", "shown_line"]
 
 GAME = "deuces"
 HAND_SIZE = 5
@@ -70,6 +70,31 @@ def dealer_line(ev: Showdown) -> Say:
     return Say(to="room", text=text("deuces.dealer_folds", hand=hand, cards=_cards(ev.cards)))
 
 
+def area_line(ev: BonusArea) -> Say:
+    """The bonus area's cards, with the markers on them."""
+    if not ev.cards:
+        return Say(to="room", text=text("deuces.area_empty"))
+    marks = text("deuces.area_marks_sep").join(
+        text("deuces.area_mark", card=_PRETTY[c], count=str(m))
+        for c, m in zip(ev.cards, ev.markers, strict=True) if m)
+    return Say(to="room", text=text(
+        "deuces.area", cards=_cards(ev.cards),
+        markers=text("deuces.area_markers", marks=marks) if marks else ""))
+
+
+def fed_line(ev: AreaFed) -> Say:
+    """A duplicate's twin placed in the area, a marker put on it, or (a 2) nothing."""
+    return Say(to="room", text=text(f"deuces.area_{ev.change}", card=_PRETTY[ev.card]))
+
+
+def bonus_line(ev: BonusPayout) -> Say:
+    """What the area's class paid a player, doubled once per marker."""
+    doubling = text("deuces.bonus_doubling", markers=str(ev.markers)) if ev.markers else ""
+    return Say(to="room", text=text("deuces.bonus_paid", hand=NAMES[GAME][ev.klass],
+                                    player=ev.player, amount=ev.amount,
+                                    multiplier=ev.multiplier, doubling=doubling))
+
+
 def result_line(ev: Settle) -> Say:
     """A played hand's result against the dealer, with its class (「aliceさん ハイカード 負け:
     0」)."""
@@ -87,6 +112,10 @@ def line(so_far: Sequence[Event]) -> Say | None:
         return action_line(ev)
     if isinstance(ev, Settle) and ev.hand is not None:
         return result_line(ev)
+    if isinstance(ev, AreaFed):
+        return fed_line(ev)
+    if isinstance(ev, BonusPayout):
+        return bonus_line(ev)
     if isinstance(ev, DealerDiscard):
         return Say(to="room", text=text("deuces.dealer_discards", count=ev.count))
     if isinstance(ev, Shown):
@@ -99,7 +128,8 @@ def line(so_far: Sequence[Event]) -> Say | None:
     return None
 
 
-def said(ev: ActionEvent | Settle | DealerDiscard | Shown | Showdown) -> list[Event]:
+def said(ev: ActionEvent | Settle | DealerDiscard | Shown | Showdown | AreaFed | BonusPayout
+         ) -> list[Event]:
     """A fact event, then the room's line rendered from it."""
     out = line([ev])
     assert out is not None
