@@ -91,8 +91,9 @@ __all__ = [
     "announce_compensation",
     "bet_size",
     "check_ante",
+    "house_line",
     "joker_bonus",
-    "joker_say",
+    "joker_line",
     "names",
     "pay",
     "settlement_line",
@@ -119,6 +120,8 @@ class JokerEvent(Event):
     restore: int = 0
     ante: int = 0
     bets: int = 0
+    #: the last slot's extra multiples paid (what the room's line says was added)
+    extra: int | None = None
 
 
 class HouseResult(Event):
@@ -295,14 +298,26 @@ def joker_bonus(
     return JokerBonus(restore=restore, extra=extra, normal=normal)
 
 
-def joker_say(player: str, bonus: JokerBonus) -> Say:
+def joker_line(ev: JokerEvent) -> Say:
     """The room is told what a joker paid (and why, in the last slot)."""
-    say = text("house.joker", player=player, payout=bonus.payout)
-    if bonus.restore:
-        say += text("house.joker_restore", restore=bonus.restore)
-    elif bonus.extra:
+    say = text("house.joker", player=ev.player, payout=ev.payout)
+    if ev.restore:
+        say += text("house.joker_restore", restore=ev.restore)
+    elif ev.extra:
         say += text("house.joker_extra")
     return Say(to="room", text=say)
+
+
+def house_line(so_far: Sequence[Event]) -> Say | None:
+    """The room's line for a fact every house game shares that ends ``so_far``: a joker's
+    payout, a dealing mistake's guarantee; None for the others (each house game's voice
+    falls back to this)."""
+    ev = so_far[-1]
+    if isinstance(ev, JokerEvent):
+        return joker_line(ev)
+    if isinstance(ev, Compensation):
+        return announce_compensation(ev)
+    return None
 
 
 # --- the books ------------------------------------------------------------------------------
@@ -449,7 +464,8 @@ class HouseTable:
         )
         p.chips += b.payout
         book.pay(name, b.payout)
-        return b, JokerEvent(player=name, payout=b.payout, restore=b.restore, ante=ante, bets=bets)
+        return b, JokerEvent(player=name, payout=b.payout, restore=b.restore, ante=ante, bets=bets,
+                             extra=b.extra or None)
 
     def close_hand(self, hand: int, book: HandBook) -> list[Event]:
         """The end of a hand: the house's books, ``hand_end`` with the stacks, then

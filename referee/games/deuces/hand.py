@@ -38,7 +38,7 @@ from referee.rules.house import (
     HandBook,
     HouseSeats,
     announce_compensation,
-    joker_say,
+    joker_line,
     names,
     pay,
     show,
@@ -237,11 +237,11 @@ class DeucesHand(HouseSeats):
 
     def _joker(self, p: Player) -> list[Event]:
         assert self.hand is not None
-        bonus, event = self.table.joker(
+        _, event = self.table.joker(
             p.name, self.hand.book, ante=p.ante, bets=p.bet, last_slot=self.last_slot,
             multipliers=self.rules.joker, rounding=self.rules.payout_rounding,
         )
-        return [event, joker_say(p.name, bonus)]
+        return [event, joker_line(event)]
 
     def _maybe_resolve(self) -> list[Event]:
         h = self.hand

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from referee.cards import Card, card_str, pretty
-from referee.events import ActionEvent, BonusArea, Event, Say, Settle, Shown
+from referee.events import ActionEvent, BonusArea, Event, HandStart, Say, Settle, Shown
 from referee.games.deuces.cards import DEALER
 from referee.games.deuces.events import AreaFed, BonusPayout, DealerDiscard, Duplicate, Showdown
 from referee.hands import NAMES
 from referee.lang.catalog import text
-from referee.rules.house import names
+from referee.rules.house import house_line, names
 from referee.rules.voice import action_line as common_action_line
 
 __all__ = ["HAND_SIZE", "action_line", "area_line", "bonus_line", "dealer_line", "duplicate_line",
@@ -112,6 +112,8 @@ def line(so_far: Sequence[Event]) -> Say | None:
         return action_line(ev)
     if isinstance(ev, Settle) and ev.hand is not None:
         return result_line(ev)
+    if isinstance(ev, BonusArea) and isinstance(before, HandStart):  # what a hand starts with
+        return area_line(ev)
     if isinstance(ev, AreaFed):
         return fed_line(ev)
     if isinstance(ev, BonusPayout):
@@ -125,7 +127,7 @@ def line(so_far: Sequence[Event]) -> Say | None:
         return shown_line(ev)
     if isinstance(ev, Showdown) and ev.player == DEALER and ev.qualified is not None:
         return dealer_line(ev)
-    return None
+    return house_line(so_far)
 
 
 def said(ev: ActionEvent | Settle | DealerDiscard | Shown | Showdown | AreaFed | BonusPayout

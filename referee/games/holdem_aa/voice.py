@@ -13,7 +13,7 @@ from referee.cards import Card, card_str, pretty
 from referee.events import BoardDealt, Event, Say, Settle, Shown
 from referee.hands import NAMES
 from referee.lang.catalog import text
-from referee.rules.house import names, settlement_line
+from referee.rules.house import house_line, names, settlement_line
 
 __all__ = ["AAResult", "dealer_line", "flop_line", "line", "opened_line"]
 
@@ -77,4 +77,4 @@ def line(so_far: Sequence[Event]) -> Say | None:
         return opened_line(ev, aa)
     if isinstance(ev, Settle):
         return settlement_line([e for e in so_far if isinstance(e, Settle)], GAME)
-    return None
+    return house_line(so_far)

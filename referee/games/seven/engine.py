@@ -124,7 +124,7 @@ from referee.rules.house import (
     allin_flag,
     bet_size,
     check_ante,
-    joker_say,
+    joker_line,
     names,
     pay,
 )
@@ -401,11 +401,11 @@ class SevenEngine(HouseEngine):
 
     def _joker(self, h: SeatHand) -> list[Event]:
         name = h.name or ""
-        b, event = self.table.joker(
+        _, event = self.table.joker(
             name, self.book, ante=h.ante, bets=h.bets, last_slot=self.last_slot,
             multipliers=self.rules.joker, rounding=self.rules.payout_rounding,
         )
-        return [event, joker_say(name, b)]
+        return [event, joker_line(event)]
 
     # --- actions: checked (read only), then applied (Engine.act) ----------------------------
     def _check_act(self, player: str, action: Parsed, now: float | None) -> _Plan:

@@ -13,7 +13,7 @@ from referee.cards import Card, card_str, pretty
 from referee.events import ActionEvent, Event, Say, Settle, Shown
 from referee.hands import NAMES
 from referee.lang.catalog import text
-from referee.rules.house import names, settlement_line
+from referee.rules.house import house_line, names, settlement_line
 from referee.rules.voice import action_line as common_action_line
 
 __all__ = ["DealerHand", "action_line", "deal_line", "dice_line", "line", "owner_line", "said",
@@ -112,7 +112,7 @@ def line(so_far: Sequence[Event]) -> Say | None:
         if all(e.result == "fold" for e in settles):
             return None  # everybody folded: no dice, no settlement line
         return settlement_line(settles, GAME)
-    return None
+    return house_line(so_far)
 
 
 def said(ev: ActionEvent | DealerHand | Settle) -> list[Event]:
