@@ -10,12 +10,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.events import ActionEvent, Event, Leave, Rake, Say, Seated
+from referee.events import (
+    ActionEvent,
+    Eliminated,
+    Event,
+    Leave,
+    LevelUp,
+    Rake,
+    Say,
+    Seated,
+    TournamentEnd,
+)
 from referee.games import is_game, spec
 from referee.lang.catalog import messages, text
 
-__all__ = ["action_figure", "action_line", "action_word", "leave_line", "rake_line", "render",
-           "result_word", "seated_line"]
+__all__ = ["action_figure", "action_line", "action_word", "eliminated_line", "leave_line",
+           "level_line", "rake_line", "render", "result_word", "seated_line",
+           "tournament_end_line"]
 
 
 def action_line(game: str, ev: ActionEvent, who: str | None = None) -> Say:
@@ -47,6 +58,27 @@ def seated_line(ev: Seated) -> Say:
     return Say(to="room", text=text("seat.sat", player=ev.player, seat=ev.seat, chips=ev.chips))
 
 
+def level_line(ev: LevelUp) -> Say:
+    """A tournament's blinds (and ante) rise."""
+    said = text("tournament_level_up", level=ev.level, sb=ev.sb, bb=ev.bb)
+    return Say(to="room", text=said + (text("tournament_ante", ante=ev.ante) if ev.ante else ""))
+
+
+def eliminated_line(ev: Eliminated) -> Say:
+    """A tournament entrant is out, in this place."""
+    return Say(to="room", text=text("tournament_eliminated", player=ev.player, place=ev.place))
+
+
+def tournament_end_line(ev: TournamentEnd) -> Say:
+    """The last player standing, and the prizes by place."""
+    winner = next(n for n, place in ev.places.items() if place == 1)
+    listed = " / ".join(
+        text("tournament_prize", place=ev.places[n], player=n, points=p)
+        for n, p in sorted(ev.prizes.items(), key=lambda kv: ev.places[kv[0]]))
+    return Say(to="room", text=text("tournament_end", winner=winner,
+                                    prizes=listed or text("tournament_no_prizes")))
+
+
 def render(game: str, so_far: Sequence[Event]) -> Say | None:
     """The room's line for the fact event of ``game`` that ends ``so_far`` (the events of one
     input up to it: some lines read the events just before, a pot its top-up, a settlement
@@ -68,6 +100,12 @@ def render(game: str, so_far: Sequence[Event]) -> Say | None:
         return leave_line(ev)
     if isinstance(ev, Seated):
         return seated_line(ev)
+    if isinstance(ev, LevelUp):
+        return level_line(ev)
+    if isinstance(ev, Eliminated):
+        return eliminated_line(ev)
+    if isinstance(ev, TournamentEnd):
+        return tournament_end_line(ev)
     return None
 
 

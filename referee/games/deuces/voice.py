@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from referee.cards import Card, card_str, pretty
-from referee.events import ActionEvent, BonusArea, Event, HandStart, Say, Settle, Shown
+from referee.events import (
+    ActionEvent,
+    BonusArea,
+    Event,
+    HandSeats,
+    HandStart,
+    Say,
+    Settle,
+    Shown,
+)
 from referee.games.deuces.cards import DEALER
 from referee.games.deuces.events import AreaFed, BonusPayout, DealerDiscard, Duplicate, Showdown
 from referee.hands import NAMES
@@ -112,8 +121,8 @@ def line(so_far: Sequence[Event]) -> Say | None:
         return action_line(ev)
     if isinstance(ev, Settle) and ev.hand is not None:
         return result_line(ev)
-    if isinstance(ev, BonusArea) and isinstance(before, HandStart):  # what a hand starts with
-        return area_line(ev)
+    if isinstance(ev, BonusArea) and isinstance(before, HandStart | HandSeats):
+        return area_line(ev)  # what a hand starts with (the service's seats follow its start)
     if isinstance(ev, AreaFed):
         return fed_line(ev)
     if isinstance(ev, BonusPayout):

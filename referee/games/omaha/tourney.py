@@ -6,11 +6,11 @@ layer connects it to the seats."""
 from __future__ import annotations
 
 from referee.events import Eliminated, Event, LevelUp, TournamentEnd
-from referee.games.omaha.state import say
 from referee.games.omaha.table import OmahaTable
 from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
 from referee.rules.tournament import Tournament
+from referee.rules.voice import eliminated_line, level_line, tournament_end_line
 
 
 class OmahaTournament(OmahaTable):
@@ -36,11 +36,8 @@ class OmahaTournament(OmahaTable):
         self.ante = lv.ante if self.ante_on else 0
         if first:
             return []
-        return [
-            LevelUp(level=level, sb=lv.sb, bb=lv.bb, ante=self.ante),
-            say("room", msg("tournament_level_up", level=level, sb=lv.sb, bb=lv.bb)
-                + (msg("tournament_ante", ante=self.ante) if self.ante else "")),
-        ]
+        up = LevelUp(level=level, sb=lv.sb, bb=lv.bb, ante=self.ante)
+        return [up, level_line(up)]
 
     def _tournament_end_of_hand(self, t: Tournament) -> list[Event]:
         """Eliminations (placed by the stacks they started the hand with), then the end."""
@@ -49,21 +46,16 @@ class OmahaTournament(OmahaTable):
                   if s.chips == 0]
         places = t.place(busted) if busted else {}
         for name, place in sorted(places.items(), key=lambda kv: (-kv[1], kv[0])):
-            events.append(Eliminated(player=name, place=place))
-            events.append(say("room", msg("tournament_eliminated", player=name, place=place)))
+            out = Eliminated(player=name, place=place)
+            events += [out, eliminated_line(out)]
             events.extend(self._leave_event(self.by_name[name], 0))
         if t.left == 1 and t.entrants:
             winner = next(s for s in self._seat_order())
             t.places[winner.name] = 1
             prizes = t.pay()
             ranking = sorted(t.places.items(), key=lambda kv: (kv[1], t.entrants.index(kv[0])))
-            events.append(TournamentEnd(places=dict(ranking), prizes=prizes))
-            listed = " / ".join(
-                msg("tournament_prize", place=t.places[n], player=n, points=p)
-                for n, p in sorted(prizes.items(), key=lambda kv: t.places[kv[0]])
-            )
-            events.append(say("room", msg("tournament_end", winner=winner.name,
-                                          prizes=listed or msg("tournament_no_prizes"))))
+            end = TournamentEnd(places=dict(ranking), prizes=prizes)
+            events += [end, tournament_end_line(end)]
             events.extend(self._leave_event(winner, winner.chips))
         return events
 
