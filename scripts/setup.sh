@@ -44,18 +44,21 @@ if [ "${1:-}" = "--test" ]; then
     synapse=$!
     # The Element-like test players: matrix-js-sdk with its Rust crypto (wasm), from npm, exactly
     # as pinned by tests/matrix/js/package-lock.json; again only when the lock file changed.
-    js=tests/matrix/js
+    # tests/matrix/js-newest: the newest matrix-js-sdk, with the Node 22 it needs (npm's node
+    # package: the machine's Node may be older).
     (
-        if [ -L "$js/node_modules" ]; then
-            # a worktree sharing another checkout's players: npm ci would empty the target
-            echo "setup.sh: $js/node_modules is a link; the players are left as they are" >&2
-        elif [ ! -f "$js/node_modules/.installed" ] || [ "$js/package-lock.json" -nt "$js/node_modules/.installed" ]; then
-            if command -v npm >/dev/null; then
-                (cd "$js" && npm ci --no-audit --no-fund --loglevel=error) && touch "$js/node_modules/.installed"
-            else
-                echo "setup.sh: npm not found; the matrix-js-sdk tests will fail" >&2
+        for js in tests/matrix/js tests/matrix/js-newest; do
+            if [ -L "$js/node_modules" ]; then
+                # a worktree sharing another checkout's players: npm ci would empty the target
+                echo "setup.sh: $js/node_modules is a link; the players are left as they are" >&2
+            elif [ ! -f "$js/node_modules/.installed" ] || [ "$js/package-lock.json" -nt "$js/node_modules/.installed" ]; then
+                if command -v npm >/dev/null; then
+                    (cd "$js" && npm ci --no-audit --no-fund --loglevel=error) && touch "$js/node_modules/.installed" || exit 1
+                else
+                    echo "setup.sh: npm not found; the matrix-js-sdk tests will fail" >&2
+                fi
             fi
-        fi
+        done
     ) &
     players=$!
     # The IRC tests' server: ngIRCd from Debian's packages (apt-get, only when missing).

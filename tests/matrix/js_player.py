@@ -29,12 +29,25 @@ def js_ready(where: Path = JS_DIR) -> str | None:
     return None
 
 
+NEWEST_DIR = JS_DIR.parent / "js-newest"
+
+
 def newest_js() -> Path | None:
     """A second matrix-js-sdk install to test against (the newest release, which wants a newer
-    Node than the pinned one): the directory named by REFEREE_JS_NEWEST, holding a
+    Node than the pinned one): the directory named by REFEREE_JS_NEWEST, else
+    tests/matrix/js-newest (``scripts/setup.sh --test`` installs it with its own Node), holding a
     node_modules/matrix-js-sdk; None when there is none."""
     where = os.environ.get("REFEREE_JS_NEWEST")
-    return Path(where) if where else None
+    if where:
+        return Path(where)
+    return NEWEST_DIR if (NEWEST_DIR / "node_modules" / "matrix-js-sdk").is_dir() else None
+
+
+def node_for(where: Path) -> str:
+    """The Node that runs the players of the install ``where``: its own (npm's node package),
+    when it brings one, else the machine's."""
+    own = where / "node_modules" / ".bin" / "node"
+    return str(own) if own.exists() else "node"
 
 
 def sdk_version(where: Path = JS_DIR) -> str:
@@ -88,7 +101,7 @@ class JsPlayer:
         err = open(self.log, "ab") if self.log else asyncio.subprocess.DEVNULL
         try:
             self.proc = await asyncio.create_subprocess_exec(
-                "node", str(where / "player.mjs"), json.dumps(cfg), cwd=where,
+                node_for(where), str(where / "player.mjs"), json.dumps(cfg), cwd=where,
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err,
                 env=dict(os.environ), limit=1 << 22)
         finally:
