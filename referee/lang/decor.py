@@ -44,9 +44,24 @@ _TRAILING = marks("trailing")
 _STRETCHED = set(marks("stretched"))
 _LAUGH, _LAUGH_BRACKETED, _LONG = marks("laugh_word"), marks("laugh_bracketed"), marks("long_vowel")
 _SUITS = set(vocab.cards().symbols)
-# Characters that may start an emoji (symbols, dingbats, pictographs, flags, keycaps); a text
-# without any is not handed to the emoji package at all.
-_MAYBE_EMOJI = re.compile("[\u00a9\u00ae\u203c-\u3299\U0001f000-\U0001faff\u20e3]")
+def _emoji_chars() -> re.Pattern[str]:
+    """Every character beyond ASCII that is part of some emoji in the emoji package's list (the
+    joiner and the variation selectors aside): each emoji holds at least one (a keycap its
+    U+20E3), so a text without any holds no emoji and is not handed to the package at all --
+    most chat lines (kana, kanji and 、。 are none of them)."""
+    cps = sorted({ord(c) for e in emoji.EMOJI_DATA for c in e
+                  if ord(c) > 0x7F and c not in "\u200d\ufe0e\ufe0f"})
+    ranges: list[tuple[int, int]] = []
+    for cp in cps:
+        if ranges and cp == ranges[-1][1] + 1:
+            ranges[-1] = (ranges[-1][0], cp)
+        else:
+            ranges.append((cp, cp))
+    return re.compile("[" + "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "")
+                                    for a, b in ranges) + "]")
+
+
+_MAYBE_EMOJI = _emoji_chars()
 # Blanks and punctuation between a decoration and the action (仕方ない、フォールド).
 _SEPARATORS = marks("separators")
 
