@@ -5,15 +5,18 @@ adds seating, the button and blinds, cards, flying actions, showdown order, rake
 hand bonus and the dealing-mistake procedures. Every public method validates before it mutates;
 an action is checked (reads only, returns a plan) and then applied (never refuses).
 
-One module per part of the rules, each a layer of :class:`OmahaEngine` that may call the ones
-below it (the order is in :mod:`.table`):
+One module per part of the rules. The settings, the seats, the hand being played, a
+tournament's clock and the showdown are parts the engine owns, each handed what it works on;
+the betting, flying actions and dealing mistakes are still layers of :class:`OmahaEngine`
+(``rounds`` → ``flying`` → ``mistakes`` → ``engine``), each calling the ones below:
 
-- :mod:`.state` -- the data: seats, hand players, the phase, flying declarations, plans;
+- :mod:`.state` -- the data: seats, hand players, the hand, the clock, flying declarations, plans;
 - :mod:`.options` -- the table options (``# table:`` line, ``!open``);
-- :mod:`.table` -- settings, seating and leaving (the ×10 conversion), the queries;
+- :mod:`.table` -- the settings, and the seats: seating and leaving (the ×10 conversion);
 - :mod:`.tourney` -- a tournament's blind schedule, eliminations and prizes;
 - :mod:`.showdown` -- rake, uncontested pots, the showdown, pots and odd chips, the hand's end;
-- :mod:`.rounds` -- the deal, resolving intent, the action transaction, the prompt, streets;
+- :mod:`.rounds` -- the parts put together, the queries; the deal, resolving intent, the action
+  transaction, the prompt, streets;
 - :mod:`.flying` -- flying actions (α, β, all-in FA, the third FA);
 - :mod:`.mistakes` -- forced folds, removals and the dealing-mistake procedures;
 - :mod:`.engine` -- the engine put together, and the action clock;

@@ -23,21 +23,21 @@ class OmahaEngine(OmahaMistakes):
         at ``remind_after`` seconds, the default at ``act_after`` -- check if possible, else
         fold; at the showdown open (or muck, by the definition; never the last hand standing)."""
         limits = self.definition.clock
-        self._now = now if self._now is None else max(self._now, now)
-        if self._clock.since is None:
-            self._clock.waited(now)  # the first reading after a deal starts the wait
+        self.clock.now = now if self.clock.now is None else max(self.clock.now, now)
+        if self.clock.wait.since is None:
+            self.clock.wait.waited(now)  # the first reading after a deal starts the wait
             return []
         who = self.to_act()
         if who is None:
             return []
-        due = self._clock.due(now, limits.remind_after, limits.act_after)
+        due = self.clock.wait.due(now, limits.remind_after, limits.act_after)
         if due == "act":
-            p = self.pmap[who]
-            if self.phase == "showdown":
-                last = self._b().live_count() <= 1
+            p = self.hand.pmap[who]
+            if self.hand.phase == "showdown":
+                last = self.hand.b().live_count() <= 1
                 word = "open" if limits.showdown_default == "open" or last else "muck"
                 return self.act(who, Parsed(kind="action", action=word), now)
-            o = self._b().options(p.idx)
+            o = self.hand.b().options(p.idx)
             word = "check" if o.call == 0 and p.restrict is None else "fold"
             events = self.act(who, Parsed(kind="action", action=word), now)
             return [say("room", msg("omaha.timeout", player=who)), *events]

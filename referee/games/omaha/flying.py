@@ -16,6 +16,7 @@ from referee.cards import Card
 from referee.events import Event, FlyingAction, FlyingActionApplied, FlyingActionVoid, Penalty
 from referee.games.omaha import voice
 from referee.games.omaha.rounds import OmahaRounds
+from referee.games.omaha.showdown import cards_shown
 from referee.games.omaha.state import (
     FlyingDeclaration,
     FlyingPlan,
@@ -30,7 +31,7 @@ from referee.lang.catalog import text as msg
 
 class OmahaFlying(OmahaRounds):
     def _check_flying(self, p: HandPlayer, action: Parsed, now: float | None) -> FlyingPlan:
-        b = self._b()
+        b = self.hand.b()
         name = action.action
         assert name is not None
         pending = p.fa is not None
@@ -42,19 +43,19 @@ class OmahaFlying(OmahaRounds):
         elif not pending and name not in ("allin", "fold"):
             resolved = self._resolve(p, action)  # refuses malformed/out-of-range declarations
         shown: tuple[Card, ...] = ()
-        limit_reached = self.sitters[p.seat].fa_count + 1 >= self.fa_limit
+        limit_reached = self.seating.sitters[p.seat].fa_count + 1 >= self.settings.fa_limit
         if name == "fold" and not pending and not limit_reached:
-            shown = self._cards_shown(p, action)
+            shown = cards_shown(p, action)
         return FlyingPlan(p, name, resolved, shown, now)
 
     def _apply_flying(self, plan: FlyingPlan) -> list[Event]:
-        b = self._b()
+        b = self.hand.b()
         p = plan.player
-        sitter = self.sitters[p.seat]
+        sitter = self.seating.sitters[p.seat]
         name = plan.action
         sitter.fa_count += 1
         events: list[Event] = [FlyingAction(player=p.name, action=name, count=sitter.fa_count)]
-        if sitter.fa_count >= self.fa_limit:
+        if sitter.fa_count >= self.settings.fa_limit:
             events.append(Penalty(player=p.name, kind="flying_action_limit"))
             events.append(say("room", msg("omaha.fa_limit", player=p.name,
                                           count=sitter.fa_count)))
@@ -67,7 +68,7 @@ class OmahaFlying(OmahaRounds):
             return events
         if name == "allin":
             s = b.seats[p.idx]
-            half = s.stack // 2 if self.rules.allin_fa_return == "up" else -(-s.stack // 2)
+            half = s.stack // 2 if self.settings.rules.allin_fa_return == "up" else -(-s.stack // 2)
             self._pay_dead(p, half)
             events.append(Penalty(player=p.name, kind="allin_fa", chips=half))
             events.append(say("room", msg("omaha.fa_allin", player=p.name, chips=half)))
@@ -96,7 +97,7 @@ class OmahaFlying(OmahaRounds):
         return events
 
     def _resolve_fa(self, p: HandPlayer) -> list[Event]:
-        b = self._b()
+        b = self.hand.b()
         fa = p.fa
         assert fa is not None
         p.fa = None
@@ -109,7 +110,7 @@ class OmahaFlying(OmahaRounds):
                 events.append(say("room", msg("fa_applied", player=p.name,
                                               action=word("act_check"))))
                 return events + self._apply(p, "check", 0)
-            pen = min(self.bb, s.stack)
+            pen = min(self.settings.bb, s.stack)
             self._pay_dead(p, pen)
             p.restrict = "call_or_fold"
             events.append(Penalty(player=p.name, kind="check_fa", chips=pen))
