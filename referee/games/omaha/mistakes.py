@@ -10,7 +10,8 @@ service), and the moderator's dealing-mistake procedures (docs/rules.md, "Dealin
   end of the hand, their cards stay face up; ``exposed`` alone (or ``board``) -- a board card
   was seen: the next board card is shown and burned, replaced from the deal's shoe.
 
-Each validates everything before it changes anything.
+Each validates everything before it changes anything. The procedures end the hand through the
+showdown (:class:`~referee.games.omaha.showdown.Showdown`) or move it on through the dealer.
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ from functools import cache
 from referee import resources
 from referee.cards import card_str, cards_str, pretty
 from referee.events import ActionEvent, Burned, Event, Exposed, Misdeal, NoGame
-from referee.games.omaha.flying import OmahaFlying
-from referee.games.omaha.state import say, show, word
+from referee.games.omaha.dealer import Dealer
+from referee.games.omaha.rounds import Rounds
+from referee.games.omaha.showdown import Showdown
+from referee.games.omaha.state import ActionClock, Hand, say, show, word
+from referee.games.omaha.table import Seating, Settings
 from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
 
@@ -36,7 +40,19 @@ def board_words() -> frozenset[str]:
     return frozenset(str(w) for w in data.get("exposed_board", []))
 
 
-class OmahaMistakes(OmahaFlying):
+class Mistakes:
+    """What the moderators and the penalty pipeline decide about the table's hand."""
+
+    def __init__(self, hand: Hand, settings: Settings, seating: Seating, clock: ActionClock,
+                 rounds: Rounds, showdown: Showdown, dealer: Dealer) -> None:
+        self.hand = hand
+        self.settings = settings
+        self.seating = seating
+        self.clock = clock
+        self.rounds = rounds
+        self.showdown = showdown
+        self.dealer = dealer
+
     # --- forced fold and removal --------------------------------------------------------------
     def force_fold(self, player: str) -> list[Event]:
         self.seating.seat_of(player)
@@ -60,8 +76,8 @@ class OmahaMistakes(OmahaFlying):
             if not self.hand.sd_queue:
                 return events + self.showdown.settle()
             return events
-        events = self._fold_now(p)
-        events.extend(self._advance())
+        events = self.rounds.fold_now(p)
+        events.extend(self.dealer.advance())
         return events
 
     def remove(self, player: str) -> list[Event]:
@@ -74,7 +90,7 @@ class OmahaMistakes(OmahaFlying):
             if not self.hand.b().seats[p.idx].folded:  # last hand standing at the showdown
                 s.leaving = True
                 return [*events, say("room", msg("seat.leaving", player=player))]
-            events.extend(self._remove_now(p))
+            events.extend(self.rounds.remove_now(p))
             return events
         # the fold ended the hand; the player is still seated with their final chips
         if player in self.seating.by_name:
@@ -135,12 +151,12 @@ class OmahaMistakes(OmahaFlying):
         ]
         # the wait starts again, as it always has here, without a second reminder
         self.clock.wait.since = self.clock.now
-        events.extend(self._advance())
+        events.extend(self.dealer.advance())
         return events
 
     def _nogame(self) -> list[Event]:
         b = self.hand.b()
-        events = self._end_round() if self.hand.phase == "betting" else []
+        events = self.rounds.end_round() if self.hand.phase == "betting" else []
         pots = b.pots()
         total = sum(ps.amount for ps in pots)
         pct = self.settings.rules.nogame_inactive_percent
