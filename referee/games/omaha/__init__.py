@@ -5,18 +5,21 @@ adds seating, the button and blinds, cards, flying actions, showdown order, rake
 hand bonus and the dealing-mistake procedures. Every public method validates before it mutates;
 an action is checked (reads only, returns a plan) and then applied (never refuses).
 
-One module per part of the rules, each a layer of :class:`OmahaEngine` that may call the ones
-below it (the order is in :mod:`.table`):
+One module per part of the rules, each a class with its own state that the engine
+(:class:`~.engine.OmahaEngine`) owns and hands what it works on (the hand being played is one
+shared :class:`~.state.Hand`):
 
-- :mod:`.state` -- the data: seats, hand players, the phase, flying declarations, plans;
+- :mod:`.state` -- the data: seats, hand players, the hand, the clock, flying declarations, plans;
 - :mod:`.options` -- the table options (``# table:`` line, ``!open``);
-- :mod:`.table` -- settings, seating and leaving (the ×10 conversion), the queries;
+- :mod:`.table` -- the settings, and the seats: seating and leaving (the ×10 conversion);
 - :mod:`.tourney` -- a tournament's blind schedule, eliminations and prizes;
 - :mod:`.showdown` -- rake, uncontested pots, the showdown, pots and odd chips, the hand's end;
-- :mod:`.rounds` -- the deal, resolving intent, the action transaction, the prompt, streets;
-- :mod:`.flying` -- flying actions (α, β, all-in FA, the third FA);
+- :mod:`.rounds` -- resolving intent, the turn's check and apply, the moves, the prompt;
+- :mod:`.flying` -- the flying-action book (α, β, all-in FA, the third FA);
+- :mod:`.dealer` -- the deal, and moving the hand from round to round to its end;
 - :mod:`.mistakes` -- forced folds, removals and the dealing-mistake procedures;
-- :mod:`.engine` -- the engine put together, and the action clock;
+- :mod:`.engine` -- the engine owning the parts: the queries, the action transaction's
+  dispatch, the action clock;
 - :mod:`.spec` -- the game's registration (its :class:`~referee.games.GameSpec`).
 
 Rulings made here (docs/rules.md is silent or leaves them to the moderator):

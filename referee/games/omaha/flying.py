@@ -6,7 +6,9 @@ pot), a second declaration while one is pending, and the third FA (fold and remo
 
 A declaration is judged as if it were the player's turn at the moment it is declared: a raise FA
 must name a make that would be legal then (else it is refused and not counted); the judging
-reads only (:meth:`OmahaFlying._check_flying`), the counting and its effects are the apply.
+reads only (:meth:`FlyingBook.check`), the counting and its effects are the apply. The book
+makes its moves through the betting (:class:`~referee.games.omaha.rounds.Rounds`); the dealer
+asks it to resolve a declaration when the player's turn comes.
 """
 
 from __future__ import annotations
@@ -15,22 +17,35 @@ from referee.actions import Parsed
 from referee.cards import Card
 from referee.events import Event, FlyingAction, FlyingActionApplied, FlyingActionVoid, Penalty
 from referee.games.omaha import voice
-from referee.games.omaha.rounds import OmahaRounds
+from referee.games.omaha.rounds import Rounds
+from referee.games.omaha.showdown import cards_shown
 from referee.games.omaha.state import (
     FlyingDeclaration,
     FlyingPlan,
+    Hand,
     HandPlayer,
     Move,
     say,
     shown,
     word,
 )
+from referee.games.omaha.table import Seating, Settings
 from referee.lang.catalog import text as msg
 
 
-class OmahaFlying(OmahaRounds):
-    def _check_flying(self, p: HandPlayer, action: Parsed, now: float | None) -> FlyingPlan:
-        b = self._b()
+class FlyingBook:
+    """The flying actions of the table's hand: declarations pending (on the hand's players) and
+    each seat's count (on the seats, across hands: the third is a removal)."""
+
+    def __init__(self, hand: Hand, settings: Settings, seating: Seating, rounds: Rounds) -> None:
+        self.hand = hand
+        self.settings = settings
+        self.seating = seating
+        self.rounds = rounds
+
+    def check(self, p: HandPlayer, action: Parsed, now: float | None) -> FlyingPlan:
+        """Judge a declaration made before the player's turn (reads only)."""
+        b = self.hand.b()
         name = action.action
         assert name is not None
         pending = p.fa is not None
@@ -40,47 +55,47 @@ class OmahaFlying(OmahaRounds):
         elif not pending and name == "call":
             resolved = ("call", 0) if b.options(p.idx).call > 0 else ("check", 0)
         elif not pending and name not in ("allin", "fold"):
-            resolved = self._resolve(p, action)  # refuses malformed/out-of-range declarations
+            resolved = self.rounds.resolve(p, action)  # refuses malformed/out-of-range ones
         shown: tuple[Card, ...] = ()
-        limit_reached = self.sitters[p.seat].fa_count + 1 >= self.fa_limit
+        limit_reached = self.seating.sitters[p.seat].fa_count + 1 >= self.settings.fa_limit
         if name == "fold" and not pending and not limit_reached:
-            shown = self._cards_shown(p, action)
+            shown = cards_shown(p, action)
         return FlyingPlan(p, name, resolved, shown, now)
 
-    def _apply_flying(self, plan: FlyingPlan) -> list[Event]:
-        b = self._b()
+    def apply(self, plan: FlyingPlan) -> tuple[list[Event], bool]:
+        """Carry out a declaration :meth:`check` accepted; with True when the player left the
+        hand (a fold, or a removal): the dealer must then move the hand on."""
+        b = self.hand.b()
         p = plan.player
-        sitter = self.sitters[p.seat]
+        sitter = self.seating.sitters[p.seat]
         name = plan.action
         sitter.fa_count += 1
         events: list[Event] = [FlyingAction(player=p.name, action=name, count=sitter.fa_count)]
-        if sitter.fa_count >= self.fa_limit:
+        if sitter.fa_count >= self.settings.fa_limit:
             events.append(Penalty(player=p.name, kind="flying_action_limit"))
             events.append(say("room", msg("omaha.fa_limit", player=p.name,
                                           count=sitter.fa_count)))
-            events.extend(self._fold_now(p))
-            events.extend(self._remove_now(p))
-            events.extend(self._advance())
-            return events
+            events.extend(self.rounds.fold_now(p))
+            events.extend(self.rounds.remove_now(p))
+            return events, True
         if p.fa is not None:
             events.append(say("room", msg("omaha.fa_first_stands", player=p.name)))
-            return events
+            return events, False
         if name == "allin":
             s = b.seats[p.idx]
-            half = s.stack // 2 if self.rules.allin_fa_return == "up" else -(-s.stack // 2)
-            self._pay_dead(p, half)
+            up = self.settings.rules.allin_fa_return == "up"
+            half = s.stack // 2 if up else -(-s.stack // 2)
+            self.rounds.pay_dead(p, half)
             events.append(Penalty(player=p.name, kind="allin_fa", chips=half))
             events.append(say("room", msg("omaha.fa_allin", player=p.name, chips=half)))
-            events.extend(self._fold_now(p))
-            events.extend(self._advance())
-            return events
+            events.extend(self.rounds.fold_now(p))
+            return events, True
         if name == "fold":
-            events.extend(self._fold_now(p))
+            events.extend(self.rounds.fold_now(p))
             if plan.show:
                 p.shown = list(plan.show)
                 events += voice.said(shown(p.name, p.shown, "fold"))
-            events.extend(self._advance())
-            return events
+            return events, True
         assert plan.resolved is not None
         kind, to = plan.resolved
         s = b.seats[p.idx]
@@ -93,10 +108,11 @@ class OmahaFlying(OmahaRounds):
         p.reserved = p.fa.chips
         events.append(say("room", msg("omaha.fa_recorded", player=p.name,
                                       count=sitter.fa_count)))
-        return events
+        return events, False
 
-    def _resolve_fa(self, p: HandPlayer) -> list[Event]:
-        b = self._b()
+    def resolve(self, p: HandPlayer) -> list[Event]:
+        """The player with a pending flying action is now to act: apply it or restrict them."""
+        b = self.hand.b()
         fa = p.fa
         assert fa is not None
         p.fa = None
@@ -108,23 +124,23 @@ class OmahaFlying(OmahaRounds):
                 events.append(FlyingActionApplied(player=p.name, action="check"))
                 events.append(say("room", msg("fa_applied", player=p.name,
                                               action=word("act_check"))))
-                return events + self._apply(p, "check", 0)
-            pen = min(self.bb, s.stack)
-            self._pay_dead(p, pen)
+                return events + self.rounds.apply(p, "check", 0)
+            pen = min(self.settings.bb, s.stack)
+            self.rounds.pay_dead(p, pen)
             p.restrict = "call_or_fold"
             events.append(Penalty(player=p.name, kind="check_fa", chips=pen))
             events.append(say("room", msg("omaha.fa_check_void", player=p.name, chips=pen,
                                           call=b.options(p.idx).call)))
             if s.stack == 0:  # the penalty took everything: nothing left to decide
                 p.restrict = None
-                events.extend(self._apply(p, "call", 0))
+                events.extend(self.rounds.apply(p, "call", 0))
             return events
         if fa.kind == "call":
             if b.max_bet == fa.to:
                 events.append(FlyingActionApplied(player=p.name, action="call"))
                 events.append(say("room", msg("fa_applied", player=p.name,
                                               action=word("act_call"))))
-                return events + self._apply(p, "call", 0)
+                return events + self.rounds.apply(p, "call", 0)
             p.restrict = "call_or_fold"
             events.append(FlyingActionVoid(player=p.name, action="call", chips=fa.chips))
             events.append(say("room", msg("omaha.fa_call_void", player=p.name,
@@ -136,7 +152,7 @@ class OmahaFlying(OmahaRounds):
             events.append(FlyingActionApplied(player=p.name, action="raise"))
             events.append(say("room", msg("fa_applied", player=p.name,
                                           action=word("act_raise"))))
-            return events + self._apply(p, "raise", fa.to)
+            return events + self.rounds.apply(p, "raise", fa.to)
         events.append(FlyingActionVoid(player=p.name, action="raise", chips=fa.chips))
         if o.can_raise:
             p.restrict = "raise_or_fold"

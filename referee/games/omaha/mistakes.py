@@ -10,7 +10,8 @@ service), and the moderator's dealing-mistake procedures (docs/rules.md, "Dealin
   end of the hand, their cards stay face up; ``exposed`` alone (or ``board``) -- a board card
   was seen: the next board card is shown and burned, replaced from the deal's shoe.
 
-Each validates everything before it changes anything.
+Each validates everything before it changes anything. The procedures end the hand through the
+showdown (:class:`~referee.games.omaha.showdown.Showdown`) or move it on through the dealer.
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ from functools import cache
 from referee import resources
 from referee.cards import card_str, cards_str, pretty
 from referee.events import ActionEvent, Burned, Event, Exposed, Misdeal, NoGame
-from referee.games.omaha.flying import OmahaFlying
-from referee.games.omaha.state import say, show, word
+from referee.games.omaha.dealer import Dealer
+from referee.games.omaha.rounds import Rounds
+from referee.games.omaha.showdown import Showdown
+from referee.games.omaha.state import ActionClock, Hand, say, show, word
+from referee.games.omaha.table import Seating, Settings
 from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
 
@@ -36,56 +40,68 @@ def board_words() -> frozenset[str]:
     return frozenset(str(w) for w in data.get("exposed_board", []))
 
 
-class OmahaMistakes(OmahaFlying):
+class Mistakes:
+    """What the moderators and the penalty pipeline decide about the table's hand."""
+
+    def __init__(self, hand: Hand, settings: Settings, seating: Seating, clock: ActionClock,
+                 rounds: Rounds, showdown: Showdown, dealer: Dealer) -> None:
+        self.hand = hand
+        self.settings = settings
+        self.seating = seating
+        self.clock = clock
+        self.rounds = rounds
+        self.showdown = showdown
+        self.dealer = dealer
+
     # --- forced fold and removal --------------------------------------------------------------
     def force_fold(self, player: str) -> list[Event]:
-        self._seat_of(player)
-        if not self.in_hand:
+        self.seating.seat_of(player)
+        if not self.hand.live:
             return []
-        p = self.pmap.get(player)
-        if p is None or p.removed or self._b().seats[p.idx].folded:
+        p = self.hand.pmap.get(player)
+        if p is None or p.removed or self.hand.b().seats[p.idx].folded:
             return []
-        if self.phase == "showdown":
-            b = self._b()
+        if self.hand.phase == "showdown":
+            b = self.hand.b()
             if b.live_count() <= 1:
                 return []  # the last hand standing: the pot is theirs, penalties follow the hand
             p.mucked = True
             b.seats[p.idx].folded = True
             b.touch()
             events: list[Event] = [ActionEvent(player=p.name, action="fold")]
-            if p.idx in self.sd_queue:
-                self.sd_queue.remove(p.idx)
+            if p.idx in self.hand.sd_queue:
+                self.hand.sd_queue.remove(p.idx)
             if p.opened:
                 p.opened = False
-            if not self.sd_queue:
-                return events + self._settle()
+            if not self.hand.sd_queue:
+                return events + self.showdown.settle()
             return events
-        events = self._fold_now(p)
-        events.extend(self._advance())
+        events = self.rounds.fold_now(p)
+        events.extend(self.dealer.advance())
         return events
 
     def remove(self, player: str) -> list[Event]:
-        s = self._seat_of(player)
-        p = self.pmap.get(player) if self.in_hand else None
+        s = self.seating.seat_of(player)
+        p = self.hand.pmap.get(player) if self.hand.live else None
         if p is None or p.removed:
-            return self._leave_event(s, s.chips)
+            return self.seating.leave_event(s, s.chips)
         events = self.force_fold(player)
-        if self.in_hand:
-            if not self._b().seats[p.idx].folded:  # last hand standing at the showdown
+        if self.hand.live:
+            if not self.hand.b().seats[p.idx].folded:  # last hand standing at the showdown
                 s.leaving = True
                 return [*events, say("room", msg("seat.leaving", player=player))]
-            events.extend(self._remove_now(p))
+            events.extend(self.rounds.remove_now(p))
             return events
         # the fold ended the hand; the player is still seated with their final chips
-        if player in self.by_name:
+        if player in self.seating.by_name:
             s.leaving = False
-            events.extend(self._leave_event(s, s.chips))
+            events.extend(self.seating.leave_event(s, s.chips))
         return events
 
     # --- dealing mistakes ----------------------------------------------------------------------
     def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
         """``misdeal`` / ``nogame`` / ``exposed`` (the module docstring has the procedures)."""
-        if not self.in_hand:
+        if not self.hand.live:
             raise IllegalAction("omaha.no_hand")
         if kind == "misdeal":
             return self._misdeal(player)
@@ -96,19 +112,20 @@ class OmahaMistakes(OmahaFlying):
         raise IllegalAction("omaha.unknown_mistake", kind=kind)
 
     def _misdeal(self, player: str | None) -> list[Event]:
-        if player is None or player not in self.pmap or self.pmap[player].removed:
+        if player is None or player not in self.hand.pmap or self.hand.pmap[player].removed:
             raise IllegalAction("omaha.misdeal_who")
-        if self.phase != "betting" or self.street != 0:
+        if self.hand.phase != "betting" or self.hand.street != 0:
             raise IllegalAction("omaha.misdeal_late")
-        if len(self.spare) < 4:
+        if len(self.hand.spare) < 4:
             raise IllegalAction("omaha.no_spare")
-        p = self.pmap[player]
-        b = self._b()
+        p = self.hand.pmap[player]
+        b = self.hand.b()
         burned = p.hole
-        p.hole = self.spare[:4]
-        self.spare = self.spare[4:]
+        p.hole = self.hand.spare[:4]
+        self.hand.spare = self.hand.spare[4:]
         kept_dead = 0
-        for q, (stack, bet, committed, folded) in zip(self.players, self._snapshot, strict=True):
+        hand = self.hand
+        for q, (stack, bet, committed, folded) in zip(hand.players, hand.snapshot, strict=True):
             s = b.seats[q.idx]
             q.fa = None
             q.restrict = None
@@ -121,33 +138,33 @@ class OmahaMistakes(OmahaFlying):
             s.stack, s.bet, s.committed, s.folded = stack, bet, committed, folded
         # a player removed meanwhile keeps their chips in the middle: their bets (as a folded
         # player's) and the penalties they paid into the dead money
-        b.collected, dead, b.max_bet = self._snap_money
+        b.collected, dead, b.max_bet = self.hand.snap_money
         b.dead = dead + kept_dead
         b.touch()
-        self.aggressor = None
-        b.start_round(self._first_idx, 0, facing=self.bb)
+        self.hand.aggressor = None
+        b.start_round(self.hand.first_idx, 0, facing=self.settings.bb)
         events: list[Event] = [
             Misdeal(player=player, burned=cards_str(burned)),
             say("room", msg("omaha.misdeal", player=player, cards=show(burned))),
-            say(player, msg("omaha.new_cards", hand=str(self.hand_no), cards=show(p.hole)),
+            say(player, msg("omaha.new_cards", hand=str(self.hand.number), cards=show(p.hole)),
                 p.hole),
         ]
         # the wait starts again, as it always has here, without a second reminder
-        self._clock.since = self._now
-        events.extend(self._advance())
+        self.clock.wait.since = self.clock.now
+        events.extend(self.dealer.advance())
         return events
 
     def _nogame(self) -> list[Event]:
-        b = self._b()
-        events = self._end_round() if self.phase == "betting" else []
+        b = self.hand.b()
+        events = self.rounds.end_round() if self.hand.phase == "betting" else []
         pots = b.pots()
         total = sum(ps.amount for ps in pots)
-        pct = self.rules.nogame_inactive_percent
-        cap = self.rules.nogame_inactive_cap * self.mult
+        pct = self.settings.rules.nogame_inactive_percent
+        cap = self.settings.rules.nogame_inactive_cap * self.settings.mult
         inactive = min(total * pct // 100, cap)
         payments: dict[str, int] = {}
         paid = 0
-        for p in self.players:
+        for p in self.hand.players:
             if p.removed:
                 continue
             if b.seats[p.idx].folded:
@@ -157,21 +174,21 @@ class OmahaMistakes(OmahaFlying):
             b.seats[p.idx].stack += amt
             payments[p.name] = amt
             paid += amt
-        self.house_paid += paid - total
+        self.showdown.house_pays(paid - total)
         events.append(NoGame(pot=total, payments=payments))
         listed = word("omaha.share_sep").join(
             msg("omaha.share", player=n, chips=c) for n, c in payments.items())
         events.append(say("room", msg("omaha.nogame", payments=listed)))
-        return events + self._finish()
+        return events + self.showdown.finish()
 
     def _exposed(self, player: str | None) -> list[Event]:
-        if player in board_words() and player not in self.pmap:
+        if player in board_words() and player not in self.hand.pmap:
             player = None  # `!exposed board`: a board card was seen
         if player is not None:
-            p = self.pmap.get(player)
+            p = self.hand.pmap.get(player)
             if p is None or p.removed:
                 raise IllegalAction("omaha.exposed_not_in_hand", player=player)
-            half = self._b().pot_total() // 2
+            half = self.hand.b().pot_total() // 2
             p.credit += half
             p.shown = list(p.hole)
             return [
@@ -179,12 +196,12 @@ class OmahaMistakes(OmahaFlying):
                 say("room", msg("omaha.exposed_hand", player=player, cards=show(p.hole),
                                 chips=half)),
             ]
-        if self.shown_board >= 5 or self.phase != "betting":
+        if self.hand.shown_board >= 5 or self.hand.phase != "betting":
             raise IllegalAction("omaha.no_board_to_burn")
-        if not self.spare:
+        if not self.hand.spare:
             raise IllegalAction("omaha.no_spare")
-        burned = self.board.pop(self.shown_board)
-        self.board.append(self.spare.pop(0))
+        burned = self.hand.board.pop(self.hand.shown_board)
+        self.hand.board.append(self.hand.spare.pop(0))
         return [
             Burned(card=card_str(burned)),
             say("room", msg("omaha.burned", card=pretty(burned))),

@@ -1,8 +1,10 @@
 """The omaha table's state, as plain data: who sits where, who is in the hand, a pending flying
-action, the phase, and the plans an action is split into (checked, then applied).
+action, the phase, the hand being played and the clock, and the plans an action is split into
+(checked, then applied).
 
 Kept apart from the engine's logic so every part of the engine (rounds, flying actions, the
-showdown, dealing mistakes) reads the same small vocabulary, and so the plans -- what
+showdown, dealing mistakes) reads the same small vocabulary -- each part is handed the one
+:class:`Hand` and :class:`ActionClock` of its table --, and so the plans -- what
 :meth:`~referee.rules.base.Engine._check_act` decided -- are values that cannot change between
 the check and the apply.
 """
@@ -16,6 +18,8 @@ from typing import Literal
 from referee.cards import Card, cards_str, pretty
 from referee.events import ActionEvent, Say, Shown
 from referee.lang.catalog import text as msg
+from referee.rules.betting import Betting
+from referee.rules.clock import WaitClock
 
 #: Where the table is: no hand yet (``idle``), a betting round (``betting``), hands being opened
 #: (``showdown``), the hand settled (``over``: the winner of an uncontested pot may still show).
@@ -107,6 +111,60 @@ class HandPlayer:
     dead: int = 0  # penalty chips this player put into the dead money this hand (misdeal rewind)
 
 
+class Hand:
+    """The hand being played, the one state the engine's parts share: the deal, the players
+    dealt in, the betting, the board shown so far, the showdown's queue. :meth:`reset` at every
+    deal; ``number`` counts the hands and outlives them."""
+
+    def __init__(self) -> None:
+        self.number = 0
+        self.reset()
+
+    def reset(self) -> None:
+        """A new hand: nothing dealt, nothing bet (``number`` is the dealer's to count)."""
+        self.phase: Phase = "idle"
+        self.players: list[HandPlayer] = []
+        self.pmap: dict[str, HandPlayer] = {}
+        self.bet: Betting | None = None
+        self.board: list[Card] = []
+        self.spare: list[Card] = []  # the deal's shoe: replacements for burned cards
+        self.shown_board = 0
+        self.street = 0
+        self.aggressor: int | None = None
+        self.flop_seen = False
+        self.sd_queue: list[int] = []
+        self.winner_after_fold: str | None = None
+        # the betting as the blinds left it, for a misdeal's rewind
+        self.snapshot: list[tuple[int, int, int, bool]] = []
+        self.snap_money: tuple[int, int, int] = (0, 0, 0)
+        self.first_idx = 0
+        self.keys: dict[int, int] = {}  # hand values by player index, computed once
+
+    @property
+    def live(self) -> bool:
+        """Between the deal and the settling of the pots (the engine's ``in_hand``)."""
+        return self.phase in LIVE_PHASES
+
+    def b(self) -> Betting:
+        """The hand's betting (there is one from the deal on)."""
+        assert self.bet is not None
+        return self.bet
+
+
+@dataclass(slots=True)
+class ActionClock:
+    """The table's time as the engine last heard it (``now``: time comes only as an argument)
+    and the wait for the player awaited, shared by the parts that start something new to
+    await."""
+
+    now: float | None = None
+    wait: WaitClock = field(default_factory=WaitClock)
+
+    def restart(self) -> None:
+        """Something new is awaited: the wait starts now (or at the next clock reading)."""
+        self.wait.restart(self.now)
+
+
 # --- plans: what a checked action will do (Engine._check_act returns one, _apply_act runs it) ---
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +213,8 @@ class AfterFoldPlan:
 Plan = TurnPlan | FlyingPlan | ShowdownPlan | AfterFoldPlan
 
 __all__ = [
-    "LIVE_PHASES", "AfterFoldPlan", "FlyingDeclaration", "FlyingPlan", "HandPlayer", "Move",
+    "LIVE_PHASES", "ActionClock", "AfterFoldPlan", "FlyingDeclaration", "FlyingPlan", "Hand",
+    "HandPlayer", "Move",
     "Phase", "Plan", "Restriction", "ShowdownPlan", "Sitter", "TurnPlan",
     "action_event", "say", "show", "word",
 ]
