@@ -23,7 +23,7 @@ import re
 import sys
 from array import array
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
@@ -32,7 +32,7 @@ from referee.definitions import DefinitionError, load
 from referee.directives import DirectiveError
 from referee.events import Event, event_json
 from referee.games import game_ids
-from referee.inputs import Directive, Message, record
+from referee.inputs import Directive, Input, Message, record
 from referee.service import Referee
 
 if TYPE_CHECKING:
@@ -48,13 +48,20 @@ class TranscriptError(ValueError):
 
 @dataclass(slots=True)
 class Line:
-    """One input of a transcript: a message or a directive, with its input id. ``input`` is
-    the typed input's record (:func:`referee.inputs.record`) plus the transcript ``line``
-    number, which the service stores with it."""
+    """One input of a transcript: a message or a directive, with its input id. ``given`` is
+    the typed input the service runs (handed over as it is: no record to read back)."""
 
     lineno: int
     id: str
-    input: dict[str, Any] = field(default_factory=dict)
+    given: Input
+
+    @property
+    def input(self) -> dict[str, Any]:
+        """The typed input's record (:func:`referee.inputs.record`) plus the transcript
+        ``line`` number: the JSON form, for tools and tests that read a transcript's inputs."""
+        inp = record(self.given)
+        inp["line"] = self.lineno
+        return inp
 
 
 DIRECTIVE = re.compile(r"^#\s*(?P<name>[A-Za-z_]+)(?:\s+(?P<arg>\S+?))?\s*:\s*(?P<rest>.*?)\s*$")
@@ -250,6 +257,22 @@ def _prefix(digest: Any) -> str:
 def _inputs(lines: Iterable[str], prefix: str, room: str = ROOM) -> Iterator[Line]:
     """The inputs of a transcript's lines (numbered from 1) one at a time, each checked as it
     comes; TranscriptError names the first bad line."""
+    for lineno, name, args, sender, body, now, dm in _parts(lines, room):
+        input_id = prefix + str(lineno)
+        if name is not None:
+            yield Line(lineno, input_id, Directive(input_id, room, name, args))
+        else:
+            yield Line(lineno, input_id, Message(input_id, room, sender, body, now, dm))
+
+
+_Parts = tuple[int, str | None, dict[str, Any], str, str, float | None, bool]
+_NO_ARGS: dict[str, Any] = {}
+
+
+def _parts(lines: Iterable[str], room: str) -> Iterator[_Parts]:
+    """Each input line read and checked, as the parts of its input -- (line number, directive
+    name, args, sender, text, time, dm); a message's name is None -- without building it: the
+    checking pass only needs to know the line is good, the running pass builds the input."""
     reader = Reader(room)
     match_message = MESSAGE.match
     names = reader.names
@@ -257,35 +280,31 @@ def _inputs(lines: Iterable[str], prefix: str, room: str = ROOM) -> Iterator[Lin
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("##"):
             continue
-        input_id = prefix + str(lineno)
         try:
             if line[0] == "#":
                 d = DIRECTIVE.match(line)
                 if d is None:
                     raise ValueError(f"unreadable directive: {line}")
                 name, args = reader.directive(d.group("name"), d.group("arg"), d.group("rest"))
-                inp = record(Directive(input_id, room, name, args))
+                yield lineno, name, args, "", "", None, False
+                continue
+            plain = split_message(line)
+            if plain is not None:
+                h = m = sec = dm = None
+                sender, body = plain
             else:
-                plain = split_message(line)
-                if plain is not None:
-                    h = m = sec = dm = None
-                    sender, body = plain
-                else:
-                    msg = match_message(line)
-                    if msg is None:
-                        raise ValueError(f"unreadable line: {line[:60]}")
-                    h, m, sec, sender, dm, body = msg.groups()
-                if reader.game is None:
-                    raise ValueError("message before '# table:'")
-                # a sender may sit by command (!sit) and then be dealt in: a deal key
-                names.add(sender)
-                inp = record(Message(input_id, room, sender, body,
-                                     None if h is None else reader.time(h, m, sec),
-                                     dm is not None))
+                msg = match_message(line)
+                if msg is None:
+                    raise ValueError(f"unreadable line: {line[:60]}")
+                h, m, sec, sender, dm, body = msg.groups()
+            if reader.game is None:
+                raise ValueError("message before '# table:'")
+            # a sender may sit by command (!sit) and then be dealt in: a deal key
+            names.add(sender)
+            now = None if h is None else reader.time(h, m, sec)
         except ValueError as e:
             raise TranscriptError(f"line {lineno}: {e}") from None
-        inp["line"] = lineno  # kept in the stored input: where in the file it came from
-        yield Line(lineno, input_id, inp)
+        yield lineno, None, _NO_ARGS, sender, body, now, dm is not None
 
 
 def decode(data: bytes) -> str:
@@ -328,8 +347,8 @@ def check_file(path: Path, room: str = ROOM) -> tuple[str, array[int]]:
     with path.open("rb") as f:
         lines = _file_lines(f, digest)
         try:
-            for line in _inputs(lines, "", room):
-                numbers.append(line.lineno)
+            for parts in _parts(lines, room):
+                numbers.append(parts[0])
         except TranscriptError:
             for _ in lines:  # a later byte that is not UTF-8 is the error to name
                 pass
@@ -355,7 +374,7 @@ def run(
         if skip_processed and referee.is_processed(line.id):
             continue
         try:
-            outcome = referee.process(line.input)
+            outcome = referee.process(line.given)
         except DirectiveError as e:
             raise TranscriptError(f"line {line.lineno}: {e}") from None
         if outcome is not None:
@@ -450,7 +469,7 @@ def _replay_lines(lines: Iterable[Line], db: Path | None, out: TextIO, group: in
         try:
             for line in lines:  # run() inlined: process() skips what was processed
                 try:
-                    outcome = process(line.input)
+                    outcome = process(line.given)
                 except DirectiveError as e:
                     raise TranscriptError(f"line {line.lineno}: {e}") from None
                 if outcome is not None:
@@ -466,7 +485,7 @@ def _replay_lines(lines: Iterable[Line], db: Path | None, out: TextIO, group: in
     try:
         for line in lines:
             try:
-                outcome = process(line.input)
+                outcome = process(line.given)
             except DirectiveError as e:
                 raise TranscriptError(f"line {line.lineno}: {e}") from None
             except StoreError as e:
