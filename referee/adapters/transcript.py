@@ -316,24 +316,47 @@ def decode(data: bytes) -> str:
         raise TranscriptError(f"line {lineno}: not UTF-8 text") from None
 
 
+#: Bytes read at a time: the lines of a block are decoded and split together.
+_BLOCK = 1 << 16
+
+
 def _file_lines(f: BinaryIO, digest: Any) -> Iterator[str]:
-    """The text lines of an open transcript file, read one at a time, exactly as
+    """The text lines of an open transcript file, read a block at a time, exactly as
     ``decode(f.read()).splitlines()`` gives them (a leading BOM dropped; every line break
     ``str.splitlines`` knows), feeding the bytes hashed for the input ids into ``digest``.
     A byte sequence that is not UTF-8 raises TranscriptError naming its line as :func:`decode`
-    does (counted in newlines). Chunks end at a newline, so no character and no ``\\r\\n``
-    is ever cut in two."""
+    does (counted in newlines), after the lines before it. Blocks end at a newline, so no
+    character and no ``\\r\\n`` is ever cut in two; one decode and one split a block, not a
+    line, keep the reading cheap."""
     first = True
-    for number, chunk in enumerate(f, start=1):
+    newlines = 0  # in the blocks before this one
+    rest = bytearray()  # the start of a line the last block cut
+    while True:
+        data = f.read(_BLOCK)
+        if data:
+            cut = data.rfind(b"\n") + 1
+            if not cut:  # no line ends in it: read on
+                rest += data
+                continue
+            block = bytes(rest) + data[:cut] if rest else data[:cut]
+            rest = bytearray(data[cut:])
+        elif rest:
+            block, rest = bytes(rest), bytearray()
+        else:
+            return
         if first:
             first = False
-            if chunk.startswith(codecs.BOM_UTF8):
-                chunk = chunk[len(codecs.BOM_UTF8):]
-        digest.update(chunk)
+            if block.startswith(codecs.BOM_UTF8):
+                block = block[len(codecs.BOM_UTF8):]
+        digest.update(block)
         try:
-            text = chunk.decode("utf-8")
-        except UnicodeDecodeError:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError as e:
+            good = block.rfind(b"\n", 0, e.start) + 1  # the lines before the bad one stand
+            yield from block[:good].decode("utf-8").splitlines()
+            number = newlines + block.count(b"\n", 0, good) + 1
             raise TranscriptError(f"line {number}: not UTF-8 text") from None
+        newlines += block.count(b"\n")
         yield from text.splitlines()
 
 
