@@ -25,7 +25,7 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from referee.cards import Card, CardError, card_str, parse_cards
 from referee.definitions import DefinitionError, load
@@ -65,6 +65,10 @@ class Line:
 
 
 DIRECTIVE = re.compile(r"^#\s*(?P<name>[A-Za-z_]+)(?:\s+(?P<arg>\S+?))?\s*:\s*(?P<rest>.*?)\s*$")
+# DIRECTIVE up to its ``rest``, which is the rest of the line: on a stripped line of one line
+# (a transcript's, split by str.splitlines) exactly what DIRECTIVE reads, without the lazy tail
+# that tries every position of a long ``# deal:`` line for the end.
+_DIRECTIVE_HEAD = re.compile(r"#\s*(?P<name>[A-Za-z_]+)(?:\s+(?P<arg>\S+?))?\s*:\s*")
 # A colon and the brackets of a ``(dm)`` mark may be typed full width (a Japanese keyboard):
 # named escapes, so the patterns carry no Japanese literal (sentences live in the catalogue).
 _COLON = r":\N{FULLWIDTH COLON}"
@@ -110,7 +114,7 @@ _CANONICAL = {card_str(Card(i)) for i in range(52)} | {"JK"}
 
 def _cards(text: str) -> list[str]:
     words = text.split()
-    if all(w in _CANONICAL for w in words):  # the usual notation: no parsing needed
+    if _CANONICAL.issuperset(words):  # the usual notation: no parsing needed
         return words
     try:
         return [card_str(c) for c in parse_cards(text)]
@@ -208,9 +212,9 @@ class Reader:
             part = part.strip()
             if not part:
                 continue
-            if "=" not in part:
+            key, eq, value = part.partition("=")
+            if not eq:
                 raise ValueError(f"deal part must be KEY=CARDS: '{part}'")
-            key, value = part.split("=", 1)
             key, value = key.strip(), value.strip()
             if key in seen:
                 raise ValueError(f"deal key '{key}' given twice")
@@ -257,22 +261,12 @@ def _prefix(digest: Any) -> str:
 def _inputs(lines: Iterable[str], prefix: str, room: str = ROOM) -> Iterator[Line]:
     """The inputs of a transcript's lines (numbered from 1) one at a time, each checked as it
     comes; TranscriptError names the first bad line."""
-    for lineno, name, args, sender, body, now, dm in _parts(lines, room):
-        input_id = prefix + str(lineno)
-        if name is not None:
-            yield Line(lineno, input_id, Directive(input_id, room, name, args))
-        else:
-            yield Line(lineno, input_id, Message(input_id, room, sender, body, now, dm))
+    return cast(Iterator[Line], _read(lines, prefix, room, build=True))
 
 
-_Parts = tuple[int, str | None, dict[str, Any], str, str, float | None, bool]
-_NO_ARGS: dict[str, Any] = {}
-
-
-def _parts(lines: Iterable[str], room: str) -> Iterator[_Parts]:
-    """Each input line read and checked, as the parts of its input -- (line number, directive
-    name, args, sender, text, time, dm); a message's name is None -- without building it: the
-    checking pass only needs to know the line is good, the running pass builds the input."""
+def _read(lines: Iterable[str], prefix: str, room: str, build: bool) -> Iterator[Line | int]:
+    """Each input line read and checked, then its :class:`Line` (``build``) or only its number:
+    the checking pass needs to know the line is good, not its input."""
     reader = Reader(room)
     match_message = MESSAGE.match
     names = reader.names
@@ -282,11 +276,15 @@ def _parts(lines: Iterable[str], room: str) -> Iterator[_Parts]:
             continue
         try:
             if line[0] == "#":
-                d = DIRECTIVE.match(line)
+                d = _DIRECTIVE_HEAD.match(line)
                 if d is None:
                     raise ValueError(f"unreadable directive: {line}")
-                name, args = reader.directive(d.group("name"), d.group("arg"), d.group("rest"))
-                yield lineno, name, args, "", "", None, False
+                name, args = reader.directive(d.group("name"), d.group("arg"), line[d.end():])
+                if not build:
+                    yield lineno
+                    continue
+                input_id = prefix + str(lineno)
+                yield Line(lineno, input_id, Directive(input_id, room, name, args))
                 continue
             plain = split_message(line)
             if plain is not None:
@@ -304,7 +302,11 @@ def _parts(lines: Iterable[str], room: str) -> Iterator[_Parts]:
             now = None if h is None else reader.time(h, m, sec)
         except ValueError as e:
             raise TranscriptError(f"line {lineno}: {e}") from None
-        yield lineno, None, _NO_ARGS, sender, body, now, dm is not None
+        if not build:
+            yield lineno
+            continue
+        input_id = prefix + str(lineno)
+        yield Line(lineno, input_id, Message(input_id, room, sender, body, now, dm is not None))
 
 
 def decode(data: bytes) -> str:
@@ -370,8 +372,8 @@ def check_file(path: Path, room: str = ROOM) -> tuple[str, array[int]]:
     with path.open("rb") as f:
         lines = _file_lines(f, digest)
         try:
-            for parts in _parts(lines, room):
-                numbers.append(parts[0])
+            for number in cast(Iterator[int], _read(lines, "", room, build=False)):
+                numbers.append(number)
         except TranscriptError:
             for _ in lines:  # a later byte that is not UTF-8 is the error to name
                 pass
