@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 #: The event kinds a history is made of (every other kind is skipped at a set lookup).
 _KINDS = frozenset({"hand_start", "hand_seats", "action", "board", "shown", "muck", "exposed",
                     "pot", "rake", "settle", "hand_end"})
+#: The kinds an open hand keeps as they come, read when the hand is asked for
+#: (:meth:`HandRecord.read`); the others change the record at once.
+_RAW = frozenset({"action", "board", "shown", "muck", "exposed"})
 #: Settle fields a history keeps besides player, result and payout.
 _SETTLE_KEYS = ("ante", "call", "aa", "bets", "hand", "dealer_class", "wins", "dealer_hand",
                 "dealer_fold")
@@ -166,6 +169,11 @@ class HistoryBook:
         for ev in events:
             kind = ev.event
             if kind in _KINDS:
+                if kind in _RAW:  # the most of them (actions): kept as they are
+                    rec = self._open.get(room)
+                    if rec is not None:
+                        rec.raw.append((kind, ev.__dict__))
+                        continue
                 self._event(room, kind, ev.__dict__, time)
 
     def feed(self, room: str, events: Iterable[dict[str, Any]], time: Any = None) -> None:

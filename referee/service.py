@@ -68,7 +68,7 @@ from referee.events import (
 )
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
 from referee.history import HistoryBook, hand_seats
-from referee.inputs import Directive, Input, Message, Tick, from_record, record
+from referee.inputs import Directive, Input, Message, from_record, record
 from referee.lang import catalog, nearmiss
 from referee.lang.normalize import fold, nfkc
 from referee.lang.reader import is_secret, read_command, redacted
@@ -178,17 +178,17 @@ class Referee:
             self.persistence is not None and self.persistence.is_processed(input_id)
         ):
             return None
-        said = inp if isinstance(inp, Message) else None
-        turn = Turn(self, inp, room=room, sender=said.sender if said else "",
-                    dm=said.dm if said else False,
-                    time=None if isinstance(inp, Directive) else inp.time, drawn=drawn)
-        match inp:
-            case Directive(name=name, args=args):
-                self._directive(turn, name, dict(args))
-            case Tick(time=now):
-                self._tick(turn, room, now)
-            case Message():
-                self._message(turn, inp)
+        # The kinds by frequency (a transcript, a chat: messages), positional arguments: the
+        # replay's hot path.
+        if isinstance(inp, Message):
+            turn = Turn(self, inp, room, inp.sender, inp.dm, inp.time, drawn=drawn)
+            self._message(turn, inp)
+        elif isinstance(inp, Directive):
+            turn = Turn(self, inp, room, drawn=drawn)
+            self._directive(turn, inp.name, dict(inp.args))
+        else:
+            turn = Turn(self, inp, room, time=inp.time, drawn=drawn)
+            self._tick(turn, room, inp.time)
         if self.persistence is None and self._track_processed and not self._unique_ids:
             self.processed.add(input_id)  # with persistence, the store knows (an index)
         if turn.events:
@@ -198,8 +198,7 @@ class Referee:
                     if isinstance(ev, (TableOpened, TableClosed)):
                         for listener in self._table_listeners:
                             listener(ev)
-        outcome = Outcome(input_id=input_id, room=room, input=record(inp), events=turn.events,
-                          ledger=turn.ledger, drawn=turn.drawn)
+        outcome = Outcome(input_id, room, record(inp), turn.events, turn.ledger, turn.drawn)
         if self.persistence is not None:
             if any(e.event == "hand_end" for e in turn.events):
                 outcome.snapshot = self.snapshot  # taken when saved (group commit: its end)

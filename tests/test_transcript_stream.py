@@ -75,3 +75,24 @@ def test_a_file_changed_between_the_passes(tmp_path: Path) -> None:
     prefix, _ = check_file(path)
     path.write_bytes(EXAMPLE.read_bytes() + b"## a comment added\n")
     assert "changed" in _error(lambda: list(stream_file(path, prefix)))
+
+
+@pytest.mark.parametrize("block", [1, 5, 64, 1 << 16])
+@pytest.mark.parametrize("breaks", ["\n", "\r\n", "\r"])
+def test_blocks_cut_anywhere_read_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           block: int, breaks: str) -> None:
+    """The file is read a block at a time: a block boundary inside a line, a character or a
+    ``\\r\\n`` changes nothing -- nor does a bad byte's line number."""
+    import referee.adapters.transcript as transcript
+
+    monkeypatch.setattr(transcript, "_BLOCK", block)
+    text = EXAMPLE.read_text(encoding="utf-8").replace("\n", breaks)
+    data = b"\xef\xbb\xbf" + text.encode("utf-8")
+    path = tmp_path / "t.txt"
+    path.write_bytes(data)
+    assert _streamed(path) == _whole(data) != []
+    bad = data + "alice: 全角\n".encode() * 3 + b"bob: \xff\n" + "carol: 後\n".encode()
+    path.write_bytes(bad)
+    expected = _error(lambda: read(decode(bad)))
+    assert expected.endswith("not UTF-8 text")
+    assert _error(lambda: check_file(path)) == expected

@@ -23,16 +23,16 @@ import re
 import sys
 from array import array
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from referee.cards import Card, CardError, card_str, parse_cards
 from referee.definitions import DefinitionError, load
 from referee.directives import DirectiveError
 from referee.events import Event, event_json
 from referee.games import game_ids
-from referee.inputs import Directive, Message, record
+from referee.inputs import Directive, Input, Message, record
 from referee.service import Referee
 
 if TYPE_CHECKING:
@@ -48,16 +48,27 @@ class TranscriptError(ValueError):
 
 @dataclass(slots=True)
 class Line:
-    """One input of a transcript: a message or a directive, with its input id. ``input`` is
-    the typed input's record (:func:`referee.inputs.record`) plus the transcript ``line``
-    number, which the service stores with it."""
+    """One input of a transcript: a message or a directive, with its input id. ``given`` is
+    the typed input the service runs (handed over as it is: no record to read back)."""
 
     lineno: int
     id: str
-    input: dict[str, Any] = field(default_factory=dict)
+    given: Input
+
+    @property
+    def input(self) -> dict[str, Any]:
+        """The typed input's record (:func:`referee.inputs.record`) plus the transcript
+        ``line`` number: the JSON form, for tools and tests that read a transcript's inputs."""
+        inp = record(self.given)
+        inp["line"] = self.lineno
+        return inp
 
 
 DIRECTIVE = re.compile(r"^#\s*(?P<name>[A-Za-z_]+)(?:\s+(?P<arg>\S+?))?\s*:\s*(?P<rest>.*?)\s*$")
+# DIRECTIVE up to its ``rest``, which is the rest of the line: on a stripped line of one line
+# (a transcript's, split by str.splitlines) exactly what DIRECTIVE reads, without the lazy tail
+# that tries every position of a long ``# deal:`` line for the end.
+_DIRECTIVE_HEAD = re.compile(r"#\s*(?P<name>[A-Za-z_]+)(?:\s+(?P<arg>\S+?))?\s*:\s*")
 # A colon and the brackets of a ``(dm)`` mark may be typed full width (a Japanese keyboard):
 # named escapes, so the patterns carry no Japanese literal (sentences live in the catalogue).
 _COLON = r":\N{FULLWIDTH COLON}"
@@ -103,7 +114,7 @@ _CANONICAL = {card_str(Card(i)) for i in range(52)} | {"JK"}
 
 def _cards(text: str) -> list[str]:
     words = text.split()
-    if all(w in _CANONICAL for w in words):  # the usual notation: no parsing needed
+    if _CANONICAL.issuperset(words):  # the usual notation: no parsing needed
         return words
     try:
         return [card_str(c) for c in parse_cards(text)]
@@ -201,9 +212,9 @@ class Reader:
             part = part.strip()
             if not part:
                 continue
-            if "=" not in part:
+            key, eq, value = part.partition("=")
+            if not eq:
                 raise ValueError(f"deal part must be KEY=CARDS: '{part}'")
-            key, value = part.split("=", 1)
             key, value = key.strip(), value.strip()
             if key in seen:
                 raise ValueError(f"deal key '{key}' given twice")
@@ -250,6 +261,12 @@ def _prefix(digest: Any) -> str:
 def _inputs(lines: Iterable[str], prefix: str, room: str = ROOM) -> Iterator[Line]:
     """The inputs of a transcript's lines (numbered from 1) one at a time, each checked as it
     comes; TranscriptError names the first bad line."""
+    return cast(Iterator[Line], _read(lines, prefix, room, build=True))
+
+
+def _read(lines: Iterable[str], prefix: str, room: str, build: bool) -> Iterator[Line | int]:
+    """Each input line read and checked, then its :class:`Line` (``build``) or only its number:
+    the checking pass needs to know the line is good, not its input."""
     reader = Reader(room)
     match_message = MESSAGE.match
     names = reader.names
@@ -257,35 +274,39 @@ def _inputs(lines: Iterable[str], prefix: str, room: str = ROOM) -> Iterator[Lin
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("##"):
             continue
-        input_id = prefix + str(lineno)
         try:
             if line[0] == "#":
-                d = DIRECTIVE.match(line)
+                d = _DIRECTIVE_HEAD.match(line)
                 if d is None:
                     raise ValueError(f"unreadable directive: {line}")
-                name, args = reader.directive(d.group("name"), d.group("arg"), d.group("rest"))
-                inp = record(Directive(input_id, room, name, args))
+                name, args = reader.directive(d.group("name"), d.group("arg"), line[d.end():])
+                if not build:
+                    yield lineno
+                    continue
+                input_id = prefix + str(lineno)
+                yield Line(lineno, input_id, Directive(input_id, room, name, args))
+                continue
+            plain = split_message(line)
+            if plain is not None:
+                h = m = sec = dm = None
+                sender, body = plain
             else:
-                plain = split_message(line)
-                if plain is not None:
-                    h = m = sec = dm = None
-                    sender, body = plain
-                else:
-                    msg = match_message(line)
-                    if msg is None:
-                        raise ValueError(f"unreadable line: {line[:60]}")
-                    h, m, sec, sender, dm, body = msg.groups()
-                if reader.game is None:
-                    raise ValueError("message before '# table:'")
-                # a sender may sit by command (!sit) and then be dealt in: a deal key
-                names.add(sender)
-                inp = record(Message(input_id, room, sender, body,
-                                     None if h is None else reader.time(h, m, sec),
-                                     dm is not None))
+                msg = match_message(line)
+                if msg is None:
+                    raise ValueError(f"unreadable line: {line[:60]}")
+                h, m, sec, sender, dm, body = msg.groups()
+            if reader.game is None:
+                raise ValueError("message before '# table:'")
+            # a sender may sit by command (!sit) and then be dealt in: a deal key
+            names.add(sender)
+            now = None if h is None else reader.time(h, m, sec)
         except ValueError as e:
             raise TranscriptError(f"line {lineno}: {e}") from None
-        inp["line"] = lineno  # kept in the stored input: where in the file it came from
-        yield Line(lineno, input_id, inp)
+        if not build:
+            yield lineno
+            continue
+        input_id = prefix + str(lineno)
+        yield Line(lineno, input_id, Message(input_id, room, sender, body, now, dm is not None))
 
 
 def decode(data: bytes) -> str:
@@ -297,24 +318,47 @@ def decode(data: bytes) -> str:
         raise TranscriptError(f"line {lineno}: not UTF-8 text") from None
 
 
+#: Bytes read at a time: the lines of a block are decoded and split together.
+_BLOCK = 1 << 16
+
+
 def _file_lines(f: BinaryIO, digest: Any) -> Iterator[str]:
-    """The text lines of an open transcript file, read one at a time, exactly as
+    """The text lines of an open transcript file, read a block at a time, exactly as
     ``decode(f.read()).splitlines()`` gives them (a leading BOM dropped; every line break
     ``str.splitlines`` knows), feeding the bytes hashed for the input ids into ``digest``.
     A byte sequence that is not UTF-8 raises TranscriptError naming its line as :func:`decode`
-    does (counted in newlines). Chunks end at a newline, so no character and no ``\\r\\n``
-    is ever cut in two."""
+    does (counted in newlines), after the lines before it. Blocks end at a newline, so no
+    character and no ``\\r\\n`` is ever cut in two; one decode and one split a block, not a
+    line, keep the reading cheap."""
     first = True
-    for number, chunk in enumerate(f, start=1):
+    newlines = 0  # in the blocks before this one
+    rest = bytearray()  # the start of a line the last block cut
+    while True:
+        data = f.read(_BLOCK)
+        if data:
+            cut = data.rfind(b"\n") + 1
+            if not cut:  # no line ends in it: read on
+                rest += data
+                continue
+            block = bytes(rest) + data[:cut] if rest else data[:cut]
+            rest = bytearray(data[cut:])
+        elif rest:
+            block, rest = bytes(rest), bytearray()
+        else:
+            return
         if first:
             first = False
-            if chunk.startswith(codecs.BOM_UTF8):
-                chunk = chunk[len(codecs.BOM_UTF8):]
-        digest.update(chunk)
+            if block.startswith(codecs.BOM_UTF8):
+                block = block[len(codecs.BOM_UTF8):]
+        digest.update(block)
         try:
-            text = chunk.decode("utf-8")
-        except UnicodeDecodeError:
+            text = block.decode("utf-8")
+        except UnicodeDecodeError as e:
+            good = block.rfind(b"\n", 0, e.start) + 1  # the lines before the bad one stand
+            yield from block[:good].decode("utf-8").splitlines()
+            number = newlines + block.count(b"\n", 0, good) + 1
             raise TranscriptError(f"line {number}: not UTF-8 text") from None
+        newlines += block.count(b"\n")
         yield from text.splitlines()
 
 
@@ -328,8 +372,8 @@ def check_file(path: Path, room: str = ROOM) -> tuple[str, array[int]]:
     with path.open("rb") as f:
         lines = _file_lines(f, digest)
         try:
-            for line in _inputs(lines, "", room):
-                numbers.append(line.lineno)
+            for number in cast(Iterator[int], _read(lines, "", room, build=False)):
+                numbers.append(number)
         except TranscriptError:
             for _ in lines:  # a later byte that is not UTF-8 is the error to name
                 pass
@@ -355,7 +399,7 @@ def run(
         if skip_processed and referee.is_processed(line.id):
             continue
         try:
-            outcome = referee.process(line.input)
+            outcome = referee.process(line.given)
         except DirectiveError as e:
             raise TranscriptError(f"line {line.lineno}: {e}") from None
         if outcome is not None:
@@ -450,7 +494,7 @@ def _replay_lines(lines: Iterable[Line], db: Path | None, out: TextIO, group: in
         try:
             for line in lines:  # run() inlined: process() skips what was processed
                 try:
-                    outcome = process(line.input)
+                    outcome = process(line.given)
                 except DirectiveError as e:
                     raise TranscriptError(f"line {line.lineno}: {e}") from None
                 if outcome is not None:
@@ -466,7 +510,7 @@ def _replay_lines(lines: Iterable[Line], db: Path | None, out: TextIO, group: in
     try:
         for line in lines:
             try:
-                outcome = process(line.input)
+                outcome = process(line.given)
             except DirectiveError as e:
                 raise TranscriptError(f"line {line.lineno}: {e}") from None
             except StoreError as e:
