@@ -177,6 +177,11 @@ def connect(
 CHECKPOINT_EVERY = 500  # commits between checkpoints (~1-2 WAL pages per single save)
 CHECKPOINT_SAVES = 2000  # ... or saves, whichever comes first (group commit: ~0.2 pages each)
 PROJECT_EVERY = 1000  # saves between catch-ups of the derived tables (also on read and close)
+# Inputs saved between two snapshots at least: a snapshot due at a hand's end waits until this
+# many inputs passed since the last one (or until the store closes). A restart then re-runs at
+# most about this many inputs (a fraction of a second), while a long replay pickles the tables
+# a few dozen times instead of at every hand.
+SNAPSHOT_SPACING = 1000
 
 
 class _Checkpointer:
@@ -281,8 +286,11 @@ class Store:
         self._last_expected: tuple[str | None, int, bytearray | None] = (None, 0, None)
         self._known_seq = 0
         self._refresh_seq()
-        # A snapshot is due when the open transaction commits (a hand ended in it).
+        # A snapshot is due when the open transaction commits (a hand ended in it), once
+        # SNAPSHOT_SPACING inputs were saved since the newest one (``_snap_seq``).
         self._snapshot: Callable[[], tuple[str, bytes]] | None = None
+        row = self.conn.execute("SELECT seq FROM snapshots WHERE id = 1").fetchone()
+        self._snap_seq = int(row[0]) if row else 0
         # Checkpoints (copying the WAL back into the database, with an fsync of each) would
         # otherwise run inside every ~1000th commit and stall that chat message for tens of ms;
         # a background thread with its own connection does them instead (the GIL is released
@@ -323,7 +331,7 @@ class Store:
         raised (StoreError) after the connection is closed."""
         failed: StoreError | None = None
         try:
-            self.commit()
+            self._final_commit()
         except StoreError as e:
             failed = e
         if failed is None:
@@ -560,16 +568,25 @@ class Store:
         with self._lock:
             self._commit()
 
-    def _commit(self) -> None:
+    def _final_commit(self) -> None:
+        """The last commit before closing: with the snapshot that waited for its spacing, so
+        the next start re-runs nothing that this run already saw."""
+        with self._lock:
+            self._commit(final=True)
+
+    def _commit(self, final: bool = False) -> None:
         """Commit the open transaction (its inputs, :meth:`_write`), with the snapshot when one
-        is due -- taken now, the state after its last input, and recorded at that seq -- and
-        the derived tables when due."""
+        is due and spaced (or ``final``) -- taken now, the state after its last input, and
+        recorded at that seq -- and the derived tables when due."""
         if not self._batch:
+            if final and self._snapshot is not None:  # due, but its inputs are committed
+                self._snapshot_now()
             return
         conn = self.conn
         n = len(self._batch)
         first = self._batch[0]
-        snap = _take(self._snapshot)
+        spaced = final or self._known_seq - self._snap_seq >= SNAPSHOT_SPACING
+        snap = _take(self._snapshot) if spaced else None
         try:
             if snap is not None:
                 _put_snapshot(conn, self._known_seq, *snap)
@@ -585,7 +602,11 @@ class Store:
             raise
         self._batch.clear()
         self._batch_ids.clear()
-        self._snapshot = None
+        if snap is not None:
+            self._snap_seq = self._known_seq
+            self._snapshot = None
+        elif spaced:
+            self._snapshot = None  # due but failed to be taken (warned): the next hand's end
         self._checkpoint_due()
 
     def _saved(self, input_id: str, seq: int, room: str, projected: Typed | None) -> None:
@@ -672,19 +693,32 @@ class Store:
         full re-run). Returns that seq."""
         with self._lock:
             self._commit()
-            self._refresh_seq()
-            conn = self.conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                _put_snapshot(conn, self._known_seq, version, state)
-                conn.execute("COMMIT")
-            except BaseException as e:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                if isinstance(e, sqlite3.Error):
-                    raise StoreError(f"cannot save a snapshot: {e!r}") from e
-                raise
-            return self._known_seq
+            self._snapshot = None  # this one is newer than any that waited
+            return self._put_now(version, state)
+
+    def _snapshot_now(self) -> None:
+        """Take the snapshot that waited for its spacing, on its own (its inputs are
+        committed); a failure to take it is skipped with a warning, as at a commit."""
+        snap = _take(self._snapshot)
+        self._snapshot = None
+        if snap is not None:
+            self._put_now(*snap)
+
+    def _put_now(self, version: str, state: bytes) -> int:
+        self._refresh_seq()
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            _put_snapshot(conn, self._known_seq, version, state)
+            conn.execute("COMMIT")
+        except BaseException as e:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(e, sqlite3.Error):
+                raise StoreError(f"cannot save a snapshot: {e!r}") from e
+            raise
+        self._snap_seq = self._known_seq
+        return self._known_seq
 
     def input_ids(self) -> list[str]:
         self._settle()
