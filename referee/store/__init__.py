@@ -4,7 +4,8 @@ Adapters and the CLI construct a :class:`Store` and hand it to the service as it
 ``Persistence``; the service never imports this package (layering).
 """
 
-from referee.store.db import AlreadyProcessed, Store, connect
+from referee.store.connection import connect
+from referee.store.db import AlreadyProcessed, Store
 from referee.store.records import KINDS, query, records
 from referee.store.schema import LATEST, MIGRATIONS, StoreError, migrate
 

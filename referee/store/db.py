@@ -47,6 +47,7 @@ from referee.events import event_json as event_json
 from referee.outcome import LedgerEntry, Outcome
 from referee.store.chain import head as chain_head
 from referee.store.chain import link as chain_link
+from referee.store.connection import Checkpointer, connect
 from referee.store.integrity import BackgroundCheck, CorruptDatabase, quick_check
 from referee.store.log import register, split_id
 from referee.store.schema import (
@@ -123,57 +124,6 @@ class AlreadyProcessed(StoreError):
     """``save`` of an input id that is already in the database; nothing was written."""
 
 
-def connect(
-    path: str | Path, *, create: bool = True, exclusive: bool = False
-) -> sqlite3.Connection:
-    """A configured connection to ``path`` (``":memory:"`` allowed), or StoreError.
-
-    ``exclusive``: hold the file lock from the first write until closing (SQLite's EXCLUSIVE
-    locking mode; the WAL index then lives in this process's memory). A commit then takes no
-    lock and touches no shared memory -- 6 ``fcntl`` calls fewer each -- but no other
-    connection can read or write the file meanwhile: for a batch job that owns the database
-    (``referee replay --db``), never for the bot."""
-    memory = str(path) == ":memory:"
-    if not memory:
-        p = Path(path)
-        if p.exists() and not p.is_file():
-            raise StoreError(f"{p}: not a database file")
-        if not p.exists():
-            if not create:
-                raise StoreError(f"{p}: no such database")
-            try:
-                p.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as e:
-                raise StoreError(f"{p}: cannot create: {e.strerror}") from None
-    try:
-        # isolation_level=None: no implicit transactions, we issue BEGIN/COMMIT ourselves.
-        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as e:
-        raise StoreError(f"{path}: cannot open: {e}") from None
-    try:
-        conn.execute("PRAGMA busy_timeout = 10000")
-        # Fails here ("file is not a database") for a non-SQLite file.
-        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        if not memory:
-            if exclusive:  # before the first WAL access: no shared-memory index at all
-                conn.execute("PRAGMA locking_mode = EXCLUSIVE")
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise StoreError(f"{path}: cannot switch to WAL mode (got {mode})")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
-    except sqlite3.OperationalError as e:  # locked, read-only, I/O error
-        conn.close()
-        raise StoreError(f"{path}: cannot open: {e}") from None
-    except sqlite3.DatabaseError as e:  # "file is not a database", a damaged header page
-        conn.close()
-        raise CorruptDatabase(path, str(e)) from None
-    except StoreError:
-        conn.close()
-        raise
-    return conn
-
-
 CHECKPOINT_EVERY = 500  # commits between checkpoints (~1-2 WAL pages per single save)
 CHECKPOINT_SAVES = 2000  # ... or saves, whichever comes first (group commit: ~0.2 pages each)
 PROJECT_EVERY = 1000  # saves between catch-ups of the derived tables (also on read and close)
@@ -182,41 +132,6 @@ PROJECT_EVERY = 1000  # saves between catch-ups of the derived tables (also on r
 # most about this many inputs (a fraction of a second), while a long replay pickles the tables
 # a few dozen times instead of at every hand.
 SNAPSHOT_SPACING = 1000
-
-
-class _Checkpointer:
-    """A daemon thread that runs PASSIVE checkpoints on request, on its own connection."""
-
-    def __init__(self, path: str) -> None:
-        self._path = path
-        self._wake = threading.Event()
-        self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="store-checkpoint", daemon=True)
-        self._thread.start()
-
-    def request(self) -> None:
-        self._wake.set()
-
-    def stop(self) -> None:
-        self._stopping = True
-        self._wake.set()
-        self._thread.join(timeout=30)
-
-    def _run(self) -> None:
-        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
-        try:
-            conn.execute("PRAGMA busy_timeout = 10000")
-            while True:
-                self._wake.wait()
-                self._wake.clear()
-                if self._stopping:
-                    return
-                try:
-                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-                except sqlite3.Error:
-                    pass  # best effort: the next request (or closing) checkpoints again
-        finally:
-            conn.close()
 
 
 class Store:
@@ -295,7 +210,7 @@ class Store:
         # otherwise run inside every ~1000th commit and stall that chat message for tens of ms;
         # a background thread with its own connection does them instead (the GIL is released
         # while SQLite works, and a checkpoint never blocks our writes).
-        self._checkpointer: _Checkpointer | None = None
+        self._checkpointer: Checkpointer | None = None
         self._saves = 0
         self._saves_since_checkpoint = 0
         self._commits_since_checkpoint = 0
@@ -645,7 +560,7 @@ class Store:
                 pass  # best effort: the next one (or closing) checkpoints again
             return
         if self._checkpointer is None:
-            self._checkpointer = _Checkpointer(self.path)
+            self._checkpointer = Checkpointer(self.path)
         self._checkpointer.request()
 
     def inputs(self, room: str | None = None) -> list[dict[str, Any]]:
