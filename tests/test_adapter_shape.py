@@ -6,6 +6,7 @@ long to read. Plus the store methods the bots use instead of SQL."""
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 
 import pytest
@@ -101,18 +102,31 @@ def test_store_gives_the_events_of_a_saved_input(tmp_path: Path) -> None:
         assert not store.identities().has_secret("alice")
 
 
-def test_the_irc_bot_is_composed_not_a_mixin_stack() -> None:
-    """The IRC bot owns its parts (session, link, book, proofs, outbox) instead of inheriting
-    them: no part declares another's methods as stubs for a shared ``self``."""
-    from referee.adapters import irc_connection, irc_delivery, irc_proofs
+@pytest.mark.parametrize("bot", ["irc", "matrix"])
+def test_the_chat_bots_are_composed_not_a_mixin_stack(bot: str) -> None:
+    """Each chat bot owns its parts instead of inheriting them (IRC: session, link, book,
+    proofs, outbox; Matrix: delivery, crypto, verification): no part declares another's methods
+    as stubs for a shared ``self``, nor borrows its attributes through class annotations."""
+    from referee.adapters import (
+        irc_connection,
+        irc_delivery,
+        irc_proofs,
+        matrix_crypto,
+        matrix_delivery,
+        matrix_verify,
+    )
     from referee.adapters.irc import IrcBot
     from referee.adapters.matrix import MatrixBot
-    from referee.adapters.matrix_crypto import Crypto
 
-    assert IrcBot.__bases__ == (object,)
-    for part in (irc_connection.Link, irc_delivery.Outbox, irc_proofs.Proofs):
+    composed, parts = {
+        "irc": (IrcBot, (irc_connection.Link, irc_delivery.Outbox, irc_proofs.Proofs)),
+        "matrix": (MatrixBot, (matrix_delivery.Delivery, matrix_crypto.Crypto,
+                               matrix_verify.Verification)),
+    }[bot]
+    assert composed.__bases__ == (object,)
+    for part in parts:
         assert part.__bases__ == (object,), part
         src = Path(part.__module__.replace(".", "/") + ".py")
         text = (ADAPTERS.parent.parent / src).read_text(encoding="utf-8")
         assert "NotImplementedError" not in text, src
-    assert MatrixBot._on_message is not Crypto._on_message
+        assert not inspect.get_annotations(part), part

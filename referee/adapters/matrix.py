@@ -19,12 +19,16 @@ delivery, and the guarantees the community asked for:
   message waits in the outbox until the player has joined that room, so their device is given the
   room key with it. The crypto store (olm account, sessions) persists next to the database.
 
-The bot is split by responsibility: this module is the sync loop and what an event becomes (an
-input of the service, routed by :mod:`referee.routing` when it is private);
-:mod:`matrix_delivery` the outbox, the private rooms and the sending; :mod:`matrix_crypto`
-keys, cross-signing and messages waiting for their room key; :mod:`matrix_verify` (on the steps
-of :mod:`matrix_sas`) players verifying the bot; :mod:`matrix_state` the adapter's
-own tables; :mod:`matrix_config` the settings; :mod:`matrix_render` the text formats.
+This module is the bot itself: the login, the sync loop, what an event becomes (an input of
+the service, routed by :mod:`referee.routing` when it is private), the action clock and
+back-ups. It owns its parts rather than inheriting them, each with its own state and only what
+it needs handed to it: the delivery (:mod:`matrix_delivery`: the outbox, the private rooms, the
+sending), the crypto (:mod:`matrix_crypto`: cross-signing, and the messages waiting for their
+room key, which it hands back to the bot once readable) and the verification
+(:mod:`matrix_verify`, on the steps of :mod:`matrix_sas`: players verifying the bot). Besides:
+:mod:`matrix_state` the adapter's own tables; :mod:`matrix_config` the settings;
+:mod:`matrix_render` the text formats. The names the CLI imports from here stay importable from
+here.
 """
 
 from __future__ import annotations
@@ -48,11 +52,11 @@ from referee.adapters.matrix_config import load_config as load_config
 from referee.adapters.matrix_crypto import Crypto
 from referee.adapters.matrix_crypto import share_keys as share_keys
 from referee.adapters.matrix_delivery import ENCRYPTION as ENCRYPTION
-from referee.adapters.matrix_delivery import Delivery
+from referee.adapters.matrix_delivery import Delivery, pause
 from referee.adapters.matrix_log import quiet_repeats
 from referee.adapters.matrix_render import incoming_text, name_of, render
 from referee.adapters.matrix_state import DM_KINDS, BotState
-from referee.adapters.matrix_verify import Verification
+from referee.adapters.matrix_verify import Verification, is_verification
 from referee.events import TableClosed, TableOpened
 from referee.inputs import Message, Tick
 from referee.lang.catalog import text as msg
@@ -86,8 +90,10 @@ class _RateLimitCounter(logging.Handler):
             log.info("rate limited by the homeserver (%d so far); retrying", self.count)
 
 
-class MatrixBot(Verification, Crypto, Delivery):
-    """One bot account: sync loop → service pipeline → outbox → homeserver."""
+class MatrixBot:
+    """One bot account: sync loop → service pipeline → outbox → homeserver. It owns its parts:
+    the delivery (outbox, private rooms), the crypto (cross-signing, messages waiting for a
+    key) and the verification (players verifying the bot)."""
 
     def __init__(self, config: MatrixConfig, referee: Referee | None = None,
                  store: Store | None = None) -> None:
@@ -122,22 +128,22 @@ class MatrixBot(Verification, Crypto, Delivery):
         self.stopping = asyncio.Event()
         self.synced = 0  # number of completed sync batches (tests wait on it)
         self.started = time.time()  # a first run reads what came after it joined, lately
-        self.cross_signed = False
-        self._withheld: dict[str, str] = {}  # megolm session id -> withheld code
-        self._undecryptable: dict[str, int] = {}
-        self._draining = asyncio.Lock()
-        self._xsign_error = ""
-        self._xsign_next = 0.0  # monotonic time of the next cross-signing attempt
-        self.master_key: str | None = None  # public master key, once cross-signing is done
-        self._flows = {}  # verifications under way (matrix_verify)
-        self._device_seen: dict[tuple[str, str], float] = {}
-        self.keys_pending = False
+        self.delivery = Delivery(config, self.state, referee, self._client, self.stopping)
+        self.crypto = Crypto(config, self.state, self._client, self._dispatch)
+        self.verification = Verification(config, self.state, self._client,
+                                         lambda: self.crypto.master_key)
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
-        self._flushing = asyncio.Lock()  # the sync loop and the clock both flush the outbox
         self.rate_limits = _RateLimitCounter()
         logging.getLogger("nio").addHandler(self.rate_limits)
 
-    # --- login (keys and cross-signing: Crypto) ---------------------------------------------
+    def _client(self) -> Any:
+        """The nio client, for the parts (made at login, so later than they are)."""
+        return self.client
+
+    async def _sleep(self, seconds: float) -> None:
+        await pause(self.stopping, seconds)
+
+    # --- login (keys and cross-signing: the crypto part) -------------------------------------
     async def _login(self) -> None:
         cfg = self.config
         cfg.crypto_dir.mkdir(parents=True, exist_ok=True)
@@ -170,17 +176,17 @@ class MatrixBot(Verification, Crypto, Delivery):
                 "user_id": cfg.user_id, "access_token": resp.access_token,
                 "device_id": resp.device_id}))
         log.info("logged in as %s, device %s", client.user_id, client.device_id)
-        self.disable_nio_verification()
+        self.verification.disable_nio()
         if client.should_upload_keys:
             await client.keys_upload()
-        await self._cross_sign()
+        await self.crypto.cross_sign()
 
     # --- the loop ---------------------------------------------------------------------------
     async def run(self) -> None:
         # never online on a damaged database (CorruptDatabase, one line)
         await asyncio.to_thread(self.store.verify)
         await self._login()
-        await self.flush()  # replies a previous run queued but did not send
+        await self.delivery.flush()  # replies a previous run queued but did not send
         clock = asyncio.create_task(self._clock())
         try:
             await self._sync_loop()
@@ -206,17 +212,18 @@ class MatrixBot(Verification, Crypto, Delivery):
             input_id = f"tick:{uuid.uuid4().hex}"
             out = self.referee.process(Tick(input_id, room, now))
             if out is not None:
-                await self._queue(input_id, room, room, "", [e.to_json() for e in out.events])
+                await self.delivery.queue(input_id, room, room, "",
+                                          [e.to_json() for e in out.events])
         return due
 
     async def _clock(self) -> None:
         while not self.stopping.is_set():
             try:
-                drained = self.synced > 0 and await self.drain_held(time.time())
-                told = await self.verification_tick(time.time())
+                drained = self.synced > 0 and await self.crypto.drain_held(time.time())
+                told = await self.verification.tick(time.time())
                 if (await self.clock_tick(time.time()) or drained or told
-                        or self.keys_pending):
-                    await self.flush()
+                        or self.delivery.keys_pending):
+                    await self.delivery.flush()
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bug in one tick must not stop the clock of every table
@@ -270,14 +277,14 @@ class MatrixBot(Verification, Crypto, Delivery):
             self.state.prune_sent()
             first = False
             self.synced += 1
-            await self._crypto_housekeeping()
-            await self.flush()
+            await self.crypto.housekeeping()
+            await self.delivery.flush()
 
     async def close(self) -> None:
         logging.getLogger("nio").removeHandler(self.rate_limits)
         if self.client is not None:
             with contextlib.suppress(Exception):
-                await self.cancel_verifications()
+                await self.verification.cancel_all()
             await self.client.close()
         self.state.close()
         with contextlib.suppress(Exception):
@@ -286,8 +293,8 @@ class MatrixBot(Verification, Crypto, Delivery):
     # --- one sync ---------------------------------------------------------------------------
     async def _handle_sync(self, resp: Any, since: str | None) -> None:
         me = self.config.user_id
-        self._note_withheld(resp)
-        await self.verification_to_device(resp)
+        self.crypto.note_withheld(resp)
+        await self.verification.to_device(resp)
         for room_id, info in resp.rooms.invite.items():
             await self._on_invite(room_id, info)
         for room_id, info in resp.rooms.join.items():
@@ -320,7 +327,7 @@ class MatrixBot(Verification, Crypto, Delivery):
             kind = self.state.room_kind(room_id)
             if kind is not None and kind[0] == "dm":
                 log.info("DM room %s was left; a new one will be made when needed", room_id)
-        await self.drain_held(time.time())  # keys this sync brought
+        await self.crypto.drain_held(time.time())  # keys this sync brought
 
     async def _backfill(self, room_id: str, prev_batch: str | None,
                         since: str | None) -> list[Any]:
@@ -360,17 +367,37 @@ class MatrixBot(Verification, Crypto, Delivery):
             return
         if direct and inviter:
             # A player's own DM invite is a candidate private channel: nothing private goes
-            # there unless, checked before every private send (_vouch), it is encrypted and
-            # holds only the bot and that player. (nio keeps no m.room.encryption of an
-            # invite's stripped state, so the check cannot be made earlier.)
+            # there unless, checked before every private send (by the delivery part), it is
+            # encrypted and holds only the bot and that player. (nio keeps no
+            # m.room.encryption of an invite's stripped state, so the check cannot be made
+            # earlier.)
             if self.state.dm_room(inviter) is None:
                 self.state.add_room(room_id, "dm", inviter)
-                await self._publish_direct()
+                await self.delivery.publish_direct()
             else:
                 self.state.add_room(room_id, "dm_lost", inviter)
         log.info("joined %s (invited by %s%s)", room_id, inviter, ", direct" if direct else "")
 
     # --- one event --------------------------------------------------------------------------
+    async def _on_event(self, room_id: str, ev: Any) -> None:
+        """One timeline event, in order: a membership change, or a message (or verification
+        step) for the bot, which passes the crypto part's gate (held there until readable)."""
+        if isinstance(ev, nio.RoomMemberEvent):
+            await self._on_member(room_id, ev)
+            return
+        if ev.sender == self.config.user_id or not (
+                isinstance(ev, nio.RoomMessageText | nio.MegolmEvent)
+                or is_verification(getattr(ev, "source", None) or {})):
+            return
+        await self.crypto.admit(room_id, ev)
+
+    async def _dispatch(self, room_id: str, ev: Any) -> None:
+        """A readable (decrypted) timeline event: a verification step, or a message."""
+        if is_verification(getattr(ev, "source", None) or {}):
+            await self.verification.in_room(room_id, ev.source)
+        elif isinstance(ev, nio.RoomMessageText):  # (decrypted, it may be a reaction…)
+            await self._on_message(room_id, ev)
+
     async def _on_message(self, room_id: str, ev: Any) -> None:
         relates = (ev.source.get("content") or {}).get("m.relates_to") or {}
         if relates.get("rel_type") == "m.replace":
@@ -388,7 +415,7 @@ class MatrixBot(Verification, Crypto, Delivery):
         if text.strip().lower() == "!verify":
             # the bot's keys and how to check them: said where asked, nothing private in it
             self.state.queue(f"verify:{ev.event_id}", [
-                (room_id, render(self.verify_info(), self.server, ()))])
+                (room_id, render(self.verification.info(), self.server, ()))])
             return
         table_room: str | None = room_id
         if dm:
@@ -396,7 +423,7 @@ class MatrixBot(Verification, Crypto, Delivery):
             # for every adapter: referee.routing); its announcements go to that table's room.
             route = private_route(self.referee, sender, text, self._table_names())
             table_room, text = route.room, route.text
-            if table_room is not None and not self._member(table_room, ev.sender):
+            if table_room is not None and not self.delivery.member(table_room, ev.sender):
                 # a table is only for the members of its room: whoever knows a room id cannot
                 # sit at it, nor ask for anything of it, from a DM
                 self.state.queue(ev.event_id, [(room_id, render(
@@ -410,18 +437,12 @@ class MatrixBot(Verification, Crypto, Delivery):
             events = self.store.events_of(ev.event_id)
         # No table for a private message: what the service says "to the room" goes back to the
         # sender, privately (never into the room it came from: that room may not be private).
-        await self._queue(ev.event_id, table_room, table_room or room_id, sender, events)
-
-    def _member(self, room_id: str, user_id: str) -> bool:
-        """Whether ``user_id`` has joined ``room_id`` now (nio's room state, kept by sync)."""
-        room = self.client.rooms.get(room_id) if self.client is not None else None
-        return room is not None and user_id in room.users and user_id not in getattr(
-            room, "invited_users", {})
+        await self.delivery.queue(ev.event_id, table_room, table_room or room_id, sender, events)
 
     async def _on_member(self, room_id: str, ev: Any) -> None:
         """A player who leaves a table's room, is kicked or banned from it leaves the table:
         the bot takes it as their own ``!leave`` (saved like any input, so a rebuild agrees),
-        and nothing private of that table goes to them any more (:meth:`_queue`)."""
+        and nothing private of that table goes to them any more (:meth:`Delivery.queue`)."""
         if (ev.membership not in ("leave", "ban") or ev.prev_membership != "join"
                 or not self.referee.has_table(room_id)):
             return
@@ -433,7 +454,7 @@ class MatrixBot(Verification, Crypto, Delivery):
                                            ev.server_timestamp / 1000.0, False))
         events = ([e.to_json() for e in out.events] if out is not None
                   else self.store.events_of(ev.event_id))
-        await self._queue(ev.event_id, room_id, room_id, name, events)
+        await self.delivery.queue(ev.event_id, room_id, room_id, name, events)
 
     def _table_names(self) -> dict[str, str]:
         """What a player may type in a DM to name a table: its room's aliases (and id)."""

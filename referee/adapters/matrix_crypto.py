@@ -15,6 +15,7 @@ import contextlib
 import datetime
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import nio  # type: ignore[import-untyped]
@@ -22,7 +23,6 @@ import nio  # type: ignore[import-untyped]
 from referee.adapters.matrix_delivery import PLAINTEXT
 from referee.adapters.matrix_render import name_of, render
 from referee.adapters.matrix_state import BotState
-from referee.adapters.matrix_verify import is_verification
 from referee.adapters.matrix_xsign import (
     CrossSigningError,
     CrossSigningPending,
@@ -53,41 +53,33 @@ async def share_keys(c: Any) -> None:
 
 
 class Crypto:
-    """The encryption half of :class:`referee.adapters.matrix.MatrixBot` (a mixin: it shares
-    the bot's client, tables and settings)."""
+    """The bot's end-to-end encryption, a part :class:`referee.adapters.matrix.MatrixBot` owns:
+    its cross-signing identity, the room keys it is told are withheld, and the gate every
+    message for the bot passes -- readable ones go on to ``readable`` (the bot's handler, in
+    room order), the others wait here for their key. It reads the client through a getter: there is
+    none before login."""
 
-    config: MatrixConfig
-    server: str
-    client: Any
-    state: BotState
-    cross_signed: bool
-    _withheld: dict[str, str]  # megolm session id -> withheld code
-    _undecryptable: dict[str, int]  # event id -> first known index of the key that failed it
-    _draining: asyncio.Lock
-    _xsign_error: str
-    _xsign_next: float
-    master_key: str | None
+    def __init__(self, config: MatrixConfig, state: BotState, client: Callable[[], Any],
+                 readable: Callable[[str, Any], Awaitable[None]]) -> None:
+        self.config = config
+        self.server = config.server_name
+        self.state = state
+        self._client = client
+        self._readable = readable
+        self.cross_signed = False
+        self.master_key: str | None = None  # public master key, once cross-signing is done
+        self._withheld: dict[str, str] = {}  # megolm session id -> withheld code
+        # event id -> first known index of the key that failed it
+        self._undecryptable: dict[str, int] = {}
+        self._draining = asyncio.Lock()
+        self._xsign_error = ""
+        self._xsign_next = 0.0  # monotonic time of the next cross-signing attempt
 
-    async def _on_message(self, room_id: str, ev: Any) -> None:
-        """A readable message (the bot's own handler)."""
-        raise NotImplementedError
+    @property
+    def client(self) -> Any:
+        return self._client()
 
-    async def _on_member(self, room_id: str, ev: Any) -> None:
-        """A membership change (the bot's own handler)."""
-        raise NotImplementedError
-
-    async def verification_in_room(self, room_id: str, source: dict[str, Any]) -> None:
-        """A verification event in a room (matrix_verify)."""
-        raise NotImplementedError
-
-    async def _dispatch(self, room_id: str, ev: Any) -> None:
-        """A readable (decrypted) timeline event: a verification step, or a message."""
-        if is_verification(getattr(ev, "source", None) or {}):
-            await self.verification_in_room(room_id, ev.source)
-        elif isinstance(ev, nio.RoomMessageText):  # (decrypted, it may be a reaction…)
-            await self._on_message(room_id, ev)
-
-    async def _cross_sign(self) -> None:
+    async def cross_sign(self) -> None:
         """The account's cross-signing identity, and this device signed by it (see
         matrix_xsign); retried after each sync until it is done, never fatal."""
         if self.cross_signed or self.client.olm is None or time.monotonic() < self._xsign_next:
@@ -111,23 +103,19 @@ class Crypto:
                  "uploaded" if r.uploaded else "already on the server",
                  "signed now" if r.signed_device else "already signed")
 
-    async def _crypto_housekeeping(self) -> None:
+    async def housekeeping(self) -> None:
+        """After each sync: the key traffic nio leaves to its caller, and cross-signing if it
+        is not done yet."""
         if self.client.olm is None:
             return
         with contextlib.suppress(Exception):
             await share_keys(self.client)
-        await self._cross_sign()
+        await self.cross_sign()
 
-    async def _on_event(self, room_id: str, ev: Any) -> None:
-        """One timeline event, in order. An encrypted one that cannot be decrypted yet is kept
-        (with every later message of its room behind it) until its key comes: never dropped."""
-        if isinstance(ev, nio.RoomMemberEvent):
-            await self._on_member(room_id, ev)
-            return
-        if ev.sender == self.config.user_id or not (
-                isinstance(ev, nio.RoomMessageText | nio.MegolmEvent)
-                or is_verification(getattr(ev, "source", None) or {})):
-            return
+    async def admit(self, room_id: str, ev: Any) -> None:
+        """A message of the timeline, in order: readable now, it goes on; an encrypted one that
+        cannot be decrypted yet is kept (with every later message of its room behind it) until
+        its key comes: never dropped."""
         if self.state.has_held(room_id):
             self.state.hold(room_id, ev.event_id, ev.source, time.time())
             return
@@ -140,7 +128,7 @@ class Crypto:
                 await self._request_key(ev)
                 return
             ev = dec
-        await self._dispatch(room_id, ev)
+        await self._readable(room_id, ev)
 
     def _decrypt(self, room_id: str, ev: Any) -> Any:
         """The decrypted event, or None while its room key is missing (checked first: nio
@@ -174,7 +162,9 @@ class Crypto:
             await self.client.to_device(
                 ev.as_key_request(ev.sender, self.client.device_id, device_id=ev.device_id))
 
-    def _note_withheld(self, resp: Any) -> None:
+    def note_withheld(self, resp: Any) -> None:
+        """The room keys a sync's to-device events say will not come (a held message waiting
+        for one is given up on at once)."""
         for ev in getattr(resp, "to_device_events", []):
             src = getattr(ev, "source", {}) or {}
             if src.get("type") in ("m.room_key.withheld", "org.matrix.room_key.withheld"):
@@ -211,7 +201,7 @@ class Crypto:
                     changed = True
                     continue
                 ev = dec
-            await self._dispatch(room_id, ev)
+            await self._readable(room_id, ev)
             self.state.unhold(event_id)
             changed = True
         late = self.state.unreadable(now - LATE_KEY_WINDOW)

@@ -21,7 +21,7 @@ import json
 import logging
 import time
 import urllib.parse
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import nio  # type: ignore[import-untyped]
@@ -76,24 +76,35 @@ def table_labels(names: dict[str, str | None]) -> dict[str, tuple[str, str]]:
     return out
 
 
+async def pause(stopping: asyncio.Event, seconds: float) -> None:
+    """Wait ``seconds``, or less if the bot is stopping."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stopping.wait(), seconds)
+
+
 class Delivery:
-    """The sending half of :class:`referee.adapters.matrix.MatrixBot` (a mixin: it shares the
-    bot's client, tables and settings)."""
+    """How the bot's replies reach players, a part :class:`referee.adapters.matrix.MatrixBot`
+    owns: the outbox (what an input makes the bot say, then its sending), the players' private
+    rooms, and the devices a private message waits for. It reads the referee only to know who
+    sits where, and the client through a getter (there is none before login)."""
 
-    config: MatrixConfig
-    server: str
-    client: Any
-    state: BotState
-    referee: Referee
-    stopping: asyncio.Event
-    _flushing: asyncio.Lock
-    _device_seen: dict[tuple[str, str], float]  # (user, device) first found without a session
-    keys_pending: bool  # private messages wait for a new device's keys (the clock flushes)
+    def __init__(self, config: MatrixConfig, state: BotState, referee: Referee,
+                 client: Callable[[], Any], stopping: asyncio.Event) -> None:
+        self.config = config
+        self.server = config.server_name
+        self.state = state
+        self.referee = referee
+        self._client = client
+        self.stopping = stopping
+        self._flushing = asyncio.Lock()  # the sync loop and the clock both flush the outbox
+        # (user, device) -> when it was first found without an olm session
+        self._device_seen: dict[tuple[str, str], float] = {}
+        # private messages wait for a new device's keys (the clock flushes again)
+        self.keys_pending = False
 
-    async def _sleep(self, seconds: float) -> None:
-        """Wait ``seconds``, or less if the bot is stopping."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.stopping.wait(), seconds)
+    @property
+    def client(self) -> Any:
+        return self._client()
 
     def _table_label(self, player: str, table_room: str) -> str:
         """「【room name】」 before a private message for a player seated at several tables, so
@@ -112,10 +123,13 @@ class Delivery:
         return msg("private_table_label_id", table=name or msg("private_table_unnamed"),
                    id=short)
 
-    def _member(self, room_id: str, user_id: str) -> bool:
-        raise NotImplementedError
+    def member(self, room_id: str, user_id: str) -> bool:
+        """Whether ``user_id`` has joined ``room_id`` now (nio's room state, kept by sync)."""
+        room = self.client.rooms.get(room_id) if self.client is not None else None
+        return room is not None and user_id in room.users and user_id not in getattr(
+            room, "invited_users", {})
 
-    async def _queue(self, input_id: str, reply_room: str | None, table_room: str, sender: str,
+    async def queue(self, input_id: str, reply_room: str | None, table_room: str, sender: str,
                      events: Iterable[dict[str, Any]]) -> None:
         """``reply_room``: where what is said "to the room" goes; None: to ``sender``
         privately."""
@@ -130,7 +144,7 @@ class Delivery:
             if to == "room" and reply_room is not None:
                 rows.append((reply_room, render(text, self.server, mention)))
             elif (self.referee.has_table(table_room)
-                  and not self._member(table_room, mxid_of(to, self.server))):
+                  and not self.member(table_room, mxid_of(to, self.server))):
                 # a table's private content only for the members of its room (one banned or
                 # gone is dealt nothing more, even before their !leave took effect)
                 log.info("private message for %s withheld: not in %s", to, table_room)
@@ -158,13 +172,13 @@ class Delivery:
             if isinstance(r, nio.RoomCreateResponse):
                 break
             log.warning("could not create a DM room for %s: %s; retrying", user_id, r)
-            await self._sleep(2.0)
+            await pause(self.stopping, 2.0)
         self.state.add_room(r.room_id, "dm", user_id)
-        await self._publish_direct()
+        await self.publish_direct()
         log.info("created DM room %s for %s", r.room_id, user_id)
         return str(r.room_id)
 
-    async def _publish_direct(self) -> None:
+    async def publish_direct(self) -> None:
         """``m.direct`` account data, so clients show the rooms as DMs (and a re-login finds
         them)."""
         path = ("/_matrix/client/v3/user/" + urllib.parse.quote(self.config.user_id)

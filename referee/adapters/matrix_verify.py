@@ -1,7 +1,7 @@
 """Players verify the bot: SAS verification in the DM (in-room) and to-device, answered by the
 bot, and ``!verify`` in a table room (the bot's fingerprint and how to check it).
 
-The protocol steps are :class:`referee.adapters.matrix_sas.SasFlow`; this mixin is their
+The protocol steps are :class:`referee.adapters.matrix_sas.SasFlow`; this module is their
 transport. Anyone may verify the bot (it proves the bot's keys, and tells nothing private), but
 an in-room request is answered only in the requester's own DM with the bot; the bot never starts
 a verification itself. While the SAS is shown, the bot writes its side of the emoji and numbers
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import nio  # type: ignore[import-untyped]
@@ -47,20 +48,30 @@ def fingerprint(key: str) -> str:
 
 
 class Verification:
-    """The verification half of :class:`referee.adapters.matrix.MatrixBot` (a mixin)."""
+    """Players' verifications of the bot, a part :class:`referee.adapters.matrix.MatrixBot`
+    owns: the flows under way, their messages to and from the other device, and what the player
+    is told in their DM. It reads the client through a getter (there is none before login) and
+    the master key through another (cross-signing is the crypto part's, and may be done only
+    after a later sync)."""
 
-    config: MatrixConfig
-    server: str
-    client: Any
-    state: BotState
-    master_key: str | None
-    _flows: dict[str, tuple[SasFlow, str | None]]  # transaction -> (flow, room or None)
+    def __init__(self, config: MatrixConfig, state: BotState, client: Callable[[], Any],
+                 master_key: Callable[[], str | None]) -> None:
+        self.config = config
+        self.server = config.server_name
+        self.state = state
+        self._client = client
+        self._master_key = master_key
+        self._flows: dict[str, tuple[SasFlow, str | None]] = {}  # transaction -> (flow, room)
+
+    @property
+    def client(self) -> Any:
+        return self._client()
 
     def _me(self) -> Me:
         return Me(self.config.user_id, str(self.client.device_id),
-                  str(self.client.olm.account.identity_keys["ed25519"]), self.master_key)
+                  str(self.client.olm.account.identity_keys["ed25519"]), self._master_key())
 
-    def disable_nio_verification(self) -> None:
+    def disable_nio(self) -> None:
         """nio's OlmMachine would answer to-device verifications itself (wrongly: see the
         module docstring); the bot's flows do it instead."""
         if self.client is not None and self.client.olm is not None:
@@ -81,7 +92,8 @@ class Verification:
         return found
 
     # --- incoming ---------------------------------------------------------------------------
-    async def verification_to_device(self, resp: Any) -> None:
+    async def to_device(self, resp: Any) -> None:
+        """The verification steps among a sync's to-device events."""
         for ev in getattr(resp, "to_device_events", []):
             src = getattr(ev, "source", {}) or {}
             kind = str(src.get("type", ""))
@@ -93,7 +105,8 @@ class Verification:
                 await self._verification(None, str(src["sender"]), kind[len(PREFIX):],
                                          content, str(txn), time.time())
 
-    async def verification_in_room(self, room_id: str, source: dict[str, Any]) -> None:
+    async def in_room(self, room_id: str, source: dict[str, Any]) -> None:
+        """A verification step of a room's timeline (answered only in the sender's own DM)."""
         sender = str(source.get("sender", ""))
         if not sender or sender == self.config.user_id:
             return
@@ -140,7 +153,7 @@ class Verification:
         kind = self.state.room_kind(room_id)
         return kind is not None and kind[0] in DM_KINDS and kind[1] == user_id
 
-    async def verification_tick(self, now: float) -> bool:
+    async def tick(self, now: float) -> bool:
         """Cancel (m.timeout) what waited too long; forget what is over. Whether anything was
         said (the caller flushes the outbox)."""
         told = False
@@ -153,7 +166,7 @@ class Verification:
                 del self._flows[txn]
         return told
 
-    async def cancel_verifications(self) -> None:
+    async def cancel_all(self) -> None:
         """On shutdown: the other side is told rather than left waiting."""
         for flow, room in list(self._flows.values()):
             if not flow.finished:
@@ -219,7 +232,7 @@ class Verification:
                 return d
         return None
 
-    def verify_info(self) -> str:
+    def info(self) -> str:
         """What ``!verify`` says in a table room: the bot's keys, and how to compare them."""
         me = self._me()
         return msg("verify_info", user=me.user_id, device=me.device_id,
