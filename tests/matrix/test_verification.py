@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -43,7 +44,9 @@ def _sdk_dirs() -> list[Any]:
 
 
 async def _table(hs: Synapse, tmp: Path, where: Path) -> tuple[Table, list[JsPlayer]]:
-    tag = f"{os.getpid() % 1000}v{abs(hash(str(where))) % 100}"
+    # unique on the worker's one Synapse whichever release runs (a hash of the path could
+    # give both the same tag)
+    tag = f"{os.getpid() % 1000}v{secrets.token_hex(3)}"
     bot_user = hs.register(f"refv{tag}")
     mod = Player(hs, hs.register(f"dealerv{tag}"), tmp / "dealer")
     players = [JsPlayer(hs, hs.register(f"v{i}{tag}"), "all", log=tmp / f"js{i}.log",
