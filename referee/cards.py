@@ -69,6 +69,15 @@ def pretty(card: Card) -> str:
     return ("10" if r == "T" else r) + SUIT_SYMBOLS[SUITS[card & 3]]
 
 
+_PRETTY_OF = {card_str(Card(c)): pretty(Card(c)) for c in range(53)}  # the joker is 52
+
+
+def pretty_strs(cards: Iterable[str]) -> str:
+    """Cards as an event writes them (``["Ah", "Td"]``) as the room reads them (``A♥ 10♦``):
+    the room's lines are rendered from events."""
+    return " ".join([_PRETTY_OF[c] for c in cards])
+
+
 # --- notation -----------------------------------------------------------------------------
 
 # The words come from the one card table (grammar/cards.toml), in the folded form.

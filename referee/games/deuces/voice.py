@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from referee.cards import Card, card_str, pretty
+from referee.cards import pretty_strs
 from referee.events import (
     ActionEvent,
     BonusArea,
@@ -31,7 +31,6 @@ __all__ = ["HAND_SIZE", "action_line", "area_line", "bonus_line", "dealer_line",
 
 GAME = "deuces"
 HAND_SIZE = 5
-_PRETTY = {card_str(Card(c)): pretty(Card(c)) for c in range(53)}
 
 
 def action_line(ev: ActionEvent) -> Say:
@@ -42,20 +41,17 @@ def action_line(ev: ActionEvent) -> Say:
     kept = ev.cards or []
     n = HAND_SIZE - len(kept)
     exchange = text("deuces.exchange", count=n) if n else text("deuces.no_exchange")
-    cards = " ".join([_PRETTY[c] for c in kept])
+    cards = pretty_strs(kept)
     return Say(to="room", text=text(
         "deuces.played", player=ev.player, bet=ev.amount, exchange=exchange,
         kept=text("deuces.kept", cards=cards) if kept else ""))
 
 
-def _cards(cards: list[str]) -> str:
-    return " ".join([_PRETTY[c] for c in cards])
-
 
 def shown_line(ev: Shown) -> Say:
     """A hand opened in the room: a player's at the first check (with the seat), the dealer's,
     or a player's final hand after the refill (``why`` ``result``)."""
-    cards = _cards(ev.cards)
+    cards = pretty_strs(ev.cards)
     if ev.player == DEALER:
         return Say(to="room", text=text("deuces.dealer_hand", cards=cards))
     if ev.why == "result":
@@ -67,8 +63,8 @@ def shown_line(ev: Shown) -> Say:
 def duplicate_line(ev: Duplicate) -> Say:
     """An identical card removed from a hand and what replaced it."""
     who = text("deuces.dealer") if ev.player == DEALER else names([ev.player])
-    return Say(to="room", text=text("deuces.duplicate", who=who, card=_PRETTY[ev.card],
-                                    new=_PRETTY[ev.replacement]))
+    return Say(to="room", text=text("deuces.duplicate", who=who, card=pretty_strs([ev.card]),
+                                    new=pretty_strs([ev.replacement])))
 
 
 def dealer_line(ev: Showdown) -> Say:
@@ -76,7 +72,7 @@ def dealer_line(ev: Showdown) -> Say:
     hand = NAMES[GAME][ev.klass]
     if ev.qualified:
         return Say(to="room", text=text("deuces.dealer_qualifies", hand=hand))
-    return Say(to="room", text=text("deuces.dealer_folds", hand=hand, cards=_cards(ev.cards)))
+    return Say(to="room", text=text("deuces.dealer_folds", hand=hand, cards=pretty_strs(ev.cards)))
 
 
 def area_line(ev: BonusArea) -> Say:
@@ -84,16 +80,16 @@ def area_line(ev: BonusArea) -> Say:
     if not ev.cards:
         return Say(to="room", text=text("deuces.area_empty"))
     marks = text("deuces.area_marks_sep").join(
-        text("deuces.area_mark", card=_PRETTY[c], count=str(m))
+        text("deuces.area_mark", card=pretty_strs([c]), count=str(m))
         for c, m in zip(ev.cards, ev.markers, strict=True) if m)
     return Say(to="room", text=text(
-        "deuces.area", cards=_cards(ev.cards),
+        "deuces.area", cards=pretty_strs(ev.cards),
         markers=text("deuces.area_markers", marks=marks) if marks else ""))
 
 
 def fed_line(ev: AreaFed) -> Say:
     """A duplicate's twin placed in the area, a marker put on it, or (a 2) nothing."""
-    return Say(to="room", text=text(f"deuces.area_{ev.change}", card=_PRETTY[ev.card]))
+    return Say(to="room", text=text(f"deuces.area_{ev.change}", card=pretty_strs([ev.card])))
 
 
 def bonus_line(ev: BonusPayout) -> Say:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from referee.cards import Card, card_str, pretty
+from referee.cards import pretty_strs
 from referee.events import BoardDealt, Event, Say, Settle, Shown
 from referee.hands import NAMES
 from referee.lang.catalog import text
@@ -18,7 +18,6 @@ from referee.rules.house import house_line, names, settlement_line
 __all__ = ["AAResult", "dealer_line", "flop_line", "line", "opened_line"]
 
 GAME = "holdem_aa"
-_PRETTY = {card_str(Card(c)): pretty(Card(c)) for c in range(53)}
 
 
 class AAResult(Event):
@@ -32,19 +31,16 @@ class AAResult(Event):
     payout: int = 0
 
 
-def _cards(cards: list[str]) -> str:
-    return " ".join([_PRETTY[c] for c in cards])
-
 
 def flop_line(ev: BoardDealt, awaited: list[str]) -> Say:
     """The flop, and the players whose call or fold it awaits (a prompt: not in the event)."""
-    return Say(to="room", text=text("holdem_aa.flop", cards=_cards(ev.board),
+    return Say(to="room", text=text("holdem_aa.flop", cards=pretty_strs(ev.board),
                                     who=names(awaited)))
 
 
 def opened_line(ev: Shown, aa: AAResult | None = None) -> Say:
     """A player's hand at the settlement, with their AA bet's result when they made one."""
-    said = text("holdem_aa.opened", player=ev.player, cards=_cards(ev.cards))
+    said = text("holdem_aa.opened", player=ev.player, cards=pretty_strs(ev.cards))
     if aa is not None:
         if aa.row is None:
             said += text("holdem_aa.aa_lost")
@@ -58,7 +54,7 @@ def opened_line(ev: Shown, aa: AAResult | None = None) -> Say:
 def dealer_line(ev: Shown, board: BoardDealt) -> Say:
     """The dealer's hand against the whole board (``board``: the river's event), and whether
     it failed to qualify (``ev.qualified`` False: the dealer folds)."""
-    said = text("holdem_aa.dealer", cards=_cards(ev.cards), board=_cards(board.board),
+    said = text("holdem_aa.dealer", cards=pretty_strs(ev.cards), board=pretty_strs(board.board),
                 hand=NAMES[GAME].get(ev.hand_class or "", ""))
     if ev.qualified is False:
         said += text("holdem_aa.dealer_folds")

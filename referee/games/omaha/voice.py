@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from referee.cards import Card, card_str, pretty
+from referee.cards import pretty_strs
 from referee.events import BoardDealt, Event, HandBonus, HouseTopup, Mucked, Pot, Say, Shown
 from referee.games.omaha.state import word
 from referee.hands import NAMES
@@ -22,13 +22,7 @@ CLASS_JA = NAMES["omaha"]  # the seed's names, as `referee hand` prints them
 STREET_NUMBER = {"flop": 1, "turn": 2, "river": 3}
 
 
-#: every card's display by its event string (「Ah」 → 「A♥」), computed once
-_PRETTY = {card_str(Card(c)): pretty(Card(c)) for c in range(53)}
 
-
-def _cards(cards: list[str]) -> str:
-    """Cards of an event as the room reads them: ``A♥ K♦``."""
-    return " ".join([_PRETTY[c] for c in cards])
 
 
 def _room(text: str) -> Say:
@@ -38,13 +32,13 @@ def _room(text: str) -> Say:
 def board_line(ev: BoardDealt) -> Say:
     """「フロップ: 9♣ 9♦ 2♥」: the street's name, then the whole board so far."""
     street = word(f"omaha.street_{STREET_NUMBER[ev.street]}")
-    return _room(msg("omaha.street", street=street, cards=_cards(ev.board)))
+    return _room(msg("omaha.street", street=street, cards=pretty_strs(ev.board)))
 
 
 def shown_line(ev: Shown) -> Say:
     """The cards a player shows: opened at the showdown (with the hand's class), shown after
     everyone else folded, shown with a fold or with a muck."""
-    cards = _cards(ev.cards)
+    cards = pretty_strs(ev.cards)
     if ev.why == "showdown":
         klass = ev.hand_class or ""
         return _room(msg("omaha.opened", player=ev.player, cards=cards,

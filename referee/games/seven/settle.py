@@ -15,8 +15,7 @@ from referee.games.seven.hands import seven_key
 from referee.games.seven.rules import SevenRules
 from referee.games.seven.voice import DealerHand
 from referee.hands import class_floor, class_of, pair_floor
-from referee.lang.catalog import text
-from referee.rules.house import names, pay, settlement_line
+from referee.rules.house import pay, settlement_line
 
 ACE, KING = 12, 11
 
@@ -57,7 +56,7 @@ class SeatHand:
 
     @property
     def label(self) -> str:
-        return names([self.name]) if self.name else text("seven.dealer_seat")
+        return voice.who(self.name or "")
 
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from referee.cards import Card, card_str, pretty
+from referee.cards import pretty_strs
 from referee.events import ActionEvent, Event, Say, Settle, Shown
 from referee.hands import NAMES
 from referee.lang.catalog import text
@@ -20,7 +20,6 @@ __all__ = ["DealerHand", "action_line", "deal_line", "dice_line", "line", "owner
            "who"]
 
 GAME = "seven"
-_PRETTY = {card_str(Card(c)): pretty(Card(c)) for c in range(53)}
 
 
 class DealerHand(Event):
@@ -39,17 +38,17 @@ class DealerHand(Event):
 
 def who(player: str) -> str:
     """A seat as the room knows it: 「aさん」, or 「ディーラー席」 for the dealer seat (whose
-    events name no player, or ``dealer``)."""
-    return names([player]) if player and player != "dealer" else text("seven.dealer_seat")
+    actions name no player)."""
+    return names([player]) if player else text("seven.dealer_seat")
 
-
-def _cards(cards: list[str]) -> str:
-    return " ".join([_PRETTY[c] for c in cards])
 
 
 def deal_line(shown: Sequence[Shown]) -> Say:
     """One round of the deal: every seat's face-up cards (「配札 1番 aさん: K♣ K♦ 2♥ / …」)."""
-    lines = [text("seven.deal_line", seat=ev.seat, who=who(ev.player), cards=_cards(ev.cards))
+    # a shown event names the dealer seat ``dealer`` (an action names no player)
+    lines = [text("seven.deal_line", seat=ev.seat,
+                  who=who("" if ev.player == "dealer" else ev.player),
+                  cards=pretty_strs(ev.cards))
              for ev in shown]
     return Say(to="room", text=text("seven.deal", lines=" / ".join(lines)))
 
@@ -84,7 +83,7 @@ def action_line(ev: ActionEvent) -> Say:
         return common_action_line(GAME, ev, who=who(ev.player))
     hand = NAMES[GAME][ev.hand or ""]
     if ev.cards:
-        cards = " ".join([_PRETTY[c] for c in ev.cards])
+        cards = pretty_strs(ev.cards)
         return Say(to="room", text=text("seven.declared_discards", who=who(ev.player),
                                         cards=cards, hand=hand))
     return Say(to="room", text=text("seven.declared_hand", who=who(ev.player), hand=hand))
