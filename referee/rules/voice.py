@@ -37,8 +37,7 @@ def action_line(game: str, ev: ActionEvent, who: str | None = None) -> Say:
     action = "allin" if ev.allin else ev.action
     if is_game(game):
         action = spec(game).action_words.get(action, action)
-    figure = ev.to if ev.to and is_game(game) and ev.action in spec(game).total_actions \
-        else ev.amount
+    figure = _figure(game, ev.action, ev.amount, ev.to)
     return _acknowledge(who if who is not None else text("house.who", player=ev.player),
                         action, figure, ev.aa or 0)
 
@@ -141,9 +140,14 @@ def action_figure(game: str, ev: dict[str, Any]) -> int:
     """The chips an ``action`` event's line names, as the room's acknowledgement names them:
     omaha's bet, make and all-in say the total (``to``), everything else what it put in."""
     to = ev.get("to")
-    if to and is_game(game) and ev.get("action") in spec(game).total_actions:
-        return int(to)
-    return int(ev.get("amount") or 0)
+    return _figure(game, str(ev.get("action")), int(ev.get("amount") or 0),
+                   int(to) if to else None)
+
+
+def _figure(game: str, action: str, amount: int, to: int | None) -> int:
+    if to and is_game(game) and action in spec(game).total_actions:
+        return to
+    return amount
 
 
 def result_word(result: str) -> str:
