@@ -33,7 +33,11 @@ from referee.lang.catalog import messages
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(500)]
 
-VERIFY_TIMEOUT = 4  # seconds the bot waits for a verification's next step, in this test
+# Seconds the bot waits for a verification's next step, in this test: short, so the idle case
+# needs no long sleep, yet well above a step's latency on a loaded CI machine (six workers, each
+# with its own Synapse, on two cores).
+VERIFY_TIMEOUT = 10
+STEP_MS = 50_000  # the player's client's wait for each step (three at most: see player.mjs)
 
 
 def _sdk_dirs() -> list[Any]:
@@ -69,6 +73,14 @@ async def _table(hs: Synapse, tmp: Path, where: Path) -> tuple[Table, list[JsPla
 
     await wait_for(all_joined, 60, "everyone joined the table room")
     return Table(hs, bot, mod, players, r.room_id), players  # type: ignore[arg-type]
+
+
+async def _verify(p: JsPlayer, bot: BotProcess, **args: Any) -> dict[str, Any]:
+    """The player's "verify" with every stage bounded; a stall shows both sides' view."""
+    ms = args.setdefault("waitMs", STEP_MS)
+    r = await p.call("verify", timeout=3 * ms / 1000 + 20, **args)
+    r["bot_says"] = [line for line in bot.log_text().splitlines() if "verification" in line][-8:]
+    return r
 
 
 async def _eventually(check: Callable[[], Awaitable[bool]], timeout: float = 60) -> bool:
@@ -126,8 +138,7 @@ def test_players_verify_the_bot(synapse: Synapse, tmp_path: Path, where: Path) -
 
             # "Verify user" in the DM, confirmed: the bot is verified, identity and device.
             n = len(a.from_user(bot_id, dm_a))
-            done = await a.call("verify", timeout=120, userId=bot_id, room=dm_a,
-                                answer="confirm")
+            done = await _verify(a, t.bot, userId=bot_id, room=dm_a, answer="confirm")
             assert done["phase"] == "Done", done
             sas_text = await wait_for(lambda: next(
                 (m for m in a.from_user(bot_id, dm_a)[n:] if _part("verify_sas") in m.body),
@@ -163,20 +174,20 @@ def test_players_verify_the_bot(synapse: Synapse, tmp_path: Path, where: Path) -
 
             # "Verify session" with a mismatch: cancelled, and the player is told why.
             n = len(b.from_user(bot_id, dm_b))
-            bad = await b.call("verify", timeout=120, userId=bot_id, deviceId=device,
-                               answer="mismatch")
+            bad = await _verify(b, t.bot, userId=bot_id, deviceId=device,
+                              answer="mismatch")
             assert bad["phase"] == "Cancelled" and bad["cancelCode"] == "m.mismatched_sas", bad
             reason = messages()["verify_reason_mismatched_sas"]
             await wait_for(lambda: any(reason in m.body for m in b.from_user(bot_id, dm_b)[n:]),
                            60, "the mismatch told in the DM")
             # A request nobody continues: the bot cancels it (m.timeout).
-            idle = await b.call("verify", timeout=120, userId=bot_id, deviceId=device,
-                                answer="none", waitMs=VERIFY_TIMEOUT * 1000 + 30_000)
+            idle = await _verify(b, t.bot, userId=bot_id, deviceId=device,
+                               answer="none", waitMs=VERIFY_TIMEOUT * 1000 + 30_000)
             assert idle["phase"] == "Cancelled" and idle["cancelCode"] == "m.timeout", idle
             assert "cancelled by the bot: m.timeout" in t.bot.log_text()
             # And confirmed, by device: verified.
-            ok = await b.call("verify", timeout=120, userId=bot_id, deviceId=device,
-                              answer="confirm")
+            ok = await _verify(b, t.bot, userId=bot_id, deviceId=device,
+                             answer="confirm")
             assert ok["phase"] == "Done", ok
             assert await _eventually(lambda: verified(b))
             print(f"matrix-js-sdk {sdk_version(where)}: verified in the DM and by device")

@@ -168,10 +168,18 @@ async function verify(cmd) {
         else sas.confirm().catch((e) => out({ ev: "log", error: String(e) }));
     });
     let error = null;
+    // bounded like the other waits, so a flow that stalls comes back with its phase instead of
+    // outliving the caller's timeout
+    let timer = null;
+    const stalled = new Promise((resolve) => {
+        timer = setTimeout(() => resolve("the verifier did not finish"), ms);
+    });
     try {
-        await verifier.verify();
+        error = await Promise.race([verifier.verify().then(() => null), stalled]);
     } catch (e) {
         error = String(e);
+    } finally {
+        clearTimeout(timer);
     }
     await until(request, over, ms);
     return result({
