@@ -37,7 +37,7 @@ from referee.analysis.hooks import Bar, GameAnalysis, MonteCarlo
 from referee.analysis.report import BetReport, Row, Tally
 from referee.cards import Card, Shoe, card_str
 from referee.definitions import GameDefinition
-from referee.events import Event, Settle
+from referee.events import Settle
 from referee.games.deuces.rules import DeucesRules
 from referee.rules.house import JokerEvent, pay
 
@@ -46,11 +46,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int], None] | None
 BIG = 10**12  # chips per seat: nobody goes all-in or bankrupt
-
-
-def _extra(e: Event, name: str) -> object:
-    """A field a game adds to a shared kind (a settle's ``ante``…), None when absent."""
-    return getattr(e, name, None)
 
 
 def deuces_mc(definition: GameDefinition, hands: int, seed: int, progress: Progress = None,
