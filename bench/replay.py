@@ -54,12 +54,12 @@ MIXES = {
 
 def _choose(rng: random.Random, eng: OmahaEngine, who: str,
             mix: dict[str, Any]) -> tuple[str, Parsed]:
-    if eng.phase == "showdown":
-        if rng.random() < 0.3 and eng.bet is not None and eng.bet.live_count() > 1:
+    if eng.hand.phase == "showdown":
+        if rng.random() < 0.3 and eng.hand.bet is not None and eng.hand.bet.live_count() > 1:
             return "マック", action("muck")
         return "オープン", action("open")
     o = eng.options_for(who)
-    fold_p, raise_p = mix["pre"] if eng.street == 0 else mix["post"]
+    fold_p, raise_p = mix["pre"] if eng.hand.street == 0 else mix["post"]
     if not o.call:
         raise_p = mix["bet"]
     r = rng.random()
@@ -67,7 +67,7 @@ def _choose(rng: random.Random, eng: OmahaEngine, who: str,
         return "フォールド", action("fold")
     if o.can_raise and r > 1 - raise_p:
         r2 = rng.random()
-        bet_word = o.call == 0 and eng.bet is not None and eng.bet.max_bet == 0
+        bet_word = o.call == 0 and eng.hand.bet is not None and eng.hand.bet.max_bet == 0
         if r2 < 0.3:
             return "ポット", action("raise", pot=True)
         to = o.min_to if r2 < 0.6 else rng.randint(o.min_to, o.max_to)

@@ -82,7 +82,7 @@ def check_down(eng: OmahaEngine) -> list[Event]:
     while eng.in_hand:
         who = eng.to_act()
         assert who is not None
-        if eng.phase == "showdown":
+        if eng.hand.phase == "showdown":
             out += act(eng, who, "open")
         else:
             o = eng.options_for(who)
@@ -93,7 +93,7 @@ def check_down(eng: OmahaEngine) -> list[Event]:
 def fold_around(eng: OmahaEngine) -> list[Event]:
     """Everyone folds to the last player."""
     out: list[Event] = []
-    while eng.in_hand and eng.phase == "betting":
+    while eng.in_hand and eng.hand.phase == "betting":
         who = eng.to_act()
         assert who is not None
         out += act(eng, who, "fold")
@@ -101,16 +101,17 @@ def fold_around(eng: OmahaEngine) -> list[Event]:
 
 
 def fingerprint(eng: OmahaEngine) -> Any:
-    b = eng.bet
+    b = eng.hand.bet
     money = None
     if b is not None:
         money = (
             [(s.stack, s.bet, s.committed, s.folded) for s in b.seats], b.collected, b.dead,
             b.max_bet, list(b.actors), b.increment, sorted(b.acted), list(b.short_allins),
         )
-    players = [(p.name, p.fa, p.restrict, list(p.shown), p.opened, p.mucked) for p in eng.players]
-    sitters = [(s.seat, s.name, s.chips, s.fa_count, s.bonus) for s in eng.sitters.values()]
-    return (money, players, sitters, eng.phase, eng.street, eng.shown_board, list(eng.sd_queue),
+    h = eng.hand
+    players = [(p.name, p.fa, p.restrict, list(p.shown), p.opened, p.mucked) for p in h.players]
+    sitters = [(s.seat, s.name, s.chips, s.fa_count, s.bonus) for s in eng.seating.sitters.values()]
+    return (money, players, sitters, h.phase, h.street, h.shown_board, list(h.sd_queue),
             eng.to_act(), eng.stacks())
 
 
@@ -151,7 +152,7 @@ def test_flop_pot_1000_bet_600_raise_1800_next_makes_7000() -> None:
     act(eng, "carol", "raise", to=200)
     for nm in ("dave", "erin", "alice", "bob"):
         act(eng, nm, "call")
-    assert eng.bet is not None and eng.bet.pot_total() == 1000 and eng.street == 1
+    assert eng.hand.bet is not None and eng.hand.bet.pot_total() == 1000 and eng.hand.street == 1
     act(eng, "alice", "bet", amount=600)
     act(eng, "bob", "raise", to=1800)
     o = eng.options_for("carol")
@@ -177,7 +178,7 @@ def test_resolution_and_refusals_in_japanese() -> None:
     act(eng, "carol", "call")
     act(eng, "alice", "call")
     act(eng, "bob", "check")  # the BB's option
-    assert eng.street == 1
+    assert eng.hand.street == 1
     # a raise with no live bet is a bet: minimum BB, maximum the pot
     assert refused(eng, "alice", "raise", to=10) == (
         "omaha.make_range", {"word": "ベット", "min": 20, "max": 60})
@@ -228,7 +229,7 @@ def test_heads_up_button_posts_sb_and_acts_first_preflop_only() -> None:
     act(eng, "bob", "call")
     assert eng.to_act() == "alice"
     act(eng, "alice", "check")
-    assert eng.street == 1 and eng.to_act() == "alice"
+    assert eng.hand.street == 1 and eng.to_act() == "alice"
 
 
 def test_button_moves_to_the_next_occupied_seat() -> None:
@@ -299,8 +300,8 @@ def test_side_pots_and_rake_from_the_main_pot() -> None:
 
 def test_rake_thresholds_and_cap() -> None:
     eng = table(3)
-    eng.flop_seen = True
-    assert [eng._rake_for(x) for x in (0, 499, 500, 1000, 24999, 25000, 30000, 10**6)] == [
+    eng.hand.flop_seen = True
+    assert [eng.showdown.rake_for(x) for x in (0, 499, 500, 1000, 24999, 25000, 30000, 10**6)] == [
         0, 0, 10, 20, 499, 500, 500, 500]
 
 
@@ -353,7 +354,7 @@ def _opens(events: list[Event]) -> list[str]:
 
 
 def _to_river(eng: OmahaEngine) -> None:
-    while eng.street < 3:
+    while eng.hand.street < 3:
         who = eng.to_act()
         assert who is not None
         o = eng.options_for(who)
@@ -406,7 +407,7 @@ def test_showdown_side_pot_first_and_allin_players_must_open() -> None:
     act(eng, "carol", "call")
     act(eng, "bob", "bet", amount=100)
     ev = act(eng, "carol", "call")
-    while eng.phase == "betting":
+    while eng.hand.phase == "betting":
         who = eng.to_act()
         assert who is not None
         ev += act(eng, who, "check")
@@ -476,7 +477,7 @@ def test_conversion_on_sit_and_leave() -> None:
                                    "bank": 1000}]
     eq = table(2, equal="on")
     assert eq.buy_in_chips(123) == 123
-    eq.sitters[1].chips = 12341
+    eq.seating.sitters[1].chips = 12341
     assert kinds(eq.leave("alice"), "leave")[0]["bank"] == 12341
 
 
@@ -553,7 +554,7 @@ def test_a_refused_flying_fold_is_not_counted() -> None:
     eng = table(3)
     deal(eng, {"alice": "Ah Ad Kc Qc"})
     assert refused(eng, "alice", "fold", cards=["2s"]) == ("omaha.show_not_held", {})
-    assert eng.sitters[1].fa_count == 0
+    assert eng.seating.sitters[1].fa_count == 0
     ev = act(eng, "alice", "fold", cards=["Ah"])
     assert kinds(ev, "flying_action")[0]["count"] == 1 and eng.shown("alice") == cards("Ah")
 
@@ -608,7 +609,7 @@ def test_fa_raise_out_of_range_is_refused_and_not_counted() -> None:
         "omaha.make_range", {"word": "メイク", "min": 40, "max": 60})
     assert refused(eng, "alice", "raise") == (
         "omaha.amount_needed", {"word": "メイク", "amount": "40"})
-    assert eng.sitters[1].fa_count == 0
+    assert eng.seating.sitters[1].fa_count == 0
 
 
 def test_fa_check_still_valid_is_applied() -> None:
@@ -621,7 +622,7 @@ def test_fa_check_still_valid_is_applied() -> None:
     assert kinds(ev, "flying_action")[0]["count"] == 1
     ev = act(eng, "alice", "check") + act(eng, "bob", "check")
     assert [a["player"] for a in kinds(ev, "action")] == ["alice", "bob", "carol"]
-    assert eng.street == 2
+    assert eng.hand.street == 2
 
 
 def test_fa_check_facing_a_bet_pays_one_bb_then_call_or_fold() -> None:
@@ -638,8 +639,8 @@ def test_fa_check_facing_a_bet_pays_one_bb_then_call_or_fold() -> None:
     assert eng.to_act() == "carol" and eng.stacks()["carol"] == 9960
     assert refused(eng, "carol", "raise", to=200) == ("omaha.call_or_fold", {"call": 40})
     ev = act(eng, "carol", "call")
-    assert eng.street == 2 and eng.stacks()["carol"] == 9920
-    assert eng.bet is not None and eng.bet.pot_total() == 60 + 120 + 20
+    assert eng.hand.street == 2 and eng.stacks()["carol"] == 9920
+    assert eng.hand.bet is not None and eng.hand.bet.pot_total() == 60 + 120 + 20
 
 
 def test_allin_fa_is_void_folds_and_half_stays_in_the_pot() -> None:
@@ -649,7 +650,7 @@ def test_allin_fa_is_void_folds_and_half_stays_in_the_pot() -> None:
     assert kinds(ev, "penalty") == [{"event": "penalty", "player": "alice", "kind": "allin_fa",
                                      "points": 0, "chips": 4995}]
     assert eng.stacks()["alice"] == 4996  # the returned half rounded up
-    assert eng.bet is not None and eng.bet.seats[0].folded
+    assert eng.hand.bet is not None and eng.hand.bet.seats[0].folded
     ev = act(eng, "carol", "fold")
     # bob's unmatched 10 returns; 10 + 10 + 4995 = 5015, rake 2% = 100
     assert kinds(ev, "pot")[0]["shares"] == {"bob": 4915}
@@ -665,7 +666,7 @@ def test_fold_fa_folds_at_once() -> None:
                                       "amount": 0}
     act(eng, "carol", "call")
     act(eng, "alice", "call")
-    assert eng.street == 1
+    assert eng.hand.street == 1
 
 
 def test_third_fa_folds_and_removes_counted_per_seating() -> None:
@@ -675,7 +676,7 @@ def test_third_fa_folds_and_removes_counted_per_seating() -> None:
     ev = act(eng, "alice", "raise", to=60)  # 2: counted, the first declaration stands
     assert kinds(ev, "flying_action")[0]["count"] == 2
     fold_around(eng)
-    assert eng.sitters[1].fa_count == 2
+    assert eng.seating.sitters[1].fa_count == 2
     deal(eng)  # button to alice (seat 1): bob SB, carol BB, alice first
     assert eng.to_act() == "alice"
     act(eng, "alice", "call")
@@ -690,7 +691,7 @@ def test_third_fa_folds_and_removes_counted_per_seating() -> None:
     assert "alice" not in eng.stacks()
     # a new seating starts from zero
     eng.sit(1, "alice", 5000)
-    assert eng.sitters[1].fa_count == 0
+    assert eng.seating.sitters[1].fa_count == 0
 
 
 def test_all_in_and_folded_players_cannot_act() -> None:
@@ -784,12 +785,12 @@ def test_misdeal_rewind_keeps_the_penalties_of_a_removed_player() -> None:
     assert [e["player"] for e in kinds(ev, "penalty")] == ["bob"]
     ev = eng.remove("alice")  # a penalty's removal (the service charges the bank)
     assert kinds(ev, "leave")[0]["chips"] == 10000 - 10 - 20 - 60
-    assert eng.bet is not None
-    pot = eng.bet.pot_total()
+    assert eng.hand.bet is not None
+    pot = eng.hand.bet.pot_total()
     eng.dealing_mistake("misdeal", "carol")
     # bob, still in the hand, gets his penalty back with his stack; alice's 70 + 20 stay
     assert eng.stacks() == {"bob": 9980, "carol": 10000, "dave": 10000}
-    assert eng.bet.pot_total() == 70 + 20 + 20 < pot
+    assert eng.hand.bet.pot_total() == 70 + 20 + 20 < pot
     act(eng, "carol", "fold")
     ev = act(eng, "dave", "fold")
     assert kinds(ev, "pot")[0]["shares"] == {"bob": 110}
@@ -910,12 +911,12 @@ def test_action_clock_starts_at_the_first_reading_after_a_deal() -> None:
 def test_action_clock_at_showdown_opens() -> None:
     eng = table(2)
     deal(eng)
-    while eng.phase == "betting":
+    while eng.hand.phase == "betting":
         who = eng.to_act()
         assert who is not None
         o = eng.options_for(who)
         act(eng, who, "call" if o.call else "check")
-    assert eng.phase == "showdown"
+    assert eng.hand.phase == "showdown"
     eng.tick(0.0)
     ev = eng.tick(200.0)
     assert any("オープン" in t for t in says(ev)) and not eng.in_hand
@@ -933,16 +934,16 @@ def test_fold_showing_cards_not_held_is_refused_without_naming_them() -> None:
 def test_the_phase_is_typed_and_the_showdown_is_told() -> None:
     assert set(get_args(Phase)) == {"idle", "betting", "showdown", "over"}
     eng = table(2)
-    assert eng.phase == "idle" and not eng.at_showdown()
+    assert eng.hand.phase == "idle" and not eng.at_showdown()
     deal(eng)
-    assert eng.phase == "betting" and not eng.at_showdown()
-    while eng.phase == "betting":
+    assert eng.hand.phase == "betting" and not eng.at_showdown()
+    while eng.hand.phase == "betting":
         who = eng.to_act()
         assert who is not None
         act(eng, who, "call" if eng.options_for(who).call else "check")
     assert eng.at_showdown()
     check_down(eng)
-    assert eng.phase == "over" and not eng.at_showdown()
+    assert eng.hand.phase == "over" and not eng.at_showdown()
 
 
 def test_the_uncontested_winner_showing_cards_not_held_is_refused_and_may_still_show() -> None:

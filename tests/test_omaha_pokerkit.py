@@ -63,7 +63,7 @@ def play_one(rng: random.Random, definition: object, limit: str = "pot") -> dict
     eng = OmahaEngine(definition, {  # type: ignore[arg-type]
         "rules": "world", "level": str(level), "ante": "on" if ante_on else "off",
         "limit": limit})
-    sb, bb, ante = eng.sb, eng.bb, eng.ante
+    sb, bb, ante = eng.settings.sb, eng.settings.bb, eng.settings.ante
     stacks = []
     for _ in range(n):
         r = rng.random()

@@ -105,28 +105,29 @@ def test_betting_rounds_conserve_chips_and_ranges_are_sane(stacks: list[int], li
 # --- whole tables ---------------------------------------------------------------
 
 def money(eng: OmahaEngine, left: int) -> int:
-    total = eng.total_rake - eng.house_paid + left
-    if eng.in_hand and eng.bet is not None:
-        in_hand = {p.name for p in eng.players if not p.removed}
-        total += sum(eng.bet.seats[p.idx].stack for p in eng.players if not p.removed)
-        total += sum(s.chips for s in eng.sitters.values() if s.name not in in_hand)
-        total += eng.bet.pot_total()
+    total = eng.showdown.total_rake - eng.showdown.house_paid + left
+    if eng.in_hand and eng.hand.bet is not None:
+        in_hand = {p.name for p in eng.hand.players if not p.removed}
+        total += sum(eng.hand.bet.seats[p.idx].stack for p in eng.hand.players if not p.removed)
+        total += sum(s.chips for s in eng.seating.sitters.values() if s.name not in in_hand)
+        total += eng.hand.bet.pot_total()
     else:
-        total += sum(s.chips for s in eng.sitters.values())
+        total += sum(s.chips for s in eng.seating.sitters.values())
     return total
 
 
 def fingerprint(eng: OmahaEngine) -> Any:
-    b = eng.bet
+    b = eng.hand.bet
     money_ = None
     if b is not None:
         money_ = ([(s.stack, s.bet, s.committed, s.folded) for s in b.seats], b.collected, b.dead,
                   b.max_bet, list(b.actors), b.increment, sorted(b.acted), list(b.short_allins))
     players = [(p.name, p.fa, p.restrict, p.reserved, list(p.hole), list(p.shown), p.opened)
-               for p in eng.players]
-    sitters = [(s.seat, s.name, s.chips, s.fa_count, s.bonus) for s in eng.sitters.values()]
-    return (money_, players, sitters, eng.phase, eng.street, list(eng.board), eng.shown_board,
-            list(eng.sd_queue), eng.total_rake, eng.house_paid)
+               for p in eng.hand.players]
+    sitters = [(s.seat, s.name, s.chips, s.fa_count, s.bonus) for s in eng.seating.sitters.values()]
+    h = eng.hand
+    return (money_, players, sitters, h.phase, h.street, list(h.board), h.shown_board,
+            list(h.sd_queue), eng.showdown.total_rake, eng.showdown.house_paid)
 
 
 ACTIONS = ["fold", "check", "call", "raise", "raise_pot", "raise_none", "bet", "allin", "open",
@@ -136,7 +137,7 @@ ACTIONS = ["fold", "check", "call", "raise", "raise_pot", "raise_none", "bet", "
 def random_action(rng: random.Random, eng: OmahaEngine, who: str) -> Any:
     name = rng.choice(ACTIONS)
     if name == "raise":
-        o = eng.options_for(who) if who in eng.pmap else None
+        o = eng.options_for(who) if who in eng.hand.pmap else None
         if o is not None and o.can_raise and rng.random() < 0.7:
             return action("raise", to=rng.randint(o.min_to, o.max_to))
         return action("raise", to=rng.randint(1, 20000))
@@ -185,7 +186,7 @@ def drive(seed: int) -> dict[str, int]:
             try:
                 if r < 0.03:
                     kind = rng.choice(["misdeal", "nogame", "exposed", "exposed_board"])
-                    who = rng.choice(list(eng.pmap))
+                    who = rng.choice(list(eng.hand.pmap))
                     if kind == "exposed_board":
                         events = eng.dealing_mistake("exposed")
                     else:
@@ -222,7 +223,7 @@ def drive(seed: int) -> dict[str, int]:
             assert guard < 100
             who = eng.to_act()
             assert who is not None
-            if eng.phase == "showdown":
+            if eng.hand.phase == "showdown":
                 events = eng.act(who, action("open"))
             else:
                 events = eng.act(who, action("fold"))

@@ -34,11 +34,8 @@ from referee.games.omaha.state import (
     AfterFoldPlan,
     FlyingPlan,
     Hand,
-    HandPlayer,
-    Phase,
     Plan,
     ShowdownPlan,
-    Sitter,
     TurnPlan,
     say,
 )
@@ -46,7 +43,7 @@ from referee.games.omaha.table import Seating, Settings
 from referee.games.omaha.tourney import TournamentClock
 from referee.lang.catalog import text as msg
 from referee.rules.base import BuyIn, Deal, DealPlan, Decision, Engine, IllegalAction, SeatState
-from referee.rules.betting import Betting, Options
+from referee.rules.betting import Options
 from referee.rules.tournament import Tournament
 
 
@@ -277,71 +274,3 @@ class OmahaEngine(Engine):
         """The legal range of ``player`` now (tests, the lock-step check, help messages)."""
         hand = self.hand
         return hand.b().options(hand.pmap[player].idx)
-
-    # --- the parts' state, read through the engine (tests, the benchmark, checks) ---------------
-    def _rake_for(self, total: int) -> int:
-        return self.showdown.rake_for(total)
-
-    @property
-    def total_rake(self) -> int:
-        return self.showdown.total_rake
-
-    @property
-    def house_paid(self) -> int:
-        return self.showdown.house_paid
-
-    @property
-    def sitters(self) -> dict[int, Sitter]:
-        return self.seating.sitters
-
-    @property
-    def sb(self) -> int:
-        return self.settings.sb
-
-    @property
-    def bb(self) -> int:
-        return self.settings.bb
-
-    @property
-    def ante(self) -> int:
-        return self.settings.ante
-
-    @property
-    def phase(self) -> Phase:
-        return self.hand.phase
-
-    @property
-    def players(self) -> list[HandPlayer]:
-        return self.hand.players
-
-    @property
-    def pmap(self) -> dict[str, HandPlayer]:
-        return self.hand.pmap
-
-    @property
-    def bet(self) -> Betting | None:
-        return self.hand.bet
-
-    @property
-    def board(self) -> list[Card]:
-        return self.hand.board
-
-    @property
-    def street(self) -> int:
-        return self.hand.street
-
-    @property
-    def shown_board(self) -> int:
-        return self.hand.shown_board
-
-    @property
-    def flop_seen(self) -> bool:
-        return self.hand.flop_seen
-
-    @flop_seen.setter
-    def flop_seen(self, seen: bool) -> None:
-        self.hand.flop_seen = seen
-
-    @property
-    def sd_queue(self) -> list[int]:
-        return self.hand.sd_queue
