@@ -152,11 +152,6 @@ def parse_cards(text: str) -> list[Card]:
     return out
 
 
-def find_cards(text: str) -> list[Card]:
-    """Cards mentioned anywhere in normalized text, for the parser (no error on other words)."""
-    return [_from_match(m) for m in _CARD_RE.finditer(text)]
-
-
 # --- shoes -----------------------------------------------------------------------------------
 
 def full_deck() -> list[Card]:

@@ -192,10 +192,10 @@ def load(game: str) -> GameDefinition:
     """The definition of ``game`` from its folder's ``definition.toml`` (read once per
     registered game); DefinitionError for a game that is not registered."""
     try:
-        found = games.spec(game)
+        path = path_of(game)
     except games.UnknownGame as e:
         raise DefinitionError(str(e)) from None
-    return _load(found.folder / "definition.toml")
+    return _load(path)
 
 
 @cache

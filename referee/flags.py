@@ -168,13 +168,3 @@ def judge_leak(
     return LeakVerdict("low", False)
 
 
-def assess_leak(
-    text: str,
-    game: str,
-    holdings: Sequence[Card],
-    shown: Sequence[Card],
-    board: Sequence[Card] = (),
-) -> Confidence | None:
-    """The priority of :func:`judge_leak`'s flag (``None``: no flag)."""
-    v = judge_leak(text, game, holdings, shown, board)
-    return None if v is None else v.priority

@@ -232,10 +232,6 @@ class Referee:
         t = self.tables.get(room)
         return t is not None and not t.paused and t.engine.in_hand
 
-    def clock_paused(self, room: str) -> bool:
-        t = self.tables.get(room)
-        return t is not None and t.paused
-
     def rebuild(self, inputs: Iterable[dict[str, Any]]) -> None:
         """Re-run saved inputs with persistence off: the same state as when they were saved.
 

@@ -77,7 +77,7 @@ def test_betting_rounds_conserve_chips_and_ranges_are_sane(stacks: list[int], li
                 break
             b.start_round(0, street)
         guard = 0
-        while not b.round_over:
+        while b.actors:
             guard += 1
             assert guard < 200
             i = b.to_act()

@@ -161,11 +161,11 @@ def test_clock_pause_survives_a_rebuild_and_ticks_skip_it() -> None:
     assert live.wants_tick("!r")
     assert tick(live, "k0", "!r", 1001.0) == []
     say("dealer", "!時計停止", 1010.0)
-    assert not live.wants_tick("!r") and live.clock_paused("!r")
+    assert not live.wants_tick("!r") and live.tables["!r"].paused
     assert tick(live, "k1", "!r", 1010.0 + 10 * clock.act_after) == []
     rebuilt = Referee(moderators=["dealer"])
     rebuilt.rebuild(store.inputs())
-    assert rebuilt.state() == live.state() and rebuilt.clock_paused("!r")
+    assert rebuilt.state() == live.state() and rebuilt.tables["!r"].paused
     say("dealer", "!clock on", 5000.0)
     # 9 s ran before the pause: the default comes act_after - 9 s after the resume
     early = tick(live, "k2", "!r", 5000.0 + clock.act_after - 10)

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from referee.cards import Card, card_str, parse_cards
 from referee.flags import (
-    assess_leak,
+    Confidence,
+    judge_leak,
     made_class,
     named_cards,
     named_classes,
@@ -19,6 +20,13 @@ from referee.flags import (
 
 def c(text: str) -> list[Card]:
     return parse_cards(text)
+
+
+def assess_leak(text: str, game: str, holdings: list[Card], shown: list[Card],
+                board: list[Card] | None = None) -> Confidence | None:
+    """The priority of the leak flag ``text`` would raise (None: none)."""
+    v = judge_leak(text, game, holdings, shown, board or [])
+    return None if v is None else v.priority
 
 
 @pytest.mark.parametrize(

@@ -139,10 +139,6 @@ class Betting:
     def to_act(self) -> int | None:
         return self.actors[0] if self.actors else None
 
-    @property
-    def round_over(self) -> bool:
-        return not self.actors
-
     def pot_total(self) -> int:
         """Everything in the middle, current bets included."""
         return self.collected + self.dead + sum([s.bet for s in self.seats])
