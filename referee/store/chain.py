@@ -24,15 +24,16 @@ from referee.store.log import register, source
 GENESIS = b""  # the "previous chain" of the first row
 
 
-def link(prev: bytes, input_id: str, room: str, input_json: str, events_json: str) -> bytes:
+def link(prev: bytes, input_id: str, room: str, input_json: str | bytes,
+         events_json: str | bytes) -> bytes:
     """The chain value of a row after one whose chain is ``prev`` (length-prefixed fields, so
-    no two different rows give the same bytes)."""
-    h = hashlib.sha256(prev)
+    no two different rows give the same bytes). The JSON may come as its UTF-8 bytes (the
+    writer encodes it once for the hash and the body)."""
+    parts = [prev]
     for field in (input_id, room, input_json, events_json):
-        b = field.encode("utf-8")
-        h.update(len(b).to_bytes(8, "big"))
-        h.update(b)
-    return h.digest()
+        b = field if isinstance(field, bytes) else field.encode("utf-8")
+        parts += (len(b).to_bytes(8, "big"), b)
+    return hashlib.sha256(b"".join(parts)).digest()
 
 
 def head(conn: sqlite3.Connection) -> bytes:

@@ -332,9 +332,11 @@ class Store:
 
         def settle() -> None:
             keys: list[tuple[int, int | str] | None] = []
+            splits: list[tuple[str, int | str]] = []
             by_key: dict[int, list[int | str]] = {}
             for input_id in chunk:
                 prefix, rest = split_id(input_id)
+                splits.append((prefix, rest))
                 if prefix not in prefix_ids:
                     found = self.log.key(input_id)
                     prefix_ids[prefix] = None if found is None else found[0]
@@ -348,10 +350,9 @@ class Store:
                 saved.update((pid, r[0]) for r in self.conn.execute(
                     f"SELECT id_rest FROM inputs WHERE id_prefix = ? AND id_rest IN ({marks})",
                     (pid, *rests)))
-            for input_id, key in zip(chunk, keys, strict=True):
+            for input_id, key, (prefix, rest) in zip(chunk, keys, splits, strict=True):
                 if (key is not None and key in saved) or input_id in self._batch_ids:
                     continue
-                prefix, rest = split_id(input_id)
                 if isinstance(rest, int):
                     counters.setdefault(prefix, array("q")).append(rest)
                 else:
@@ -413,7 +414,8 @@ class Store:
                 self._batch_base = self._known_seq
                 conn.execute("BEGIN IMMEDIATE")
                 self._chain = chain_head(conn)  # under the write lock: nobody appends now
-            linked = chain_link(self._chain, input_id, room, input_json, events_json)
+            input_b, events_b = input_json.encode(), events_json.encode()
+            linked = chain_link(self._chain, input_id, room, input_b, events_b)
             log = self.log
             key = log.key(input_id, create=True)
             assert key is not None
@@ -422,7 +424,7 @@ class Store:
                 "INSERT INTO inputs(room_id, id_prefix, id_rest, codec, body, processed_at,"
                 " chain) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (log.room_id(room, create=True), *key, codec,
-                 log.encode(codec, input_json, events_json), time.time(), linked),
+                 log.encode(codec, input_b, events_b), time.time(), linked),
             )
             self._chain = linked
             seq = cur.lastrowid

@@ -195,10 +195,11 @@ class Log:
             primed = self._codecs[codec] = self._primed(bytes(row[0]))
         return primed
 
-    def encode(self, codec: int, input_json: str, events_json: str) -> bytes:
-        part = input_json.encode()
+    def encode(self, codec: int, input_json: str | bytes, events_json: str | bytes) -> bytes:
+        part = input_json if isinstance(input_json, bytes) else input_json.encode()
+        rest = events_json if isinstance(events_json, bytes) else events_json.encode()
         comp = self._codec(codec)[0].copy()
-        data: bytes = comp.compress(part + events_json.encode()) + comp.flush()
+        data: bytes = comp.compress(part + rest) + comp.flush()
         return _leb128(len(part)) + data
 
     def decode(self, codec: int, body: bytes) -> tuple[str, str]:
