@@ -453,7 +453,7 @@ def test_bankrupt_below_twenty_but_not_at_twenty() -> None:
 # --- illegal actions change nothing ---------------------------------------------------------
 
 def fingerprint(e: DeucesEngine) -> str:
-    return repr((e.stacks(), e.bonus_area, e.hand, e.hand_no, e.clock))
+    return repr((e.stacks(), e.bonus_area, e.flow.hand, e.hand_no, e.clock))
 
 
 def test_illegal_actions_are_refused_in_japanese_without_trace() -> None:

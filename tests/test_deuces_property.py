@@ -138,7 +138,7 @@ def test_random_play_with_penalties_and_dealing_mistakes(seed: int, players: int
     play_randomly(
         e, rng, new_deal=lambda before: e.draw_deal(Shoe(decks=6, jokers=1, rng=rng), rng),
         random_action=random_action,
-        snapshot=lambda: repr((e.table.players, e.area, e.hand, e.button, e.clock, e.hand_no)),
+        snapshot=lambda: repr((e.table.players, e.area, e.flow.hand, e.button, e.clock, e.hand_no)),
         mistake_rate=0.03, paid_kinds=("settle", "compensation", "joker", "bonus_payout"),
     )
     _check_area(e)

@@ -110,9 +110,9 @@ from referee.games.deuces.cards import dup_kinds, refill_order, take
 from referee.games.deuces.dealer import strategy
 from referee.games.deuces.hand import (
     DealerDiscard,
-    DeucesHand,
     Duplicate,
     Hand,
+    HandFlow,
     Player,
     Showdown,
 )
@@ -120,6 +120,7 @@ from referee.games.deuces.rules import DeucesRules
 from referee.lang.catalog import text
 from referee.rules.base import Deal, Decision, IllegalAction
 from referee.rules.house import (
+    HouseSeats,
     allin_ante,
     check_ante,
     names,
@@ -159,7 +160,7 @@ class _Plan:
 # --- the engine -----------------------------------------------------------------------------
 
 
-class DeucesEngine(DeucesHand):
+class DeucesEngine(HouseSeats):
     game = "deuces"
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
@@ -167,9 +168,9 @@ class DeucesEngine(DeucesHand):
         super().__init__(definition, options, ante_unit=rules.ante_unit,
                          bankrupt_below=rules.bankrupt_below, npc_allowed=False)
         self.rules: DeucesRules = rules
-        self._dealer_way = strategy(self.rules.dealer_strategy)
         self.area = BonusArea(self.rules.bonus_area_size)
-        self.hand: Hand | None = None
+        self.flow = HandFlow(rules, self.table, self.area, self.clock,
+                             strategy(self.rules.dealer_strategy), self.last_slot)
         self.button = 1
         # self.clock (HouseSeats'): started the first time seen in a phase, restarted by a new
         # phase
@@ -192,28 +193,28 @@ class DeucesEngine(DeucesHand):
 
     @property
     def in_hand(self) -> bool:
-        return self.hand is not None
+        return self.flow.hand is not None
 
     def holdings(self, player: str) -> list[Card]:
-        p = self._player(player)
+        p = self.flow.player(player)
         return list(p.held) if p else []
 
     def current_cards(self, player: str) -> list[Card]:
         """The cards ``player`` holds now (after the duplicate check: what a play keeps from)."""
-        p = self._player(player)
+        p = self.flow.player(player)
         return list(p.cards) if p else []
 
     def shown(self, player: str) -> list[Card]:
-        p = self._player(player)
+        p = self.flow.player(player)
         return list(p.shown) if p else []
 
     def in_this_hand(self, player: str) -> bool:
-        p = self._player(player)
+        p = self.flow.player(player)
         return p is not None and p.status != "out"
 
     def decision(self, player: str) -> Decision | None:
-        h = self.hand
-        p = self._player(player)
+        h = self.flow.hand
+        p = self.flow.player(player)
         if h is None or p is None:
             return None
         if h.phase == "ante" and p.status == "ante":
@@ -226,7 +227,7 @@ class DeucesEngine(DeucesHand):
 
     def to_act(self) -> str | None:
         """The player who must name which duplicate goes first, while the check waits for them."""
-        h = self.hand
+        h = self.flow.hand
         return h.queue[0] if h is not None and h.phase == "check" and h.queue else None
 
     @property
@@ -242,9 +243,25 @@ class DeucesEngine(DeucesHand):
 
     def carry(self, data: dict[str, Any]) -> None:
         """Take over the bonus area a closed deuces table handed on (:meth:`carried`)."""
-        if self.hand is not None:
+        if self.flow.hand is not None:
             raise IllegalAction("deuces.area_locked")
         self.area.carry(data)
+
+    # --- the operations decided outside the hand (the hand's flow carries them out) --------
+
+    def dealing_mistake(self, kind: str, player: str | None = None) -> list[Event]:
+        return self.flow.dealing_mistake(kind, player)
+
+    def force_fold(self, player: str) -> list[Event]:
+        return self.flow.force_fold(player)
+
+    def remove(self, player: str) -> list[Event]:
+        return self.flow.remove(player)
+
+    def set_last_slot(self, on: bool) -> list[Event]:
+        out = super().set_last_slot(on)
+        self.flow.last_slot = self.last_slot
+        return out
 
     # --- seating ----------------------------------------------------------------------------
 
@@ -252,15 +269,15 @@ class DeucesEngine(DeucesHand):
         p = self.table.by_name(name)
         if p is None:
             raise IllegalAction("house.not_seated", player=name)
-        h = self.hand
-        hp = self._player(name)
+        h = self.flow.hand
+        hp = self.flow.player(name)
         if h is not None and hp is not None and hp.status not in ("ante", "out"):
             if p.leaving:
                 raise IllegalAction("deuces.leave_taken")
             p.leaving = True
             return [Say(to="room", text=text("deuces.leaves_after", player=name))]
         if h is not None and h.phase == "ante":
-            dry = self._dry()
+            dry = self.flow.dry()
             if hp is not None:
                 dry.drop(name)
             dry.maybe_deal()
@@ -268,7 +285,7 @@ class DeucesEngine(DeucesHand):
             h.players.remove(hp)
         out = self.table.stand(name)
         if h is not None and h.phase == "ante":
-            out += self._maybe_deal()
+            out += self.flow.maybe_deal()
         return out
 
     def set_button(self, seat: int) -> None:
@@ -277,14 +294,14 @@ class DeucesEngine(DeucesHand):
         self.button = seat
 
     def set_bonus_area(self, cards: list[Card], markers: list[int] | None = None) -> None:
-        if self.hand is not None:
+        if self.flow.hand is not None:
             raise IllegalAction("deuces.area_locked")
         self.area.set(cards, markers)
 
     # --- the hand ---------------------------------------------------------------------------
 
     def start_hand(self, deal: Deal) -> list[Event]:
-        if self.hand is not None:
+        if self.flow.hand is not None:
             raise IllegalAction("deuces.hand_running")
         seated = self.table.ordered()
         strangers = sorted(set(deal.hands) - {p.name for p in seated})
@@ -306,7 +323,7 @@ class DeucesEngine(DeucesHand):
         button = self._button_seat([p.seat for p in seated])
         players = sorted(playing, key=lambda p: (p.seat < button, p.seat))
         self.hand_no += 1
-        self.hand = Hand(
+        self.flow.hand = Hand(
             number=self.hand_no,
             players=[Player(p.name, p.seat, list(deal.hands[p.name])) for p in players],
             dealer=list(deal.dealer),
@@ -329,7 +346,7 @@ class DeucesEngine(DeucesHand):
     # --- actions: checked (read only), then applied (Engine.act) ----------------------------
 
     def _check_act(self, player: str, action: Parsed, now: float | None) -> _Plan:
-        h = self.hand
+        h = self.flow.hand
         if h is None:
             raise IllegalAction("deuces.no_hand")
         p = h.get(player)
@@ -345,7 +362,7 @@ class DeucesEngine(DeucesHand):
         elif p.status == "played":
             raise IllegalAction("deuces.already_played")
         elif name == "fold":
-            dry = self._dry()
+            dry = self.flow.dry()
             dry.status[p.name] = "folded"
             dry.maybe_resolve()
             plan = _Plan(p, "fold")
@@ -363,17 +380,19 @@ class DeucesEngine(DeucesHand):
         out: list[Event]
         if plan.kind == "sit_out":
             p.status = "out"
-            out = [Say(to="room", text=text("deuces.sits_out", player=p.name)), *self._maybe_deal()]
+            out = [Say(to="room", text=text("deuces.sits_out", player=p.name)),
+                   *self.flow.maybe_deal()]
         elif plan.kind == "ante":
             out = self._ante(p, plan.ante, plan.allin)
         elif plan.kind == "choose":
-            out = self._run_checks(first=plan.card)
+            out = self.flow.run_checks(first=plan.card)
         elif plan.kind == "fold":
             p.status = "folded"
-            out = [*voice.said(ActionEvent(player=p.name, action="fold")), *self._maybe_resolve()]
+            out = [*voice.said(ActionEvent(player=p.name, action="fold")),
+                   *self.flow.maybe_resolve()]
         else:
             out = self._play(p, plan.kept)
-        if self.hand is not None and self.clock.since is None and plan.now is not None:
+        if self.flow.hand is not None and self.clock.since is None and plan.now is not None:
             self.clock.since = plan.now  # the first time seen in this (maybe new) phase
         return out
 
@@ -382,7 +401,7 @@ class DeucesEngine(DeucesHand):
             raise IllegalAction("deuces.ante_taken")
         seat = self.table.by_name(p.name)
         assert seat is not None
-        dry = self._dry()
+        dry = self.flow.dry()
         if action.action == "fold":
             dry.status[p.name] = "out"
             dry.maybe_deal()
@@ -401,13 +420,13 @@ class DeucesEngine(DeucesHand):
 
     def _ante(self, p: Player, ante: int, allin: bool) -> list[Event]:
         seat = self.table.by_name(p.name)
-        assert seat is not None and self.hand is not None
+        assert seat is not None and self.flow.hand is not None
         seat.chips -= ante
-        self.hand.book.stake(p.name, ante)
+        self.flow.hand.book.stake(p.name, ante)
         p.ante, p.allin, p.status = ante, allin, "anted"
         word = "allin" if allin else "ante"
         return [*voice.said(ActionEvent(player=p.name, action=word, amount=ante)),
-                *self._maybe_deal()]
+                *self.flow.maybe_deal()]
 
     def _check_choose(self, h: Hand, p: Player, action: Parsed) -> _Plan:
         """The player whose hand holds several kinds of duplicates names the one removed first."""
@@ -425,7 +444,7 @@ class DeucesEngine(DeucesHand):
             raise IllegalAction("house.card_error", error=str(e)) from None
         if card not in kinds:
             raise IllegalAction("deuces.not_duplicated", card=card_str(card), kinds=listed)
-        self._dry().run_checks(first=card)
+        self.flow.dry().run_checks(first=card)
         return _Plan(p, "choose", card=card)
 
     def _check_play(self, p: Player, action: Parsed) -> _Plan:
@@ -464,7 +483,7 @@ class DeucesEngine(DeucesHand):
             if c in remaining:
                 remaining.remove(c)
                 ordered.append(c)
-        dry = self._dry()
+        dry = self.flow.dry()
         dry.cards[p.name] = list(ordered)
         dry.status[p.name] = "played"
         dry.maybe_resolve()
@@ -472,15 +491,15 @@ class DeucesEngine(DeucesHand):
 
     def _play(self, p: Player, kept: list[Card]) -> list[Event]:
         seat = self.table.by_name(p.name)
-        assert seat is not None and self.hand is not None
+        assert seat is not None and self.flow.hand is not None
         bet = p.ante
         seat.chips -= bet
-        self.hand.book.stake(p.name, bet)
+        self.flow.hand.book.stake(p.name, bet)
         p.bet = bet
         p.cards = list(kept)
         p.status = "played"
         ev = ActionEvent(player=p.name, action="play", amount=bet, cards=cards_str(kept))
-        return [*voice.said(ev), *self._maybe_resolve()]
+        return [*voice.said(ev), *self.flow.maybe_resolve()]
 
     # --- the clock ----------------------------------------------------------------------------
 
@@ -488,7 +507,7 @@ class DeucesEngine(DeucesHand):
         """The action clock (``[clock]`` of the definition): after ``remind_after`` seconds in a
         phase the players still awaited are reminded once; after ``act_after`` a player who has
         not anted sits the hand out and one who has not decided folds."""
-        h = self.hand
+        h = self.flow.hand
         if h is None:
             return []
         limits = self.definition.clock
@@ -506,11 +525,11 @@ class DeucesEngine(DeucesHand):
         due = self.clock.due(now, limits.remind_after, limits.act_after)
         out: list[Event] = []
         if due == "act":  # (due() changed nothing: a refusal below leaves no trace)
-            dry = self._dry()
+            dry = self.flow.dry()
             if h.phase == "check":
                 dry.run_checks(default=True)
                 out.append(Say(to="room", text=text("deuces.timeout_check", who=who)))
-                out += self._run_checks(default=True)
+                out += self.flow.run_checks(default=True)
             elif h.phase == "ante":
                 for p in late:
                     dry.status[p.name] = "out"
@@ -518,7 +537,7 @@ class DeucesEngine(DeucesHand):
                 for p in late:
                     p.status = "out"
                 out.append(Say(to="room", text=text("deuces.timeout_ante", who=who)))
-                out += self._maybe_deal()
+                out += self.flow.maybe_deal()
             else:
                 for p in late:
                     dry.status[p.name] = "folded"
@@ -527,8 +546,8 @@ class DeucesEngine(DeucesHand):
                 for p in late:  # the folds the line above announced
                     p.status = "folded"
                     out.append(ActionEvent(player=p.name, action="fold"))
-                out += self._maybe_resolve()
-            if self.hand is not None and self.clock.since is None:
+                out += self.flow.maybe_resolve()
+            if self.flow.hand is not None and self.clock.since is None:
                 self.clock.since = now
         elif due == "remind":
             what = text(f"deuces.remind_{h.phase}")

@@ -1,11 +1,11 @@
 """The ``deuces`` hand once it runs by itself, and the operations decided outside it.
 
-:class:`DeucesHand` is the part of :class:`~referee.games.deuces.engine.DeucesEngine` that nobody is
+:class:`HandFlow` is the part of :class:`~referee.games.deuces.engine.DeucesEngine` that nobody is
 asked about: the deal after the last ante, the duplicate checks (and the bonus area they feed),
 the refill, the settlement and the end of the hand; and the operations the service applies
-from outside -- dealing mistakes (:meth:`DeucesHand.dealing_mistake`), forced folds and
-removals. A module of its own so the engine module keeps the table, the actions and the clock
-(docs/rules.md ``deuces``; the rulings are in the engine's module doc). Each operation checks
+from outside -- dealing mistakes (:meth:`HandFlow.dealing_mistake`), forced folds and
+removals. The engine owns one and keeps the table, the actions and the clock (docs/rules.md
+``deuces``; the rulings are in the engine's module doc). Each operation checks
 first -- the dry run of :mod:`referee.games.deuces.cards` included -- then applies.
 """
 
@@ -36,7 +36,8 @@ from referee.rules.base import IllegalAction
 from referee.rules.house import (
     Compensation,
     HandBook,
-    HouseSeats,
+    HouseTable,
+    WaitClock,
     announce_compensation,
     joker_line,
     names,
@@ -44,7 +45,7 @@ from referee.rules.house import (
     show,
 )
 
-__all__ = ["DealerDiscard", "DeucesHand", "Duplicate", "Showdown"]
+__all__ = ["DealerDiscard", "Duplicate", "HandFlow", "Showdown"]
 
 # --- state ----------------------------------------------------------------------------------
 
@@ -83,20 +84,27 @@ class Hand:
 # --- the hand's automatic steps and the operations -----------------------------------------
 
 
-class DeucesHand(HouseSeats):
-    """What a deuces table does without asking anyone (module doc); the engine sets the state.
-    The seats, the ante unit and the clock are :class:`~referee.rules.house.HouseSeats`'."""
+class HandFlow:
+    """What a deuces table does without asking anyone (module doc), on the parts the engine
+    shares with it: the rules, the seats' :class:`~referee.rules.house.HouseTable`, the bonus
+    area, the action clock and the dealer's way. It owns the running :class:`Hand` (None
+    between hands); the engine starts one and asks the players."""
 
-    rules: DeucesRules
-    area: BonusArea
-    hand: Hand | None
-    _dealer_way: Strategy
+    def __init__(self, rules: DeucesRules, table: HouseTable, area: BonusArea,
+                 clock: WaitClock, dealer_way: Strategy, last_slot: bool) -> None:
+        self.rules = rules
+        self.table = table
+        self.area = area
+        self.clock = clock
+        self._dealer_way = dealer_way
+        self.last_slot = last_slot  # the table's option, kept in step by the engine
+        self.hand: Hand | None = None
 
-    def _player(self, name: str) -> Player | None:
+    def player(self, name: str) -> Player | None:
         return self.hand.get(name) if self.hand is not None else None
 
 
-    def _dry(self) -> DryRun:
+    def dry(self) -> DryRun:
         """The card flow from the current state, on copies (:mod:`referee.games.deuces.cards`)."""
         h = self.hand
         assert h is not None
@@ -113,7 +121,7 @@ class DeucesHand(HouseSeats):
         assert h.shoe, "the dry run let through a step the shoe cannot cover"
         return h.shoe.pop(0)
 
-    def _maybe_deal(self) -> list[Event]:
+    def maybe_deal(self) -> list[Event]:
         h = self.hand
         assert h is not None
         if h.phase != "ante" or any(p.status == "ante" for p in h.players):
@@ -143,13 +151,13 @@ class DeucesHand(HouseSeats):
                     out += self._joker(p)
         h.check = 1
         h.queue = [p.name for p in active]
-        return out + self._run_checks()
+        return out + self.run_checks()
 
     def _new_phase(self, h: Hand, phase: Literal["check", "decide"]) -> None:
         h.phase = phase
         self.clock.restart()  # the clock of the new phase starts at the next time seen
 
-    def _run_checks(self, first: Card | None = None, default: bool = False) -> list[Event]:
+    def run_checks(self, first: Card | None = None, default: bool = False) -> list[Event]:
         """Work through the duplicate check's queue; stop when a player must choose the order.
 
         ``first``: the card the player at the head of the queue chose to remove first;
@@ -185,7 +193,7 @@ class DeucesHand(HouseSeats):
             if deciding:
                 out.append(Say(to="room", text=text("deuces.play_prompt", who=names(deciding))))
             # players forced to fold during the check leave nobody to wait for
-            return out + self._maybe_resolve()
+            return out + self.maybe_resolve()
         return out + self._settle()
 
     def _dedupe(
@@ -243,7 +251,7 @@ class DeucesHand(HouseSeats):
         )
         return [event, joker_line(event)]
 
-    def _maybe_resolve(self) -> list[Event]:
+    def maybe_resolve(self) -> list[Event]:
         h = self.hand
         assert h is not None
         if any(p.status == "deciding" for p in h.players):
@@ -276,7 +284,7 @@ class DeucesHand(HouseSeats):
                 out += self._joker(p)
         h.check = 2
         h.queue = [p.name for p in checked] + [DEALER]
-        return out + self._run_checks()
+        return out + self.run_checks()
 
     def _settle(self) -> list[Event]:
         h = self.hand
@@ -377,12 +385,12 @@ class DeucesHand(HouseSeats):
     def _check_force_fold(self, player: str) -> None:
         """Refuse a forced fold that cannot be (nothing to fold, or the shoe cannot cover what
         it sets off: the dry run of :meth:`_force_fold`)."""
-        p = self._player(player)
+        p = self.player(player)
         if self.hand is None or p is None or p.status in ("out", "folded"):
             raise IllegalAction("deuces.cannot_fold", player=player)
         if p.status == "played":
             raise IllegalAction("deuces.player_already_played", player=player)
-        dry = self._dry()
+        dry = self.dry()
         if dry.phase == "check" and dry.queue and dry.queue[0] == player:
             dry.run_checks(default=True)
             if dry.phase is None:  # pragma: no cover - check 1 never ends the hand by itself
@@ -400,12 +408,12 @@ class DeucesHand(HouseSeats):
         ante they sit the hand out, after it the ante is lost; a player who already played keeps
         their hand (nothing left to fold)."""
         h = self.hand
-        p = self._player(player)
+        p = self.player(player)
         assert h is not None and p is not None
         out: list[Event] = []
         if h.phase == "check" and h.queue and h.queue[0] == player:
             # they were choosing the order of their duplicates: the default order, then the fold
-            out += self._run_checks(default=True)
+            out += self.run_checks(default=True)
             if self.hand is None:  # pragma: no cover - check 1 never ends the hand by itself
                 return out
         elif h.phase == "check" and player in h.queue:
@@ -420,9 +428,9 @@ class DeucesHand(HouseSeats):
                 Say(to="room", text=text("deuces.forced_fold", player=player)),
             ]
         if h.phase == "ante":
-            return out + self._maybe_deal()
+            return out + self.maybe_deal()
         if h.phase == "decide":
-            return out + self._maybe_resolve()
+            return out + self.maybe_resolve()
         return out
 
     def remove(self, player: str) -> list[Event]:
@@ -430,7 +438,7 @@ class DeucesHand(HouseSeats):
         house: they are folded (even after playing) and get no dealing-mistake guarantee."""
         if self.table.by_name(player) is None:
             raise IllegalAction("house.not_seated", player=player)
-        hp = self._player(player)
+        hp = self.player(player)
         out: list[Event] = []
         if hp is not None and hp.status in ("ante", "anted", "deciding"):
             self._check_force_fold(player)
@@ -439,7 +447,7 @@ class DeucesHand(HouseSeats):
             self._check_forfeit(hp)
             out += self._forfeit(hp)
         h = self.hand
-        hp = self._player(player)
+        hp = self.player(player)
         if h is not None and hp is not None:
             if hp.status == "out":
                 h.players.remove(hp)
@@ -451,7 +459,7 @@ class DeucesHand(HouseSeats):
 
     def _check_forfeit(self, p: Player) -> None:
         """The dry run of :meth:`_forfeit` (the shoe must cover the check or the refill)."""
-        dry = self._dry()
+        dry = self.dry()
         head = dry.phase == "check" and bool(dry.queue) and dry.queue[0] == p.name
         if p.name in dry.queue:
             dry.queue.remove(p.name)
@@ -475,7 +483,7 @@ class DeucesHand(HouseSeats):
             Say(to="room", text=text("deuces.removed_fold", player=p.name)),
         ]
         if head:
-            return out + self._run_checks()
+            return out + self.run_checks()
         if h.phase == "decide":
-            return out + self._maybe_resolve()
+            return out + self.maybe_resolve()
         return out
