@@ -38,6 +38,16 @@ def _rank_letter(r: str) -> str:
     return cw.rank_of.get(r, r)
 
 
+@cache
+def _splits() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The ranks of a run of ranks and the suits of a run of suits (built once: every clause
+    with a card in it is split with them)."""
+    cw = vocab.cards()
+    kanji = "".join(words_table().get("kanji_ranks", {}))
+    return (re.compile(rf"10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}]"),
+            re.compile(cw.suit_words_re))
+
+
 def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
     """Card phrases of a folded clause: (start, end, cards) -- 「ハートのキングとクイーン」,
     「9と10のハート」, 「As Kd」, 「スペードのエース」."""
@@ -53,9 +63,7 @@ def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
             taken[i] = True
         found.append((s, e, cards))
 
-    kanji = "".join(words_table().get("kanji_ranks", {}))
-    rank_split = re.compile(rf"10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}]")
-    suit_split = re.compile(cw.suit_words_re)
+    rank_split, suit_split = _splits()
     for m in suits_first.finditer(folded):
         suits = [cw.suit_of.get(x) for x in suit_split.findall(m.group("suits"))]
         r = _rank_letter(m.group("rank"))

@@ -92,23 +92,40 @@ def _voice(m: re.Match[str]) -> str:
     return unicodedata.normalize("NFC", m.group(1) + combining)
 
 
+@cache
 def text_of_list(key: str) -> tuple[str, ...]:
     return tuple(fold_nfkc(w) for w in texts_of(key))
+
+
+@cache
+def _slip_gates() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Any slip, any big kana of ``small_kana``, as one pattern each: most messages have none,
+    and one search costs less than a ``find`` per entry of the table."""
+    v = vocabulary()
+
+    def any_of(words: list[str]) -> re.Pattern[str]:
+        return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+                          or "(?!)")
+
+    return any_of([w for w, _ in v.slips]), any_of([b for b, _ in v.small_kana])
 
 
 def repair(text: str) -> str:
     """``text`` (NFKC) with the slips of ``grammar/clauses.toml`` undone."""
     v = vocabulary()
+    slips, bigs = _slip_gates()
     text = drop_emoji(text, blank=True)
     text = _marks().sub(_voice, text)
+    head = fold_nfkc(text.lstrip())
     for dealer in text_of_list("dealer_vocatives"):  # ディーラーさん、レイズ: said to the bot
-        if fold_nfkc(text.lstrip()).startswith(dealer):
+        if head.startswith(dealer):
             lead = len(text) - len(text.lstrip())
             text = text[lead + len(dealer):].lstrip(vocab.marks("separators"))
             break
-    for wrong, right in v.slips:
-        if wrong in text:
-            text = text.replace(wrong, right)
+    if slips.search(text) is not None:  # (no slip in the text: no replacement can apply)
+        for wrong, right in v.slips:
+            if wrong in text:
+                text = text.replace(wrong, right)
     text = _faces(text)
     dash, stray_n, stray, stretch = _repairs()
     text = dash.sub(vocab.marks("long_vowel"), text)
@@ -118,7 +135,7 @@ def repair(text: str) -> str:
     text = _kana_stretch().sub("", text)  # いくぞおおお, だあああ
     text = stretch.sub("", text)
     folded = fold_nfkc(text)
-    if len(folded) == len(text):
+    if len(folded) == len(text) and bigs.search(folded) is not None:
         for big, small in v.small_kana:
             start = folded.find(big)
             while start >= 0:
