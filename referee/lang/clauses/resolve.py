@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from referee.actions import Parsed
+from referee.lang import vocab
 from referee.lang.clauses.build import build_action
 from referee.lang.clauses.cards import cards_in
 from referee.lang.clauses.frame import Frame, amount_pattern, frame, names_someone, supposes
@@ -158,8 +159,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     if not before and last > 0:  # 「残す Th Jh Qh、あ、いやKhも残します」: cards, then "keep"
         joined_before = _these_joined(clauses[:last], game, hands, coarse)
         before = [joined_before] if joined_before is not None else []
-    amended = _added(acts, before) or _bare_amount(acts, before, last) or _amended(
-        clauses, last, kept)
+    amended = _added(acts, before) or _bare_amount(acts, before, last) or _restated(
+        acts, before, last) or _amended(clauses, last, kept)
     if amended is not None:
         return Reading(amended, False)
     if any(c.kind == "kept" for c in kept) and not any(
@@ -333,11 +334,12 @@ def _addressed(c: Clause, before: list[Clause], after: list[Clause]) -> None:
 
 
 def _lone_correction(c: Clause, before: list[Clause], after: list[Clause]) -> None:
-    """A correction with no action on either side corrects the chat (部長…じゃなくて課長)."""
+    """A correction with no action on either side corrects the chat (部長…じゃなくて課長);
+    a noticing あ with none after it notices something else (コール、あ、ナイスハンド)."""
     if c.kind == "correction":
-        near = [x for x in before[-1:] + after
-                if x.kind in ("action", "blocking", "cards", "these", "declined", "kept",
-                              "echo")]
+        live = ("action", "blocking", "cards", "these", "declined", "kept", "echo")
+        noticing = c.folded.strip(vocab.marks("separators")).strip() in vocabulary().noticing
+        near = [x for x in ([] if noticing else before[-1:]) + after if x.kind in live]
         if not near:
             c.kind = "chat"
 
@@ -417,6 +419,21 @@ def _bare_amount(acts: list[Clause], before: list[Parsed], last: int) -> Parsed 
     if value is None or slot is None:
         return None
     return got.model_copy(update={slot: value})
+
+
+def _restated(acts: list[Clause], before: list[Parsed], last: int) -> Parsed | None:
+    """「アンチ200、あ、アンティです」: the same action said again after a correction, with
+    nothing of its own, corrects the word; the first one's amount stands, and only that
+    (「アンティ100 aa50…やっぱAAなしで」 keeps the ante's 100, not the side bet taken back)."""
+    if len(acts) != 1 or last < 0 or not before or acts[0].parsed is None:
+        return None
+    again, got = acts[0].parsed, before[-1]
+    values = ("amount", "to", "pot", "aa", "cards", "hand", "keep", "discard")
+    if again.action != got.action or any(getattr(again, k) is not None for k in values):
+        return None
+    if got.amount is None and got.to is None:
+        return None
+    return again.model_copy(update={"amount": got.amount, "to": got.to})
 
 
 def _declared_made(kept: list[Clause], acts: list[Clause]) -> Parsed | None:

@@ -105,6 +105,7 @@ class Vocabulary:
     dialect_after_verb_only: frozenset[str]
     negations: tuple[str, ...]
     lone_corrections: frozenset[str]
+    noticing: frozenset[str]  # lone corrections that take back only for an action after them
     openers: frozenset[str]
     counter_words: frozenset[str]
     declining: frozenset[str]
@@ -229,7 +230,8 @@ def vocabulary() -> Vocabulary:
         negations=tuple(fold_nfkc(w) for w in vocab.strings(
             d.get("dialect", {}), "negations", _DATA)),
         lone_corrections=frozenset(fold_nfkc(w) for w in vocab.strings(
-            corr, "alone", _DATA)),
+            corr, "alone", _DATA) + vocab.strings(corr, "noticing", _DATA)),
+        noticing=frozenset(fold_nfkc(w) for w in vocab.strings(corr, "noticing", _DATA)),
         openers=frozenset(fold_nfkc(w) for w in vocab.strings(
             d.get("dialect", {}), "openers", _DATA)),
         counter_words=frozenset(vocab.strings(nums, "counters", _DATA)) | {text_of("counter")},
