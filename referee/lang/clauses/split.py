@@ -18,6 +18,7 @@ from referee.lang.clauses.vocabulary import (
     CONJUNCTIVE,
     CONTENT_POS,
     FINAL,
+    NOUN,
     PARTICLE,
     SYMBOL,
     VERB,
@@ -131,9 +132,11 @@ def split(text: str, fine: bool = True) -> list[Clause]:
                 fold_nfkc(w.surface) in v.concessive or w.lemma in texts_of("reason")):
             end = w.start + len(w.surface)
             cuts.append((end, end))
-    # ... and the の + で of a reason (悔しいので, つながったので): two words to the analyser
+    # ... and the の + で of a reason (悔しいので, つながったので): two words to the analyser,
+    # as is the spoken もん + で of Mino and Enshu (チェックやもんで)
     for a, b in itertools.pairwise(ws):
-        if a.surface + b.surface in texts_of("reason") and a.pos == PARTICLE and b.pos == AUX:
+        if a.surface + b.surface in texts_of("reason") and (
+                (a.pos == PARTICLE and b.pos == AUX) or (a.pos == NOUN and b.pos == PARTICLE)):
             end = b.start + len(b.surface)
             cuts.append((end, end))
     # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words

@@ -41,6 +41,7 @@ def texts_of(key: str) -> tuple[str, ...]:
 
 
 PARTICLE, AUX, VERB = vocab.pos("particle"), vocab.pos("auxiliary"), vocab.pos("verb")
+NOUN = vocab.pos("noun")
 
 
 SYMBOL, BLANK, NUMERAL = vocab.pos("symbol"), vocab.pos("blank"), vocab.pos("numeral")
