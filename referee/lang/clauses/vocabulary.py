@@ -203,6 +203,7 @@ def vocabulary() -> Vocabulary:
     kana = re.compile(f"[{text_of('hiragana')}]$")
     stems = {lemma[:-1] if len(lemma) > 1 and kana.search(lemma) else lemma for lemma in lemmas}
     mention_words = sorted({w for w, _ in alts} | stems, key=len, reverse=True)
+    noticing = frozenset(fold_nfkc(w) for w in vocab.strings(corr, "noticing", _DATA))
     return Vocabulary(
         surface=surface, lemmas=lemmas,
         around_pos=frozenset(vocab.strings(around, "pos", _DATA)),
@@ -231,8 +232,8 @@ def vocabulary() -> Vocabulary:
         negations=tuple(fold_nfkc(w) for w in vocab.strings(
             d.get("dialect", {}), "negations", _DATA)),
         lone_corrections=frozenset(fold_nfkc(w) for w in vocab.strings(
-            corr, "alone", _DATA) + vocab.strings(corr, "noticing", _DATA)),
-        noticing=frozenset(fold_nfkc(w) for w in vocab.strings(corr, "noticing", _DATA)),
+            corr, "alone", _DATA)) | noticing,
+        noticing=noticing,
         openers=frozenset(fold_nfkc(w) for w in vocab.strings(
             d.get("dialect", {}), "openers", _DATA)),
         counter_words=frozenset(vocab.strings(nums, "counters", _DATA)) | {text_of("counter")},
