@@ -22,6 +22,9 @@ from referee.turn import Turn
 
 __all__ = ["COMMANDS", "Command", "command_name", "moderator_only", "run"]
 
+# The largest grant a moderator may type (a bank is summed in SQLite's 64-bit integers).
+MAX_POINTS = 10**12
+
 
 def moderator_only(typed: CommandText | None) -> bool:
     """Whether the command ``typed`` needs a moderator (looking at someone else's bank or
@@ -196,6 +199,8 @@ def _grant(turn: Turn, args: list[str]) -> None:
         n = int(args[1].replace(",", ""))
     except ValueError:
         raise IllegalAction("grant_bad_points", word=excerpt(args[1])) from None
+    if abs(n) > MAX_POINTS:  # bounded where read: every figure fits the store's integers
+        raise IllegalAction("grant_too_many", most=MAX_POINTS)
     reason = " ".join(args[2:]) or "grant"
     balance = turn.bank_change(who, n, reason, f"grant:{reason}")
     turn.say(text("granted", player=who, points=n, reason=reason, balance=balance),

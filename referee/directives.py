@@ -12,8 +12,9 @@ from referee.cards import parse_cards
 from referee.dealing import deal_from_json
 from referee.events import Seated
 from referee.games import game_ids
+from referee.lang.catalog import text
 from referee.registry import directive
-from referee.rules import create
+from referee.rules import IllegalAction, create
 from referee.rules.voice import seated_line
 from referee.table import Table
 from referee.turn import Turn
@@ -56,6 +57,30 @@ def _bank(turn: Turn, args: dict[str, Any]) -> None:
     player, points = str(args["name"]), int(args["points"])
     turn.bank_change(player, points - turn.desk.bank.balance(player), "transcript",
                      "opening balance")
+
+
+@directive("departed")
+def _departed(turn: Turn, args: dict[str, Any]) -> None:
+    """A player left the table's room, or was kicked or banned from it (the adapter saw it):
+    their hand is folded at once and never wins a pot, and they leave the table -- their chips
+    go back to the bank as on ``!leave`` (after the hand when one is running). The table moves
+    on without waiting for the clock. Whoever is not seated there is no one's concern."""
+    t = turn.table
+    player = str(args["name"])
+    if t is None or not t.engine.is_seated(player):
+        return
+    turn.say(text("departed", player=player))
+    if t.engine.in_hand:
+        try:
+            turn.emit(t.engine.force_fold(player))
+        except IllegalAction:
+            pass  # not dealt in, or already folded: nothing to fold
+    if t.engine.is_seated(player):
+        try:
+            turn.emit(t.engine.leave(player))
+        except IllegalAction as e:  # a running tournament: folded, and out at its end
+            turn.say(text(e.reason, **e.params))
+    turn.desk.after(turn, t)
 
 
 @directive("rank")

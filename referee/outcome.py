@@ -27,7 +27,7 @@ buy-in or a ``# bank:`` opening balance; its ledger entry points at it), ``flag_
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -89,6 +89,12 @@ class Persistence(Protocol):
 
     def inputs(self) -> list[dict[str, Any]]:
         """Every saved input, in the order saved (for rebuilding tables after a restart)."""
+
+    def latest_snapshot(self) -> tuple[int, str, bytes] | None:
+        """(seq, version, state) of the newest snapshot, None when there is none."""
+
+    def stream_inputs(self, after: int = 0) -> Iterable[dict[str, Any]]:
+        """The inputs saved after seq ``after``, in order, read as they are consumed."""
 
 
 class StoredState(Protocol):

@@ -155,6 +155,7 @@ class Referee:
         self.history = HistoryBook()
         self.tables_opened = 0  # the last table_open's number
         self._table_listeners: list[Callable[[TableOpened | TableClosed], None]] = []
+        self._stale = False  # a save failed and the state is not yet the store's again
 
     # --- entry points ----------------------------------------------------------------------
     def is_processed(self, input_id: str) -> bool:
@@ -174,6 +175,8 @@ class Referee:
             # a secret typed where the referee reads it: kept (and answered) without the secret
             inp = replace(inp, text=redacted(inp.text))
         input_id, room = inp.id, inp.room
+        if self._stale:
+            self.reload()  # a failed save left the state unknown: the store's first
         if input_id in self.processed or (
             self.persistence is not None and self.persistence.is_processed(input_id)
         ):
@@ -202,8 +205,42 @@ class Referee:
         if self.persistence is not None:
             if any(e.event == "hand_end" for e in turn.events):
                 outcome.snapshot = self.snapshot  # taken when saved (group commit: its end)
-            self.persistence.save(outcome)
+            try:
+                self.persistence.save(outcome)
+            except Exception:
+                # Save, or it did not happen: the game goes back to exactly what the store
+                # holds (a full disk, a read-only file, a figure SQLite cannot hold), and the
+                # caller tells the sender to send it again. Until that succeeds no input is
+                # taken (:attr:`_stale`).
+                self._stale = True
+                self.reload()
+                raise
         return outcome
+
+    def reload(self) -> None:
+        """Become exactly what the persistence holds: its newest usable snapshot and the inputs
+        saved after it, re-run -- what a restart does, without restarting. The wiring (the
+        store, the random source, the configured moderators, the table listeners) stays."""
+        store = self.persistence
+        if store is None:
+            return
+        fresh = Referee(self._configured, rng=self.rng, unique_ids=self._unique_ids)
+        after = 0
+        snap = store.latest_snapshot()
+        if snap is not None:
+            seq, version, state = snap
+            try:
+                fresh.restore(version, state)
+                after = seq
+            except SnapshotError:
+                after = 0
+        fresh.persistence = store
+        fresh.rebuild(store.stream_inputs(after))
+        listeners = self._table_listeners
+        for key, value in vars(fresh).items():
+            setattr(self, key, value)
+        self._table_listeners = listeners
+        self._stale = False
 
     def _tick(self, turn: Turn, room: str, now: float) -> None:
         table = self.tables.get(room)
@@ -259,7 +296,7 @@ class Referee:
     # moderators), the processed ids and the bank's ledger (the store keeps both).
     _NOT_SNAPSHOTTED = frozenset(
         {"persistence", "rng", "moderators", "_configured", "processed", "bank",
-         "_track_processed", "_rebuilding", "_unique_ids", "_table_listeners"}
+         "_track_processed", "_rebuilding", "_unique_ids", "_table_listeners", "_stale"}
     )
 
     def snapshot(self) -> tuple[str, bytes]:

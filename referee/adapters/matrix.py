@@ -40,6 +40,7 @@ import logging
 import signal
 import time
 import uuid
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import nio  # type: ignore[import-untyped]
@@ -53,14 +54,16 @@ from referee.adapters.matrix_crypto import Crypto
 from referee.adapters.matrix_crypto import share_keys as share_keys
 from referee.adapters.matrix_delivery import ENCRYPTION as ENCRYPTION
 from referee.adapters.matrix_delivery import Delivery, pause
+from referee.adapters.matrix_event import MessageContent, message_content
 from referee.adapters.matrix_log import quiet_repeats
-from referee.adapters.matrix_render import incoming_text, name_of, render
+from referee.adapters.matrix_render import incoming_text, name_of, render, without_addressee
 from referee.adapters.matrix_state import DM_KINDS, BotState
 from referee.adapters.matrix_verify import Verification, is_verification
 from referee.events import TableClosed, TableOpened
-from referee.inputs import Message, Tick
+from referee.inputs import Directive, Message, Tick
 from referee.lang.catalog import text as msg
 from referee.routing import private_route
+from referee.store import StoreError
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -210,7 +213,11 @@ class MatrixBot:
         for room in due:
             self._ticked[room] = now
             input_id = f"tick:{uuid.uuid4().hex}"
-            out = self.referee.process(Tick(input_id, room, now))
+            try:
+                out = self.referee.process(Tick(input_id, room, now))
+            except StoreError as e:
+                log.error("clock tick of %s not saved, nothing changed: %s", room, str(e)[:300])
+                continue
             if out is not None:
                 await self.delivery.queue(input_id, room, room, "",
                                           [e.to_json() for e in out.events])
@@ -294,9 +301,11 @@ class MatrixBot:
     async def _handle_sync(self, resp: Any, since: str | None) -> None:
         me = self.config.user_id
         self.crypto.note_withheld(resp)
-        await self.verification.to_device(resp)
+        async with self._contain("to-device events", "(to-device)", None):
+            await self.verification.to_device(resp)
         for room_id, info in resp.rooms.invite.items():
-            await self._on_invite(room_id, info)
+            async with self._contain("invite", room_id, None):
+                await self._on_invite(room_id, info)
         for room_id, info in resp.rooms.join.items():
             known = self.state.room_kind(room_id) is not None
             events = list(info.timeline.events)
@@ -381,26 +390,52 @@ class MatrixBot:
     # --- one event --------------------------------------------------------------------------
     async def _on_event(self, room_id: str, ev: Any) -> None:
         """One timeline event, in order: a membership change, or a message (or verification
-        step) for the bot, which passes the crypto part's gate (held there until readable)."""
-        if isinstance(ev, nio.RoomMemberEvent):
-            await self._on_member(room_id, ev)
-            return
-        if ev.sender == self.config.user_id or not (
-                isinstance(ev, nio.RoomMessageText | nio.MegolmEvent)
-                or is_verification(getattr(ev, "source", None) or {})):
-            return
-        await self.crypto.admit(room_id, ev)
+        step) for the bot, which passes the crypto part's gate (held there until readable).
+        Whatever goes wrong with one event is logged with its id and skipped (:meth:`_contain`):
+        the sync position moves past it and every other table goes on."""
+        async with self._contain("event", room_id, ev):
+            if isinstance(ev, nio.RoomMemberEvent):
+                await self._on_member(room_id, ev)
+                return
+            source = getattr(ev, "source", None)
+            if not isinstance(source, dict) or ev.sender == self.config.user_id:
+                return
+            if (isinstance(ev, nio.MegolmEvent) or source.get("type") == "m.room.message"
+                    or is_verification(source)):
+                await self.crypto.admit(room_id, ev)
+
+    @contextlib.asynccontextmanager
+    async def _contain(self, what: str, room_id: str, ev: Any) -> AsyncIterator[None]:
+        """Run the handling of one outside event; an exception is logged in one line with the
+        event's id and swallowed, so one malformed event, room or user never stops the bot."""
+        try:
+            yield
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            event_id = getattr(ev, "event_id", None) or "?"
+            log.error("skipped %s %s in %s: %s: %s", what, str(event_id)[:100], room_id[:100],
+                      type(e).__name__, str(e)[:200])
+            log.debug("the skipped event's error", exc_info=True)
 
     async def _dispatch(self, room_id: str, ev: Any) -> None:
         """A readable (decrypted) timeline event: a verification step, or a message."""
-        if is_verification(getattr(ev, "source", None) or {}):
-            await self.verification.in_room(room_id, ev.source)
-        elif isinstance(ev, nio.RoomMessageText):  # (decrypted, it may be a reaction…)
-            await self._on_message(room_id, ev)
+        async with self._contain("message", room_id, ev):
+            source = getattr(ev, "source", None)
+            if not isinstance(source, dict):
+                return
+            if is_verification(source):
+                await self.verification.in_room(room_id, source)
+            elif source.get("type") == "m.room.message":  # (decrypted, it may be a reaction…)
+                content = message_content(source.get("content"))
+                if content is None:
+                    log.info("skipped event %s in %s: not a well-formed text message",
+                             str(getattr(ev, "event_id", "?"))[:100], room_id[:100])
+                    return
+                await self._on_message(room_id, ev, content)
 
-    async def _on_message(self, room_id: str, ev: Any) -> None:
-        relates = (ev.source.get("content") or {}).get("m.relates_to") or {}
-        if relates.get("rel_type") == "m.replace":
+    async def _on_message(self, room_id: str, ev: Any, content: MessageContent) -> None:
+        if content.is_edit:
             # an edit: the original was the declaration; editing it changes nothing -- but the
             # player is told so, in the room they edited in
             sender = name_of(ev.sender, self.server)
@@ -410,8 +445,9 @@ class MatrixBot:
         kind = self.state.room_kind(room_id)
         dm = kind is not None and kind[0] in DM_KINDS
         sender = name_of(ev.sender, self.server)
-        text = incoming_text(_strip_reply_fallback(ev.body),
-                             getattr(ev, "formatted_body", None), self.server)
+        body = _strip_reply_fallback(content.body) if content.is_reply else content.body
+        text = without_addressee(incoming_text(body, content.html, self.server),
+                                 (name_of(self.config.user_id, self.server),))
         if text.strip().lower() == "!verify":
             # the bot's keys and how to check them: said where asked, nothing private in it
             self.state.queue(f"verify:{ev.event_id}", [
@@ -429,8 +465,12 @@ class MatrixBot:
                 self.state.queue(ev.event_id, [(room_id, render(
                     msg("private_not_member", sender=sender), self.server, ()))])
                 return
-        out = self.referee.process(Message(ev.event_id, table_room or room_id, sender, text,
-                                           ev.server_timestamp / 1000.0, dm))
+        try:
+            out = self.referee.process(Message(ev.event_id, table_room or room_id, sender, text,
+                                               ev.server_timestamp / 1000.0, dm))
+        except StoreError as e:
+            await self._not_saved(room_id, sender, ev.event_id, e)
+            return
         if out is not None:
             events = [e.to_json() for e in out.events]
         else:  # processed before a crash: its replies may not all be in the outbox yet
@@ -440,21 +480,43 @@ class MatrixBot:
         await self.delivery.queue(ev.event_id, table_room, table_room or room_id, sender, events)
 
     async def _on_member(self, room_id: str, ev: Any) -> None:
-        """A player who leaves a table's room, is kicked or banned from it leaves the table:
-        the bot takes it as their own ``!leave`` (saved like any input, so a rebuild agrees),
-        and nothing private of that table goes to them any more (:meth:`Delivery.queue`)."""
+        """A player who leaves a table's room, is kicked or banned from it leaves the hand and
+        the table at once (a ``departed`` directive, saved like any input, so a rebuild
+        agrees), and nothing private of that table goes to them any more
+        (:meth:`Delivery.queue`). One who comes back is a new arrival."""
         if (ev.membership not in ("leave", "ban") or ev.prev_membership != "join"
                 or not self.referee.has_table(room_id)):
             return
         name = name_of(ev.state_key, self.server)
         if name not in self.referee.seated_names(room_id):
             return
-        log.info("%s left %s (%s): leaving the table", ev.state_key, room_id, ev.membership)
-        out = self.referee.process(Message(ev.event_id, room_id, name, "!leave",
-                                           ev.server_timestamp / 1000.0, False))
+        how = "ban" if ev.membership == "ban" else (
+            "kick" if ev.sender != ev.state_key else "leave")
+        log.info("%s left %s (%s): folded, leaving the table", ev.state_key, room_id, how)
+        try:
+            out = self.referee.process(Directive(ev.event_id, room_id, "departed",
+                                                 {"name": name, "how": how}))
+        except StoreError as e:
+            await self._not_saved(room_id, None, ev.event_id, e)
+            return
         events = ([e.to_json() for e in out.events] if out is not None
                   else self.store.events_of(ev.event_id))
         await self.delivery.queue(ev.event_id, room_id, room_id, name, events)
+
+    async def _not_saved(self, room_id: str, sender: str | None, event_id: str,
+                         error: Exception) -> None:
+        """An input the store could not save changed nothing (the service went back to what
+        the store holds): the operator gets one log line, the sender one line asking them to
+        send it again -- sent at once, not through the outbox, which lives in the same
+        database."""
+        log.error("input %s not saved, nothing changed: %s", event_id[:100], str(error)[:300])
+        if sender is None or self.client is None:
+            return
+        with contextlib.suppress(Exception):
+            await self.client.room_send(
+                room_id, "m.room.message",
+                render(msg("save_failed", player=sender), self.server, ()),
+                ignore_unverified_devices=True)
 
     def _table_names(self) -> dict[str, str]:
         """What a player may type in a DM to name a table: its room's aliases (and id)."""

@@ -126,3 +126,14 @@ def render(text: str, server: str, mention: Iterable[str] = ()) -> dict[str, Any
         "m.mentions": {"user_ids": mentioned} if mentioned else {},
     }
     return content
+
+
+def without_addressee(text: str, names: Iterable[str]) -> str:
+    """``text`` without a leading address to the bot (``referee: コール``, ``@referee チェック``,
+    its pill, already rewritten to ``@name`` by :func:`incoming_text`): a player who names the
+    dealer before their action has still acted."""
+    for name in sorted({n for n in names if n}, key=len, reverse=True):
+        m = re.match(rf"\s*@?{re.escape(name)}(?:[:\uff1a,\u3001]|\s)\s*", text, re.I)
+        if m and text[m.end():].strip():
+            return text[m.end():]
+    return text

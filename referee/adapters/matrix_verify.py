@@ -12,6 +12,7 @@ a commitment other clients reject, which would break every flow.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -96,21 +97,34 @@ class Verification:
         """The verification steps among a sync's to-device events."""
         for ev in getattr(resp, "to_device_events", []):
             src = getattr(ev, "source", {}) or {}
-            kind = str(src.get("type", ""))
-            if not kind.startswith(PREFIX) or not src.get("sender"):
+            if not isinstance(src, dict):
                 continue
-            content = dict(src.get("content") or {})
+            kind = str(src.get("type", ""))
+            content = src.get("content")
+            if not kind.startswith(PREFIX) or not src.get("sender") or not isinstance(
+                    content, dict):
+                continue
             txn = content.get("transaction_id")
-            if txn:
+            if not txn:
+                continue
+            try:
                 await self._verification(None, str(src["sender"]), kind[len(PREFIX):],
-                                         content, str(txn), time.time())
+                                         dict(content), str(txn), time.time())
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # one malformed step never stops the others, nor the bot
+                log.error("skipped verification step %s from %s: %s: %s", kind[:80],
+                          str(src["sender"])[:100], type(e).__name__, str(e)[:200])
 
     async def in_room(self, room_id: str, source: dict[str, Any]) -> None:
         """A verification step of a room's timeline (answered only in the sender's own DM)."""
         sender = str(source.get("sender", ""))
         if not sender or sender == self.config.user_id:
             return
-        content = dict(source.get("content") or {})
+        raw = source.get("content")
+        if not isinstance(raw, dict):
+            return
+        content = dict(raw)
         kind = str(source.get("type", ""))
         if kind == "m.room.message":
             if content.get("to") != self.config.user_id:
@@ -118,7 +132,8 @@ class Verification:
             kind, txn = "request", str(source.get("event_id", ""))
         else:
             kind = kind[len(PREFIX):]
-            txn = str((content.get("m.relates_to") or {}).get("event_id", ""))
+            relates = content.get("m.relates_to")
+            txn = str(relates.get("event_id", "")) if isinstance(relates, dict) else ""
         if txn:
             await self._verification(room_id, sender, kind, content, txn, time.time())
 

@@ -30,6 +30,7 @@ from referee.lang.catalog import text as msg
 from referee.lang.reader import read_command
 from referee.parse import command_name
 from referee.service import Referee
+from referee.store import StoreError
 
 if TYPE_CHECKING:
     from referee.store import Store
@@ -68,7 +69,11 @@ class Terminal:
             return []
         self.ticked[self.room] = now
         self.count += 1
-        out = self.referee.process(Tick(f"play:{self.session}:{self.count}", self.room, now))
+        try:
+            out = self.referee.process(Tick(f"play:{self.session}:{self.count}", self.room,
+                                            now))
+        except StoreError:
+            return []  # the next tick tries again; nothing changed
         return out.events if out is not None else []
 
     def _sync(self) -> None:
@@ -100,6 +105,8 @@ class Terminal:
                 out = self.referee.process(inp)
             except (ValueError, DirectiveError) as e:
                 return [_error(msg("terminal.bad_directive", error=str(e)))]
+            except StoreError:
+                return [_error(msg("save_failed", player="#"))]
             return out.events if out is not None else []
         m = MESSAGE.match(line)
         if m is None:
@@ -107,7 +114,10 @@ class Terminal:
         self.reader.names.add(m.group("name"))
         inp = Message(input_id, self.room, m.group("name"), m.group("text"),
                       time.time() if now is None else now, m.group("dm") is not None)
-        out = self.referee.process(inp)
+        try:
+            out = self.referee.process(inp)
+        except StoreError:  # nothing changed (the service went back to what is saved)
+            return [Say(to="room", text=msg("save_failed", player=m.group("name")))]
         events = out.events if out is not None else []
         if _is_help(m.group("text")):
             # the chat rooms have private messages of their own; here the syntax is ours

@@ -127,3 +127,35 @@ def test_table_labels_tell_every_table_apart() -> None:
     assert labels["!abcdXY34:hs"] == ("ポーカー", "abcdX")
     assert labels["!qrst0000:hs"] == ("", "qrst") and labels["!uvwx1111:hs"] == ("", "uvwx")
     assert len(set(labels.values())) == len(names)
+
+
+def test_addressing_the_bot_is_not_part_of_the_action() -> None:
+    from referee.adapters.matrix_render import incoming_text, without_addressee
+
+    names = ("referee",)
+    assert without_addressee("referee: コール", names) == "コール"
+    assert without_addressee("referee：コール", names) == "コール"
+    assert without_addressee("@referee チェック", names) == "チェック"
+    pill = incoming_text("Referee: コール",
+                         '<a href="https://matrix.to/#/@referee:hs">Referee</a>: コール', "hs")
+    assert without_addressee(pill, names) == "コール"
+    assert without_addressee(incoming_text("@referee:hs チェック", None, "hs"), names) == "チェック"
+    assert without_addressee("referee", names) == "referee"  # the name alone stays a message
+    assert without_addressee("refereeさん強い", names) == "refereeさん強い"
+
+
+def test_message_content_is_checked_at_the_edge() -> None:
+    from referee.adapters.matrix_event import message_content
+
+    ok = message_content({"msgtype": "m.text", "body": "コール"})
+    assert ok is not None and not ok.is_edit and not ok.is_reply
+    for bad in (["x"], "x", {"msgtype": "m.text", "body": "hi", "m.relates_to": ["x"]},
+                {"msgtype": "m.text", "body": 5}, {"msgtype": "m.text"},
+                {"msgtype": "m.image", "body": "x"}, {"msgtype": "m.text", "body": "x" * 30000},
+                {"msgtype": "m.text", "body": "x", "m.relates_to": {"m.in_reply_to": "y"}}):
+        assert message_content(bad) is None, bad
+    reply = message_content({"msgtype": "m.text", "body": "> <@a:hs> q\n\nコール",
+                             "m.relates_to": {"m.in_reply_to": {"event_id": "$e"}}})
+    assert reply is not None and reply.is_reply
+    emote = message_content({"msgtype": "m.emote", "body": "6♦ J♦ 持ってる"})
+    assert emote is not None
