@@ -222,11 +222,12 @@ def cmd_check(args: argparse.Namespace) -> None:
         if args.snapshots and report.ok:
             # slow, on demand: the newest snapshot plus the inputs after it must
             # give the same state as a full re-run of the log
-            from referee.adapters import snapshot_differences
+            from referee.adapters import ledger_differences, snapshot_differences
             from referee.store import Store
 
             with Store(Path(args.db), create=False) as store:
                 report.problems += snapshot_differences(store)
+                report.problems += ledger_differences(store)
     except StoreError as e:
         _fail(str(e))
     if report.ok:

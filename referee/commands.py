@@ -107,7 +107,7 @@ def _open(turn: Turn, args: list[str]) -> None:
     auto = options.pop("auto", "off")
     if auto not in ("on", "off"):
         raise IllegalAction("open_bad_auto")
-    engine = create(game, options)
+    engine = create(game, options, turn.definition(game))
     carried = turn.desk.carried.get(game)
     if carried is not None:  # what the last table of this game handed on (deuces' bonus area)
         engine.carry(carried)

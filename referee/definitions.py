@@ -9,9 +9,10 @@ Multipliers are read as :class:`~decimal.Decimal` (TOML floats are parsed with
 
 from __future__ import annotations
 
+import json
 import tomllib
 from decimal import Decimal
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, cast
 
@@ -189,18 +190,43 @@ def load_file(path: Path) -> GameDefinition:
 
 
 def load(game: str) -> GameDefinition:
-    """The definition of ``game`` from its folder's ``definition.toml`` (read once per
-    registered game); DefinitionError for a game that is not registered."""
+    """The definition of ``game`` from its folder's ``definition.toml`` as the file is now (read
+    again only when it changed: an edit applies to the next table opened, without a restart);
+    DefinitionError for a game that is not registered."""
     try:
         path = path_of(game)
     except games.UnknownGame as e:
         raise DefinitionError(str(e)) from None
-    return _load(path)
+    try:
+        st = path.stat()
+        stamp = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        stamp = (0, 0)  # load_file names the file and why it cannot be read
+    return _load(path, stamp)
 
 
-@cache
-def _load(path: Path) -> GameDefinition:
+@lru_cache(maxsize=64)
+def _load(path: Path, stamp: tuple[int, int]) -> GameDefinition:
     return load_file(path)
+
+
+def to_record(definition: GameDefinition) -> dict[str, Any]:
+    """The definition as JSON, as a table's opening input records it: a table runs under the
+    definition it was opened with, also when its inputs are re-run after the file changed."""
+    return definition.model_dump(mode="json", by_alias=True)
+
+
+def from_record(data: dict[str, Any]) -> GameDefinition:
+    """A recorded definition (:func:`to_record`), validated again."""
+    try:
+        return _from_json(json.dumps(data, sort_keys=True))
+    except ValidationError as e:
+        raise DefinitionError(f"recorded definition: {_format(e)}") from None
+
+
+@lru_cache(maxsize=64)
+def _from_json(text: str) -> GameDefinition:
+    return validate(json.loads(text))
 
 
 def path_of(game: str) -> Path:

@@ -39,7 +39,8 @@ def _open(turn: Turn, args: dict[str, Any]) -> None:
     # A directive sets the scene: it replaces whatever table the room had (a transcript run
     # against a database that an earlier transcript left mid-hand must not fail).
     options = {str(k): str(v) for k, v in dict(args.get("options", {})).items()}
-    turn.desk.open_table(turn, Table(turn.room, game, options, create(game, options)))
+    turn.desk.open_table(turn, Table(turn.room, game, options,
+                                     create(game, options, turn.definition(game))))
 
 
 @directive("moderator")

@@ -47,7 +47,7 @@ class LedgerEntry:
 #: What an input can draw (kept beside it, so a re-run takes it instead of drawing again): the
 #: seeds committed to (``commits``), a live ``!deal``'s cards (``deal``) and the hands an
 #: ``auto=on`` table dealt by itself (``auto_deals``).
-DRAWN = ("commits", "deal", "auto_deals")
+DRAWN = ("commits", "deal", "auto_deals", "definition")
 
 
 @dataclass

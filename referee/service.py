@@ -88,17 +88,20 @@ class SnapshotError(ValueError):
 
 @cache
 def snapshot_version() -> str:
-    """The version a snapshot is valid for: a digest of the referee's code, its grammars and the
-    game definitions. Any change to them -- a new release, an edited pay table -- makes older
-    snapshots unusable, so a restart then re-runs the whole history once (loudly) and the next
-    snapshot is taken with the new version."""
+    """The version a snapshot is valid for: a digest of the referee's code, its grammars and its
+    vocabulary. Any change to them -- a new release -- makes older snapshots unusable, so a
+    restart then re-runs the whole history once (loudly) and the next snapshot is taken with
+    the new version. The game definition files are not in it: a table runs under the
+    definition recorded when it was opened (:meth:`Turn.definition`), so an edited pay table
+    changes neither a snapshot nor a re-run -- only the tables opened after the edit."""
     h = hashlib.sha256()
     package = resources.PACKAGE
-    # The code, the grammars and every TOML file: game definitions, vocabulary, the catalogue.
+    # The code, the grammars and every TOML file but the game definitions: vocabulary, the
+    # catalogue, the hand names.
     files = sorted({*package.rglob("*.py"), *package.rglob("*.toml"),
                     *resources.GRAMMAR.rglob("*")})
     for f in files:
-        if f.is_file():
+        if f.is_file() and f.name != "definition.toml":
             h.update(f.relative_to(package.parent).as_posix().encode())
             h.update(f.read_bytes())
     return h.hexdigest()[:32]

@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from referee import definitions
+from referee.definitions import GameDefinition
 from referee.events import (
     BankChange,
     Event,
@@ -105,6 +107,17 @@ class Turn:
     def table(self) -> Table | None:
         """The table of the input's room, if it has one now."""
         return self.desk.tables.get(self.room)
+
+    def definition(self, game: str) -> GameDefinition:
+        """The definition a table opened by this input runs under: the one recorded when the
+        input first ran (a re-run takes it: a table keeps the definition it was opened with,
+        whatever the file says later), else the file's as it is now, recorded here."""
+        recorded = self.drawn.get("definition")
+        if recorded is not None:
+            return definitions.from_record(recorded)
+        found = definitions.load(game)
+        self.drawn["definition"] = definitions.to_record(found)
+        return found
 
     def say(self, text: str, to: str = "room") -> None:
         self.emit([Say(to=to, text=text)])

@@ -542,3 +542,29 @@ def test_cards_sent_reads_what_each_event_put_before_someone() -> None:
                     assert set(cards) <= set(dealt.get("board", [])) | spare, (game, e)
                 checked += 1
     assert checked > 30
+
+
+def test_check_snapshots_finds_a_ledger_row_changed_with_its_bank(tmp_path: Path) -> None:
+    """The ledger and the bank are derived from the chained inputs: changed together (so
+    their sums agree) they still disagree with a re-run of the inputs."""
+    db = tmp_path / "replay.db"
+    transcript = tmp_path / "bank.txt"
+    transcript.write_text("# table: omaha level=1\n# moderator: dealer\n" + "".join(
+        f"dealer: !grant @{p} 1000\n" for p in ("alice", "bob"))
+        + "alice: !sit\nbob: !sit\nalice: !leave\n")
+    with open(tmp_path / "out.jsonl", "w") as out:
+        replay(transcript, db=db, out=out)
+    code, _, err = run_cli(["check", "--db", str(db), "--snapshots"])
+    assert code == 0, err
+    conn = sqlite3.connect(db)
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                                " AND (tbl_name = 'ledger' OR tbl_name = 'bank')").fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
+    lid, player = conn.execute("SELECT id, player FROM ledger ORDER BY id DESC LIMIT 1"
+                               ).fetchone()
+    conn.execute("UPDATE ledger SET delta = delta + 500 WHERE id = ?", (lid,))
+    conn.execute("UPDATE bank SET balance = balance + 500 WHERE player = ?", (player,))
+    conn.commit()
+    conn.close()
+    code, _, err = run_cli(["check", "--db", str(db), "--snapshots"])
+    assert code == 1 and err.count("\n") == 1 and "ledger entry" in err, err

@@ -38,10 +38,13 @@ def spec(game: str) -> GameSpec:
                                games=" ".join(registry.game_ids()))) from None
 
 
-def create(game: str, options: dict[str, str] | None = None) -> Engine:
-    """A new table of ``game`` with ``# table:`` / ``!open`` options."""
+def create(game: str, options: dict[str, str] | None = None,
+           definition: definitions.GameDefinition | None = None) -> Engine:
+    """A new table of ``game`` with ``# table:`` / ``!open`` options, under ``definition``
+    (the one recorded when the table was opened) or else its file's as it is now."""
     engine = cast("type[Engine]", spec(game).engine())
-    return engine(definitions.load(game), dict(options or {}))
+    return engine(definition if definition is not None else definitions.load(game),
+                  dict(options or {}))
 
 
 def made_class(game: str, holdings: Sequence[Card], board: Sequence[Card]) -> str | None:
