@@ -448,7 +448,19 @@ def cmd_console(args: argparse.Namespace) -> None:
 
 # --- referee matrix ----------------------------------------------------------------------------
 
+def _need_extra(module: str, extra: str) -> None:
+    """One line naming the extra to install when a bot's library is missing (an installed
+    wheel without ``[matrix]`` / ``[irc]``), never an import traceback."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        from referee.lang.catalog import text
+
+        _fail(text("bot_no_extra", module=module, extra=extra))
+
+
 def cmd_matrix(args: argparse.Namespace) -> None:
+    _need_extra("nio", "matrix")
     from referee.adapters.matrix import ConfigError, load_config
     from referee.adapters.matrix import run as run_matrix
 
@@ -471,6 +483,7 @@ def cmd_matrix(args: argparse.Namespace) -> None:
 # --- referee irc -------------------------------------------------------------------------------
 
 def cmd_irc(args: argparse.Namespace) -> None:
+    _need_extra("irc", "irc")
     from referee.adapters.irc import ConfigError as IrcConfigError
     from referee.adapters.irc import load_config as load_irc_config
     from referee.adapters.irc import run as run_irc

@@ -20,7 +20,9 @@ __all__ = ["Directive", "Input", "Message", "Tick", "from_record", "record"]
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """A chat message in ``room`` (``dm``: a private room with the bot)."""
+    """A chat message in ``room`` (``dm``: a private room with the bot; ``edit``: the new text
+    of an edited message, which the room now sees -- judged for hand talk and interference, but
+    never an action or a command: the edited original stands)."""
 
     id: str
     room: str
@@ -28,6 +30,7 @@ class Message:
     text: str
     time: float | None = None
     dm: bool = False
+    edit: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +58,11 @@ Input: TypeAlias = Message | Directive | Tick
 def record(inp: Input) -> dict[str, Any]:
     """The JSON dict the store keeps for ``inp`` (``kind`` names the type)."""
     if isinstance(inp, Message):
-        return {"kind": "message", "id": inp.id, "room": inp.room, "sender": inp.sender,
-                "text": inp.text, "time": inp.time, "dm": inp.dm}
+        rec = {"kind": "message", "id": inp.id, "room": inp.room, "sender": inp.sender,
+               "text": inp.text, "time": inp.time, "dm": inp.dm}
+        if inp.edit:
+            rec["edit"] = True
+        return rec
     if isinstance(inp, Directive):
         return {"kind": "directive", "id": inp.id, "room": inp.room, "name": inp.name,
                 "args": dict(inp.args)}
@@ -76,4 +82,4 @@ def from_record(rec: Mapping[str, Any]) -> Input:
     now = rec.get("time")
     return Message(str(rec["id"]), str(rec.get("room", "")), str(rec.get("sender", "")),
                    str(rec.get("text", "")), float(now) if now is not None else None,
-                   bool(rec.get("dm", False)))
+                   bool(rec.get("dm", False)), bool(rec.get("edit", False)))

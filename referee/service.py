@@ -634,6 +634,10 @@ class Referee:
         if table is not None and now is not None:
             self._tick(turn, room, now)
             table = self.tables.get(room)
+        if said.edit:  # what the room now reads: judged, never acted on
+            if table is not None and not dm:
+                self._judge(turn, table, sender, text, parse(text, table.game))
+            return
         cmd = read_command(text)
         if cmd is not None:
             commands.run(turn, cmd)
@@ -663,18 +667,24 @@ class Referee:
                 self.discipline.check_leak(turn, table, sender, text)
             self.after(turn, table)
             return
-        # a leak is the speaker's own hidden hand (parsed.hand_info); a story about a finished
-        # hand or a hope that names a card is still judged against what they hold now
-        if seated and (parsed.hand_info or read(text, table.game).cards):
-            self.discipline.check_leak(turn, table, sender, text)
-        flagged = False
-        if parsed.advice or parsed.kind == "action":  # 「レイズして」 from a spectator parses
-            flagged = self.discipline.check_interference(turn, table, sender, text)  # as one
+        flagged = self._judge(turn, table, sender, text, parsed)
         # advice on someone else's decision is judged first; a message about someone else
         # gets no near-miss reply (it was not the speaker's own action)
         if parsed.kind == "chat" and not flagged and not about_others(text, table.game):
             self._say_unread(turn, table, sender, text)
         self.after(turn, table)
+
+    def _judge(self, turn: Turn, table: Table, sender: str, text: str, parsed: Any) -> bool:
+        """The house rules on a line that is no action of the speaker's: hand talk and
+        interference. True when it was flagged as interference."""
+        # a leak is the speaker's own hidden hand (parsed.hand_info); a story about a finished
+        # hand or a hope that names a card is still judged against what they hold now
+        if table.engine.is_seated(sender) and (parsed.hand_info or read(text, table.game).cards):
+            self.discipline.check_leak(turn, table, sender, text)
+        flagged = False
+        if parsed.advice or parsed.kind == "action":  # 「レイズして」 from a spectator parses
+            flagged = self.discipline.check_interference(turn, table, sender, text)  # as one
+        return flagged
 
     def _say_unread(self, turn: Turn, table: Table, sender: str, text: str) -> None:
         """A near miss: the player the table waits for wrote action words that are no action

@@ -36,7 +36,7 @@ class Table:
         eng = self.engine
         return TableView(room=self.room, game=self.game, name=eng.definition.name,
                          in_hand=eng.in_hand, seats=eng.definition.seats.max,
-                         seated=tuple(s.name for s in eng.seated()))
+                         seated=tuple(s.name for s in eng.seated()), hand=eng.hand_no)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +50,4 @@ class TableView:
     in_hand: bool
     seats: int
     seated: tuple[str, ...]
+    hand: int = 0  # the current (or last) hand's number

@@ -41,5 +41,14 @@ grep -q '"event": *"hand_end"' replay.jsonl || fail "referee replay: no hand_end
 cmp -s replay.jsonl replay-db.jsonl || fail "replay with --db printed other events"
 "$ref" check > /dev/null 2>&1 && fail "check found a database at REFEREE_DB before any"
 "$ref" check --db "$work/elsewhere/r.db" > /dev/null || fail "referee check of the replay's db"
+# The bots without their extras: one line naming the extra, exit 2, never a traceback.
+for bot in matrix irc; do
+    set +e
+    err=$("$ref" "$bot" 2>&1 >/dev/null)
+    code=$?
+    set -e
+    [ "$code" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "referee\[$bot\]" <<<"$err" \
+        || fail "referee $bot without its extra: exit $code: $err"
+done
 echo "wheel check: $(basename "$work"/dist/referee-*.whl) runs from a clean venv:" \
     "hand, parse, replay ($(wc -l < replay.jsonl) events), replay --db, check"

@@ -136,6 +136,7 @@ class MatrixBot:
         self.verification = Verification(config, self.state, self._client,
                                          lambda: self.crypto.master_key)
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
+        self._edit_told: set[tuple[str, str, int]] = set()  # (room, editor, hand) told once
         self.rate_limits = _RateLimitCounter()
         logging.getLogger("nio").addHandler(self.rate_limits)
 
@@ -436,11 +437,7 @@ class MatrixBot:
 
     async def _on_message(self, room_id: str, ev: Any, content: MessageContent) -> None:
         if content.is_edit:
-            # an edit: the original was the declaration; editing it changes nothing -- but the
-            # player is told so, in the room they edited in
-            sender = name_of(ev.sender, self.server)
-            self.state.queue(f"edit:{ev.event_id}", [
-                (room_id, render(msg("edit_ignored", player=sender), self.server, {sender}))])
+            await self._on_edit(room_id, ev, content)
             return
         kind = self.state.room_kind(room_id)
         dm = kind is not None and kind[0] in DM_KINDS
@@ -479,13 +476,68 @@ class MatrixBot:
         # sender, privately (never into the room it came from: that room may not be private).
         await self.delivery.queue(ev.event_id, table_room, table_room or room_id, sender, events)
 
+    async def _on_rename(self, room_id: str, ev: Any) -> None:
+        """A display name changed in a table's room: the room reads it, so it is judged like a
+        line the player wrote (a name that carries one's cards is hand talk), never acted on."""
+        shown = (ev.content or {}).get("displayname") if isinstance(ev.content, dict) else None
+        before = (ev.prev_content or {}).get("displayname") if isinstance(
+            ev.prev_content, dict) else None
+        if not isinstance(shown, str) or not shown.strip() or shown == before:
+            return
+        sender = name_of(ev.state_key, self.server)
+        try:
+            out = self.referee.process(Message(ev.event_id, room_id, sender, shown[:500],
+                                               ev.server_timestamp / 1000.0, False, edit=True))
+        except StoreError as e:
+            await self._not_saved(room_id, None, ev.event_id, e)
+            return
+        if out is not None and out.events:
+            await self.delivery.queue(ev.event_id, room_id, room_id, sender,
+                                      [e.to_json() for e in out.events])
+
+    async def _on_edit(self, room_id: str, ev: Any, content: MessageContent) -> None:
+        """An edit: the original was the declaration and stands; what the room now reads is
+        judged like a new message (hand talk, interference), never acted on. Whoever edited an
+        action is told so, privately, once a hand."""
+        sender = name_of(ev.sender, self.server)
+        new = content.edited()
+        body = new.body if new is not None else content.body.removeprefix("* ")
+        text = incoming_text(body, new.html if new is not None else content.html, self.server)
+        events: list[dict[str, Any]] = []
+        if self.referee.has_table(room_id):
+            try:
+                out = self.referee.process(Message(ev.event_id, room_id, sender, text,
+                                                   ev.server_timestamp / 1000.0, False,
+                                                   edit=True))
+            except StoreError as e:
+                await self._not_saved(room_id, sender, ev.event_id, e)
+                return
+            events = ([e.to_json() for e in out.events] if out is not None
+                      else self.store.events_of(ev.event_id))
+        original = content.relates_to.event_id if content.relates_to is not None else None
+        view = self.referee.table_view(room_id)
+        acted = original is not None and any(
+            e.get("event") == "action" and e.get("player") == sender
+            for e in self.store.events_of(original))
+        key = (room_id, sender, view.hand if view is not None else 0)
+        if acted and key not in self._edit_told:
+            self._edit_told.add(key)
+            events.append({"event": "say", "to": sender,
+                           "text": msg("edit_ignored", player=sender)})
+        if events:
+            await self.delivery.queue(ev.event_id, room_id, room_id, sender, events)
+
     async def _on_member(self, room_id: str, ev: Any) -> None:
         """A player who leaves a table's room, is kicked or banned from it leaves the hand and
         the table at once (a ``departed`` directive, saved like any input, so a rebuild
         agrees), and nothing private of that table goes to them any more
         (:meth:`Delivery.queue`). One who comes back is a new arrival."""
-        if (ev.membership not in ("leave", "ban") or ev.prev_membership != "join"
-                or not self.referee.has_table(room_id)):
+        if not self.referee.has_table(room_id) or ev.prev_membership != "join":
+            return
+        if ev.membership == "join":
+            await self._on_rename(room_id, ev)
+            return
+        if ev.membership not in ("leave", "ban"):
             return
         name = name_of(ev.state_key, self.server)
         if name not in self.referee.seated_names(room_id):
