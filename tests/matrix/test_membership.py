@@ -62,3 +62,34 @@ def test_members_only_and_what_is_shown(make_table: TableFactory, tmp_path: Path
             await t.close()
 
     run(scenario(), timeout=380)
+
+
+def test_leaving_the_room_folds_at_once(make_table: TableFactory) -> None:
+    """The player the table waits for leaves the room: folded at once (never awarded a pot),
+    the next player is asked without waiting for the clock; a rejoin is a new arrival."""
+    async def scenario() -> None:
+        t = await make_table(["alice", "bob", "carol"])
+        try:
+            await open_omaha(t)
+            n = len(t.bot_room_messages())
+            await t.say(t.mod, "!deal")
+            prompt = await t.reply(n, "さんの番です", timeout=60)
+            who = next(p for p in t.players if prompt.body.startswith(p.name))
+            r = await who.client.room_leave(t.room)
+            assert isinstance(r, nio.RoomLeaveResponse), r
+            await wait_for(lambda: any(e.get("event") == "action" and e.get("player") == who.name
+                                       and e.get("action") == "fold"
+                                       for e in t.bot.events()), 30, "folded at once")
+            others = [p for p in t.players if p is not who]
+            await wait_for(lambda: any(m.body.startswith(tuple(p.name for p in others))
+                                       and "さんの番です" in m.body
+                                       for m in t.bot_room_messages()[n + 1:]
+                                       if m.body != prompt.body), 30, "the next player asked")
+            assert who.name not in {s for e in t.bot.events() if e.get("event") == "pot"
+                                    for s in e.get("shares", {})}
+            assert any(i.get("kind") == "directive" and i.get("name") == "departed"
+                       for i in t.bot.inputs())
+        finally:
+            await t.close()
+
+    run(scenario(), timeout=280)
