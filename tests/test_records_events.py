@@ -566,5 +566,27 @@ def test_check_snapshots_finds_a_ledger_row_changed_with_its_bank(tmp_path: Path
     conn.execute("UPDATE bank SET balance = balance + 500 WHERE player = ?", (player,))
     conn.commit()
     conn.close()
-    code, _, err = run_cli(["check", "--db", str(db), "--snapshots"])
-    assert code == 1 and err.count("\n") == 1 and "ledger entry" in err, err
+    for argv in (["check", "--db", str(db)], ["check", "--db", str(db), "--snapshots"]):
+        code, _, err = run_cli(argv)
+        assert code == 1 and err.count("\n") == 1 and f"ledger entry {lid} " in err, err
+
+
+def test_check_finds_the_newest_rows_removed(tmp_path: Path) -> None:
+    """Truncation keeps the chain linked; the head kept beside the database is not reached."""
+    db = tmp_path / "replay.db"
+    with open(tmp_path / "out.jsonl", "w") as out:
+        replay(GAMES_SHOWN[0], db=db, out=out)
+    assert (tmp_path / "replay.db.head").exists()
+    code, _, err = run_cli(["check", "--db", str(db)])
+    assert code == 0, err
+    conn = sqlite3.connect(db)
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                                ).fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
+    newest = conn.execute("SELECT max(seq) FROM inputs").fetchone()[0]
+    conn.execute("DELETE FROM ledger WHERE input_seq >= ?", (newest - 2,))
+    conn.execute("DELETE FROM inputs WHERE seq >= ?", (newest - 2,))
+    conn.commit()
+    conn.close()
+    code, _, err = run_cli(["check", "--db", str(db)])
+    assert code == 1 and err.count("\n") == 1 and f"input {newest}" in err, err

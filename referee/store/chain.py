@@ -77,3 +77,50 @@ def _readable(conn: sqlite3.Connection) -> str:
     if table == "log":
         register(conn)
     return table
+
+
+def head_file(db_path: str) -> str:
+    """Where the newest chain value is kept outside the database (beside it): a truncated log
+    -- the newest rows removed with their ledger rows and the bank rolled back -- still links,
+    but no longer reaches the head written here."""
+    return db_path + ".head"
+
+
+def write_head(db_path: str, seq: int, chain: bytes) -> None:
+    """Record ``seq`` and its chain value beside the database (atomically: a crash leaves the
+    previous head, which is older, never a torn one)."""
+    import os
+
+    path = head_file(db_path)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="ascii") as f:
+        f.write(f"{seq} {chain.hex()}\n")
+    os.replace(tmp, path)
+
+
+def read_head(db_path: str) -> tuple[int, bytes] | None:
+    """The (seq, chain) kept beside the database, None when there is none (or it is not one)."""
+    try:
+        with open(head_file(db_path), encoding="ascii") as f:
+            seq_text, chain_hex = f.read().split()
+        return int(seq_text), bytes.fromhex(chain_hex)
+    except (OSError, ValueError):
+        return None
+
+
+def head_problem(conn: sqlite3.Connection, db_path: str) -> str | None:
+    """One line when the log does not reach the head kept beside it: rows removed from its end
+    (or the row there replaced). None when it does, or there is no head file."""
+    kept = read_head(db_path)
+    if kept is None:
+        return None
+    seq, chain = kept
+    row = conn.execute("SELECT chain FROM inputs WHERE seq = ?", (seq,)).fetchone()
+    newest = conn.execute("SELECT max(seq) FROM inputs").fetchone()[0] or 0
+    if row is None:
+        return (f"the log ends at input {newest}, but {head_file(db_path)} says input {seq} was"
+                f" saved: the newest rows were removed (after restoring a back-up on purpose,"
+                f" delete that file)")
+    if row[0] is None or bytes(row[0]) != chain:
+        return f"input row {seq} is not the one {head_file(db_path)} recorded"
+    return None

@@ -27,6 +27,7 @@ the same. The live bot commits every chat message (``group=1``): its replies go 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
@@ -47,6 +48,7 @@ from referee.events import event_json as event_json
 from referee.outcome import LedgerEntry, Outcome
 from referee.store.chain import head as chain_head
 from referee.store.chain import link as chain_link
+from referee.store.chain import write_head
 from referee.store.connection import Checkpointer, connect
 from referee.store.integrity import BackgroundCheck, CorruptDatabase, quick_check
 from referee.store.log import register, split_id
@@ -519,6 +521,9 @@ class Store:
             raise
         self._batch.clear()
         self._batch_ids.clear()
+        if self.path != ":memory:":
+            with contextlib.suppress(OSError):  # evidence, not the record: never fails a save
+                write_head(self.path, self._known_seq, self._chain)
         if snap is not None:
             self._snap_seq = self._known_seq
             self._snapshot = None

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 import threading
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from referee.lang.catalog import text
 from referee.store.schema import StoreError
@@ -179,6 +181,15 @@ def check(path: str | Path) -> Report:
                     f"SELECT {key}, count(*) FROM inputs GROUP BY {key} HAVING count(*) > 1"
                     " LIMIT 5"):
                 report.problems.append(f"input {iid} saved {n} times")
+            table = "log" if key != "input_id" else "inputs"
+            bad_cite = _uncited_ledger_row(conn, table)
+            if bad_cite is not None:
+                report.problems.insert(0, bad_cite)
+            from referee.store.chain import head_problem
+
+            cut = head_problem(conn, str(path))
+            if cut is not None:
+                report.problems.insert(0, cut)
             try:
                 chain_check(conn, path)
             except TamperedDatabase as e:
@@ -190,6 +201,45 @@ def check(path: str | Path) -> Report:
     finally:
         conn.close()
     return report
+
+
+def _expected_delta(event: Any, player: str) -> int | None:
+    """What the bank event a ledger row cites says that row is worth (None: it cites no event
+    that moves a bank)."""
+    if not isinstance(event, dict):
+        return None
+    kind = event.get("event")
+    if kind == "bank" and event.get("player") == player:
+        return int(event.get("delta", 0))
+    if kind == "leave" and event.get("player") == player:
+        return int(event.get("bank", 0))
+    if kind == "penalty" and event.get("player") == player:
+        return -int(event.get("points", 0))
+    if kind == "penalty_reversed" and event.get("player") == player:
+        return int(event.get("points", 0))
+    if kind == "tournament_end":
+        prizes = event.get("prizes") or {}
+        return int(prizes[player]) if player in prizes else None
+    return None
+
+
+def _uncited_ledger_row(conn: sqlite3.Connection, table: str) -> str | None:
+    """The first ledger row that its input's (hash-chained) events do not back: the ledger and
+    the bank are not chained themselves, so a row changed together with its bank row keeps
+    their sums equal -- but no longer says what the event it cites says."""
+    rows = conn.execute(
+        "SELECT l.id, l.player, l.delta, l.input_seq, l.event_idx, i.events FROM ledger l"
+        f" JOIN {table} i ON i.seq = l.input_seq ORDER BY l.id")
+    for lid, player, delta, seq, idx, events in rows:
+        try:
+            event = json.loads(events)[int(idx)] if idx is not None else None
+        except (ValueError, IndexError, TypeError):
+            event = None
+        want = _expected_delta(event, str(player))
+        if want != delta:
+            return (f"ledger entry {lid} ({player} {delta:+d}) does not match the event it"
+                    f" cites in input {seq} ({want if want is not None else 'none'})")
+    return None
 
 
 def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
