@@ -96,5 +96,11 @@ def target(turn: Turn, args: list[str], what: str) -> str:
 
 
 def user_arg(arg: str) -> str:
-    """A command's ``@name`` argument as the player's name (a bare name stays as it is)."""
-    return arg[1:] if arg.startswith("@") and len(arg) > 1 else arg
+    """A command's ``@name`` argument as the player's name (a bare name stays as it is); a name
+    with nothing of a name in it (``@``, ``@@``, punctuation) is refused, never credited."""
+    name = arg[1:] if arg.startswith("@") and len(arg) > 1 else arg
+    if not any(c.isalnum() for c in name):
+        from referee.rules import IllegalAction
+
+        raise IllegalAction("bad_player_name", word=name[:20])
+    return name

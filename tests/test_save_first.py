@@ -91,3 +91,11 @@ def test_a_figure_sqlite_cannot_hold_is_refused_where_it_is_read(tmp_path: Path)
     assert [e.event for e in out.events] == ["say"]  # a coded refusal, nothing saved but that
     assert ref.bank.balance("alice") == 0
     store.close()
+
+
+def test_a_name_with_nothing_of_a_name_is_refused() -> None:
+    ref = Referee(moderators=["dealer"])
+    for arg in ("@", "@@", "!", "@-"):
+        out = ref.process(Message(f"n{arg}", ROOM, "dealer", f"!grant {arg} 5"))
+        assert out is not None and [e.event for e in out.events] == ["say"], arg
+    assert ref.bank.balances() == {} or not any(ref.bank.balances().values())
