@@ -252,7 +252,11 @@ def _rank(turn: Turn, args: list[str]) -> None:
 
 @command("status", table=True)
 def _status(turn: Turn, args: list[str]) -> None:
-    t = need_table(turn)
+    turn.say(status_line(need_table(turn), turn.time), to=turn.reply_to)
+
+
+def status_line(t: Table, now: float | None) -> str:
+    """A table as ``!status`` tells it: the game, the hand and whom it waits for, the seats."""
     eng = t.engine
     parts = [eng.definition.name]
     if eng.in_hand:
@@ -268,8 +272,8 @@ def _status(turn: Turn, args: list[str]) -> None:
         for s in eng.seated()
     )
     parts.append(seats or text("status_no_seats"))
-    parts.extend(eng.status(turn.time))
-    turn.say(" / ".join(parts), to=turn.reply_to)
+    parts.extend(eng.status(now))
+    return " / ".join(parts)
 
 
 @command("clock", moderator=True, table=True)

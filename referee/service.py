@@ -413,6 +413,13 @@ class Referee:
     def has_table(self, room: str) -> bool:
         return room in self.tables
 
+    def back_lines(self) -> dict[str, str]:
+        """What each table's room is told when the bot comes back after a stop: that it is
+        back, and the table as ``!status`` tells it (whom it waits for). A rendering of the
+        state, not an input: nothing is saved."""
+        return {room: catalog.text("back_online", status=commands.status_line(t, None))
+                for room, t in sorted(self.tables.items())}
+
     def table_view(self, room: str) -> TableView | None:
         t = self.tables.get(room)
         return t.view() if t is not None else None

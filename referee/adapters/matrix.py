@@ -280,6 +280,8 @@ class MatrixBot:
                 continue
             backoff = 0.5
             await self._handle_sync(resp, since)
+            if first and since is not None:
+                self._announce_back()  # a restart: after what was typed while it was down
             since = resp.next_batch
             self.state.put("next_batch", since)  # only now: every event of it is processed
             self.state.prune_sent()
@@ -287,6 +289,14 @@ class MatrixBot:
             self.synced += 1
             await self.crypto.housekeeping()
             await self.delivery.flush()
+
+    def _announce_back(self) -> None:
+        """After a restart, every table's room is told the dealer is back and whom the table
+        waits for (players who typed while it was down see it answered them, or what is
+        still awaited)."""
+        batch = uuid.uuid4().hex
+        for room, line in self.referee.back_lines().items():
+            self.state.queue(f"back:{batch}:{room}", [(room, render(line, self.server, ()))])
 
     async def close(self) -> None:
         logging.getLogger("nio").removeHandler(self.rate_limits)

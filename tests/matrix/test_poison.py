@@ -2,7 +2,7 @@
 JSON; a malformed event -- a ``m.relates_to`` that is a list, a ``body`` that is a number, a huge
 ``formatted_body``, a verification step of the wrong shape -- is logged with its id and skipped,
 the sync moves past it, and the table next door is answered after each one (and after a restart,
-which must not meet the same event again and stop)."""
+which must not meet the same event again and stop, and which the table is told of)."""
 
 from __future__ import annotations
 
@@ -83,7 +83,10 @@ def test_malformed_events_never_stop_a_table(make_table: TableFactory, tmp_path:
             # a restart syncs from where it stopped: it neither meets the events again and
             # stops, nor answers them twice
             t.bot.stop()
+            n = len(t.bot_room_messages())
             t.bot.start()
+            # the table is told the dealer is back, with whom it waits for
+            await t.reply(n, "ディーラーが戻りました", timeout=90)
             await t.command(t.mod, f"!bank @{t.players[0].name}", "残高", timeout=90)
             assert t.bot.alive()
             assert "Traceback" not in t.bot.log_text()
