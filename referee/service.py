@@ -114,6 +114,12 @@ AUTO_DEAL_AFTER = 10.0  # seconds between a hand's end and the next automatic de
 _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
 
 
+@cache
+def _yes_words() -> frozenset[str]:
+    """The short yeses to the table's question (``grammar/commands.toml`` ``[confirm]``)."""
+    return frozenset(nfkc(w).strip().lower() for w in words()["confirm"]["yes"])
+
+
 def _copied(value: Any) -> Any:
     """A recorded draw, copied: a re-run appends to its own list, never to the record's."""
     return list(value) if isinstance(value, list) else value
@@ -659,6 +665,11 @@ class Referee:
             self._dm(turn, table, sender, nfkc(text))
             return
         seated = table.engine.is_seated(sender)
+        asked = table.question
+        if asked is not None and asked[0] == sender:
+            table.question = None  # a question holds for the asked player's next line
+            if parsed.kind != "action" and self._confirmed(table, sender, text, asked, now):
+                parsed = asked[2]  # a short yes to the question: exactly what it offered
         # An action word inside advice (コールしなよ) is never the speaker's own action.
         if parsed.kind == "action" and seated and not parsed.advice:
             try:
@@ -709,6 +720,7 @@ class Referee:
         if meant is not None and table.engine.can(sender, meant, self.clock_time(table, None)):
             said = catalog.text("near_miss_guess", player=sender, text=catalog.excerpt(text),
                                 action=typed_form(table.game, meant))
+            table.question = (sender, table.engine.hand_no, meant)
             return turn.say(said)
         if not nearmiss.mentions_action(norm):
             return
@@ -717,6 +729,17 @@ class Referee:
         examples = msgs[key] if key in msgs else msgs[f"examples_{decision}"]
         turn.say(catalog.text("near_miss", player=sender, text=catalog.excerpt(text),
                               examples=examples))
+
+    def _confirmed(self, table: Table, sender: str, text: str, asked: tuple[str, int, Any],
+                   now: float | None) -> bool:
+        """Whether ``text`` is the asked player's short yes to the table's question, asked in
+        this hand and still possible (a spectator's 「はい」 confirms nothing)."""
+        player, hand, meant = asked
+        if sender != player or hand != table.engine.hand_no or not table.engine.in_hand:
+            return False
+        said = nfkc(text).strip().lower().rstrip("。.!！?？~〜ー ")
+        return said in _yes_words() and table.engine.can(sender, meant,
+                                                          self.clock_time(table, now))
 
     def _dm(self, turn: Turn, table: Table, sender: str, text: str) -> None:
         """A private message to the bot: players may ask for their own cards, privately."""

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from referee.fairness import PendingDeal
 from referee.rules import Engine
@@ -31,6 +32,9 @@ class Table:
     fair: PendingDeal | None = None
     dealt: PendingDeal | None = None
     id: int = 0  # the table_open event's number (Referee.open_table)
+    # The question the table asked the player it waits for (「…はコールですか？」): (player,
+    # hand number, the action offered). A short yes from that player applies exactly it.
+    question: tuple[str, int, Any] | None = None
 
     def view(self) -> TableView:
         eng = self.engine

@@ -161,3 +161,24 @@ def test_a_guess_the_table_would_refuse_is_not_offered() -> None:
     evs = events(text=OMAHA + "[21:00:01] alice: チェッワ\n")
     assert not any("チェック" in line and "alice" in line for line in room(evs))
     assert not of(evs, "action", player="alice")
+
+
+def test_a_short_yes_to_the_question_takes_exactly_the_offered_action() -> None:
+    evs = events(text=OMAHA + "[21:00:01] alice: コーノレで\n[21:00:02] bob: はい\n"
+                 "[21:00:03] alice: はい！\n")
+    calls = of(evs, "action", player="alice")
+    assert [(c["action"], c["amount"]) for c in calls] == [("call", 100)]
+    assert not of(evs, "action", player="bob")  # a spectator's yes confirms nothing
+
+
+def test_a_yes_holds_for_one_answer_and_only_while_it_can_be_taken() -> None:
+    # another line first: the question is gone; a yes later is chat
+    evs = events(text=OMAHA + "[21:00:01] alice: コーノレで\n[21:00:02] alice: うーん\n"
+                 "[21:00:03] alice: はい\n")
+    assert not of(evs, "action", player="alice")
+
+
+@pytest.mark.parametrize("yes", ["はい", "うん", "OK", "👍", "네", "是的", "vâng", "yes"])
+def test_the_community_says_yes_in_its_languages(yes: str) -> None:
+    evs = events(text=OMAHA + f"[21:00:01] alice: コーノレで\n[21:00:02] alice: {yes}\n")
+    assert [c["action"] for c in of(evs, "action", player="alice")] == ["call"], yes
