@@ -419,6 +419,12 @@ class Referee:
     def has_table(self, room: str) -> bool:
         return room in self.tables
 
+    def question_asked_by(self, room: str) -> str | None:
+        """The input whose answer holds the table's open question to the awaited player (a
+        Matrix reaction to that answer is a yes), None when there is none."""
+        t = self.tables.get(room)
+        return t.question[3] if t is not None and t.question is not None else None
+
     def back_lines(self) -> dict[str, str]:
         """What each table's room is told when the bot comes back after a stop: that it is
         back, and the table as ``!status`` tells it (whom it waits for). A rendering of the
@@ -720,7 +726,7 @@ class Referee:
         if meant is not None and table.engine.can(sender, meant, self.clock_time(table, None)):
             said = catalog.text("near_miss_guess", player=sender, text=catalog.excerpt(text),
                                 action=typed_form(table.game, meant))
-            table.question = (sender, table.engine.hand_no, meant)
+            table.question = (sender, table.engine.hand_no, meant, turn.input.id)
             return turn.say(said)
         if not nearmiss.mentions_action(norm):
             return
@@ -730,11 +736,11 @@ class Referee:
         turn.say(catalog.text("near_miss", player=sender, text=catalog.excerpt(text),
                               examples=examples))
 
-    def _confirmed(self, table: Table, sender: str, text: str, asked: tuple[str, int, Any],
-                   now: float | None) -> bool:
+    def _confirmed(self, table: Table, sender: str, text: str,
+                   asked: tuple[str, int, Any, str], now: float | None) -> bool:
         """Whether ``text`` is the asked player's short yes to the table's question, asked in
         this hand and still possible (a spectator's 「はい」 confirms nothing)."""
-        player, hand, meant = asked
+        player, hand, meant, _ = asked
         if sender != player or hand != table.engine.hand_no or not table.engine.in_hand:
             return False
         said = nfkc(text).strip().lower().rstrip("。.!！?？~〜ー ")

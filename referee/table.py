@@ -33,8 +33,9 @@ class Table:
     dealt: PendingDeal | None = None
     id: int = 0  # the table_open event's number (Referee.open_table)
     # The question the table asked the player it waits for (「…はコールですか？」): (player,
-    # hand number, the action offered). A short yes from that player applies exactly it.
-    question: tuple[str, int, Any] | None = None
+    # hand number, the action offered, the input that asked). A short yes from that player
+    # applies exactly it.
+    question: tuple[str, int, Any, str] | None = None
 
     def view(self) -> TableView:
         eng = self.engine

@@ -54,7 +54,12 @@ from referee.adapters.matrix_crypto import Crypto
 from referee.adapters.matrix_crypto import share_keys as share_keys
 from referee.adapters.matrix_delivery import ENCRYPTION as ENCRYPTION
 from referee.adapters.matrix_delivery import Delivery, pause
-from referee.adapters.matrix_event import MessageContent, message_content
+from referee.adapters.matrix_event import (
+    READ_TYPES,
+    MessageContent,
+    message_content,
+    reaction_key,
+)
 from referee.adapters.matrix_log import quiet_repeats
 from referee.adapters.matrix_render import incoming_text, name_of, render, without_addressee
 from referee.adapters.matrix_state import DM_KINDS, BotState
@@ -411,7 +416,7 @@ class MatrixBot:
             source = getattr(ev, "source", None)
             if not isinstance(source, dict) or ev.sender == self.config.user_id:
                 return
-            if (isinstance(ev, nio.MegolmEvent) or source.get("type") == "m.room.message"
+            if (isinstance(ev, nio.MegolmEvent) or source.get("type") in READ_TYPES
                     or is_verification(source)):
                 await self.crypto.admit(room_id, ev)
 
@@ -437,6 +442,8 @@ class MatrixBot:
                 return
             if is_verification(source):
                 await self.verification.in_room(room_id, source)
+            elif source.get("type") == "m.reaction":
+                await self._on_reaction(room_id, ev, source.get("content"))
             elif source.get("type") == "m.room.message":  # (decrypted, it may be a reaction…)
                 content = message_content(source.get("content"))
                 if content is None:
@@ -502,6 +509,26 @@ class MatrixBot:
             await self._not_saved(room_id, None, ev.event_id, e)
             return
         if out is not None and out.events:
+            await self.delivery.queue(ev.event_id, room_id, room_id, sender,
+                                      [e.to_json() for e in out.events])
+
+    async def _on_reaction(self, room_id: str, ev: Any, content: Any) -> None:
+        """A reaction to the table's question (「…はコールですか？」) is the asked player's answer:
+        handed to the referee as that player's line, the reaction's key as its text (a yes
+        such as 👍 takes the offered action; the referee checks who may answer). A reaction to
+        anything else is nobody's business."""
+        key = reaction_key(content)
+        asked = self.referee.question_asked_by(room_id)
+        if key is None or asked is None or self.delivery.sent_for.get(key[0]) != asked:
+            return
+        sender = name_of(ev.sender, self.server)
+        try:
+            out = self.referee.process(Message(ev.event_id, room_id, sender, key[1],
+                                               ev.server_timestamp / 1000.0, False))
+        except StoreError as e:
+            await self._not_saved(room_id, sender, ev.event_id, e)
+            return
+        if out is not None:
             await self.delivery.queue(ev.event_id, room_id, room_id, sender,
                                       [e.to_json() for e in out.events])
 

@@ -21,6 +21,7 @@ import json
 import logging
 import time
 import urllib.parse
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,7 @@ PLAINTEXT = "referee.plaintext"  # outbox content marker: send unencrypted (a no
 # one-time keys) holds that player's private messages back for at most this long: sent before
 # it can be given the room key, they would stay unreadable on it for good.
 NEW_DEVICE_WAIT = 15.0
+SENT_REMEMBERED = 500  # sent messages whose input is remembered (reactions to questions)
 
 
 def _txn(input_id: str, idx: int) -> str:
@@ -101,6 +103,7 @@ class Delivery:
         self._device_seen: dict[tuple[str, str], float] = {}
         # private messages wait for a new device's keys (the clock flushes again)
         self.keys_pending = False
+        self.sent_for: OrderedDict[str, str] = OrderedDict()  # event id -> the input answered
 
     @property
     def client(self) -> Any:
@@ -306,6 +309,13 @@ class Delivery:
                 self.client.invalidate_outbound_session(room_id)
         return waiting
 
+    def _remember(self, event_id: str, input_id: str) -> None:
+        """Which input a sent message answered (the newest few hundred): a reaction to the
+        table's question is known by the input that asked it."""
+        self.sent_for[event_id] = input_id
+        while len(self.sent_for) > SENT_REMEMBERED:
+            self.sent_for.popitem(last=False)
+
     def _devices(self, user_id: str) -> list[Any]:
         """The user's devices a room key goes to (not the blacklisted ones)."""
         olm = self.client.olm
@@ -321,6 +331,7 @@ class Delivery:
                 if sent is None:
                     return
                 self.state.sent(seq, sent)
+                self._remember(sent, input_id)
                 continue
             target = await self._replace_if_left(room_id)
             if not self._ready(target):
@@ -334,6 +345,7 @@ class Delivery:
                 return
             if isinstance(r, nio.RoomSendResponse):
                 self.state.sent(seq, r.event_id)
+                self._remember(r.event_id, input_id)
             else:
                 log.warning("send to %s refused: %s; will retry", target, r)
                 return

@@ -19,6 +19,8 @@ MAX_BODY = 20_000
 MAX_FORMATTED = 100_000
 # The message types a person's client sends as text the room sees.
 TEXT_TYPES = frozenset({"m.text", "m.emote", "m.notice"})
+# The event types the bot reads from a room's timeline (besides verification steps).
+READ_TYPES = frozenset({"m.room.message", "m.reaction"})
 
 
 class _Ref(BaseModel):
@@ -80,3 +82,26 @@ def message_content(content: Any) -> MessageContent | None:
     except ValidationError:
         return None
     return parsed if parsed.msgtype in TEXT_TYPES else None
+
+
+class _Annotation(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    rel_type: str = Field(max_length=256)
+    event_id: str = Field(max_length=512)
+    key: str = Field(max_length=64)
+
+
+class _ReactionContent(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+    relates_to: _Annotation = Field(alias="m.relates_to")
+
+
+def reaction_key(content: Any) -> tuple[str, str] | None:
+    """(the event reacted to, the key) of a well-formed ``m.reaction``, else None."""
+    if not isinstance(content, dict):
+        return None
+    try:
+        rel = _ReactionContent.model_validate(content).relates_to
+    except ValidationError:
+        return None
+    return (rel.event_id, rel.key) if rel.rel_type == "m.annotation" else None

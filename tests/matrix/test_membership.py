@@ -93,3 +93,36 @@ def test_leaving_the_room_folds_at_once(make_table: TableFactory) -> None:
             await t.close()
 
     run(scenario(), timeout=280)
+
+
+def test_a_reaction_to_the_question_answers_it(make_table: TableFactory) -> None:
+    """「…はコールですか？」 answered with 👍 on that very message: the asked player's yes takes
+    exactly the offered action; a spectator's reaction confirms nothing."""
+    async def scenario() -> None:
+        t = await make_table(["alice", "bob"])
+        try:
+            a, b = t.players
+            await open_omaha(t)
+            await t.command(t.mod, "!deal", "さんの番です")
+            # heads-up: the button (alice, seat 1) posts the SB and acts first preflop
+            n = len(t.bot_room_messages())
+            await t.say(a, "コーノレで")
+            asked = await t.reply(n, "ですか", timeout=60)
+
+            def called() -> bool:
+                return any(e.get("event") == "action" and e.get("player") == a.name
+                           and e.get("action") == "call" for e in t.bot.events())
+
+            for who in (b, a):
+                r = await who.client.room_send(t.room, "m.reaction", {"m.relates_to": {
+                    "rel_type": "m.annotation", "event_id": asked.event_id, "key": "👍"}},
+                    ignore_unverified_devices=True)
+                assert isinstance(r, nio.RoomSendResponse), r
+                if who is b:
+                    await t.command(t.mod, f"!bank @{b.name}", "残高")  # processed in order
+                    assert not called()
+            await wait_for(called, 60, "alice's call from her reaction")
+        finally:
+            await t.close()
+
+    run(scenario(), timeout=280)
