@@ -743,7 +743,7 @@ class Referee:
         player, hand, meant, _ = asked
         if sender != player or hand != table.engine.hand_no or not table.engine.in_hand:
             return False
-        said = nfkc(text).strip().lower().rstrip("。.!！?？~〜ー ")
+        said = nfkc(text).strip().lower().rstrip(".!?~ \u3002\u301c\u30fc")  # 。〜ー
         return said in _yes_words() and table.engine.can(sender, meant,
                                                           self.clock_time(table, now))
 
