@@ -115,9 +115,12 @@ _SHOW_ACTIONS = {"fold", "open", "muck", "close", "discard", "play"}
 
 
 @cache
-def _yes_words() -> frozenset[str]:
-    """The short yeses to the table's question (``grammar/commands.toml`` ``[confirm]``)."""
-    return frozenset(nfkc(w).strip().lower() for w in words()["confirm"]["yes"])
+def _yes_words() -> tuple[frozenset[str], str]:
+    """The short yeses to the table's question and the punctuation that may trail them
+    (``grammar/commands.toml`` ``[confirm]``)."""
+    confirm = words()["confirm"]
+    return (frozenset(nfkc(w).strip().lower() for w in confirm["yes"]),
+            nfkc(confirm["trailing"]))
 
 
 def _copied(value: Any) -> Any:
@@ -743,9 +746,9 @@ class Referee:
         player, hand, meant, _ = asked
         if sender != player or hand != table.engine.hand_no or not table.engine.in_hand:
             return False
-        said = nfkc(text).strip().lower().rstrip(".!?~ \u3002\u301c\u30fc")  # 。〜ー
-        return said in _yes_words() and table.engine.can(sender, meant,
-                                                          self.clock_time(table, now))
+        yes, trailing = _yes_words()
+        said = nfkc(text).strip().lower().rstrip(trailing)
+        return said in yes and table.engine.can(sender, meant, self.clock_time(table, now))
 
     def _dm(self, turn: Turn, table: Table, sender: str, text: str) -> None:
         """A private message to the bot: players may ask for their own cards, privately."""
