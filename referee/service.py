@@ -696,8 +696,10 @@ class Referee:
             return
         flagged = self._judge(turn, table, sender, text, parsed)
         # advice on someone else's decision is judged first; a message about someone else
-        # gets no near-miss reply (it was not the speaker's own action)
-        if parsed.kind == "chat" and not flagged and not about_others(text, table.game):
+        # gets no near-miss reply (it was not the speaker's own action) -- unless the table
+        # waits for the speaker: then a line with action words is never left unanswered
+        if parsed.kind == "chat" and not flagged and (
+                self._awaits(table, sender) or not about_others(text, table.game)):
             self._say_unread(turn, table, sender, text)
         self.after(turn, table)
 
@@ -738,6 +740,12 @@ class Referee:
         examples = msgs[key] if key in msgs else msgs[f"examples_{decision}"]
         turn.say(catalog.text("near_miss", player=sender, text=catalog.excerpt(text),
                               examples=examples))
+
+    @staticmethod
+    def _awaits(table: Table, player: str) -> bool:
+        """Whether the table waits for ``player``'s decision now."""
+        eng = table.engine
+        return eng.in_hand and eng.is_seated(player) and eng.decision(player) is not None
 
     def _confirmed(self, table: Table, sender: str, text: str,
                    asked: tuple[str, int, Any, str], now: float | None) -> bool:

@@ -182,3 +182,14 @@ def test_a_yes_holds_for_one_answer_and_only_while_it_can_be_taken() -> None:
 def test_the_community_says_yes_in_its_languages(yes: str) -> None:
     evs = events(text=OMAHA + f"[21:00:01] alice: コーノレで\n[21:00:02] alice: {yes}\n")
     assert [c["action"] for c in of(evs, "action", player="alice")] == ["call"], yes
+
+
+def test_the_awaited_player_is_answered_even_when_the_line_names_someone() -> None:
+    # at alice's turn a line that names bob and holds action words is answered (a question or
+    # what is accepted), never left to the clock
+    evs = events(text=OMAHA + "[21:00:01] alice: bobさん強そうだしフォールドかなあ\n")
+    assert [line for line in room(evs) if line.startswith("aliceさん: 「")], room(evs)
+    assert not of(evs, "action", player="alice")
+    # the same line from a player the table does not wait for stays chat, unanswered
+    evs = events(text=OMAHA + "[21:00:01] carol: aliceさん強そうだしフォールドかなあ\n")
+    assert not [line for line in room(evs) if line.startswith("carolさん: 「")]
