@@ -665,6 +665,10 @@ class Referee:
             commands.run(turn, cmd)
             return
         if table is None:
+            if dm and any(w in text for w in words()["private"]["cards"]):
+                # asked for one's cards with no single table to ask it of: say why, as a
+                # command would (referee.routing chose none)
+                turn.say(catalog.text("private_cards_which", sender=sender), to=sender)
             return
         parsed = parse(text, table.game)
         if dm:

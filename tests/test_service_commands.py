@@ -12,6 +12,7 @@ from event_helpers import directive, handle, kinds, says, tick
 
 from referee.events import Event
 from referee.inputs import Message
+from referee.lang import catalog
 from referee.service import Referee
 from referee.store import Store
 
@@ -279,3 +280,11 @@ def test_every_alias_the_parser_knows_is_a_command_the_service_runs(ref: Referee
     assert "モデレーター専用" in says(msg(ref, "bob", alias))[0]
     assert ref.tables == {}
     assert "テーブルを開きました" in says(msg(ref, "dealer", alias))[0]
+
+
+def test_cards_asked_privately_with_no_single_table_are_answered(ref: Referee) -> None:
+    for room in ("!a", "!b"):
+        msg(ref, "dealer", "!open omaha level=1", room=room)
+        msg(ref, "alice", "!sit", room=room)
+    ev = msg(ref, "alice", "手札", room="!dm", dm=True)
+    assert says(ev, to="alice") == [catalog.text("private_cards_which", sender="alice")]
