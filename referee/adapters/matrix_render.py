@@ -19,6 +19,7 @@ from typing import Any
 SUIT_COLOURS = {"♥": "#db3b3b", "♦": "#1c7ed6", "♣": "#2b8a3e"}
 _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♠♥♦♣])")
 _MXID = re.compile(r"@([a-z0-9._=\-/+]+):([A-Za-z0-9.\-]+(?::[0-9]+)?)")
+_QUOTE = re.compile("\u300c[^\u300d]*\u300d")  # 「…」: a player's words quoted back
 _PILL = re.compile(r'<a href="https://matrix\.to/#/(@[^"]+)">(.*?)</a>', re.S)
 
 
@@ -100,8 +101,11 @@ def render(text: str, server: str, mention: Iterable[str] = ()) -> dict[str, Any
             card = f'<font color="{colour}" data-mx-color="{colour}">{card}</font>'
         spans.append((m.start(), m.end(), card))
     if pattern is not None:
+        # a player's own words quoted back (「…」) ping nobody: only the bot's own naming does
+        quoted = [(q.start(), q.end()) for q in _QUOTE.finditer(text)]
         for m in pattern.finditer(text):
-            if any(s < m.end() and m.start() < e for s, e, _ in spans):
+            if any(s < m.end() and m.start() < e for s, e, _ in spans) or any(
+                    s <= m.start() and m.end() <= e for s, e in quoted):
                 continue
             uid = mxid_of(m.group(1), server)
             if uid not in mentioned:

@@ -159,3 +159,11 @@ def test_message_content_is_checked_at_the_edge() -> None:
     assert reply is not None and reply.is_reply
     emote = message_content({"msgtype": "m.emote", "body": "6♦ J♦ 持ってる"})
     assert emote is not None
+
+
+def test_a_quoted_line_pings_nobody_it_names() -> None:
+    from referee.adapters.matrix_render import render
+
+    content = render("aliceさん: 「bobさん強そうだしフォールドかなあ」は読めませんでした", "hs",
+                     {"alice", "bob"})
+    assert content["m.mentions"] == {"user_ids": ["@alice:hs"]}
