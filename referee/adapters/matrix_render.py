@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import cache
 from collections.abc import Iterable
 from typing import Any
 
@@ -19,7 +20,6 @@ from typing import Any
 SUIT_COLOURS = {"♥": "#db3b3b", "♦": "#1c7ed6", "♣": "#2b8a3e"}
 _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♠♥♦♣])")
 _MXID = re.compile(r"@([a-z0-9._=\-/+]+):([A-Za-z0-9.\-]+(?::[0-9]+)?)")
-_QUOTE = re.compile("\u300c[^\u300d]*\u300d")  # 「…」: a player's words quoted back
 _PILL = re.compile(r'<a href="https://matrix\.to/#/(@[^"]+)">(.*?)</a>', re.S)
 
 
@@ -78,6 +78,15 @@ def incoming_text(body: str, formatted: str | None, server: str) -> str:
     return _MXID.sub(lambda m: "@" + name_of(m.group(0), server), text)
 
 
+@cache
+def _quote() -> re.Pattern[str]:
+    """A quotation of a player's words in the bot's lines (``grammar/text.toml``)."""
+    from referee.lang.vocab import marks
+
+    opening, closing = marks("quoted")
+    return re.compile(f"{re.escape(opening)}[^{re.escape(closing)}]*{re.escape(closing)}")
+
+
 def _mention_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
     ordered = sorted({n for n in names if n}, key=len, reverse=True)
     if not ordered:
@@ -102,7 +111,7 @@ def render(text: str, server: str, mention: Iterable[str] = ()) -> dict[str, Any
         spans.append((m.start(), m.end(), card))
     if pattern is not None:
         # a player's own words quoted back (「…」) ping nobody: only the bot's own naming does
-        quoted = [(q.start(), q.end()) for q in _QUOTE.finditer(text)]
+        quoted = [(q.start(), q.end()) for q in _quote().finditer(text)]
         for m in pattern.finditer(text):
             if any(s < m.end() and m.start() < e for s, e, _ in spans) or any(
                     s <= m.start() and m.end() <= e for s, e in quoted):
