@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import html
 import re
-from functools import cache
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 # A four-colour deck that reads on light and dark themes alike: each colour has a contrast of at
@@ -83,7 +83,8 @@ def _quote() -> re.Pattern[str]:
     """A quotation of a player's words in the bot's lines (``grammar/text.toml``)."""
     from referee.lang.vocab import marks
 
-    opening, closing = marks("quoted")
+    pair = marks("quoted")
+    opening, closing = pair[0], pair[1]
     return re.compile(f"{re.escape(opening)}[^{re.escape(closing)}]*{re.escape(closing)}")
 
 
