@@ -161,7 +161,7 @@ class Delivery:
     # --- direct messages --------------------------------------------------------------------
     async def dm_room(self, user_id: str) -> str:
         """The player's private room, created (encrypted) on first use and then reused."""
-        existing = self.state.dm_room(user_id)
+        existing = self.state.dm_room(user_id) or self._orphan_dm(user_id)
         if existing is not None:
             return existing
         while True:
@@ -180,6 +180,19 @@ class Delivery:
         await self.publish_direct()
         log.info("created DM room %s for %s", r.room_id, user_id)
         return str(r.room_id)
+
+    def _orphan_dm(self, user_id: str) -> str | None:
+        """A private room the bot made for ``user_id`` but never recorded (it was stopped
+        between creating the room and saving it): adopted, not left beside a new one."""
+        client = self.client
+        for room_id, room in (client.rooms.items() if client is not None else ()):
+            if (self.state.room_kind(room_id) is None
+                    and getattr(room, "creator", None) == self.config.user_id
+                    and self._vouch(room_id, user_id) is None):
+                self.state.add_room(room_id, "dm", user_id)
+                log.info("adopted DM room %s for %s (made before a stop)", room_id, user_id)
+                return str(room_id)
+        return None
 
     async def publish_direct(self) -> None:
         """``m.direct`` account data, so clients show the rooms as DMs (and a re-login finds
