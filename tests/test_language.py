@@ -100,14 +100,21 @@ def test_no_reply_to_whoever_the_table_does_not_wait_for(speaker: str) -> None:
     assert not [t for t in room(evs) if "読めませんでした" in t]
 
 
-@pytest.mark.parametrize("said", ["そこはコールでしょ", "bobさんいつも降りるね",
-                                  "なんでbobさんはフォールドしたの"])
-def test_the_player_to_act_talking_about_someone_else_gets_no_reply(said: str) -> None:
+@pytest.mark.parametrize("said", ["そこはコールでしょ", "なんでbobさんはフォールドしたの"])
+def test_the_player_to_act_giving_advice_is_judged_not_answered(said: str) -> None:
     # alice is to act; advice about another player's decision is judged (a flag), not answered
-    # as a near miss of her own action, and neither is a remark about someone else
+    # as a near miss of her own action
     evs = events(text=OMAHA + f"[21:00:01] alice: {said}\n")
     assert not [t for t in room(evs) if "読めませんでした" in t]
-    assert bool(of(evs, "flag", player="alice")) is (said != "bobさんいつも降りるね")
+    assert of(evs, "flag", player="alice")
+
+
+def test_the_player_to_act_naming_someone_with_action_words_is_answered() -> None:
+    # a remark about someone else at one's own turn is answered (never an action, never a flag):
+    # silence at the awaited player's turn costs a fold, an answer costs a line
+    evs = events(text=OMAHA + "[21:00:01] alice: bobさんいつも降りるね\n")
+    assert [t for t in room(evs) if t.startswith("aliceさん: 「")]
+    assert not of(evs, "flag", player="alice") and not of(evs, "action", player="alice")
 
 
 def test_chat_without_action_words_gets_no_reply() -> None:

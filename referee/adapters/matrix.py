@@ -59,10 +59,17 @@ from referee.adapters.matrix_event import (
     MessageContent,
     message_content,
     reaction_key,
+    strip_reply_fallback,
 )
-from referee.adapters.matrix_log import quiet_repeats
+from referee.adapters.matrix_log import RateLimitCounter, quiet_repeats
 from referee.adapters.matrix_render import incoming_text, name_of, render, without_addressee
 from referee.adapters.matrix_state import DM_KINDS, BotState
+from referee.adapters.matrix_timeline import (
+    FIRST_RUN_WINDOW,
+    after_own_join,
+    first_run,
+    is_own_join,
+)
 from referee.adapters.matrix_verify import Verification, is_verification
 from referee.events import TableClosed, TableOpened
 from referee.inputs import Directive, Message, Tick
@@ -83,19 +90,6 @@ SYNC_FILTER: dict[str, Any] = {
     "room": {"timeline": {"limit": 100}, "state": {"lazy_load_members": False}},
     "presence": {"not_types": ["*"]},
 }
-
-
-class _RateLimitCounter(logging.Handler):
-    """Counts nio's 429 retries (it logs each one) so tests and operators can see them."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.count = 0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if "429" in record.getMessage():
-            self.count += 1
-            log.info("rate limited by the homeserver (%d so far); retrying", self.count)
 
 
 class MatrixBot:
@@ -142,7 +136,7 @@ class MatrixBot:
                                          lambda: self.crypto.master_key)
         self._ticked: dict[str, float] = {}  # room -> wall time of its last clock tick
         self._edit_told: set[tuple[str, str, int]] = set()  # (room, editor, hand) told once
-        self.rate_limits = _RateLimitCounter()
+        self.rate_limits = RateLimitCounter()
         logging.getLogger("nio").addHandler(self.rate_limits)
 
     def _client(self) -> Any:
@@ -332,17 +326,17 @@ class MatrixBot:
                 # after the join was lost here. Only lately, so an old membership does not
                 # replay a room's past.
                 self.state.add_room(room_id)
-                events = _first_run(events, list(getattr(info, "state", []) or []), me,
+                events = first_run(events, list(getattr(info, "state", []) or []), me,
                                     self.started - FIRST_RUN_WINDOW)
                 for ev in events:
                     await self._on_event(room_id, ev)
                 continue
             if not known:
-                events, found = _after_own_join(events, me)
+                events, found = after_own_join(events, me)
                 if not found and info.timeline.limited:
                     events = await self._backfill(room_id, info.timeline.prev_batch, None) + \
                         list(info.timeline.events)
-                    events, found = _after_own_join(events, me)
+                    events, found = after_own_join(events, me)
                 self.state.add_room(room_id)
             elif info.timeline.limited and since is not None:
                 events = await self._backfill(room_id, info.timeline.prev_batch, since) + events
@@ -369,7 +363,7 @@ class MatrixBot:
                 await self._sleep(1.0)
                 continue
             got.extend(r.chunk)
-            if since is None and any(_is_own_join(e, me) for e in r.chunk):
+            if since is None and any(is_own_join(e, me) for e in r.chunk):
                 break
             if not r.chunk or r.end in (None, start):
                 break
@@ -459,7 +453,7 @@ class MatrixBot:
         kind = self.state.room_kind(room_id)
         dm = kind is not None and kind[0] in DM_KINDS
         sender = name_of(ev.sender, self.server)
-        body = _strip_reply_fallback(content.body) if content.is_reply else content.body
+        body = strip_reply_fallback(content.body) if content.is_reply else content.body
         text = without_addressee(incoming_text(body, content.html, self.server),
                                  (name_of(self.config.user_id, self.server),))
         if text.strip().lower() == "!verify":
@@ -620,50 +614,6 @@ class MatrixBot:
                 if alias:
                     names[str(alias)] = rid
         return names
-
-
-def _strip_reply_fallback(body: str) -> str:
-    """A reply's body starts with the quoted original ("> <@a:hs> ..." lines, a blank line)."""
-    if not body.startswith("> "):
-        return body
-    lines = body.split("\n")
-    i = 0
-    while i < len(lines) and lines[i].startswith(">"):
-        i += 1
-    if i < len(lines) and lines[i] == "":
-        return "\n".join(lines[i + 1:])
-    return body
-
-
-def _is_own_join(ev: Any, me: str) -> bool:
-    return (getattr(ev, "state_key", None) == me
-            and getattr(ev, "membership", None) == "join"
-            and getattr(ev, "prev_membership", None) != "join")
-
-
-FIRST_RUN_WINDOW = 300.0  # seconds before its first start a bot still reads (after its join)
-
-
-def _first_run(events: list[Any], state: list[Any], me: str, since: float) -> list[Any]:
-    """The timeline events of a room the bot joined before its first sync that came after its
-    own join (in the timeline, else in the room's state) and after ``since`` (wall time)."""
-    after, found = _after_own_join(events, me)
-    if not found:
-        joins = [getattr(e, "server_timestamp", 0) for e in state
-                 if getattr(e, "state_key", None) == me
-                 and getattr(e, "membership", None) == "join"]
-        if not joins:
-            return []  # when it joined is unknown: all history
-        after = [e for e in events if getattr(e, "server_timestamp", 0) > max(joins)]
-    return [e for e in after if getattr(e, "server_timestamp", 0) / 1000.0 >= since]
-
-
-def _after_own_join(events: list[Any], me: str) -> tuple[list[Any], bool]:
-    """The events after the bot's own join (history before it is not the bot's business)."""
-    for i in range(len(events) - 1, -1, -1):
-        if _is_own_join(events[i], me):
-            return events[i + 1:], True
-    return [], False
 
 
 async def serve(config: MatrixConfig) -> None:

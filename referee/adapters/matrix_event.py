@@ -105,3 +105,16 @@ def reaction_key(content: Any) -> tuple[str, str] | None:
     except ValidationError:
         return None
     return (rel.event_id, rel.key) if rel.rel_type == "m.annotation" else None
+
+
+def strip_reply_fallback(body: str) -> str:
+    """A reply's body starts with the quoted original ("> <@a:hs> ..." lines, a blank line)."""
+    if not body.startswith("> "):
+        return body
+    lines = body.split("\n")
+    i = 0
+    while i < len(lines) and lines[i].startswith(">"):
+        i += 1
+    if i < len(lines) and lines[i] == "":
+        return "\n".join(lines[i + 1:])
+    return body

@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import Callable
 
+_log = logging.getLogger("referee.matrix")
 QUIET_WINDOW = 300.0  # seconds an identical line stays quiet after it was written
 
 
@@ -52,3 +53,16 @@ def quiet_repeats(window: float = QUIET_WINDOW) -> QuietRepeats:
     for handler in logging.getLogger().handlers:
         handler.addFilter(quiet)
     return quiet
+
+
+class RateLimitCounter(logging.Handler):
+    """Counts nio's 429 retries (it logs each one) so tests and operators can see them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "429" in record.getMessage():
+            self.count += 1
+            _log.info("rate limited by the homeserver (%d so far); retrying", self.count)

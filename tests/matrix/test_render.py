@@ -108,7 +108,7 @@ def test_cli_refuses_an_incomplete_configuration(tmp_path: Path) -> None:
 
 
 def test_reply_fallback_is_not_part_of_the_message() -> None:
-    from referee.adapters.matrix import _strip_reply_fallback
+    from referee.adapters.matrix_event import strip_reply_fallback as _strip_reply_fallback
 
     assert _strip_reply_fallback("> <@a:hs> コール\n> 2行目\n\nフォールド") == "フォールド"
     assert _strip_reply_fallback("> 引用だけ") == "> 引用だけ"
