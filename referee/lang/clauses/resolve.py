@@ -171,7 +171,10 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         return Reading(made, False)
     _echoes(kept, acts)
     if any(c.kind == "blocking" for c in kept):
-        return Reading(None, True)
+        decided = _decided_after(kept)
+        if decided is None or (advice is not None and advice(" ".join(c.text for c in kept))):
+            return Reading(None, True)
+        kept = decided
     acts = [c for c in kept if c.kind == "action"]
     if acts and any(_holds_back(c) for c in kept[kept.index(acts[-1]) + 1:]):
         return Reading(None, True)  # 捨てねぇ、まだ待ってけろ; こーるすっか、どうすっぺ
@@ -195,6 +198,27 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if said_else and advice(" ".join(said_else)):
             return Reading(None, True)
     return Reading(first, False)
+
+
+def _decided_after(kept: list[Clause]) -> list[Clause] | None:
+    """A message that thinks out loud and then decides: the reasons, plans and stories before
+    it name other actions (前回ここでレイズして痛い目見たし、今回は降ります), but the last clause
+    that names an action is the speaker's own plain action, and nothing after it names one.
+    What the speaker commits to is that last action: the clauses from it on. None when some
+    action word comes after the last action, or the last one is no plain action."""
+    if any(c.kind in ("vocative", "supposing") for c in kept):
+        return None  # said to someone, or what the speaker would do in their place
+    named = [i for i, c in enumerate(kept) if c.kind in ("blocking", "action", "echo",
+                                                          "declined", "these", "kept")]
+    if not named or kept[named[-1]].kind != "action":
+        return None
+    decision = kept[named[-1]]
+    if len(fold_nfkc(decision.folded).strip()) < 2:
+        return None  # a lone letter after a story (( ´∀｀)b) is no decision
+    if any(c.kind == "blocking" and not action_words(c.folded, with_cards=False)
+           for c in kept[:named[-1]]):
+        return None  # blocked for something else than an action word: a name, an address
+    return kept[named[-1]:]
 
 
 def _classify(c: Clause, game: str, grammar: GrammarReader,
