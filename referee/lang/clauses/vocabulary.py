@@ -1,6 +1,7 @@
 """The clause reader's vocabulary (``grammar/clauses.toml``), loaded once: the action words
-by surface and lemma, the words that may stand around an action, the vetoes, corrections,
-dialect endings, numerals and slips, and the part-of-speech tags the rules name."""
+by surface and lemma (from the action-word table, ``grammar/words/``), the words that may
+stand around an action, the vetoes, corrections, dialect endings, numerals and slips, and the
+part-of-speech tags the rules name."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 from referee.actions import Parsed
 from referee.lang import vocab
+from referee.lang.action_words import clause_actions, short_forms
 from referee.lang.normalize import fold_nfkc
 
 GrammarReader = Callable[[str], Parsed | None]
@@ -161,14 +163,11 @@ def _big() -> dict[int, int]:
 @cache
 def vocabulary() -> Vocabulary:
     d = vocab.load(_DATA)
-    acts: dict[str, Any] = d.get("actions", {})
     alts: list[tuple[str, str]] = []
     lemmas: dict[str, str] = {}
-    for name, entry in acts.items():
-        for w in vocab.strings(entry, "words", _DATA):
-            alts.append((fold_nfkc(w), name))
-        for lemma in vocab.strings(entry, "lemmas", _DATA):
-            lemmas[lemma] = name
+    for name, (words, lemma_list) in clause_actions().items():
+        alts += ((w, name) for w in words)
+        lemmas.update((lemma, name) for lemma in lemma_list)
     alts.sort(key=lambda a: len(a[0]), reverse=True)
     surface = _alternation(w for w, _ in alts)
     names = {f"w{i}": n for i, (_, n) in enumerate(alts)}
@@ -257,7 +256,7 @@ SURFACE_NAMES: dict[str, str] = {}
 def _short() -> re.Pattern[str]:
     """The grammar's one- and two-letter forms (F, C, x, こ, ふぉ) as a token of their own."""
     edge = text_of("short_edge")
-    short = sorted(texts_of("short"), key=len, reverse=True)
+    short = sorted(short_forms(), key=len, reverse=True)
     words = "|".join(re.escape(fold_nfkc(w)) for w in short)
     # ... and a letter glued to an amount (B1500, R2000, c600)
     return re.compile(rf"(?:^|(?<={edge}))(?:(?:{words})(?=$|{edge})|[brc][0-9])")
