@@ -112,3 +112,63 @@ def test_a_grammar_without_a_placeholder_the_table_fills_is_refused() -> None:
         vocab.words_terminals(f"_NOPE: {vocab.WORDS_PLACEHOLDER}\n")
     with pytest.raises(vocab.VocabularyError, match="no grammar places"):
         vocab.words_terminals(f"_CALL: {vocab.WORDS_PLACEHOLDER}\n")
+
+
+# --- the community's other languages ------------------------------------------------------------
+
+ENGLISH = [("call", "call"), ("fold", "fold"), ("raise", "raise"), ("all in", "allin"),
+           ("check", "check"), ("bet", "bet")]
+OTHERS = [(r.text, r.action) for r in ROWS if r.language in ("zh", "ko", "vi") and r.kind == "w"]
+#: How each language puts a word inside a sentence (and the Japanese sentence around it).
+AROUND = {
+    "zh": ["{w}", "我{w}", "{w}吧", "今回は{w}で"],
+    "ko": ["{w}", "{w}할게요", "네 {w}", "{w}します", "今回は{w}で"],
+    "vi": ["{w}", "{w} nhé", "今回は{w}で", "じゃあ{w}します"],
+    "en": ["{w}", "ok {w}", "I {w}", "今回は{w}で", "じゃあ{w}します"],
+}
+
+
+def _language(word: str) -> str:
+    return next((r.language for r in ROWS if r.text == word), "en")
+
+
+def _read(text: str, action: str) -> None:
+    got = parse.parse(text, "omaha")
+    assert (got.kind, got.action) == ("action", action), (text, got.to_json())
+
+
+def test_the_community_languages_have_their_words() -> None:
+    """Chinese (simplified and traditional), Korean and Vietnamese have files of their own; the
+    English words are en.toml's."""
+    assert {r.language for r in ROWS} >= {"ja", "en", "zh", "ko", "vi"}
+    words = {r.text for r in ROWS}
+    assert {"跟注", "弃牌", "棄牌", "加注", "全下", "全押", "过牌", "過牌", "下注"} <= words
+    assert {"콜", "다이", "폴드", "레이즈", "올인", "체크", "벳"} <= words
+    assert {"theo", "bỏ", "tố", "tất tay", "xem"} <= words
+
+
+@pytest.mark.parametrize("word,action", OTHERS + ENGLISH, ids=[w for w, _ in OTHERS + ENGLISH])
+def test_a_community_word_reads_alone_and_inside_a_sentence(word: str, action: str) -> None:
+    for form in AROUND[_language(word)]:
+        _read(form.format(w=word), action)
+    if action in ("bet", "raise"):
+        got = parse.parse(f"{word} 2000", "omaha")
+        assert got.kind == "action" and got.action == action and 2000 in (got.amount, got.to)
+
+
+@pytest.mark.parametrize("word,action", OTHERS + ENGLISH, ids=[w for w, _ in OTHERS + ENGLISH])
+def test_a_community_word_in_a_wish_a_question_or_advice_is_no_action(word: str,
+                                                                      action: str) -> None:
+    for text in (f"{word}したい", f"{word}かな", f"{word}?", f"ボブさん{word}すべき"):
+        assert parse.parse(text, "omaha").kind == "chat", text
+    assert parse.parse(f"ボブさん{word}すべき", "omaha").advice
+
+
+@pytest.mark.parametrize("text", [
+    # a word inside a longer word of its script
+    "콜라", "콜라 마시고 싶다", "다이아", "다이어트 중", "bỏng", "theory", "xem phim", "betting",
+    # Korean, Chinese and Vietnamese sentences about an action that is no commitment
+    "나라면 콜", "我不跟注", "别跟注", "你应该跟注", "跟注吗", "theo tôi nên bỏ",
+])
+def test_a_community_word_in_other_talk_is_chat(text: str) -> None:
+    assert parse.parse(text, "omaha").kind == "chat", text

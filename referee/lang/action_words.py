@@ -15,6 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from lark.utils import get_regexp_width
+
 from referee import resources
 from referee.lang.normalize import fold_nfkc
 
@@ -136,8 +138,7 @@ def _using(use: str, table: Iterable[Row] | None = None) -> list[Row]:
 
 def _width(pattern: str) -> int:
     """The longest text ``pattern`` matches (a big number when unbounded)."""
-    parser = re._parser  # (the standard library's own, as re.compile uses it)
-    return int(parser.parse(pattern).getwidth()[1])
+    return int(get_regexp_width(pattern)[1])  # (Lark's own measure of a terminal)
 
 
 @cache

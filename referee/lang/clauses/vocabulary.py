@@ -125,8 +125,24 @@ class Vocabulary:
 
 
 def _word_re(w: str) -> str:
+    """A word as a pattern: an ASCII word never touching other letters, a Hangul word never
+    touching other Hangul but its endings (콜할게요), an accented Latin word (bỏ) no letter."""
     e = re.escape(w).replace(r"\ ", r"[ \-]?")
-    return rf"(?<![a-z]){e}(?![a-z])" if w[:1].isascii() and w[-1:].isascii() else e
+    if w[:1].isascii() and w[-1:].isascii():
+        return rf"(?<![a-z]){e}(?![a-z])"
+    hangul, latin = text_of("hangul"), text_of("latin_accented")
+    if re.search(f"[{hangul}]", w):
+        endings = vocab.alternation(texts_of("hangul_endings"))
+        return rf"(?<![{hangul}]){e}(?=(?:{endings})?(?![{hangul}]))"
+    if re.fullmatch(rf"[a-z{latin} \-']+", w):
+        return rf"(?<![a-z{latin}]){e}(?![a-z{latin}])"
+    return e
+
+
+def word_pattern(words: Iterable[str]) -> re.Pattern[str]:
+    """One pattern of ``words`` (longest first), each as :func:`_word_re` writes it, matched
+    without regard to case."""
+    return re.compile("|".join(_word_re(w) for w in sorted(words, key=len, reverse=True)), re.I)
 
 
 def _alternation(words: Iterable[str]) -> re.Pattern[str]:
