@@ -23,6 +23,8 @@ from referee.lang.vocab import marks
 TAGS = resources.GRAMMAR / "tags.toml"
 #: At most this many tags are taken off one message (「>>佐藤さん @omaha 【卓2】コール」).
 MAX_TAGS = 4
+#: A name (a reply's, a mention's) is at most this long: a longer word is no tag.
+MAX_NAME = 64
 
 
 @dataclass(frozen=True)
@@ -121,13 +123,17 @@ def _what(name: str) -> tuple[str, str | int] | None:
     return None
 
 
+@cache
+def _name() -> re.Pattern[str]:
+    stops = re.escape(_vocabulary().name_end)
+    return re.compile(rf"[^\s{stops}]{{1,{MAX_NAME}}}(?![^\s{stops}])")
+
+
 def _word(text: str, start: int) -> int:
-    """The end of the name that starts at ``start`` (up to a blank or a comma)."""
-    stops = _vocabulary().name_end
-    end = start
-    while end < len(text) and not text[end].isspace() and text[end] not in stops:
-        end += 1
-    return end
+    """The end of the name that starts at ``start`` (up to a blank or a comma); ``start``
+    when there is none, or it is longer than a name is."""
+    m = _name().match(text, start)
+    return m.end() if m is not None else start
 
 
 def _marked(text: str) -> tuple[int, tuple[str, str | int] | None] | None:
