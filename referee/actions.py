@@ -36,6 +36,7 @@ class Parsed(BaseModel):
     args: list[str] | None = None
     hand_info: bool = False
     advice: bool = False
+    elsewhere: str | None = None  # chat tagged for another game (its id) or table (table:N)
 
     def to_json(self) -> dict[str, Any]:
         """The docs/contracts.md §2 object: unset keys left out, the two flags always present."""

@@ -90,14 +90,14 @@ def cmd_parse(args: argparse.Namespace) -> None:
         def answer(raw: bytes) -> str:
             # Decoded here: binary-looking input is chat (docs/contracts.md §2), any locale.
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            return encode(parse(line, args.game).to_json()) + "\n"
+            return encode(parse(line, args.game, args.table).to_json()) + "\n"
 
         out = sys.stdout
         for raw in sys.stdin.buffer:  # (long lines are rare: not worth their memory)
             out.write(answer(raw) if len(raw) <= 1024 else answer.__wrapped__(raw))
         out.flush()
     else:
-        print(_dump(parse(args.text, args.game).to_json()))
+        print(_dump(parse(args.text, args.game, args.table).to_json()))
 
 
 # --- referee replay ----------------------------------------------------------------------------
@@ -521,6 +521,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     pa = sub.add_parser("parse", help="what a chat message means (docs/contracts.md §2)")
     pa.add_argument("--game", required=True, help=", ".join(game_ids()))
+    pa.add_argument("--table", type=int, default=None,
+                    help="the table's number: a message tagged for another table is no action")
     pa.add_argument("text", help="the message, or - for one message per stdin line")
     pa.set_defaults(func=cmd_parse)
 

@@ -62,7 +62,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from referee import games, resources
-from referee.lang import notation, vocab
+from referee.lang import action_words, notation, vocab
 from referee.lang.normalize import fold_nfkc, nfkc
 from referee.lang.notation import NamedCard as NamedCard
 from referee.lang.notation import named_cards as named_cards
@@ -258,7 +258,8 @@ class _Advice:
 @cache
 def _advice() -> _Advice:
     d = _load("advice.toml")
-    actions = _alt(_fold_all(d.get("actions", [])))
+    action_list = list(action_words.advice_actions())
+    actions = _alt(_fold_all(action_list))
     modal = _alt(_fold_all(d.get("modal", [])))
     direct = _alt(_fold_all(d.get("direct", [])))
     why = _alt(_fold_all(d.get("why", [])))
@@ -285,7 +286,7 @@ def _advice() -> _Advice:
         aimed=re.compile(_alt(_fold_all(d.get("aimed_patterns", []))) or "(?!)"),
         why=re.compile("|".join(filled("why_pattern"))),
         gate=re.compile(_trie([
-            *(_literal_prefix(a) for a in _fold_all(d.get("actions", []))),
+            *(_literal_prefix(a) for a in _fold_all(action_list)),
             *_fold_all(d.get("why", [])), *_fold_all(d.get("anchors", [])),
             *_fold_all(d.get("gate_words", [])),
         ])),

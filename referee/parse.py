@@ -38,7 +38,7 @@ from lark.exceptions import LarkError
 
 from referee import games, lexicon, resources
 from referee.actions import ActionName, Parsed
-from referee.lang import clauses, decor, vocab
+from referee.lang import clauses, decor, tags, vocab
 from referee.lang.decor import strip_tail
 from referee.lang.normalize import fold, fold_nfkc, nfkc
 from referee.lang.reader import read_command
@@ -277,15 +277,17 @@ def _action(norm: str, game: str) -> Parsed | None:
 _CACHED_CHARS = 400
 
 
-def parse(text: str, game: str) -> Parsed:
+def parse(text: str, game: str, table: int | None = None) -> Parsed:
     """What one chat message of a ``game`` table means. Never raises for any ``str``.
 
     ``game`` is a game id (``omaha`` ``holdem_aa`` ``seven`` ``deuces``); an unknown id is a
-    programming error (ValueError). Results are cached: chat repeats a lot (「こ」「F」「gg」).
+    programming error (ValueError). ``table``, when given, is the table's number: a message
+    tagged for another table (「卓2 コール」 at table 1) is no action here. Results are cached:
+    chat repeats a lot (「こ」「F」「gg」).
     """
     if len(text) <= _CACHED_CHARS:
-        return _parse_cached(text, game)
-    return _parse(text, game)
+        return _parse_cached(text, game, table)
+    return _parse(text, game, table)
 
 
 def guess(text: str, game: str) -> Parsed | None:
@@ -306,22 +308,39 @@ def clear_caches() -> None:
     _parse_skeleton.cache_clear()
 
 
-def _parse(text: str, game: str) -> Parsed:
+def _parse(text: str, game: str, table: int | None = None) -> Parsed:
     typed = nfkc(text).lstrip()
     if read_command(typed) is not None:  # the one reader of commands the service uses
         return _command(typed, game)
     norm = fold_nfkc(typed)
-    if len(norm) <= MAX_ACTION_CHARS:
-        parsed = _whole(typed, norm, game)
+    # (the tags are taken off for the action only: hand talk and advice are read in the whole
+    # text, where a mention says who is addressed)
+    tagged = tags.strip(typed)
+    elsewhere = _elsewhere(tagged, game, table)
+    if elsewhere is not None:
+        return _chat(typed, norm, game).model_copy(update={"elsewhere": elsewhere})
+    reading = tagged.rest
+    reading_norm = norm if reading == typed else fold_nfkc(reading)
+    if len(reading_norm) <= MAX_ACTION_CHARS:
+        parsed = _whole(reading, reading_norm, game)
         if parsed is None:
-            repaired = clauses.repair(typed)  # 一万二千まで, ちぇつく: the slips undone
-            if repaired != typed:
+            repaired = clauses.repair(reading)  # 一万二千まで, ちぇつく: the slips undone
+            if repaired != reading:
                 parsed = _whole(repaired, fold_nfkc(repaired), game)
             if parsed is None and clauses.mentions(fold_nfkc(repaired), _hands(game)):
-                parsed = _clauses(typed, game)
-        if parsed is not None:
+                parsed = _clauses(reading, game)
+        if parsed is not None and tagged.own:
             return parsed
     return _chat(typed, norm, game)
+
+
+def _elsewhere(tagged: tags.Tagged, game: str, table: int | None) -> str | None:
+    """The game (its id) or table (``table:N``) a message's tags send it to, when not this."""
+    if tagged.game is not None and tagged.game != game:
+        return tagged.game
+    if table is not None and tagged.table is not None and tagged.table != table:
+        return f"table:{tagged.table}"
+    return None
 
 
 def _whole(typed: str, norm: str, game: str) -> Parsed | None:

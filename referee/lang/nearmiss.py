@@ -3,8 +3,9 @@
 When the player whose decision the table awaits writes 「コールかなぁ」 or 「降りようかな」, the bot
 must not stay silent (the clock would fold them two minutes later): it says what it could not
 read and what it accepts. Whether a message "talks about an action" is a question of vocabulary,
-kept as data in ``grammar/nearmiss.toml`` (folded form); chat without any of those words gets no
-answer. The same file lists the command words players type without ``!`` (「退席」).
+the action-word table (``grammar/words/``, the rows used for "nearmiss"); chat without any of
+those words gets no answer. ``grammar/nearmiss.toml`` lists the command words players type
+without ``!`` (「退席」).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import tomllib
 from functools import cache
 
 from referee import resources
+from referee.lang import action_words
 from referee.lang.normalize import fold_nfkc
 from referee.lang.vocab import marks
 
@@ -23,7 +25,7 @@ NEARMISS = resources.GRAMMAR / "nearmiss.toml"
 @cache
 def _data() -> tuple[re.Pattern[str], frozenset[str]]:
     data = tomllib.loads(NEARMISS.read_text(encoding="utf-8"))
-    words = sorted({fold_nfkc(str(w)) for w in data.get("words", [])}, key=len, reverse=True)
+    words = sorted(set(action_words.nearmiss_words()), key=len, reverse=True)
     # ASCII words must stand apart from other letters ("call" is not in "recall").
     alts = [rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w) for w in words]
     commands = frozenset(fold_nfkc(str(w)) for w in data.get("commands", []))

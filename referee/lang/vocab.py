@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from referee import resources
+from referee.lang.action_words import terminals
 from referee.lang.normalize import fold
 
 GRAMMAR_DIR = resources.GRAMMAR
@@ -133,6 +134,35 @@ def card_terminal() -> str:
 #: What grammar/common.lark's ``CARD`` terminal holds in the file: a pattern that matches nothing,
 #: replaced by :func:`card_terminal` when :class:`GrammarLoader` reads the file.
 CARD_PLACEHOLDER = "/(?!)CARD-is-generated-from-cards.toml/"
+#: What common.lark's action terminals (``_CALL``, ``_FOLD`` …) hold in the file: replaced by the
+#: alternatives of the action-word table (:func:`referee.lang.action_words.terminals`).
+WORDS_PLACEHOLDER = "/(?!)generated-from-words/"
+_WORDS_TERMINAL = re.compile(r"^(\w+)((?:\.\d+)?: )" + re.escape(WORDS_PLACEHOLDER) + "$", re.M)
+
+
+def _lark_regex(pattern: str) -> str:
+    return "/" + pattern.replace("/", "\\/") + "/"
+
+
+def words_terminals(text: str) -> str:
+    """``text`` (a grammar file) with each action terminal's placeholder replaced by the
+    words of the action-word table; a terminal the table has no words for is an error, and so
+    is a table terminal the file does not place."""
+    table = terminals()
+    placed: set[str] = set()
+
+    def fill(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name not in table:
+            raise VocabularyError(f"grammar/words: no words for the terminal {name}")
+        placed.add(name)
+        return name + m.group(2) + _lark_regex(table[name])
+
+    out = _WORDS_TERMINAL.sub(fill, text)
+    if placed and set(table) - placed:
+        raise VocabularyError("grammar/words: terminals no grammar places: "
+                              + ", ".join(sorted(set(table) - placed)))
+    return out
 
 
 class GrammarLoader:
@@ -143,7 +173,8 @@ class GrammarLoader:
     Its ``repr`` is part of Lark's cache key: it names the generated text's digest, so a
     changed card table or common.lark builds the tables again, and an unchanged one reuses them
     (the generated file is given to Lark under a path that is no file, which Lark's own check
-    of the imported files skips)."""
+    of the imported files skips). The action terminals are generated the same way, from the
+    action-word table (:func:`words_terminals`)."""
 
     def __init__(self, directory: Path = GRAMMAR_DIR) -> None:
         self.directory = directory
@@ -154,7 +185,8 @@ class GrammarLoader:
             if CARD_PLACEHOLDER not in text:
                 raise ValueError("common.lark: the CARD terminal must be the placeholder "
                                  f"{CARD_PLACEHOLDER} (it is generated from cards.toml)")
-            text = text.replace(CARD_PLACEHOLDER, "/" + card_terminal().replace("/", "\\/") + "/")
+            text = text.replace(CARD_PLACEHOLDER, _lark_regex(card_terminal()))
+            text = words_terminals(text)
         return text
 
     def __call__(self, base_path: object, grammar_path: str) -> tuple[str, str]:

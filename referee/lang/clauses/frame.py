@@ -427,10 +427,17 @@ def _past_remark(prev: Word | None, w: Word, v: Vocabulary) -> bool:
         w.pos == PARTICLE and w.lemma in v.remark_particles
 
 
+@cache
+def _hangul_word() -> re.Pattern[str]:
+    return re.compile(f"[{text_of('hangul')}]")
+
+
 def _is_around(w: Word, v: Vocabulary) -> bool:
     # (UniDic writes some lemmas with their sense: 私-代名詞, コール-call)
     if w.lemma.split("-")[0] in v.around_lemmas or fold_nfkc(w.surface) in v.around_words:
         return True
     if not w.surface.strip():
         return True
+    if _hangul_word().search(w.surface):  # (the analyser calls every Korean word a mark)
+        return w.surface in texts_of("hangul_endings") or w.surface in texts_of("hangul_around")
     return w.pos in v.around_pos

@@ -34,11 +34,10 @@ def _long_words() -> tuple[str, ...]:
 
 @cache
 def _word_names() -> tuple[tuple[str, str], ...]:
-    from referee.lang import vocab
+    from referee.lang import action_words
 
-    acts = vocab.load("clauses.toml").get("actions", {})
-    return tuple((fold_nfkc(w), name) for name, entry in acts.items()
-                 for w in vocab.strings(entry, "words", "clauses.toml"))
+    return tuple((w, name) for name, (words, _) in action_words.clause_actions().items()
+                 for w in words)
 
 
 def _one_off(token: str, word: str) -> bool:

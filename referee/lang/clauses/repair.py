@@ -12,7 +12,14 @@ from functools import cache
 from kanjize import kanji2number
 
 from referee.lang import vocab
-from referee.lang.clauses.vocabulary import text_of, texts_of, vocabulary, words_table
+from referee.lang.action_words import clause_actions
+from referee.lang.clauses.vocabulary import (
+    text_of,
+    texts_of,
+    vocabulary,
+    word_pattern,
+    words_table,
+)
 from referee.lang.decor import drop_emoji
 from referee.lang.normalize import fold_nfkc
 
@@ -68,11 +75,40 @@ def _kana_stretch() -> re.Pattern[str]:
                       rf"(?=$|[\s{re.escape(vocab.marks('trailing') + text_of('question'))}])")
 
 
+@cache
+def _foreign_words() -> re.Pattern[str]:
+    """The action words written in letters the repair drops as noise (콜, bỏ): kept."""
+    foreign, _ = _face_patterns()
+    words = {w for words, _ in clause_actions().values() for w in words if foreign.search(w)}
+    return word_pattern(words) if words else re.compile("(?!)")
+
+
+@cache
+def _hangul() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Hangul, and the foreign letters but Hangul."""
+    foreign, _ = _face_patterns()
+    hangul = text_of("hangul")
+    return re.compile(f"[{hangul}]"), re.compile(f"(?![{hangul}]){foreign.pattern}")
+
+
 def _faces(text: str) -> str:
+    """``text`` without faces and foreign letters, but for the action words written in them
+    (콜, bỏ). A message with a Korean action word keeps its other Korean words, set apart from
+    the action word: they are read (콜 할게요) or make the clause something else (나라면 콜)."""
     foreign, face = _face_patterns()
     if text.isascii():
         return face.sub(" ", text) if "(" in text else text
-    return face.sub(" ", foreign.sub("", text))
+    found = list(_foreign_words().finditer(text))
+    hangul, not_hangul = _hangul()
+    if any(hangul.search(m.group()) for m in found):
+        foreign = not_hangul
+    parts: list[str] = []
+    pos = 0
+    for m in found:
+        parts += (foreign.sub("", text[pos:m.start()]), m.group(), " ")
+        pos = m.end()
+    parts.append(foreign.sub("", text[pos:]))
+    return face.sub(" ", "".join(parts))
 
 
 @cache

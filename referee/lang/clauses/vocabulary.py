@@ -1,6 +1,7 @@
 """The clause reader's vocabulary (``grammar/clauses.toml``), loaded once: the action words
-by surface and lemma, the words that may stand around an action, the vetoes, corrections,
-dialect endings, numerals and slips, and the part-of-speech tags the rules name."""
+by surface and lemma (from the action-word table, ``grammar/words/``), the words that may
+stand around an action, the vetoes, corrections, dialect endings, numerals and slips, and the
+part-of-speech tags the rules name."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 from referee.actions import Parsed
 from referee.lang import vocab
+from referee.lang.action_words import clause_actions, short_forms
 from referee.lang.normalize import fold_nfkc
 
 GrammarReader = Callable[[str], Parsed | None]
@@ -123,8 +125,24 @@ class Vocabulary:
 
 
 def _word_re(w: str) -> str:
+    """A word as a pattern: an ASCII word never touching other letters, a Hangul word never
+    touching other Hangul but its endings (콜할게요), an accented Latin word (bỏ) no letter."""
     e = re.escape(w).replace(r"\ ", r"[ \-]?")
-    return rf"(?<![a-z]){e}(?![a-z])" if w[:1].isascii() and w[-1:].isascii() else e
+    if w[:1].isascii() and w[-1:].isascii():
+        return rf"(?<![a-z]){e}(?![a-z])"
+    hangul, latin = text_of("hangul"), text_of("latin_accented")
+    if re.search(f"[{hangul}]", w):
+        endings = vocab.alternation(texts_of("hangul_endings"))
+        return rf"(?<![{hangul}]){e}(?=(?:{endings})?(?![{hangul}]))"
+    if re.fullmatch(rf"[a-z{latin} \-']+", w):
+        return rf"(?<![a-z{latin}]){e}(?![a-z{latin}])"
+    return e
+
+
+def word_pattern(words: Iterable[str]) -> re.Pattern[str]:
+    """One pattern of ``words`` (longest first), each as :func:`_word_re` writes it, matched
+    without regard to case."""
+    return re.compile("|".join(_word_re(w) for w in sorted(words, key=len, reverse=True)), re.I)
 
 
 def _alternation(words: Iterable[str]) -> re.Pattern[str]:
@@ -161,14 +179,11 @@ def _big() -> dict[int, int]:
 @cache
 def vocabulary() -> Vocabulary:
     d = vocab.load(_DATA)
-    acts: dict[str, Any] = d.get("actions", {})
     alts: list[tuple[str, str]] = []
     lemmas: dict[str, str] = {}
-    for name, entry in acts.items():
-        for w in vocab.strings(entry, "words", _DATA):
-            alts.append((fold_nfkc(w), name))
-        for lemma in vocab.strings(entry, "lemmas", _DATA):
-            lemmas[lemma] = name
+    for name, (words, lemma_list) in clause_actions().items():
+        alts += ((w, name) for w in words)
+        lemmas.update((lemma, name) for lemma in lemma_list)
     alts.sort(key=lambda a: len(a[0]), reverse=True)
     surface = _alternation(w for w, _ in alts)
     names = {f"w{i}": n for i, (_, n) in enumerate(alts)}
@@ -257,7 +272,7 @@ SURFACE_NAMES: dict[str, str] = {}
 def _short() -> re.Pattern[str]:
     """The grammar's one- and two-letter forms (F, C, x, こ, ふぉ) as a token of their own."""
     edge = text_of("short_edge")
-    short = sorted(texts_of("short"), key=len, reverse=True)
+    short = sorted(short_forms(), key=len, reverse=True)
     words = "|".join(re.escape(fold_nfkc(w)) for w in short)
     # ... and a letter glued to an amount (B1500, R2000, c600)
     return re.compile(rf"(?:^|(?<={edge}))(?:(?:{words})(?=$|{edge})|[brc][0-9])")

@@ -1,0 +1,209 @@
+"""Tags and addressees at the start of a message, taken off before the action is read.
+
+Players on several tables, in threads and in busy rooms put a reply (「>>佐藤さん りょ、コール」),
+a mention (「@omaha ち」), a label (「【オマハ】メイク2000」, 「「卓2」コール」), the bot's name
+(「referee: コール」) or the dealer (「ディーラーさん、コール」) before what they say. None of it is
+part of the action, and a reader that keeps it reads no action: the player believes they acted
+and the clock folds them. A tag that names a game says where the message is meant; when it is
+another game than the table's, the message is no action here. The vocabulary is
+``grammar/tags.toml``; each game's own names are the ``tags`` of its ``reading.toml``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+
+from referee import games, resources
+from referee.lang.normalize import fold_nfkc
+from referee.lang.vocab import marks
+
+TAGS = resources.GRAMMAR / "tags.toml"
+#: At most this many tags are taken off one message (「>>佐藤さん @omaha 【卓2】コール」).
+MAX_TAGS = 4
+#: A name (a reply's, a mention's) is at most this long: a longer word is no tag.
+MAX_NAME = 64
+
+
+@dataclass(frozen=True)
+class Tagged:
+    """A message without its leading tags, and what they named."""
+
+    rest: str  # the message without its tags (as typed, NFKC)
+    game: str | None = None  # the game a tag named (its id)
+    table: int | None = None  # the table number a tag named
+    person: bool = False  # a tag named a person (>>佐藤さん, @bob), not a game, table or the bot
+
+    @property
+    def own(self) -> bool:
+        """Whether what follows the tags says it is the speaker's own: after a person's name
+        a bare action word is as often said to them (「@taro フォールド」) as done."""
+        if not self.person:
+            return True
+        v = _vocabulary()
+        text = fold_nfkc(self.rest).rstrip(v.trailing)
+        return text.startswith(v.openers) or text.endswith(v.ends)
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    reply: str
+    mention: str
+    hashtag: str
+    always: tuple[tuple[str, str], ...]
+    if_tag: tuple[tuple[str, str], ...]
+    after: str
+    table: re.Pattern[str]
+    bot: frozenset[str]
+    openers: tuple[str, ...]
+    ends: tuple[str, ...]
+    trailing: str
+    name_end: str
+    colons: str
+
+
+@cache
+def _vocabulary() -> _Vocabulary:
+    try:
+        d = tomllib.loads(TAGS.read_text(encoding="utf-8"))
+        return _Vocabulary(
+            reply=str(d["reply"]), mention=str(d["mention"]), hashtag=str(d["hashtag"]),
+            always=tuple((str(a), str(b)) for a, b in d["label_always"]),
+            if_tag=tuple((str(a), str(b)) for a, b in d["label_if_tag"]),
+            after=str(d["after"]), table=re.compile(str(d["table"])),
+            bot=frozenset(fold_nfkc(str(w)) for w in d["bot"]),
+            openers=tuple(fold_nfkc(str(w)) for w in d["answer_openers"]),
+            ends=tuple(fold_nfkc(str(w)) for w in d["declaring_ends"]),
+            trailing=marks("trailing"), name_end=str(d["name_end"]), colons=str(d["colons"]),
+        )
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"tags.toml: {e}") from None
+
+
+def _game_names() -> dict[str, str]:
+    """Each game's names (folded, blanks dropped) → its id."""
+    out: dict[str, str] = {}
+    for gid, spec in games.games().items():
+        out[gid] = gid
+        path = spec.folder / "reading.toml"
+        if path.is_file():
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            for name in data.get("tags", []):
+                out[_key(str(name))] = gid
+    return out
+
+
+_GAMES: dict[str, str] = {}
+games.on_change(_GAMES.clear)  # (a game registered or removed: its names again)
+
+
+def _games() -> dict[str, str]:
+    if not _GAMES:
+        _GAMES.update(_game_names())
+    return _GAMES
+
+
+def _key(name: str) -> str:
+    return "".join(fold_nfkc(name).split())
+
+
+def _what(name: str) -> tuple[str, str | int] | None:
+    """What a tag's text names: ("game", id), ("table", number), ("bot", ""), or None."""
+    v = _vocabulary()
+    key = _key(name)
+    if key in _games():
+        return "game", _games()[key]
+    m = v.table.fullmatch(fold_nfkc(name).strip())
+    if m is not None:
+        return "table", int(m.group(1) or m.group(2))
+    if key.rstrip(v.colons + v.name_end) in v.bot:
+        return "bot", ""
+    return None
+
+
+@cache
+def _name() -> re.Pattern[str]:
+    stops = re.escape(_vocabulary().name_end)
+    return re.compile(rf"[^\s{stops}]{{1,{MAX_NAME}}}(?![^\s{stops}])")
+
+
+def _word(text: str, start: int) -> int:
+    """The end of the name that starts at ``start`` (up to a blank or a comma); ``start``
+    when there is none, or it is longer than a name is."""
+    m = _name().match(text, start)
+    return m.end() if m is not None else start
+
+
+def _marked(text: str) -> tuple[int, tuple[str, str | int] | None] | None:
+    """A reply (>>name), a mention (@name) or a hashtag (#seven) at the start of ``text``."""
+    v = _vocabulary()
+    for marker in (v.reply, v.mention, v.hashtag):
+        if text.startswith(marker):
+            start = len(text) - len(text[len(marker):].lstrip()) if marker == v.reply \
+                else len(marker)
+            end = _word(text, start)
+            return (end, _what(text[start:end].rstrip(v.colons))) if end > start else None
+    return None
+
+
+def _label(text: str) -> tuple[int, tuple[str, str | int] | None] | None:
+    """A bracketed label at the start of ``text``: 【…】 always, other brackets when they
+    hold a tag (a game, a table, the bot, a reply or a mention)."""
+    v = _vocabulary()
+    for pairs, needs in ((v.always, False), (v.if_tag, True)):
+        for open_, close in pairs:
+            if not text.startswith(open_) or close not in text[len(open_):len(open_) + 20]:
+                continue
+            end = text.index(close, len(open_)) + len(close)
+            inner = text[len(open_):end - len(close)].strip()
+            what = _what(inner)
+            marked = _marked(inner) if what is None else None
+            if marked is not None:
+                what = marked[1] or ("name", "")
+            if needs and what is None:
+                return None
+            return end, what
+    return None
+
+
+def _one(text: str) -> tuple[int, tuple[str, str | int] | None] | None:
+    """The length of the tag ``text`` starts with and what it names, or None."""
+    got = _marked(text) or _label(text)
+    if got is not None:
+        return got
+    # a bare table (卓2 コール), or the bot by name before a colon or a comma (referee: コール)
+    v = _vocabulary()
+    end = _word(text, 0)
+    head = text[:end].rstrip(v.colons)
+    what = _what(head) if head else None
+    if what is None:
+        return None
+    if what[0] == "table" or (what[0] == "bot" and (
+            head != text[:end] or (text[end:end + 1] and text[end] in v.name_end))):
+        return end, what
+    return None
+
+
+def strip(text: str) -> Tagged:
+    """``text`` (NFKC, no leading blank) without its leading tags, and the game and table
+    they named. A text that is only tags keeps them (it says nothing else)."""
+    v = _vocabulary()
+    rest, game, table, person = text, None, None, False
+    for _ in range(MAX_TAGS):
+        got = _one(rest)
+        if got is None:
+            break
+        end, what = got
+        after = rest[end:].lstrip(v.after)
+        if not after:
+            break
+        if what is not None and what[0] == "game":
+            game = str(what[1])
+        elif what is not None and what[0] == "table":
+            table = int(what[1])
+        elif what is None or what[0] == "name":
+            person = True
+        rest = after
+    return Tagged(rest, game, table, person)
