@@ -120,6 +120,7 @@ class Reading:
 
     action: Parsed | None
     talks_action: bool
+    decided: bool = False  # read as the decision after a story (:func:`_decided_after`)
 
 
 def read(text: str, game: str, grammar: GrammarReader,
@@ -129,10 +130,12 @@ def read(text: str, game: str, grammar: GrammarReader,
     repaired = repair(text)
     hands = tuple(hands)
     first = _resolve(split(repaired), game, grammar, hands, advice, coarse=False)
-    if first.action is not None:
+    if first.action is not None and not first.decided:
         return first
+    # (a decision after a story is the last resort: whole sentences read together first --
+    # 「AAさ 50、あんてぃは 百だ」 is one ante with its side bet)
     second = _resolve(split(repaired, fine=False), game, grammar, hands, advice, coarse=True)
-    return second if second.action is not None else first
+    return second if second.action is not None and not second.decided else first
 
 
 def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
@@ -170,11 +173,12 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     if made is not None:
         return Reading(made, False)
     _echoes(kept, acts)
+    after_story = False
     if any(c.kind == "blocking" for c in kept):
         decided = _decided_after(kept)
         if decided is None or (advice is not None and advice(" ".join(c.text for c in kept))):
             return Reading(None, True)
-        kept = decided
+        kept, after_story = decided, True
     acts = [c for c in kept if c.kind == "action"]
     if acts and any(_holds_back(c) for c in kept[kept.index(acts[-1]) + 1:]):
         return Reading(None, True)  # 捨てねぇ、まだ待ってけろ; こーるすっか、どうすっぺ
@@ -197,7 +201,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         said_else = [c.text for c in kept if c.kind == "chat"]
         if said_else and advice(" ".join(said_else)):
             return Reading(None, True)
-    return Reading(first, False)
+    return Reading(first, False, decided=after_story)
 
 
 def _decided_after(kept: list[Clause]) -> list[Clause] | None:
@@ -213,12 +217,22 @@ def _decided_after(kept: list[Clause]) -> list[Clause] | None:
     if not named or kept[named[-1]].kind != "action":
         return None
     decision = kept[named[-1]]
-    if len(fold_nfkc(decision.folded).strip()) < 2:
-        return None  # a lone letter after a story (( ´∀｀)b) is no decision
+    said = fold_nfkc(decision.folded).strip()
+    if len(said) < 2 or any(w in said for w in texts_of("refers_back")):
+        return None  # a lone letter (( ´∀｀)b), a verb whose object is in the story
     if any(c.kind == "blocking" and not action_words(c.folded, with_cards=False)
            for c in kept[:named[-1]]):
         return None  # blocked for something else than an action word: a name, an address
+    you = texts_of("second_person")
+    if any(_opens_with(fold_nfkc(c.folded).strip(), you) for c in kept[:named[-1]]):
+        return None  # おめ、おりんな: said to someone
     return kept[named[-1]:]
+
+
+def _opens_with(text: str, words: tuple[str, ...]) -> bool:
+    """Whether ``text`` starts with one of ``words`` as a word of its own (not おめでとう)."""
+    return any(text.startswith(w) and (len(text) == len(w) or not text[len(w)].isalpha())
+               for w in words)
 
 
 def _classify(c: Clause, game: str, grammar: GrammarReader,
