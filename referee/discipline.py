@@ -121,7 +121,7 @@ class Discipline:
         if not eng.in_hand:
             return
         showdown = eng.at_showdown()
-        v = leak_judgement(said, table.game, eng.holdings(player), eng.shown(player),
+        v = leak_judgement(said, table.game, eng.held_this_hand(player), eng.shown(player),
                            eng.board_cards(), showdown)
         if v is None:
             return
@@ -143,7 +143,7 @@ class Discipline:
         if not eng.in_hand or turn.desk.is_moderator(player):
             return False
         priority = interference_priority(said, table.game, to_act=eng.to_act() == player,
-                                         dealt=bool(eng.holdings(player)))
+                                         dealt=bool(eng.held_this_hand(player)))
         if priority is None:
             return False
         rec = self._new_flag(turn, table, player, "interference", said, priority)

@@ -73,7 +73,7 @@ def message(game: str, engine: Any, player: str, decision: str, rng: random.Rand
         return rng.choice(["コール", "コール", "レイズ", extra, "フォールド"])
     if decision == "declare":
         return seven_declaration(engine.holdings(player))
-    cards = engine.current_cards(player)
+    cards = engine.holdings(player)
     if decision == "duplicate":
         return f"{card_str(rng.choice(dup_kinds(cards)))} を捨てる"
     keep = rng.sample(cards, rng.randint(0, 5))

@@ -255,8 +255,14 @@ class Engine(ABC):
         return None
 
     def holdings(self, player: str) -> list[Card]:
-        """The cards ``player`` holds or held this hand (leak detection); [] if none."""
+        """The cards ``player`` holds now ([] if none): the one answer to "what is my hand",
+        after every replacement (a deuces duplicate removed is no longer held)."""
         return []
+
+    def held_this_hand(self, player: str) -> list[Card]:
+        """Every card ``player`` has held at any time this hand (leak detection: a card
+        replaced was still seen); the current hand where no card is ever replaced."""
+        return self.holdings(player)
 
     def shown(self, player: str) -> list[Card]:
         """Cards ``player`` has legally shown this hand (these may be talked about)."""

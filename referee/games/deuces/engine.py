@@ -196,13 +196,13 @@ class DeucesEngine(HouseSeats):
         return self.flow.hand is not None
 
     def holdings(self, player: str) -> list[Card]:
-        p = self.flow.player(player)
-        return list(p.held) if p else []
-
-    def current_cards(self, player: str) -> list[Card]:
         """The cards ``player`` holds now (after the duplicate check: what a play keeps from)."""
         p = self.flow.player(player)
         return list(p.cards) if p else []
+
+    def held_this_hand(self, player: str) -> list[Card]:
+        p = self.flow.player(player)
+        return list(p.held) if p else []
 
     def shown(self, player: str) -> list[Card]:
         p = self.flow.player(player)
