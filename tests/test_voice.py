@@ -62,7 +62,9 @@ def test_seven_prompts_each_action_round_decision(path: Path) -> None:
         if e["event"] == "say" and "の番です（第" in e["text"]:
             prompted = e["text"]
             assert "コール" in prompted and "フォールド" in prompted
-            assert ("ハイパーレイズ" in prompted) != ("エクストラレイズ" in prompted)
+            # a round's own raise only, and only when affordable (the turn's offers)
+            assert "エクストラレイズ" not in prompted if "第1" in prompted \
+                else "ハイパーレイズ" not in prompted
         elif e["event"] == "action" and e.get("action") in (
             "call", "raise", "hyper_raise", "extra_raise"
         ) and e.get("player") and e["player"] not in npcs:  # NPCs act by themselves

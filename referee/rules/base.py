@@ -88,6 +88,17 @@ class DealPlan:
     dice: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """One action the table accepts from a player now, with its chips: the turn prompt lists
+    exactly an engine's offers and its check accepts exactly them (one place decides both)."""
+
+    action: str  # a parsed action's name: check, call, raise, hyper_raise, extra_raise, fold, …
+    chips: int = 0  # what it puts in (a call, a fixed-size raise); 0 for a check or a fold
+    min_to: int = 0  # a make's range (omaha's raise), both totals
+    max_to: int = 0
+
+
 @dataclass
 class SeatState:
     seat: int
@@ -253,6 +264,11 @@ class Engine(ABC):
     def decision(self, player: str) -> Decision | None:
         """The decision the table awaits from ``player`` now (None: nothing is asked of them)."""
         return None
+
+    def offers(self, player: str) -> tuple[Offer, ...]:
+        """What ``player``'s turn accepts now, in the prompt's order (() when nothing is asked
+        of them one by one): the prompt renders these and the check refuses any other."""
+        return ()
 
     def holdings(self, player: str) -> list[Card]:
         """The cards ``player`` holds now ([] if none): the one answer to "what is my hand",
