@@ -341,7 +341,9 @@ def other_games(text: str, game: str) -> tuple[str, ...]:
     for g in games.game_ids():
         if g != game:
             got = parse(text, g)
-            if got.kind == "action" and not got.advice:
+            # an action word, not a hand (「ストレートです」 is seven's declaration but, at an
+            # omaha showdown, talk about one's hand)
+            if got.kind == "action" and not got.advice and not got.hand_info:
                 out.append(g)
     return tuple(out)
 
