@@ -343,8 +343,10 @@ def summary_lines(rec: HandRecord) -> list[str]:
         if p in rec.classes:
             item += text("hand_settle_class", hand=_class_name(rec.game, rec.classes[p]))
         shown.append(item)
-    pots = [f"#{p['index']} {int(p['amount']):,} → "
-            + text("hand_share_sep").join(f"{k} {int(v):,}" for k, v in p["shares"].items())
+    pots = [text("console_pot_main" if not p["index"] else "console_pot_side",
+                 index=int(p["index"]), amount=int(p["amount"]),
+                 shares=text("hand_share_sep").join(f"{k} {int(v):,}"
+                                                    for k, v in p["shares"].items()))
             for p in rec.pots]
     pots += [settle_line(rec.game, s) for s in rec.settles]
     if rec.rake:

@@ -1,0 +1,78 @@
+"""No internal id reaches a person (a catalogue test: wording is what it checks): a grant
+without a reason, the chips held at a table, a player's penalties and a hand's pots are said
+with their Japanese names from the catalogue, never as ``grant``, a room id, ``interference``
+or ``#0``; moderators may type a penalty's Japanese name where its id is accepted."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from event_helpers import handle, of, says
+
+from referee.discipline import PENALTY_KINDS, penalty_kind, penalty_name
+from referee.events import Event
+from referee.inputs import Message
+from referee.service import Referee
+
+ROOM = "!abcdef:example.org"
+_ids = itertools.count()
+
+
+def send(ref: Referee, sender: str, text: str, room: str = ROOM) -> list[Event]:
+    return handle(ref, Message(id=f"j{next(_ids)}", room=room, sender=sender, text=text))
+
+
+def table() -> Referee:
+    ref = Referee(moderators=["dealer"], rng=random.Random(3))
+    for p in ("alice", "bob", "carol"):
+        send(ref, "dealer", f"!grant @{p} 2000")
+    send(ref, "dealer", "!open omaha level=1")
+    for p in ("alice", "bob", "carol"):
+        send(ref, p, "!sit")
+    return ref
+
+
+def test_a_grant_without_a_reason_is_said_without_an_id() -> None:
+    ref = Referee(moderators=["dealer"], rng=random.Random(1))
+    said = says(send(ref, "dealer", "!grant @alice 2000"))
+    assert said and not any("grant" in t for t in said), said
+
+
+def test_chips_at_a_table_name_the_table_not_its_room_id() -> None:
+    ref = table()
+    said = says(send(ref, "alice", "!bank"))
+    assert said and not any(ROOM in t for t in said), said
+    assert any("テーブル" in t and "オマハ" in t for t in said), said
+
+
+def test_penalties_are_listed_by_name_and_typed_by_name() -> None:
+    ref = table()
+    send(ref, "dealer", "!deal")
+    events = send(ref, "dealer", "!penalty @carol 干渉行為")
+    assert [e["kind"] for e in of(events, "penalty")] == ["interference"]
+    events = send(ref, "dealer", "!penalty @bob ハンド情報の公開")
+    assert [e["kind"] for e in of(events, "penalty")] == ["information_leak"]
+    said = says(send(ref, "dealer", "!penalties @carol"))
+    assert said and not any(k in t for t in said for k in PENALTY_KINDS), said
+    assert any(penalty_name("interference") in t for t in said), said
+
+
+def test_penalty_kind_reads_ids_and_names() -> None:
+    for kind in PENALTY_KINDS:
+        assert penalty_kind(kind) == kind
+        assert penalty_kind(penalty_name(kind)) == kind
+    assert penalty_kind("ペナルティ") is None
+
+
+def test_a_hands_pots_are_named_not_numbered() -> None:
+    ref = table()
+    send(ref, "dealer", "!deal")
+    for _ in range(3):
+        who = ref.tables[ROOM].engine.to_act()
+        if who is None:
+            break
+        send(ref, who, "フォールド")
+    said = says(send(ref, "alice", "!hand 1"))
+    assert any("ポット" in t for t in said), said
+    assert not any("#0" in t for t in said), said
