@@ -202,11 +202,10 @@ def cmd_records(args: argparse.Namespace) -> None:
         for row in rows:
             print(_dump(row))
     else:
-        for row in rows:
-            print("  ".join(
-                f"{k}={_dump(v) if isinstance(v, dict | list) else ('-' if v is None else v)}"
-                for k, v in row.items()
-            ))
+        from referee.store.records import text_lines
+
+        for line in text_lines(args.kind, rows):
+            print(line)
 
 
 # --- referee check / backup --------------------------------------------------------------------

@@ -61,6 +61,16 @@ _META: dict[str, Any] = tomllib.loads((TEMPLATES / "metadata.toml").read_text(en
 _DECIDED = frozenset({"confirmed", "confirm", "dismissed", "dismiss"})
 
 
+def label(group: str, value: str, **kw: Any) -> str:
+    """A value's Japanese name (the catalogue's ``console_GROUP_VALUE``), else the value."""
+    return _label(group, value, **kw)
+
+
+def ledger_reason(reason: str) -> str:
+    """A ledger reason (``penalty:interference``, ``grant:…``) as a moderator reads it."""
+    return _reason(reason)
+
+
 def _label(group: str, value: str, **kw: Any) -> str:
     key = f"console_{group}_{value}"
     return text(key, **kw) if key in messages() else value
@@ -76,8 +86,9 @@ def _reason(reason: str) -> str:
     head, _, rest = reason.partition(":")
     if head == "penalty" and rest:
         return text("console_reason_penalty", kind=_label("kind", rest))
-    if head == "grant":
-        return text("console_reason_grant", why=rest)
+    if head == "grant":  # (「grant」 alone: a grant without a reason typed)
+        return text("console_reason_grant", why=rest) if rest not in ("", "grant") \
+            else text("grant_reason")
     return _label("reason", reason.replace(" ", "_"))
 
 
