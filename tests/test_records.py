@@ -107,12 +107,12 @@ def test_text_output(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     kind, status or ledger reason, no input id, no UTC time (a catalogue test: wording)."""
     main(["records", "--db", str(db), "hands", "--player", "bob"])
     out = capsys.readouterr().out.splitlines()
-    assert out == [f"ルーム: {ROOM}　テーブル: 1　ゲーム: オマハ（PLO リングゲーム）　ハンド: 1"
-                   "　ボタン: 1　終了時のチップ: alice 3,100・bob 0"]
+    assert out == [f"ルーム: {ROOM} ｜ テーブル: 1 ｜ ゲーム: オマハ（PLO リングゲーム） ｜ ハンド: 1"
+                   " ｜ ボタン: 1 ｜ 終了時のチップ: alice 3,100・bob 0"]
     main(["records", "--db", str(db), "bank"])
     assert capsys.readouterr().out.splitlines() == [
-        "プレイヤー: alice　残高: 30,000　テーブルのチップ: 0",
-        "プレイヤー: bob　残高: 19,000　テーブルのチップ: 0"]
+        "プレイヤー: alice ｜ 残高: 30,000 ｜ テーブルのチップ: 0",
+        "プレイヤー: bob ｜ 残高: 19,000 ｜ テーブルのチップ: 0"]
     ids = ("information_leak", "interference", "confirmed", "open", "high", "low", "penalty:",
            "grant", "m4", "+00:00")
     for kind in ("penalties", "flags", "ledger"):
