@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import itertools
 import random
+from pathlib import Path
 
 from event_helpers import handle, of, says
 
+from referee.adapters.transcript import replay_events
 from referee.discipline import PENALTY_KINDS, penalty_kind, penalty_name
 from referee.events import Event
 from referee.inputs import Message
@@ -76,3 +78,22 @@ def test_a_hands_pots_are_named_not_numbered() -> None:
     said = says(send(ref, "alice", "!hand 1"))
     assert any("ポット" in t for t in said), said
     assert not any("#0" in t for t in said), said
+
+
+def test_a_deuces_hand_record_uses_the_rooms_words_and_shows_no_board(tmp_path: Path) -> None:
+    """The room announced the play as 「勝負 100」: !hand says the same word, and a game
+    without community cards has no 「ボード: （なし）」 line part."""
+    path = tmp_path / "deuces.txt"
+    path.write_text("\n".join([
+        "# table: deuces ante=100", "# seat 1: alice 10000", "# seat 2: bob 10000",
+        "# deal: alice=Ah Kd Qh 9c 5s | bob=Qc Jd 9d 6h 4s | dealer=Tc 8d 7h 5c 3c | shoe=Jc Jh 8c 7c 6c 2c 3d 4h",
+        "alice: アンティ100", "bob: アンティ100", "alice: 5s を捨てる", "bob: フォールド",
+        "alice: !hand 1"]) + "\n", encoding="utf-8")
+    events = [e.to_json() for e in replay_events(path)]
+    played = [e for e in events if e["event"] == "say" and "alice" in e["text"]
+              and e["text"].startswith("aliceさん: 勝負")]
+    assert played, [e.get("text") for e in events if e["event"] == "say"]
+    record = [e["text"] for e in events if e["event"] == "say" and "アクション: " in e["text"]]
+    assert record and "勝負" in record[-1] and "プレイ" not in record[-1], record
+    lines = [e["text"] for e in events if e["event"] == "say"][-4:]
+    assert not any("ボード" in t for t in lines), lines

@@ -589,7 +589,10 @@ class SevenEngine(HouseEngine):
                 keep.remove(c)
             if klass in SEVEN_CARD_CLASSES:
                 raise IllegalAction("seven.name_seven_card_hand", hand=hand)
-            if seven_key(keep) != best:
+            kept = seven_key(keep)
+            if kept != best and class_of("seven", kept) == klass:
+                raise IllegalAction("seven.weakens_kicker", hand=hand)  # the class stays
+            if kept != best:
                 raise IllegalAction("seven.weakens", hand=hand)
             discards_named = cards_str(discards)
         return _Plan(h, "declare", now, declared=klass, discards=discards_named)
