@@ -300,8 +300,10 @@ def settle_line(game: str, s: dict[str, Any]) -> str:
     """One settlement line in the room's words, with why (the hands compared)."""
     from referee.rules.voice import result_word
 
-    line = text("hand_settle", player=s.get("player", ""), result=result_word(
-        str(s.get("result", ""))), payout=int(s.get("payout", 0)))
+    aa = int(s.get("aa") or 0)  # the AA side bet's payout, named apart (as the room's line)
+    line = text("hand_settle_aa" if aa else "hand_settle", player=s.get("player", ""),
+                result=result_word(str(s.get("result", ""))), payout=int(s.get("payout", 0)),
+                aa=aa)
     hand, dealer = s.get("hand"), s.get("dealer_class")
     if hand and dealer:
         line += text("hand_settle_versus", hand=_class_name(game, str(hand)),

@@ -86,7 +86,8 @@ def test_a_deuces_hand_record_uses_the_rooms_words_and_shows_no_board(tmp_path: 
     path = tmp_path / "deuces.txt"
     path.write_text("\n".join([
         "# table: deuces ante=100", "# seat 1: alice 10000", "# seat 2: bob 10000",
-        "# deal: alice=Ah Kd Qh 9c 5s | bob=Qc Jd 9d 6h 4s | dealer=Tc 8d 7h 5c 3c | shoe=Jc Jh 8c 7c 6c 2c 3d 4h",
+        "# deal: alice=Ah Kd Qh 9c 5s | bob=Qc Jd 9d 6h 4s | dealer=Tc 8d 7h 5c 3c"
+        " | shoe=Jc Jh 8c 7c 6c 2c 3d 4h",
         "alice: アンティ100", "bob: アンティ100", "alice: 5s を捨てる", "bob: フォールド",
         "alice: !hand 1"]) + "\n", encoding="utf-8")
     events = [e.to_json() for e in replay_events(path)]

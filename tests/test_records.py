@@ -107,8 +107,8 @@ def test_text_output(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     kind, status or ledger reason, no input id, no UTC time (a catalogue test: wording)."""
     main(["records", "--db", str(db), "hands", "--player", "bob"])
     out = capsys.readouterr().out.splitlines()
-    assert out == [f"ルーム: {ROOM} ｜ テーブル: 1 ｜ ゲーム: オマハ（PLO リングゲーム） ｜ ハンド: 1"
-                   " ｜ ボタン: 1 ｜ 終了時のチップ: alice 3,100・bob 0"]
+    assert out == [f"ルーム: {ROOM} ｜ テーブル: 1 ｜ ゲーム: オマハ（PLO リングゲーム）"
+                   " ｜ ハンド: 1 ｜ ボタン: 1 ｜ 終了時のチップ: alice 3,100・bob 0"]
     main(["records", "--db", str(db), "bank"])
     assert capsys.readouterr().out.splitlines() == [
         "プレイヤー: alice ｜ 残高: 30,000 ｜ テーブルのチップ: 0",

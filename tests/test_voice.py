@@ -104,3 +104,18 @@ def test_seven_announces_the_dealer_hand_owners_win_count() -> None:
     assert owners and len(said) == len(owners)
     for e, line in zip(owners, said, strict=True):
         assert f"{e['wins']}勝" in line and line.endswith(f"→ {e['payout']:,}")
+
+
+def test_a_lost_hand_whose_aa_paid_names_the_aa_payout() -> None:
+    """holdem_aa: the ante and call lost but the AA side bet paid 400: the line must not read
+    「負け 400」 (a loss of 400); it names the AA payout and the total received."""
+    from referee.events import Settle
+    from referee.rules.house import settlement_line
+
+    line = settlement_line([Settle(player="alice", result="lose", payout=400, ante=0, call=0,
+                                   aa=400, hand="one_pair", dealer_class="two_pair")],
+                           "holdem_aa").text
+    assert "負け 400" not in line and "AA配当 400" in line and "計 400" in line, line
+    plain = settlement_line([Settle(player="bob", result="lose", payout=0, ante=0, call=0,
+                                    aa=0)], "holdem_aa").text
+    assert "AA" not in plain, plain
