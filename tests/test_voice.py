@@ -119,3 +119,13 @@ def test_a_lost_hand_whose_aa_paid_names_the_aa_payout() -> None:
     plain = settlement_line([Settle(player="bob", result="lose", payout=0, ante=0, call=0,
                                     aa=0)], "holdem_aa").text
     assert "AA" not in plain, plain
+
+
+def test_a_leave_says_what_goes_into_the_bank_not_a_balance() -> None:
+    """「チップ 45,190 → バンク 4,519」 read as the new balance when a penalty had taken 1,000
+    before: the line says the points are added (加算), in points."""
+    from referee.events import Leave
+    from referee.rules.voice import leave_line
+
+    line = leave_line(Leave(player="alice", chips=45190, bank=4519)).text
+    assert "4,519P" in line and "加算" in line, line
