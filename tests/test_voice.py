@@ -129,3 +129,14 @@ def test_a_leave_says_what_goes_into_the_bank_not_a_balance() -> None:
 
     line = leave_line(Leave(player="alice", chips=45190, bank=4519)).text
     assert "4,519P" in line and "加算" in line, line
+
+
+def test_an_all_in_stake_with_an_aa_bet_is_said_split() -> None:
+    """「AA50でオールイン」 was acknowledged 「オールイン 450」: the ante and AA bet are named apart
+    as for any other stake with an AA bet."""
+    from referee.events import ActionEvent
+    from referee.rules.voice import action_line
+
+    line = action_line("holdem_aa", ActionEvent(player="alice", action="ante", amount=450,
+                                                ante=400, aa=50, allin=True)).text
+    assert "オールイン" in line and "アンティ 400" in line and "AA 50" in line, line
