@@ -98,3 +98,17 @@ def test_a_deuces_hand_record_uses_the_rooms_words_and_shows_no_board(tmp_path: 
     assert record and "勝負" in record[-1] and "プレイ" not in record[-1], record
     lines = [e["text"] for e in events if e["event"] == "say"][-4:]
     assert not any("ボード" in t for t in lines), lines
+
+
+def test_a_hand_is_named_the_same_way_in_every_game() -> None:
+    """The hand number is said 「ハンド#N」 in every game's start and private-card lines, as
+    !hand, the console and the flags say it (was ゲーム1 / 第1ハンド in the house games)."""
+    from referee.lang.catalog import messages
+
+    keys = ["omaha.hand_start", "omaha.your_cards", "holdem_aa.start", "holdem_aa.your_hand",
+            "seven.start", "seven.start_npc", "deuces.start", "hand_header", "hand_unknown",
+            "status_in_hand", "console_hand_label"]
+    for key in keys:
+        assert "ハンド#{hand}" in messages()[key], key
+    for key, template in messages().items():
+        assert "ゲーム{hand}" not in template and "第{hand}ハンド" not in template, key
