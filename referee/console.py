@@ -131,6 +131,14 @@ class _Hand:
             self.players.append(player)
         self.actions.append(action_line(self.game or "", d))
 
+    def dealt(self, seats: Any) -> None:
+        """Everyone dealt in, in seat order (a player who never acted -- the small blind
+        who won after everyone folded -- is a participant too)."""
+        for s in seats if isinstance(seats, list) else []:
+            player = s.get("player") if isinstance(s, dict) else None
+            if isinstance(player, str) and player and player not in self.players:
+                self.players.append(player)
+
     def street(self, d: dict[str, Any]) -> None:
         self.board = " ".join(_pretty(str(c)) for c in d.get("board") or [])
         self.street_first = self.street_first or not self.actions
@@ -369,6 +377,7 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
                     h.game = games[room] = d["game"]
                 if _is_int(d.get("table")):
                     h.table = int(d["table"])
+                h.dealt(d.get("seats"))
             elif kind == "action":
                 h.action(d)
             elif kind == "board":
