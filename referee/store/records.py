@@ -46,9 +46,21 @@ def query(store: Store, kind: str, player: str | None = None) -> list[dict[str, 
     if kind == "penalties":
         rows = db.query(
             "SELECT x.id, x.room, x.player, x.kind, x.points, x.chips, i.input_id,"
-            " i.processed_at AS time FROM penalties x JOIN log i ON i.seq = x.input_seq"
-            f"{where} ORDER BY x.id", params)
-        return [{**r, "time": _time(r["time"])} for r in rows]
+            " i.processed_at AS time,"
+            # the flag it carried out: confirmed by the same input, same player and offence
+            " (SELECT f.flag_id FROM flags f, json_each(i.events) j"
+            "  WHERE json_extract(j.value, '$.event') = 'flag_decided'"
+            "  AND json_extract(j.value, '$.decision') = 'confirmed'"
+            "  AND f.flag_id = json_extract(j.value, '$.id')"
+            "  AND f.player = x.player AND f.kind = x.kind) AS flag"
+            f" FROM penalties x JOIN log i ON i.seq = x.input_seq{where} ORDER BY x.id", params)
+        reversals = {int(json.loads(d)["flag"]): t for d, t in store.conn.execute(
+            "SELECT e.data, l.processed_at FROM events e JOIN log l ON l.seq = e.input_seq"
+            " WHERE e.kind = 'penalty_reversed'")}
+        return [{**r, "time": _time(r["time"]),
+                 # when the points went back (a !dismiss after the !confirm), else None
+                 "reversed": _time(reversals[r["flag"]]) if r["flag"] in reversals else None}
+                for r in rows]
     if kind == "flags":
         rows = db.query(
             "SELECT x.flag_id AS id, x.room, x.player, x.kind, x.confidence, x.status, x.text,"
@@ -88,7 +100,8 @@ def query(store: Store, kind: str, player: str | None = None) -> list[dict[str, 
 #: included): input ids are left out, the flag's deciding input is its moderator's name.
 _SHOWN = {
     "bank": ("player", "balance", "at_table"),
-    "penalties": ("id", "room", "player", "kind", "points", "chips", "time"),
+    "penalties": ("id", "room", "player", "kind", "points", "chips", "time", "flag",
+                  "reversed"),
     "flags": ("id", "room", "player", "kind", "confidence", "status", "text", "time",
               "moderator"),
     "hands": ("room", "table", "game", "hand", "button", "stacks"),
@@ -111,7 +124,7 @@ def _value(key: str, value: Any) -> str:
         return ledger_reason(str(value))
     if key == "game":
         return game_name(str(value))
-    if key == "time":
+    if key in ("time", "reversed"):
         return datetime.fromisoformat(str(value)).astimezone(JST).strftime("%Y-%m-%d %H:%M:%S")
     if key == "stacks" and isinstance(value, dict):
         return text("hand_list_sep").join(f"{k} {int(v):,}" for k, v in value.items())
