@@ -112,3 +112,42 @@ def test_a_hand_is_named_the_same_way_in_every_game() -> None:
         assert "ハンド#{hand}" in messages()[key], key
     for key, template in messages().items():
         assert "ゲーム{hand}" not in template and "第{hand}ハンド" not in template, key
+
+
+def _ids() -> set[str]:
+    """The ids people must never read: every snake_case literal of the event models (penalty
+    kinds, results, event kinds), the game ids, ledger reasons and pot numbers."""
+    import typing
+
+    import referee.events as ev
+
+    out: set[str] = set()
+    for cls in vars(ev).values():
+        if isinstance(cls, type) and issubclass(cls, ev.Event):
+            for info in cls.model_fields.values():
+                for a in (info.annotation, *typing.get_args(info.annotation)):
+                    if typing.get_origin(a) is typing.Literal:
+                        out.update(str(x) for x in typing.get_args(a) if "_" in str(x))
+    return out | {"interference", "dq", "grant", "penalty:", "#0", "omaha", "holdem_aa",
+                  "seven", "deuces"}
+
+
+def test_no_id_in_any_transcripts_room_or_private_lines() -> None:
+    """Every ``say`` of every transcript's replay (all games, the service's, the language
+    corpus's): no id a person could read (commands typed back, like 「!open omaha」, excepted)."""
+    import re
+
+    ids = _ids()
+    pattern = re.compile(r"(?<![A-Za-z_:!/@])("
+                         + "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+                         + r")(?![A-Za-z_])")
+    root = Path(__file__).parent / "transcripts"
+    paths = sorted(root.rglob("*.txt"))
+    assert len(paths) > 50
+    found = []
+    for path in paths:
+        for e in replay_events(path):
+            said = e.to_json()
+            if said["event"] == "say":
+                found += [(path.name, m, said["text"]) for m in pattern.findall(said["text"])]
+    assert not found, found[:5]
