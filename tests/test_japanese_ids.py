@@ -114,7 +114,7 @@ def test_a_hand_is_named_the_same_way_in_every_game() -> None:
         assert "ゲーム{hand}" not in template and "第{hand}ハンド" not in template, key
 
 
-def _ids() -> set[str]:
+def _forbidden_ids() -> set[str]:
     """The ids people must never read: every snake_case literal of the event models (penalty
     kinds, results, event kinds), the game ids, ledger reasons and pot numbers."""
     import typing
@@ -137,7 +137,7 @@ def test_no_id_in_any_transcripts_room_or_private_lines() -> None:
     corpus's): no id a person could read (commands typed back, like 「!open omaha」, excepted)."""
     import re
 
-    ids = _ids()
+    ids = _forbidden_ids()
     pattern = re.compile(r"(?<![A-Za-z_:!/@])("
                          + "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
                          + r")(?![A-Za-z_])")
