@@ -202,11 +202,10 @@ def cmd_records(args: argparse.Namespace) -> None:
         for row in rows:
             print(_dump(row))
     else:
-        for row in rows:
-            print("  ".join(
-                f"{k}={_dump(v) if isinstance(v, dict | list) else ('-' if v is None else v)}"
-                for k, v in row.items()
-            ))
+        from referee.store.records import text_lines
+
+        for line in text_lines(args.kind, rows):
+            print(line)
 
 
 # --- referee check / backup --------------------------------------------------------------------
@@ -330,7 +329,9 @@ def cmd_verify(args: argparse.Namespace) -> None:
         raise SystemExit(1) from None
     except (TypeError, ValueError, KeyError) as e:
         _fail(f"unreadable event: {e}")
-    print(f"{count} revealed hand(s) verified" if count else "no revealed hand to verify")
+    from referee.lang.catalog import text
+
+    print(text("store.verified", count=count) if count else text("store.nothing_to_verify"))
 
 
 def cmd_history(args: argparse.Namespace) -> None:
@@ -352,8 +353,12 @@ def cmd_history(args: argparse.Namespace) -> None:
             for room, inp, events in store.conn.execute(
                     "SELECT room, input, events FROM log ORDER BY seq"):
                 book.feed(room, json.loads(events), json.loads(inp).get("time"))
-    except (StoreError, ValueError, KeyError, TypeError) as e:
-        _fail(f"cannot read the hands of {args.db}: {e}")
+    except StoreError as e:  # its message names the file, in Japanese
+        _fail(str(e))
+    except (ValueError, KeyError, TypeError) as e:
+        from referee.lang.catalog import text
+
+        _fail(text("store.unreadable_hands", path=args.db, detail=str(e)))
     recs = [r for r in book.hands()
             if (args.hand is None or r.hand == args.hand)
             and (args.table is None or r.table == args.table)

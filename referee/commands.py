@@ -185,9 +185,17 @@ def _bank(turn: Turn, args: list[str]) -> None:
     held = turn.desk.table_chips(who)
     if held:
         line += text("bank_at_tables", tables=text("bank_at_table_sep").join(
-            text("bank_at_table", room=r, chips=c) if r else text("bank_at_table_here", chips=c)
-            for r, c in held.items()))
+            _at_table(turn, r, c) for r, c in held.items()))
     turn.say(line, to=turn.reply_to)
+
+
+def _at_table(turn: Turn, room: str, chips: int) -> str:
+    """Chips held at one table, the table named as the room knows it (its number and game),
+    never by its room id."""
+    t = turn.desk.tables.get(room)
+    if t is None:
+        return text("bank_at_table_here", chips=chips)
+    return text("bank_at_table", table=t.id, game=text(f"hands_game_{t.game}"), chips=chips)
 
 
 @command("grant", moderator=True)
@@ -203,7 +211,8 @@ def _grant(turn: Turn, args: list[str]) -> None:
         raise IllegalAction("grant_too_many", most=MAX_POINTS)
     reason = " ".join(args[2:]) or "grant"
     balance = turn.bank_change(who, n, reason, f"grant:{reason}")
-    turn.say(text("granted", player=who, points=n, reason=reason, balance=balance),
+    said = " ".join(args[2:]) or text("grant_reason")  # the ledger keeps the id, people a name
+    turn.say(text("granted", player=who, points=n, reason=said, balance=balance),
              to=turn.reply_to)
 
 

@@ -61,6 +61,16 @@ _META: dict[str, Any] = tomllib.loads((TEMPLATES / "metadata.toml").read_text(en
 _DECIDED = frozenset({"confirmed", "confirm", "dismissed", "dismiss"})
 
 
+def label(group: str, value: str, **kw: Any) -> str:
+    """A value's Japanese name (the catalogue's ``console_GROUP_VALUE``), else the value."""
+    return _label(group, value, **kw)
+
+
+def ledger_reason(reason: str) -> str:
+    """A ledger reason (``penalty:interference``, ``grant:…``) as a moderator reads it."""
+    return _reason(reason)
+
+
 def _label(group: str, value: str, **kw: Any) -> str:
     key = f"console_{group}_{value}"
     return text(key, **kw) if key in messages() else value
@@ -76,8 +86,9 @@ def _reason(reason: str) -> str:
     head, _, rest = reason.partition(":")
     if head == "penalty" and rest:
         return text("console_reason_penalty", kind=_label("kind", rest))
-    if head == "grant":
-        return text("console_reason_grant", why=rest)
+    if head == "grant":  # (「grant」 alone: a grant without a reason typed)
+        return text("console_reason_grant", why=rest) if rest not in ("", "grant") \
+            else text("grant_reason")
     return _label("reason", reason.replace(" ", "_"))
 
 
@@ -119,6 +130,14 @@ class _Hand:
         if player and player not in self.players:
             self.players.append(player)
         self.actions.append(action_line(self.game or "", d))
+
+    def dealt(self, seats: Any) -> None:
+        """Everyone dealt in, in seat order (a player who never acted -- the small blind
+        who won after everyone folded -- is a participant too)."""
+        for s in seats if isinstance(seats, list) else []:
+            player = s.get("player") if isinstance(s, dict) else None
+            if isinstance(player, str) and player and player not in self.players:
+                self.players.append(player)
 
     def street(self, d: dict[str, Any]) -> None:
         self.board = " ".join(_pretty(str(c)) for c in d.get("board") or [])
@@ -163,6 +182,8 @@ class _Context:
     said: str | None
     dm: bool
     decided_by: str | None = None
+    confirmed: tuple[int, ...] = ()  # flag numbers confirmed by this input
+    reversed: tuple[int, ...] = ()  # flag numbers whose penalty this input reversed
 
 
 @dataclass
@@ -321,6 +342,8 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
         keep = seq in ledger_seqs
         seen = False
         decided_by: str | None = None
+        confirmed: list[int] = []
+        reversed_: list[int] = []
         at_hand: int | None = None  # the hand running at the input's first record
         for idx, d in enumerate(events):
             if not isinstance(d, dict):
@@ -336,6 +359,11 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
                 rank_events.append((d["player"], str(d.get("mark") or ""), seq))
             if kind == "flag_decided" and d.get("by") is not None:
                 decided_by = str(d["by"])
+            if kind == "flag_decided" and d.get("decision") == "confirmed" and _is_int(
+                    d.get("id")):
+                confirmed.append(int(d["id"]))
+            if kind == "penalty_reversed" and _is_int(d.get("flag")):
+                reversed_.append(int(d["flag"]))
             if kind == "table_open" and isinstance(d.get("game"), str):
                 games[room] = d["game"]
             if kind == "hand_start" and _is_int(d.get("hand")):
@@ -358,6 +386,7 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
                     h.game = games[room] = d["game"]
                 if _is_int(d.get("table")):
                     h.table = int(d["table"])
+                h.dealt(d.get("seats"))
             elif kind == "action":
                 h.action(d)
             elif kind == "board":
@@ -396,7 +425,8 @@ def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connect
             contexts[seq] = _Context(
                 when, room, hand_id,
                 str(inp.get("sender")) if said is not None and not dm else None,
-                said if isinstance(said, str) and not dm else None, dm, decided_by)
+                said if isinstance(said, str) and not dm else None, dm, decided_by,
+                tuple(confirmed), tuple(reversed_))
         if projected:
             project(mem, seq, room, projected)
     for h in list(current.values()):
@@ -441,15 +471,19 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
     penalties = mem.execute(
         "SELECT id, room, player, kind, points, chips, input_seq FROM penalties ORDER BY id"
     ).fetchall()
+    # flag number -> when its penalty was reversed (a !dismiss after the !confirm)
+    returned = {n: c.when for c in contexts.values() for n in c.reversed}
     penalty_rows: list[tuple[Any, ...]] = []
     for pid, room, who, kind, points, chip_count, seq in penalties:
         c = ctx(seq)
         # The flag this penalty carried out: confirmed in this very input (at once, or by a
-        # moderator's !confirm), on the same player and offence.
+        # moderator's !confirm), on the same player and offence -- whatever became of it
+        # since (a dismissed flag's penalty was reversed, and is still its penalty).
+        numbers = c.confirmed if c is not None else ()
         flag = mem.execute(
-            "SELECT id, text, input_seq FROM flags WHERE decided_input_seq = ? AND player = ?"
-            " AND kind = ? AND status = 'confirmed' ORDER BY id DESC LIMIT 1",
-            (seq, who, kind)).fetchone()
+            "SELECT id, text, input_seq, flag_id FROM flags WHERE player = ? AND kind = ?"
+            f" AND flag_id IN ({', '.join('?' * len(numbers))}) ORDER BY id DESC LIMIT 1",
+            (who, kind, *numbers)).fetchone() if numbers else None
         if flag is not None:
             fc = ctx(flag[2])
             sender, said = (who, flag[1]) if fc is None or not fc.dm else (
@@ -461,10 +495,13 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
             if c is not None and c.dm:
                 said = text("console_private_message")
             hand = c.hand if c else None
+        back = returned.get(int(flag[3])) if flag is not None else None
         penalty_rows.append((pid, c.when if c else None, room, hand, who,
                              _label("kind", kind), points, chip_count,
-                             flag[0] if flag is not None else None, sender, said))
-    out.executemany(f"INSERT INTO penalties VALUES ({', '.join('?' * 11)})", penalty_rows)
+                             flag[0] if flag is not None else None, sender, said,
+                             (back or text("console_returned_unknown_time"))
+                             if flag is not None and int(flag[3]) in returned else None))
+    out.executemany(f"INSERT INTO penalties VALUES ({', '.join('?' * 12)})", penalty_rows)
     built.penalties = len(penalty_rows)
 
     running: dict[str, int] = {}
@@ -498,6 +535,8 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
         p[4] += 1
         p[7] = row[1]
     for row in penalty_rows:
+        if row[11] is not None:
+            continue  # reversed: the points went back, nothing is forfeit
         p = player_row(row[4])
         p[5] += 1
         p[6] += int(row[6])

@@ -38,6 +38,7 @@ from referee.definitions import Penalties
 from referee.events import Event, Flag, FlagDecided, Penalty, PenaltyReversed  # noqa: F401
 from referee.flags import LeakVerdict, judge_leak
 from referee.lang.catalog import excerpt, text
+from referee.lang.normalize import fold, nfkc
 from referee.lexicon import read
 from referee.registry import command, target, user_arg
 from referee.rules import IllegalAction
@@ -102,6 +103,16 @@ def penalty_name(kind: str) -> str:
         return kind
 
 
+def penalty_kind(word: str) -> str | None:
+    """The penalty kind a moderator typed: its id (``interference``) or its Japanese name
+    (干渉行為, ハンド情報の公開) from the catalogue; None when it names no kind."""
+    typed = fold(nfkc(word)).replace(" ", "")
+    for kind in PENALTY_KINDS:
+        if typed in (kind, fold(nfkc(penalty_name(kind))).replace(" ", "")):
+            return kind
+    return None
+
+
 def _priority(p: str) -> str:
     return text(f"priority_{p}")
 
@@ -121,7 +132,7 @@ class Discipline:
         if not eng.in_hand:
             return
         showdown = eng.at_showdown()
-        v = leak_judgement(said, table.game, eng.holdings(player), eng.shown(player),
+        v = leak_judgement(said, table.game, eng.held_this_hand(player), eng.shown(player),
                            eng.board_cards(), showdown)
         if v is None:
             return
@@ -143,7 +154,7 @@ class Discipline:
         if not eng.in_hand or turn.desk.is_moderator(player):
             return False
         priority = interference_priority(said, table.game, to_act=eng.to_act() == player,
-                                         dealt=bool(eng.holdings(player)))
+                                         dealt=bool(eng.held_this_hand(player)))
         if priority is None:
             return False
         rec = self._new_flag(turn, table, player, "interference", said, priority)
@@ -296,10 +307,11 @@ class Discipline:
         turn.say(text("flags_list", count=len(open_), items=items), to=to)
 
     def penalty(self, turn: Turn, args: list[str]) -> None:
-        if len(args) < 2 or args[1] not in PENALTY_KINDS:
+        kind = penalty_kind(" ".join(args[1:])) if len(args) >= 2 else None
+        if kind is None:
             raise IllegalAction("usage", help=text("help_penalty"))
         who = user_arg(args[0])
-        self.apply_penalty(turn, turn.room, who, args[1])
+        self.apply_penalty(turn, turn.room, who, kind)
 
     @staticmethod
     def penalties_of(turn: Turn, who: str) -> str:
@@ -308,7 +320,7 @@ class Discipline:
             return text("penalties_none", player=who)
         items = text("list_joiner").join(
             text("penalties_item_reversed" if p.get("reversed") else "penalties_item",
-                 name=penalty_name(str(p["kind"])), kind=str(p["kind"]), points=int(p["points"]))
+                 name=penalty_name(str(p["kind"])), points=int(p["points"]))
             for p in rows
         )
         return text("penalties_list", player=who, count=len(rows), items=items)

@@ -289,7 +289,8 @@ def action_line(game: str, e: dict[str, Any]) -> str:
         return text("hand_action_ante_aa", player=player, ante=int(e.get("ante") or 0),
                     aa=int(e["aa"]))
     figure = action_figure(game, e)
-    word = action_word(game, action)
+    own = f"hand_act_{game}_{action}"  # the room's word where it is not the typed one
+    word = text(own) if own in messages() else action_word(game, action)
     if figure:
         return text("hand_action_amount", player=player, action=word, amount=figure)
     return text("hand_action", player=player, action=word)
@@ -299,8 +300,10 @@ def settle_line(game: str, s: dict[str, Any]) -> str:
     """One settlement line in the room's words, with why (the hands compared)."""
     from referee.rules.voice import result_word
 
-    line = text("hand_settle", player=s.get("player", ""), result=result_word(
-        str(s.get("result", ""))), payout=int(s.get("payout", 0)))
+    aa = int(s.get("aa") or 0)  # the AA side bet's payout, named apart (as the room's line)
+    line = text("hand_settle_aa" if aa else "hand_settle", player=s.get("player", ""),
+                result=result_word(str(s.get("result", ""))), payout=int(s.get("payout", 0)),
+                aa=aa)
     hand, dealer = s.get("hand"), s.get("dealer_class")
     if hand and dealer:
         line += text("hand_settle_versus", hand=_class_name(game, str(hand)),
@@ -343,8 +346,10 @@ def summary_lines(rec: HandRecord) -> list[str]:
         if p in rec.classes:
             item += text("hand_settle_class", hand=_class_name(rec.game, rec.classes[p]))
         shown.append(item)
-    pots = [f"#{p['index']} {int(p['amount']):,} → "
-            + text("hand_share_sep").join(f"{k} {int(v):,}" for k, v in p["shares"].items())
+    pots = [text("console_pot_main" if not p["index"] else "console_pot_side",
+                 index=int(p["index"]), amount=int(p["amount"]),
+                 shares=text("hand_share_sep").join(f"{k} {int(v):,}"
+                                                    for k, v in p["shares"].items()))
             for p in rec.pots]
     pots += [settle_line(rec.game, s) for s in rec.settles]
     if rec.rake:
@@ -356,14 +361,21 @@ def summary_lines(rec: HandRecord) -> list[str]:
         header += text("hand_button", button=str(rec.button))
     # four chat lines (IRC sends each line on its own), two parts on three of them
     stacks = dot.join(f"{k} {v:,}" for k, v in rec.stacks.items())
+    shown_part = text("hand_shown", shown=" / ".join(shown) or none)
     return [
         text("hand_line_parts", first=header, second=text("hand_seats", seats=seats)),
         text("hand_actions", actions=" ".join(actions) or none),
         text("hand_line_parts", first=text("hand_board", board=_pretty(rec.board) or none),
-             second=text("hand_shown", shown=" / ".join(shown) or none)),
+             second=shown_part) if rec.board or _has_board(rec.game) else shown_part,
         text("hand_line_parts", first=text("hand_pots", pots=" / ".join(pots) or none),
              second=text("hand_result", stacks=stacks)),
     ]
+
+
+def _has_board(game: str) -> bool:
+    """Whether ``game`` deals community cards (a deuces or seven hand has no board to show
+    as none)."""
+    return not is_game(game) or spec(game).engine().deal_plan.board > 0
 
 
 def _iso(ts: float | None) -> str | None:

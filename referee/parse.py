@@ -28,7 +28,7 @@ decides whether it is; on chat and commands it comes from the lexicon.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, get_args
@@ -300,6 +300,54 @@ def guess(text: str, game: str) -> Parsed | None:
     if parse(text, game).kind != "chat" or len(text) > MAX_ACTION_CHARS:
         return None
     return clauses.guess(nfkc(text).strip(), reader)
+
+
+#: A rank typed alone (「7捨て」, 「K」): no suit after it, no digit or letter around it.
+_LONE_RANK = re.compile(r"(?<![0-9A-Za-z])(10|[2-9TJQKA])(?![0-9A-Za-z♠♥♦♣])")
+
+
+def with_hand(text: str, game: str, held: Sequence[str]) -> Parsed | None:
+    """``text`` read against the cards its writer holds (``held``, canonical ``7d``): a rank
+    typed alone (「7捨て」) stands for the one card of that rank in the hand. None unless the
+    message is chat as typed, every lone rank names exactly one held card, and the text then
+    reads as an action on cards (two 7s, or none, leave it unread: the player must name the
+    suit)."""
+    held = [c for c in held if c != "JK"]  # (the joker's J is no jack)
+    if not held or parse(text, game).kind != "chat" or len(text) > MAX_ACTION_CHARS:
+        return None
+    typed = nfkc(text)
+    ranks = _LONE_RANK.findall(typed)
+    if not ranks:
+        return None
+
+    def card_for(m: re.Match[str]) -> str:
+        rank = "T" if m.group(1) == "10" else m.group(1).upper()
+        (card,) = [c for c in held if c[0] == rank]
+        return card
+
+    if any(sum(1 for c in held if c[0] == ("T" if r == "10" else r.upper())) != 1
+           for r in ranks):
+        return None
+    got = parse(_LONE_RANK.sub(card_for, typed), game)
+    # only an action that takes cards (a discard, a keep): a rank is never a leak made an action
+    return got if got.kind == "action" and (got.cards or got.keep or got.discard) else None
+
+
+def other_games(text: str, game: str) -> tuple[str, ...]:
+    """The other games whose players' words ``text`` is, in the games' order (「ＨＲ」 is
+    seven's hyper raise): a message this game cannot read but another game's table would
+    read as an action. Empty when ``game`` reads it (or it is chat everywhere)."""
+    if len(text) > MAX_ACTION_CHARS or parse(text, game).kind != "chat":
+        return ()
+    out = []
+    for g in games.game_ids():
+        if g != game:
+            got = parse(text, g)
+            # an action word, not a hand (「ストレートです」 is seven's declaration but, at an
+            # omaha showdown, talk about one's hand)
+            if got.kind == "action" and not got.advice and not got.hand_info:
+                out.append(g)
+    return tuple(out)
 
 
 def clear_caches() -> None:

@@ -74,7 +74,7 @@ from referee.lang.normalize import fold, nfkc
 from referee.lang.reader import is_secret, read_command, redacted
 from referee.lexicon import about_others, read
 from referee.outcome import DRAWN, Outcome, Persistence
-from referee.parse import guess, parse  # grammars load on first use, per game
+from referee.parse import guess, other_games, parse, with_hand  # grammars load lazily
 from referee.registry import DIRECTIVES, words
 from referee.rules import Deal, IllegalAction, OptionError
 from referee.rules.voice import typed_form
@@ -671,6 +671,9 @@ class Referee:
                 turn.say(catalog.text("private_cards_which", sender=sender), to=sender)
             return
         parsed = parse(text, table.game)
+        if parsed.kind == "chat" and not dm:  # 「7捨て」: the one 7 the writer holds
+            held = [card_str(c) for c in table.engine.holdings(sender)]
+            parsed = with_hand(text, table.game, held) or parsed
         if dm:
             if parsed.kind == "action" and sender in self.seated_names(room):
                 turn.say(catalog.text("action_in_private"), to=sender)
@@ -731,6 +734,17 @@ class Referee:
         decision = table.engine.decision(sender) if table.engine.is_seated(sender) else None
         if decision is None:
             return
+        others = other_games(text, table.game)
+        if others:  # 「ＨＲ」 at an omaha turn: seven's word, refused with its code
+            e = IllegalAction("other_game_word", text=catalog.excerpt(text),
+                              games=catalog.text("games_sep").join(
+                                  catalog.text(f"hands_game_{g}") for g in others),
+                              game=catalog.text(f"hands_game_{table.game}"),
+                              examples=self._examples(table.game, decision))
+            turn.emit([Rejected(player=sender, text=text, reason=e.reason, code=e.code),
+                       Say(to="room", text=catalog.text(
+                           "action_refused", player=sender, reason=e.reason))])
+            return
         meant = guess(text, table.game)
         if meant is not None and table.engine.can(sender, meant, self.clock_time(table, None)):
             said = catalog.text("near_miss_guess", player=sender, text=catalog.excerpt(text),
@@ -739,11 +753,15 @@ class Referee:
             return turn.say(said)
         if not nearmiss.mentions_action(norm):
             return
-        msgs = catalog.messages()
-        key = f"examples_{table.game}_{decision}"
-        examples = msgs[key] if key in msgs else msgs[f"examples_{decision}"]
         turn.say(catalog.text("near_miss", player=sender, text=catalog.excerpt(text),
-                              examples=examples))
+                              examples=self._examples(table.game, decision)))
+
+    @staticmethod
+    def _examples(game: str, decision: str) -> str:
+        """What the decision accepts, as examples to type (per game where it differs)."""
+        msgs = catalog.messages()
+        key = f"examples_{game}_{decision}"
+        return str(msgs[key] if key in msgs else msgs[f"examples_{decision}"])
 
     @staticmethod
     def _awaits(table: Table, player: str) -> bool:

@@ -239,7 +239,8 @@ def test_triplicate_removes_two_cards_one_at_a_time() -> None:
     ]
     # first Kh placed (3c leaves), the second is already there: a marker
     assert e.bonus_area == (C("7d 9h Ks Kh"), [0, 0, 0, 1])
-    assert e.holdings("alice") == C("Kh Kh Kh 4c 6d 9s Td")
+    assert e.holdings("alice") == C("Kh 9s Td 4c 6d")
+    assert e.held_this_hand("alice") == C("Kh Kh Kh 4c 6d 9s Td")
     assert e.shown("alice") == C("Kh 9s Td 4c 6d")
     ev = e.act("alice", action("play", keep=["Kh", "9s", "Td", "4c", "6d"]))
     assert final(ev)["alice"] == "Kh 9s Td 4c 6d"

@@ -60,7 +60,7 @@ def state(e: Engine) -> bytes:
 
 def card_action(e: Engine, who: str, rng: random.Random) -> Parsed:
     """An action naming cards the player holds (a keep or a discard, one or two cards)."""
-    held = [card_str(c) for c in (getattr(e, "current_cards", e.holdings)(who) or [])]
+    held = [card_str(c) for c in (e.holdings(who) or [])]
     if not held:
         return action("fold")
     some = rng.sample(held, rng.randint(0, min(len(held), 5)))

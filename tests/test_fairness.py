@@ -296,7 +296,7 @@ def test_verify_command_exit_codes(tmp_path: Path, logs: dict[str, list[dict[str
     good.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in logs["seven"]),
                     encoding="utf-8")
     code, out, _ = _run(["verify", str(good)])
-    assert code == 0 and "verified" in out
+    assert code == 0 and "検証しました" in out
     evs = copy.deepcopy(logs["seven"])
     _first(evs, "deal_reveal")["entropy"] = "x"
     bad = tmp_path / "bad.jsonl"

@@ -126,7 +126,7 @@ def test_private_cards_and_room_messages() -> None:
     assert e.holdings("a") == []  # nothing dealt before every stake is in
     out += e.act("b", action("ante", amount=100))
     says = ev(out, "say")
-    assert {"event": "say", "to": "a", "text": "ゲーム1 あなたのハンド: A♠ K♦",
+    assert {"event": "say", "to": "a", "text": "ハンド#1 あなたの手札: A♠ K♦",
             "cards": ["As", "Kd"]} in says
     private = [s for s in says if s["to"] in ("a", "b")]
     assert [s["to"] for s in private] == ["a", "b"]

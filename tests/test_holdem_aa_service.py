@@ -55,4 +55,4 @@ def test_hole_cards_are_sent_privately_once_per_hand_after_the_stakes() -> None:
         assert not engine.in_hand
         for p, cards in held.items():
             told = [t for t in private(every, p) if names_cards(t, cards)]
-            assert told == [f"ゲーム{hand} あなたのハンド: {' '.join(pretty(c) for c in cards)}"]
+            assert told == [f"ハンド#{hand} あなたの手札: {' '.join(pretty(c) for c in cards)}"]

@@ -39,8 +39,9 @@ ASCII_RESULT = re.compile(r"\b(win|lose|push|dq|dealer_fold)\b")
 CHOICES = {
     "stake": ["アンティ"],
     "decide": ["コール", "フォールド"],
-    "round1": ["コール", "レイズ", "ハイパーレイズ", "フォールド"],
-    "round2": ["コール", "レイズ", "エクストラレイズ", "フォールド"],
+    # (a raise is named only when the turn accepts one: test_offers.py)
+    "round1": ["コール", "フォールド"],
+    "round2": ["コール", "フォールド"],
     "declare": ["捨てる"],
     "play": ["残す", "捨てる", "フォールド"],
     "duplicate": ["捨てる"],
@@ -73,7 +74,7 @@ def message(game: str, engine: Any, player: str, decision: str, rng: random.Rand
         return rng.choice(["コール", "コール", "レイズ", extra, "フォールド"])
     if decision == "declare":
         return seven_declaration(engine.holdings(player))
-    cards = engine.current_cards(player)
+    cards = engine.holdings(player)
     if decision == "duplicate":
         return f"{card_str(rng.choice(dup_kinds(cards)))} を捨てる"
     keep = rng.sample(cards, rng.randint(0, 5))

@@ -218,6 +218,37 @@ def test_no_limit_and_fixed_limit_ranges() -> None:
         "omaha.make_exact", {"word": "メイク", "min": 40})
 
 
+def test_fixed_limit_counts_the_big_blind_as_the_first_bet_preflop() -> None:
+    """docs/rules.md (fixed limit): a bet and three raises a round, the BB counting as the bet
+    preflop -- 20-40-60-80 is the cap before the flop as after it; a fifth is refused."""
+    eng = table(3, limit="fixed")
+    deal(eng)
+    act(eng, "carol", "raise", to=40)
+    act(eng, "alice", "raise", to=60)
+    act(eng, "bob", "raise", to=80)
+    o = eng.options_for("carol")
+    assert not o.can_raise and o.no_raise_reason == "capped"
+    assert refused(eng, "carol", "raise", to=100)[0] == "omaha.no_raise"
+    act(eng, "carol", "call")
+    act(eng, "alice", "call")
+    assert eng.hand.street == 1
+    act(eng, "alice", "raise", to=20)  # the flop: a bet and three raises
+    act(eng, "bob", "raise", to=40)
+    act(eng, "carol", "raise", to=60)
+    act(eng, "alice", "raise", to=80)
+    assert refused(eng, "bob", "raise", to=100)[0] == "omaha.no_raise"
+
+
+def test_fixed_limit_has_no_cap_heads_up() -> None:
+    eng = table(2, limit="fixed")  # button seat 2 = bob posts the SB and acts first
+    deal(eng)
+    to = 20
+    for k in range(6):
+        to += 20
+        act(eng, "bob" if k % 2 == 0 else "alice", "raise", to=to)
+    assert eng.options_for("bob").can_raise
+
+
 # --- blinds, button, heads-up -------------------------------------------------------------------
 
 def test_heads_up_button_posts_sb_and_acts_first_preflop_only() -> None:

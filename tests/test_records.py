@@ -103,13 +103,31 @@ def test_hands(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_text_output(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without ``--json`` people read names, moderators' names and JST times: no id of a
+    kind, status or ledger reason, no input id, no UTC time (a catalogue test: wording)."""
     main(["records", "--db", str(db), "hands", "--player", "bob"])
     out = capsys.readouterr().out.splitlines()
-    assert out == [f'room={ROOM}  table=1  game=omaha  hand=1  button=1'
-                   '  stacks={"alice": 3100, "bob": 0}  started=m2  ended=m5']
+    assert out == [f"ルーム: {ROOM} ｜ テーブル: 1 ｜ ゲーム: オマハ（PLO リングゲーム）"
+                   " ｜ ハンド: 1 ｜ ボタン: 1 ｜ 終了時のチップ: alice 3,100・bob 0"]
     main(["records", "--db", str(db), "bank"])
     assert capsys.readouterr().out.splitlines() == [
-        "player=alice  balance=30000  at_table=0", "player=bob  balance=19000  at_table=0"]
+        "プレイヤー: alice ｜ 残高: 30,000 ｜ テーブルのチップ: 0",
+        "プレイヤー: bob ｜ 残高: 19,000 ｜ テーブルのチップ: 0"]
+    ids = ("information_leak", "interference", "confirmed", "open", "high", "low", "penalty:",
+           "grant", "m4", "+00:00")
+    for kind in ("penalties", "flags", "ledger"):
+        main(["records", "--db", str(db), kind])
+        out = capsys.readouterr().out
+        assert out and not [w for w in ids if w in out], (kind, out)
+    main(["records", "--db", str(db), "flags"])
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "判断したモデレーター: dealer" in first and "ハンド情報の公開" in first
+    assert "日時: " in first
+
+
+def test_flags_name_their_moderator_in_json(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run(capsys, "--db", str(db), "flags")
+    assert [(r["decided_by"], r["moderator"]) for r in rows] == [("m4", "dealer"), (None, None)]
 
 
 def test_ledger_kind_in_the_library(db: Path) -> None:

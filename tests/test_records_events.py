@@ -229,7 +229,7 @@ def test_verify_db_passes_with_settled_house_hands_and_fails_on_a_tampered_one(
     _driven_db(db)
     code, out, err = run_cli(["verify", "--db", str(db)])
     assert code == 0, err  # was: invalid literal for int() with base 10: 'three_of_a_kind'
-    assert "verified" in out
+    assert "検証しました" in out
     with Store(db) as s:
         settled = [e for (raw,) in s.conn.execute("SELECT events FROM log")
                    for e in json.loads(raw) if e["event"] == "settle" and e.get("hand")]

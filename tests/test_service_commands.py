@@ -144,7 +144,7 @@ def test_rank_and_manual_penalty(ref: Referee) -> None:
         {"event": "rank", "player": "bob", "mark": "", "previous": "金"}
     ]
     record = says(msg(ref, "bob", "!penalties"))
-    assert record == ["bobさんのペナルティ記録（1件）: 干渉行為（interference） 5,000P"]
+    assert record == ["bobさんのペナルティ記録（1件）: 干渉行為 5,000P"]
 
 
 def test_input_processed_once(ref: Referee) -> None:

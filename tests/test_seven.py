@@ -331,6 +331,8 @@ def test_illegal_actions_change_nothing() -> None:
     rejected(e, "b", action("discard", hand="seven_of_a_kind"), "seven.hand_not_made")
     # c holds a pair of 5s: keeping the pair is required
     rejected(e, "c", action("discard", cards=["5c", "2h"]), "seven.weakens")
+    # throwing the 9 keeps the pair but a weaker kicker: refused, the class named as kept
+    rejected(e, "c", action("discard", cards=["9c", "2h"]), "seven.weakens_kicker")
     rejected(e, "c", action("discard", cards=["Ac", "2h"]), "seven.not_in_hand_card")
     rejected(e, "c", action("discard", cards=["2h"]), "seven.two_discards")
     e.act("c", action("discard", cards=["2h", "7s"]))

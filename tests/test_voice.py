@@ -62,7 +62,9 @@ def test_seven_prompts_each_action_round_decision(path: Path) -> None:
         if e["event"] == "say" and "の番です（第" in e["text"]:
             prompted = e["text"]
             assert "コール" in prompted and "フォールド" in prompted
-            assert ("ハイパーレイズ" in prompted) != ("エクストラレイズ" in prompted)
+            # a round's own raise only, and only when affordable (the turn's offers)
+            assert "エクストラレイズ" not in prompted if "第1" in prompted \
+                else "ハイパーレイズ" not in prompted
         elif e["event"] == "action" and e.get("action") in (
             "call", "raise", "hyper_raise", "extra_raise"
         ) and e.get("player") and e["player"] not in npcs:  # NPCs act by themselves
@@ -102,3 +104,39 @@ def test_seven_announces_the_dealer_hand_owners_win_count() -> None:
     assert owners and len(said) == len(owners)
     for e, line in zip(owners, said, strict=True):
         assert f"{e['wins']}勝" in line and line.endswith(f"→ {e['payout']:,}")
+
+
+def test_a_lost_hand_whose_aa_paid_names_the_aa_payout() -> None:
+    """holdem_aa: the ante and call lost but the AA side bet paid 400: the line must not read
+    「負け 400」 (a loss of 400); it names the AA payout and the total received."""
+    from referee.events import Settle
+    from referee.rules.house import settlement_line
+
+    line = settlement_line([Settle(player="alice", result="lose", payout=400, ante=0, call=0,
+                                   aa=400, hand="one_pair", dealer_class="two_pair")],
+                           "holdem_aa").text
+    assert "負け 400" not in line and "AA配当 400" in line and "計 400" in line, line
+    plain = settlement_line([Settle(player="bob", result="lose", payout=0, ante=0, call=0,
+                                    aa=0)], "holdem_aa").text
+    assert "AA" not in plain, plain
+
+
+def test_a_leave_says_what_goes_into_the_bank_not_a_balance() -> None:
+    """「チップ 45,190 → バンク 4,519」 read as the new balance when a penalty had taken 1,000
+    before: the line says the points are added (加算), in points."""
+    from referee.events import Leave
+    from referee.rules.voice import leave_line
+
+    line = leave_line(Leave(player="alice", chips=45190, bank=4519)).text
+    assert "4,519P" in line and "加算" in line, line
+
+
+def test_an_all_in_stake_with_an_aa_bet_is_said_split() -> None:
+    """「AA50でオールイン」 was acknowledged 「オールイン 450」: the ante and AA bet are named apart
+    as for any other stake with an AA bet."""
+    from referee.events import ActionEvent
+    from referee.rules.voice import action_line
+
+    line = action_line("holdem_aa", ActionEvent(player="alice", action="ante", amount=450,
+                                                ante=400, aa=50, allin=True)).text
+    assert "オールイン" in line and "アンティ 400" in line and "AA 50" in line, line

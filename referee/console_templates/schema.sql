@@ -78,7 +78,8 @@ CREATE TABLE penalties (
     "チップ" INTEGER NOT NULL,
     "フラグ" INTEGER REFERENCES flags("番号"),
     "発言者" TEXT,
-    "原因の発言" TEXT
+    "原因の発言" TEXT,
+    "返還" TEXT
 );
 CREATE TABLE ranks (
     "番号" INTEGER PRIMARY KEY,

@@ -88,6 +88,17 @@ class DealPlan:
     dice: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """One action the table accepts from a player now, with its chips: the turn prompt lists
+    exactly an engine's offers and its check accepts exactly them (one place decides both)."""
+
+    action: str  # a parsed action's name: check, call, raise, hyper_raise, extra_raise, fold, …
+    chips: int = 0  # what it puts in (a call, a fixed-size raise); 0 for a check or a fold
+    min_to: int = 0  # a make's range (omaha's raise), both totals
+    max_to: int = 0
+
+
 @dataclass
 class SeatState:
     seat: int
@@ -254,9 +265,20 @@ class Engine(ABC):
         """The decision the table awaits from ``player`` now (None: nothing is asked of them)."""
         return None
 
+    def offers(self, player: str) -> tuple[Offer, ...]:
+        """What ``player``'s turn accepts now, in the prompt's order (() when nothing is asked
+        of them one by one): the prompt renders these and the check refuses any other."""
+        return ()
+
     def holdings(self, player: str) -> list[Card]:
-        """The cards ``player`` holds or held this hand (leak detection); [] if none."""
+        """The cards ``player`` holds now ([] if none): the one answer to "what is my hand",
+        after every replacement (a deuces duplicate removed is no longer held)."""
         return []
+
+    def held_this_hand(self, player: str) -> list[Card]:
+        """Every card ``player`` has held at any time this hand (leak detection: a card
+        replaced was still seen); the current hand where no card is ever replaced."""
+        return self.holdings(player)
 
     def shown(self, player: str) -> list[Card]:
         """Cards ``player`` has legally shown this hand (these may be talked about)."""

@@ -76,7 +76,8 @@ class Betting:
     actors: deque[int] = field(default_factory=deque)
     acted: set[int] = field(default_factory=set)
     short_allins: list[int] = field(default_factory=list)
-    fixed_cap: int = 4  # fixed limit: bets + raises per round
+    fixed_cap: int = 4  # fixed limit: bets + raises per round (the BB is the bet preflop)
+    capped: bool = False  # fixed limit: the cap was reached with three or more players live
     _cache: dict[int, Options] = field(default_factory=dict, repr=False, compare=False)
 
     def touch(self) -> None:
@@ -114,7 +115,9 @@ class Betting:
         if facing is not None and facing > self.max_bet:
             self.max_bet = facing
         self.increment = 0
-        self.raise_count = 0
+        # preflop the big blind is the round's bet (docs/rules.md, fixed limit)
+        self.raise_count = 1 if street == 0 and self.max_bet > 0 else 0
+        self.capped = False
         self.acted.clear()
         self.short_allins.clear()
         n = len(self.seats)
@@ -146,6 +149,13 @@ class Betting:
     def fixed_size(self) -> int:
         return self.big_blind if self.street < 2 else 2 * self.big_blind
 
+    def _at_cap(self) -> bool:
+        """Fixed limit: the round holds its four bets and the cap applies -- not heads-up,
+        unless the cap was reached before the round became heads-up (docs/rules.md)."""
+        if self.raise_count < self.fixed_cap:
+            return False
+        return self.capped or self.live_count() > 2
+
     def options(self, i: int) -> Options:
         """The legal range for player ``i`` as if it were their turn now (also used to judge
         flying actions, which are declared before the turn)."""
@@ -167,7 +177,7 @@ class Betting:
         reason = ""
         if call < increment:
             reason = "short"
-        elif self.limit == "fixed" and self.raise_count >= self.fixed_cap:
+        elif self.limit == "fixed" and self._at_cap():
             reason = "capped"
         elif self.short_allins and sum(self.short_allins) < increment and i in self.acted:
             reason = "short"
@@ -243,6 +253,8 @@ class Betting:
             self.acted.add(i)
         self.increment = max(self.increment, completion)
         self.raise_count += 1
+        if self.raise_count >= self.fixed_cap and self.live_count() > 2:
+            self.capped = True
         if s.stack:
             self.short_allins.clear()
         else:

@@ -155,8 +155,9 @@ def settlement_line(events: Sequence[Event], game: str | None = None) -> Say:
     for e in events:
         if not isinstance(e, Settle):
             continue
-        line = text("settlement_item", player=e.player, result=text(f"result_{e.result}"),
-                    payout=e.payout)
+        # a side bet's payout named apart: 「負け 400」 read as a loss of 400 when the AA paid
+        line = text("settlement_item_aa" if e.aa else "settlement_item", player=e.player,
+                    result=text(f"result_{e.result}"), payout=e.payout, aa=e.aa or 0)
         hand, dealer = names.get(e.hand or ""), names.get(e.dealer_class or "")
         if hand and dealer and e.result != "fold":
             line += text("settlement_why", hand=hand, dealer=dealer)

@@ -110,8 +110,8 @@ def render(game: str, so_far: Sequence[Event]) -> Say | None:
 
 def _acknowledge(who: str, action: str, amount: int = 0, aa: int = 0) -> Say:
     words = text(f"act_{action}")
-    if action == "ante" and aa:
-        return Say(to="room", text=text("ack_ante_aa", who=who, ante=amount - aa, aa=aa))
+    if action in ("ante", "allin") and aa:  # the stake split into its ante and AA bet
+        return Say(to="room", text=text(f"ack_{action}_aa", who=who, ante=amount - aa, aa=aa))
     if amount:
         return Say(to="room", text=text("ack_amount", who=who, action=words, amount=amount))
     return Say(to="room", text=text("ack", who=who, action=words))

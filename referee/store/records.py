@@ -46,13 +46,29 @@ def query(store: Store, kind: str, player: str | None = None) -> list[dict[str, 
     if kind == "penalties":
         rows = db.query(
             "SELECT x.id, x.room, x.player, x.kind, x.points, x.chips, i.input_id,"
-            " i.processed_at AS time FROM penalties x JOIN log i ON i.seq = x.input_seq"
-            f"{where} ORDER BY x.id", params)
-        return [{**r, "time": _time(r["time"])} for r in rows]
+            " i.processed_at AS time,"
+            # the flag it carried out: confirmed by the same input, same player and offence
+            " (SELECT f.flag_id FROM flags f, json_each(i.events) j"
+            "  WHERE json_extract(j.value, '$.event') = 'flag_decided'"
+            "  AND json_extract(j.value, '$.decision') = 'confirmed'"
+            "  AND f.flag_id = json_extract(j.value, '$.id')"
+            "  AND f.player = x.player AND f.kind = x.kind) AS flag"
+            f" FROM penalties x JOIN log i ON i.seq = x.input_seq{where} ORDER BY x.id", params)
+        reversals = {int(json.loads(d)["flag"]): t for d, t in store.conn.execute(
+            "SELECT e.data, l.processed_at FROM events e JOIN log l ON l.seq = e.input_seq"
+            " WHERE e.kind = 'penalty_reversed'")}
+        return [{**r, "time": _time(r["time"]),
+                 # when the points went back (a !dismiss after the !confirm), else None
+                 "reversed": _time(reversals[r["flag"]]) if r["flag"] in reversals else None}
+                for r in rows]
     if kind == "flags":
         rows = db.query(
             "SELECT x.flag_id AS id, x.room, x.player, x.kind, x.confidence, x.status, x.text,"
-            " i.input_id, i.processed_at AS time, d.input_id AS decided_by"
+            " i.input_id, i.processed_at AS time, d.input_id AS decided_by,"
+            # who decided it: the flag_decided event's moderator (or the referee)
+            " (SELECT json_extract(j.value, '$.by') FROM json_each(d.events) j"
+            "  WHERE json_extract(j.value, '$.event') = 'flag_decided'"
+            "  AND json_extract(j.value, '$.id') = x.flag_id) AS moderator"
             " FROM flags x JOIN log i ON i.seq = x.input_seq"
             " LEFT JOIN log d ON d.seq = x.decided_input_seq"
             f"{where} ORDER BY x.id", params)
@@ -78,6 +94,55 @@ def query(store: Store, kind: str, player: str | None = None) -> list[dict[str, 
             for r in rows
         ]
     raise StoreError(f"unknown record kind {kind!r} (one of: {', '.join(KINDS)})")
+
+
+#: The columns ``referee records`` prints for people (``--json`` keeps every column, ids
+#: included): input ids are left out, the flag's deciding input is its moderator's name.
+_SHOWN = {
+    "bank": ("player", "balance", "at_table"),
+    "penalties": ("id", "room", "player", "kind", "points", "chips", "time", "flag",
+                  "reversed"),
+    "flags": ("id", "room", "player", "kind", "confidence", "status", "text", "time",
+              "moderator"),
+    "hands": ("room", "table", "game", "hand", "button", "stacks"),
+    "ledger": ("id", "player", "delta", "reason"),
+}
+_CHIPS = frozenset({"balance", "at_table", "points", "chips", "delta"})
+
+
+def _value(key: str, value: Any) -> str:
+    """One cell as a moderator reads it: names for ids, local (JST) times, grouped chips."""
+    from referee.console import JST, label, ledger_reason
+    from referee.history import game_name
+    from referee.lang.catalog import text
+
+    if value is None:
+        return text("records_none")
+    if key in ("kind", "confidence", "status"):
+        return label(key, str(value))
+    if key == "reason":
+        return ledger_reason(str(value))
+    if key == "game":
+        return game_name(str(value))
+    if key in ("time", "reversed"):
+        return datetime.fromisoformat(str(value)).astimezone(JST).strftime("%Y-%m-%d %H:%M:%S")
+    if key == "stacks" and isinstance(value, dict):
+        return text("hand_list_sep").join(f"{k} {int(v):,}" for k, v in value.items())
+    if key == "moderator" and value == "referee":
+        return text("records_by_referee")
+    if key in _CHIPS and isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def text_lines(kind: str, rows: list[dict[str, Any]]) -> list[str]:
+    """``referee records`` without ``--json``: one line a row, each shown column as
+    「名前: 値」 (the catalogue's ``records_col_*``), never an internal id or a UTC time."""
+    from referee.lang.catalog import text
+
+    return [text("records_sep").join(
+        text("records_cell", name=text(f"records_col_{k}"), value=_value(k, row.get(k)))
+        for k in _SHOWN[kind]) for row in rows]
 
 
 def records(db_path: str | Path, kind: str, player: str | None = None) -> list[dict[str, Any]]:

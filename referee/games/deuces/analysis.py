@@ -78,7 +78,7 @@ def deuces_mc(definition: GameDefinition, hands: int, seed: int, progress: Progr
         a_paid = p_paid = b_paid = 0.0
         bet = 0
         if engine.decision("p") == "play":
-            keep = chooser(engine.current_cards("p"))
+            keep = chooser(engine.holdings("p"))
             events += engine.act("p", action("play", keep=[card_str(c) for c in keep]))
             bet = unit
         if engine.in_hand:  # pragma: no cover - one player who has played: the hand is over

@@ -118,7 +118,7 @@ from referee.games.deuces.hand import (
 )
 from referee.games.deuces.rules import DeucesRules
 from referee.lang.catalog import text
-from referee.rules.base import Deal, Decision, IllegalAction
+from referee.rules.base import Deal, Decision, IllegalAction, Offer
 from referee.rules.house import (
     HouseSeats,
     allin_ante,
@@ -196,13 +196,13 @@ class DeucesEngine(HouseSeats):
         return self.flow.hand is not None
 
     def holdings(self, player: str) -> list[Card]:
-        p = self.flow.player(player)
-        return list(p.held) if p else []
-
-    def current_cards(self, player: str) -> list[Card]:
         """The cards ``player`` holds now (after the duplicate check: what a play keeps from)."""
         p = self.flow.player(player)
         return list(p.cards) if p else []
+
+    def held_this_hand(self, player: str) -> list[Card]:
+        p = self.flow.player(player)
+        return list(p.held) if p else []
 
     def shown(self, player: str) -> list[Card]:
         p = self.flow.player(player)
@@ -224,6 +224,17 @@ class DeucesEngine(HouseSeats):
         if h.phase == "decide" and p.status == "deciding":
             return "play"
         return None
+
+    def offers(self, player: str) -> tuple[Offer, ...]:
+        """While the players decide: play (the ante again, keeping or throwing cards) or
+        fold -- what the decision prompt asks of everyone awaited."""
+        p = self.flow.player(player)
+        seat = self.table.by_name(player)
+        if p is None or seat is None or self.decision(player) != "play":
+            return ()
+        if p.ante > seat.chips:  # the ante rule keeps the play bet covered
+            return (Offer("fold"),)
+        return (Offer("play", chips=p.ante), Offer("fold"))
 
     def to_act(self) -> str | None:
         """The player who must name which duplicate goes first, while the check waits for them."""
@@ -472,10 +483,8 @@ class DeucesEngine(HouseSeats):
             kept = rest
         else:
             kept = list(p.cards)
-        seat = self.table.by_name(p.name)
-        assert seat is not None
-        if p.ante > seat.chips:  # pragma: no cover - the ante rule keeps the play bet covered
-            raise IllegalAction("deuces.play_short")
+        if not any(o.action == "play" for o in self.offers(p.name)):  # pragma: no cover
+            raise IllegalAction("deuces.play_short")  # (the ante rule keeps the play covered)
         # keep exactly the multiset ``kept``, in the order the hand is held
         remaining = list(kept)
         ordered: list[Card] = []

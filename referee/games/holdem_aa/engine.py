@@ -72,7 +72,7 @@ from referee.games.holdem_aa.rules import HoldemAARules
 from referee.games.holdem_aa.voice import AAResult
 from referee.hands import class_of, evaluate, pair_floor
 from referee.lang.catalog import text
-from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionError
+from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, Offer, OptionError
 from referee.rules.house import (
     HandBook,
     HouseEngine,
@@ -484,6 +484,18 @@ class HoldemAAEngine(HouseEngine):
         if player not in self.pending():
             return None
         return "stake" if self.phase == "stakes" else "decide"
+
+    def offers(self, player: str) -> tuple[Offer, ...]:
+        """After the flop: a call of the ante (while the chips cover it, :meth:`_check_call`)
+        or a fold -- what the flop's prompt asks of everyone awaited."""
+        s = self.seats.get(player)
+        if s is None or self.decision(player) != "decide":
+            return ()
+        try:
+            self._check_call(s)
+        except IllegalAction:
+            return (Offer("fold"),)
+        return (Offer("call", chips=s.ante), Offer("fold"))
 
     def pending(self) -> list[str]:
         """Players the table is waiting for (stake or decision), in seat order."""

@@ -42,7 +42,16 @@ from referee.games.omaha.state import (
 from referee.games.omaha.table import Seating, Settings
 from referee.games.omaha.tourney import TournamentClock
 from referee.lang.catalog import text as msg
-from referee.rules.base import BuyIn, Deal, DealPlan, Decision, Engine, IllegalAction, SeatState
+from referee.rules.base import (
+    BuyIn,
+    Deal,
+    DealPlan,
+    Decision,
+    Engine,
+    IllegalAction,
+    Offer,
+    SeatState,
+)
 from referee.rules.betting import Options
 from referee.rules.tournament import Tournament
 
@@ -186,8 +195,8 @@ class OmahaEngine(Engine):
                 last = hand.b().live_count() <= 1
                 word = "open" if limits.showdown_default == "open" or last else "muck"
                 return self.act(who, Parsed(kind="action", action=word), now)
-            o = hand.b().options(p.idx)
-            word = "check" if o.call == 0 and p.restrict is None else "fold"
+            checks = any(o.action == "check" for o in self.rounds.offers(p))
+            word = "check" if checks else "fold"
             events = self.act(who, Parsed(kind="action", action=word), now)
             return [say("room", msg("omaha.timeout", player=who)), *events]
         if due == "remind":
@@ -269,6 +278,13 @@ class OmahaEngine(Engine):
     def board_cards(self) -> list[Card]:
         hand = self.hand
         return hand.board[: hand.shown_board]
+
+    def offers(self, player: str) -> tuple[Offer, ...]:
+        hand = self.hand
+        p = hand.pmap.get(player)
+        if p is None or self.decision(player) != "bet":
+            return ()
+        return self.rounds.offers(p)
 
     def options_for(self, player: str) -> Options:
         """The legal range of ``player`` now (tests, the lock-step check, help messages)."""

@@ -29,7 +29,7 @@ from referee.games.omaha.state import (
 )
 from referee.games.omaha.table import Seating, Settings
 from referee.lang.catalog import text as msg
-from referee.rules.base import IllegalAction
+from referee.rules.base import IllegalAction, Offer
 from referee.rules.betting import Options
 from referee.rules.voice import action_line
 
@@ -150,12 +150,26 @@ class Rounds:
         b = self.hand.b()
         shown = cards_shown(p, action) if action.action == "fold" else ()
         kind, to = self.resolve(p, action)
-        if p.restrict == "call_or_fold" and kind not in ("fold", "call"):
-            raise IllegalAction("omaha.call_or_fold", call=b.options(p.idx).call)
-        if p.restrict == "raise_or_fold" and kind not in ("fold", "raise"):
+        if not any(o.action == kind for o in self.offers(p)):
             o = b.options(p.idx)
-            raise IllegalAction("omaha.raise_or_fold", min=o.min_to, max=o.max_to)
+            if p.restrict == "raise_or_fold":
+                raise IllegalAction("omaha.raise_or_fold", min=o.min_to, max=o.max_to)
+            raise IllegalAction("omaha.call_or_fold", call=o.call)
         return TurnPlan(p, kind, to, shown, now)
+
+    def offers(self, p: HandPlayer) -> tuple[Offer, ...]:
+        """What the player to act may do now, with the chips of each: a check or a call (not
+        after a flying raise turned invalid: β raise or fold), a make in the legal range (not
+        after a β call-or-fold), a fold. Every figure is the betting's one reading of the
+        seat: chips a voided flying action left in count as chips of this action."""
+        o = self.hand.b().options(p.idx)
+        out: list[Offer] = []
+        if p.restrict != "raise_or_fold":
+            out.append(Offer("check") if o.call == 0 else Offer("call", chips=o.call))
+        if o.can_raise and p.restrict != "call_or_fold":
+            out.append(Offer("raise", min_to=o.min_to, max_to=o.max_to))
+        out.append(Offer("fold"))
+        return tuple(out)
 
     def apply_turn(self, plan: TurnPlan) -> list[Event]:
         """Carry out a turn :meth:`check_turn` accepted (the dealer then moves the hand on)."""
@@ -227,21 +241,24 @@ class Rounds:
 
     def prompt(self, p: HandPlayer) -> Event:
         """The turn prompt, in every game's shape (seat.turn): the choices with their cost."""
-        b = self.hand.b()
-        o = b.options(p.idx)
-        if o.can_raise and p.restrict != "call_or_fold":
-            return say("room", _turn_line(p.name, o.call, self.raise_word(), o.min_to, o.max_to))
-        return say("room", _turn_line(p.name, o.call, None, 0, 0))
+        return say("room", _turn_line(p.name, self.offers(p), self.raise_word()))
+
 
 @lru_cache(maxsize=4096)
-def _turn_line(player: str, call: int, raise_word: str | None, lo: int, hi: int) -> str:
-    """The prompt's text (remembered: the same prompts come back hand after hand, and there is
-    one on every turn). ``raise_word``: メイク / ベット, or None when raising is not offered."""
-    choices = [word("omaha.choice_check") if call == 0 else msg("omaha.choice_call", call=call)]
-    if raise_word is not None:
-        if lo < hi:
-            choices.append(msg("omaha.choice_range", word=raise_word, min=lo, max=hi))
+def _turn_line(player: str, offers: tuple[Offer, ...], raise_word: str) -> str:
+    """The prompt's text: exactly the offers, in their order (remembered: the same prompts come
+    back hand after hand, and there is one on every turn). ``raise_word``: メイク / ベット."""
+    choices: list[str] = []
+    for o in offers:
+        if o.action == "check":
+            choices.append(word("omaha.choice_check"))
+        elif o.action == "call":
+            choices.append(msg("omaha.choice_call", call=o.chips))
+        elif o.action == "raise" and o.min_to < o.max_to:
+            choices.append(msg("omaha.choice_range", word=raise_word, min=o.min_to,
+                               max=o.max_to))
+        elif o.action == "raise":
+            choices.append(msg("omaha.choice_make", word=raise_word, min=o.min_to))
         else:
-            choices.append(msg("omaha.choice_make", word=raise_word, min=lo))
-    choices.append(word("omaha.choice_fold"))
+            choices.append(word("omaha.choice_fold"))
     return msg("seat.turn", player=player, choices=" / ".join(choices))

@@ -116,7 +116,7 @@ from referee.games.seven.settle import (  # noqa: F401 (ace_high_or_better: test
 )
 from referee.hands import NAMES, class_floor, class_of
 from referee.lang.catalog import text
-from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, OptionError
+from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, Offer, OptionError
 from referee.rules.house import (
     HandBook,
     HouseEngine,
@@ -359,14 +359,28 @@ class SevenEngine(HouseEngine):
         if self._prompted == key:
             return []
         self._prompted = key
-        b = self.rules.bets
-        costs = {"call": bet_size(h.base, b["call"]), "raise": bet_size(h.base, b["raise"])}
-        if rnd == 1:
-            costs["hyper"] = (bet_size(h.base, b["hyper_raise_ante"])
-                              + 2 * bet_size(h.base, b["hyper_raise_round"]))
-        else:
-            costs["extra"] = bet_size(h.base, b["extra_raise"])
-        return [Say(to="room", text=text(f"seven_turn_round{rnd}", who=h.label, **costs))]
+        choices = " / ".join(text(f"seven.choice_{o.action}", chips=o.chips)
+                             for o in self._offers(h, rnd))
+        return [Say(to="room", text=text("seven.turn", who=h.label, rnd=rnd, choices=choices))]
+
+    def _offers(self, h: SeatHand, rnd: int) -> tuple[Offer, ...]:
+        """What ``h``'s turn in round ``rnd`` accepts, priced by :meth:`_priced` (the check's
+        own rule): the prompt lists exactly these (an all-in player is offered no raise)."""
+        out: list[Offer] = []
+        for name in ("call", "raise", "hyper_raise" if rnd == 1 else "extra_raise"):
+            try:
+                out.append(self._priced(h, name, rnd))
+            except IllegalAction:
+                continue
+        out.append(Offer("fold"))
+        return tuple(out)
+
+    def offers(self, player: str) -> tuple[Offer, ...]:
+        rnd = ROUNDS.get(self.phase)
+        h = self._actor()
+        if rnd is None or h is None or h.name != player or h.npc:
+            return ()
+        return self._offers(h, rnd)
 
     def _actor(self) -> SeatHand | None:
         """Whose turn it is in the current action round (deal order, the button's left first)."""
@@ -496,11 +510,16 @@ class SevenEngine(HouseEngine):
             raise IllegalAction("seven.not_your_turn")
         if name == "fold":
             return _Plan(h, "fold", now, rnd=rnd)
+        return _Plan(h, "bet", now, name=name, rnd=rnd, cost=self._priced(h, name, rnd).chips)
+
+    def _priced(self, h: SeatHand, name: str, rnd: int) -> Offer:
+        """``name`` as ``h``'s turn in round ``rnd`` would take it, with its cost; refused when
+        not allowed or not affordable (the chips for round two's call stay behind)."""
         cost, reserve = self._cost(h, name, rnd)
         chips = self._chips(h)
         if cost + reserve > chips:
             raise IllegalAction("seven.chips_short", need=cost + reserve, chips=chips)
-        return _Plan(h, "bet", now, name=name, rnd=rnd, cost=cost)
+        return Offer(name, chips=cost)
 
     def _fold(self, h: SeatHand, rnd: int) -> list[Event]:
         """The player to act folds (by message or on the clock)."""
@@ -570,7 +589,10 @@ class SevenEngine(HouseEngine):
                 keep.remove(c)
             if klass in SEVEN_CARD_CLASSES:
                 raise IllegalAction("seven.name_seven_card_hand", hand=hand)
-            if seven_key(keep) != best:
+            kept = seven_key(keep)
+            if kept != best and class_of("seven", kept) == klass:
+                raise IllegalAction("seven.weakens_kicker", hand=hand)  # the class stays
+            if kept != best:
                 raise IllegalAction("seven.weakens", hand=hand)
             discards_named = cards_str(discards)
         return _Plan(h, "declare", now, declared=klass, discards=discards_named)
