@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["BUILTIN", "GameSpec", "HandRules", "UnknownGame", "game_ids", "games", "is_game",
-           "on_change", "register", "spec", "unregister"]
+           "listed_ids", "on_change", "register", "spec", "unregister"]
 
 #: The games shipped with referee, each ``referee/games/GAME/spec.py`` (its ``SPEC``), in the
 #: order every list of games is shown.
@@ -162,6 +162,12 @@ def games() -> dict[str, GameSpec]:
 def game_ids() -> tuple[str, ...]:
     """The ids of every registered game."""
     return tuple(_ensure())
+
+
+def listed_ids() -> tuple[str, ...]:
+    """The same ids as :func:`game_ids` without loading the built-in games' specs (their
+    engines' and definitions' modules): what ``referee --help`` lists."""
+    return tuple(_registered) if _builtin_loaded else BUILTIN
 
 
 def is_game(game: object) -> bool:
