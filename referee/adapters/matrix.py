@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import nio  # type: ignore[import-untyped]
 
+from referee.adapters import gc_tuning
 from referee.adapters.clock import due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.matrix_config import KEY_WAIT as KEY_WAIT
@@ -516,7 +517,8 @@ def _after_own_join(events: list[Any], me: str) -> tuple[list[Any], bool]:
 
 
 async def serve(config: MatrixConfig) -> None:
-    bot = MatrixBot(config)
+    bot = MatrixBot(config)  # resumes the tables
+    gc_tuning.tune()  # what start-up made lives as long as the bot (referee.adapters.gc_tuning)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
