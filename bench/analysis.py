@@ -1,23 +1,33 @@
-"""``referee analyze``'s machinery against what a user could run instead, ratios in one run.
+"""``referee analyze``'s machinery against the real limit, a C loop, ratios in one run.
+
+The C references are built by the bench (``bench/native/cref.py``: phevaluator's C library from
+its sdist and ``bench/native/phe_loop.c``, ``bench/native/deuces_wild_ref.c``, all with ``cc -O3
+-march=native``, cached in ``~/.cache/referee-bench``) and time themselves with their own CPU
+clock, so their start-up is not counted; ours are timed the same way (the compute alone, in a
+fresh process after its imports), and the start-up of each process is printed separately.
 
 1. **Batch 7-card evaluation**: :func:`referee.analysis.batch.standard_keys` (numpy, packed
    counters; its tables filled before timing, the cold first pass printed apart) against, on
-   the SAME seeded hands in the SAME run: the phevaluator **C function**
+   the SAME seeded hands in the SAME run: **the C loop over phevaluator's C library**
+   (``evaluate_7cards`` over every hand, in C); the phevaluator **C function**
    ``phevaluator._pheval.evaluate_7cards`` called in a Python loop (``[f(*h) for h in
    hands]``, "the phevaluator C loop"); phevaluator's Python wrapper ``evaluate_cards`` (which
    converts every card before calling that function); eval7's C ``evaluate`` on its Card
    objects; treys; and our one-hand-at-a-time ``best5_key``. Rates are hands per CPU second of
    this process (``time.process_time``).
-2. **Exact holdem_aa AA bet**: the command ``referee analyze holdem_aa --bet aa --json`` (cold
-   cache, warm, and a warm ``--set`` what-if) against ``bench/native/aa_phevaluator.py`` (a
-   Python loop over all 2,598,960 hands calling the same phevaluator C five-card function),
-   each a fresh process: CPU time (user + sys), wall time and peak RSS of the process,
-   interpreter start-up and imports included in both.
-3. **Exact full-pay Deuces Wild**: ``referee analyze deuces --bet video_poker --json`` on a
-   cold cache (an empty ``REFEREE_CACHE_DIR``), then warm, then a warm ``--set`` what-if,
-   against ``bench/native/deuces_wild_ref.c`` -- the method of the public Zig program
-   panda-probs (every dealt hand, class-frequency vectors, one thread), which cannot be built
-   here (no Zig toolchain), written in C and built with ``cc -O3 -march=native``.
+2. **Exact holdem_aa AA bet**: the compute of ``analyze(definition("holdem_aa"), ["aa"])``
+   in a fresh process (CPU seconds of the call alone: on an empty ``REFEREE_CACHE_DIR``, then
+   the same call again in that process, then a new process on the filled cache) against ``phe_loop
+   aa`` (every one of the 2,598,960 five-card hands through phevaluator's C ``evaluate_5cards``,
+   counted by rank, in C). Then whole processes, start-up included, as before: the command
+   ``referee analyze holdem_aa --bet aa --json`` (cold cache, warm, and a warm ``--set``
+   what-if) against ``bench/native/aa_phevaluator.py`` (a Python loop calling the same C
+   function): CPU time (user + sys), wall time and peak RSS of each process.
+3. **Exact full-pay Deuces Wild**: the compute of ``analyze(definition("deuces"),
+   ["video_poker"])`` timed as in 2, against ``deuces_wild_ref classes`` (the counting method of
+   the public Zig program panda-probs, written in C: class-frequency vectors, one thread, one
+   hand of each of the 134,459 suit classes weighted by its size), and beside it the same
+   program over every dealt hand as panda-probs does; then the whole processes as before.
 
 Libraries that are not installed, or no C compiler, skip their lines. phevaluator, eval7 and
 treys are bench/test-only (the ``test`` extra), never runtime dependencies.
@@ -30,7 +40,6 @@ import argparse
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,6 +59,8 @@ from referee.hands import best5_key
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE / "native"))
+from cref import c_loop, deuces_ref, phe_loop  # noqa: E402
 
 
 def rate(fn: Callable[[], Any], n: int, min_time: float) -> float:
@@ -79,6 +90,9 @@ def seven_card(n: int, min_time: float) -> None:
     ours = rate(lambda: standard_keys(arr), n, min_time)
     small = hands[: max(n // 10, 1000)]
     others: dict[str, float] = {}
+    got = c_loop("seven", hands, min_time)
+    if got is not None:
+        others["C loop over phevaluator's C library (-O3)"] = got[0]
     try:
         from phevaluator import _pheval, evaluate_cards
 
@@ -171,6 +185,46 @@ class Run:
                 f"peak {self.mb:6.1f} MB{ratio}")
 
 
+# The compute alone, in a fresh process: imports first (start-up), then the analysis on an
+# empty or filled cache, then the same call again in the same process.
+_COMPUTE = """
+import json, os, sys, time
+t = time.process_time()
+from referee.analysis import analyze
+from referee.analysis.tables import definition
+d = definition(sys.argv[1])
+start = time.process_time() - t
+times = []
+for _ in range(2):
+    t = time.process_time()
+    ret = analyze(d, [sys.argv[2]]).bets[0].ret
+    times.append(time.process_time() - t)
+print(json.dumps({"start": start, "first": times[0], "again": times[1], "return": ret}))
+"""
+
+
+def compute(game: str, bet: str, cache: str) -> tuple[dict[str, float], Run]:
+    """The compute times of ``game``'s ``bet`` (see :data:`_COMPUTE`) and the process."""
+    run = Run([sys.executable, "-c", _COMPUTE, game, bet],
+              env=dict(os.environ, REFEREE_CACHE_DIR=cache))
+    return json.loads(run.out), run
+
+
+def compute_lines(game: str, bet: str, ref_s: float, ref_name: str) -> float:
+    """Prints ours' compute (cold, again, warm disk cache) against ``ref_s`` C CPU seconds."""
+    print(f"  {ref_name:<58} {ref_s:7.3f} s CPU (compute alone)")
+    with tempfile.TemporaryDirectory() as tmp:
+        cold, run = compute(game, bet, tmp)
+        warm, _ = compute(game, bet, tmp)
+    for name, sec in ((f"ours: analyze({game}, {bet}) compute, empty cache", cold["first"]),
+                      ("ours: the same call again in that process (memoised)", cold["again"]),
+                      ("ours: a new process, cache filled", warm["first"])):
+        print(f"  {name:<58} {sec:7.3f} s CPU   ours = {sec / ref_s:6.2f}x the C time")
+    print(f"  {'ours: start-up of that process (imports, definition)':<58} "
+          f"{cold['start']:7.3f} s CPU; whole process peak RSS {run.mb:.1f} MB")
+    return float(cold["return"])
+
+
 def _referee(*args: str, env: dict[str, str] | None = None) -> Run:
     return Run([sys.executable, "-m", "referee.cli", "analyze", *args], env=env)
 
@@ -180,9 +234,25 @@ def _return(run: Run) -> float:
 
 
 def exact_aa() -> None:
-    print("\nexact holdem_aa AA bet (2,598,960 hole + flop hands), one process each")
+    print("\nexact holdem_aa AA bet (2,598,960 hole + flop hands)")
     rules = load("holdem_aa").holdem_aa
     assert rules is not None
+    exe = phe_loop()
+    if exe is not None:
+        got = json.loads(subprocess.run([str(exe), "aa"], capture_output=True, text=True,
+                                        check=True).stdout)
+        counts = got["counts"]
+        bands = [("royal_flush", 1, 1), ("straight_flush", 2, 10), ("four_of_a_kind", 11, 166),
+                 ("full_house", 167, 322), ("flush", 323, 1599), ("straight", 1600, 1609),
+                 ("three_of_a_kind", 1610, 2467), ("two_pair", 2468, 3325),
+                 ("pair_of_aces", 3326, 3545)]
+        c_ret = sum(float(rules.aa_table[r]) * sum(counts[lo:hi + 1])
+                    for r, lo, hi in bands) / sum(counts)
+        ours_ret = compute_lines("holdem_aa", "aa", got["seconds"],
+                                 "C loop over phevaluator's C evaluate_5cards (-O3)")
+        print(f"  return {ours_ret * 100:.4f}% (C loop {c_ret * 100:.4f}%)"
+              + ("" if abs(ours_ret - c_ret) < 1e-12 else "  RETURNS DIFFER"))
+    print("  whole processes, start-up included:")
     ref = None
     try:
         import phevaluator  # noqa: F401
@@ -209,15 +279,25 @@ def exact_aa() -> None:
 
 
 def exact_deuces() -> None:
-    print("\nexact full-pay Deuces Wild, optimal hold (2,598,960 hands x 32 holds), "
-          "one process each")
+    print("\nexact full-pay Deuces Wild, optimal hold (2,598,960 hands x 32 holds)")
     ref = None
-    cc = shutil.which("cc") or shutil.which("gcc")
+    exe = deuces_ref()
+    if exe is not None:
+        def c_time(*args: str) -> tuple[float, float]:
+            out = dict(line.split() for line in subprocess.run(
+                [str(exe), *args], capture_output=True, text=True, check=True).stdout.splitlines())
+            return float(out["cpu_seconds"]), float(out["return"].rstrip("%")) / 100
+        classes_s, c_ret = c_time("classes")
+        every_s, _ = c_time()
+        print(f"  {'C over every dealt hand (panda-probs, no suit classes)':<58} "
+              f"{every_s:7.3f} s CPU (compute alone)")
+        ours_ret = compute_lines("deuces", "video_poker", classes_s,
+                                 "C over the 134,459 suit classes (-O3)")
+        print(f"  return {ours_ret * 100:.4f}% (C {c_ret * 100:.4f}%)"
+              + ("" if abs(ours_ret - c_ret) < 1e-8 else "  RETURNS DIFFER"))
+    print("  whole processes, start-up included:")
     with tempfile.TemporaryDirectory() as tmp:
-        if cc:
-            exe = Path(tmp) / "deuces_wild_ref"
-            subprocess.run([cc, "-O3", "-march=native", "-o", str(exe),
-                            str(HERE / "native" / "deuces_wild_ref.c")], check=True)
+        if exe is not None:
             ref = Run([str(exe)])
             print(ref.line("ref: C, panda-probs' method (cc -O3 -march=native)"))
         else:

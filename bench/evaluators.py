@@ -4,10 +4,16 @@ Every library scores the SAME seeded hands in the SAME run; each measurement rep
 until it has used ``--min-time`` seconds of CPU. Times are this process's CPU time
 (``time.process_time``), so other load on a shared machine distorts the ratios less. Our
 lookup tables fill lazily, so the first (cold) pass is timed and printed separately.
-Libraries that are not installed are skipped. phevaluator is measured twice, and named so:
-its C functions (``phevaluator._pheval.evaluate_7cards`` / ``evaluate_omaha_cards``) called in a
-Python loop, and its Python wrapper (``evaluate_cards`` / ``evaluate_omaha_cards``), which
-converts every card before calling them. ``bench/analysis.py`` has the batch (numpy) evaluator.
+Libraries that are not installed are skipped.
+
+The real limit is the first peer printed: **a C loop over phevaluator's C library**
+(``bench/native/phe_loop.c`` linked with the C sources of the phevaluator sdist, built by
+``bench/native/cref.py`` with ``cc -O3 -march=native``), timed by its own CPU clock over the same
+hands, its rank sum checked against phevaluator's Python package. phevaluator is also measured
+from Python, and named so: its C functions (``phevaluator._pheval.evaluate_7cards`` /
+``evaluate_omaha_cards``) called in a Python loop, and its Python wrapper (``evaluate_cards`` /
+``evaluate_omaha_cards``), which converts every card before calling them.
+``bench/analysis.py`` has the batch (numpy) evaluator.
 Run: ``.venv/bin/python bench/evaluators.py [--hands N] [--min-time S]``.
 """
 
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from collections.abc import Callable, Sequence
 from itertools import combinations
@@ -24,6 +31,33 @@ from referee.cards import Card, card_str
 from referee.games.deuces.hands import deuces_key
 from referee.games.seven.hands import seven_key
 from referee.hands import best5_key, omaha_key
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent / "native"))
+from cref import c_loop
+
+C_LOOP = "C loop over phevaluator's C library"
+
+
+def c_reference(mode: str, cards: Sequence[Sequence[int]], min_time: float,
+                check: Callable[[], int] | None) -> dict[str, float]:
+    """The C loop's rate as a one-entry peer dict (empty without a build); ``check`` gives the
+    rank sum phevaluator's Python package finds on the same hands."""
+    got = c_loop(mode, cards, min_time)
+    if got is None:
+        return {}
+    if check is not None and check() != got[1]:
+        print(f"  C LOOP RANKS DIFFER from phevaluator's Python package ({mode})")
+    return {C_LOOP: got[0]}
+
+
+def _py_sum(name: str, hands: Sequence[Sequence[int]]) -> Callable[[], int] | None:
+    """The rank sum of phevaluator's C function ``name`` called from Python over ``hands``."""
+    try:
+        from phevaluator import _pheval
+    except ImportError:
+        return None
+    f = getattr(_pheval, name)
+    return lambda: sum(f(*h) for h in hands)
 
 
 def rate(fn: Callable[[], Any], n: int, min_time: float) -> float:
@@ -39,11 +73,11 @@ def rate(fn: Callable[[], Any], n: int, min_time: float) -> float:
 
 def report(title: str, ours: float, others: dict[str, float]) -> None:
     print(f"\n{title}")
-    print(f"  {'ours':<34} {ours:>12,.0f} hands/s")
+    print(f"  {'ours':<38} {ours:>12,.0f} hands/s")
     for name, r in others.items():
         ratio = ours / r  # two significant digits below 1 (0.038x, not 0.0x)
         shown = f"{ratio:7.1f}" if ratio >= 1 else f"{ratio:7.2g}"
-        print(f"  {name:<34} {r:>12,.0f} hands/s   ours = {shown}x")
+        print(f"  {name:<38} {r:>12,.0f} hands/s   ours = {shown}x")
 
 
 def seven_card(hands: Sequence[list[int]], min_time: float) -> None:
@@ -54,6 +88,7 @@ def seven_card(hands: Sequence[list[int]], min_time: float) -> None:
     cold = n / (time.process_time() - t)
     ours = rate(lambda: [best5_key(h) for h in hands], n, min_time)
     others: dict[str, float] = {}
+    others.update(c_reference("seven", hands, min_time, _py_sum("evaluate_7cards", hands)))
     strs = [[card_str(Card(c)) for c in h] for h in hands]
     try:
         import treys
@@ -85,7 +120,7 @@ def seven_card(hands: Sequence[list[int]], min_time: float) -> None:
         from phevaluator import _pheval, evaluate_cards
 
         c7 = _pheval.evaluate_7cards
-        others["phevaluator C evaluate_7cards (loop)"] = rate(lambda: [c7(*h) for h in hands],
+        others["phevaluator C function, Python loop"] = rate(lambda: [c7(*h) for h in hands],
                                                             n, min_time)
         others["phevaluator wrapper evaluate_cards"] = rate(
             lambda: [evaluate_cards(*h) for h in hands], n, min_time)
@@ -103,6 +138,9 @@ def omaha(deals: Sequence[tuple[list[int], list[int]]], min_time: float) -> None
     cold = n / (time.process_time() - t)
     ours = rate(lambda: [omaha_key(h, b) for h, b in deals], n, min_time)
     others: dict[str, float] = {}
+    boards_first = [[*b, *h] for h, b in deals]
+    others.update(c_reference("omaha", [[*h, *b] for h, b in deals], min_time,
+                              _py_sum("evaluate_omaha_cards", boards_first)))
     try:
         import pokerkit
 
@@ -131,7 +169,7 @@ def omaha(deals: Sequence[tuple[list[int], list[int]]], min_time: float) -> None
         from phevaluator import _pheval, evaluate_omaha_cards
 
         co = _pheval.evaluate_omaha_cards
-        others["phevaluator C evaluate_omaha_cards"] = rate(
+        others["phevaluator C function, Python loop"] = rate(
             lambda: [co(*b, *h) for h, b in deals], n, min_time
         )
         others["phevaluator wrapper (Omaha)"] = rate(

@@ -14,7 +14,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from referee.games import UnknownGame, game_ids, is_game
+# Only what every command needs is imported here: ``referee --help`` and ``referee parse`` must
+# not pay for the game definitions (pydantic), the engines or the store; each command imports
+# its own modules (referee.games itself is light: it loads the games' specs on first use).
+from referee.games import listed_ids
 
 
 def default_db(environ: Mapping[str, str] | None = None) -> Path:
@@ -46,6 +49,8 @@ def _fail(message: str) -> NoReturn:
 
 def _game(game: str) -> str:
     """``game`` if it is a registered game; else the one-line refusal every command gives."""
+    from referee.games import UnknownGame, is_game
+
     if not is_game(game):
         _fail(str(UnknownGame(game)))
     return game
@@ -365,7 +370,7 @@ def cmd_history(args: argparse.Namespace) -> None:
             and (args.player is None or any(n == args.player for _, n, _ in r.seats))
             and (since is None or (r.time is not None and r.time >= since))]
     if args.format == "phh":
-        from referee.games import spec
+        from referee.games import is_game, spec
 
         phh = [r for r in recs if is_game(r.game) and spec(r.game).phh and r.limit in ("", "pot")]
         if not phh:
@@ -519,13 +524,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     h = sub.add_parser("hand", help="evaluate and compare hands (docs/contracts.md §1)")
-    h.add_argument("--game", required=True, help=", ".join(game_ids()))
+    h.add_argument("--game", required=True, help=", ".join(listed_ids()))
     h.add_argument("--board", default=None, help="community cards, e.g. 'Ts 9s 8c'")
     h.add_argument("cards", nargs="+", help="one argument per hand, e.g. 'Ah Kh Qd Jd'")
     h.set_defaults(func=cmd_hand)
 
     pa = sub.add_parser("parse", help="what a chat message means (docs/contracts.md §2)")
-    pa.add_argument("--game", required=True, help=", ".join(game_ids()))
+    pa.add_argument("--game", required=True, help=", ".join(listed_ids()))
     pa.add_argument("--table", type=int, default=None,
                     help="the table's number: a message tagged for another table is no action")
     pa.add_argument("text", help="the message, or - for one message per stdin line")
@@ -538,7 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     an = sub.add_parser("analyze", help="return to player and house edge of a game's bets "
                         "(docs/analysis.md)")
-    an.add_argument("game", help=", ".join(game_ids()))
+    an.add_argument("game", help=", ".join(listed_ids()))
     an.add_argument("--bet", action="append", default=[], help="one bet (repeat for several)")
     an.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="try a definition change, e.g. aa_table.royal_flush=250")

@@ -7,7 +7,13 @@
  * by inclusion-exclusion over the discards, and play the hold with the highest expected pay.
  * One thread, no suit classes (as that program). Prints the return and the wall time.
  *
- * Build: cc -O2 -o deuces_wild_ref deuces_wild_ref.c   (bench/analysis.py does it itself)
+ * `deuces_wild_ref classes` plays only one hand of each of the 134,459 suit classes (the hands
+ * that differ only by a permutation of the four suits pay the same), weighted by the class's
+ * size: the plain C enumerator over suit classes bench/analysis.py compares the in-process
+ * compute of `referee analyze deuces` with. Both modes also print the CPU seconds of the
+ * computation alone (`cpu_seconds`, CLOCK_PROCESS_CPUTIME_ID).
+ *
+ * Build: cc -O3 -march=native -o deuces_wild_ref deuces_wild_ref.c   (bench/native/cref.py)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -62,9 +68,32 @@ static int classify(const int *h) {
     return HIGH_CARD;
 }
 
-int main(void) {
-    struct timespec t0, t1;
+static const int PERMS[24][4] = {
+    {0,1,2,3},{0,1,3,2},{0,2,1,3},{0,2,3,1},{0,3,1,2},{0,3,2,1},{1,0,2,3},{1,0,3,2},
+    {1,2,0,3},{1,2,3,0},{1,3,0,2},{1,3,2,0},{2,0,1,3},{2,0,3,1},{2,1,0,3},{2,1,3,0},
+    {2,3,0,1},{2,3,1,0},{3,0,1,2},{3,0,2,1},{3,1,0,2},{3,1,2,0},{3,2,0,1},{3,2,1,0}};
+
+/* the colex index of the smallest image of h under the 24 suit permutations */
+static int canonical(const int *h) {
+    int best = 1 << 30;
+    for (int p = 0; p < 24; p++) {
+        int s[5];
+        for (int j = 0; j < 5; j++) {
+            int c = (h[j] & ~3) | PERMS[p][h[j] & 3], i = j;
+            while (i > 0 && s[i - 1] > c) { s[i] = s[i - 1]; i--; }
+            s[i] = c;
+        }
+        int idx = colex(s, 5);
+        if (idx < best) best = idx;
+    }
+    return best;
+}
+
+int main(int argc, char **argv) {
+    struct timespec t0, t1, c0, c1;
+    int classes = argc > 1 && strcmp(argv[1], "classes") == 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     for (int n = 0; n <= 52; n++)
         for (int k = 0; k < 6; k++) C[n][k] = k == 0 ? 1 : n == 0 ? 0 : C[n - 1][k - 1] + C[n - 1][k];
     int64_t *sub[5];
@@ -83,6 +112,13 @@ int main(void) {
             sub[n][(int64_t)colex(s, n) * K + k]++;
         }
     }
+    /* the weight of each suit class, kept at its smallest member (1 per hand without classes) */
+    int32_t *weight = calloc((size_t)C[52][5], sizeof(int32_t));
+    int64_t played = 0;
+    for (h[4] = 4; h[4] < 52; h[4]++) for (h[3] = 3; h[3] < h[4]; h[3]++)
+    for (h[2] = 2; h[2] < h[3]; h[2]++) for (h[1] = 1; h[1] < h[2]; h[1]++)
+    for (h[0] = 0; h[0] < h[1]; h[0]++)
+        weight[classes ? canonical(h) : colex(h, 5)]++;
     double div[6];
     for (int s = 0; s <= 5; s++) div[s] = (double)C[47][5 - s];
     double total = 0, freq[K] = {0};
@@ -90,6 +126,9 @@ int main(void) {
     for (h[4] = 4; h[4] < 52; h[4]++) for (h[3] = 3; h[3] < h[4]; h[3]++)
     for (h[2] = 2; h[2] < h[3]; h[2]++) for (h[1] = 1; h[1] < h[2]; h[1]++)
     for (h[0] = 0; h[0] < h[1]; h[0]++) {
+        double w = weight[colex(h, 5)];
+        if (w == 0) continue;
+        played++;
         int64_t v[32][K];
         int size[32];
         for (int mask = 0; mask < 32; mask++) {
@@ -115,13 +154,16 @@ int main(void) {
             ev /= div[size[mask]];
             if (ev > best) { best = ev; arg = mask; }
         }
-        total += best;
-        for (int k = 0; k < K; k++) freq[k] += (double)v[arg][k] / div[size[arg]];
+        total += w * best;
+        for (int k = 0; k < K; k++) freq[k] += w * (double)v[arg][k] / div[size[arg]];
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     double n = (double)C[52][5];
     printf("return %.6f%%\n", 100 * total / n);
     for (int k = 0; k < K; k++) printf("class%d %.6f\n", k, freq[k] / n);
     printf("seconds %.3f\n", (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    printf("cpu_seconds %.3f\n", (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec));
+    printf("hands_played %lld\n", (long long)played);
     return 0;
 }

@@ -44,6 +44,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from referee.adapters import gc_tuning
 from referee.adapters.clock import due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.irc_base import Session
@@ -411,7 +412,8 @@ def _next_nick(current: str, wanted: str) -> str:
 
 
 async def serve(config: IrcConfig) -> None:
-    bot = IrcBot(config)
+    bot = IrcBot(config)  # resumes the tables
+    gc_tuning.tune()  # what start-up made lives as long as the bot (referee.adapters.gc_tuning)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):

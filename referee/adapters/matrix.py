@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import nio  # type: ignore[import-untyped]
 
+from referee.adapters import gc_tuning
 from referee.adapters.clock import due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.matrix_config import KEY_WAIT as KEY_WAIT
@@ -617,7 +618,8 @@ class MatrixBot:
 
 
 async def serve(config: MatrixConfig) -> None:
-    bot = MatrixBot(config)
+    bot = MatrixBot(config)  # resumes the tables
+    gc_tuning.tune()  # what start-up made lives as long as the bot (referee.adapters.gc_tuning)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from referee.adapters import gc_tuning
 from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.transcript import DIRECTIVE, MESSAGE, Reader
 from referee.directives import DirectiveError
@@ -206,6 +207,7 @@ def run(db: Path | None, moderator: str = "dealer", verbose: bool = False) -> No
         for warning in resume(referee, store):
             print(msg("terminal.warning", warning=warning), file=sys.stderr)
     terminal = Terminal(referee)
+    gc_tuning.tune()  # what start-up made lives as long as the session
     print(msg("terminal.banner"))
     table = referee.table_view(ROOM)
     if table is None:

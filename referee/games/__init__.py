@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["BUILTIN", "GameSpec", "HandRules", "UnknownGame", "game_ids", "games", "is_game",
-           "on_change", "register", "spec", "unregister"]
+           "listed_ids", "on_change", "register", "spec", "unregister"]
 
 #: The games shipped with referee, each ``referee/games/GAME/spec.py`` (its ``SPEC``), in the
 #: order every list of games is shown.
@@ -115,15 +115,27 @@ _builtin_loaded = False
 _listeners: list[Callable[[], None]] = []
 
 
+#: built-in games loaded one by one before the registry was needed whole (:func:`spec` of one
+#: game: ``referee parse --game omaha`` needs omaha's spec, not the other games' modules)
+_loaded_alone: dict[str, GameSpec] = {}
+
+
+def _builtin(game: str) -> GameSpec:
+    found = _loaded_alone.get(game)
+    if found is None:
+        found = importlib.import_module(f"referee.games.{game}.spec").SPEC
+        if not isinstance(found, GameSpec) or found.id != game:
+            raise RuntimeError(f"referee/games/{game}/spec.py: SPEC is not the {game} game")
+        _loaded_alone[game] = found
+    return found
+
+
 def _ensure() -> dict[str, GameSpec]:
     global _builtin_loaded
     if not _builtin_loaded:
         _builtin_loaded = True
         for game in BUILTIN:
-            found = importlib.import_module(f"referee.games.{game}.spec").SPEC
-            if not isinstance(found, GameSpec) or found.id != game:
-                raise RuntimeError(f"referee/games/{game}/spec.py: SPEC is not the {game} game")
-            _registered.setdefault(game, found)
+            _registered.setdefault(game, _builtin(game))
     return _registered
 
 
@@ -164,13 +176,23 @@ def game_ids() -> tuple[str, ...]:
     return tuple(_ensure())
 
 
+def listed_ids() -> tuple[str, ...]:
+    """The same ids as :func:`game_ids` without loading the built-in games' specs (their
+    engines' and definitions' modules): what ``referee --help`` lists."""
+    return tuple(_registered) if _builtin_loaded else BUILTIN
+
+
 def is_game(game: object) -> bool:
     """Whether ``game`` is the id of a registered game."""
-    return isinstance(game, str) and game in _ensure()
+    if not _builtin_loaded:  # nothing registered or unregistered yet: the built-in games
+        return game in BUILTIN
+    return isinstance(game, str) and game in _registered
 
 
 def spec(game: object) -> GameSpec:
     """The game ``game``; :class:`UnknownGame` for any other word."""
+    if not _builtin_loaded and game in BUILTIN:
+        return _builtin(str(game))  # this game's modules only
     found = _ensure().get(game) if isinstance(game, str) else None
     if found is None:
         raise UnknownGame(game)

@@ -1,0 +1,242 @@
+"""Many tables in one process: the latency of every chat message and the memory over time.
+
+What a chat bot does with N rooms: one :class:`~referee.service.Referee`, every message handed to
+``Referee.process`` as the adapters hand it (a typed :class:`~referee.inputs.Message`), with the
+store on (a real SQLite file opened as the bots open it: ``Store(path, check="background")``,
+one commit per message) or off. Each table is an omaha table of six players playing
+bench/replay.py's generated hands (the table mix, a seed per table: every action legal); the
+tables' lines are interleaved round-robin, and before each action line, with probability
+``--chat`` (15 %), one of the seated players says a real chat line (the labelled-innocent lines
+of tests/corpus/judgement.jsonl that the parser reads as chat), so the leak and interference
+checks run as in a real room. Tables are opened and seated first (``# table:`` / ``# seat``
+directives, not timed).
+
+Printed per configuration (tables x store on/off), all in one process after the set-up:
+- p50 / p99 / p99.9 / max milliseconds of ``Referee.process`` per message (a message's
+  reply path: the parse, the engine, the save and the snapshot when one is due), wall and
+  CPU of this thread (on a shared machine the wall figures include other jobs' turns);
+- garbage collection: count and longest pause (CPU) of each generation (``gc.callbacks``);
+- private memory (``Private_Clean + Private_Dirty`` of /proc/self/smaps_rollup) at the start
+  and at every tenth of the run;
+- snapshot: the CPU time and size of ``Referee.snapshot()`` (what the store pickles, every
+  SNAPSHOT_SPACING inputs at a hand's end), in all and per table.
+
+``--gc`` tunes the collector the way ``referee.adapters.gc_tuning`` does for the bots (freeze
+after set-up, higher thresholds): compare a run with and without it.
+
+    .venv/bin/python bench/scale.py [--tables 1,10,100,1000] [--messages 20000] [--store both]
+                                    [--gc] [--chat 0.15] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from array import array
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from replay import NAMES, generate  # noqa: E402
+
+from referee.adapters.transcript import read  # noqa: E402
+from referee.directives import DirectiveError  # noqa: E402
+from referee.inputs import Directive, Input, Message  # noqa: E402
+from referee.parse import parse  # noqa: E402
+from referee.service import Referee  # noqa: E402
+
+
+def private_mb() -> float:
+    """This process's private memory (what it alone holds, shared libraries' pages excluded)."""
+    total = 0
+    with open("/proc/self/smaps_rollup") as f:
+        for line in f:
+            if line.startswith(("Private_Clean", "Private_Dirty")):
+                total += int(line.split()[1])
+    return total / 1024
+
+
+def chat_lines() -> list[str]:
+    """Real innocent chat lines that an omaha table reads as chat naming no hand and giving no
+    advice (a line naming a card costs its sayer a penalty, which would change the scripted
+    hands that follow)."""
+    seen: dict[str, None] = {}
+    with open(ROOT / "tests" / "corpus" / "judgement.jsonl", encoding="utf-8") as f:
+        for raw in f:
+            row = json.loads(raw)
+            if row.get("label") != "innocent":
+                continue
+            got = parse(row["text"], "omaha")
+            if got.kind == "chat" and not got.hand_info and not got.advice:
+                seen[row["text"]] = None
+    return list(seen)
+
+
+def table_inputs(i: int, messages: int, chat: float, lines: list[str], rng: random.Random
+                 ) -> tuple[list[Input], list[Input]]:
+    """(set-up directives, then the play) of table ``i``: about ``messages`` messages."""
+    room = f"!room{i}:bench"
+    hands = max(2, int(messages * (1 - chat) / 7) + 2)
+    text = generate(hands, seed=1000 + i, mix="table")[0]
+    setup: list[Input] = []
+    play: list[Input] = []
+    n = 0
+    for line in read(text, room=room):
+        inp = line.given
+        if not play and isinstance(inp, Directive) and inp.name in ("table", "seat"):
+            setup.append(inp)
+            continue
+        if isinstance(inp, Message) and rng.random() < chat:
+            n += 1
+            play.append(Message(f"{room}:chat:{n}", room, rng.choice(NAMES),
+                                rng.choice(lines), inp.time))
+        play.append(inp)
+        if len(play) >= messages and isinstance(inp, Message):
+            break
+    return setup, play
+
+
+def interleave(plays: list[list[Input]]) -> Iterator[Input]:
+    iters = [iter(p) for p in plays]
+    while iters:
+        alive = []
+        for it in iters:
+            nxt = next(it, None)
+            if nxt is not None:
+                alive.append(it)
+                yield nxt
+        iters = alive
+
+
+class GcTimer:
+    """Every collection's pause, by generation, while installed: CPU seconds of this thread
+    (a shared machine's preemption is not the collector's)."""
+
+    def __init__(self) -> None:
+        self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self._t = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._t = time.thread_time()
+        else:
+            self.pauses[info["generation"]].append(time.thread_time() - self._t)
+
+
+def pct(sorted_ms: array[float], q: float) -> float:
+    return sorted_ms[min(len(sorted_ms) - 1, int(q * len(sorted_ms)))]
+
+
+def run(tables: int, messages: int, store: bool, tune_gc: bool, chat: float, seed: int,
+        lines: list[str], thresholds: tuple[int, ...] = ()) -> None:
+    rng = random.Random(seed)
+    per = max(messages // tables, 20)
+    built = [table_inputs(i, per, chat, lines, rng) for i in range(tables)]
+    with tempfile.TemporaryDirectory() as tmp:
+        persistence = None
+        if store:
+            from referee.store import Store
+
+            persistence = Store(Path(tmp) / "referee.db", check="background")
+            persistence.verify()
+        ref = Referee(persistence=persistence)
+        for setup, _ in built:
+            for inp in setup:
+                ref.process(inp)
+        plays = [p for _, p in built]
+        del built
+        default_thresholds = gc.get_threshold()
+        if tune_gc:
+            from referee.adapters import gc_tuning
+
+            gc_tuning.tune()
+            if thresholds:
+                gc.set_threshold(*thresholds)
+        else:
+            gc.collect()
+        timer = GcTimer()
+        gc.callbacks.append(timer)
+        total = sum(len(p) for p in plays)
+        every = max(total // 10, 1)
+        mem = [private_mb()]
+        lat = array("d")
+        lat_cpu = array("d")
+        done = 0
+        wall0 = time.perf_counter()
+        cpu0 = time.process_time()
+        refused = 0
+        for inp in interleave(plays):
+            t, c = time.perf_counter(), time.thread_time()
+            try:
+                ref.process(inp)
+            except DirectiveError:  # a scripted deal after a hand went otherwise (counted)
+                refused += 1
+            spent, used = time.perf_counter() - t, time.thread_time() - c
+            if isinstance(inp, Message):
+                lat.append(spent * 1000)
+                lat_cpu.append(used * 1000)
+            done += 1
+            if done % every == 0:
+                mem.append(private_mb())
+        wall = time.perf_counter() - wall0
+        cpu = time.process_time() - cpu0
+        gc.callbacks.remove(timer)
+        t = time.thread_time()
+        _, state = ref.snapshot()
+        snap = time.thread_time() - t
+        if persistence is not None:
+            persistence.close()
+        used_thresholds = gc.get_threshold()
+        if tune_gc:
+            gc.unfreeze()
+            gc.set_threshold(*default_thresholds)
+    ms = array("d", sorted(lat))
+    cms = array("d", sorted(lat_cpu))
+    hands = sum(t.engine.hand_no for t in ref.tables.values())
+    print(f"\n{tables:,} tables, store {'on (SQLite file)' if store else 'off'}, "
+          f"gc {'tuned' if tune_gc else 'default'} {used_thresholds}: {len(ms):,} messages "
+          f"({hands:,} hands), {len(ms) / cpu:,.0f} msg per CPU s, wall {wall:.1f} s"
+          + (f"; {refused} directives refused" if refused else "")
+          + f"; load average {os.getloadavg()[0]:.1f}")
+    for name, xs in (("wall", ms), ("CPU", cms)):
+        print(f"  per message {name} ms: p50 {pct(xs, 0.5):.2f}  p99 {pct(xs, 0.99):.2f}  "
+              f"p99.9 {pct(xs, 0.999):.2f}  max {xs[-1]:.1f}")
+    print("  gc pauses (CPU): " + ";  ".join(
+        f"gen{g} {len(p):,}x, max {max(p, default=0) * 1000:.1f} ms"
+        for g, p in timer.pauses.items()))
+    print("  private MB: " + " ".join(f"{m:.0f}" for m in mem))
+    print(f"  snapshot at the end: {snap * 1000:.1f} ms CPU, {len(state) / 1e6:.2f} MB; per table "
+          f"{snap * 1000 / tables:.2f} ms, {len(state) / tables / 1e3:.1f} KB")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tables", default="1,10,100,1000")
+    ap.add_argument("--messages", type=int, default=20_000, help="messages per configuration")
+    ap.add_argument("--store", choices=("on", "off", "both"), default="both")
+    ap.add_argument("--gc", action="store_true", help="tune the collector as the bots do")
+    ap.add_argument("--thresholds", default="", metavar="A,B,C",
+                    help="with --gc: these collector thresholds instead of the bots' own")
+    ap.add_argument("--chat", type=float, default=0.15)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    lines = chat_lines()
+    stores = {"on": [True], "off": [False], "both": [False, True]}[args.store]
+    for n in (int(x) for x in args.tables.split(",")):
+        for store in stores:
+            run(n, args.messages, store, args.gc, args.chat, args.seed, lines,
+                tuple(int(x) for x in args.thresholds.split(",") if x))
+
+
+if __name__ == "__main__":
+    main()
