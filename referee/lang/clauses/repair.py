@@ -59,7 +59,8 @@ def _face_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     jp = vocab.marks("japanese_class")
     cw = vocab.cards()
     marks = f"{vocab.marks('long_vowel')}{text_of('wave')}{text_of('own_marks')}"
-    known = rf"\x00-\x7f{jp}{cw.symbols}{marks}"
+    # (Latin letters with accents are letters, not noise: Vietnamese, Portuguese, Tagalog)
+    known = rf"\x00-\x7f{jp}{cw.symbols}{marks}{text_of('latin_accented')}"
     foreign = re.compile(rf"[^{known}\s]")  # ٩ ᗜ ꒳ ˙ (and ٩ is a digit to \d)
     # a bracket of marks only, a face: (*´꒳`*) (ﾟ∀ﾟ) (^^;
     # (a face has marks in it and is closed, or ends the text: not the bracket of （ちょっと…）)
