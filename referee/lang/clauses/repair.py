@@ -101,7 +101,7 @@ def _faces(text: str) -> str:
         return face.sub(" ", text) if "(" in text else text
     found = list(_foreign_words().finditer(text))
     hangul, not_hangul = _hangul()
-    if any(hangul.search(m.group()) for m in found):
+    if hangul.search(text):  # Korean words are words (AI 너무 무서워 is no all-in)
         foreign = not_hangul
     parts: list[str] = []
     pos = 0

@@ -298,6 +298,12 @@ def _holds_back(c: Clause) -> bool:
     if c.kind != "chat":
         return False
     ws = c.words
+    said = [w for w in ws if w.pos not in (SYMBOL, BLANK)]
+    asks = c.question or (said and said[-1].pos == PARTICLE
+                          and said[-1].lemma in texts_of("asking_end"))
+    if asks and any(w.lemma in texts_of("asking_words") or w.surface in texts_of(
+            "asking_words") for w in said):
+        return True  # ポット いま いくら ですか: what is asked after the word, not a decision
     waits = any(w.lemma in texts_of("wait") and not (  # (not お待たせ: "sorry to keep you")
         i + 1 < len(ws) and ws[i + 1].lemma in texts_of("leave")) for i, w in enumerate(ws))
     return waits or fold_nfkc(c.folded.strip()).startswith(tuple(texts_of("deliberation")))
