@@ -38,7 +38,7 @@ from lark.exceptions import LarkError
 
 from referee import games, lexicon, resources
 from referee.actions import ActionName, Parsed
-from referee.lang import clauses, decor, tags, vocab
+from referee.lang import clauses, decor, nearmiss, tags, vocab
 from referee.lang.decor import strip_tail
 from referee.lang.normalize import fold, fold_nfkc, nfkc
 from referee.lang.reader import read_command
@@ -348,6 +348,16 @@ def other_games(text: str, game: str) -> tuple[str, ...]:
             if got.kind == "action" and not got.advice and not got.hand_info:
                 out.append(g)
     return tuple(out)
+
+
+def holds_action_words(text: str, game: str) -> bool:
+    """Whether ``text`` holds any action vocabulary ``game``'s readers know: a near-miss word,
+    an action word or verb stem of the clause reader, a short form standing alone, a hand name
+    the game declares. The awaited player's line that does is never left unanswered."""
+    typed = nfkc(text)
+    if nearmiss.mentions_action(fold(typed)):
+        return True
+    return clauses.mentions(fold_nfkc(clauses.repair(typed)), _hands(game))
 
 
 def clear_caches() -> None:

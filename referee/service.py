@@ -74,7 +74,13 @@ from referee.lang.normalize import fold, nfkc
 from referee.lang.reader import is_secret, read_command, redacted
 from referee.lexicon import about_others, read
 from referee.outcome import DRAWN, Outcome, Persistence
-from referee.parse import guess, other_games, parse, with_hand  # grammars load lazily
+from referee.parse import (  # grammars load lazily
+    guess,
+    holds_action_words,
+    other_games,
+    parse,
+    with_hand,
+)
 from referee.registry import DIRECTIVES, words
 from referee.rules import Deal, IllegalAction, OptionError
 from referee.rules.voice import typed_form
@@ -751,7 +757,7 @@ class Referee:
                                 action=typed_form(table.game, meant))
             table.question = (sender, table.engine.hand_no, meant, turn.input.id)
             return turn.say(said)
-        if not nearmiss.mentions_action(norm):
+        if not holds_action_words(text, table.game):
             return
         turn.say(catalog.text("near_miss", player=sender, text=catalog.excerpt(text),
                               examples=self._examples(table.game, decision)))
