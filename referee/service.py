@@ -243,15 +243,7 @@ class Referee:
         if store is None:
             return
         fresh = Referee(self._configured, rng=self.rng, unique_ids=self._unique_ids)
-        after = 0
-        snap = store.latest_snapshot()
-        if snap is not None:
-            seq, version, state = snap
-            try:
-                fresh.restore(version, state)
-                after = seq
-            except SnapshotError:
-                after = 0
+        after, _ = fresh.restore_latest(store)
         fresh.persistence = store
         fresh.rebuild(store.stream_inputs(after))
         listeners = self._table_listeners
@@ -331,6 +323,19 @@ class Referee:
         state["named_moderators"] = sorted(
             self.moderators - self._configured - self.recorded_moderators)
         return snapshot_version(), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def restore_latest(self, store: Persistence) -> tuple[int, str | None]:
+        """Go on from ``store``'s newest snapshot when it can be used: (the seq it was taken
+        after, None); (0, why not) when there is none usable -- every input is then to re-run."""
+        snap = store.latest_snapshot()
+        if snap is None:
+            return 0, None
+        seq, version, state = snap
+        try:
+            self.restore(version, state)
+        except SnapshotError as e:
+            return 0, f"snapshot after input {seq} not used ({e}): re-running every input"
+        return seq, None
 
     def restore(self, version: str, state: bytes) -> None:
         """Go on from a :meth:`snapshot`; SnapshotError (and nothing changed) when it was taken

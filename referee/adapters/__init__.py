@@ -48,16 +48,8 @@ def resume(referee: Referee, store: ResumableStore) -> list[str]:
     reproduce (the code or a game definition changed since those inputs were processed) -- the
     saved ledger is history, the re-run is what the tables will now play with, and an operator
     should know they differ."""
-    warnings: list[str] = []
-    after = 0
-    snap = store.latest_snapshot()
-    if snap is not None:
-        seq, version, state = snap
-        try:
-            referee.restore(version, state)
-            after = seq
-        except SnapshotError as e:
-            warnings.append(f"snapshot after input {seq} not used ({e}): re-running every input")
+    after, why_not = referee.restore_latest(store)
+    warnings: list[str] = [why_not] if why_not else []
     referee.persistence = store  # before the re-run: the store knows the processed ids
     counted = _Counted(store.stream_inputs(after))
     referee.rebuild(counted)
