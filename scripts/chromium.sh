@@ -25,9 +25,9 @@ install)
     SUDO=""
     if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
     pkgs="chromium chromium-driver fonts-ipafont-gothic"
-    if ! $SUDO apt-get install -y -q $pkgs >/dev/null 2>&1; then
-        $SUDO apt-get update -q >/dev/null
-        $SUDO apt-get install -y -q $pkgs >/dev/null
+    if ! $SUDO apt-get -o DPkg::Lock::Timeout=300 install -y -q $pkgs >/dev/null 2>&1; then
+        $SUDO apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null
+        $SUDO apt-get -o DPkg::Lock::Timeout=300 install -y -q $pkgs >/dev/null
     fi
     have_all || { echo "chromium.sh: chromium, chromedriver or a Japanese font did not install" >&2; exit 1; }
     ;;

@@ -23,9 +23,9 @@ install)
         $SUDO chmod +x /usr/sbin/policy-rc.d
         trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
     fi
-    if ! $SUDO apt-get install -y -q inspircd atheme-services >/dev/null 2>&1; then
-        $SUDO apt-get update -q >/dev/null
-        $SUDO apt-get install -y -q inspircd atheme-services >/dev/null
+    if ! $SUDO apt-get -o DPkg::Lock::Timeout=300 install -y -q inspircd atheme-services >/dev/null 2>&1; then
+        $SUDO apt-get -o DPkg::Lock::Timeout=300 update -q >/dev/null
+        $SUDO apt-get -o DPkg::Lock::Timeout=300 install -y -q inspircd atheme-services >/dev/null
     fi
     have || { echo "ircservices.sh: inspircd/atheme-services did not install" >&2; exit 1; }
     ;;

@@ -13,8 +13,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+# A .venv that is another checkout's (a link to it, or a copy whose editable install still
+# imports the original's code) is refused or re-pointed, never taken as installed.
+if [ -L .venv ]; then
+    echo "setup.sh: .venv is a link to $(readlink .venv) (another checkout's); remove it and run again" >&2
+    exit 2
+fi
 if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
+elif [ -n "$(ls .venv/.installed* 2>/dev/null)" ] && ! (cd / && "$OLDPWD/.venv/bin/python" - "$OLDPWD") <<'PYCHECK' 2>/dev/null
+import sys, importlib.util
+spec = importlib.util.find_spec("referee")
+sys.exit(0 if spec and spec.origin and spec.origin.startswith(sys.argv[1] + "/") else 1)
+PYCHECK
+then
+    echo "setup.sh: .venv imports another checkout's referee; installing this one" >&2
+    rm -f .venv/.installed*
 fi
 extras=""
 stamp=.venv/.installed
