@@ -135,7 +135,11 @@ def read(text: str, game: str, grammar: GrammarReader,
     # (a decision after a story is the last resort: whole sentences read together first --
     # 「AAさ 50、あんてぃは 百だ」 is one ante with its side bet)
     second = _resolve(split(repaired, fine=False), game, grammar, hands, advice, coarse=True)
-    return second if second.action is not None and not second.decided else first
+    if second.action is not None and not second.decided:
+        return second
+    if first.action is not None:
+        return first
+    return second if second.action is not None else first
 
 
 def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
@@ -175,7 +179,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     _echoes(kept, acts)
     after_story = False
     if any(c.kind == "blocking" for c in kept):
-        decided = _decided_after(kept)
+        decided = _decided_after(kept) or (_decided_first(kept) if coarse else None)
         if decided is None or (advice is not None and advice(" ".join(c.text for c in kept))):
             return Reading(None, True)
         kept, after_story = decided, True
@@ -227,6 +231,29 @@ def _decided_after(kept: list[Clause]) -> list[Clause] | None:
     if any(_opens_with(fold_nfkc(c.folded).strip(), you) for c in kept[:named[-1]]):
         return None  # おめ、おりんな: said to someone
     return kept[named[-1]:]
+
+
+def _decided_first(kept: list[Clause]) -> list[Clause] | None:
+    """A message that decides and then explains (read by sentences): 「2回目はコールで。エクスト
+    ラはまた今度、勇気が出たときにね」 -- the first sentence naming an action is the speaker's
+    plain action, and every later one that names an action only talks about it. None when a
+    later sentence acts, declines or remarks, or the first is no plain action."""
+    named = [i for i, c in enumerate(kept) if c.kind in ("blocking", "action", "echo",
+                                                          "declined", "these", "kept")]
+    if not named or kept[named[0]].kind != "action" or any(
+            kept[i].kind != "blocking" for i in named[1:]):
+        return None
+    if any(c.kind in ("vocative", "supposing") for c in kept):
+        return None
+    decision = kept[named[0]]
+    said = fold_nfkc(decision.folded).strip()
+    if len(said) < 2 or any(w in said for w in texts_of("refers_back")) or _opens_with(
+            said, texts_of("second_person")):
+        return None
+    if any(_holds_back(c) or _opens_with(fold_nfkc(c.folded).strip(), texts_of("second_person"))
+           for c in kept[named[0] + 1:]):
+        return None
+    return kept[:named[0] + 1]
 
 
 def _opens_with(text: str, words: tuple[str, ...]) -> bool:
