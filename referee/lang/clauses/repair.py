@@ -217,6 +217,18 @@ def _numeral_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return kanji, kana
 
 
+@cache
+def _glued() -> re.Pattern[str]:
+    """An action word that takes an amount, with a kana numeral typed right after it (voice
+    input writes あんてぃひゃく, ベットはさんびゃく): set apart so the numeral reads."""
+    v = vocabulary()
+    parts = "|".join(re.escape(x) for x in sorted({*v.numerals, *v.units}, key=len, reverse=True))
+    words = "|".join(re.escape(w) for w in sorted(texts_of("numeral_after"), key=len,
+                                                   reverse=True))
+    # (not せん of a negation: レイズせんでよかった)
+    return re.compile(rf"({words})(?=(?:{parts}))(?!{text_of('negative_sen')})")
+
+
 def numerals(text: str) -> str:
     """Kanji and kana numerals with a unit (千八百, 五百, にせん ごひゃく) written in digits."""
     v = vocabulary()
@@ -229,6 +241,7 @@ def numerals(text: str) -> str:
         return got + (" " if m.group()[-1:].isspace() else "")
 
     if any(k in text for k in v.units):
+        text = _glued().sub(r"\1 ", text)  # あんてぃひゃく: the amount glued to its word
         text = kana.sub(kana_sub, text)
 
     def kanji_sub(m: re.Match[str]) -> str:
