@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from referee.lang.reader import read_command
+from referee.lang.reader import secret_args
 from referee.store.identity import Identities, Session
 
 
@@ -53,11 +53,11 @@ class Whois:
 
 
 def pass_args(text: str) -> list[str] | None:
-    """The arguments of a ``!pass`` message, any width (None if it is not one)."""
-    cmd = read_command(text)
-    if cmd is None or not cmd.secret:
-        return None
-    return list(cmd.args)
+    """The arguments of a ``!pass`` message, any width, or of a slip that shows one all the
+    same (``/msg referee !pass X``, ``referee: !pass X``, ``!!pass X``, ``!passX``: see
+    :func:`referee.lang.reader.slipped_secret`); None if it is neither."""
+    args = secret_args(text)
+    return None if args is None else list(args)
 
 
 class Guesses:
@@ -211,6 +211,33 @@ class Book:
                 self.ids.renamed(key, new)
                 return s.display
         return None
+
+    def proven_nicks(self) -> list[str]:
+        """The nicks some proof or account binding holds now."""
+        now = time.monotonic()
+        return ([s.nick for s in self.sessions.values()]
+                + [n for n, _, until in self.accounts.values() if until > now])
+
+    def session_of(self, nick: str) -> Session | None:
+        """The proven connection under ``nick`` now, if any."""
+        key = self.fold(nick)
+        return next((s for s in self.sessions.values() if self.fold(s.nick) == key), None)
+
+    def still_holds(self, nick: str, info: Whois) -> bool:
+        """Whether a WHOIS of ``nick`` shows the very connection (or account) proven under it."""
+        if not info.exists:
+            return False
+        s = self.session_of(nick)
+        if s is not None:
+            return (bool(s.userhost) and info.userhost == s.userhost
+                    and (not s.signon or not info.signon or info.signon == s.signon))
+        acct = self.accounts.get(self.fold(nick))
+        return acct is not None and info.identified_as(acct[1], self.fold)
+
+    def end(self, nick: str) -> str | None:
+        """Whoever held ``nick`` is no longer known to hold it (left, quit, or the server says
+        it is offline or someone else): its proof and account binding end. The player it was."""
+        return self.quit(nick)
 
     def quit(self, nick: str) -> str | None:
         """A QUIT: the connection ended, and its proof with it. The player it was, if any."""

@@ -29,7 +29,8 @@ async def with_bot(ngircd: Ngircd, tmp: Path, channel: str,
                    body: Callable[[IrcBot], Awaitable[None]], **cfg: object) -> IrcBot:
     port = ngircd.tls_port if cfg.get("tls") else ngircd.port
     moderators = cfg.pop("moderators", ["dealer"])
-    config = IrcConfig(server="127.0.0.1", port=port, channels=[channel],
+    extra = list(cfg.pop("channels_extra", []))  # type: ignore[call-overload]
+    config = IrcConfig(server="127.0.0.1", port=port, channels=[channel, *extra],
                        database=tmp / "bot.db", nick="referee", moderators=moderators,
                        **cfg)  # type: ignore[arg-type]
     seed_secret(tmp / "bot.db", "dealer")  # the operator sets the moderator's secret

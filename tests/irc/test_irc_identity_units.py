@@ -7,6 +7,7 @@ from pathlib import Path
 
 from referee.adapters.irc import casefold
 from referee.adapters.irc_identity import Book, Whois, pass_args
+from referee.lang.reader import is_secret, redacted
 from referee.store import Store
 from referee.store.identity import Identities, hash_secret, valid_secret, verify_secret
 
@@ -100,3 +101,17 @@ def test_a_connection_without_sign_on_time_is_not_persisted(tmp_path: Path) -> N
         b.prove("eve", "eve", Whois(nick="eve"))
         assert b.nick_of("eve") == "eve"  # proven for this run ...
         assert b.saved() == []  # ... but nothing a later connection could match
+
+
+def test_secret_slips_are_secrets() -> None:
+    """What people type when they meant ``/msg referee !pass X`` shows X all the same: read as
+    the secret it carries, and redacted before anything is stored."""
+    for text, args in [("/msg referee !pass X1y2", ["X1y2"]), ("msg referee !pass X1y2", ["X1y2"]),
+                       ("referee: !pass X1y2", ["X1y2"]), ("referee, !pass @bob X1y2",
+                                                          ["@bob", "X1y2"]),
+                       ("!!pass X1y2", ["X1y2"]), ("!passX1y2", ["X1y2"]),
+                       ("／ｑｕｅｒｙ referee ！！ｐａｓｓ X1y2", ["X1y2"])]:
+        assert pass_args(text) == args, text
+        assert is_secret(text) and "X1y2" not in redacted(text), text
+    for text in ("referee: !help", "alice: コール", "!pa", "msg me later", "!help pass"):
+        assert pass_args(text) is None and not is_secret(text) and redacted(text) == text, text
