@@ -374,10 +374,11 @@ class IrcBot:
         reply = nick if private else target
         args = pass_args(text)
         if args is not None:  # a secret: checked here, never given to the referee (or stored)
+            # beside the worker: its WHOIS and scrypt never hold up the tables' lines
             if private:
-                await self.proofs.on_pass(nick, args)
+                self.proofs.spawn(self.proofs.on_pass(nick, args, userhost))
             else:
-                await self.proofs.shown_secret(nick, target, args)
+                self.proofs.spawn(self.proofs.shown_secret(nick, target, args))
             return
         ident = await self.proofs.sender_of(nick, account, userhost)
         if ident is None:

@@ -10,8 +10,8 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from referee.adapters.irc_base import Session
 from referee.adapters.irc_delivery import Outbox
@@ -45,6 +45,8 @@ class Proofs:
         self.hinted: dict[str, float] = {}  # folded nick -> when told how to prove themselves
         self.confirming: set[str] = set()  # folded nicks a WHOIS is checking before a send
         self._tasks: set[asyncio.Task[None]] = set()
+        # folded name -> (its !pass lock, how many hold or wait for it)
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
     def fold(self, name: str) -> str:
         return self.session.fold(name)
@@ -182,8 +184,22 @@ class Proofs:
             self.presence.confirmed(nick)
         return ident
 
-    async def on_pass(self, nick: str, args: list[str]) -> None:
-        """``!pass SECRET`` / ``!pass @name SECRET`` / ``!pass SECRET NEW`` by private message."""
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run a slow check (WHOIS, scrypt) beside the worker that serves the tables."""
+        async def guarded() -> None:
+            try:
+                await work
+            except Exception as e:  # one bad check must not go unnoticed, nor stop anything
+                log.warning("a secret check failed: %s: %s", type(e).__name__, e)
+                log.debug("traceback of the failed check", exc_info=True)
+
+        task = asyncio.create_task(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def on_pass(self, nick: str, args: list[str], userhost: str = "") -> None:
+        """``!pass SECRET`` / ``!pass @name SECRET`` / ``!pass SECRET NEW`` by private message
+        (``userhost``: the sender's, as relayed with it). One at a time per name."""
         if self.session.accounts():
             self.send(nick, msg("irc.pass_use_account", nick=nick))
             return
@@ -193,17 +209,39 @@ class Proofs:
         if len(args) not in (1, 2):
             self.send(nick, msg("irc.pass_usage"))
             return
-        from referee.store.identity import hash_secret, valid_secret, verify_secret
-
         name = self.book.canonical(name)
         key = self.fold(name)
-        info = await self._whois_of(nick)
-        guard = Guesses(self.book.ids, key, nick, info.userhost, self._owner_here(name, nick, info))
-        wait = guard.wait(time.time())
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                await self._pass(nick, name, args, userhost)
+        finally:
+            lock, users = self._locks[key]
+            if users <= 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+    async def _pass(self, nick: str, name: str, args: list[str], userhost: str) -> None:
+        from referee.store.identity import hash_secret, valid_secret, verify_secret
+
+        key = self.fold(name)
+        ids = self.book.ids
+        held = self.book.nick_of(name)
+        proven = held is not None and self.fold(held) == self.fold(nick)
+        # the limits that need no lookup first: a refused guess costs no WHOIS, no scrypt
+        early = Guesses(ids, key, nick, userhost,
+                        proven or (bool(userhost) and ids.trusted(key, userhost)), proven=proven)
+        wait = early.wait(time.time(), source=False)
+        if wait <= 0:
+            info = await self._whois_of(nick)
+            guard = Guesses(ids, key, nick, info.userhost, self._owner_here(name, nick, info),
+                            signon=info.signon, proven=proven)
+            wait = guard.wait(time.time())
         if wait > 0:
             self.send(nick, msg("irc.pass_too_many", nick=nick, seconds=math.ceil(wait)))
             return
-        ids = self.book.ids
         secret, new = args[0], (args[1] if len(args) == 2 else None)
         voided = ids.voided(key)
         if voided is not None:

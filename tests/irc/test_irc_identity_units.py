@@ -115,3 +115,31 @@ def test_secret_slips_are_secrets() -> None:
         assert is_secret(text) and "X1y2" not in redacted(text), text
     for text in ("referee: !help", "alice: コール", "!pa", "msg me later", "!help pass"):
         assert pass_args(text) is None and not is_secret(text) and redacted(text) == text, text
+
+
+def test_guess_limits_a_daily_bound_and_never_the_proven_owner(tmp_path: Path) -> None:
+    """A stranger behind the owner's user@host (no ident) counts on their own connection, so
+    the owner's is never locked; every connection but the one proven as the name counts toward
+    the name's daily bound, which then refuses even a fresh connection from the owner's host."""
+    from referee.adapters.irc_identity import Guesses
+
+    with Store(tmp_path / "g.db") as st:
+        ids = Identities(st.conn)
+        ids.trust("bob", "~gw@127.0.0.1")  # bob proved from there before
+        now = 1_000_000.0
+        for signon in range(Guesses.DAILY):  # reconnecting for a fresh source each time
+            g = Guesses(ids, "bob", "mal", "~gw@127.0.0.1", owner=True, signon=signon + 1)
+            assert g.wait(now) == 0, signon
+            g.wrong(now)
+            stranger_again = Guesses(ids, "bob", "mal", "~gw@127.0.0.1", owner=True,
+                                     signon=signon + 1)
+            owners = Guesses(ids, "bob", "bob", "~gw@127.0.0.1", owner=True, signon=999)
+            if signon + 1 < Guesses.DAILY:
+                assert owners.wait(now) == 0  # the owner's own connection is not locked
+            assert stranger_again.wait(now) == 0 or signon + 1 >= Guesses.FREE
+        fresh = Guesses(ids, "bob", "mal", "~gw@127.0.0.1", owner=True, signon=5000)
+        assert fresh.wait(now) > 3600  # the daily bound: 30 a day at bob, whatever the source
+        assert fresh.wait(now, source=False) > 3600  # known before any lookup
+        proven = Guesses(ids, "bob", "bob", "~gw@127.0.0.1", owner=True, signon=999, proven=True)
+        assert proven.wait(now) == 0  # the connection proven as bob now is never locked
+        assert fresh.wait(now + 86400 + 1) == 0  # a day later
