@@ -11,8 +11,10 @@ and terminal adapters. What it adds is delivery on a network with no message ids
   never stored as typed and never part of the event log). Private content goes only to the
   nick of the connection proven for that player, else it is held until they prove again. A
   proof survives a restart of the bot (persisted with the connection's sign-on time) and
-  ends with the connection (QUIT). With ``require_identified`` moderator commands need an
-  account. A nick change is followed.
+  ends when its holder quits, parts or is kicked, or the server says the nick is gone --
+  also without a shared channel (:mod:`referee.adapters.irc_presence`: MONITOR, else ISON
+  and a WHOIS before private lines). With ``require_identified`` moderator commands need an
+  account. A nick change the bot sees is followed.
 * **Back-ups** of the database on ``!close`` and every ``backup_every`` seconds, keeping the
   last ``backup_keep`` (:class:`referee.store.integrity.Backups`).
 * **Exactly once in.** Each received line becomes one input with a fresh id
