@@ -143,3 +143,47 @@ def test_guess_limits_a_daily_bound_and_never_the_proven_owner(tmp_path: Path) -
         proven = Guesses(ids, "bob", "bob", "~gw@127.0.0.1", owner=True, signon=999, proven=True)
         assert proven.wait(now) == 0  # the connection proven as bob now is never locked
         assert fresh.wait(now + 86400 + 1) == 0  # a day later
+
+
+def test_presence_is_known_as_the_line_arrives_not_in_the_workers_turn(tmp_path: Path) -> None:
+    """The bot's worker may be busy (a WHOIS, a flood) when a player gives up a nick: private
+    lines queued before must follow the player, not the nick. The lines reach the bot's link as
+    the IRC library hands them over; the worker never runs here, yet the outbox already sends
+    alice's cards to her new nick, holds them once she quits, and a PART ends bob's proof and
+    is queued, in order, for the worker's _on_departure."""
+    import asyncio
+
+    from irc.client import Event, NickMask  # type: ignore[import-untyped]
+
+    from referee.adapters.irc import Departure, IrcBot, IrcConfig
+
+    async def go() -> None:
+        config = IrcConfig(server="127.0.0.1", port=6667, channels=["#t"],
+                           database=tmp_path / "b.db", nick="referee")
+        bot = IrcBot(config)
+        try:
+            bot.session.registered = True
+            bot.session.joined.add("#t")
+
+            def line(kind: str, source: str, target: str | None, *args: str) -> None:
+                bot.link._on_event(None, Event(kind, NickMask(source), target, list(args)))
+
+            for n in ("alice", "bob"):
+                line("join", f"{n}!{n}@127.0.0.1", "#t")
+                bot.book.prove(n, n, Whois(n, user=n, host="127.0.0.1", signon=5, exists=True))
+            bot.outbox.say_private("alice", "あなたの手札: A♠ K♠")
+            assert (pick := bot.outbox._pick()) is not None and pick[1] == "alice"
+            line("nick", "alice!alice@127.0.0.1", "alice_")
+            assert (pick := bot.outbox._pick()) is not None and pick[1] == "alice_"
+            line("quit", "alice_!alice@127.0.0.1", None, "bye")
+            assert bot.outbox._pick() is None and bot.outbox.held["alice"]
+            line("join", "alice!mallory@127.0.0.1", "#t")  # a stranger takes the old nick
+            assert bot.book.nick_of("alice") is None and bot.proofs.identity("alice") is None
+            line("part", "bob!bob@127.0.0.1", "#t")
+            assert bot.book.nick_of("bob") is None
+            queued = bot.link.inbox.get_nowait()
+            assert queued == Departure("#t", "bob", "part", "bob")
+        finally:
+            bot.close()
+
+    asyncio.run(go())
