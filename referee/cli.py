@@ -269,7 +269,8 @@ def cmd_irc_secret(args: argparse.Namespace) -> None:
         _fail("the secret (one line on stdin) must be 4-200 characters without spaces")
     try:
         with Store(Path(args.db)) as store:
-            Identities(store.conn).set_secret(casefold(args.name), args.name, secret)
+            Identities(store.conn).set_secret(casefold(args.name, args.casemapping), args.name,
+                                              secret)
     except StoreError as e:
         _fail(str(e))
     print(f"referee: IRC secret of {args.name} set in {args.db}")
@@ -659,6 +660,10 @@ def build_parser() -> argparse.ArgumentParser:
     sc = sub.add_parser("irc-secret", help="set a player's IRC secret (read from stdin)")
     sc.add_argument("--db", required=True)
     sc.add_argument("name", help="the player's (moderator's) name, e.g. dealer")
+    sc.add_argument("--casemapping", default="rfc1459",
+                    choices=["rfc1459", "strict-rfc1459", "ascii"],
+                    help="how the server compares nicks (its CASEMAPPING; the bot re-keys the"
+                         " secret to the server's own when it connects)")
     sc.set_defaults(func=cmd_irc_secret)
     return p
 

@@ -11,8 +11,10 @@ and terminal adapters. What it adds is delivery on a network with no message ids
   never stored as typed and never part of the event log). Private content goes only to the
   nick of the connection proven for that player, else it is held until they prove again. A
   proof survives a restart of the bot (persisted with the connection's sign-on time) and
-  ends with the connection (QUIT). With ``require_identified`` moderator commands need an
-  account. A nick change is followed.
+  ends when its holder quits, parts or is kicked, or the server says the nick is gone --
+  also without a shared channel (:mod:`referee.adapters.irc_presence`: MONITOR, else ISON
+  and a WHOIS before private lines). With ``require_identified`` moderator commands need an
+  account. A nick change the bot sees is followed.
 * **Back-ups** of the database on ``!close`` and every ``backup_every`` seconds, keeping the
   last ``backup_keep`` (:class:`referee.store.integrity.Backups`).
 * **Exactly once in.** Each received line becomes one input with a fresh id
@@ -42,6 +44,7 @@ import re
 import signal
 import time
 import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from referee.adapters import gc_tuning
@@ -54,6 +57,7 @@ from referee.adapters.irc_config import load_config as load_config
 from referee.adapters.irc_connection import Link
 from referee.adapters.irc_delivery import Outbox
 from referee.adapters.irc_identity import Book, pass_args
+from referee.adapters.irc_presence import Presence
 from referee.adapters.irc_proofs import Proofs
 from referee.commands import command_name, moderator_only
 from referee.inputs import Message, Tick
@@ -122,7 +126,12 @@ class IrcBot:
         self.book = Book(store.identities(), self.session.fold, self._known_names)
         self.link = Link(self.session, self._connection_lost, self._drain)
         self.outbox = Outbox(self.session, self.book, self.link.privmsg)
-        self.proofs = Proofs(self.session, self.book, self.outbox, referee, self.link.whois)
+        self.presence = Presence(self.session.fold, self._send_raw)
+        self.proofs = Proofs(self.session, self.book, self.outbox, referee, self.link.whois,
+                             self.presence)
+        self.outbox.presence = self.presence
+        self.outbox.confirm = self.proofs.confirm_soon
+        self.link.presence_hook = self._presence_event
         self.backups = Backups(config.database, config.backup_dir, config.backup_every,
                                config.backup_keep)
         self.run_id = uuid.uuid4().hex[:12]
@@ -148,6 +157,11 @@ class IrcBot:
     def _connection_lost(self) -> None:
         self.proofs.lost()
 
+    def _send_raw(self, line: str) -> None:
+        if self.session.registered and self.link.conn is not None:
+            with contextlib.suppress(Exception):  # gone meanwhile: the next connection starts over
+                self.link.conn.send_raw(line)
+
     async def _drain(self, timeout: float) -> None:
         await self.outbox.drain(timeout)
 
@@ -164,9 +178,15 @@ class IrcBot:
         while True:
             event = await self.link.inbox.get()
             try:
+                if isinstance(event, Departure):
+                    self._on_departure(event.channel, event.nick, event.how, event.player)
+                    continue
                 await self._dispatch(event)
-            except Exception:  # one bad event must not end the table for everyone
-                log.exception("error handling %s", getattr(event, "type", event))
+            except Exception as e:  # one bad event must not end the table for everyone
+                # one line (the traceback at DEBUG): the next line is served as if it never came
+                log.warning("skipped a %s line that could not be handled: %s: %s",
+                            getattr(event, "type", "?"), type(e).__name__, e)
+                log.debug("traceback of the skipped line", exc_info=True)
 
     async def _dispatch(self, ev: Any) -> None:
         session = self.session
@@ -191,66 +211,154 @@ class IrcBot:
                 task.add_done_callback(self._tasks.discard)
         elif t == "featurelist":
             cm = getattr(self.link.conn.features, "casemapping", None)
-            if isinstance(cm, str):
+            if isinstance(cm, str) and cm.lower() != session.casemapping:
                 session.casemapping = cm.lower()
-            if any(str(a).upper() == "WHOX" for a in ev.arguments or ()):
-                session.whox = True
+                # secrets set by `referee irc-secret` were keyed without knowing the server
+                for name in self.book.ids.refold(session.fold):
+                    log.warning("the IRC secret of %s clashes with another name under the "
+                                "server's casemapping %s: set it again", name, cm)
+            for a in (str(a).upper() for a in ev.arguments or ()):
+                if a == "WHOX":
+                    session.whox = True
+                elif a == "MONITOR" or a.startswith("MONITOR="):
+                    limit = a.partition("=")[2]
+                    self.presence.monitor_limit = int(limit) if limit.isdigit() else 0
         elif t in ("nicknameinuse", "erroneusnickname", "unavailresource", "nickcollision"):
             if not session.registered:
                 session.nickname = _next_nick(session.nickname, self.config.nick)
                 self.link.conn.nick(session.nickname)
-        elif t == "join":
+        elif t == "join":  # our own (others' are taken in by _presence_event)
             channel = str(ev.target)
-            if session.fold(nick) == session.fold(session.nickname):
-                session.joined.add(session.fold(channel))
-                host = getattr(src, "userhost", None)
-                if host:
-                    session.userhost = str(host)
-                log.info("joined %s", channel)
-                if "account-tag" in session.caps and session.whox and session.accounts():
-                    self.link.conn.send_raw(f"WHO {channel} %tna,{_WHOX_TOKEN}")  # who is logged in
-                await self._rejoined(channel)
-                self.outbox.wake()
-            else:
-                if "extended-join" in session.caps and ev.arguments and session.accounts():
-                    self.book.set_account(nick, str(ev.arguments[0]))
-                ident = self.proofs.identity(nick)
-                if ident is not None:
-                    self.outbox.release_held(ident)
-        elif t in ("part", "kick"):
-            who = str(ev.arguments[0]) if t == "kick" and ev.arguments else nick
-            if session.fold(who) == session.fold(session.nickname):
-                session.joined.discard(session.fold(str(ev.target)))
-                log.warning("left %s (%s); rejoining", ev.target, t)
-                await session.sleep(2.0)
-                if session.registered:
-                    self.link.conn.join(str(ev.target))
-        elif t == "quit":
-            self.proofs.gone(nick)
-        elif t == "nick":
-            new = str(ev.target)
-            if session.fold(nick) == session.fold(session.nickname):
-                session.nickname = new
-            else:
-                self.proofs.renamed(nick, new)
-        elif t == "account" and "account-notify" in session.caps and session.accounts():
-            self.book.set_account(nick, str(ev.target or "*"))  # logged in or out (*)
-            ident = self.proofs.identity(nick)
-            if ident is not None:
-                self.outbox.release_held(ident)
+            session.joined.add(session.fold(channel))
+            host = getattr(src, "userhost", None)
+            if host:
+                session.userhost = str(host)
+            log.info("joined %s", channel)
+            if "account-tag" in session.caps and session.whox and session.accounts():
+                self.link.conn.send_raw(f"WHO {channel} %tna,{_WHOX_TOKEN}")  # who is logged in
+            await self._rejoined(channel)
+            self.outbox.wake()
+        elif t in ("part", "kick"):  # we left (others' are taken in by _presence_event)
+            session.joined.discard(session.fold(str(ev.target)))
+            log.warning("left %s (%s); rejoining", ev.target, t)
+            await session.sleep(2.0)
+            if session.registered:
+                self.link.conn.join(str(ev.target))
         elif t == "whospcrpl":  # WHOX: <token> <nick> <account>
             args = [str(a) for a in ev.arguments]
             if len(args) >= 3 and args[0] == _WHOX_TOKEN and session.accounts():
-                self.book.set_account(args[1], args[2])
-                ident = self.proofs.identity(args[1])
-                if ident is not None:
-                    self.outbox.release_held(ident)
+                self._account_of(args[1], args[2])
         elif t in ("pubmsg", "privmsg"):
             if nick and session.fold(nick) != session.fold(session.nickname):
                 await self._on_message(nick, str(ev.target), str(ev.arguments[0]),
-                                       t == "privmsg", _account_tag(ev))
+                                       t == "privmsg", _account_tag(ev),
+                                       str(getattr(src, "userhost", "") or ""))
         elif t == "disconnect":
             self.link.connection_lost()
+
+    # --- presence: taken in as each line arrives ---------------------------------------------
+    def _presence_event(self, ev: Any) -> bool:
+        """Who holds which nick, taken in as the line arrives rather than in the worker's turn:
+        a private line is resolved to a nick when it is sent, so a nick its player gave up
+        while the worker was busy must already be known as given up. True: handled, nothing
+        left for the worker."""
+        t = str(ev.type)
+        nick = getattr(ev.source, "nick", None) or ""
+        own = bool(nick) and self.session.fold(nick) == self.session.fold(self.session.nickname)
+        args = [str(a) for a in ev.arguments or ()]
+        if t == "join":
+            self.presence.joined(str(ev.target), nick)
+            if not own:
+                self._joined(nick, args)
+            return not own
+        if t == "namreply":  # 353: = #channel :nick @nick +nick
+            if len(args) >= 3:
+                self.presence.names(args[1], args[2].split())
+            return True
+        if t in ("part", "kick"):
+            who = nick if t == "part" else (args[0] if args else "")  # KICK: the one kicked
+            return self._departed(t, str(ev.target or ""), who)
+        if t == "quit":
+            if nick and not own:
+                self.presence.gone(nick)
+                self.proofs.gone(nick, "quit")
+            return True
+        if t == "nick":
+            new = str(ev.target or "")
+            if own:
+                self.session.nickname = new
+            elif nick and new:
+                self.proofs.renamed(nick, new)
+            return True
+        if t in ("730", "731", "ison"):
+            self._monitored(t, args)
+            return True
+        if t == "account":
+            if "account-notify" in self.session.caps and self.session.accounts() and nick:
+                self._account_of(nick, str(ev.target or "*"))  # logged in or out (*)
+            return True
+        return False
+
+    def _joined(self, nick: str, args: list[str]) -> None:
+        """Someone else joined one of our channels."""
+        if "extended-join" in self.session.caps and args and self.session.accounts():
+            self._account_of(nick, args[0])
+            return
+        ident = self.proofs.identity(nick)
+        if ident is not None:
+            self.outbox.release_held(ident)
+
+    def _account_of(self, nick: str, account: str) -> None:
+        """The server says what ``nick`` is logged in as now (``*``: nothing)."""
+        before = self.proofs.identity(nick)
+        self.book.set_account(nick, account)
+        ident = self.proofs.identity(nick)
+        if ident is None:
+            if before is not None:
+                self.proofs.gone(nick, "logged out")
+            return
+        self.proofs.bound(nick)
+        self.outbox.release_held(ident)
+
+    def _departed(self, how: str, channel: str, who: str) -> bool:
+        """A PART or KICK: ours is the worker's (it rejoins); anyone else's ends what was
+        proven under their nick and is handed to :meth:`_on_departure` in the worker's turn."""
+        if not channel or not who:
+            log.warning("skipped a %s without a channel or nick", how.upper())
+            return True
+        if self.session.fold(who) == self.session.fold(self.session.nickname):
+            self.presence.we_left(channel)
+            return False
+        player = self.proofs.identity(who)
+        self.presence.left(channel, who)
+        self.proofs.gone(who, how)
+        self.link.inbox.put_nowait(Departure(channel, who, how, player))
+        return True
+
+    def _monitored(self, t: str, args: list[str]) -> None:
+        """MONITOR's 730 (online: ``nick!user@host`` list) and 731 (offline), ISON's 303."""
+        if t == "ison":
+            absent = self.presence.ison_reply(args[-1].split() if args else [])
+            for n in self.book.proven_nicks():
+                if self.session.fold(n) in absent:
+                    self.proofs.gone(n, "not online (ISON)")
+            return
+        for entry in (args[-1].split(",") if args else []):
+            n, _, userhost = entry.partition("!")
+            if not n:
+                continue
+            s = self.book.session_of(n)
+            if t == "731":
+                self.proofs.gone(n, "offline (MONITOR)")
+            elif s is not None and userhost and s.userhost and userhost != s.userhost:
+                self.proofs.gone(n, f"online as {userhost} (MONITOR)")
+
+    def _on_departure(self, channel: str, nick: str, how: str, player: str | None) -> None:
+        """``nick`` left ``channel`` (``how``: ``part`` or ``kick``), in the worker's turn and
+        in the order of the lines around it. ``player``: whom ``nick`` was proven as just
+        before (its proof has ended since), None for a nick nobody proved. This is the one
+        place where a player's leaving a table's channel reaches the referee; it passes
+        nothing on yet."""
 
     async def _rejoined(self, channel: str) -> None:
         """After a reconnect: tell a channel whose hand is running that the bot was away."""
@@ -261,7 +369,7 @@ class IrcBot:
             self.outbox.send(channel, msg("irc.reconnected"))
 
     async def _on_message(self, nick: str, target: str, raw: str, private: bool,
-                          account: str | None = None) -> None:
+                          account: str | None = None, userhost: str = "") -> None:
         session = self.session
         text = strip_formatting(raw).strip()
         if not text:
@@ -269,12 +377,13 @@ class IrcBot:
         reply = nick if private else target
         args = pass_args(text)
         if args is not None:  # a secret: checked here, never given to the referee (or stored)
+            # beside the worker: its WHOIS and scrypt never hold up the tables' lines
             if private:
-                await self.proofs.on_pass(nick, args)
+                self.proofs.spawn(self.proofs.on_pass(nick, args, userhost))
             else:
-                await self.proofs.shown_secret(nick, target, args)
+                self.proofs.spawn(self.proofs.shown_secret(nick, target, args))
             return
-        ident = await self.proofs.sender_of(nick, account)
+        ident = await self.proofs.sender_of(nick, account, userhost)
         if ident is None:
             key, now = session.fold(nick), time.monotonic()
             last = self.proofs.hinted.get(key)
@@ -385,6 +494,9 @@ class IrcBot:
                 self.clock_tick(time.time())
             except Exception:  # a bug in one tick must not stop the clock of every table
                 log.exception("clock tick failed")
+            if self.session.registered and self.presence.monitor_limit is None:
+                for line in self.presence.ison_due(self.book.proven_nicks(), time.monotonic()):
+                    self._send_raw(line)
             if self.backups.due():
                 await asyncio.to_thread(self._backup, "interval")
             await self.session.sleep(1.0)
@@ -392,6 +504,16 @@ class IrcBot:
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.store.close()
+
+
+@dataclass
+class Departure:
+    """A PART or KICK of someone else, queued for the worker (see IrcBot._on_departure)."""
+
+    channel: str
+    nick: str
+    how: str
+    player: str | None
 
 
 def _account_tag(ev: Any) -> str | None:

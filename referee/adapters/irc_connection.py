@@ -49,6 +49,8 @@ class Link:
         self._whois_partial: dict[str, Whois] = {}
         self._last_rx = 0.0
         self._lost = asyncio.Event()
+        # takes in who holds which nick as each line arrives (True: nothing left to queue)
+        self.presence_hook: Callable[[Any], bool] | None = None
 
     def fold(self, name: str) -> str:
         return self.session.fold(name)
@@ -57,15 +59,24 @@ class Link:
         self.conn.privmsg(target, text)
 
     def _on_event(self, conn: Any, event: Any) -> None:
-        """jaraco/irc calls this for every event (from data_received): note it, hand it on."""
+        """jaraco/irc calls this for every event (from data_received): note it, hand it on.
+        Nothing raised here may reach the transport (it would drop the connection): a line
+        that cannot be taken in is logged in one line and skipped."""
         self._last_rx = time.monotonic()
         etype = str(event.type)
         if etype == "all_raw_messages":
             return
-        if etype in ("whoisaccount", "307", "whoisuser", "whoisidle", "endofwhois",
-                     "nosuchnick"):
-            # answered here, not queued: the worker may be the one waiting for this reply
-            self._on_whois(etype, event)
+        try:
+            if etype in ("whoisaccount", "307", "whoisuser", "whoisidle", "endofwhois",
+                         "nosuchnick"):
+                # answered here, not queued: the worker may be the one waiting for this reply
+                self._on_whois(etype, event)
+                return
+            if self.presence_hook is not None and self.presence_hook(event):
+                return
+        except Exception as e:
+            log.warning("skipped a %s line that could not be read: %s: %s", etype,
+                        type(e).__name__, e)
             return
         self.inbox.put_nowait(event)
 
@@ -194,6 +205,16 @@ class Link:
             errors = "replace"  # a stray byte must not kill the connection
 
         class _Connection(irc.client_aio.AioConnection):  # type: ignore[misc]
+            def _process_line(self, line: str) -> None:
+                # a line jaraco/irc cannot parse (missing parameters, a bad prefix…) is
+                # skipped in one log line: raised into the transport it would end the
+                # connection, and every table with it
+                try:
+                    super()._process_line(line)
+                except Exception as e:
+                    log.warning("skipped a malformed line from the server (%s: %s): %.200r",
+                                type(e).__name__, e, line)
+
             def user(self, username: str, realname: str) -> None:
                 # CAP LS before USER: the server holds registration until CAP END, so the
                 # account capabilities are on before the first message arrives.

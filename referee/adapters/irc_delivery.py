@@ -22,7 +22,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from referee.adapters.irc_base import Session
@@ -32,6 +32,7 @@ from referee.lang.catalog import text as msg
 
 if TYPE_CHECKING:
     from referee.adapters.irc_identity import Book
+    from referee.adapters.irc_presence import Presence
 
 log = logging.getLogger("referee.irc")
 
@@ -59,6 +60,7 @@ class Line:
     text: str
     identity: str | None = None  # a private line: the player it is for (nick followed at send)
     reply: bool = False  # an answer to its recipient's own request: after the table's lines
+    at: float = field(default_factory=time.monotonic)  # when it was queued
 
     def key(self, fold: Callable[[str], str]) -> str:
         """Its recipient: a (folded) channel or nick, or the player a private line follows."""
@@ -82,6 +84,10 @@ class Outbox:
         self.served: dict[str, float] = {}  # player -> when a reply last went to them
         self.sent_lines = 0
         self.changed = asyncio.Event()
+        # who follows the players' nicks, and how to check one nobody follows (a WHOIS): set
+        # by the bot once its identity parts exist
+        self.presence: Presence | None = None
+        self.confirm: Callable[[str], None] | None = None
 
     def fold(self, name: str) -> str:
         return self.session.fold(name)
@@ -159,8 +165,18 @@ class Outbox:
         if line.identity is not None and not line.target:
             # Only to the connection proven for that player; never to a nick merely named
             # like them (whoever took it after they left is not them): else held.
+            # Resolved now, not when the line was queued: a nick given up meanwhile is not
+            # theirs. A nick the bot does not follow (no shared channel, no MONITOR) is
+            # checked by a WHOIS made after the line was queued before anything goes to it.
             nick = self.book.nick_of(line.identity)
-            return nick if nick is not None else ""
+            if nick is None:
+                return ""
+            if (self.presence is not None and not self.presence.followed(nick)
+                    and not self.presence.confirmed_since(nick, line.at)):
+                if self.confirm is not None:
+                    self.confirm(nick)
+                return None
+            return nick
         if line.target[:1] in "#&+!":
             return line.target if self.fold(line.target) in self.session.joined else None
         return line.target

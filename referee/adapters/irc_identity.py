@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from referee.lang.reader import read_command
+from referee.lang.reader import secret_args
 from referee.store.identity import Identities, Session
 
 
@@ -53,46 +53,63 @@ class Whois:
 
 
 def pass_args(text: str) -> list[str] | None:
-    """The arguments of a ``!pass`` message, any width (None if it is not one)."""
-    cmd = read_command(text)
-    if cmd is None or not cmd.secret:
-        return None
-    return list(cmd.args)
+    """The arguments of a ``!pass`` message, any width, or of a slip that shows one all the
+    same (``/msg referee !pass X``, ``referee: !pass X``, ``!!pass X``, ``!passX``: see
+    :func:`referee.lang.reader.slipped_secret`); None if it is neither."""
+    args = secret_args(text)
+    return None if args is None else list(args)
 
 
 class Guesses:
     """The limits on wrong secrets for one ``!pass``, kept in the database (a restart or a
-    new nick starts nothing afresh): per source connection (``user@host``, else the nick), per
-    host, and per target name. The first few wrong in a row are free, then each doubles the
-    wait. The name's and the host's limits do not apply to the name's owner (``owner``: proven
-    as it now, or from a ``user@host`` that proved it before), so strangers guessing at a
-    name never keep its owner out; the owner's own source still counts its own mistakes."""
+    new nick starts nothing afresh): per source connection (``user@host`` and sign-on time,
+    else the nick), per host, per target name, and a daily bound per name. The first few wrong
+    in a row are free, then each doubles the wait. The name's and the host's ladders do not
+    apply to the name's ``owner`` (proven as it now, or from a ``user@host`` that proved it
+    before), so strangers guessing at a name never keep its owner out -- and a stranger behind
+    the owner's ``user@host`` (no ident) counts on their own connection, not the owner's. The
+    daily bound holds for everyone but a connection proven as the name now (``proven``: it
+    has nothing to guess), so no ``user@host`` gets more than ``DAILY`` tries a day at a name.
+    """
 
     FREE = 5  # wrong secrets in a row before any wait
     FREE_HOST = 20  # from one host (many users behind one gateway)
     BASE, CAP, FORGET = 60.0, 3600.0, 3600.0  # first wait, longest wait, quiet time that resets
+    DAILY, DAY = 30, 86400.0  # wrong secrets a day at one name, from anyone not proven as it
 
     def __init__(self, ids: Identities, name: str, nick: str, userhost: str,
-                 owner: bool) -> None:
+                 owner: bool, signon: int = 0, proven: bool = False) -> None:
         self.ids = ids
-        self.keys: list[tuple[str, int]] = [
-            ("src:" + userhost if userhost else "nick:" + nick.lower(), self.FREE)]
+        # key, free, first wait, longest wait, quiet time that resets
+        self.keys: list[tuple[str, int, float, float, float]] = []
+        if proven:
+            return
+        if userhost and signon:
+            source = f"src:{userhost}#{signon}"
+        else:
+            source = "src:" + userhost if userhost else "nick:" + nick.lower()
+        ladder = (self.BASE, self.CAP, self.FORGET)
+        self.keys.append((source, self.FREE, *ladder))
         if not owner:
-            self.keys.append(("name:" + name, self.FREE))
+            self.keys.append(("name:" + name, self.FREE, *ladder))
             if "@" in userhost:
-                self.keys.append(("host:" + userhost.split("@", 1)[1], self.FREE_HOST))
+                self.keys.append(("host:" + userhost.split("@", 1)[1], self.FREE_HOST, *ladder))
+        self.keys.append(("day:" + name, self.DAILY, self.DAY, self.DAY, self.DAY))
 
-    def wait(self, now: float) -> float:
-        """Seconds before this source may guess at this name again (0: now)."""
-        return max(0.0, *(self.ids.blocked_until(k) - now for k, _ in self.keys))
+    def wait(self, now: float, source: bool = True) -> float:
+        """Seconds before this source may guess at this name again (0: now). ``source=False``:
+        the limits known before the connection is looked up (the name's, the host's, the
+        day's), checked before any slow work."""
+        keys = [k for k, *_ in self.keys if source or not k.startswith(("src:", "nick:"))]
+        return max([0.0, *(self.ids.blocked_until(k) - now for k in keys)])
 
     def wrong(self, now: float) -> None:
-        for k, free in self.keys:
-            self.ids.guessed_wrong(k, now, free, self.BASE, self.CAP, self.FORGET)
+        for k, free, base, cap, forget in self.keys:
+            self.ids.guessed_wrong(k, now, free, base, cap, forget)
 
     def right(self) -> None:
-        for k, _ in self.keys:
-            if not k.startswith("host:"):
+        for k, *_ in self.keys:
+            if not k.startswith(("host:", "day:")):
                 self.ids.guessed_right(k)
 
 
@@ -211,6 +228,33 @@ class Book:
                 self.ids.renamed(key, new)
                 return s.display
         return None
+
+    def proven_nicks(self) -> list[str]:
+        """The nicks some proof or account binding holds now."""
+        now = time.monotonic()
+        return ([s.nick for s in self.sessions.values()]
+                + [n for n, _, until in self.accounts.values() if until > now])
+
+    def session_of(self, nick: str) -> Session | None:
+        """The proven connection under ``nick`` now, if any."""
+        key = self.fold(nick)
+        return next((s for s in self.sessions.values() if self.fold(s.nick) == key), None)
+
+    def still_holds(self, nick: str, info: Whois) -> bool:
+        """Whether a WHOIS of ``nick`` shows the very connection (or account) proven under it."""
+        if not info.exists:
+            return False
+        s = self.session_of(nick)
+        if s is not None:
+            return (bool(s.userhost) and info.userhost == s.userhost
+                    and (not s.signon or not info.signon or info.signon == s.signon))
+        acct = self.accounts.get(self.fold(nick))
+        return acct is not None and info.identified_as(acct[1], self.fold)
+
+    def end(self, nick: str) -> str | None:
+        """Whoever held ``nick`` is no longer known to hold it (left, quit, or the server says
+        it is offline or someone else): its proof and account binding end. The player it was."""
+        return self.quit(nick)
 
     def quit(self, nick: str) -> str | None:
         """A QUIT: the connection ended, and its proof with it. The player it was, if any."""

@@ -10,12 +10,13 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from referee.adapters.irc_base import Session
 from referee.adapters.irc_delivery import Outbox
 from referee.adapters.irc_identity import Book, Guesses, Whois
+from referee.adapters.irc_presence import Presence
 from referee.lang.catalog import text as msg
 
 if TYPE_CHECKING:
@@ -32,8 +33,9 @@ class Proofs:
     book, and releases the outbox's held lines once a player is proven."""
 
     def __init__(self, session: Session, book: Book, outbox: Outbox, referee: Referee,
-                 whois: Callable[[str], Awaitable[Whois]]) -> None:
+                 whois: Callable[[str], Awaitable[Whois]], presence: Presence) -> None:
         self.session = session
+        self.presence = presence
         self.config = session.config
         self.book = book
         self.outbox = outbox
@@ -41,6 +43,10 @@ class Proofs:
         self._whois_of = whois
         self.unproven: dict[str, float] = {}  # folded nick -> looked up, not proven, until
         self.hinted: dict[str, float] = {}  # folded nick -> when told how to prove themselves
+        self.confirming: set[str] = set()  # folded nicks a WHOIS is checking before a send
+        self._tasks: set[asyncio.Task[None]] = set()
+        # folded name -> (its !pass lock, how many hold or wait for it)
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
     def fold(self, name: str) -> str:
         return self.session.fold(name)
@@ -51,6 +57,7 @@ class Proofs:
     def lost(self) -> None:
         """The connection ended: its proofs and lookups with it."""
         self.book.lost()
+        self.presence.lost()
         self.unproven.clear()
         self.hinted.clear()
 
@@ -60,32 +67,79 @@ class Proofs:
         return who[0] if who is not None else None
 
     def renamed(self, old: str, new: str) -> None:
-        self.unproven.pop(self.fold(old), None)
-        self.hinted.pop(self.fold(old), None)
+        """A NICK the bot saw: the same connection under a new nick, followed there."""
+        for n in (old, new):
+            self.unproven.pop(self.fold(n), None)
+            self.hinted.pop(self.fold(n), None)
+        self.presence.renamed(old, new)
+        self.book.end(new)  # nobody held the new nick a moment ago (it was free)
         ident = self.book.renamed(old, new)
+        self.presence.unwatch(old)
         if ident is not None:
             log.info("nick change followed: %s -> %s (player %s)", old, new, ident)
+            self.presence.watch(new)
             self.outbox.release_held(ident)
 
-    def gone(self, nick: str) -> None:
+    def gone(self, nick: str, why: str = "quit") -> str | None:
+        """``nick``'s holder quit, left, was kicked, or the server says the nick is offline or
+        someone else's: whatever was proven under it ends. The player it was, if any."""
         self.unproven.pop(self.fold(nick), None)
         self.hinted.pop(self.fold(nick), None)
-        ident = self.book.quit(nick)
+        self.presence.unwatch(nick)
+        ident = self.book.end(nick)
         if ident is not None:
-            log.info("%s quit: the proof of player %s ended with the connection", nick, ident)
+            log.info("%s (%s): the proof of player %s ended", nick, why, ident)
+        return ident
+
+    def bound(self, nick: str) -> None:
+        """``nick`` was just proven or bound to an account by the server: follow it."""
+        self.presence.confirmed(nick)
+        self.presence.watch(nick)
+
+    def confirm_soon(self, nick: str) -> None:
+        """Before private lines go to ``nick``, which the bot does not follow: a WHOIS shows
+        whether it is still the proven connection; if not, the proof ends (the lines are held).
+        The outbox asks; the check runs beside it (one per nick at a time)."""
+        key = self.fold(nick)
+        if key in self.confirming:
+            return
+        self.confirming.add(key)
+        task = asyncio.create_task(self._confirm(nick))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _confirm(self, nick: str) -> None:
+        key = self.fold(nick)
+        try:
+            info = await self._whois_of(nick)
+            if self.book.still_holds(nick, info):
+                self.presence.confirmed(nick)
+            else:
+                self.gone(nick, "another connection now")
+        finally:
+            self.confirming.discard(key)
+            self.outbox.wake()
 
     def proof(self, ident: str) -> str | None:
         nick = self.book.nick_of(ident)
         who = self.book.of_nick(nick) if nick is not None else None
         return who[1] if who is not None else None
 
-    async def sender_of(self, nick: str, account: str | None) -> str | None:
-        """The player behind ``nick`` if their connection is proven now, else None."""
+    async def sender_of(self, nick: str, account: str | None,
+                        userhost: str = "") -> str | None:
+        """The player behind ``nick`` if their connection is proven now, else None.
+        ``userhost``: the sender's as the server relayed it with this message."""
         accounts = self.session.accounts()
         if accounts and "account-tag" in self.session.caps:
+            had = self.identity(nick)
             self.book.set_account(nick, account)  # the tag is the truth for this message
-            return self.identity(nick)
-        ident = self.identity(nick)
+            ident = self.identity(nick)
+            if ident is not None and ident != had:
+                self.bound(nick)
+            elif ident is None and had is not None:
+                self.presence.unwatch(nick)
+            return ident
+        ident = await self._still_proven(nick, userhost)
         if ident is not None:
             return ident
         key, now = self.fold(nick), time.monotonic()
@@ -107,11 +161,45 @@ class Proofs:
             # looked up again after a while where a login can change it, never for a secret
             self.unproven[key] = now + _WHOIS_TTL if accounts else math.inf
         else:
+            self.bound(nick)
             self.outbox.release_held(ident)
         return ident
 
-    async def on_pass(self, nick: str, args: list[str]) -> None:
-        """``!pass SECRET`` / ``!pass @name SECRET`` / ``!pass SECRET NEW`` by private message."""
+    async def _still_proven(self, nick: str, userhost: str) -> str | None:
+        """The player proven under ``nick``, if the message's sender is still that connection:
+        another ``user@host`` is not; where the bot does not follow the nick (no shared channel,
+        no MONITOR) a WHOIS shows it."""
+        ident = self.identity(nick)
+        if ident is None:
+            return None
+        s = self.book.session_of(nick)
+        if s is not None and s.userhost and userhost and userhost != s.userhost:
+            self.gone(nick, f"now {userhost}")
+            return None
+        if not self.presence.followed(nick):
+            info = await self._whois_of(nick)
+            if not self.book.still_holds(nick, info):
+                self.gone(nick, "another connection now")
+                return None
+            self.presence.confirmed(nick)
+        return ident
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run a slow check (WHOIS, scrypt) beside the worker that serves the tables."""
+        async def guarded() -> None:
+            try:
+                await work
+            except Exception as e:  # one bad check must not go unnoticed, nor stop anything
+                log.warning("a secret check failed: %s: %s", type(e).__name__, e)
+                log.debug("traceback of the failed check", exc_info=True)
+
+        task = asyncio.create_task(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def on_pass(self, nick: str, args: list[str], userhost: str = "") -> None:
+        """``!pass SECRET`` / ``!pass @name SECRET`` / ``!pass SECRET NEW`` by private message
+        (``userhost``: the sender's, as relayed with it). One at a time per name."""
         if self.session.accounts():
             self.send(nick, msg("irc.pass_use_account", nick=nick))
             return
@@ -121,17 +209,39 @@ class Proofs:
         if len(args) not in (1, 2):
             self.send(nick, msg("irc.pass_usage"))
             return
-        from referee.store.identity import hash_secret, valid_secret, verify_secret
-
         name = self.book.canonical(name)
         key = self.fold(name)
-        info = await self._whois_of(nick)
-        guard = Guesses(self.book.ids, key, nick, info.userhost, self._owner_here(name, nick, info))
-        wait = guard.wait(time.time())
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                await self._pass(nick, name, args, userhost)
+        finally:
+            lock, users = self._locks[key]
+            if users <= 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+    async def _pass(self, nick: str, name: str, args: list[str], userhost: str) -> None:
+        from referee.store.identity import hash_secret, valid_secret, verify_secret
+
+        key = self.fold(name)
+        ids = self.book.ids
+        held = self.book.nick_of(name)
+        proven = held is not None and self.fold(held) == self.fold(nick)
+        # the limits that need no lookup first: a refused guess costs no WHOIS, no scrypt
+        early = Guesses(ids, key, nick, userhost,
+                        proven or (bool(userhost) and ids.trusted(key, userhost)), proven=proven)
+        wait = early.wait(time.time(), source=False)
+        if wait <= 0:
+            info = await self._whois_of(nick)
+            guard = Guesses(ids, key, nick, info.userhost, self._owner_here(name, nick, info),
+                            signon=info.signon, proven=proven)
+            wait = guard.wait(time.time())
         if wait > 0:
             self.send(nick, msg("irc.pass_too_many", nick=nick, seconds=math.ceil(wait)))
             return
-        ids = self.book.ids
         secret, new = args[0], (args[1] if len(args) == 2 else None)
         voided = ids.voided(key)
         if voided is not None:
@@ -249,6 +359,7 @@ class Proofs:
         self.unproven.pop(self.fold(nick), None)
         self.hinted.pop(self.fold(nick), None)
         log.info("%s proved to be %s", nick, s.display)
+        self.bound(nick)
         self.send(nick, reply)
         if before is not None and self.fold(before) != self.fold(nick):
             # the previous holder learns at once that their name moved to another connection
@@ -264,4 +375,5 @@ class Proofs:
             info = await self._whois_of(s.nick)
             if info.exists and self.book.restore(s.nick, info) is not None:
                 log.info("%s is still %s (proven before)", s.nick, s.display)
+                self.bound(s.nick)
                 self.outbox.release_held(s.display)

@@ -13,6 +13,7 @@ form of such a line that may be stored or logged (:func:`redacted`): the command
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -88,20 +89,67 @@ def _may_start(head: str) -> bool:
     return head in _marks_before_nfkc() or invisible(head)
 
 
+# What people type before a secret command when they meant to send it privately: an IRC client
+# command (``/msg referee``, ``msg referee``, ``/query referee``) or an addressee (``referee:``).
+_SLIP_LEAD = re.compile(r"(?:/?(?:msg|query|privmsg|notice|m|q)\s+\S+\s+"
+                        r"|[^\s:,]{1,64}\s*[:,]\s*)?", re.IGNORECASE)
+
+
+def slipped_secret(text: str) -> tuple[str, ...] | None:
+    """The arguments of a secret command typed in a form that is not the command itself but
+    shows the secret all the same -- after ``/msg NAME`` or ``msg NAME`` or an addressee
+    ``NAME:``, with the mark doubled (``!!pass X``), or without the space (``!passX``, the
+    whole line); None for any other line (the command itself included: :func:`read_command`
+    reads that)."""
+    if _marks_before_nfkc().isdisjoint(text):
+        return None
+    cmd = read_command(text)
+    if cmd is not None and cmd.secret:
+        return None
+    body = nfkc(text).strip()
+    lead = _SLIP_LEAD.match(body)
+    body = body[lead.end():] if lead is not None else body
+    starts = marks("command_starts")
+    if not body or body[0] not in starts:
+        return None
+    body = body.lstrip("".join(starts)).lstrip()
+    word, _, rest = body.partition(" ")
+    folded = word.casefold()
+    for name in sorted(secret_commands(), key=len, reverse=True):
+        if folded == name:
+            return tuple(rest.split())
+        if folded.startswith(name) and not rest.strip():
+            # glued (``!passX``): only as the whole line, so ``!passport x`` stays chat
+            return (word[len(name):],)
+    return None
+
+
+def secret_args(text: str) -> tuple[str, ...] | None:
+    """The arguments of a secret-carrying line, as the command or as a slip (see
+    :func:`slipped_secret`); None when ``text`` carries no secret."""
+    cmd = read_command(text)
+    if cmd is not None and cmd.secret:
+        return cmd.args
+    return slipped_secret(text)
+
+
 def is_secret(text: str) -> bool:
-    """Whether ``text`` is a command that carries a secret (asked of every stored message:
-    a line without any character that could become a command mark is none, at once)."""
+    """Whether ``text`` carries a secret, as a command or a slip of one (asked of every stored
+    message: a line without any character that could become a command mark is none, at once)."""
     if _marks_before_nfkc().isdisjoint(text):
         return False
-    cmd = read_command(text)
-    return cmd is not None and cmd.secret
+    return secret_args(text) is not None
 
 
 def redacted(text: str) -> str:
-    """``text`` as it may be kept: a secret-carrying command with each secret replaced by a
-    mask (an ``@name`` stays: it names, it proves nothing); any other text unchanged."""
+    """``text`` as it may be kept: a secret-carrying command (or a slip of one) with each
+    secret replaced by a mask (an ``@name`` stays: it names, it proves nothing); any other text
+    unchanged."""
     cmd = read_command(text)
-    if cmd is None or not cmd.secret:
+    if cmd is not None and cmd.secret:
+        shown = [a if a.startswith("@") else SECRET_MASK for a in cmd.args]
+        return " ".join(["!" + cmd.name, *shown])
+    args = slipped_secret(text)
+    if args is None:
         return text
-    shown = [a if a.startswith("@") else SECRET_MASK for a in cmd.args]
-    return " ".join(["!" + cmd.name, *shown])
+    return " ".join(["!pass", *(a if a.startswith("@") else SECRET_MASK for a in args)])

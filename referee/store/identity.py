@@ -19,6 +19,7 @@ import hmac
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +107,26 @@ class Identities:
             " params = excluded.params, set_at = excluded.set_at, set_by = excluded.set_by,"
             " void_at = NULL, void_userhost = NULL, void_signon = NULL",
             (name, display, salt, digest, params, time.time(), by))
+
+    def refold(self, fold: Callable[[str], str]) -> list[str]:
+        """Key every secret by ``fold`` of its name as written (the server's CASEMAPPING, which
+        ``referee irc-secret`` cannot know: ngIRCd's ascii keeps ``[`` where rfc1459 folds it to
+        ``{``). The names left as they were because another secret holds the new key."""
+        rows = [(str(k), str(d)) for k, d in
+                self.conn.execute("SELECT name, display FROM irc_secrets").fetchall()]
+        keys = {k for k, _ in rows}
+        clashes: list[str] = []
+        for key, display in rows:
+            new = fold(display)
+            if new == key:
+                continue
+            if new in keys:
+                clashes.append(display)
+                continue
+            self._write("UPDATE irc_secrets SET name = ? WHERE name = ?", (new, key))
+            keys.discard(key)
+            keys.add(new)
+        return clashes
 
     def void(self, name: str, userhost: str, signon: int) -> None:
         """``name``'s secret was seen where others read it: it proves nothing from now on.

@@ -175,12 +175,13 @@ class Client:
     writer: asyncio.StreamWriter | None = None
     task: asyncio.Task[None] | None = None
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    user: str = ""  # the USER name (default: the nick; some servers refuse "[" in it)
 
     async def connect(self, timeout: float = 10.0) -> None:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
         self.task = asyncio.create_task(self._read())
         self.raw(f"NICK {self.nick}")
-        self.raw(f"USER {self.nick} 0 * :{self.nick}")
+        self.raw(f"USER {self.user or self.nick} 0 * :{self.nick}")
         await self.wait_line(lambda ln: f" 001 {self.nick} " in ln, timeout)
         for c in self.channels:
             self.raw(f"JOIN {c}")
@@ -369,7 +370,7 @@ INSPIRCD_CONF = """<server name="irc.test" description="referee test server" net
 <module name="sasl">
 <module name="cap">
 <module name="ircv3">
-{accounttag}<module name="ircv3_capnotify">
+{accounttag}{monitor}<module name="ircv3_capnotify">
 <link name="services.test" ipaddr="127.0.0.1" port="{link_port}" allowmask="127.0.0.0/8"
       sendpass="{link_pw}" recvpass="{link_pw}" timeout="30">
 <uline server="services.test" silent="yes">
@@ -430,7 +431,8 @@ def services_binaries() -> tuple[str, str]:
 class Services:
     """InspIRCd (IRCv3 account-tag, account-notify, extended-join, WHOX, SASL) linked to Atheme
     (NickServ, SaslServ), both in the foreground from generated configurations on free ports.
-    ``account_tag=False``: the same network without account tags (accounts only by WHOIS).
+    ``account_tag=False``: the same network without account tags (accounts only by WHOIS) and
+    without MONITOR (the bot follows nicks by ISON).
     As root, InspIRCd runs with --runasroot and Atheme (which refuses root) as nobody."""
 
     def __init__(self, account_tag: bool = True) -> None:
@@ -444,7 +446,9 @@ class Services:
         self.ircd_conf = self.dir / "inspircd.conf"
         self.ircd_conf.write_text(INSPIRCD_CONF.format(
             port=self.port, link_port=self.link_port, dir=self.dir, link_pw=pw,
-            accounttag='<module name="ircv3_accounttag">\n' if account_tag else ""))
+            accounttag='<module name="ircv3_accounttag">\n' if account_tag else "",
+            # with tags the bot follows nicks by MONITOR, without by ISON (as on ngIRCd)
+            monitor='<module name="monitor">\n' if account_tag else ""))
         self.atheme_conf = self.dir / "atheme.conf"
         self.atheme_conf.write_text(ATHEME_CONF.format(link_port=self.link_port, link_pw=pw))
         for f in self.dir.iterdir():

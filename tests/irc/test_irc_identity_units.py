@@ -7,6 +7,7 @@ from pathlib import Path
 
 from referee.adapters.irc import casefold
 from referee.adapters.irc_identity import Book, Whois, pass_args
+from referee.lang.reader import is_secret, redacted
 from referee.store import Store
 from referee.store.identity import Identities, hash_secret, valid_secret, verify_secret
 
@@ -100,3 +101,89 @@ def test_a_connection_without_sign_on_time_is_not_persisted(tmp_path: Path) -> N
         b.prove("eve", "eve", Whois(nick="eve"))
         assert b.nick_of("eve") == "eve"  # proven for this run ...
         assert b.saved() == []  # ... but nothing a later connection could match
+
+
+def test_secret_slips_are_secrets() -> None:
+    """What people type when they meant ``/msg referee !pass X`` shows X all the same: read as
+    the secret it carries, and redacted before anything is stored."""
+    for text, args in [("/msg referee !pass X1y2", ["X1y2"]), ("msg referee !pass X1y2", ["X1y2"]),
+                       ("referee: !pass X1y2", ["X1y2"]), ("referee, !pass @bob X1y2",
+                                                          ["@bob", "X1y2"]),
+                       ("!!pass X1y2", ["X1y2"]), ("!passX1y2", ["X1y2"]),
+                       ("／ｑｕｅｒｙ referee ！！ｐａｓｓ X1y2", ["X1y2"])]:
+        assert pass_args(text) == args, text
+        assert is_secret(text) and "X1y2" not in redacted(text), text
+    for text in ("referee: !help", "alice: コール", "!pa", "msg me later", "!help pass"):
+        assert pass_args(text) is None and not is_secret(text) and redacted(text) == text, text
+
+
+def test_guess_limits_a_daily_bound_and_never_the_proven_owner(tmp_path: Path) -> None:
+    """A stranger behind the owner's user@host (no ident) counts on their own connection, so
+    the owner's is never locked; every connection but the one proven as the name counts toward
+    the name's daily bound, which then refuses even a fresh connection from the owner's host."""
+    from referee.adapters.irc_identity import Guesses
+
+    with Store(tmp_path / "g.db") as st:
+        ids = Identities(st.conn)
+        ids.trust("bob", "~gw@127.0.0.1")  # bob proved from there before
+        now = 1_000_000.0
+        for signon in range(Guesses.DAILY):  # reconnecting for a fresh source each time
+            g = Guesses(ids, "bob", "mal", "~gw@127.0.0.1", owner=True, signon=signon + 1)
+            assert g.wait(now) == 0, signon
+            g.wrong(now)
+            stranger_again = Guesses(ids, "bob", "mal", "~gw@127.0.0.1", owner=True,
+                                     signon=signon + 1)
+            owners = Guesses(ids, "bob", "bob", "~gw@127.0.0.1", owner=True, signon=999)
+            if signon + 1 < Guesses.DAILY:
+                assert owners.wait(now) == 0  # the owner's own connection is not locked
+            assert stranger_again.wait(now) == 0 or signon + 1 >= Guesses.FREE
+        fresh = Guesses(ids, "bob", "mal", "~gw@127.0.0.1", owner=True, signon=5000)
+        assert fresh.wait(now) > 3600  # the daily bound: 30 a day at bob, whatever the source
+        assert fresh.wait(now, source=False) > 3600  # known before any lookup
+        proven = Guesses(ids, "bob", "bob", "~gw@127.0.0.1", owner=True, signon=999, proven=True)
+        assert proven.wait(now) == 0  # the connection proven as bob now is never locked
+        assert fresh.wait(now + 86400 + 1) == 0  # a day later
+
+
+def test_presence_is_known_as_the_line_arrives_not_in_the_workers_turn(tmp_path: Path) -> None:
+    """The bot's worker may be busy (a WHOIS, a flood) when a player gives up a nick: private
+    lines queued before must follow the player, not the nick. The lines reach the bot's link as
+    the IRC library hands them over; the worker never runs here, yet the outbox already sends
+    alice's cards to her new nick, holds them once she quits, and a PART ends bob's proof and
+    is queued, in order, for the worker's _on_departure."""
+    import asyncio
+
+    from irc.client import Event, NickMask  # type: ignore[import-untyped]
+
+    from referee.adapters.irc import Departure, IrcBot, IrcConfig
+
+    async def go() -> None:
+        config = IrcConfig(server="127.0.0.1", port=6667, channels=["#t"],
+                           database=tmp_path / "b.db", nick="referee")
+        bot = IrcBot(config)
+        try:
+            bot.session.registered = True
+            bot.session.joined.add("#t")
+
+            def line(kind: str, source: str, target: str | None, *args: str) -> None:
+                bot.link._on_event(None, Event(kind, NickMask(source), target, list(args)))
+
+            for n in ("alice", "bob"):
+                line("join", f"{n}!{n}@127.0.0.1", "#t")
+                bot.book.prove(n, n, Whois(n, user=n, host="127.0.0.1", signon=5, exists=True))
+            bot.outbox.say_private("alice", "あなたの手札: A♠ K♠")
+            assert (pick := bot.outbox._pick()) is not None and pick[1] == "alice"
+            line("nick", "alice!alice@127.0.0.1", "alice_")
+            assert (pick := bot.outbox._pick()) is not None and pick[1] == "alice_"
+            line("quit", "alice_!alice@127.0.0.1", None, "bye")
+            assert bot.outbox._pick() is None and bot.outbox.held["alice"]
+            line("join", "alice!mallory@127.0.0.1", "#t")  # a stranger takes the old nick
+            assert bot.book.nick_of("alice") is None and bot.proofs.identity("alice") is None
+            line("part", "bob!bob@127.0.0.1", "#t")
+            assert bot.book.nick_of("bob") is None
+            queued = bot.link.inbox.get_nowait()
+            assert queued == Departure("#t", "bob", "part", "bob")
+        finally:
+            bot.close()
+
+    asyncio.run(go())
