@@ -60,10 +60,12 @@ from referee.adapters.irc_identity import Book, pass_args
 from referee.adapters.irc_presence import Presence
 from referee.adapters.irc_proofs import Proofs
 from referee.commands import command_name, moderator_only
-from referee.inputs import Message, Tick
+from referee.inputs import Directive, Input, Message, Tick
 from referee.lang.catalog import text as msg
 from referee.lang.reader import read_command
+from referee.outcome import Outcome
 from referee.routing import private_route
+from referee.store import StoreError
 
 if TYPE_CHECKING:
     from referee.service import Referee
@@ -119,6 +121,8 @@ class IrcBot:
             for warning in resume(referee, store):  # tables go on where the last run left them
                 log.warning("%s", warning)
         self.referee = referee
+        # a restart of a bot with tables: each table's channel is told it is back when joined
+        self._resumed = bool(referee.rooms())
         from referee.store.integrity import Backups
 
         self.session = Session(config)
@@ -356,15 +360,42 @@ class IrcBot:
     def _on_departure(self, channel: str, nick: str, how: str, player: str | None) -> None:
         """``nick`` left ``channel`` (``how``: ``part`` or ``kick``), in the worker's turn and
         in the order of the lines around it. ``player``: whom ``nick`` was proven as just
-        before (its proof has ended since), None for a nick nobody proved. This is the one
-        place where a player's leaving a table's channel reaches the referee; it passes
-        nothing on yet."""
+        before (its proof has ended since), None for a nick nobody proved. A player seated at
+        the channel's table leaves the hand and the table at once (the ``departed``
+        directive, docs/rules.md); a dropped connection (QUIT) is the clock's business."""
+        room = self.session.room(channel)
+        if player is None or player not in self.referee.seated_names(room):
+            return
+        log.info("%s (%s) left %s (%s): folded, leaving the table", nick, player, channel, how)
+        self.seq += 1
+        out = self._process(Directive(f"irc:{self.run_id}:{self.seq}", room, "departed",
+                                      {"name": player, "how": how}), channel, None)
+        if out is not None:
+            self.outbox.deliver(out.events, room, None)
+
+    def _process(self, inp: Input, reply: str | None, nick: str | None) -> Outcome | None:
+        """The referee's answer to one input; when the store cannot save it, nothing changed
+        (the referee went back to what is saved): one log line, and the sender is asked in one
+        line to send it again."""
+        try:
+            return self.referee.process(inp)
+        except StoreError as e:
+            log.error("input %s not saved, nothing changed: %s", inp.id, str(e)[:300])
+            if reply is not None and nick is not None:
+                self.outbox.send(reply, msg("save_failed", player=nick))
+            return None
 
     async def _rejoined(self, channel: str) -> None:
-        """After a reconnect: tell a channel whose hand is running that the bot was away."""
+        """After a reconnect: tell a channel whose hand is running that the bot was away; after
+        a restart, tell every table's channel the dealer is back, with whom it waits for."""
+        room = self.session.room(channel)
         if self.session.connects <= 1:
+            if self._resumed:
+                line = self.referee.back_lines().get(room)
+                if line is not None:
+                    self.outbox.send(channel, line)
             return
-        table = self.referee.table_view(self.session.room(channel))
+        table = self.referee.table_view(room)
         if table is not None and table.in_hand:
             self.outbox.send(channel, msg("irc.reconnected"))
 
@@ -414,8 +445,8 @@ class IrcBot:
                                  bot=session.nickname))
             return
         self.seq += 1
-        out = self.referee.process(Message(f"irc:{self.run_id}:{self.seq}", room, ident, text,
-                                           time.time(), private))
+        out = self._process(Message(f"irc:{self.run_id}:{self.seq}", room, ident, text,
+                                    time.time(), private), reply, nick)
         if out is None:
             return
         self.outbox.deliver(out.events, room, nick, ident)
@@ -456,8 +487,8 @@ class IrcBot:
         if not self.referee.has_table(room) or read_command(text) is not None:
             return
         self.seq += 1
-        out = self.referee.process(Message(f"irc:{self.run_id}:{self.seq}", room,
-                                           f"{nick}{UNPROVEN_MARK}", text, time.time()))
+        out = self._process(Message(f"irc:{self.run_id}:{self.seq}", room,
+                                    f"{nick}{UNPROVEN_MARK}", text, time.time()), None, None)
         if out is not None:
             self.outbox.deliver(out.events, room, None)
 
@@ -481,7 +512,7 @@ class IrcBot:
         for room in due:
             self._ticked[room] = now
             self.seq += 1
-            out = self.referee.process(Tick(f"irc:{self.run_id}:{self.seq}", room, now))
+            out = self._process(Tick(f"irc:{self.run_id}:{self.seq}", room, now), None, None)
             if out is not None:
                 self.outbox.deliver(out.events, room, None)
                 if out.closed:  # a closing table's last hand timed out
