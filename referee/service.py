@@ -14,8 +14,10 @@ is the outcome's (``Outcome.drawn``). The store keeps both in one JSON record
 (``Outcome.record``), which a restart re-runs, taking the draws instead of drawing again::
 
     {"kind": "message", "id", "room", "sender", "text", "time": float|None, "dm": bool,
+     "edit": true,            # only for an edit's new text (judged, never acted on)
      "deal": {...}}           # "deal" only once a live !deal drew cards (replayed as recorded)
-    {"kind": "directive", "id", "room", "name": "table"|"seat"|…, "args": {...}}
+    {"kind": "directive", "id", "room", "name": "table"|"seat"|"departed"|…, "args": {...},
+     "definition": {...}}     # a table's opening (!open too) records the definition it runs under
     {"kind": "tick", "id", "room", "time": float}   # the action clock, without a message
 
 Message flow: clock tick → command (``!…``) | parse by the table's game → action (seated players

@@ -122,6 +122,9 @@ def _cards(text: str) -> list[str]:
         raise ValueError(f"bad card: {e}") from None
 
 
+# How a player leaves a table's room (``# departed: NAME HOW``; the chat adapters see it).
+_DEPARTURES = ("leave", "kick", "ban", "part")
+
 class Reader:
     """Turns transcript lines into service inputs, checking them as it goes."""
 
@@ -186,6 +189,11 @@ class Reader:
             if len(words) not in (1, 2):
                 raise ValueError("'# rank: NAME [MARK]' expected")
             return "rank", {"name": words[0], "mark": words[1] if len(words) == 2 else ""}
+        if name == "departed":
+            if len(words) not in (1, 2) or (len(words) == 2 and words[1] not in _DEPARTURES):
+                raise ValueError("'# departed: NAME [leave|kick|ban]' expected")
+            return "departed", {"name": words[0],
+                                "how": words[1] if len(words) == 2 else "leave"}
         if name == "button":
             if self.game is None:
                 raise ValueError("'# button:' before '# table:'")
