@@ -47,7 +47,16 @@ PLAINTEXT = "referee.plaintext"  # outbox content marker: send unencrypted (a no
 # one-time keys) holds that player's private messages back for at most this long: sent before
 # it can be given the room key, they would stay unreadable on it for good.
 NEW_DEVICE_WAIT = 15.0
+DM_NAME = "referee"  # the name of the private rooms the bot makes
 SENT_REMEMBERED = 500  # sent messages whose input is remembered (reactions to questions)
+
+
+def _made_by(room: Any) -> bool:
+    """Whether ``room`` is named as the bot names the private rooms it makes
+    (:meth:`Delivery.dm_room`). (Whoever made it, :meth:`Delivery._vouch` still decides: a
+    room that is private to the bot and the player is one the bot would have taken from the
+    player's own DM invite too.)"""
+    return getattr(room, "name", None) == DM_NAME
 
 
 def _txn(input_id: str, idx: int) -> str:
@@ -169,7 +178,7 @@ class Delivery:
             # and inviting needs the bot's power level, so nobody is let in by the homeserver.
             r = await self.client.room_create(
                 is_direct=True, invite=[user_id], preset=nio.RoomPreset.private_chat,
-                initial_state=[ENCRYPTION, HISTORY_JOINED], name="referee",
+                initial_state=[ENCRYPTION, HISTORY_JOINED], name=DM_NAME,
                 power_level_override={"invite": 100},
             )
             if isinstance(r, nio.RoomCreateResponse):
@@ -186,8 +195,8 @@ class Delivery:
         between creating the room and saving it): adopted, not left beside a new one."""
         client = self.client
         for room_id, room in (client.rooms.items() if client is not None else ()):
-            if (self.state.room_kind(room_id) is None
-                    and getattr(room, "creator", None) == self.config.user_id
+            kind = self.state.room_kind(room_id)
+            if (kind in (None, ("room", None)) and _made_by(room)
                     and self._vouch(room_id, user_id) is None):
                 self.state.add_room(room_id, "dm", user_id)
                 log.info("adopted DM room %s for %s (made before a stop)", room_id, user_id)

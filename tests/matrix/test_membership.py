@@ -9,12 +9,23 @@ shows.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nio
 import pytest
-from matrix_helpers import Player, TableFactory, cards_in, open_omaha, run, wait_for
+from matrix_helpers import (
+    Player,
+    TableFactory,
+    await_private_cards,
+    cards_in,
+    open_omaha,
+    run,
+    wait_for,
+)
 from test_private import _own_dm, _prefix, _private_reply
+
+from referee.adapters.matrix_delivery import ENCRYPTION
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(400)]
 
@@ -122,6 +133,43 @@ def test_a_reaction_to_the_question_answers_it(make_table: TableFactory) -> None
                     await t.command(t.mod, f"!bank @{b.name}", "残高")  # processed in order
                     assert not called()
             await wait_for(called, 60, "alice's call from her reaction")
+        finally:
+            await t.close()
+
+    run(scenario(), timeout=280)
+
+
+def test_a_dm_room_made_before_a_stop_is_adopted(make_table: TableFactory) -> None:
+    """The bot made a player's private room and stopped before saving it (made here with the
+    bot's own session, as the stopped bot would have): the next private message goes to that
+    room, and no second room is made beside it."""
+    async def scenario() -> None:
+        t = await make_table(["alice", "bob"])
+        try:
+            a = t.players[0]
+            session = json.loads(t.bot._query(
+                "SELECT value FROM matrix_kv WHERE key = 'session'")[0][0])
+            as_bot = nio.AsyncClient(t.hs.url, t.bot.user.user_id)
+            as_bot.restore_login(t.bot.user.user_id, session["device_id"],
+                                 session["access_token"])
+            try:
+                r = await as_bot.room_create(
+                    is_direct=True, invite=[a.user_id], preset=nio.RoomPreset.private_chat,
+                    initial_state=[ENCRYPTION], name="referee",
+                    power_level_override={"invite": 100})
+                assert isinstance(r, nio.RoomCreateResponse), r
+            finally:
+                await as_bot.close()
+            orphan = r.room_id
+            await wait_for(lambda: orphan in a.client.rooms, 60, "alice joined the orphan")
+            await open_omaha(t)
+            await t.command(t.mod, "!deal", "さんの番です")
+            await await_private_cards(t)
+            cards = [m for m in a.private_from(t.bot.user.user_id, t.room) if cards_in(m.body)]
+            assert cards and all(m.room == orphan for m in cards), [m.room for m in cards]
+            made = [rid for rid, rm in a.client.rooms.items()
+                    if rid not in (t.room, orphan) and t.bot.user.user_id in rm.users]
+            assert not made, made
         finally:
             await t.close()
 

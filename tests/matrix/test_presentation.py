@@ -54,15 +54,21 @@ def test_notices_colours_and_edits(make_table: TableFactory) -> None:
             r = await a.client.set_displayname("Aのペア持ってる")
             assert isinstance(r, nio.ProfileSetDisplayNameResponse), r
             await wait_for(lambda: leaks() > seen, 60, "the display name's leak judged")
+            # a plain line that starts with "> " is no reply: none of it is stripped unread
+            def bob_leaks() -> int:
+                return sum(1 for e in t.bot.events() if e.get("event") in ("flag", "penalty")
+                           and e.get("player") == b.name and e.get("kind") == "information_leak")
+
+            await b.client.room_send(t.room, "m.room.message", {
+                "msgtype": "m.text", "body": "> Qのペア持ってる"}, ignore_unverified_devices=True)
+            await wait_for(lambda: bob_leaks() > 0, 60, "the quoted-looking leak judged")
+            bob_seen = bob_leaks()
             # an emote is read like any line the room sees; a plain line that starts with
             # "> " is no reply: nothing of it is stripped
             await b.client.room_send(t.room, "m.room.message", {
                 "msgtype": "m.emote", "body": "キングのペア持ってる"},
                 ignore_unverified_devices=True)
-            await wait_for(lambda: any(e.get("event") in ("flag", "penalty")
-                                       and e.get("player") == b.name
-                                       and e.get("kind") == "information_leak"
-                                       for e in t.bot.events()), 60, "the emote's leak flagged")
+            await wait_for(lambda: bob_leaks() > bob_seen, 60, "the emote's leak flagged")
             # the edit changed nothing: alice's call stands, she did not fold
             assert not [e for e in t.bot.events() if e.get("event") == "action"
                         and e.get("player") == a.name and e.get("action") == "fold"]
