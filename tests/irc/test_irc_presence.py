@@ -57,9 +57,11 @@ async def _parted_then_quit(net: Net, db: Path, channel: str) -> None:
         await asyncio.sleep(1.0)
         got = await ask_cards(bob)
         assert cards_in(got) == dealt(db, "bob"), got.text
+        # alice's PART took her off the table (folded, docs/rules.md), not the stranger
         start = len(bob.messages)
         bob.say(channel, "!status")
-        await bob.wait_msg(lambda m: m.sender == BOT and "alice" in m.text, 20, start)
+        status = await bob.wait_msg(lambda m: m.sender == BOT and "bob" in m.text, 20, start)
+        assert "alice" not in status.text, status.text
         no_private_content(mallory)
         no_private_content(fake)
         assert not [t for t in _bot_private(mallory) if "P" in t and "バンク" in t]
@@ -72,6 +74,7 @@ async def _parted_then_quit(net: Net, db: Path, channel: str) -> None:
     taken = [i for i in inputs if i.get("sender") in ("alice", "dealer")
              and any(w in str(i.get("text")) for w in ("!bank", "!leave", "フォールド", "77777"))]
     assert not taken, taken
+    assert [i["args"]["name"] for i in inputs if i.get("name") == "departed"] == ["alice"]
     assert not [d for _, d in ledger if d == 77777], ledger
 
 
