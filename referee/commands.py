@@ -12,7 +12,7 @@ from referee import guide
 from referee.events import Seated
 from referee.games import game_ids
 from referee.lang.catalog import excerpt, text
-from referee.lang.reader import CommandText
+from referee.lang.reader import CommandText, read_command
 from referee.parse import command_name
 from referee.registry import COMMANDS, Command, command, listed, target, user_arg, words
 from referee.rules import IllegalAction, OptionError, create
@@ -74,6 +74,17 @@ def _private_refusal(turn: Turn, cmd: Command) -> bool:
                  to=turn.reply_to)
         return True
     return False
+
+
+# The commands that only ask (their answers change nothing): a chat adapter may pace their
+# answers as replies to the asker, behind the table's own lines.
+ASKING = frozenset({"status", "rules", "help", "bank", "hand", "penalties", "flags"})
+
+
+def asks_only(text: str) -> bool:
+    """Whether ``text`` is a command that only asks for something (:data:`ASKING`)."""
+    cmd = read_command(text)
+    return cmd is not None and command_name(cmd.word) in ASKING
 
 
 def need_table(turn: Turn) -> Table:

@@ -59,7 +59,7 @@ from referee.adapters.irc_delivery import Outbox
 from referee.adapters.irc_identity import Book, pass_args
 from referee.adapters.irc_presence import Presence
 from referee.adapters.irc_proofs import Proofs
-from referee.commands import command_name, moderator_only
+from referee.commands import asks_only, command_name, moderator_only
 from referee.inputs import Directive, Input, Message, Tick
 from referee.lang.catalog import text as msg
 from referee.lang.reader import read_command
@@ -449,7 +449,7 @@ class IrcBot:
                                     time.time(), private), reply, nick)
         if out is None:
             return
-        self.outbox.deliver(out.events, room, nick, ident)
+        self.outbox.deliver(out.events, room, nick, ident, answer=asks_only(text))
         if out.closed:
             self._backup("!close")  # a table closed: its results are the record to keep
 

@@ -61,9 +61,14 @@ class Line:
     identity: str | None = None  # a private line: the player it is for (nick followed at send)
     reply: bool = False  # an answer to its recipient's own request: after the table's lines
     at: float = field(default_factory=time.monotonic)  # when it was queued
+    asker: str | None = None  # a reply said in a channel: the player whose request it answers
 
     def key(self, fold: Callable[[str], str]) -> str:
-        """Its recipient: a (folded) channel or nick, or the player a private line follows."""
+        """Its recipient: a (folded) channel or nick, or the player a private line follows; a
+        reply in a channel is keyed by whom it answers, so one player's requests share one
+        budget whether answered there or privately."""
+        if self.asker is not None:
+            return f"\0{self.asker}"
         return fold(self.target) if self.target else f"\0{self.identity}"
 
 
@@ -121,7 +126,7 @@ class Outbox:
         n = self.dropped.pop(line.key(self.fold), 0)
         if n:
             self.lines.append(Line(line.target, msg("irc.replies_dropped", count=n),
-                                    line.identity, True))
+                                    line.identity, True, asker=line.asker))
             self.changed.set()
 
     def _pick(self) -> tuple[Line, str] | None:
@@ -233,16 +238,21 @@ class Outbox:
                     self._summarise(line)
 
     def deliver(self, events: Iterable[Event], room: str, nick: str | None,
-                 sender: str | None = None) -> None:
+                 sender: str | None = None, answer: bool = False) -> None:
         """Send an input's says: to the table's channel (else to ``nick``) or privately. A
-        private say to ``sender`` (the player whose message this was) is a reply."""
+        private say to ``sender`` (the player whose message this was) is a reply; so is what
+        is said in the channel when the input only asked for something (``answer``: !status,
+        !rules …) -- it shares that player's reply budget and waits behind the table's
+        lines, so one player's requests never hold up the prompts and cards of a table."""
         channel = self.channel_of(room)
         for ev in events:
             if not isinstance(ev, Say):
                 continue
             to, say = ev.to, ev.text
             if to == "room":
-                if channel is not None:
+                if channel is not None and answer and sender is not None:
+                    self._queue(Line(channel, say, None, reply=True, asker=sender))
+                elif channel is not None:
                     self.send(channel, say)
                 elif nick is not None:
                     self.send(nick, say)

@@ -187,3 +187,34 @@ def test_presence_is_known_as_the_line_arrives_not_in_the_workers_turn(tmp_path:
             bot.close()
 
     asyncio.run(go())
+
+
+def test_one_players_requests_never_hold_up_the_table(tmp_path: Path) -> None:
+    """A flood of !status in the channel: its answers are that player's replies -- at most a few
+    queued, the rest summarised -- and the table's prompt queued after them goes first."""
+    import asyncio
+
+    from referee.adapters.irc import IrcBot, IrcConfig
+    from referee.adapters.irc_delivery import REPLY_QUEUE
+    from referee.events import Say
+
+    async def go() -> None:
+        config = IrcConfig(server="127.0.0.1", port=6667, channels=["#t"],
+                           database=tmp_path / "b.db", nick="referee")
+        bot = IrcBot(config)
+        try:
+            bot.session.registered = True
+            bot.session.joined.add("#t")
+            room = bot.session.room("#t")
+            for _ in range(30):
+                bot.outbox.deliver([Say(to="room", text="状況")], room, "mallory", "mallory",
+                                   answer=True)
+            answers = [x for x in bot.outbox.lines if x.asker == "mallory"]
+            assert len(answers) == REPLY_QUEUE
+            bot.outbox.deliver([Say(to="room", text="aliceさんの番です")], room, "bob", "bob")
+            pick = bot.outbox._pick()
+            assert pick is not None and pick[0].text == "aliceさんの番です"
+        finally:
+            bot.close()
+
+    asyncio.run(go())
