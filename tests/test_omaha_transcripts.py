@@ -23,6 +23,7 @@ import pytest
 from transcript_expect import check_transcript, parse
 
 from referee.adapters.transcript import replay_events
+from referee.lang.catalog import text
 
 ROOT = Path(__file__).resolve().parent.parent
 DIR = ROOT / "tests" / "transcripts" / "omaha"
@@ -109,4 +110,5 @@ def test_a_deal_the_table_cannot_use_exits_2_naming_the_line(tmp_path: Path, dea
         capture_output=True, text=True, timeout=120, cwd=ROOT,
     )
     assert out.returncode == 2
-    assert out.stderr.startswith("referee: line 4:") and why in out.stderr
+    assert out.stderr.startswith("referee: " + text("transcript.at_line", line=4, error=""))
+    assert why in out.stderr

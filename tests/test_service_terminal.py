@@ -46,7 +46,7 @@ def test_session_prints_says_and_refuses_bad_lines_politely() -> None:
     assert "[bot] オマハ（PLO リングゲーム） のテーブルを開きました。" in text
     assert "[bot → alice（非公開）] ハンド#1 あなたの手札: A♥ K♥ Q♦ J♦" in text
     assert "（入力エラー）「名前: メッセージ」の形で入力してください" in text
-    assert "（入力エラー）指示が不正です: unknown directive '# frobnicate'" in text
+    assert "（入力エラー）指示が不正です: 知らない指示です: 「# frobnicate」" in text
     # room lines never carry a hole card
     for line in text.splitlines():
         if line.startswith("[bot] "):

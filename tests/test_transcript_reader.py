@@ -13,6 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.adapters.transcript import TranscriptError, read
+from referee.lang.catalog import text
+from referee.lang.catalog import text as catalog_text
 
 HEADER = """## a comment
 # table: omaha rules=world level=3
@@ -78,29 +80,29 @@ def test_time_passes_midnight() -> None:
 
 
 @pytest.mark.parametrize(
-    "bad,lineno,words",
+    "bad,lineno,code",
     [
-        ("# tabel: omaha", 1, "unknown directive"),
-        ("# table: poker", 1, "unknown game"),
-        ("# table: omaha level", 1, "key=value"),
-        ("[21:00:00] alice: こ", 1, "before '# table:'"),
-        ("# table: omaha\n# seat 9: alice 100", 2, "out of range"),
-        ("# table: omaha\n# seat 0: alice 100", 2, "out of range"),
-        ("# table: omaha\n# seat 1: alice lots", 2, "not a number"),
-        ("# table: omaha\n# seat 1: alice 100\n# deal: alice=Ah Kh Qx Jd", 3, "bad card"),
-        ("# table: omaha\n# seat 1: alice 100\n# deal: zed=Ah Kh Qd Jd", 3, "unknown deal key"),
-        ("# table: omaha\n# seat 1: alice 100\n# deal: alice Ah", 3, "KEY=CARDS"),
-        ("# table: omaha\n## ok\n\nthis is not a line", 4, "unreadable"),
-        ("# table: omaha\n[25:00:00] alice: hi", 2, "time"),
-        ("# seat 1: alice 100", 1, "before '# table:'"),
+        ("# tabel: omaha", 1, "unknown_directive"),
+        ("# table: poker", 1, "unknown_game"),
+        ("# table: omaha level", 1, "table_option"),
+        ("[21:00:00] alice: こ", 1, "before_table"),
+        ("# table: omaha\n# seat 9: alice 100", 2, "seat_range"),
+        ("# table: omaha\n# seat 0: alice 100", 2, "seat_range"),
+        ("# table: omaha\n# seat 1: alice lots", 2, "not_a_number"),
+        ("# table: omaha\n# seat 1: alice 100\n# deal: alice=Ah Kh Qx Jd", 3, "bad_card"),
+        ("# table: omaha\n# seat 1: alice 100\n# deal: zed=Ah Kh Qd Jd", 3, "deal_key"),
+        ("# table: omaha\n# seat 1: alice 100\n# deal: alice Ah", 3, "deal_part"),
+        ("# table: omaha\n## ok\n\nthis is not a line", 4, "unreadable_line"),
+        ("# table: omaha\n[25:00:00] alice: hi", 2, "time_stamp"),
+        ("# seat 1: alice 100", 1, "before_table"),
         ("# table: seven\n# seat 1: a 1\n# deal: dice=7", 3, "dice"),
     ],
 )
-def test_malformed_line_names_its_number(bad: str, lineno: int, words: str) -> None:
+def test_malformed_line_names_its_number(bad: str, lineno: int, code: str) -> None:
     with pytest.raises(TranscriptError) as e:
         read(bad + "\n")
-    assert str(e.value).startswith(f"line {lineno}: ")
-    assert words in str(e.value)
+    assert (e.value.line, e.value.code) == (lineno, code)
+    assert str(e.value).startswith(text("transcript.at_line", line=lineno, error=""))
 
 
 def test_cli_exit_2_with_one_line_and_no_events(tmp_path: Path) -> None:
@@ -114,7 +116,7 @@ def test_cli_exit_2_with_one_line_and_no_events(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert r.stdout == ""
     err = r.stderr.strip().splitlines()
-    assert len(err) == 1 and "line 4" in err[0]
+    assert len(err) == 1 and catalog_text("transcript.at_line", line=4, error="") in err[0]
 
 
 _line = st.sampled_from([
@@ -158,9 +160,9 @@ def test_any_text_is_read_or_refused_with_a_line_number(text: str) -> None:
     try:
         lines = read(text)
     except TranscriptError as e:
-        assert str(e).startswith("line ")
-        n = int(str(e).split(":")[0].split()[1])
-        assert 1 <= n <= max(1, len(text.splitlines()))
+        assert e.line is not None and e.code is not None
+        assert str(e).startswith(catalog_text("transcript.at_line", line=e.line, error=""))
+        assert 1 <= e.line <= max(1, len(text.splitlines()))
     else:
         assert all(ln.input["kind"] in ("message", "directive") for ln in lines)
 
@@ -172,7 +174,9 @@ def test_not_utf8_and_bad_database_exit_2(tmp_path: Path) -> None:
     notdb.mkdir()
     good = tmp_path / "good.txt"
     good.write_text("# table: omaha\n", encoding="utf-8")
-    for args, words in (([str(f)], "line 3: not UTF-8"), (["--db", str(notdb), str(good)], "--db")):
+    for args, words in (([str(f)], text("transcript.at_line", line=3,
+                                         error=text("transcript.not_utf8"))),
+                        (["--db", str(notdb), str(good)], "--db")):
         r = subprocess.run([sys.executable, "-m", "referee.cli", "replay", *args],
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 2, r.stderr

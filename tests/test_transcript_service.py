@@ -15,6 +15,7 @@ from event_helpers import of
 from event_helpers import says as room_says
 
 from referee.adapters.transcript import TranscriptError, read, replay_events, run
+from referee.lang.catalog import text as text_of
 from referee.resources import EXAMPLES
 from referee.service import Referee
 
@@ -167,7 +168,8 @@ def test_directives_the_table_refuses_exit_2_naming_the_line(
     with pytest.raises(TranscriptError) as e:
         for _ in run(read(text), Referee()):
             pass
-    assert str(e.value).startswith(f"line {lineno}: ") and words in str(e.value)
+    at = text_of("transcript.at_line", line=lineno, error="")
+    assert e.value.line == lineno and str(e.value).startswith(at) and words in str(e.value)
     if lineno == 1:  # and through the command: exit 2, one line on stderr
         f = tmp_path / "t.txt"
         f.write_text(text, encoding="utf-8")
@@ -175,7 +177,7 @@ def test_directives_the_table_refuses_exit_2_naming_the_line(
                            capture_output=True, text=True, timeout=60, encoding="utf-8")
         assert r.returncode == 2
         (err,) = r.stderr.strip().splitlines()
-        assert f"line {lineno}: " in err and words in err
+        assert at in err and words in err
 
 
 def test_dealing_mistake_commands_reach_the_engine() -> None:

@@ -16,6 +16,7 @@ from referee.adapters.transcript import (
     replay,
     stream_file,
 )
+from referee.lang.catalog import text as catalog_text
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "referee" / "examples" / "omaha-example.txt"
 
@@ -53,7 +54,7 @@ def test_a_malformed_line_named_as_before(tmp_path: Path) -> None:
     path = tmp_path / "t.txt"
     path.write_bytes(data)
     expected = _error(lambda: read(decode(data)))
-    assert expected.startswith("line ")
+    assert "行目: " in expected
     assert _error(lambda: check_file(path)) == expected
     out = io.StringIO()
     assert _error(lambda: replay(path, None, out)) == expected
@@ -65,7 +66,8 @@ def test_a_byte_not_utf8_after_a_malformed_line_is_the_error(tmp_path: Path) -> 
     path = tmp_path / "t.txt"
     path.write_bytes(data)
     expected = _error(lambda: read(decode(data)))
-    assert expected == "line 4: not UTF-8 text"
+    assert expected == catalog_text("transcript.at_line", line=4,
+                                    error=catalog_text("transcript.not_utf8"))
     assert _error(lambda: check_file(path)) == expected
 
 
@@ -94,5 +96,5 @@ def test_blocks_cut_anywhere_read_the_same(tmp_path: Path, monkeypatch: pytest.M
     bad = data + "alice: 全角\n".encode() * 3 + b"bob: \xff\n" + "carol: 後\n".encode()
     path.write_bytes(bad)
     expected = _error(lambda: read(decode(bad)))
-    assert expected.endswith("not UTF-8 text")
+    assert expected.endswith(catalog_text("transcript.not_utf8"))
     assert _error(lambda: check_file(path)) == expected

@@ -33,6 +33,7 @@ from referee.directives import DirectiveError
 from referee.events import Event, event_json
 from referee.games import game_ids
 from referee.inputs import Directive, Input, Message, record
+from referee.lang.catalog import text as msg
 from referee.service import Referee
 
 if TYPE_CHECKING:
@@ -43,7 +44,21 @@ DEAL_KEYS = ("board", "dealer", "shoe", "dice")
 
 
 class TranscriptError(ValueError):
-    """A malformed transcript; the message starts with ``line N:``."""
+    """A malformed transcript; the message (Japanese) starts with the line's number (「N行目:」)
+    and ``code`` names what is wrong (a key of ``referee/lang/messages/transcript.toml``)."""
+
+    def __init__(self, message: str, code: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.line = line
+
+
+class LineError(ValueError):
+    """One line that cannot be read; ``code`` names why (see :class:`TranscriptError`)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(slots=True)
@@ -102,11 +117,16 @@ def split_message(line: str) -> tuple[str, str] | None:
 _OPTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=\S+$")
 
 
+def _bad(code: str, **params: Any) -> LineError:
+    """A malformed line, said in Japanese (``referee/lang/messages/transcript.toml``)."""
+    return LineError(code, msg(f"transcript.{code}", **params))
+
+
 def _int(text: str, what: str) -> int:
     try:
         return int(text.replace(",", ""))
     except ValueError:
-        raise ValueError(f"{what} is not a number: '{text}'") from None
+        raise _bad("not_a_number", what=msg(f"transcript.what_{what}"), text=text) from None
 
 
 _CANONICAL = {card_str(Card(i)) for i in range(52)} | {"JK"}
@@ -119,7 +139,7 @@ def _cards(text: str) -> list[str]:
     try:
         return [card_str(c) for c in parse_cards(text)]
     except CardError as e:
-        raise ValueError(f"bad card: {e}") from None
+        raise _bad("bad_card", error=str(e)) from None
 
 
 # How a player leaves a table's room (``# departed: NAME HOW``; the chat adapters see it).
@@ -143,14 +163,14 @@ class Reader:
             if arg is not None:
                 words = [arg, *words]
             if not words:
-                raise ValueError("'# table:' needs a game")
+                raise _bad("table_needs_game")
             game = words[0]
             if game not in game_ids():
-                raise ValueError(f"unknown game '{game}' (known: {', '.join(game_ids())})")
+                raise _bad("unknown_game", game=game, known=", ".join(game_ids()))
             options: dict[str, str] = {}
             for w in words[1:]:
                 if not _OPTION.match(w):
-                    raise ValueError(f"table option must be key=value: '{w}'")
+                    raise _bad("table_option", option=w)
                 k, v = w.split("=", 1)
                 options[k] = v
             try:
@@ -161,57 +181,57 @@ class Reader:
             return "table", {"game": game, "options": options}
         if name == "seat":
             if self.game is None:
-                raise ValueError("'# seat' before '# table:'")
+                raise _bad("before_table", directive="# seat")
             if arg is None:
-                raise ValueError("'# seat N: NAME CHIPS [npc]' needs a seat number")
+                raise _bad("expected", form="# seat N: NAME CHIPS [npc]")
             seat = _int(arg, "seat")
             if not 1 <= seat <= self.max_seat:
-                raise ValueError(f"seat {seat} out of range 1..{self.max_seat} for {self.game}")
+                raise _bad("seat_range", seat=seat, most=self.max_seat, game=self.game)
             if len(words) not in (2, 3) or (len(words) == 3 and words[2].lower() != "npc"):
-                raise ValueError("'# seat N: NAME CHIPS [npc]' expected")
+                raise _bad("expected", form="# seat N: NAME CHIPS [npc]")
             chips = _int(words[1], "chips")
             if chips < 0:
-                raise ValueError("chips must not be negative")
+                raise _bad("negative_chips")
             self.names.add(words[0])
             return "seat", {"seat": seat, "name": words[0], "chips": chips,
                             "npc": len(words) == 3}
         if arg is not None:
-            raise ValueError(f"unexpected '{arg}' after '# {name}'")
+            raise _bad("unexpected", word=arg, directive=f"# {name}")
         if name == "moderator":
             if len(words) != 1:
-                raise ValueError("'# moderator: NAME' expected")
+                raise _bad("expected", form="# moderator: NAME")
             return "moderator", {"name": words[0]}
         if name == "bank":
             if len(words) != 2:
-                raise ValueError("'# bank: NAME POINTS' expected")
+                raise _bad("expected", form="# bank: NAME POINTS")
             return "bank", {"name": words[0], "points": _int(words[1], "points")}
         if name == "rank":
             if len(words) not in (1, 2):
-                raise ValueError("'# rank: NAME [MARK]' expected")
+                raise _bad("expected", form="# rank: NAME [MARK]")
             return "rank", {"name": words[0], "mark": words[1] if len(words) == 2 else ""}
         if name == "departed":
             if len(words) not in (1, 2) or (len(words) == 2 and words[1] not in _DEPARTURES):
-                raise ValueError("'# departed: NAME [leave|kick|ban]' expected")
+                raise _bad("expected", form="# departed: NAME [leave|kick|ban|part]")
             return "departed", {"name": words[0],
                                 "how": words[1] if len(words) == 2 else "leave"}
         if name == "button":
             if self.game is None:
-                raise ValueError("'# button:' before '# table:'")
+                raise _bad("before_table", directive="# button")
             if len(words) != 1:
-                raise ValueError("'# button: N' expected")
-            seat = _int(words[0], "button seat")
+                raise _bad("expected", form="# button: N")
+            seat = _int(words[0], "button")
             if not 1 <= seat <= self.max_seat:
-                raise ValueError(f"seat {seat} out of range 1..{self.max_seat} for {self.game}")
+                raise _bad("seat_range", seat=seat, most=self.max_seat, game=self.game)
             return "button", {"seat": seat}
         if name == "bonus":
             if self.game is None:
-                raise ValueError("'# bonus:' before '# table:'")
+                raise _bad("before_table", directive="# bonus")
             return "bonus", {"cards": _cards(rest)}
         if name == "deal":
             if self.game is None:
-                raise ValueError("'# deal:' before '# table:'")
+                raise _bad("before_table", directive="# deal")
             return "deal", self._deal(rest)
-        raise ValueError(f"unknown directive '# {name}'")
+        raise _bad("unknown_directive", directive=f"# {name}")
 
     def _deal(self, rest: str) -> dict[str, Any]:
         out: dict[str, Any] = {"hands": {}, "board": [], "dealer": [], "shoe": [], "dice": []}
@@ -222,22 +242,22 @@ class Reader:
                 continue
             key, eq, value = part.partition("=")
             if not eq:
-                raise ValueError(f"deal part must be KEY=CARDS: '{part}'")
+                raise _bad("deal_part", part=part)
             key, value = key.strip(), value.strip()
             if key in seen:
-                raise ValueError(f"deal key '{key}' given twice")
+                raise _bad("deal_twice", key=key)
             seen.add(key)
             if key == "dice":
                 dice = [_int(d, "die") for d in value.split()]
                 if any(not 1 <= d <= 6 for d in dice):
-                    raise ValueError(f"dice must be 1..6: '{value}'")
+                    raise _bad("dice", value=value)
                 out["dice"] = dice
             elif key in DEAL_KEYS:
                 out[key] = _cards(value)
             elif key in self.names:
                 out["hands"][key] = _cards(value)
             else:
-                raise ValueError(f"unknown deal key '{key}' (not a seated player)")
+                raise _bad("deal_key", key=key)
         return out
 
     def time(self, h: str | None, m: str | None, s: str | None) -> float | None:
@@ -247,7 +267,7 @@ class Reader:
             return None
         hh, mm, ss = int(h), int(m), int(s or 0)
         if hh > 23 or mm > 59 or ss > 59:
-            raise ValueError(f"bad time stamp {h}:{m}:{s or '00'}")
+            raise _bad("time_stamp", time=f"{h}:{m}:{s or '00'}")
         t = hh * 3600 + mm * 60 + ss + self._day
         if self._last is not None and t < self._last - 12 * 3600:
             self._day += 86400
@@ -286,7 +306,7 @@ def _read(lines: Iterable[str], prefix: str, room: str, build: bool) -> Iterator
             if line[0] == "#":
                 d = _DIRECTIVE_HEAD.match(line)
                 if d is None:
-                    raise ValueError(f"unreadable directive: {line}")
+                    raise _bad("unreadable_directive", line=line[:60])
                 name, args = reader.directive(d.group("name"), d.group("arg"), line[d.end():])
                 if not build:
                     yield lineno
@@ -299,17 +319,18 @@ def _read(lines: Iterable[str], prefix: str, room: str, build: bool) -> Iterator
                 h = m = sec = dm = None
                 sender, body = plain
             else:
-                msg = match_message(line)
-                if msg is None:
-                    raise ValueError(f"unreadable line: {line[:60]}")
-                h, m, sec, sender, dm, body = msg.groups()
+                matched = match_message(line)
+                if matched is None:
+                    raise _bad("unreadable_line", line=line[:60])
+                h, m, sec, sender, dm, body = matched.groups()
             if reader.game is None:
-                raise ValueError("message before '# table:'")
+                raise _bad("before_table", directive=msg("transcript.a_message"))
             # a sender may sit by command (!sit) and then be dealt in: a deal key
             names.add(sender)
             now = None if h is None else reader.time(h, m, sec)
         except ValueError as e:
-            raise TranscriptError(f"line {lineno}: {e}") from None
+            raise TranscriptError(msg("transcript.at_line", line=lineno, error=str(e)),
+                                  code=getattr(e, "code", None), line=lineno) from None
         if not build:
             yield lineno
             continue
@@ -323,7 +344,9 @@ def decode(data: bytes) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         lineno = data[: e.start].count(b"\n") + 1
-        raise TranscriptError(f"line {lineno}: not UTF-8 text") from None
+        raise TranscriptError(msg(
+            "transcript.at_line", line=lineno, error=msg("transcript.not_utf8")),
+            code="not_utf8", line=lineno) from None
 
 
 #: Bytes read at a time: the lines of a block are decoded and split together.
@@ -365,7 +388,9 @@ def _file_lines(f: BinaryIO, digest: Any) -> Iterator[str]:
             good = block.rfind(b"\n", 0, e.start) + 1  # the lines before the bad one stand
             yield from block[:good].decode("utf-8").splitlines()
             number = newlines + block.count(b"\n", 0, good) + 1
-            raise TranscriptError(f"line {number}: not UTF-8 text") from None
+            raise TranscriptError(msg(
+                "transcript.at_line", line=number, error=msg("transcript.not_utf8")),
+                code="not_utf8", line=number) from None
         newlines += block.count(b"\n")
         yield from text.splitlines()
 
@@ -396,7 +421,7 @@ def stream_file(path: Path, prefix: str, room: str = ROOM) -> Iterator[Line]:
     with path.open("rb") as f:
         yield from _inputs(_file_lines(f, digest), prefix, room)
     if _prefix(digest) != prefix:
-        raise TranscriptError(f"{path}: the file changed while it was replayed")
+        raise TranscriptError(msg("transcript.changed", path=str(path)))
 
 
 def run(
@@ -409,7 +434,9 @@ def run(
         try:
             outcome = referee.process(line.given)
         except DirectiveError as e:
-            raise TranscriptError(f"line {line.lineno}: {e}") from None
+            raise TranscriptError(msg(
+                "transcript.at_line", line=line.lineno, error=str(e)),
+                code=getattr(e, "code", None), line=line.lineno) from None
         if outcome is not None:
             yield line, outcome.events
 
@@ -423,7 +450,7 @@ def replay_events(
     if text is not None:
         lines: Iterable[Line] = read(text)
     elif path is None:
-        raise ValueError("a path or a text is needed")
+        raise _bad("nothing")
     else:
         prefix, _ = check_file(Path(path))
         lines = stream_file(Path(path), prefix)
@@ -504,7 +531,9 @@ def _replay_lines(lines: Iterable[Line], db: Path | None, out: TextIO, group: in
                 try:
                     outcome = process(line.given)
                 except DirectiveError as e:
-                    raise TranscriptError(f"line {line.lineno}: {e}") from None
+                    raise TranscriptError(msg(
+                        "transcript.at_line", line=line.lineno, error=str(e)),
+                        code=getattr(e, "code", None), line=line.lineno) from None
                 if outcome is not None:
                     write("".join([event_line(ev) for ev in outcome.events]))
         finally:
@@ -520,10 +549,13 @@ def _replay_lines(lines: Iterable[Line], db: Path | None, out: TextIO, group: in
             try:
                 outcome = process(line.given)
             except DirectiveError as e:
-                raise TranscriptError(f"line {line.lineno}: {e}") from None
+                raise TranscriptError(msg(
+                    "transcript.at_line", line=line.lineno, error=str(e)),
+                    code=getattr(e, "code", None), line=line.lineno) from None
             except StoreError as e:
                 held.clear()  # the failed group rolled back: its lines are not durable
-                raise TranscriptError(f"line {line.lineno}: --db: {e}") from None
+                raise TranscriptError(msg(
+                    "transcript.at_line", line=line.lineno, error=f"--db: {e}")) from None
             if outcome is not None and outcome.events:
                 events = outcome.events
                 if store.last_events is events:
