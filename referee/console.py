@@ -479,11 +479,15 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
         # The flag this penalty carried out: confirmed in this very input (at once, or by a
         # moderator's !confirm), on the same player and offence -- whatever became of it
         # since (a dismissed flag's penalty was reversed, and is still its penalty).
+        # A penalty charged at once (a card named in a leak) carries the flag raised by the
+        # same input.
         numbers = c.confirmed if c is not None else ()
         flag = mem.execute(
             "SELECT id, text, input_seq, flag_id FROM flags WHERE player = ? AND kind = ?"
             f" AND flag_id IN ({', '.join('?' * len(numbers))}) ORDER BY id DESC LIMIT 1",
-            (who, kind, *numbers)).fetchone() if numbers else None
+            (who, kind, *numbers)).fetchone() if numbers else mem.execute(
+            "SELECT id, text, input_seq, flag_id FROM flags WHERE player = ? AND kind = ?"
+            " AND input_seq = ? ORDER BY id DESC LIMIT 1", (who, kind, seq)).fetchone()
         if flag is not None:
             fc = ctx(flag[2])
             sender, said = (who, flag[1]) if fc is None or not fc.dm else (

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from matrix_helpers import TableFactory, open_omaha, run
 
+from referee.discipline import penalty_name
+
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(300)]
 
 
@@ -44,12 +46,14 @@ def test_flying_action_and_leak_penalties(make_table: TableFactory) -> None:
             assert (c.name, "check_fa") in pens
             assert (a.name, "information_leak") in pens
             r = await t.command(t.mod, f"!penalties @{a.name}", "ペナルティ記録")
-            assert "information_leak" in r.body and "1,000P" in r.body
+            # named as the players read them, never the ids
+            leak, check_fa = penalty_name("information_leak"), penalty_name("check_fa")
+            assert leak in r.body and "1,000P" in r.body and "information_leak" not in r.body
             r = await t.command(t.mod, f"!penalties @{c.name}", "ペナルティ記録")
-            assert "check_fa" in r.body
+            assert check_fa in r.body and "check_fa" not in r.body
             # A player may not read someone else's record.
             r = await t.command(b, f"!penalties @{a.name}", "モデレーター")
-            assert "information_leak" not in r.body
+            assert leak not in r.body
         finally:
             await t.close()
 
