@@ -98,6 +98,11 @@ def is_moderator_command(text: str) -> bool:
 
 # --- the bot ------------------------------------------------------------------------------
 
+# What one player may ask of the referee (!status, !rules, !help …) in a window: more is not
+# taken (it would queue before every table's actions on the one worker).
+ASK_WINDOW = 10.0
+ASKS_PER_WINDOW = 5
+
 class IrcBot:
     """One connection: IRC events → service pipeline → paced outbox → IRC. It owns its parts:
     the session (who the bot is on the server now), the link (the connection), the identity
@@ -123,6 +128,7 @@ class IrcBot:
         self.referee = referee
         # a restart of a bot with tables: each table's channel is told it is back when joined
         self._resumed = bool(referee.rooms())
+        self._asked: dict[str, list[float]] = {}  # who asked what only asks, and when
         from referee.store.integrity import Backups
 
         self.session = Session(config)
@@ -444,14 +450,30 @@ class IrcBot:
             self.outbox.send(reply, msg("irc.grant_unclaimed", nick=nick, name=unclaimed,
                                  bot=session.nickname))
             return
+        asks = asks_only(text)
+        if asks and not self.referee.is_moderator(ident) and not self._may_ask(ident):
+            return  # a flood of questions changes nothing: not taken, it costs the tables nothing
         self.seq += 1
         out = self._process(Message(f"irc:{self.run_id}:{self.seq}", room, ident, text,
                                     time.time(), private), reply, nick)
         if out is None:
             return
-        self.outbox.deliver(out.events, room, nick, ident, answer=asks_only(text))
+        self.outbox.deliver(out.events, room, nick, ident, answer=asks)
         if out.closed:
             self._backup("!close")  # a table closed: its results are the record to keep
+
+    def _may_ask(self, ident: str) -> bool:
+        """Whether ``ident`` may ask the referee something now (!status, !rules …): at most
+        ASKS_PER_WINDOW in ASK_WINDOW seconds (moderators are not counted). The tables are
+        served by one worker, and what only asks changes nothing, so a flood of it is not taken
+        at all."""
+        now = time.monotonic()
+        recent = [t for t in self._asked.get(ident, []) if now - t < ASK_WINDOW]
+        if len(recent) >= ASKS_PER_WINDOW:
+            self._asked[ident] = recent
+            return False
+        self._asked[ident] = [*recent, now]
+        return True
 
     def _unclaimed_grant(self, ident: str, text: str) -> str | None:
         """The name a moderator's ``!grant`` gives points to, if nobody owns it yet: on a

@@ -41,6 +41,9 @@ LINE_LIMIT = 512  # RFC 1459/2812: a message including the trailing CR LF
 _ASSUMED_USERHOST = 10 + 1 + 63
 _HELD_MAX = 20  # private lines kept for a player who has not proven who they are
 REPLY_QUEUE = 3  # replies waiting for one recipient; more are dropped and summarised
+# Lines of the pacer's burst a reply never takes: a prompt, its acknowledgement and a card line
+# go at once however many answers are asked for.
+REPLY_RESERVE = 3
 
 
 def text_budget(nick: str, userhost: str | None, target: str, encoding: str = "utf-8") -> int:
@@ -158,6 +161,9 @@ class Outbox:
             answered.add(key)
         if not replies:
             return None
+        reserve = min(REPLY_RESERVE, self.pacer.burst - 1)
+        if self.pacer.available(time.monotonic()) < 1 + reserve:
+            return None  # the last lines of the burst are kept for the table's
         return min(replies, key=lambda p: self.served.get(p[0].key(self.fold), 0.0))
 
     def _table_waiting(self) -> bool:

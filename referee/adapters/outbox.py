@@ -176,6 +176,11 @@ class Pacer:
             self._tokens = float(self.burst)
         self._at = now
 
+    def available(self, now: float) -> float:
+        """The tokens there are now (lines that may go at once)."""
+        self._refill(now)
+        return self._tokens
+
     def delay(self, now: float) -> float:
         self._refill(now)
         if self._tokens >= 1.0:
