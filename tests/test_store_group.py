@@ -156,7 +156,7 @@ def test_a_malformed_line_keeps_the_lines_before_it(tmp_path: Path) -> None:
     # well-formed, refused by the referee when it is reached: seat 1 is taken
     path.write_text(good + "# seat 1: zed 1000\n", encoding="utf-8")
     out = io.StringIO()
-    with pytest.raises(TranscriptError, match=r"^line \d+"):
+    with pytest.raises(TranscriptError, match=r"^\d+行目: "):
         replay(path, tmp_path / "r.db", out, group=64)
     reference = io.StringIO()
     ref_txt = tmp_path / "good.txt"

@@ -26,6 +26,8 @@ def test_the_first_open_after_the_join_is_not_lost(synapse: Synapse, tmp_path: P
         try:
             r = await mod.client.room_create(name="table", invite=[bot_user.user_id])
             room = r.room_id
+            # (the moderator's client sends only to a room its sync has brought)
+            await wait_for(lambda: room in mod.client.rooms, 60, "the new room synced")
             before = await mod.say(room, "!open holdem_aa")  # before the bot is in: history
             q = urllib.parse.quote(room)
             synapse.request("POST", f"/_matrix/client/v3/rooms/{q}/join", {},
