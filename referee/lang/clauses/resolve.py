@@ -208,6 +208,10 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     return Reading(first, False, decided=after_story)
 
 
+#: The kinds of a clause that names an action, whatever becomes of it.
+_NAMING = ("blocking", "action", "echo", "declined", "these", "kept")
+
+
 def _decided_after(kept: list[Clause]) -> list[Clause] | None:
     """A message that thinks out loud and then decides: the reasons, plans and stories before
     it name other actions (前回ここでレイズして痛い目見たし、今回は降ります), but the last clause
@@ -216,20 +220,15 @@ def _decided_after(kept: list[Clause]) -> list[Clause] | None:
     action word comes after the last action, or the last one is no plain action."""
     if any(c.kind in ("vocative", "supposing") for c in kept):
         return None  # said to someone, or what the speaker would do in their place
-    named = [i for i, c in enumerate(kept) if c.kind in ("blocking", "action", "echo",
-                                                          "declined", "these", "kept")]
-    if not named or kept[named[-1]].kind != "action":
+    named = [i for i, c in enumerate(kept) if c.kind in _NAMING]
+    if not named or kept[named[-1]].kind != "action" or not _plain(kept[named[-1]]):
         return None
-    decision = kept[named[-1]]
-    said = fold_nfkc(decision.folded).strip()
-    if len(said) < 2 or any(w in said for w in texts_of("refers_back")):
-        return None  # a lone letter (( ´∀｀)b), a verb whose object is in the story
+    before = kept[:named[-1]]
     if any(c.kind == "blocking" and not action_words(c.folded, with_cards=False)
-           for c in kept[:named[-1]]):
+           for c in before):
         return None  # blocked for something else than an action word: a name, an address
-    you = texts_of("second_person")
-    if any(_opens_with(fold_nfkc(c.folded).strip(), you) for c in kept[:named[-1]]):
-        return None  # おめ、おりんな: said to someone
+    if _said_to_someone(before):
+        return None  # おめ、おりんな
     return kept[named[-1]:]
 
 
@@ -238,22 +237,30 @@ def _decided_first(kept: list[Clause]) -> list[Clause] | None:
     ラはまた今度、勇気が出たときにね」 -- the first sentence naming an action is the speaker's
     plain action, and every later one that names an action only talks about it. None when a
     later sentence acts, declines or remarks, or the first is no plain action."""
-    named = [i for i, c in enumerate(kept) if c.kind in ("blocking", "action", "echo",
-                                                          "declined", "these", "kept")]
+    named = [i for i, c in enumerate(kept) if c.kind in _NAMING]
     if not named or kept[named[0]].kind != "action" or any(
             kept[i].kind != "blocking" for i in named[1:]):
         return None
     if any(c.kind in ("vocative", "supposing") for c in kept):
         return None
-    decision = kept[named[0]]
-    said = fold_nfkc(decision.folded).strip()
-    if len(said) < 2 or any(w in said for w in texts_of("refers_back")) or _opens_with(
-            said, texts_of("second_person")):
-        return None
-    if any(_holds_back(c) or _opens_with(fold_nfkc(c.folded).strip(), texts_of("second_person"))
-           for c in kept[named[0] + 1:]):
+    after = kept[named[0] + 1:]
+    if not _plain(kept[named[0]]) or _said_to_someone(kept[named[0]:]) or any(
+            _holds_back(c) for c in after):
         return None
     return kept[:named[0] + 1]
+
+
+def _plain(decision: Clause) -> bool:
+    """Whether an action clause can stand as the decision beside a story: not a lone letter
+    (( ´∀｀)b), not a verb whose object is in the story (今回はやめとく)."""
+    said = fold_nfkc(decision.folded).strip()
+    return len(said) >= 2 and not any(w in said for w in texts_of("refers_back"))
+
+
+def _said_to_someone(clauses: list[Clause]) -> bool:
+    """Whether one of ``clauses`` opens with a second-person word (おめ、おりんな; don't …)."""
+    you = texts_of("second_person")
+    return any(_opens_with(fold_nfkc(c.folded).strip(), you) for c in clauses)
 
 
 def _opens_with(text: str, words: tuple[str, ...]) -> bool:
