@@ -474,16 +474,10 @@ class MatrixBot:
                 self.state.queue(ev.event_id, [(room_id, render(
                     msg("private_not_member", sender=sender), self.server, ()))])
                 return
-        try:
-            out = self.referee.process(Message(ev.event_id, table_room or room_id, sender, text,
-                                               ev.server_timestamp / 1000.0, dm))
-        except StoreError as e:
-            await self._not_saved(room_id, sender, ev.event_id, e)
+        events = await self._take(Message(ev.event_id, table_room or room_id, sender, text,
+                                          ev.server_timestamp / 1000.0, dm), room_id, sender)
+        if events is None:
             return
-        if out is not None:
-            events = [e.to_json() for e in out.events]
-        else:  # processed before a crash: its replies may not all be in the outbox yet
-            events = self.store.events_of(ev.event_id)
         # No table for a private message: what the service says "to the room" goes back to the
         # sender, privately (never into the room it came from: that room may not be private).
         await self.delivery.queue(ev.event_id, table_room, table_room or room_id, sender, events)
@@ -497,15 +491,11 @@ class MatrixBot:
         if not isinstance(shown, str) or not shown.strip() or shown == before:
             return
         sender = name_of(ev.state_key, self.server)
-        try:
-            out = self.referee.process(Message(ev.event_id, room_id, sender, shown[:500],
-                                               ev.server_timestamp / 1000.0, False, edit=True))
-        except StoreError as e:
-            await self._not_saved(room_id, None, ev.event_id, e)
-            return
-        if out is not None and out.events:
-            await self.delivery.queue(ev.event_id, room_id, room_id, sender,
-                                      [e.to_json() for e in out.events])
+        events = await self._take(Message(ev.event_id, room_id, sender, shown[:500],
+                                          ev.server_timestamp / 1000.0, False, edit=True),
+                                  room_id, None)
+        if events:
+            await self.delivery.queue(ev.event_id, room_id, room_id, sender, events)
 
     async def _on_reaction(self, room_id: str, ev: Any, content: Any) -> None:
         """A reaction to the table's question (「…はコールですか？」) is the asked player's answer:
@@ -517,15 +507,10 @@ class MatrixBot:
         if key is None or asked is None or self.delivery.sent_for.get(key[0]) != asked:
             return
         sender = name_of(ev.sender, self.server)
-        try:
-            out = self.referee.process(Message(ev.event_id, room_id, sender, key[1],
-                                               ev.server_timestamp / 1000.0, False))
-        except StoreError as e:
-            await self._not_saved(room_id, sender, ev.event_id, e)
-            return
-        if out is not None:
-            await self.delivery.queue(ev.event_id, room_id, room_id, sender,
-                                      [e.to_json() for e in out.events])
+        events = await self._take(Message(ev.event_id, room_id, sender, key[1],
+                                          ev.server_timestamp / 1000.0, False), room_id, sender)
+        if events:
+            await self.delivery.queue(ev.event_id, room_id, room_id, sender, events)
 
     async def _on_edit(self, room_id: str, ev: Any, content: MessageContent) -> None:
         """An edit: the original was the declaration and stands; what the room now reads is
@@ -537,15 +522,12 @@ class MatrixBot:
         text = incoming_text(body, new.html if new is not None else content.html, self.server)
         events: list[dict[str, Any]] = []
         if self.referee.has_table(room_id):
-            try:
-                out = self.referee.process(Message(ev.event_id, room_id, sender, text,
-                                                   ev.server_timestamp / 1000.0, False,
-                                                   edit=True))
-            except StoreError as e:
-                await self._not_saved(room_id, sender, ev.event_id, e)
+            taken = await self._take(Message(ev.event_id, room_id, sender, text,
+                                             ev.server_timestamp / 1000.0, False, edit=True),
+                                     room_id, sender)
+            if taken is None:
                 return
-            events = ([e.to_json() for e in out.events] if out is not None
-                      else self.store.events_of(ev.event_id))
+            events = taken
         original = content.relates_to.event_id if content.relates_to is not None else None
         view = self.referee.table_view(room_id)
         acted = original is not None and any(
@@ -577,15 +559,24 @@ class MatrixBot:
         how = "ban" if ev.membership == "ban" else (
             "kick" if ev.sender != ev.state_key else "leave")
         log.info("%s left %s (%s): folded, leaving the table", ev.state_key, room_id, how)
+        events = await self._take(Directive(ev.event_id, room_id, "departed",
+                                            {"name": name, "how": how}), room_id, None)
+        if events is not None:
+            await self.delivery.queue(ev.event_id, room_id, room_id, name, events)
+
+    async def _take(self, inp: Message | Directive, room_id: str,
+                    sender: str | None) -> list[dict[str, Any]] | None:
+        """The referee's events for one event's input, as JSON: its outcome's, or the stored
+        ones when it was processed before a crash (its replies may not all be in the outbox
+        yet); None when it could not be saved (nothing changed, see :meth:`_not_saved`)."""
         try:
-            out = self.referee.process(Directive(ev.event_id, room_id, "departed",
-                                                 {"name": name, "how": how}))
+            out = self.referee.process(inp)
         except StoreError as e:
-            await self._not_saved(room_id, None, ev.event_id, e)
-            return
-        events = ([e.to_json() for e in out.events] if out is not None
-                  else self.store.events_of(ev.event_id))
-        await self.delivery.queue(ev.event_id, room_id, room_id, name, events)
+            await self._not_saved(room_id, sender, inp.id, e)
+            return None
+        if out is not None:
+            return [e.to_json() for e in out.events]
+        return self.store.events_of(inp.id)
 
     async def _not_saved(self, room_id: str, sender: str | None, event_id: str,
                          error: Exception) -> None:
