@@ -15,7 +15,8 @@ Printed, per game and overall:
   ``discard``; card lists compared as sets);
 - **chat → action**: lines labelled chat that parse as an action (the target is 0: a chat line
   read as an action is a move nobody made);
-- **hand_info** precision / recall over the chat lines said in the hand, and **advice**
+- **hand_info** precision / recall over the chat lines said in the hand of a game whose hands
+  are hidden (omaha, holdem_aa: ``OPEN_HANDS`` below), and **advice**
   precision / recall over the chat lines, from the parser's ``hand_info`` / ``advice`` flags.
 
 The issue's rule for the first reading: score a round with this script *before* changing anything
@@ -39,6 +40,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 import scoring  # noqa: E402
 
 from referee.parse import parse  # noqa: E402
+
+#: Games whose hands the whole room sees when players talk: seven is dealt face up, and a
+#: deuces hand is opened from the button seat for the duplicates before anyone plays it. Their
+#: lines are not scored for hand talk (there is no hidden hand to reveal).
+OPEN_HANDS = frozenset({"seven", "deuces"})
 
 
 def _check(row: dict[str, Any]) -> str | None:
@@ -78,7 +84,7 @@ def score(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
             c[0] += 1
             misses.append(f"CHAT->ACTION {where}: {got}")
             continue
-        if bool(row.get("in_hand", True)):
+        if bool(row.get("in_hand", True)) and game not in OPEN_HANDS:
             note = hand.add(bool(got.get("hand_info")), bool(row.get("hand_info")))
             if note:
                 misses.append(f"{note} hand_info {where}")

@@ -667,8 +667,26 @@ def _short_hand(piece: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
     return _hand_info(piece, fold_nfkc(piece), game)
 
 
+#: A blank between two Japanese words: learners and kana-only writers space every word
+#: (コール しない ほう が いい よ), which the advice patterns, written for Japanese as it is
+#: usually typed, do not expect.
+_SPACED = re.compile(r"(?<=[ぁ-ゖ一-龥ー])[ \u3000]+(?=[ぁ-ゖ一-龥ー])")
+
+
+_ASKED = re.compile(r"[?？]")
+
+
 def _advice_of(folded: str) -> tuple[bool, bool]:
-    """(advice, critique) for a folded text."""
+    """(advice, critique) for a folded text, also read with the blanks between its Japanese
+    words taken out."""
+    got = _advice_once(folded)
+    # (not a question: 「コール する？」 is a player asking themself, spaced or not)
+    if not got[0] and _SPACED.search(folded) is not None and not _ASKED.search(folded):
+        return _advice_once(_SPACED.sub("", folded))
+    return got
+
+
+def _advice_once(folded: str) -> tuple[bool, bool]:
     a = _advice()
     if a.gate.search(folded) is None:
         return False, False

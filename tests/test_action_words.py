@@ -118,7 +118,12 @@ def test_a_grammar_without_a_placeholder_the_table_fills_is_refused() -> None:
 
 ENGLISH = [("call", "call"), ("fold", "fold"), ("raise", "raise"), ("all in", "allin"),
            ("check", "check"), ("bet", "bet")]
-OTHERS = [(r.text, r.action) for r in ROWS if r.language in ("zh", "ko", "vi") and r.kind == "w"]
+#: The actions whose word names cards to come (捨て 4h 6c): read with the cards, below.
+WITH_CARDS = ("discard", "keep", "showdown")
+OTHERS = [(r.text, r.action) for r in ROWS if r.language in ("zh", "ko", "vi") and r.kind == "w"
+          and r.action not in WITH_CARDS and "short" not in r.uses]
+CARD_WORDS = [(r.text, r.action) for r in ROWS if r.language in ("zh", "ko", "vi")
+              and r.kind == "w" and r.action in ("discard", "keep")]
 #: How each language puts a word inside a sentence (and the Japanese sentence around it).
 AROUND = {
     "zh": ["{w}", "我{w}", "{w}吧", "今回は{w}で"],
@@ -133,13 +138,14 @@ def _language(word: str) -> str:
 
 
 #: The game an action word is tried in (the game whose action it is).
-GAME_OF = {"stay": "deuces", "play": "deuces", "ante": "holdem_aa", "hyper_raise": "seven",
+GAME_OF = {"stay": "deuces", "play": "deuces", "throw_all": "deuces",
+           "ante": "holdem_aa", "hyper_raise": "seven",
            "extra_raise": "seven"}
 
 
 def _read(text: str, action: str) -> None:
     got = parse.parse(text, GAME_OF.get(action, "omaha"))
-    want = "play" if action == "stay" else action
+    want = "play" if action in ("stay", "throw_all") else action
     assert (got.kind, got.action) == ("action", want), (text, got.to_json())
 
 
@@ -160,6 +166,19 @@ def test_a_community_word_reads_alone_and_inside_a_sentence(word: str, action: s
     if action in ("bet", "raise"):
         got = parse.parse(f"{word} 2000", "omaha")
         assert got.kind == "action" and got.action == action and 2000 in (got.amount, got.to)
+
+
+@pytest.mark.parametrize("word,action", CARD_WORDS, ids=[w for w, _ in CARD_WORDS])
+def test_a_community_card_word_reads_with_its_cards(word: str, action: str) -> None:
+    """换 4h 6c, 3s 8d 버릴게요, giữ 2c 2h 7s: the deuces draw and seven's discard."""
+    for text in (f"{word} 4h 6c", f"4h 6c {word}"):
+        got = parse.parse(text, "deuces")
+        field = "discard" if action == "discard" else "keep"
+        assert got.kind == "action" and got.action == "play", (text, got.to_json())
+        assert set(getattr(got, field) or ()) == {"4h", "6c"}, (text, got.to_json())
+        if action == "discard":
+            got = parse.parse(text, "seven")
+            assert (got.action, set(got.cards or ())) == ("discard", {"4h", "6c"}), text
 
 
 @pytest.mark.parametrize("word,action", OTHERS + ENGLISH, ids=[w for w, _ in OTHERS + ENGLISH])

@@ -24,7 +24,12 @@ def _card_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str],
     sep = text_of("card_sep")
     of = re.escape(cw.of)
     gap = text_of("card_gap")
-    suit_first = re.compile(rf"(?P<suit>{suit}){gap}{of}?{gap}(?P<ranks>{rank}(?:{sep}{rank})*)")
+    spoken = "|".join(re.escape(k) for k in sorted(words_table().get("kana_ranks", {}),
+                                                   key=len, reverse=True))
+    # (a rank read aloud in kana stands after a suit and ends its word: はーとのに、すぺーどのよん)
+    said = f"(?:(?:{spoken}){text_of('kana_rank_end')})"
+    suit_first = re.compile(rf"(?P<suit>{suit}){gap}{of}?{gap}(?P<ranks>(?:{said}|{rank})"
+                            rf"(?:{sep}(?:{said}|{rank}))*)")
     ranks_first = re.compile(rf"(?P<ranks>{rank}(?:{sep}{rank})*){gap}{of}{gap}(?P<suit>{suit})")
     # one rank of several suits (ハートとスペードのキング)
     suits_first = re.compile(rf"(?P<suits>{suit}(?:{sep}{suit})+){gap}{of}{gap}(?P<rank>{rank})")
@@ -34,7 +39,8 @@ def _card_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str],
 
 def _rank_letter(r: str) -> str:
     cw = vocab.cards()
-    r = {**words_table().get("kanji_ranks", {}), "10": "t"}.get(r, r)
+    r = {**words_table().get("kanji_ranks", {}), **words_table().get("kana_ranks", {}),
+         "10": "t"}.get(r, r)
     return cw.rank_of.get(r, r)
 
 
@@ -44,8 +50,16 @@ def _splits() -> tuple[re.Pattern[str], re.Pattern[str]]:
     with a card in it is split with them)."""
     cw = vocab.cards()
     kanji = "".join(words_table().get("kanji_ranks", {}))
-    return (re.compile(rf"10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}]"),
+    spoken = "|".join(re.escape(k) for k in sorted(words_table().get("kana_ranks", {}),
+                                                   key=len, reverse=True))
+    return (re.compile(rf"10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}]|{spoken}"),
             re.compile(cw.suit_words_re))
+
+
+def _accented(ch: str) -> bool:
+    """A letter of a cased script beyond ASCII (ô, ữ, é): the card notation's letters never
+    touch one (the "th" of thôi is no card); kana, kanji and Hangul have no case."""
+    return bool(ch) and not ch.isascii() and ch.isalpha() and ch.lower() != ch.upper()
 
 
 def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
@@ -94,6 +108,8 @@ def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
         before = folded[m.start() - 1:m.start()]
         if before.isascii() and before.isalnum() and m.start() != last_end:
             continue  # not the ts of "lets"; but AhKh is two cards
+        if _accented(before) or _accented(folded[m.end():m.end() + 1]):
+            continue  # not the th of Vietnamese thôi
         last_end = m.end()
         if tok in cw.jokers:
             add(m.start(), m.end(), ["JK"])

@@ -164,6 +164,7 @@ def repair(text: str) -> str:
             if wrong in text:
                 text = text.replace(wrong, right)
     text = _faces(text)
+    text = _spoken_marks().sub(_spoken_mark, text)
     dash, stray_n, stray, stretch = _repairs()
     text = dash.sub(vocab.marks("long_vowel"), text)
     text = stray.sub("", stray_n.sub(text_of("n"), text))
@@ -179,6 +180,18 @@ def repair(text: str) -> str:
                 text = text[:start] + small + text[start + len(big):]
                 start = folded.find(big, start + len(big))
     return numerals(text)
+
+
+@cache
+def _spoken_marks() -> re.Pattern[str]:
+    """Punctuation read aloud to voice input (こーる まる): ``spoken_marks`` of clauses.toml."""
+    said = sorted(words_table().get("spoken_marks", {}), key=len, reverse=True)
+    return re.compile(rf"{text_of('spoken_mark_before')}({'|'.join(map(re.escape, said))})"
+                      r"(?=\s|$|[。、！？!?,.])")
+
+
+def _spoken_mark(m: re.Match[str]) -> str:
+    return str(words_table()["spoken_marks"][m.group(1)])
 
 
 def _kana_number(run: str) -> str | None:
@@ -213,7 +226,10 @@ def _numeral_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     hira = text_of("hiragana")
     # (not after a word's kanji either: 交換せんで is a negation, not a thousand)
     run = rf"(?<![{hira}{vocab.marks('japanese_class')}])(?:(?:{parts})\s?)+"
-    kana = re.compile(rf"{run}(?=[^{hira}]|[{text_of('after_kana_numeral')}]|$)")
+    # (or right before the word it is the amount of: ひゃくあんてぃ)
+    then = "|".join(re.escape(w) for w in sorted(texts_of("numeral_after"), key=len,
+                                                 reverse=True))
+    kana = re.compile(rf"{run}(?=[^{hira}]|[{text_of('after_kana_numeral')}]|{then}|$)")
     return kanji, kana
 
 
@@ -229,6 +245,16 @@ def _glued() -> re.Pattern[str]:
     return re.compile(rf"({words})(?=(?:{parts}))(?!{text_of('negative_sen')})")
 
 
+@cache
+def _lone_thousand() -> re.Pattern[str]:
+    """せん alone right after a word an amount follows (あんてぃせん, べっと せん): a thousand,
+    where elsewhere it is as often a negation (しません)."""
+    words = "|".join(re.escape(w) for w in sorted(texts_of("numeral_after"), key=len,
+                                                   reverse=True))
+    hira = text_of("hiragana")
+    return re.compile(rf"({words})\s*{text_of('lone_thousand')}(?![{hira}])")
+
+
 def numerals(text: str) -> str:
     """Kanji and kana numerals with a unit (千八百, 五百, にせん ごひゃく) written in digits."""
     v = vocabulary()
@@ -242,6 +268,7 @@ def numerals(text: str) -> str:
 
     if any(k in text for k in v.units):
         text = _glued().sub(r"\1 ", text)  # あんてぃひゃく: the amount glued to its word
+        text = _lone_thousand().sub(r"\1 1000", text)  # あんてぃせん
         text = kana.sub(kana_sub, text)
 
     def kanji_sub(m: re.Match[str]) -> str:

@@ -110,6 +110,11 @@ def _binds_forward(ws: tuple[Word, ...], at: int, folded: str,
     return not any(a < at <= b for a, b in words_at)
 
 
+@cache
+def _suit_words() -> re.Pattern[str]:
+    return re.compile(vocab.cards().suit_words_re)
+
+
 def split(text: str, fine: bool = True) -> list[Clause]:
     """Clauses of ``text`` (repaired NFKC) at punctuation, conjunctions and corrections; with
     ``fine`` false, sentences (full stops, conjunctions and corrections only)."""
@@ -144,8 +149,11 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     cut_at = bounds(ws, len(text))
     punct = [0] + [e for _, e in sorted(cuts)]
     corrected: set[int] = set()
+    suits_at: list[tuple[int, int]] | None = None
     for m in v.corrections.finditer(folded):
-        inside = any(a <= m.start() < b for a, b in words_at)  # 交換なし
+        if suits_at is None:  # (the いや of だいや: a suit word is never a correction)
+            suits_at = [x.span() for x in _suit_words().finditer(folded)]
+        inside = any(a <= m.start() < b for a, b in [*words_at, *suits_at])  # 交換なし
         begin = max(p for p in punct if p <= m.start())
         before = folded[begin:m.start()]
         # 「別卓と間違えかけた」 narrates: a correction stands at a clause's start or after an
