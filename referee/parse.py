@@ -387,9 +387,24 @@ def _parse(text: str, game: str, table: int | None = None) -> Parsed:
                 parsed = _whole(repaired, fold_nfkc(repaired), game)
             if parsed is None and clauses.mentions(fold_nfkc(repaired), _hands(game)):
                 parsed = _clauses(reading, game)
+                if parsed is None:
+                    parsed = _unspaced(repaired, game)
         if parsed is not None and tagged.own:
             return parsed
     return _chat(typed, norm, game)
+
+
+#: A blank between two Japanese words (コール で いい です, この まま 勝負).
+_SPACED = re.compile(r"(?<=[ぁ-ゖァ-ヺー一-龥])[ \u3000]+(?=[ぁ-ゖァ-ヺー一-龥])")
+
+
+def _unspaced(repaired: str, game: str) -> Parsed | None:
+    """A message written word by word, as learners and kana-only writers do, read again as
+    Japanese is usually typed, with the blanks between its Japanese words taken out."""
+    joined = _SPACED.sub("", repaired)
+    if joined == repaired:
+        return None
+    return _whole(joined, fold_nfkc(joined), game) or _clauses(joined, game)
 
 
 def _elsewhere(tagged: tags.Tagged, game: str, table: int | None) -> str | None:

@@ -9,6 +9,7 @@ import re
 import unicodedata
 from functools import cache
 
+import jaconv
 from kanjize import kanji2number
 
 from referee.lang import vocab
@@ -172,6 +173,8 @@ def repair(text: str) -> str:
     text = _ASCII_STRETCH.sub(r"\1", text)
     text = _kana_stretch().sub("", text)  # いくぞおおお, だあああ
     text = stretch.sub("", text)
+    text = _ROMAJI.sub(_romaji, text)  # o-ruin, sebunfurassyu: the IME left off
+    text = _undoubled(text)  # フォォールド, こーるる: a key pressed twice
     folded = fold_nfkc(text)
     if len(folded) == len(text) and bigs.search(folded) is not None:
         for big, small in v.small_kana:
@@ -192,6 +195,71 @@ def _spoken_marks() -> re.Pattern[str]:
 
 def _spoken_mark(m: re.Match[str]) -> str:
     return str(words_table()["spoken_marks"][m.group(1)])
+
+
+#: A run of Latin words that may be romaji: words of three letters or more, with Hepburn's
+#: long-vowel dash or apostrophe inside (o-ruin, re-zu, sebunfurassyu, o-ruin sitaikedo).
+_ROMAJI = re.compile(r"(?<![a-zA-Z0-9])[a-zA-Z][a-zA-Z'-]{2,}(?: +[a-zA-Z][a-zA-Z'-]*)*"
+                     r"(?![a-zA-Z0-9])")
+_LATIN = re.compile(r"[a-zA-Z]")
+
+
+def _kana_of(word: str) -> str | None:
+    """The kana a romaji word spells (jaconv's romaji table, the well-kept one; writing our own
+    would repeat it), or None when it is no romaji (letters are left) or already an action
+    word as it is (call, hyper)."""
+    low = word.lower()
+    if vocabulary().surface.fullmatch(low) is not None:
+        return None
+    kana = jaconv.alphabet2kana(low)
+    if _LATIN.search(kana) is not None or kana.startswith("っ"):
+        return None
+    return kana
+
+
+def _romaji(m: re.Match[str]) -> str:
+    """Words typed with the IME off, as kana: only when one of them spells an action word or a
+    hand the reader knows; then every word of the run that is romaji (o-ruin sitaikedo: the
+    wish is read too)."""
+    words = m.group().split(" ")
+    kana = [_kana_of(w) if len(w) >= 2 else None for w in words]
+    v = vocabulary()
+    if not any(k is not None and (v.surface.search(k) is not None
+                                  or _hand_claims().search(k) is not None) for k in kana):
+        return m.group()
+    return " ".join(k if k is not None else w for w, k in zip(words, kana, strict=True))
+
+
+@cache
+def _hand_claims() -> re.Pattern[str]:
+    """The hand-class words players claim (grammar/hands.toml [claims]), for romaji that
+    spells one (sebunfurassyu)."""
+    claims = vocab.load("hands.toml").get("claims", {})
+    words = {fold_nfkc(w) for ws in claims.values() for w in ws if not w[:1].isdigit()}
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+
+
+_DOUBLED = re.compile(r"([ぁ-ゖー])\1+")
+
+
+def _undoubled(text: str) -> str:
+    """A kana typed twice (フォォールド, こーるるで) taken once, where the one left ends or is
+    inside an action word (never a particle: ベットと…)."""
+    folded = fold_nfkc(text)
+    if len(folded) != len(text) or _DOUBLED.search(folded) is None:
+        return text
+    surface = vocabulary().surface
+    particles = text_of("after_kana_numeral")  # (ベットとコール: a word, then the particle)
+    for m in reversed(list(_DOUBLED.finditer(folded))):
+        if m.group(1) in particles:
+            continue
+        lo, hi = max(0, m.start() - 8), min(len(folded), m.end() + 8)
+        single = folded[lo:m.start() + 1] + folded[m.end():hi]
+        at = m.start() - lo
+        if any(x.start() <= at < x.end() for x in surface.finditer(single)):
+            text = text[:m.start() + 1] + text[m.end():]
+            folded = folded[:m.start() + 1] + folded[m.end():]
+    return text
 
 
 def _kana_number(run: str) -> str | None:
