@@ -146,6 +146,9 @@ GAME_OF = {"stay": "deuces", "play": "deuces", "throw_all": "deuces",
 def _read(text: str, action: str) -> None:
     got = parse.parse(text, GAME_OF.get(action, "omaha"))
     want = "play" if action in ("stay", "throw_all") else action
+    if action == "pot":  # (팟: a pot-sized bet or raise)
+        assert got.kind == "action" and got.pot and got.action in ("bet", "raise"), text
+        return
     assert (got.kind, got.action) == ("action", want), (text, got.to_json())
 
 

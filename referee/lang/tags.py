@@ -62,6 +62,7 @@ class _Vocabulary:
     trailing: str
     name_end: str
     colons: str
+    game_suffixes: tuple[str, ...]
 
 
 @cache
@@ -77,6 +78,7 @@ def _vocabulary() -> _Vocabulary:
             openers=tuple(fold_nfkc(str(w)) for w in d["answer_openers"]),
             ends=tuple(fold_nfkc(str(w)) for w in d["declaring_ends"]),
             trailing=marks("trailing"), name_end=str(d["name_end"]), colons=str(d["colons"]),
+            game_suffixes=tuple(fold_nfkc(str(w)) for w in d["game_suffixes"]),
         )
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as e:
         raise ValueError(f"tags.toml: {e}") from None
@@ -176,13 +178,30 @@ def _one(text: str) -> tuple[int, tuple[str, str | int] | None] | None:
     # a bare table (卓2 コール), or the bot by name before a colon or a comma (referee: コール)
     v = _vocabulary()
     end = _word(text, 0)
+    colon = next((i for i, ch in enumerate(text[:end]) if ch in v.colons), None)
+    if colon is not None and colon > 0:
+        end = colon + 1  # (セブンで：コール: the colon ends the tag)
     head = text[:end].rstrip(v.colons)
     what = _what(head) if head else None
+    if what is None and head and head != text[:end]:
+        what = _game_before_colon(head)
+        return (end, what) if what is not None else None
     if what is None:
         return None
-    if what[0] == "table" or (what[0] == "bot" and (
-            head != text[:end] or (text[end:end + 1] and text[end] in v.name_end))):
-        return end, what
+    said_to = head != text[:end] or bool(text[end:end + 1] and text[end] in v.name_end)
+    if what[0] == "table" or (what[0] in ("bot", "game") and said_to):
+        return end, what  # (a game named before a colon: オマハ卓: こ)
+    return None
+
+
+def _game_before_colon(head: str) -> tuple[str, str | int] | None:
+    """A game named with 卓 / で before a colon (オマハ卓で: こ): its tag, or None."""
+    folded = fold_nfkc(head)
+    for suffix in _vocabulary().game_suffixes:
+        if folded.endswith(suffix) and len(folded) > len(suffix):
+            what = _what(head[:len(head) - len(suffix)])
+            if what is not None and what[0] == "game":
+                return what
     return None
 
 

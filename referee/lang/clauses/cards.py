@@ -13,8 +13,7 @@ from referee.lang.tokens import card_token
 
 
 @cache
-def _card_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str],
-                             re.Pattern[str]]:
+def _card_patterns() -> tuple[re.Pattern[str], ...]:
     cw = vocab.cards()
     suit = f"(?:{cw.suit_words_re})"  # symbols are the CARD terminal's (A♠K♠)
     kanji = "".join(words_table().get("kanji_ranks", {}))
@@ -30,11 +29,14 @@ def _card_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str],
     said = f"(?:(?:{spoken}){text_of('kana_rank_end')})"
     suit_first = re.compile(rf"(?P<suit>{suit}){gap}{of}?{gap}(?P<ranks>(?:{said}|{rank})"
                             rf"(?:{sep}(?:{said}|{rank}))*)")
+    # (a kana rank said first: けーのはーと, にのだいや)
+    spoken_first = re.compile(rf"{text_of('kana_rank_start')}(?P<ranks>(?:{spoken}))"
+                              rf"{gap}{of}{gap}(?P<suit>{suit})")
     ranks_first = re.compile(rf"(?P<ranks>{rank}(?:{sep}{rank})*){gap}{of}{gap}(?P<suit>{suit})")
     # one rank of several suits (ハートとスペードのキング)
     suits_first = re.compile(rf"(?P<suits>{suit}(?:{sep}{suit})+){gap}{of}{gap}(?P<rank>{rank})")
     single = re.compile(vocab.card_terminal())
-    return suit_first, ranks_first, suits_first, single
+    return suit_first, ranks_first, suits_first, single, spoken_first
 
 
 def _rank_letter(r: str) -> str:
@@ -66,7 +68,7 @@ def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
     """Card phrases of a folded clause: (start, end, cards) -- 「ハートのキングとクイーン」,
     「9と10のハート」, 「As Kd」, 「スペードのエース」."""
     cw = vocab.cards()
-    suit_first, ranks_first, suits_first, single = _card_patterns()
+    suit_first, ranks_first, suits_first, single, spoken_first = _card_patterns()
     found: list[tuple[int, int, list[str]]] = []
     taken = [False] * len(folded)
 
@@ -86,7 +88,7 @@ def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
                                      for x in suits if x is not None])
         except ValueError:
             continue
-    for pat in (ranks_first, suit_first):
+    for pat in (ranks_first, spoken_first, suit_first):
         for m in pat.finditer(folded):
             suit = cw.suit_of.get(m.group("suit"))
             if suit is None:

@@ -107,6 +107,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             spans.append(m.span())  # 手持ち2400全部です: "all of it", no content of its own
             continue
         if name not in allowed:
+            if name == "discard" and m.group() in _not_needed():
+                continue  # AAはいらない: the words say what they say, "not needed"
             if name in ("hyper_raise", "extra_raise", "check", "bet", "raise", "pot", "open",
                         "muck", "close", "ante", "aa", "discard", "keep", "play", "stay",
                         "showdown", "call"):
@@ -369,6 +371,12 @@ def _dialect_tail(folded: str) -> int:
                 break
         else:
             return end if end < len(folded.rstrip()) else len(folded)
+
+
+@cache
+def _not_needed() -> frozenset[str]:
+    table = vocab.load("clauses.toml").get("declined", {})
+    return frozenset(fold_nfkc(w) for w in vocab.strings(table, "not_needed", "clauses.toml"))
 
 
 def names_someone(c: Clause) -> bool:

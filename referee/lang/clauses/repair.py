@@ -165,7 +165,7 @@ def repair(text: str) -> str:
             if wrong in text:
                 text = text.replace(wrong, right)
     text = _faces(text)
-    text = _spoken_marks().sub(_spoken_mark, text)
+    text = _glued_mark(_spoken_marks()[0].sub(_spoken_mark, text))
     dash, stray_n, stray, stretch = _repairs()
     text = dash.sub(vocab.marks("long_vowel"), text)
     text = stray.sub("", stray_n.sub(text_of("n"), text))
@@ -186,15 +186,36 @@ def repair(text: str) -> str:
 
 
 @cache
-def _spoken_marks() -> re.Pattern[str]:
-    """Punctuation read aloud to voice input (こーる まる): ``spoken_marks`` of clauses.toml."""
-    said = sorted(words_table().get("spoken_marks", {}), key=len, reverse=True)
-    return re.compile(rf"{text_of('spoken_mark_before')}({'|'.join(map(re.escape, said))})"
-                      r"(?=\s|$|[。、！？!?,.])")
+def _spoken_marks() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Punctuation read aloud to voice input (こーる まる): ``spoken_marks`` of clauses.toml,
+    after a blank or a word it cannot belong to; and any such word at all before a blank or the
+    end, for :func:`_glued_mark`."""
+    said = "|".join(map(re.escape, sorted(words_table().get("spoken_marks", {}), key=len,
+                                          reverse=True)))
+    end = r"(?=\s|$|[。、！？!?,.])"
+    return (re.compile(rf"{text_of('spoken_mark_before')}({said}){end}"),
+            re.compile(rf"(?<=[ぁ-ゖ一-龥])({said}){end}"))
 
 
 def _spoken_mark(m: re.Match[str]) -> str:
     return str(words_table()["spoken_marks"][m.group(1)])
+
+
+def _glued_mark(text: str) -> str:
+    """A spoken mark glued to the word before it (おーるいんびっくり, 残すびっくり, こーるまる,
+    みどるはうすまる): taken as the mark only when an action word or a hand ends right before
+    it, so 決まる and 始まる stay words."""
+    pattern = _spoken_marks()[1]
+    folded = fold_nfkc(text)
+    if len(folded) != len(text) or pattern.search(folded) is None:
+        return text
+    v = vocabulary()
+    for m in reversed(list(pattern.finditer(folded))):
+        head = folded[max(0, m.start() - 12):m.start()]
+        if any(x.end() == len(head) for x in v.surface.finditer(head)) or any(
+                x.end() == len(head) for x in _hand_claims().finditer(head)):
+            text = text[:m.start()] + _spoken_mark(m) + text[m.end():]
+    return text
 
 
 #: A run of Latin words that may be romaji: words of three letters or more, with Hepburn's
@@ -323,9 +344,26 @@ def _lone_thousand() -> re.Pattern[str]:
     return re.compile(rf"({words})\s*{text_of('lone_thousand')}(?![{hira}])")
 
 
+@cache
+def _foreign_units() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    units = "|".join(re.escape(u) for u in sorted(words_table().get("foreign_units", {}),
+                                                   key=len, reverse=True))
+    return (re.compile(rf"(?<![0-9.])([0-9]+(?:\.[0-9]+)?)\s*({units})(?![a-zà-ỹ가-힣])"),
+            re.compile(text_of("spoken_point")))
+
+
+def _foreign_unit(m: re.Match[str]) -> str:
+    value = float(m.group(1)) * int(words_table()["foreign_units"][m.group(2)])
+    return str(int(value)) if value == int(value) else m.group()
+
+
 def numerals(text: str) -> str:
-    """Kanji and kana numerals with a unit (千八百, 五百, にせん ごひゃく) written in digits."""
+    """Kanji and kana numerals with a unit (千八百, 五百, にせん ごひゃく) written in digits; the
+    units of the community's other languages (2천, 3 nghìn) and a decimal point said aloud
+    (1点2k) too."""
     v = vocabulary()
+    units, point = _foreign_units()
+    text = units.sub(_foreign_unit, point.sub(".", text))
     kanji, kana = _numeral_patterns()
 
     def kana_sub(m: re.Match[str]) -> str:

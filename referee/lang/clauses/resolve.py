@@ -180,7 +180,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     after_story = False
     if any(c.kind == "blocking" for c in kept):
         decided = _decided_after(kept) or (_decided_first(kept) if coarse else None)
-        if decided is None or (advice is not None and advice(" ".join(c.text for c in kept))):
+        if decided is None or (advice is not None and advice(_others_told(kept, decided))):
             return Reading(None, True)
         kept, after_story = decided, True
     acts = [c for c in kept if c.kind == "action"]
@@ -212,6 +212,24 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
 _NAMING = ("blocking", "action", "echo", "declined", "these", "kept")
 
 
+def _others_told(kept: list[Clause], decided: list[Clause]) -> str:
+    """The text of a story and its decision that could be advice to someone else: without the
+    clauses, naming nobody, that weigh the action decided (…するよりは降りたほうがマシ、降ります:
+    the speaker's own reasoning, not advice)."""
+    chosen = {c.parsed.action for c in decided if c.kind == "action" and c.parsed is not None}
+    return " ".join(c.text for c in kept if c in decided or not (
+        c.kind == "blocking" and not _mentions_someone(c)
+        and chosen & set(action_words(c.folded, with_cards=False))))
+
+
+def _mentions_someone(c: Clause) -> bool:
+    """Whether a clause names a person or says "you" (ボブさんは降りたほうがいい)."""
+    proper = vocab.pos("proper_noun")
+    suffixes = texts_of("name_suffixes")
+    return any(w.pos2 == proper or w.lemma in suffixes for w in c.words) or any(
+        y in fold_nfkc(c.folded) for y in texts_of("second_person"))
+
+
 def _decided_after(kept: list[Clause]) -> list[Clause] | None:
     """A message that thinks out loud and then decides: the reasons, plans and stories before
     it name other actions (前回ここでレイズして痛い目見たし、今回は降ります), but the last clause
@@ -221,11 +239,14 @@ def _decided_after(kept: list[Clause]) -> list[Clause] | None:
     if any(c.kind in ("vocative", "supposing") for c in kept):
         return None  # said to someone, or what the speaker would do in their place
     named = [i for i, c in enumerate(kept) if c.kind in _NAMING]
-    if not named or kept[named[-1]].kind != "action" or not _plain(kept[named[-1]]):
+    if not named:
+        return None
+    last = kept[named[-1]]
+    if last.kind != "action" or not _plain(last):
         return None
     before = kept[:named[-1]]
-    if any(c.kind == "blocking" and not action_words(c.folded, with_cards=False)
-           for c in before):
+    if any(c.kind == "blocking" and not c.hand_named
+           and not action_words(c.folded, with_cards=False) for c in before):
         return None  # blocked for something else than an action word: a name, an address
     if _said_to_someone(before):
         return None  # おめ、おりんな
@@ -285,6 +306,7 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         f = frame(c, game, hands)
         _note(c, f)
         kinds = {n for _, n in f.actions}
+        c.hand_named = f.hand is not None
         if kinds - {"all"} or f.hand or (f.up_to and traits(game).makes_by_amount):
             c.kind = _action_kind(f, kinds, game)
             if c.kind == "action":
@@ -417,9 +439,19 @@ def _lone_correction(c: Clause, before: list[Clause], after: list[Clause]) -> No
     if c.kind == "correction":
         live = ("action", "blocking", "cards", "these", "declined", "kept", "echo")
         noticing = c.folded.strip(vocab.marks("separators")).strip() in vocabulary().noticing
-        near = [x for x in ([] if noticing else before[-1:]) + after if x.kind in live]
+        bet_before = any(b.parsed is not None and b.parsed.aa for b in before)
+        near = [x for x in ([] if noticing else before[-1:]) + after if x.kind in live
+                and not (noticing and not bet_before and x.kind == "declined"
+                         and _side_bet_only(x))]
         if not near:
             c.kind = "chat"
+
+
+def _side_bet_only(c: Clause) -> bool:
+    """A clause that declines the side bet alone (あ、AAは結構です after the ante: noticed, not
+    a correction of the ante)."""
+    # (いらない is also a discard word, of the games that have one)
+    return set(action_words(c.folded, with_cards=False)) - {"discard"} == {"aa"}
 
 
 def _committed(live: list[Clause]) -> list[Clause]:

@@ -58,6 +58,7 @@ class Clause:
     others_folded: bool = False  # the others' folds told (みんな降りた？)
     others_reason: bool = False  # the others' action given as a reason (みんなチェックなので)
     made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
+    hand_named: bool = False  # a hand class named (ツーペアなら…): talk of hands, no act
     commits: bool = False  # "with that" (それで): takes the action remarked on before it
     strict: bool = False  # vetoed other than by a remark: a wish, a condition, a question …
     kind: str = "chat"  # action | declined | blocking | chat
