@@ -214,12 +214,13 @@ _NAMING = ("blocking", "action", "echo", "declined", "these", "kept")
 
 def _others_told(kept: list[Clause], decided: list[Clause]) -> str:
     """The text of a story and its decision that could be advice to someone else: without the
-    clauses, naming nobody, that weigh the action decided (…するよりは降りたほうがマシ、降ります:
-    the speaker's own reasoning, not advice)."""
-    chosen = {c.parsed.action for c in decided if c.kind == "action" and c.parsed is not None}
+    story's clauses that name nobody (…するよりは降りたほうがマシ、降ります; 普通のレイズはもった
+    いないよね…えくで: the speaker weighing their own choices, not advice)."""
+    if any(_mentions_someone(c) for c in kept):
+        return " ".join(c.text for c in kept)  # (佐藤さん、2は残すべき。…: all said to them)
     return " ".join(c.text for c in kept if c in decided or not (
-        c.kind == "blocking" and not _mentions_someone(c)
-        and chosen & set(action_words(c.folded, with_cards=False))))
+        c.kind == "blocking" and not any(w in fold_nfkc(c.folded)
+                                         for w in texts_of("past_pointers"))))
 
 
 def _mentions_someone(c: Clause) -> bool:

@@ -112,6 +112,12 @@ def _binds_forward(ws: tuple[Word, ...], at: int, folded: str,
 
 
 @cache
+def _rhetorical() -> tuple[str, ...]:
+    table = vocab.load("clauses.toml").get("corrections", {})
+    return tuple(fold_nfkc(w) for w in vocab.strings(table, "rhetorical_after", "clauses.toml"))
+
+
+@cache
 def _suit_words() -> re.Pattern[str]:
     return re.compile(vocab.cards().suit_words_re)
 
@@ -161,7 +167,8 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         # action (コールじゃなくて, レイズ…いや)
         told = (not before.strip() or v.surface.search(before) or cards_in(before)
                 or before.strip(vocab.marks("separators")) in texts_of("correction_openers"))
-        drawn = folded[m.end():m.end() + 1] in (vocab.marks("long_vowel") + text_of("wave"))
+        drawn = folded[m.end():m.end() + 1] in (vocab.marks("long_vowel") + text_of("wave")) \
+            or folded.startswith(_rhetorical(), m.end())  # いきたいじゃないですか
         if m.start() in cut_at and m.end() in cut_at and not inside and told and not drawn:
             corrected.add(m.start())
             cuts.append((m.start(), m.start()))
