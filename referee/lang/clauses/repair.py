@@ -107,7 +107,9 @@ def _faces(text: str) -> str:
     parts: list[str] = []
     pos = 0
     for m in found:
-        parts += (foreign.sub("", text[pos:m.start()]), m.group(), " ")
+        # (set apart from what follows, unless a blank already does: 콜 하세요 is one clause)
+        parts += (foreign.sub("", text[pos:m.start()]), m.group(),
+                  "" if text[m.end():m.end() + 1].isspace() else " ")
         pos = m.end()
     parts.append(foreign.sub("", text[pos:]))
     return face.sub(" ", "".join(parts))

@@ -21,6 +21,7 @@ from referee.lang.clauses.vocabulary import (
     FINAL,
     PARTICLE,
     SYMBOL,
+    VERB,
     GrammarReader,
     action_words,
     mentions,
@@ -188,6 +189,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         return Reading(None, True)  # 捨てねぇ、まだ待ってけろ; こーるすっか、どうすっぺ
     if not acts:
         return Reading(None, any(c.kind in ("declined", "correction") for c in clauses))
+    if _of_someone_named(acts[-1], clauses):
+        return Reading(None, True)  # NPCさん弱いねｗ すぐ降りる: what they do, told
     said = [c.parsed for c in acts if c.parsed is not None]
     first = _merged(said, game)
     if first is None:
@@ -221,6 +224,17 @@ def _others_told(kept: list[Clause], decided: list[Clause]) -> str:
     return " ".join(c.text for c in kept if c in decided or not (
         c.kind == "blocking" and not any(w in fold_nfkc(c.folded)
                                          for w in texts_of("past_pointers"))))
+
+
+def _of_someone_named(act: Clause, clauses: list[Clause]) -> bool:
+    """An action in the plain form of its verb (すぐ降りる), after a clause that talks about a
+    person by name (NPCさん弱いね): what that person does, not the speaker's act."""
+    ws = [w for w in act.words if w.pos not in (SYMBOL, BLANK)]
+    if not ws or ws[-1].pos != VERB or not ws[-1].cform.startswith(texts_of("plain_cforms")):
+        return False
+    before = clauses[:clauses.index(act)]
+    return any(c.kind == "chat" and _mentions_someone(c) and len(
+        [w for w in c.words if w.pos not in (SYMBOL, BLANK)]) > 2 for c in before)
 
 
 def _mentions_someone(c: Clause) -> bool:
