@@ -44,7 +44,8 @@ class Tagged:
             return True
         v = _vocabulary()
         text = fold_nfkc(self.rest).rstrip(v.trailing)
-        return text.startswith(v.openers) or text.endswith(v.ends)
+        return text.startswith(v.openers) or text.endswith(v.ends) or any(
+            w in text for w in v.subjects)
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class _Vocabulary:
     bot: frozenset[str]
     openers: tuple[str, ...]
     ends: tuple[str, ...]
+    subjects: tuple[str, ...]
     trailing: str
     name_end: str
     colons: str
@@ -77,6 +79,7 @@ def _vocabulary() -> _Vocabulary:
             bot=frozenset(fold_nfkc(str(w)) for w in d["bot"]),
             openers=tuple(fold_nfkc(str(w)) for w in d["answer_openers"]),
             ends=tuple(fold_nfkc(str(w)) for w in d["declaring_ends"]),
+            subjects=tuple(fold_nfkc(str(w)) for w in d["own_subjects"]),
             trailing=marks("trailing"), name_end=str(d["name_end"]), colons=str(d["colons"]),
             game_suffixes=tuple(fold_nfkc(str(w)) for w in d["game_suffixes"]),
         )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from referee.actions import Parsed
 from referee.lang import vocab
+from referee.lang.action_words import short_forms
 from referee.lang.clauses.build import build_action
 from referee.lang.clauses.cards import cards_in
 from referee.lang.clauses.frame import Frame, amount_pattern, frame, names_someone, supposes
@@ -241,7 +242,10 @@ def _mentions_someone(c: Clause) -> bool:
     """Whether a clause names a person or says "you" (ボブさんは降りたほうがいい)."""
     proper = vocab.pos("proper_noun")
     suffixes = texts_of("name_suffixes")
-    return any(w.pos2 == proper or w.lemma in suffixes for w in c.words) or any(
+    everyone = texts_of("audience")
+    ws = c.words
+    return any(w.pos2 == proper or (w.lemma in suffixes and not (
+        i and ws[i - 1].surface in everyone)) for i, w in enumerate(ws)) or any(
         y in fold_nfkc(c.folded) for y in texts_of("second_person"))
 
 
@@ -290,7 +294,9 @@ def _plain(decision: Clause) -> bool:
     """Whether an action clause can stand as the decision beside a story: not a lone letter
     (( ´∀｀)b), not a verb whose object is in the story (今回はやめとく)."""
     said = fold_nfkc(decision.folded).strip()
-    return len(said) >= 2 and not any(w in said for w in texts_of("refers_back"))
+    # (a one-kana short form is one: こ; a lone letter may be a face's hand: ( ´∀｀)b)
+    return (len(said) >= 2 or (said in short_forms() and not said.isascii())) and not any(
+        w in said for w in texts_of("refers_back"))
 
 
 def _said_to_someone(clauses: list[Clause]) -> bool:
@@ -460,6 +466,9 @@ def _lone_correction(c: Clause, before: list[Clause], after: list[Clause]) -> No
                          and _side_bet_only(x))]
         if not near:
             c.kind = "chat"
+        elif after and after[0].ends_concessive and fold_nfkc(after[0].folded).rstrip().endswith(
+                texts_of("past_concessions")) and not any(x.kind in live for x in after):
+            c.kind = "chat"  # こ。いや迷ったけど、…: "well", opening why, taking nothing back
 
 
 def _side_bet_only(c: Clause) -> bool:
@@ -617,7 +626,10 @@ def _merged(said: list[Parsed], game: str) -> Parsed | None:
             first = first.model_copy(update={"amount": next(iter(amounts), None),
                                              "aa": next(iter(sides), None)})
             rest = []
-    # 「降ります。A♠だけ見せます」: a fold or muck, then the cards it shows
+    # 「降ります。A♠だけ見せます」: a fold or muck, then the cards it shows (the fold said
+    # twice: 降ります。フォールドして、Ksだけ見せときます)
+    while rest and first.action in ("fold", "muck") and rest[0] == first:
+        rest = rest[1:]
     if first.action in ("fold", "muck") and not first.cards and rest and all(
             p.action == "open" and p.cards and p.cards == rest[0].cards for p in rest):
         first = first.model_copy(update={"cards": rest[0].cards, "hand_info": True})
