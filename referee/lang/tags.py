@@ -228,4 +228,37 @@ def strip(text: str) -> Tagged:
         elif what is None or what[0] == "name":
             person = True
         rest = after
+    rest, game, table = _trailing(rest, game, table)
     return Tagged(rest, game, table, person)
+
+
+def _trailing(rest: str, game: str | None, table: int | None
+              ) -> tuple[str, str | None, int | None]:
+    """``rest`` without the tags a multi-tabler puts at the end (コール👍 [AA], ER [seven],
+    こ 【AA】, … @ゆき): a label naming a game or a table, or a mention (the action stays the
+    speaker's: the mention says whom it answers). What is left must say something."""
+    v = _vocabulary()
+    for _ in range(MAX_TAGS):
+        body = rest.rstrip()
+        cut: tuple[int, tuple[str, str | int] | None] | None = None
+        for open_, close in (*v.always, *v.if_tag):
+            at = body.rfind(open_)
+            if body.endswith(close) and at > 0:
+                got = _label(body[at:])
+                if got is not None and got[0] == len(body) - at and got[1] is not None \
+                        and got[1][0] in ("game", "table"):
+                    cut = at, got[1]
+                    break
+        if cut is None:
+            at = body.rfind(v.mention)
+            if at > 0 and body[at - 1].isspace() and _word(body, at + 1) == len(body):
+                cut = at, None
+        if cut is None or not body[:cut[0]].strip():
+            break
+        rest = body[:cut[0]].rstrip()
+        what = cut[1]
+        if what is not None and what[0] == "game" and game is None:
+            game = str(what[1])
+        elif what is not None and what[0] == "table" and table is None:
+            table = int(what[1])
+    return rest, game, table

@@ -225,6 +225,7 @@ def _glued_mark(text: str) -> str:
 _ROMAJI = re.compile(r"(?<![a-zA-Z0-9])[a-zA-Z][a-zA-Z'-]{2,}(?: +[a-zA-Z][a-zA-Z'-]*)*"
                      r"(?![a-zA-Z0-9])")
 _LATIN = re.compile(r"[a-zA-Z]")
+_HANGUL = re.compile(r"[가-힣]")
 
 
 def _kana_of(word: str) -> str | None:
@@ -350,8 +351,30 @@ def _lone_thousand() -> re.Pattern[str]:
 def _foreign_units() -> tuple[re.Pattern[str], re.Pattern[str]]:
     units = "|".join(re.escape(u) for u in sorted(words_table().get("foreign_units", {}),
                                                    key=len, reverse=True))
-    return (re.compile(rf"(?<![0-9.])([0-9]+(?:\.[0-9]+)?)\s*({units})(?![a-zà-ỹ가-힣])"),
+    return (re.compile(rf"(?<![0-9.])([0-9]+(?:\.[0-9]+)?)\s*({units})(?![a-zà-ỹ])"),
             re.compile(text_of("spoken_point")))
+
+
+@cache
+def _hangul_number() -> re.Pattern[str]:
+    digits = "".join(words_table().get("hangul_digits", {}))
+    units = "".join(words_table().get("hangul_units", {}))
+    return re.compile(rf"(?<![가-힣])(?:[{digits}]?[{units}])+(?![가-힣]|$)|"
+                      rf"(?<![가-힣])(?:[{digits}]?[{units}])+$")
+
+
+def _hangul_value(m: re.Match[str]) -> str:
+    """A Korean numeral (이천오백) as digits: each unit times the digit before it."""
+    digits = words_table()["hangul_digits"]
+    units = words_table()["hangul_units"]
+    total, digit = 0, 1
+    for ch in m.group():
+        if ch in digits:
+            digit = int(digits[ch])
+        else:
+            total += digit * int(units[ch])
+            digit = 1
+    return str(total)
 
 
 def _foreign_unit(m: re.Match[str]) -> str:
@@ -366,6 +389,8 @@ def numerals(text: str) -> str:
     v = vocabulary()
     units, point = _foreign_units()
     text = units.sub(_foreign_unit, point.sub(".", text))
+    if _HANGUL.search(text):
+        text = _hangul_number().sub(_hangul_value, text)
     kanji, kana = _numeral_patterns()
 
     def kana_sub(m: re.Match[str]) -> str:
