@@ -22,20 +22,35 @@ how long it took); restart the console to see newer records.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
 import tomllib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, TypeGuard
 
 from referee.at_table import AtTable
+from referee.events import (
+    ActionEvent,
+    BoardDealt,
+    FlagDecided,
+    HandEnd,
+    HandSeats,
+    HandStart,
+    PenaltyReversed,
+    Pot,
+    Rake,
+    RankChange,
+    Say,
+    Settle,
+    Shown,
+    TableOpened,
+)
 from referee.history import action_line, game_name, settle_line, shown_item
 from referee.lang.catalog import chips, messages, text
+from referee.records.visitor import Entry, EventVisitor, Handler, log_entries, walk
 from referee.store.schema import (
     LATEST,
     PROJECTED_KINDS,
@@ -244,17 +259,6 @@ def build(source: Path, dest: Path) -> Built:
         src.close()
 
 
-def _inputs(src: sqlite3.Connection) -> Iterator[tuple[int, str, str, str, float]]:
-    from referee.store.log import register, source
-
-    table = source(src)  # a database not migrated yet (nothing here writes) has the old rows
-    if table == "log":
-        register(src)
-    cur = src.execute(f"SELECT seq, room, input, events, processed_at FROM {table} ORDER BY seq")
-    while rows := cur.fetchmany(512):
-        yield from rows
-
-
 def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
     ledger = src.execute(
         "SELECT id, player, delta, reason, input_seq FROM ledger ORDER BY id").fetchall()
@@ -289,158 +293,214 @@ def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
     return built
 
 
-def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connection,
-          ledger_seqs: set[int], ledger: list[tuple[Any, ...]], bank: dict[str, int]) -> Built:
-    built = Built()
-    games: dict[str, str] = {}
-    current: dict[str, _Hand] = {}
-    contexts: dict[int, _Context] = {}
-    tables: dict[str, list[Any]] = {}  # room -> [game, hands, first, last]
-    hand_rows: list[tuple[Any, ...]] = []
-    log_rows: list[tuple[Any, ...]] = []
-    rank_events: list[tuple[str, str, int]] = []
-    closed: dict[str, tuple[int, int]] = {}  # room -> (input seq, hand) of its last hand's end
-    # room -> its last finished hand, written when the room's next hand starts (or at the end):
-    # omaha's winner may still OPEN after the hand's end
-    finished: dict[str, _Hand] = {}
-    held = AtTable()
-    seq = 0
-    next_hand = 1
-    wanted = PROJECTED_KINDS | {"bank", "leave"}
+class _Reader(EventVisitor):
+    """The console's reader of the log (:func:`referee.records.visitor.walk`): the hands as
+    the room saw them, where and when every record happened (:class:`_Context`), the ranks and
+    the store's own projection (penalties, flags, decisions), computed afresh in ``mem``."""
 
-    def flush(force: bool = False) -> None:
-        if force or len(log_rows) > 5000 or len(hand_rows) > 500:
-            out.executemany(f"INSERT INTO hands VALUES ({', '.join('?' * 17)})", hand_rows)
-            out.executemany("INSERT INTO hand_log VALUES (NULL, ?, ?, ?, ?)", log_rows)
-            hand_rows.clear()
-            log_rows.clear()
+    def __init__(self, mem: sqlite3.Connection, out: sqlite3.Connection,
+                 ledger_seqs: set[int]) -> None:
+        self.mem, self.out, self.ledger_seqs = mem, out, ledger_seqs
+        self.games: dict[str, str] = {}
+        self.current: dict[str, _Hand] = {}
+        self.contexts: dict[int, _Context] = {}
+        self.tables: dict[str, list[Any]] = {}  # room -> [game, hands, first, last]
+        self.hand_rows: list[tuple[Any, ...]] = []
+        self.log_rows: list[tuple[Any, ...]] = []
+        self.rank_events: list[tuple[str, str, int]] = []
+        # room -> (input seq, hand) of its last hand's end
+        self.closed: dict[str, tuple[int, int]] = {}
+        # room -> its last finished hand, written when the room's next hand starts (or at the
+        # end): omaha's winner may still OPEN after the hand's end
+        self.finished: dict[str, _Hand] = {}
+        self.held = AtTable()
+        self.next_hand = 1
+        # the input being read
+        self.seq = 0
+        self.room = ""
+        self.when: str | None = None
+        self.keep = self.seen = False
+        self.decided_by: str | None = None
+        self.confirmed: list[int] = []
+        self.reversed: list[int] = []
+        self.at_hand: int | None = None  # the hand running at the input's first record
 
-    def write(h: _Hand) -> None:
-        hand_rows.append(h.row())
-        log_rows.extend((h.id, i, when, said) for i, (when, said) in enumerate(h.log, 1))
-        flush()
+    def handlers(self) -> dict[str, Handler]:
+        """A record of the bank, the projection or a seat's leaving notes where the input
+        happened (its first such event), before the kind's own method."""
+        out = super().handlers()
+        for kind in PROJECTED_KINDS | {"bank", "leave"}:
+            out[kind] = self._marked(out.get(kind))
+        return out
 
-    def close(h: _Hand) -> None:
-        t = tables.setdefault(h.room, [h.game, 0, h.start, h.start])
+    def _marked(self, then: Handler | None) -> Handler:
+        def handler(ev: Any) -> None:
+            if not self.seen:
+                self.keep = self.seen = True
+                running = self.current.get(self.room)
+                self.at_hand = running.id if running is not None else None
+            if then is not None:
+                then(ev)
+
+        return handler
+
+    # --- per input --------------------------------------------------------------------------
+    def begin_input(self, entry: Entry) -> None:
+        self.seq, self.room, self.when = entry.seq, entry.room, _when(entry.processed_at)
+        self.held.feed(entry.room, (d for d in entry.raw if isinstance(d, dict)))
+        self.keep = entry.seq in self.ledger_seqs
+        self.seen = False
+        self.decided_by = None
+        self.confirmed, self.reversed = [], []
+        self.at_hand = None
+
+    def end_input(self, entry: Entry) -> None:
+        if self.keep:
+            self.contexts[entry.seq] = self._context(entry)
+        projected = [(i, str(d["event"]), d) for i, d in enumerate(entry.raw)
+                     if isinstance(d, dict) and d.get("event") in PROJECTED_KINDS]
+        if projected:
+            project(self.mem, entry.seq, entry.room, projected)
+
+    def _context(self, entry: Entry) -> _Context:
+        inp, room, seq = entry.input, entry.room, entry.seq
+        dm = bool(inp.get("dm"))
+        said = inp.get("text") if inp.get("kind") == "message" else None
+        hand_id = self.at_hand
+        if hand_id is None and self.closed.get(room, (0, 0))[0] == seq:
+            hand_id = self.closed[room][1]  # a record after the hand_end of the same input
+        if hand_id is None and room in self.current:
+            hand_id = self.current[room].id
+        return _Context(
+            self.when, room, hand_id,
+            str(inp.get("sender")) if said is not None and not dm else None,
+            said if isinstance(said, str) and not dm else None, dm, self.decided_by,
+            tuple(self.confirmed), tuple(self.reversed))
+
+    def end(self) -> None:
+        for h in list(self.current.values()):
+            self._close(h)
+        for h in self.finished.values():
+            self._write(h)
+        self._flush(force=True)
+        for room, game in self.games.items():
+            self.tables.setdefault(room, [game, 0, None, None])
+        self.out.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?)",
+                             [(room, game_name(t[0]), *t[1:]) for room, t in self.tables.items()])
+
+    # --- records ------------------------------------------------------------------------------
+    def visit_rank(self, ev: RankChange) -> None:
+        self.rank_events.append((ev.player, ev.mark or "", self.seq))
+
+    def visit_flag_decided(self, ev: FlagDecided) -> None:
+        self.decided_by = ev.by
+        if ev.decision == "confirmed":
+            self.confirmed.append(ev.id)
+
+    def visit_penalty_reversed(self, ev: PenaltyReversed) -> None:
+        self.reversed.append(ev.flag)
+
+    def visit_table_open(self, ev: TableOpened) -> None:
+        self.games[self.room] = ev.game
+
+    # --- hands ------------------------------------------------------------------------------
+    def visit_hand_start(self, ev: HandStart) -> None:
+        if self.room in self.current:  # a hand that never ended (a misdeal's restart, a crash)
+            self._close(self.current.pop(self.room))
+        self.current[self.room] = _Hand(self.next_hand, self.room, ev.hand,
+                                        self.games.get(self.room), ev.button, self.when)
+        self.next_hand += 1
+
+    def visit_hand_seats(self, ev: HandSeats) -> None:
+        h = self.current.get(self.room)
+        if h is not None:
+            h.game = self.games[self.room] = ev.game
+            if ev.table is not None:
+                h.table = ev.table
+            h.dealt(ev.seats)
+
+    def visit_action(self, ev: ActionEvent) -> None:
+        if (h := self.current.get(self.room)) is not None:
+            h.action(ev.__dict__)
+
+    def visit_board(self, ev: BoardDealt) -> None:
+        if (h := self.current.get(self.room)) is not None:
+            h.street(ev.__dict__)
+
+    def visit_shown(self, ev: Shown) -> None:
+        h = self.current.get(self.room)
+        if h is not None:
+            h.show(ev.__dict__)
+            return
+        after = self.finished.get(self.room)
+        if ev.why == "open" and after is not None:
+            after.show(ev.__dict__)  # the winner's OPEN after everyone folded
+            after.log.append((self.when, shown_item(after.game or "", ev.__dict__)))
+
+    def visit_say(self, ev: Say) -> None:
+        # Only what the room was told, as it was said (never read: the hand's facts are the
+        # typed events); a player's own cards come in a private "say".
+        h = self.current.get(self.room)
+        if h is not None and ev.to == "room":
+            h.log.append((self.when, ev.text))
+
+    def visit_pot(self, ev: Pot) -> None:
+        if (h := self.current.get(self.room)) is None:
+            return
+        shares = _shares(ev.shares)
+        h.pots.append(
+            text("console_pot_main", amount=ev.amount, shares=shares) if ev.index == 0
+            else text("console_pot_side", index=ev.index, amount=ev.amount, shares=shares))
+
+    def visit_rake(self, ev: Rake) -> None:
+        if (h := self.current.get(self.room)) is not None:
+            h.rake += ev.amount
+
+    def visit_settle(self, ev: Settle) -> None:
+        if (h := self.current.get(self.room)) is not None:
+            h.settles.append(settle_line(h.game or "", ev.__dict__))
+
+    def visit_hand_end(self, ev: HandEnd) -> None:
+        if (h := self.current.get(self.room)) is None:
+            return
+        h.stacks = ", ".join(f"{p} {chips(v)}" for p, v in ev.stacks.items())
+        h.end = self.when
+        self._close(self.current.pop(self.room))
+
+    # --- writing ------------------------------------------------------------------------------
+    def _flush(self, force: bool = False) -> None:
+        if force or len(self.log_rows) > 5000 or len(self.hand_rows) > 500:
+            self.out.executemany(f"INSERT INTO hands VALUES ({', '.join('?' * 17)})",
+                                 self.hand_rows)
+            self.out.executemany("INSERT INTO hand_log VALUES (NULL, ?, ?, ?, ?)", self.log_rows)
+            self.hand_rows.clear()
+            self.log_rows.clear()
+
+    def _write(self, h: _Hand) -> None:
+        self.hand_rows.append(h.row())
+        self.log_rows.extend((h.id, i, when, said) for i, (when, said) in enumerate(h.log, 1))
+        self._flush()
+
+    def _close(self, h: _Hand) -> None:
+        t = self.tables.setdefault(h.room, [h.game, 0, h.start, h.start])
         t[0] = h.game or t[0]
         t[1] += 1
         t[3] = h.start
-        closed[h.room] = (seq, h.id)
-        done = finished.pop(h.room, None)
+        self.closed[h.room] = (self.seq, h.id)
+        done = self.finished.pop(h.room, None)
         if done is not None:
-            write(done)
-        finished[h.room] = h
+            self._write(done)
+        self.finished[h.room] = h
 
-    for seq, room, raw_input, raw_events, processed_at in _inputs(src):
-        when = _when(processed_at)
-        inp = json.loads(raw_input)
-        dm = bool(inp.get("dm"))
-        said = inp.get("text") if inp.get("kind") == "message" else None
-        events = json.loads(raw_events)
-        held.feed(room, (d for d in events if isinstance(d, dict)))
-        projected: list[tuple[int, str, dict[str, Any]]] = []
-        keep = seq in ledger_seqs
-        seen = False
-        decided_by: str | None = None
-        confirmed: list[int] = []
-        reversed_: list[int] = []
-        at_hand: int | None = None  # the hand running at the input's first record
-        for idx, d in enumerate(events):
-            if not isinstance(d, dict):
-                continue
-            kind = str(d.get("event", ""))
-            if kind in PROJECTED_KINDS:
-                projected.append((idx, kind, d))
-            if kind in wanted and not seen:
-                keep = seen = True
-                running = current.get(room)
-                at_hand = running.id if running is not None else None
-            if kind == "rank" and isinstance(d.get("player"), str):
-                rank_events.append((d["player"], str(d.get("mark") or ""), seq))
-            if kind == "flag_decided" and d.get("by") is not None:
-                decided_by = str(d["by"])
-            if kind == "flag_decided" and d.get("decision") == "confirmed" and _is_int(
-                    d.get("id")):
-                confirmed.append(int(d["id"]))
-            if kind == "penalty_reversed" and _is_int(d.get("flag")):
-                reversed_.append(int(d["flag"]))
-            if kind == "table_open" and isinstance(d.get("game"), str):
-                games[room] = d["game"]
-            if kind == "hand_start" and _is_int(d.get("hand")):
-                if room in current:  # a hand that never ended (a misdeal's restart, a crash)
-                    close(current.pop(room))
-                button = d.get("button")
-                current[room] = _Hand(next_hand, room, int(d["hand"]), games.get(room),
-                                      int(button) if _is_int(button) else None, when)
-                next_hand += 1
-                continue
-            h = current.get(room)
-            if h is None:
-                after = finished.get(room)
-                if kind == "shown" and d.get("why") == "open" and after is not None:
-                    after.show(d)  # the winner's OPEN after everyone folded
-                    after.log.append((when, shown_item(after.game or "", d)))
-                continue
-            if kind == "hand_seats":
-                if isinstance(d.get("game"), str):
-                    h.game = games[room] = d["game"]
-                if _is_int(d.get("table")):
-                    h.table = int(d["table"])
-                h.dealt(d.get("seats"))
-            elif kind == "action":
-                h.action(d)
-            elif kind == "board":
-                h.street(d)
-            elif kind == "shown":
-                h.show(d)
-            elif kind == "say":
-                # Only what the room was told, as it was said (never read: the hand's facts
-                # are the typed events); a player's own cards come in a private "say".
-                if d.get("to") == "room" and isinstance(d.get("text"), str):
-                    h.log.append((when, d["text"]))
-            elif kind == "pot" and _is_int(d.get("amount")):
-                index = int(d["index"]) if _is_int(d.get("index")) else 0
-                shares = _shares(d.get("shares"))
-                h.pots.append(
-                    text("console_pot_main", amount=int(d["amount"]), shares=shares) if index == 0
-                    else text("console_pot_side", index=index, amount=int(d["amount"]),
-                              shares=shares))
-            elif kind == "rake" and _is_int(d.get("amount")):
-                h.rake += int(d["amount"])
-            elif kind == "settle" and _is_int(d.get("payout")):
-                h.settles.append(settle_line(h.game or "", d))
-            elif kind == "hand_end":
-                stacks = d.get("stacks")
-                if isinstance(stacks, dict):
-                    h.stacks = ", ".join(f"{p} {chips(int(v))}" for p, v in stacks.items()
-                                         if _is_int(v))
-                h.end = when
-                close(current.pop(room))
-        if keep:
-            hand_id = at_hand
-            if hand_id is None and closed.get(room, (0, 0))[0] == seq:
-                hand_id = closed[room][1]  # a record after the hand_end of the same input
-            if hand_id is None and room in current:
-                hand_id = current[room].id
-            contexts[seq] = _Context(
-                when, room, hand_id,
-                str(inp.get("sender")) if said is not None and not dm else None,
-                said if isinstance(said, str) and not dm else None, dm, decided_by,
-                tuple(confirmed), tuple(reversed_))
-        if projected:
-            project(mem, seq, room, projected)
-    for h in list(current.values()):
-        close(h)
-    for h in finished.values():
-        write(h)
-    flush(force=True)
-    for room, game in games.items():
-        tables.setdefault(room, [game, 0, None, None])
-    out.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?)",
-                    [(room, game_name(t[0]), *t[1:]) for room, t in tables.items()])
-    built.hands = next_hand - 1
-    _records(mem, out, contexts, ledger, bank, rank_events, built, held)
+
+def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connection,
+          ledger_seqs: set[int], ledger: list[tuple[Any, ...]], bank: dict[str, int]) -> Built:
+    reader = _Reader(mem, out, ledger_seqs)
+    walk(log_entries(src), reader)
+    built = Built(hands=reader.next_hand - 1)
+    _records(mem, out, reader.contexts, ledger, bank, reader.rank_events, built, reader.held)
     return built
+
 
 
 def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[int, _Context],
