@@ -50,7 +50,9 @@ from referee.events import (
 )
 from referee.history import action_line, game_name, settle_line, shown_item
 from referee.lang.catalog import chips, messages, text
-from referee.records.visitor import Entry, EventVisitor, Handler, log_entries, walk
+from referee.records.replay import HandReplay, ReplayedHand
+from referee.records.replay_page import replay_json
+from referee.records.visitor import Entry, EventVisitor, Handler, Together, log_entries, walk
 from referee.store.schema import (
     LATEST,
     PROJECTED_KINDS,
@@ -139,6 +141,7 @@ class _Hand:
     stacks: str | None = None
     log: list[tuple[str | None, str]] = field(default_factory=list)
     street_first: bool = False  # the first entry of ``actions`` is a street
+    replay: ReplayedHand | None = None  # the hand step by step (its page's replayer)
 
     def action(self, d: dict[str, Any]) -> None:
         player = str(d.get("player", ""))
@@ -299,8 +302,10 @@ class _Reader(EventVisitor):
     the store's own projection (penalties, flags, decisions), computed afresh in ``mem``."""
 
     def __init__(self, mem: sqlite3.Connection, out: sqlite3.Connection,
-                 ledger_seqs: set[int]) -> None:
+                 ledger_seqs: set[int], replay: HandReplay) -> None:
         self.mem, self.out, self.ledger_seqs = mem, out, ledger_seqs
+        self.replay = replay  # walked beside this reader, each event before it
+        self.replay_rows: list[tuple[int, str]] = []
         self.games: dict[str, str] = {}
         self.current: dict[str, _Hand] = {}
         self.contexts: dict[int, _Context] = {}
@@ -408,7 +413,8 @@ class _Reader(EventVisitor):
         if self.room in self.current:  # a hand that never ended (a misdeal's restart, a crash)
             self._close(self.current.pop(self.room))
         self.current[self.room] = _Hand(self.next_hand, self.room, ev.hand,
-                                        self.games.get(self.room), ev.button, self.when)
+                                        self.games.get(self.room), ev.button, self.when,
+                                        replay=self.replay.open.get(self.room))
         self.next_hand += 1
 
     def visit_hand_seats(self, ev: HandSeats) -> None:
@@ -473,12 +479,16 @@ class _Reader(EventVisitor):
             self.out.executemany(f"INSERT INTO hands VALUES ({', '.join('?' * 17)})",
                                  self.hand_rows)
             self.out.executemany("INSERT INTO hand_log VALUES (NULL, ?, ?, ?, ?)", self.log_rows)
+            self.out.executemany("INSERT INTO replays VALUES (?, ?)", self.replay_rows)
             self.hand_rows.clear()
             self.log_rows.clear()
+            self.replay_rows.clear()
 
     def _write(self, h: _Hand) -> None:
         self.hand_rows.append(h.row())
         self.log_rows.extend((h.id, i, when, said) for i, (when, said) in enumerate(h.log, 1))
+        if h.replay is not None:
+            self.replay_rows.append((h.id, replay_json(h.replay)))
         self._flush()
 
     def _close(self, h: _Hand) -> None:
@@ -495,8 +505,9 @@ class _Reader(EventVisitor):
 
 def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connection,
           ledger_seqs: set[int], ledger: list[tuple[Any, ...]], bank: dict[str, int]) -> Built:
-    reader = _Reader(mem, out, ledger_seqs)
-    walk(log_entries(src), reader)
+    replay = HandReplay()
+    reader = _Reader(mem, out, ledger_seqs, replay)
+    walk(log_entries(src), Together(replay, reader))
     built = Built(hands=reader.next_hand - 1)
     _records(mem, out, reader.contexts, ledger, bank, reader.rank_events, built, reader.held)
     return built

@@ -43,6 +43,12 @@ CREATE TABLE hand_log (
     "日時" TEXT,
     "内容" TEXT NOT NULL
 );
+-- A hand step by step, for its page's replayer (referee/records/replay.py: seats, steps with
+-- the pot and stacks after each, one line per step); only cards the room was shown.
+CREATE TABLE replays (
+    "ハンド" INTEGER PRIMARY KEY REFERENCES hands("番号"),
+    "経過" TEXT NOT NULL
+);
 CREATE TABLE ledger (
     "番号" INTEGER PRIMARY KEY,
     "日時" TEXT,

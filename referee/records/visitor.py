@@ -69,6 +69,45 @@ class EventVisitor:
         """An event whose fields do not fit its kind: skipped."""
 
 
+class Together(EventVisitor):
+    """Several visitors read in one walk, each event handed to them in the order given."""
+
+    def __init__(self, *visitors: EventVisitor) -> None:
+        self.visitors = visitors
+
+    def handlers(self) -> dict[str, Handler]:
+        tables = [v.handlers() for v in self.visitors]
+        out: dict[str, Handler] = {}
+        for kind in {k for t in tables for k in t}:
+            found = [t[kind] for t in tables if kind in t]
+            out[kind] = found[0] if len(found) == 1 else _each(found)
+        return out
+
+    def begin_input(self, entry: Entry) -> None:
+        for v in self.visitors:
+            v.begin_input(entry)
+
+    def end_input(self, entry: Entry) -> None:
+        for v in self.visitors:
+            v.end_input(entry)
+
+    def end(self) -> None:
+        for v in self.visitors:
+            v.end()
+
+    def visit_unreadable(self, data: dict[str, Any], error: str) -> None:
+        for v in self.visitors:
+            v.visit_unreadable(data, error)
+
+
+def _each(handlers: list[Handler]) -> Handler:
+    def handler(ev: Any) -> None:
+        for h in handlers:
+            h(ev)
+
+    return handler
+
+
 def typed(data: dict[str, Any]) -> Event:
     """The typed event of a stored JSON object (ValueError if its kind is unknown or its fields
     do not fit)."""
