@@ -444,7 +444,7 @@ def cmd_console(args: argparse.Namespace) -> None:
         dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
         try:
             built = build(Path(args.db), dest)
-            ds = datasette(dest, password)
+            ds = datasette(dest, password, theory_hands=args.theory_hands)
         except StoreError as e:
             _fail(str(e))
         except ExtraMissing as e:
@@ -595,6 +595,9 @@ def build_parser() -> argparse.ArgumentParser:
     co.add_argument("--port", type=int, default=8001)
     co.add_argument("--keep", default=None, metavar="FILE",
                     help="write the console database (no hidden cards) to FILE and keep it")
+    co.add_argument("--theory-hands", type=int, default=20000, metavar="N",
+                    help="hands per Monte Carlo bet for the house games' theoretical return"
+                         " on the bank page, computed after start-up (0: none)")
     co.add_argument("--insecure", action="store_true",
                     help="allow another --host without REFEREE_CONSOLE_PASSWORD")
     co.set_defaults(func=cmd_console)

@@ -22,6 +22,7 @@ how long it took); restart the console to see newer records.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from referee.at_table import AtTable
+from referee.discipline import REFEREE
 from referee.events import (
     ActionEvent,
     BoardDealt,
@@ -51,7 +53,8 @@ from referee.events import (
 from referee.history import action_line, game_name, settle_line, shown_item
 from referee.lang.catalog import chips, messages, text
 from referee.records.replay import HandReplay, ReplayedHand
-from referee.records.replay_page import replay_json
+from referee.records.replay_page import CARD_FACES, replay_json
+from referee.records.theory import Theory
 from referee.records.visitor import Entry, EventVisitor, Handler, Together, log_entries, walk
 from referee.store.schema import (
     LATEST,
@@ -93,6 +96,13 @@ def _label(group: str, value: str, **kw: Any) -> str:
     return text(key, **kw) if key in messages() else value
 
 
+def table_name(table: int | None) -> str:
+    """A table as moderators name it (its number in the order tables opened), never the id of
+    the room it is played in."""
+    return text("console_table_name", table=table) if table is not None \
+        else text("console_table_unnumbered")
+
+
 def _when(ts: float | None) -> str | None:
     if ts is None:
         return None
@@ -103,6 +113,8 @@ def _reason(reason: str) -> str:
     head, _, rest = reason.partition(":")
     if head == "penalty" and rest:
         return text("console_reason_penalty", kind=_label("kind", rest))
+    if head == "penalty_reversed" and rest:
+        return text("console_reason_penalty_reversed", kind=_label("kind", rest))
     if head == "grant":  # (「grant」 alone: a grant without a reason typed)
         return text("console_reason_grant", why=rest) if rest not in ("", "grant") \
             else text("grant_reason")
@@ -172,9 +184,9 @@ class _Hand:
             self.actions.insert(0, text("console_street", street=text("console_preflop")))
             self.street_first = True
         return (
-            self.id, text("console_hand_label", room=self.room, hand=self.number,
+            self.id, text("console_hand_label", hand=self.number,
                           table=self.table if self.table is not None else "",
-                          when=(self.start or "")[5:16]), self.room, self.table,
+                          when=(self.start or "")[5:16]), table_name(self.table), self.table,
             game_name(self.game), self.number, self.start, self.end, self.button,
             ", ".join(self.players) or None, self.board,
             " / ".join(self.shown.values()) or None,
@@ -195,6 +207,7 @@ class _Context:
 
     when: str | None
     room: str
+    table: str | None  # the name of the room's table at the time (never the room's id)
     hand: int | None
     sender: str | None  # a message said in a room (None: a directive, a tick or a DM)
     said: str | None
@@ -306,10 +319,13 @@ class _Reader(EventVisitor):
         self.mem, self.out, self.ledger_seqs = mem, out, ledger_seqs
         self.replay = replay  # walked beside this reader, each event before it
         self.replay_rows: list[tuple[int, str]] = []
+        self.book_rows: list[tuple[Any, ...]] = []
         self.games: dict[str, str] = {}
         self.current: dict[str, _Hand] = {}
         self.contexts: dict[int, _Context] = {}
-        self.tables: dict[str, list[Any]] = {}  # room -> [game, hands, first, last]
+        self.tables: dict[str | None, list[Any]] = {}  # table name -> [game, hands, first, last]
+        self.table_of: dict[str, str] = {}  # room -> the name of its table now
+        self.opened: dict[str, str] = {}  # table name -> its game
         self.hand_rows: list[tuple[Any, ...]] = []
         self.log_rows: list[tuple[Any, ...]] = []
         self.rank_events: list[tuple[str, str, int]] = []
@@ -377,7 +393,7 @@ class _Reader(EventVisitor):
         if hand_id is None and room in self.current:
             hand_id = self.current[room].id
         return _Context(
-            self.when, room, hand_id,
+            self.when, room, self.table_of.get(room), hand_id,
             str(inp.get("sender")) if said is not None and not dm else None,
             said if isinstance(said, str) and not dm else None, dm, self.decided_by,
             tuple(self.confirmed), tuple(self.reversed))
@@ -388,10 +404,10 @@ class _Reader(EventVisitor):
         for h in self.finished.values():
             self._write(h)
         self._flush(force=True)
-        for room, game in self.games.items():
-            self.tables.setdefault(room, [game, 0, None, None])
+        for name, game in self.opened.items():
+            self.tables.setdefault(name, [game, 0, None, None])
         self.out.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?)",
-                             [(room, game_name(t[0]), *t[1:]) for room, t in self.tables.items()])
+                             [(name, game_name(t[0]), *t[1:]) for name, t in self.tables.items()])
 
     # --- records ------------------------------------------------------------------------------
     def visit_rank(self, ev: RankChange) -> None:
@@ -407,6 +423,8 @@ class _Reader(EventVisitor):
 
     def visit_table_open(self, ev: TableOpened) -> None:
         self.games[self.room] = ev.game
+        self.table_of[self.room] = name = table_name(ev.table)
+        self.opened[name] = ev.game
 
     # --- hands ------------------------------------------------------------------------------
     def visit_hand_start(self, ev: HandStart) -> None:
@@ -423,6 +441,7 @@ class _Reader(EventVisitor):
             h.game = self.games[self.room] = ev.game
             if ev.table is not None:
                 h.table = ev.table
+                self.table_of[self.room] = table_name(ev.table)
             h.dealt(ev.seats)
 
     def visit_action(self, ev: ActionEvent) -> None:
@@ -480,6 +499,9 @@ class _Reader(EventVisitor):
                                  self.hand_rows)
             self.out.executemany("INSERT INTO hand_log VALUES (NULL, ?, ?, ?, ?)", self.log_rows)
             self.out.executemany("INSERT INTO replays VALUES (?, ?)", self.replay_rows)
+            self.out.executemany("INSERT INTO books VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 self.book_rows)
+            self.book_rows.clear()
             self.hand_rows.clear()
             self.log_rows.clear()
             self.replay_rows.clear()
@@ -488,11 +510,14 @@ class _Reader(EventVisitor):
         self.hand_rows.append(h.row())
         self.log_rows.extend((h.id, i, when, said) for i, (when, said) in enumerate(h.log, 1))
         if h.replay is not None:
-            self.replay_rows.append((h.id, replay_json(h.replay)))
+            r = h.replay
+            self.replay_rows.append((h.id, replay_json(r)))
+            self.book_rows.append((h.id, (h.start or "")[:7] or None, game_name(h.game),
+                                   r.stakes, r.payouts, r.rake, r.payouts - r.stakes))
         self._flush()
 
     def _close(self, h: _Hand) -> None:
-        t = self.tables.setdefault(h.room, [h.game, 0, h.start, h.start])
+        t = self.tables.setdefault(table_name(h.table), [h.game, 0, h.start, h.start])
         t[0] = h.game or t[0]
         t[1] += 1
         t[3] = h.start
@@ -524,14 +549,17 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
         "SELECT id, room, flag_id, player, kind, text, confidence, status, input_seq,"
         " decided_input_seq FROM flags ORDER BY id").fetchall()
     flag_rows: list[tuple[Any, ...]] = []
-    for fid, room, flag_id, player, kind, said, confidence, status, seq, decided in flags:
+    for fid, _room, flag_id, player, kind, said, confidence, status, seq, decided in flags:
         c, dc = ctx(seq), ctx(decided)
         by = None
         if status != "open" and dc is not None:
             by = dc.decided_by or (text("console_decided_at_once") if decided == seq
                                    else dc.sender)
+            if by == REFEREE:
+                by = text("console_decided_at_once")
         flag_rows.append((
-            fid, c.when if c else None, room, flag_id, c.hand if c else None, player,
+            fid, c.when if c else None, c.table if c else None, flag_id,
+            c.hand if c else None, player,
             _label("kind", kind), _label("confidence", confidence),
             said if c is None or not c.dm else text("console_private_message"),
             _label("status", status), by, dc.when if dc is not None and status != "open" else None,
@@ -545,7 +573,7 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
     # flag number -> when its penalty was reversed (a !dismiss after the !confirm)
     returned = {n: c.when for c in contexts.values() for n in c.reversed}
     penalty_rows: list[tuple[Any, ...]] = []
-    for pid, room, who, kind, points, chip_count, seq in penalties:
+    for pid, _room, who, kind, points, chip_count, seq in penalties:
         c = ctx(seq)
         # The flag this penalty carried out: confirmed in this very input (at once, or by a
         # moderator's !confirm), on the same player and offence -- whatever became of it
@@ -571,7 +599,7 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
                 said = text("console_private_message")
             hand = c.hand if c else None
         back = returned.get(int(flag[3])) if flag is not None else None
-        penalty_rows.append((pid, c.when if c else None, room, hand, who,
+        penalty_rows.append((pid, c.when if c else None, c.table if c else None, hand, who,
                              _label("kind", kind), points, chip_count,
                              flag[0] if flag is not None else None, sender, said,
                              (back or text("console_returned_unknown_time"))
@@ -585,7 +613,7 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
         c = ctx(seq)
         running[player] = running.get(player, 0) + int(delta)
         ledger_rows.append((lid, c.when if c else None, player, delta, running[player],
-                            _reason(str(reason)), c.room if c else None,
+                            _reason(str(reason)), c.table if c else None,
                             c.hand if c else None))
 
     ranks: dict[str, str] = {}
@@ -637,7 +665,7 @@ QUERIES: dict[str, dict[str, Any]] = _META["queries"]
 TABLES: dict[str, dict[str, Any]] = _META["tables"]
 
 
-ORDER = ("bank", "ledger", "penalties", "flags", "hands", "hand_log", "tables", "ranks")
+ORDER = ("bank", "ledger", "penalties", "flags", "hands", "hand_log", "books", "tables", "ranks")
 
 
 def _menu() -> str:
@@ -653,7 +681,19 @@ def _menu() -> str:
         + "".join(item(k, v) for k, v in QUERIES.items())
         + f"</ul><h3>{_META['menu_tables']}</h3><ul>"
         + "".join(item(t, TABLES[t]) for t in ORDER) + "</ul>"
+        + f'<p class="console-note"><a href="/{DB_NAME}?_sql_editor=1">'
+        f'{escape(text("console_ui_sql_link"))}</a></p>'
     )
+
+
+MENU = ("bank_ranking", "economy", "player_balance", "bank", "ledger", "penalties", "flags",
+        "hands")
+"""The console's menu on every page (base.html): canned queries and tables by their titles."""
+
+
+def _ui() -> dict[str, str]:
+    prefix = "console_ui_"
+    return {k[len(prefix):]: v for k, v in messages().items() if k.startswith(prefix)}
 
 
 def metadata(password_hash: str | None = None) -> dict[str, Any]:
@@ -688,9 +728,12 @@ class ExtraMissing(Exception):
     """The ``console`` extra (Datasette) is not installed."""
 
 
-def datasette(console_db: Path, password: str | None = None, guard: Any = None) -> Any:
+def datasette(console_db: Path, password: str | None = None, guard: Any = None,
+              theory_hands: int = 0) -> Any:
     """A started :class:`datasette.app.Datasette` serving ``console_db`` immutable; with a
-    password, behind ``guard`` (a :class:`referee.console_guard.Guard`, a fresh one if None)."""
+    password, behind ``guard`` (a :class:`referee.console_guard.Guard`, a fresh one if None);
+    the house games' theoretical returns computed after it starts with ``theory_hands`` hands
+    per Monte Carlo bet (0: not at all)."""
     try:
         import asyncio
 
@@ -729,11 +772,57 @@ def datasette(console_db: Path, password: str | None = None, guard: Any = None) 
         loop.run_until_complete(ds.invoke_startup())
     finally:
         loop.close()
+    ds.referee_theory = Theory(theory_hands)
+    ds.referee_theory.start()
     return ds
 
 
-def _titles() -> dict[str, Any]:
-    return {"console_titles": {name: info["title"] for name, info in TABLES.items()}}
+def _globals() -> dict[str, Any]:
+    """What our templates read besides Datasette's own, on every page (errors too): the menu,
+    the Japanese chrome (``console_ui_*`` of the catalogue), the filters' names and the
+    tables' titles."""
+    ui = _ui()
+    titles = {name: info["title"] for name, info in TABLES.items()}
+    titles.update({name: info["title"] for name, info in QUERIES.items()})
+    return {
+        "console_titles": titles,
+        "console_hidden": [name for name, info in TABLES.items() if info.get("hidden")],
+        "console_text": ui,
+        "console_menu": [{"href": f"/{DB_NAME}/{name}", "label": titles[name]} for name in MENU
+                         if name in titles],
+        "console_lookups": {k[len("lookup_"):]: v for k, v in ui.items()
+                            if k.startswith("lookup_")},
+        "console_params": {k[len("param_"):]: v for k, v in ui.items()
+                           if k.startswith("param_")},
+    }
+
+
+def _environment(env: Any) -> None:
+    env.globals.update(_globals())
+
+
+def _template_vars(view_name: str, table: str | None, request: Any, datasette: Any) -> Any:
+    """On a hand's page, its replay (the ``replays`` row of the hand); on the bank over time,
+    the house games' theoretical returns (:class:`referee.records.theory.Theory`)."""
+    theory = getattr(datasette, "referee_theory", None)
+    base: dict[str, Any] = {"console_theory": dict(theory.figures) if theory else {}}
+    ui = _ui()
+    if view_name != "row" or table != "hands" or request is None:
+        return base
+
+    async def with_replay() -> dict[str, Any]:
+        pk = str(request.url_vars.get("pks", ""))
+        rows = (await datasette.get_database(DB_NAME).execute(
+            "SELECT * FROM replays WHERE rowid = ?", [pk])).rows if pk.isdigit() else []
+        if rows:  # JSON inside a <script> element: no "</" may end it early
+            base["replay"] = str(rows[0][1]).replace("</", "<\\/")
+            base["card_faces"] = json.dumps(CARD_FACES, ensure_ascii=False)
+            base["replay_words"] = json.dumps(
+                {k: ui[f"replay_{k}"] for k in ("step", "start", "none", "dealer")},
+                ensure_ascii=False).replace("</", "<\\/")
+        return base
+
+    return with_replay
 
 
 def _guarded(datasette: Any) -> Any:
@@ -759,7 +848,8 @@ def _register_plugin() -> None:
     from datasette.plugins import pm
 
     if pm.get_plugin("referee-console") is None:
-        hooks = {"extra_template_vars": staticmethod(hookimpl(_titles)),
+        hooks = {"extra_template_vars": staticmethod(hookimpl(_template_vars)),
+                 "prepare_jinja2_environment": staticmethod(hookimpl(_environment)),
                  "asgi_wrapper": staticmethod(hookimpl(_guarded, trylast=True))}
         plugin = type("RefereeConsole", (), hooks)
         pm.register(plugin, name="referee-console")

@@ -2,6 +2,7 @@
 transcript of the four games (and the service's and tournaments' tables), the stacks after the
 last step are the ``hand_end`` stacks, the pot is empty at the end, never negative on the way,
 and holds exactly what the ``rake`` event says was raked from (``pot``) when the rake is taken;
+the hand's books (stakes, payouts) agree with the stacks and with a house game's own books;
 the console database stores those very steps for the hand's page."""
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ def test_replayer_figures_equal_the_events(path: Path, tmp_path: Path) -> None:
         last = h.steps[-1]
         assert last.pot == 0, (h.hand, last.kind)
         assert {p: last.stacks[p] for p in h.end_stacks} == h.end_stacks, h.hand
+        # the hand's books: what the players' stacks gained is what was paid less what was
+        # staked; a house game's own books (the ``house`` event) say the same
+        assert sum(last.stacks.values()) - sum(c for _, _, c in h.seats) == h.payouts - h.stakes
+        for step in h.steps:
+            if step.kind == "house":
+                assert (step.data["staked"], step.data["paid"]) == (h.stakes, h.payouts)
     # the console database keeps the same steps for the hand's page
     dest = tmp_path / "console.db"
     build(db, dest)

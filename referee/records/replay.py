@@ -80,6 +80,11 @@ class ReplayedHand:
     staked: dict[str, int] = field(default_factory=dict)  # this hand's stakes per player
     pending: dict[str, int] = field(default_factory=dict)  # a voided flying action's chips
     left: set[str] = field(default_factory=set)  # players who left during the hand
+    # the hand's books: chips players put in (net of what came back unused), chips paid to
+    # them (pots, settlements, the house's payments), and the rake
+    stakes: int = 0
+    payouts: int = 0
+    rake: int = 0
     stacks: dict[str, int] = field(default_factory=dict)
     board: list[str] = field(default_factory=list)
     shown: dict[str, list[str]] = field(default_factory=dict)
@@ -92,12 +97,19 @@ class ReplayedHand:
         """``player`` puts ``chips`` in the pot."""
         self.stacks[player] = self.stacks.get(player, 0) - chips
         self.staked[player] = self.staked.get(player, 0) + chips
+        self.stakes += chips
         self.pot += chips
 
     def pay(self, player: str, chips: int) -> None:
         """The pot pays ``player`` ``chips``."""
         self.stacks[player] = self.stacks.get(player, 0) + chips
+        self.payouts += chips
         self.pot -= chips
+
+    def paid(self, player: str, chips: int) -> None:
+        """The house pays ``player`` ``chips`` (not from the pot)."""
+        self.stacks[player] = self.stacks.get(player, 0) + chips
+        self.payouts += chips
 
     def to_json(self) -> dict[str, Any]:
         return {"room": self.room, "hand": self.hand, "button": self.button, "game": self.game,
@@ -199,7 +211,9 @@ class HandReplay(EventVisitor):
             for player, before in stacks.items():
                 if player in h.left:
                     continue  # a player who left forfeits what they put in
-                h.pot -= before - h.stacks.get(player, 0)
+                back = before - h.stacks.get(player, 0)
+                h.pot -= back
+                h.stakes -= back
                 h.stacks[player] = before
             h.pending.clear()
             h.step("misdeal", {"player": ev.player})
@@ -219,6 +233,8 @@ class HandReplay(EventVisitor):
     def visit_returned(self, ev: Returned) -> None:
         if (h := self._hand()) is not None:
             h.pay(ev.player, ev.amount)
+            h.payouts -= ev.amount  # never staked: it came back unused
+            h.stakes -= ev.amount
             h.step("returned", _fields(ev))
 
     def visit_board(self, ev: BoardDealt) -> None:
@@ -243,6 +259,7 @@ class HandReplay(EventVisitor):
     def visit_rake(self, ev: Rake) -> None:
         if (h := self._hand()) is not None:
             h.pot -= ev.amount
+            h.rake += ev.amount
             h.step("rake", _fields(ev))
 
     def visit_pot(self, ev: Pot) -> None:
@@ -255,7 +272,7 @@ class HandReplay(EventVisitor):
         if (h := self._hand()) is not None:
             # a house game: the house takes the player's stakes off the table and pays
             h.pot -= h.staked.pop(ev.player, 0)
-            h.stacks[ev.player] = h.stacks.get(ev.player, 0) + ev.payout
+            h.paid(ev.player, ev.payout)
             h.step("settle", _fields(ev))
 
     def visit_nogame(self, ev: NoGame) -> None:
@@ -264,31 +281,31 @@ class HandReplay(EventVisitor):
             h.pot = 0
             h.staked.clear()
             for player, back in ev.payments.items():
-                h.stacks[player] = h.stacks.get(player, 0) + back
+                h.paid(player, back)
             h.step("nogame", _fields(ev))
 
     def visit_compensation(self, ev: Compensation) -> None:
         """A house game stopped by a dealing mistake: the stakes go back with what it pays."""
         if (h := self._hand()) is not None:
             h.pot -= h.staked.pop(ev.player, 0)
-            h.stacks[ev.player] = h.stacks.get(ev.player, 0) + ev.payout
+            h.paid(ev.player, ev.payout)
             h.step("compensation", _fields(ev))
 
     def visit_joker(self, ev: JokerEvent) -> None:
         if (h := self._hand()) is not None:
-            h.stacks[ev.player] = h.stacks.get(ev.player, 0) + ev.payout
+            h.paid(ev.player, ev.payout)
             h.step("joker", _fields(ev))
 
     def visit_bonus_payout(self, ev: Any) -> None:
         """A bonus area's payout (a game's own kind: ``player`` and ``amount``)."""
         if (h := self._hand()) is not None:
-            h.stacks[ev.player] = h.stacks.get(ev.player, 0) + int(ev.amount)
+            h.paid(ev.player, int(ev.amount))
             h.step("bonus", {"player": ev.player, "amount": int(ev.amount)})
 
     def visit_exposed(self, ev: Exposed) -> None:
         """An exposed hand paid for (its cards are not read here)."""
         if (h := self._hand()) is not None:
-            h.stacks[ev.player] = h.stacks.get(ev.player, 0) + ev.chips
+            h.paid(ev.player, ev.chips)
             h.step("exposed", {"player": ev.player, "chips": ev.chips})
 
     def visit_flag(self, ev: Flag) -> None:
