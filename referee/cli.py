@@ -443,7 +443,7 @@ def cmd_console(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="referee-console-") as tmp:
         dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
         try:
-            built = build(Path(args.db), dest)
+            built = build(Path(args.db), dest, reuse=args.keep is not None)
             ds = datasette(dest, password, theory_hands=args.theory_hands)
         except StoreError as e:
             _fail(str(e))
@@ -594,7 +594,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="address to listen on (default 127.0.0.1: this machine only)")
     co.add_argument("--port", type=int, default=8001)
     co.add_argument("--keep", default=None, metavar="FILE",
-                    help="write the console database (no hidden cards) to FILE and keep it")
+                    help="write the console database (no hidden cards) to FILE and keep it;"
+                         " a FILE built from the same log by the same code is reused")
     co.add_argument("--theory-hands", type=int, default=20000, metavar="N",
                     help="hands per Monte Carlo bet for the house games' theoretical return"
                          " on the bank page, computed after start-up (0: none)")

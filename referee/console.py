@@ -22,11 +22,13 @@ how long it took); restart the console to see newer records.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
 import time
 import tomllib
+import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -260,22 +262,73 @@ def open_source(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def build(source: Path, dest: Path) -> Built:
+def build(source: Path, dest: Path, reuse: bool = False) -> Built:
     """Write the console database ``dest`` (replaced if it exists) from the referee database
-    ``source``, which is only read."""
+    ``source``, which is only read. With ``reuse``, a ``dest`` already built by this code from
+    ``source`` as it is now (its log's last row unchanged) is kept as it is: a restart of the
+    console over a log that has not grown costs no rebuild."""
     started = time.monotonic()
     src = open_source(source)
     try:
         src.execute("BEGIN")  # one snapshot of a database a bot may be writing
         try:
-            return _build(src, dest, started)
+            stamp = _stamp(src)
+            if reuse and stamp is not None and dest.is_file():
+                kept = _kept(dest, stamp)
+                if kept is not None:
+                    kept.seconds = time.monotonic() - started
+                    return kept
+            return _build(src, dest, started, stamp)
         except sqlite3.Error as e:
             raise StoreError(f"{source}: cannot read: {e}") from None
     finally:
         src.close()
 
 
-def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
+def _code_digest() -> bytes:
+    """The console database's makers: a change to any gives another database."""
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted([here / "console.py", *(here / "records").glob("*.py"),
+                        TEMPLATES / "schema.sql", *(here / "lang" / "messages").glob("*.toml")]):
+        h.update(path.read_bytes())
+    return h.digest()
+
+
+def _stamp(src: sqlite3.Connection) -> tuple[int, int] | None:
+    """The source log's last row (its seq) and an identity of it and of this code (the digest
+    chain's last value covers every row before it), or None for a log without a chain."""
+    try:
+        row = src.execute("SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None or not isinstance(row[1], bytes) or not 0 < int(row[0]) < 2**31:
+        return None
+    return int(row[0]), zlib.crc32(row[1] + _code_digest()) & 0x7FFFFFFF
+
+
+def _kept(dest: Path, stamp: tuple[int, int]) -> Built | None:
+    """What ``dest`` holds if this code built it from the log ``stamp`` names, else None."""
+    try:
+        conn = sqlite3.connect(f"file:{dest.resolve()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        seq = conn.execute("PRAGMA user_version").fetchone()[0]
+        ident = conn.execute("PRAGMA application_id").fetchone()[0]
+        if (seq, ident) != stamp:
+            return None
+        counts = [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                  for t in ("hands", "penalties", "flags", "bank")]
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    return Built(*counts)
+
+
+def _build(src: sqlite3.Connection, dest: Path, started: float,
+           stamp: tuple[int, int] | None = None) -> Built:
     ledger = src.execute(
         "SELECT id, player, delta, reason, input_seq FROM ledger ORDER BY id").fetchall()
     bank = dict(src.execute("SELECT player, balance FROM bank").fetchall())
@@ -302,6 +355,9 @@ def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
         built = _walk(src, mem, out, ledger_seqs, ledger, bank)
         out.execute("COMMIT")
         out.execute("ANALYZE")
+        if stamp is not None:  # what :func:`build` with ``reuse`` knows it by
+            out.execute(f"PRAGMA user_version = {int(stamp[0])}")
+            out.execute(f"PRAGMA application_id = {int(stamp[1])}")
     finally:
         out.close()
         mem.close()
