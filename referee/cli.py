@@ -344,6 +344,7 @@ def cmd_history(args: argparse.Namespace) -> None:
     from datetime import UTC, datetime
 
     from referee import history as h
+    from referee.records.visitor import log_entries, walk
     from referee.store import Store, StoreError
 
     since: float | None = None
@@ -356,9 +357,7 @@ def cmd_history(args: argparse.Namespace) -> None:
     book = h.HistoryBook(keep=None)
     try:
         with Store(Path(args.db), create=False) as store:
-            for room, inp, events in store.conn.execute(
-                    "SELECT room, input, events FROM log ORDER BY seq"):
-                book.feed(room, json.loads(events), json.loads(inp).get("time"))
+            walk(log_entries(store.conn), h.HistoryReader(book))
     except StoreError as e:  # its message names the file, in Japanese
         _fail(str(e))
     except (ValueError, KeyError, TypeError) as e:
