@@ -69,7 +69,8 @@ def pages(url: str, console_db: Path) -> list[str]:
     q = urllib.parse.quote
     return [
         "/", "/referee", "/referee/bank_ranking", "/referee/economy",
-        f"/referee/player_balance?player={q(player)}", f"/referee/player_history?player={q(player)}",
+        f"/referee/player_balance?player={q(player)}",
+        f"/referee/player_history?player={q(player)}",
         "/referee/bank", f"/referee/bank/{q(player)}", "/referee/ledger",
         f"/referee/ledger?_facet={q('理由')}", "/referee/penalties", "/referee/monthly_penalties",
         "/referee/flags", "/referee/open_flags", "/referee/hands",
