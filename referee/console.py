@@ -181,7 +181,8 @@ class _Hand:
         player = str(d.get("player", ""))
         self.shown[player] = shown_item(self.game or "", d)
 
-    def row(self) -> tuple[Any, ...]:
+    def row(self, game: str) -> tuple[Any, ...]:
+        """The hand's row; ``game``: its game's name as people read it."""
         if self.board is not None and self.actions and not self.street_first:
             self.actions.insert(0, text("console_street", street=text("console_preflop")))
             self.street_first = True
@@ -189,7 +190,7 @@ class _Hand:
             self.id, text("console_hand_label", hand=self.number,
                           table=self.table if self.table is not None else "",
                           when=(self.start or "")[5:16]), table_name(self.table), self.table,
-            game_name(self.game), self.number, self.start, self.end, self.button,
+            game, self.number, self.start, self.end, self.button,
             ", ".join(self.players) or None, self.board,
             " / ".join(self.shown.values()) or None,
             " / ".join(self.actions) or None, " / ".join(self.pots) or None, self.rake,
@@ -376,6 +377,7 @@ class _Reader(EventVisitor):
         self.replay = replay  # walked beside this reader, each event before it
         self.replay_rows: list[tuple[int, str]] = []
         self.book_rows: list[tuple[Any, ...]] = []
+        self.names: dict[str, str] = {}
         self.games: dict[str, str] = {}
         self.current: dict[str, _Hand] = {}
         self.contexts: dict[int, _Context] = {}
@@ -463,7 +465,8 @@ class _Reader(EventVisitor):
         for name, game in self.opened.items():
             self.tables.setdefault(name, [game, 0, None, None])
         self.out.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?)",
-                             [(name, game_name(t[0]), *t[1:]) for name, t in self.tables.items()])
+                             [(name, self._name(t[0]), *t[1:])
+                              for name, t in self.tables.items()])
 
     # --- records ------------------------------------------------------------------------------
     def visit_rank(self, ev: RankChange) -> None:
@@ -563,14 +566,23 @@ class _Reader(EventVisitor):
             self.replay_rows.clear()
 
     def _write(self, h: _Hand) -> None:
-        self.hand_rows.append(h.row())
+        name = self._name(h.game)
+        self.hand_rows.append(h.row(name))
         self.log_rows.extend((h.id, i, when, said) for i, (when, said) in enumerate(h.log, 1))
         if h.replay is not None:
             r = h.replay
             self.replay_rows.append((h.id, replay_json(r)))
-            self.book_rows.append((h.id, (h.start or "")[:7] or None, game_name(h.game),
+            self.book_rows.append((h.id, (h.start or "")[:7] or None, name,
                                    r.stakes, r.payouts, r.rake, r.payouts - r.stakes))
         self._flush()
+
+    def _name(self, game: str | None) -> str:
+        """:func:`referee.history.game_name`, once per game of the build (it loads the game's
+        definition)."""
+        key = game or ""
+        if key not in self.names:
+            self.names[key] = game_name(game)
+        return self.names[key]
 
     def _close(self, h: _Hand) -> None:
         t = self.tables.setdefault(table_name(h.table), [h.game, 0, h.start, h.start])
