@@ -58,10 +58,11 @@ def test_replayer_figures_equal_the_events(path: Path, tmp_path: Path) -> None:
     dest = tmp_path / "console.db"
     build(db, dest)
     conn = sqlite3.connect(dest)
-    stored = {(s["room"], s["table"], s["hand"]): s for s in (
+    stored = {(s["table"], s["hand"]): s for s in (
         json.loads(v) for (v,) in conn.execute("SELECT 経過 FROM replays"))}
     conn.close()
     for h in r.done:
-        page = stored[(h.room, h.table, h.hand)]
+        page = stored[(h.table, h.hand)]
+        assert "room" not in page
         assert page["steps"] == [st.to_json() for st in h.steps]
         assert len(page["lines"]) == len(h.steps) and all(page["lines"])

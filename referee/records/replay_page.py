@@ -73,7 +73,8 @@ def step_line(game: str, step: Step) -> str:
 
 
 def replay_json(h: ReplayedHand) -> str:
-    """The stored replay of a hand: its seats, steps and one line per step."""
+    """The stored replay of a hand: its table, number, seats, steps and one line per step."""
     data = h.to_json()
+    del data["room"]  # a room's id is never shown: the table's number names it
     data["lines"] = [step_line(h.game, s) for s in h.steps]
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
