@@ -344,6 +344,7 @@ def cmd_history(args: argparse.Namespace) -> None:
     from datetime import UTC, datetime
 
     from referee import history as h
+    from referee.records.visitor import log_entries, walk
     from referee.store import Store, StoreError
 
     since: float | None = None
@@ -356,9 +357,7 @@ def cmd_history(args: argparse.Namespace) -> None:
     book = h.HistoryBook(keep=None)
     try:
         with Store(Path(args.db), create=False) as store:
-            for room, inp, events in store.conn.execute(
-                    "SELECT room, input, events FROM log ORDER BY seq"):
-                book.feed(room, json.loads(events), json.loads(inp).get("time"))
+            walk(log_entries(store.conn), h.HistoryReader(book))
     except StoreError as e:  # its message names the file, in Japanese
         _fail(str(e))
     except (ValueError, KeyError, TypeError) as e:
@@ -443,8 +442,8 @@ def cmd_console(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="referee-console-") as tmp:
         dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
         try:
-            built = build(Path(args.db), dest)
-            ds = datasette(dest, password)
+            built = build(Path(args.db), dest, reuse=args.keep is not None)
+            ds = datasette(dest, password, theory_hands=args.theory_hands)
         except StoreError as e:
             _fail(str(e))
         except ExtraMissing as e:
@@ -594,7 +593,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="address to listen on (default 127.0.0.1: this machine only)")
     co.add_argument("--port", type=int, default=8001)
     co.add_argument("--keep", default=None, metavar="FILE",
-                    help="write the console database (no hidden cards) to FILE and keep it")
+                    help="write the console database (no hidden cards) to FILE and keep it;"
+                         " a FILE built from the same log by the same code is reused")
+    co.add_argument("--theory-hands", type=int, default=20000, metavar="N",
+                    help="hands per Monte Carlo bet for the house games' theoretical return"
+                         " on the bank page, computed after start-up (0: none)")
     co.add_argument("--insecure", action="store_true",
                     help="allow another --host without REFEREE_CONSOLE_PASSWORD")
     co.set_defaults(func=cmd_console)

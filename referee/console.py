@@ -22,20 +22,42 @@ how long it took); restart the console to see newer records.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
 import time
 import tomllib
-from collections.abc import Iterator
+import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, TypeGuard
 
 from referee.at_table import AtTable
+from referee.discipline import REFEREE
+from referee.events import (
+    ActionEvent,
+    BoardDealt,
+    FlagDecided,
+    HandEnd,
+    HandSeats,
+    HandStart,
+    PenaltyReversed,
+    Pot,
+    Rake,
+    RankChange,
+    Say,
+    Settle,
+    Shown,
+    TableOpened,
+)
 from referee.history import action_line, game_name, settle_line, shown_item
 from referee.lang.catalog import chips, messages, text
+from referee.records.replay import HandReplay, ReplayedHand
+from referee.records.replay_page import CARD_FACES, replay_json
+from referee.records.theory import Theory
+from referee.records.visitor import Entry, EventVisitor, Handler, Together, log_entries, walk
 from referee.store.schema import (
     LATEST,
     PROJECTED_KINDS,
@@ -76,6 +98,13 @@ def _label(group: str, value: str, **kw: Any) -> str:
     return text(key, **kw) if key in messages() else value
 
 
+def table_name(table: int | None) -> str:
+    """A table as moderators name it (its number in the order tables opened), never the id of
+    the room it is played in."""
+    return text("console_table_name", table=table) if table is not None \
+        else text("console_table_unnumbered")
+
+
 def _when(ts: float | None) -> str | None:
     if ts is None:
         return None
@@ -86,6 +115,8 @@ def _reason(reason: str) -> str:
     head, _, rest = reason.partition(":")
     if head == "penalty" and rest:
         return text("console_reason_penalty", kind=_label("kind", rest))
+    if head == "penalty_reversed" and rest:
+        return text("console_reason_penalty_reversed", kind=_label("kind", rest))
     if head == "grant":  # (「grant」 alone: a grant without a reason typed)
         return text("console_reason_grant", why=rest) if rest not in ("", "grant") \
             else text("grant_reason")
@@ -124,6 +155,7 @@ class _Hand:
     stacks: str | None = None
     log: list[tuple[str | None, str]] = field(default_factory=list)
     street_first: bool = False  # the first entry of ``actions`` is a street
+    replay: ReplayedHand | None = None  # the hand step by step (its page's replayer)
 
     def action(self, d: dict[str, Any]) -> None:
         player = str(d.get("player", ""))
@@ -149,15 +181,16 @@ class _Hand:
         player = str(d.get("player", ""))
         self.shown[player] = shown_item(self.game or "", d)
 
-    def row(self) -> tuple[Any, ...]:
+    def row(self, game: str) -> tuple[Any, ...]:
+        """The hand's row; ``game``: its game's name as people read it."""
         if self.board is not None and self.actions and not self.street_first:
             self.actions.insert(0, text("console_street", street=text("console_preflop")))
             self.street_first = True
         return (
-            self.id, text("console_hand_label", room=self.room, hand=self.number,
+            self.id, text("console_hand_label", hand=self.number,
                           table=self.table if self.table is not None else "",
-                          when=(self.start or "")[5:16]), self.room, self.table,
-            game_name(self.game), self.number, self.start, self.end, self.button,
+                          when=(self.start or "")[5:16]), table_name(self.table), self.table,
+            game, self.number, self.start, self.end, self.button,
             ", ".join(self.players) or None, self.board,
             " / ".join(self.shown.values()) or None,
             " / ".join(self.actions) or None, " / ".join(self.pots) or None, self.rake,
@@ -177,6 +210,7 @@ class _Context:
 
     when: str | None
     room: str
+    table: str | None  # the name of the room's table at the time (never the room's id)
     hand: int | None
     sender: str | None  # a message said in a room (None: a directive, a tick or a DM)
     said: str | None
@@ -229,33 +263,73 @@ def open_source(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def build(source: Path, dest: Path) -> Built:
+def build(source: Path, dest: Path, reuse: bool = False) -> Built:
     """Write the console database ``dest`` (replaced if it exists) from the referee database
-    ``source``, which is only read."""
+    ``source``, which is only read. With ``reuse``, a ``dest`` already built by this code from
+    ``source`` as it is now (its log's last row unchanged) is kept as it is: a restart of the
+    console over a log that has not grown costs no rebuild."""
     started = time.monotonic()
     src = open_source(source)
     try:
         src.execute("BEGIN")  # one snapshot of a database a bot may be writing
         try:
-            return _build(src, dest, started)
+            stamp = _stamp(src)
+            if reuse and stamp is not None and dest.is_file():
+                kept = _kept(dest, stamp)
+                if kept is not None:
+                    kept.seconds = time.monotonic() - started
+                    return kept
+            return _build(src, dest, started, stamp)
         except sqlite3.Error as e:
             raise StoreError(f"{source}: cannot read: {e}") from None
     finally:
         src.close()
 
 
-def _inputs(src: sqlite3.Connection) -> Iterator[tuple[int, str, str, str, float]]:
-    from referee.store.log import register, source
+def _code_digest() -> bytes:
+    """The console database's makers: a change to any gives another database."""
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted([here / "console.py", *(here / "records").glob("*.py"),
+                        TEMPLATES / "schema.sql", *(here / "lang" / "messages").glob("*.toml")]):
+        h.update(path.read_bytes())
+    return h.digest()
 
-    table = source(src)  # a database not migrated yet (nothing here writes) has the old rows
-    if table == "log":
-        register(src)
-    cur = src.execute(f"SELECT seq, room, input, events, processed_at FROM {table} ORDER BY seq")
-    while rows := cur.fetchmany(512):
-        yield from rows
+
+def _stamp(src: sqlite3.Connection) -> tuple[int, int] | None:
+    """The source log's last row (its seq) and an identity of it and of this code (the digest
+    chain's last value covers every row before it), or None for a log without a chain."""
+    try:
+        row = src.execute("SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None or not isinstance(row[1], bytes) or not 0 < int(row[0]) < 2**31:
+        return None
+    return int(row[0]), zlib.crc32(row[1] + _code_digest()) & 0x7FFFFFFF
 
 
-def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
+def _kept(dest: Path, stamp: tuple[int, int]) -> Built | None:
+    """What ``dest`` holds if this code built it from the log ``stamp`` names, else None."""
+    try:
+        conn = sqlite3.connect(f"file:{dest.resolve()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        seq = conn.execute("PRAGMA user_version").fetchone()[0]
+        ident = conn.execute("PRAGMA application_id").fetchone()[0]
+        if (seq, ident) != stamp:
+            return None
+        counts = [conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                  for t in ("hands", "penalties", "flags", "bank")]
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+    return Built(*counts)
+
+
+def _build(src: sqlite3.Connection, dest: Path, started: float,
+           stamp: tuple[int, int] | None = None) -> Built:
     ledger = src.execute(
         "SELECT id, player, delta, reason, input_seq FROM ledger ORDER BY id").fetchall()
     bank = dict(src.execute("SELECT player, balance FROM bank").fetchall())
@@ -282,6 +356,9 @@ def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
         built = _walk(src, mem, out, ledger_seqs, ledger, bank)
         out.execute("COMMIT")
         out.execute("ANALYZE")
+        if stamp is not None:  # what :func:`build` with ``reuse`` knows it by
+            out.execute(f"PRAGMA user_version = {int(stamp[0])}")
+            out.execute(f"PRAGMA application_id = {int(stamp[1])}")
     finally:
         out.close()
         mem.close()
@@ -289,158 +366,245 @@ def _build(src: sqlite3.Connection, dest: Path, started: float) -> Built:
     return built
 
 
-def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connection,
-          ledger_seqs: set[int], ledger: list[tuple[Any, ...]], bank: dict[str, int]) -> Built:
-    built = Built()
-    games: dict[str, str] = {}
-    current: dict[str, _Hand] = {}
-    contexts: dict[int, _Context] = {}
-    tables: dict[str, list[Any]] = {}  # room -> [game, hands, first, last]
-    hand_rows: list[tuple[Any, ...]] = []
-    log_rows: list[tuple[Any, ...]] = []
-    rank_events: list[tuple[str, str, int]] = []
-    closed: dict[str, tuple[int, int]] = {}  # room -> (input seq, hand) of its last hand's end
-    # room -> its last finished hand, written when the room's next hand starts (or at the end):
-    # omaha's winner may still OPEN after the hand's end
-    finished: dict[str, _Hand] = {}
-    held = AtTable()
-    seq = 0
-    next_hand = 1
-    wanted = PROJECTED_KINDS | {"bank", "leave"}
+class _Reader(EventVisitor):
+    """The console's reader of the log (:func:`referee.records.visitor.walk`): the hands as
+    the room saw them, where and when every record happened (:class:`_Context`), the ranks and
+    the store's own projection (penalties, flags, decisions), computed afresh in ``mem``."""
 
-    def flush(force: bool = False) -> None:
-        if force or len(log_rows) > 5000 or len(hand_rows) > 500:
-            out.executemany(f"INSERT INTO hands VALUES ({', '.join('?' * 17)})", hand_rows)
-            out.executemany("INSERT INTO hand_log VALUES (NULL, ?, ?, ?, ?)", log_rows)
-            hand_rows.clear()
-            log_rows.clear()
+    def __init__(self, mem: sqlite3.Connection, out: sqlite3.Connection,
+                 ledger_seqs: set[int], replay: HandReplay) -> None:
+        self.mem, self.out, self.ledger_seqs = mem, out, ledger_seqs
+        self.replay = replay  # walked beside this reader, each event before it
+        self.replay_rows: list[tuple[int, str]] = []
+        self.book_rows: list[tuple[Any, ...]] = []
+        self.names: dict[str, str] = {}
+        self.games: dict[str, str] = {}
+        self.current: dict[str, _Hand] = {}
+        self.contexts: dict[int, _Context] = {}
+        self.tables: dict[str | None, list[Any]] = {}  # table name -> [game, hands, first, last]
+        self.table_of: dict[str, str] = {}  # room -> the name of its table now
+        self.opened: dict[str, str] = {}  # table name -> its game
+        self.hand_rows: list[tuple[Any, ...]] = []
+        self.log_rows: list[tuple[Any, ...]] = []
+        self.rank_events: list[tuple[str, str, int]] = []
+        # room -> (input seq, hand) of its last hand's end
+        self.closed: dict[str, tuple[int, int]] = {}
+        # room -> its last finished hand, written when the room's next hand starts (or at the
+        # end): omaha's winner may still OPEN after the hand's end
+        self.finished: dict[str, _Hand] = {}
+        self.held = AtTable()
+        self.next_hand = 1
+        # the input being read
+        self.seq = 0
+        self.room = ""
+        self.when: str | None = None
+        self.keep = self.seen = False
+        self.decided_by: str | None = None
+        self.confirmed: list[int] = []
+        self.reversed: list[int] = []
+        self.at_hand: int | None = None  # the hand running at the input's first record
 
-    def write(h: _Hand) -> None:
-        hand_rows.append(h.row())
-        log_rows.extend((h.id, i, when, said) for i, (when, said) in enumerate(h.log, 1))
-        flush()
+    def handlers(self) -> dict[str, Handler]:
+        """A record of the bank, the projection or a seat's leaving notes where the input
+        happened (its first such event), before the kind's own method."""
+        out = super().handlers()
+        for kind in PROJECTED_KINDS | {"bank", "leave"}:
+            out[kind] = self._marked(out.get(kind))
+        return out
 
-    def close(h: _Hand) -> None:
-        t = tables.setdefault(h.room, [h.game, 0, h.start, h.start])
+    def _marked(self, then: Handler | None) -> Handler:
+        def handler(ev: Any) -> None:
+            if not self.seen:
+                self.keep = self.seen = True
+                running = self.current.get(self.room)
+                self.at_hand = running.id if running is not None else None
+            if then is not None:
+                then(ev)
+
+        return handler
+
+    # --- per input --------------------------------------------------------------------------
+    def begin_input(self, entry: Entry) -> None:
+        self.seq, self.room, self.when = entry.seq, entry.room, _when(entry.processed_at)
+        self.held.feed(entry.room, (d for d in entry.raw if isinstance(d, dict)))
+        self.keep = entry.seq in self.ledger_seqs
+        self.seen = False
+        self.decided_by = None
+        self.confirmed, self.reversed = [], []
+        self.at_hand = None
+
+    def end_input(self, entry: Entry) -> None:
+        if self.keep:
+            self.contexts[entry.seq] = self._context(entry)
+        projected = [(i, str(d["event"]), d) for i, d in enumerate(entry.raw)
+                     if isinstance(d, dict) and d.get("event") in PROJECTED_KINDS]
+        if projected:
+            project(self.mem, entry.seq, entry.room, projected)
+
+    def _context(self, entry: Entry) -> _Context:
+        inp, room, seq = entry.input, entry.room, entry.seq
+        dm = bool(inp.get("dm"))
+        said = inp.get("text") if inp.get("kind") == "message" else None
+        hand_id = self.at_hand
+        if hand_id is None and self.closed.get(room, (0, 0))[0] == seq:
+            hand_id = self.closed[room][1]  # a record after the hand_end of the same input
+        if hand_id is None and room in self.current:
+            hand_id = self.current[room].id
+        return _Context(
+            self.when, room, self.table_of.get(room), hand_id,
+            str(inp.get("sender")) if said is not None and not dm else None,
+            said if isinstance(said, str) and not dm else None, dm, self.decided_by,
+            tuple(self.confirmed), tuple(self.reversed))
+
+    def end(self) -> None:
+        for h in list(self.current.values()):
+            self._close(h)
+        for h in self.finished.values():
+            self._write(h)
+        self._flush(force=True)
+        for name, game in self.opened.items():
+            self.tables.setdefault(name, [game, 0, None, None])
+        self.out.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?)",
+                             [(name, self._name(t[0]), *t[1:])
+                              for name, t in self.tables.items()])
+
+    # --- records ------------------------------------------------------------------------------
+    def visit_rank(self, ev: RankChange) -> None:
+        self.rank_events.append((ev.player, ev.mark or "", self.seq))
+
+    def visit_flag_decided(self, ev: FlagDecided) -> None:
+        self.decided_by = ev.by
+        if ev.decision == "confirmed":
+            self.confirmed.append(ev.id)
+
+    def visit_penalty_reversed(self, ev: PenaltyReversed) -> None:
+        self.reversed.append(ev.flag)
+
+    def visit_table_open(self, ev: TableOpened) -> None:
+        self.games[self.room] = ev.game
+        self.table_of[self.room] = name = table_name(ev.table)
+        self.opened[name] = ev.game
+
+    # --- hands ------------------------------------------------------------------------------
+    def visit_hand_start(self, ev: HandStart) -> None:
+        if self.room in self.current:  # a hand that never ended (a misdeal's restart, a crash)
+            self._close(self.current.pop(self.room))
+        self.current[self.room] = _Hand(self.next_hand, self.room, ev.hand,
+                                        self.games.get(self.room), ev.button, self.when,
+                                        replay=self.replay.open.get(self.room))
+        self.next_hand += 1
+
+    def visit_hand_seats(self, ev: HandSeats) -> None:
+        h = self.current.get(self.room)
+        if h is not None:
+            h.game = self.games[self.room] = ev.game
+            if ev.table is not None:
+                h.table = ev.table
+                self.table_of[self.room] = table_name(ev.table)
+            h.dealt(ev.seats)
+
+    def visit_action(self, ev: ActionEvent) -> None:
+        if (h := self.current.get(self.room)) is not None:
+            h.action(ev.__dict__)
+
+    def visit_board(self, ev: BoardDealt) -> None:
+        if (h := self.current.get(self.room)) is not None:
+            h.street(ev.__dict__)
+
+    def visit_shown(self, ev: Shown) -> None:
+        h = self.current.get(self.room)
+        if h is not None:
+            h.show(ev.__dict__)
+            return
+        after = self.finished.get(self.room)
+        if ev.why == "open" and after is not None:
+            after.show(ev.__dict__)  # the winner's OPEN after everyone folded
+            after.log.append((self.when, shown_item(after.game or "", ev.__dict__)))
+
+    def visit_say(self, ev: Say) -> None:
+        # Only what the room was told, as it was said (never read: the hand's facts are the
+        # typed events); a player's own cards come in a private "say".
+        h = self.current.get(self.room)
+        if h is not None and ev.to == "room":
+            h.log.append((self.when, ev.text))
+
+    def visit_pot(self, ev: Pot) -> None:
+        if (h := self.current.get(self.room)) is None:
+            return
+        shares = _shares(ev.shares)
+        h.pots.append(
+            text("console_pot_main", amount=ev.amount, shares=shares) if ev.index == 0
+            else text("console_pot_side", index=ev.index, amount=ev.amount, shares=shares))
+
+    def visit_rake(self, ev: Rake) -> None:
+        if (h := self.current.get(self.room)) is not None:
+            h.rake += ev.amount
+
+    def visit_settle(self, ev: Settle) -> None:
+        if (h := self.current.get(self.room)) is not None:
+            h.settles.append(settle_line(h.game or "", ev.__dict__))
+
+    def visit_hand_end(self, ev: HandEnd) -> None:
+        if (h := self.current.get(self.room)) is None:
+            return
+        h.stacks = ", ".join(f"{p} {chips(v)}" for p, v in ev.stacks.items())
+        h.end = self.when
+        self._close(self.current.pop(self.room))
+
+    # --- writing ------------------------------------------------------------------------------
+    def _flush(self, force: bool = False) -> None:
+        if force or len(self.log_rows) > 5000 or len(self.hand_rows) > 500:
+            self.out.executemany(f"INSERT INTO hands VALUES ({', '.join('?' * 17)})",
+                                 self.hand_rows)
+            self.out.executemany("INSERT INTO hand_log VALUES (NULL, ?, ?, ?, ?)", self.log_rows)
+            self.out.executemany("INSERT INTO replays VALUES (?, ?)", self.replay_rows)
+            self.out.executemany("INSERT INTO books VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 self.book_rows)
+            self.book_rows.clear()
+            self.hand_rows.clear()
+            self.log_rows.clear()
+            self.replay_rows.clear()
+
+    def _write(self, h: _Hand) -> None:
+        name = self._name(h.game)
+        self.hand_rows.append(h.row(name))
+        self.log_rows.extend((h.id, i, when, said) for i, (when, said) in enumerate(h.log, 1))
+        if h.replay is not None:
+            r = h.replay
+            self.replay_rows.append((h.id, replay_json(r)))
+            self.book_rows.append((h.id, (h.start or "")[:7] or None, name,
+                                   r.stakes, r.payouts, r.rake, r.payouts - r.stakes))
+        self._flush()
+
+    def _name(self, game: str | None) -> str:
+        """:func:`referee.history.game_name`, once per game of the build (it loads the game's
+        definition)."""
+        key = game or ""
+        if key not in self.names:
+            self.names[key] = game_name(game)
+        return self.names[key]
+
+    def _close(self, h: _Hand) -> None:
+        t = self.tables.setdefault(table_name(h.table), [h.game, 0, h.start, h.start])
         t[0] = h.game or t[0]
         t[1] += 1
         t[3] = h.start
-        closed[h.room] = (seq, h.id)
-        done = finished.pop(h.room, None)
+        self.closed[h.room] = (self.seq, h.id)
+        done = self.finished.pop(h.room, None)
         if done is not None:
-            write(done)
-        finished[h.room] = h
+            self._write(done)
+        self.finished[h.room] = h
 
-    for seq, room, raw_input, raw_events, processed_at in _inputs(src):
-        when = _when(processed_at)
-        inp = json.loads(raw_input)
-        dm = bool(inp.get("dm"))
-        said = inp.get("text") if inp.get("kind") == "message" else None
-        events = json.loads(raw_events)
-        held.feed(room, (d for d in events if isinstance(d, dict)))
-        projected: list[tuple[int, str, dict[str, Any]]] = []
-        keep = seq in ledger_seqs
-        seen = False
-        decided_by: str | None = None
-        confirmed: list[int] = []
-        reversed_: list[int] = []
-        at_hand: int | None = None  # the hand running at the input's first record
-        for idx, d in enumerate(events):
-            if not isinstance(d, dict):
-                continue
-            kind = str(d.get("event", ""))
-            if kind in PROJECTED_KINDS:
-                projected.append((idx, kind, d))
-            if kind in wanted and not seen:
-                keep = seen = True
-                running = current.get(room)
-                at_hand = running.id if running is not None else None
-            if kind == "rank" and isinstance(d.get("player"), str):
-                rank_events.append((d["player"], str(d.get("mark") or ""), seq))
-            if kind == "flag_decided" and d.get("by") is not None:
-                decided_by = str(d["by"])
-            if kind == "flag_decided" and d.get("decision") == "confirmed" and _is_int(
-                    d.get("id")):
-                confirmed.append(int(d["id"]))
-            if kind == "penalty_reversed" and _is_int(d.get("flag")):
-                reversed_.append(int(d["flag"]))
-            if kind == "table_open" and isinstance(d.get("game"), str):
-                games[room] = d["game"]
-            if kind == "hand_start" and _is_int(d.get("hand")):
-                if room in current:  # a hand that never ended (a misdeal's restart, a crash)
-                    close(current.pop(room))
-                button = d.get("button")
-                current[room] = _Hand(next_hand, room, int(d["hand"]), games.get(room),
-                                      int(button) if _is_int(button) else None, when)
-                next_hand += 1
-                continue
-            h = current.get(room)
-            if h is None:
-                after = finished.get(room)
-                if kind == "shown" and d.get("why") == "open" and after is not None:
-                    after.show(d)  # the winner's OPEN after everyone folded
-                    after.log.append((when, shown_item(after.game or "", d)))
-                continue
-            if kind == "hand_seats":
-                if isinstance(d.get("game"), str):
-                    h.game = games[room] = d["game"]
-                if _is_int(d.get("table")):
-                    h.table = int(d["table"])
-                h.dealt(d.get("seats"))
-            elif kind == "action":
-                h.action(d)
-            elif kind == "board":
-                h.street(d)
-            elif kind == "shown":
-                h.show(d)
-            elif kind == "say":
-                # Only what the room was told, as it was said (never read: the hand's facts
-                # are the typed events); a player's own cards come in a private "say".
-                if d.get("to") == "room" and isinstance(d.get("text"), str):
-                    h.log.append((when, d["text"]))
-            elif kind == "pot" and _is_int(d.get("amount")):
-                index = int(d["index"]) if _is_int(d.get("index")) else 0
-                shares = _shares(d.get("shares"))
-                h.pots.append(
-                    text("console_pot_main", amount=int(d["amount"]), shares=shares) if index == 0
-                    else text("console_pot_side", index=index, amount=int(d["amount"]),
-                              shares=shares))
-            elif kind == "rake" and _is_int(d.get("amount")):
-                h.rake += int(d["amount"])
-            elif kind == "settle" and _is_int(d.get("payout")):
-                h.settles.append(settle_line(h.game or "", d))
-            elif kind == "hand_end":
-                stacks = d.get("stacks")
-                if isinstance(stacks, dict):
-                    h.stacks = ", ".join(f"{p} {chips(int(v))}" for p, v in stacks.items()
-                                         if _is_int(v))
-                h.end = when
-                close(current.pop(room))
-        if keep:
-            hand_id = at_hand
-            if hand_id is None and closed.get(room, (0, 0))[0] == seq:
-                hand_id = closed[room][1]  # a record after the hand_end of the same input
-            if hand_id is None and room in current:
-                hand_id = current[room].id
-            contexts[seq] = _Context(
-                when, room, hand_id,
-                str(inp.get("sender")) if said is not None and not dm else None,
-                said if isinstance(said, str) and not dm else None, dm, decided_by,
-                tuple(confirmed), tuple(reversed_))
-        if projected:
-            project(mem, seq, room, projected)
-    for h in list(current.values()):
-        close(h)
-    for h in finished.values():
-        write(h)
-    flush(force=True)
-    for room, game in games.items():
-        tables.setdefault(room, [game, 0, None, None])
-    out.executemany("INSERT INTO tables VALUES (?, ?, ?, ?, ?)",
-                    [(room, game_name(t[0]), *t[1:]) for room, t in tables.items()])
-    built.hands = next_hand - 1
-    _records(mem, out, contexts, ledger, bank, rank_events, built, held)
+
+def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connection,
+          ledger_seqs: set[int], ledger: list[tuple[Any, ...]], bank: dict[str, int]) -> Built:
+    replay = HandReplay()
+    reader = _Reader(mem, out, ledger_seqs, replay)
+    walk(log_entries(src), Together(replay, reader))
+    built = Built(hands=reader.next_hand - 1)
+    _records(mem, out, reader.contexts, ledger, bank, reader.rank_events, built, reader.held)
     return built
+
 
 
 def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[int, _Context],
@@ -453,14 +617,17 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
         "SELECT id, room, flag_id, player, kind, text, confidence, status, input_seq,"
         " decided_input_seq FROM flags ORDER BY id").fetchall()
     flag_rows: list[tuple[Any, ...]] = []
-    for fid, room, flag_id, player, kind, said, confidence, status, seq, decided in flags:
+    for fid, _room, flag_id, player, kind, said, confidence, status, seq, decided in flags:
         c, dc = ctx(seq), ctx(decided)
         by = None
         if status != "open" and dc is not None:
             by = dc.decided_by or (text("console_decided_at_once") if decided == seq
                                    else dc.sender)
+            if by == REFEREE:
+                by = text("console_decided_at_once")
         flag_rows.append((
-            fid, c.when if c else None, room, flag_id, c.hand if c else None, player,
+            fid, c.when if c else None, c.table if c else None, flag_id,
+            c.hand if c else None, player,
             _label("kind", kind), _label("confidence", confidence),
             said if c is None or not c.dm else text("console_private_message"),
             _label("status", status), by, dc.when if dc is not None and status != "open" else None,
@@ -474,7 +641,7 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
     # flag number -> when its penalty was reversed (a !dismiss after the !confirm)
     returned = {n: c.when for c in contexts.values() for n in c.reversed}
     penalty_rows: list[tuple[Any, ...]] = []
-    for pid, room, who, kind, points, chip_count, seq in penalties:
+    for pid, _room, who, kind, points, chip_count, seq in penalties:
         c = ctx(seq)
         # The flag this penalty carried out: confirmed in this very input (at once, or by a
         # moderator's !confirm), on the same player and offence -- whatever became of it
@@ -500,7 +667,7 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
                 said = text("console_private_message")
             hand = c.hand if c else None
         back = returned.get(int(flag[3])) if flag is not None else None
-        penalty_rows.append((pid, c.when if c else None, room, hand, who,
+        penalty_rows.append((pid, c.when if c else None, c.table if c else None, hand, who,
                              _label("kind", kind), points, chip_count,
                              flag[0] if flag is not None else None, sender, said,
                              (back or text("console_returned_unknown_time"))
@@ -514,7 +681,7 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
         c = ctx(seq)
         running[player] = running.get(player, 0) + int(delta)
         ledger_rows.append((lid, c.when if c else None, player, delta, running[player],
-                            _reason(str(reason)), c.room if c else None,
+                            _reason(str(reason)), c.table if c else None,
                             c.hand if c else None))
 
     ranks: dict[str, str] = {}
@@ -566,7 +733,7 @@ QUERIES: dict[str, dict[str, Any]] = _META["queries"]
 TABLES: dict[str, dict[str, Any]] = _META["tables"]
 
 
-ORDER = ("bank", "ledger", "penalties", "flags", "hands", "hand_log", "tables", "ranks")
+ORDER = ("bank", "ledger", "penalties", "flags", "hands", "hand_log", "books", "tables", "ranks")
 
 
 def _menu() -> str:
@@ -582,7 +749,19 @@ def _menu() -> str:
         + "".join(item(k, v) for k, v in QUERIES.items())
         + f"</ul><h3>{_META['menu_tables']}</h3><ul>"
         + "".join(item(t, TABLES[t]) for t in ORDER) + "</ul>"
+        + f'<p class="console-note"><a href="/{DB_NAME}?_sql_editor=1">'
+        f'{escape(text("console_ui_sql_link"))}</a></p>'
     )
+
+
+MENU = ("bank_ranking", "economy", "player_balance", "bank", "ledger", "penalties", "flags",
+        "hands")
+"""The console's menu on every page (base.html): canned queries and tables by their titles."""
+
+
+def _ui() -> dict[str, str]:
+    prefix = "console_ui_"
+    return {k[len(prefix):]: v for k, v in messages().items() if k.startswith(prefix)}
 
 
 def metadata(password_hash: str | None = None) -> dict[str, Any]:
@@ -617,9 +796,12 @@ class ExtraMissing(Exception):
     """The ``console`` extra (Datasette) is not installed."""
 
 
-def datasette(console_db: Path, password: str | None = None, guard: Any = None) -> Any:
+def datasette(console_db: Path, password: str | None = None, guard: Any = None,
+              theory_hands: int = 0) -> Any:
     """A started :class:`datasette.app.Datasette` serving ``console_db`` immutable; with a
-    password, behind ``guard`` (a :class:`referee.console_guard.Guard`, a fresh one if None)."""
+    password, behind ``guard`` (a :class:`referee.console_guard.Guard`, a fresh one if None);
+    the house games' theoretical returns computed after it starts with ``theory_hands`` hands
+    per Monte Carlo bet (0: not at all)."""
     try:
         import asyncio
 
@@ -658,11 +840,57 @@ def datasette(console_db: Path, password: str | None = None, guard: Any = None) 
         loop.run_until_complete(ds.invoke_startup())
     finally:
         loop.close()
+    ds.referee_theory = Theory(theory_hands)
+    ds.referee_theory.start()
     return ds
 
 
-def _titles() -> dict[str, Any]:
-    return {"console_titles": {name: info["title"] for name, info in TABLES.items()}}
+def _globals() -> dict[str, Any]:
+    """What our templates read besides Datasette's own, on every page (errors too): the menu,
+    the Japanese chrome (``console_ui_*`` of the catalogue), the filters' names and the
+    tables' titles."""
+    ui = _ui()
+    titles = {name: info["title"] for name, info in TABLES.items()}
+    titles.update({name: info["title"] for name, info in QUERIES.items()})
+    return {
+        "console_titles": titles,
+        "console_hidden": [name for name, info in TABLES.items() if info.get("hidden")],
+        "console_text": ui,
+        "console_menu": [{"href": f"/{DB_NAME}/{name}", "label": titles[name]} for name in MENU
+                         if name in titles],
+        "console_lookups": {k[len("lookup_"):]: v for k, v in ui.items()
+                            if k.startswith("lookup_")},
+        "console_params": {k[len("param_"):]: v for k, v in ui.items()
+                           if k.startswith("param_")},
+    }
+
+
+def _environment(env: Any) -> None:
+    env.globals.update(_globals())
+
+
+def _template_vars(view_name: str, table: str | None, request: Any, datasette: Any) -> Any:
+    """On a hand's page, its replay (the ``replays`` row of the hand); on the bank over time,
+    the house games' theoretical returns (:class:`referee.records.theory.Theory`)."""
+    theory = getattr(datasette, "referee_theory", None)
+    base: dict[str, Any] = {"console_theory": dict(theory.figures) if theory else {}}
+    ui = _ui()
+    if view_name != "row" or table != "hands" or request is None:
+        return base
+
+    async def with_replay() -> dict[str, Any]:
+        pk = str(request.url_vars.get("pks", ""))
+        rows = (await datasette.get_database(DB_NAME).execute(
+            "SELECT * FROM replays WHERE rowid = ?", [pk])).rows if pk.isdigit() else []
+        if rows:  # JSON inside a <script> element: no "</" may end it early
+            base["replay"] = str(rows[0][1]).replace("</", "<\\/")
+            base["card_faces"] = json.dumps(CARD_FACES, ensure_ascii=False)
+            base["replay_words"] = json.dumps(
+                {k: ui[f"replay_{k}"] for k in ("step", "start", "none", "dealer")},
+                ensure_ascii=False).replace("</", "<\\/")
+        return base
+
+    return with_replay
 
 
 def _guarded(datasette: Any) -> Any:
@@ -688,7 +916,8 @@ def _register_plugin() -> None:
     from datasette.plugins import pm
 
     if pm.get_plugin("referee-console") is None:
-        hooks = {"extra_template_vars": staticmethod(hookimpl(_titles)),
+        hooks = {"extra_template_vars": staticmethod(hookimpl(_template_vars)),
+                 "prepare_jinja2_environment": staticmethod(hookimpl(_environment)),
                  "asgi_wrapper": staticmethod(hookimpl(_guarded, trylast=True))}
         plugin = type("RefereeConsole", (), hooks)
         pm.register(plugin, name="referee-console")

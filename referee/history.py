@@ -32,6 +32,7 @@ from referee.cards import parse_card, pretty
 from referee.events import Event, HandSeats
 from referee.games import is_game, spec
 from referee.lang.catalog import messages, text
+from referee.records.visitor import Entry, EventVisitor, Handler
 
 if TYPE_CHECKING:
     from referee.rules.base import Engine
@@ -175,6 +176,10 @@ class HistoryBook:
                         rec.raw.append((kind, ev.__dict__))
                         continue
                 self._event(room, kind, ev.__dict__, time)
+
+    def take(self, room: str, kind: str, fields: dict[str, Any], time: Any = None) -> None:
+        """One event of a kind a history keeps (:data:`_KINDS`), as its fields."""
+        self._event(room, kind, fields, time)
 
     def feed(self, room: str, events: Iterable[dict[str, Any]], time: Any = None) -> None:
         """One input's events as JSON objects (a database's event log)."""
@@ -475,3 +480,22 @@ def to_phh(rec: HandRecord) -> str:
 def to_phhs(recs: Iterable[HandRecord]) -> str:
     """Several hands, one ``[N]`` section each (pokerkit ``HandHistory.loads_all``)."""
     return "\n\n".join(f"[{i}]\n{to_phh(r)}" for i, r in enumerate(recs, 1)) + "\n"
+
+
+class HistoryReader(EventVisitor):
+    """``referee history``'s reader of a database's log (:func:`referee.records.visitor.walk`):
+    every event of a kind a history keeps goes to ``book``, timed by its input's ``time``."""
+
+    def __init__(self, book: HistoryBook) -> None:
+        self.book = book
+        self.room = ""
+        self.time: Any = None
+
+    def handlers(self) -> dict[str, Handler]:
+        return {kind: self._take for kind in _KINDS}
+
+    def begin_input(self, entry: Entry) -> None:
+        self.room, self.time = entry.room, entry.input.get("time")
+
+    def _take(self, ev: Event) -> None:
+        self.book.take(self.room, ev.event, ev.__dict__, self.time)

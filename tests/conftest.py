@@ -4,7 +4,8 @@ file, the tests the one-minute loop (``scripts/test.sh --quick``) leaves to the 
 besides the ``server``, ``browser`` and ``slow`` ones:
 
 * ``analysis``: tests/test_analysis.py runs ``referee analyze``'s evaluations;
-* ``server``: tests/test_console.py starts the console's Datasette server (and a browser);
+* ``server``: tests/test_console.py and tests/test_console_pages.py start the console's Datasette
+  server (and a browser);
 * ``integrity``: tests/test_store_integrity.py runs every command as a process against
   damaged databases and copies databases under concurrent writers.
 
@@ -26,6 +27,7 @@ if QUICK:
 BY_FILE = {
     "test_analysis.py": pytest.mark.analysis,
     "test_console.py": pytest.mark.server,
+    "test_console_pages.py": pytest.mark.server,
     "test_store_integrity.py": pytest.mark.integrity,
 }
 

@@ -360,8 +360,9 @@ def test_write_refused_in_browser(console: Console, browser: Any, tmp_path: Path
 
     for sql in ("insert into bank values ('mallory', 999999, null, 0, 0, 0, null)",
                 "update bank set 残高 = 999999", "drop table penalties"):
-        browser.get(console.url + "/referee")
-        # typed into the SQL editor (CodeMirror over the textarea), then "Run SQL"
+        # the SQL editor is behind the records page's one link (「SQL で調べる」)
+        browser.get(console.url + "/referee?_sql_editor=1")
+        # typed into the SQL editor (CodeMirror over the textarea), then 「実行」
         WebDriverWait(browser, 15).until(lambda d: d.execute_script(
             "const e = document.querySelector('.CodeMirror'); return !!(e && e.CodeMirror)"))
         cm = browser.find_element(By.CSS_SELECTOR, ".CodeMirror")

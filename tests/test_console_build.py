@@ -76,3 +76,20 @@ def test_every_dealt_player_is_a_participant(tmp_path: Path) -> None:
     with sqlite3.connect(dest) as conn:
         (players,) = conn.execute('SELECT "参加者" FROM hands').fetchone()
     assert players.split(", ") == ["alice", "bob", "carol"]
+
+
+def test_a_kept_console_database_is_reused_until_the_log_grows(tmp_path: Path) -> None:
+    dest = built(tmp_path, TRANSCRIPT)
+    db = tmp_path / "referee.db"
+    first = build(db, dest, reuse=True)
+    before = dest.stat().st_mtime_ns
+    again = build(db, dest, reuse=True)
+    assert dest.stat().st_mtime_ns == before  # not written again
+    assert (again.hands, again.penalties, again.flags) == (first.hands, first.penalties,
+                                                            first.flags) == (1, 0, 0)
+    more = tmp_path / "more.txt"
+    more.write_text(REVERSED, encoding="utf-8")
+    replay(more, db, io.StringIO())
+    grown = build(db, dest, reuse=True)
+    assert dest.stat().st_mtime_ns != before and grown.hands == 2 and grown.penalties == 1
+    assert build(db, dest).hands == 2  # without reuse: always rebuilt

@@ -160,9 +160,11 @@ def test_the_console_takes_the_game_from_the_table_not_from_what_was_typed(
         other("carol", "!open omaha")
     conn = _console(db, tmp_path)
     games = dict(conn.execute("SELECT テーブル, ゲーム FROM tables"))
+    from referee.console import table_name
     from referee.history import game_name
 
-    assert games == {ROOM: game_name("omaha"), "!other": game_name("holdem_aa")}
+    # tables by their number in the order they opened (never the room's id)
+    assert games == {table_name(1): game_name("omaha"), table_name(2): game_name("holdem_aa")}
     assert [g for (g,) in conn.execute("SELECT ゲーム FROM hands")] == [game_name("omaha")]
     assert game_name("omaha") != "omaha"  # a name people read, never the id
 

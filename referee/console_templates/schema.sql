@@ -43,6 +43,23 @@ CREATE TABLE hand_log (
     "日時" TEXT,
     "内容" TEXT NOT NULL
 );
+-- A hand step by step, for its page's replayer (referee/records/replay.py: seats, steps with
+-- the pot and stacks after each, one line per step); only cards the room was shown.
+CREATE TABLE replays (
+    "ハンド" INTEGER PRIMARY KEY REFERENCES hands("番号"),
+    "経過" TEXT NOT NULL
+);
+-- A hand's books (referee/records/replay.py): chips players put in (net of returns), chips paid
+-- to them, the rake, and what the players won from the house or the pot (payouts - stakes).
+CREATE TABLE books (
+    "ハンド" INTEGER PRIMARY KEY REFERENCES hands("番号"),
+    "月" TEXT,
+    "ゲーム" TEXT,
+    "賭け金" INTEGER NOT NULL,
+    "支払い" INTEGER NOT NULL,
+    "レイク" INTEGER NOT NULL,
+    "プレイヤーの収支" INTEGER NOT NULL
+);
 CREATE TABLE ledger (
     "番号" INTEGER PRIMARY KEY,
     "日時" TEXT,
@@ -98,3 +115,4 @@ CREATE INDEX flags_hand ON flags("ハンド");
 CREATE INDEX ranks_player ON ranks("プレイヤー", "番号");
 CREATE INDEX hands_table ON hands("テーブル", "番号");
 CREATE INDEX hand_log_hand ON hand_log("ハンド", "順番");
+CREATE INDEX books_month ON books("月", "ゲーム");
