@@ -163,6 +163,7 @@ class IrcBot:
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await self.proofs.stop()  # secret checks in flight end before the store closes
 
     def _connection_lost(self) -> None:
         self.proofs.lost()
@@ -590,13 +591,19 @@ async def serve(config: IrcConfig) -> None:
     bot = IrcBot(config)  # resumes the tables
     gc_tuning.tune()  # what start-up made lives as long as the bot (referee.adapters.gc_tuning)
     loop = asyncio.get_running_loop()
+
+    def stop(sig: signal.Signals) -> None:
+        log.info("%s: stopping", sig.name)
+        bot.stopping.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, bot.stopping.set)
+            loop.add_signal_handler(sig, stop, sig)
     try:
         await bot.run()
     finally:
         bot.close()
+        log.info("stopped")
 
 
 def run(config: IrcConfig) -> None:
