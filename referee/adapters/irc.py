@@ -603,7 +603,6 @@ async def serve(config: IrcConfig) -> None:
         await bot.run()
     finally:
         bot.close()
-        log.info("stopped")
 
 
 def run(config: IrcConfig) -> None:
