@@ -394,13 +394,18 @@ class IrcBot:
 
     async def _rejoined(self, channel: str) -> None:
         """After a reconnect: tell a channel whose hand is running that the bot was away; after
-        a restart, tell every table's channel the dealer is back, with whom it waits for."""
+        a restart, tell every table's channel the dealer is back, with whom it waits for (and,
+        mid-hand, that what was said meanwhile did not reach it)."""
         room = self.session.room(channel)
         if self.session.connects <= 1:
             if self._resumed:
                 line = self.referee.back_lines().get(room)
                 if line is not None:
                     self.outbox.send(channel, line)
+                    table = self.referee.table_view(room)
+                    if table is not None and table.in_hand:
+                        # IRC keeps no history: what was said while the bot was down is gone
+                        self.outbox.send(channel, msg("irc.back_unseen"))
             return
         table = self.referee.table_view(room)
         if table is not None and table.in_hand:

@@ -1,8 +1,9 @@
 """Live on ngIRCd: a nick change between the deal and the delivery of the cards (issue 45,
 observation 5: under load, 5 of 5 trials sent the cards to whoever took the old nick). The bot
 is paced at one line a second with no burst, so the cards of a deal wait seconds in the outbox;
-as soon as the deal's first line is out every player changes nick and a stranger takes each
-old nick.
+as soon as the deal's first line is out, five newcomers write to the bot (each looked up by
+WHOIS, a second each on ngIRCd: the bot is busy), every player changes nick and a stranger
+takes each old nick.
 Each player's cards reach the new nick (a private line is resolved to a nick when it is sent,
 and a NICK is taken in as it arrives), and no stranger gets anything private."""
 
@@ -25,10 +26,12 @@ def test_cards_follow_a_nick_changed_right_after_the_deal(ngircd: Ngircd, tmp_pa
                      extra=["--interval", "1.0", "--burst", "1"])
     table = Table(ngircd, channel)
     strangers = [Client(ngircd.port, n) for n in PLAYERS]
+    busy = [Client(ngircd.port, f"newcomer{i}") for i in range(5)]
 
     async def scenario() -> dict[str, str]:
         try:
             await table.connect()
+            await asyncio.gather(*(c.connect() for c in busy))
             d = table.dealer
             d.say(channel, "!open omaha level=3")
             await table.room(lambda t: "テーブルを開きました" in t, 0, 30)
@@ -44,6 +47,8 @@ def test_cards_follow_a_nick_changed_right_after_the_deal(ngircd: Ngircd, tmp_pa
             d.say(channel, "!deal")
             # the deal is taken (its first line is out): the cards wait in the outbox
             await table.room(lambda t: bool(_START.match(t)), start, 30)
+            for c in busy:  # newcomers to look up: the bot is busy when the NICKs arrive
+                c.say(BOT, "こんにちは")
             for n, c in table.players.items():
                 c.raw(f"NICK {n}_")
             for n, c in table.players.items():
@@ -64,7 +69,7 @@ def test_cards_follow_a_nick_changed_right_after_the_deal(ngircd: Ngircd, tmp_pa
                 no_private_content(s)
             return got
         finally:
-            for s in strangers:
+            for s in [*strangers, *busy]:
                 await s.close()
             await table.close()
 
