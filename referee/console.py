@@ -783,11 +783,14 @@ def metadata(password_hash: str | None = None) -> dict[str, Any]:
     return meta
 
 
+# A query of one's own stops after 1 s (and at most HEAVY of them run at once: the guard);
+# the pages' own queries keep the other SQL threads.
 SETTINGS: dict[str, Any] = {
     "default_page_size": 50,
     "suggest_facets": False,
-    "sql_time_limit_ms": 3000,
+    "sql_time_limit_ms": 1000,
     "max_returned_rows": 5000,
+    "num_sql_threads": 3,
     "allow_download": True,
 }
 
@@ -798,10 +801,11 @@ class ExtraMissing(Exception):
 
 def datasette(console_db: Path, password: str | None = None, guard: Any = None,
               theory_hands: int = 0) -> Any:
-    """A started :class:`datasette.app.Datasette` serving ``console_db`` immutable; with a
-    password, behind ``guard`` (a :class:`referee.console_guard.Guard`, a fresh one if None);
-    the house games' theoretical returns computed after it starts with ``theory_hands`` hands
-    per Monte Carlo bet (0: not at all)."""
+    """A started :class:`datasette.app.Datasette` serving ``console_db`` immutable, behind
+    ``guard`` (a :class:`referee.console_guard.Guard`, a fresh one if None; it limits wrong
+    passwords when there is a password, and heavy queries always); the house games'
+    theoretical returns computed after it starts with ``theory_hands`` hands per Monte Carlo
+    bet (0: not at all)."""
     try:
         import asyncio
 
@@ -827,10 +831,9 @@ def datasette(console_db: Path, password: str | None = None, guard: Any = None,
     _register_plugin()
     ds = Datasette(metadata=metadata(password_hash), settings=SETTINGS,
                    template_dir=str(TEMPLATES))
-    if password is not None:
-        from referee.console_guard import Guard
+    from referee.console_guard import Guard
 
-        ds.referee_guard = guard or Guard()
+    ds.referee_guard = guard or Guard()  # with no password it limits heavy queries only
     if "_memory" in ds.databases:
         ds.remove_database("_memory")
     ds.add_database(Database(ds, path=str(console_db), is_mutable=False), name=DB_NAME,
@@ -939,4 +942,7 @@ def serve(ds: Any, host: str, port: int) -> None:
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, stop)
-    uvicorn.run(ds.app(), host=host, port=port, log_level="warning", lifespan="on", workers=1)
+    # proxy_headers off: uvicorn would otherwise take the client address from X-Forwarded-For
+    # on connections from 127.0.0.1, letting anyone choose whose guess count a try lands on
+    uvicorn.run(ds.app(), host=host, port=port, log_level="warning", lifespan="on", workers=1,
+                proxy_headers=False)

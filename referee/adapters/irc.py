@@ -163,6 +163,7 @@ class IrcBot:
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await self.proofs.stop()  # secret checks in flight end before the store closes
 
     def _connection_lost(self) -> None:
         self.proofs.lost()
@@ -393,13 +394,18 @@ class IrcBot:
 
     async def _rejoined(self, channel: str) -> None:
         """After a reconnect: tell a channel whose hand is running that the bot was away; after
-        a restart, tell every table's channel the dealer is back, with whom it waits for."""
+        a restart, tell every table's channel the dealer is back, with whom it waits for (and,
+        mid-hand, that what was said meanwhile did not reach it)."""
         room = self.session.room(channel)
         if self.session.connects <= 1:
             if self._resumed:
                 line = self.referee.back_lines().get(room)
                 if line is not None:
                     self.outbox.send(channel, line)
+                    table = self.referee.table_view(room)
+                    if table is not None and table.in_hand:
+                        # IRC keeps no history: what was said while the bot was down is gone
+                        self.outbox.send(channel, msg("irc.back_unseen"))
             return
         table = self.referee.table_view(room)
         if table is not None and table.in_hand:
@@ -590,9 +596,14 @@ async def serve(config: IrcConfig) -> None:
     bot = IrcBot(config)  # resumes the tables
     gc_tuning.tune()  # what start-up made lives as long as the bot (referee.adapters.gc_tuning)
     loop = asyncio.get_running_loop()
+
+    def stop(sig: signal.Signals) -> None:
+        log.info("%s: stopping", sig.name)
+        bot.stopping.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, bot.stopping.set)
+            loop.add_signal_handler(sig, stop, sig)
     try:
         await bot.run()
     finally:

@@ -166,6 +166,18 @@ class Outbox:
             return None  # the last lines of the burst are kept for the table's
         return min(replies, key=lambda p: self.served.get(p[0].key(self.fold), 0.0))
 
+    async def reply_slot(self) -> None:
+        """Wait until a line that is nobody's table line (a WHOIS about a stranger's
+        ``!pass``) may go as a reply would -- leaving the burst's last lines to the table --
+        and count it in the pace: to the server it costs what a line does, or more."""
+        loop = asyncio.get_running_loop()
+        reserve = min(REPLY_RESERVE, self.pacer.burst - 1)
+        while not self.session.stopping.is_set():
+            if self.pacer.available(loop.time()) >= 1 + reserve and not self._table_waiting():
+                self.pacer.sent(loop.time())
+                return
+            await asyncio.sleep(max(self.pacer.interval, 0.05))
+
     def _table_waiting(self) -> bool:
         return any(not x.reply and self._resolve(x) for x in self.lines)
 
@@ -197,9 +209,10 @@ class Outbox:
             self.say_private(identity, text)
 
     async def run(self) -> None:
-        """Send queued lines in order (per target), paced; wait while nothing can go."""
+        """Send queued lines in order (per target), paced; wait while nothing can go. It runs
+        until cancelled: while the bot stops it still sends what :meth:`drain` waits for."""
         loop = asyncio.get_running_loop()
-        while not self.session.stopping.is_set():
+        while True:
             pick = self._pick()
             if pick is None:
                 self.changed.clear()
@@ -272,9 +285,10 @@ class Outbox:
         return None
 
     async def drain(self, timeout: float) -> None:
-        """On shutdown: give queued lines a moment to go out."""
+        """On shutdown: give the table's queued lines a moment to go out. Replies are not
+        waited for: after a flood of requests they could hold a stop for many seconds."""
         end = time.monotonic() + timeout
         while (self.session.registered and time.monotonic() < end
-               and any(self._resolve(x) for x in self.lines)):
+               and any(not x.reply and self._resolve(x) for x in self.lines)):
             await asyncio.sleep(0.1)
 

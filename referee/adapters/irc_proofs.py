@@ -7,6 +7,7 @@ private lines held for a player, released once they are proven again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
@@ -17,6 +18,7 @@ from referee.adapters.irc_base import Session
 from referee.adapters.irc_delivery import Outbox
 from referee.adapters.irc_identity import Book, Guesses, Whois
 from referee.adapters.irc_presence import Presence
+from referee.adapters.outbox import Pacer
 from referee.lang.catalog import text as msg
 
 if TYPE_CHECKING:
@@ -25,6 +27,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("referee.irc")
 
 _WHOIS_TTL = 60.0  # seconds a WHOIS answer about an account is believed
+# What a ``!pass`` needs to know of its sender's connection (``user@host``, sign-on time) is
+# looked up once and believed this long -- unless the bot sees the nick change hands, or a line
+# arrives from another ``user@host`` -- so forty lines from one stranger cost one WHOIS.
+PASS_LOOKUP_TTL = 30.0
+# Those lookups are paced (ngIRCd makes every WHOIS cost its sender a second in which nothing
+# else the bot sends is read, the table's lines included): a burst, then one every few seconds.
+PASS_WHOIS_BURST, PASS_WHOIS_EVERY = 2, 1.5
 
 
 class Proofs:
@@ -47,6 +56,11 @@ class Proofs:
         self._tasks: set[asyncio.Task[None]] = set()
         # folded name -> (its !pass lock, how many hold or wait for it)
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._looked: dict[str, tuple[float, Whois]] = {}  # folded nick -> (until, its WHOIS)
+        self._whois_pace = Pacer(interval=PASS_WHOIS_EVERY, burst=PASS_WHOIS_BURST)
+        self._whois_turn = asyncio.Lock()
+        # one scrypt at a time: a flood of secrets never takes both cores from the tables
+        self._scrypt = asyncio.Semaphore(1)
 
     def fold(self, name: str) -> str:
         return self.session.fold(name)
@@ -60,6 +74,7 @@ class Proofs:
         self.presence.lost()
         self.unproven.clear()
         self.hinted.clear()
+        self._looked.clear()
 
     def identity(self, nick: str) -> str | None:
         """The player whose proven connection holds ``nick`` now; None if nobody's."""
@@ -71,6 +86,7 @@ class Proofs:
         for n in (old, new):
             self.unproven.pop(self.fold(n), None)
             self.hinted.pop(self.fold(n), None)
+            self._looked.pop(self.fold(n), None)
         self.presence.renamed(old, new)
         self.book.end(new)  # nobody held the new nick a moment ago (it was free)
         ident = self.book.renamed(old, new)
@@ -85,6 +101,7 @@ class Proofs:
         someone else's: whatever was proven under it ends. The player it was, if any."""
         self.unproven.pop(self.fold(nick), None)
         self.hinted.pop(self.fold(nick), None)
+        self._looked.pop(self.fold(nick), None)
         self.presence.unwatch(nick)
         ident = self.book.end(nick)
         if ident is not None:
@@ -184,6 +201,47 @@ class Proofs:
             self.presence.confirmed(nick)
         return ident
 
+    async def _lookup(self, nick: str, userhost: str) -> Whois:
+        """The sender of a ``!pass``'s connection, by WHOIS -- paced, and remembered for
+        PASS_LOOKUP_TTL seconds while the same ``user@host`` writes under ``nick`` -- so a
+        flood of secrets costs the bot's connection a few WHOIS, never one a line."""
+        key, now = self.fold(nick), time.monotonic()
+        hit = self._looked.get(key)
+        if hit is not None and hit[0] > now and (not userhost or hit[1].userhost == userhost):
+            return hit[1]
+        async with self._whois_turn:
+            wait = self._whois_pace.delay(time.monotonic())
+            if wait > 0:
+                await self.session.sleep(wait)
+            await self.outbox.reply_slot()  # the table's lines keep their part of the pace
+            self._whois_pace.sent(time.monotonic())
+        info = await self._whois_of(nick)
+        if info.exists:
+            self._looked[key] = (time.monotonic() + PASS_LOOKUP_TTL, info)
+        return info
+
+    async def _hash(self, secret: str) -> tuple[bytes, bytes, str]:
+        """scrypt off the event loop, one at a time (see ``_scrypt``)."""
+        from referee.store.identity import hash_secret
+
+        async with self._scrypt:
+            return await asyncio.to_thread(hash_secret, secret)
+
+    async def _verify(self, secret: str, stored: tuple[bytes, bytes, str]) -> bool:
+        from referee.store.identity import verify_secret
+
+        async with self._scrypt:
+            return await asyncio.to_thread(verify_secret, secret, *stored)
+
+    async def stop(self) -> None:
+        """The bot is stopping: the checks still running end here, before the store closes."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run a slow check (WHOIS, scrypt) beside the worker that serves the tables."""
         async def guarded() -> None:
@@ -224,7 +282,7 @@ class Proofs:
                 self._locks[key] = (lock, users - 1)
 
     async def _pass(self, nick: str, name: str, args: list[str], userhost: str) -> None:
-        from referee.store.identity import hash_secret, valid_secret, verify_secret
+        from referee.store.identity import valid_secret
 
         key = self.fold(name)
         ids = self.book.ids
@@ -235,7 +293,7 @@ class Proofs:
                         proven or (bool(userhost) and ids.trusted(key, userhost)), proven=proven)
         wait = early.wait(time.time(), source=False)
         if wait <= 0:
-            info = await self._whois_of(nick)
+            info = await self._lookup(nick, userhost)
             guard = Guesses(ids, key, nick, info.userhost, self._owner_here(name, nick, info),
                             signon=info.signon, proven=proven)
             wait = guard.wait(time.time())
@@ -264,11 +322,11 @@ class Proofs:
                 self.send(nick, msg("irc.pass_invalid"))
                 return
             # scrypt (~50 ms) off the event loop: the tables do not wait for it
-            ids.set_digest(key, name, *await asyncio.to_thread(hash_secret, secret), by=nick)
+            ids.set_digest(key, name, *await self._hash(secret), by=nick)
             await self._proven(nick, name, msg("irc.pass_set", name=name), info)
             return
         stored = ids.digest(key)
-        if stored is None or not await asyncio.to_thread(verify_secret, secret, *stored):
+        if stored is None or not await self._verify(secret, stored):
             guard.wrong(time.time())
             log.warning("wrong secret for %s from %s", name, nick)
             self.send(nick, msg("irc.pass_wrong", nick=nick, name=name))
@@ -285,7 +343,7 @@ class Proofs:
                 self.send(nick, msg("irc.pass_invalid"))
                 return
             ids.set_digest(key, ids.display(key) or name,
-                           *await asyncio.to_thread(hash_secret, new), by=nick)
+                           *await self._hash(new), by=nick)
             await self._proven(nick, name, msg("irc.pass_changed", name=name), info)
             return
         await self._proven(nick, name, msg("irc.pass_ok", name=name), info)
@@ -303,7 +361,7 @@ class Proofs:
         """``name``'s secret is void (it was seen in a channel). A new one is set by
         ``!pass NEW`` from the connection proven as ``name`` now or from the one that showed
         the old one; nobody proves with the old one, nor changes it."""
-        from referee.store.identity import hash_secret, valid_secret, verify_secret
+        from referee.store.identity import valid_secret
 
         ids, key = self.book.ids, self.fold(name)
         held = self.book.nick_of(name)
@@ -316,11 +374,11 @@ class Proofs:
             self.send(nick, msg("irc.pass_invalid"))
             return
         old = ids.digest(key, void=True)
-        if old is not None and await asyncio.to_thread(verify_secret, args[0], *old):
+        if old is not None and await self._verify(args[0], old):
             self.send(nick, msg("irc.pass_void_same", nick=nick))
             return
         ids.set_digest(key, ids.display(key) or name,
-                       *await asyncio.to_thread(hash_secret, args[0]), by=nick)
+                       *await self._hash(args[0]), by=nick)
         await self._proven(nick, name, msg("irc.pass_renewed", name=name), info)
 
     async def shown_secret(self, nick: str, channel: str, args: list[str]) -> None:
@@ -330,8 +388,6 @@ class Proofs:
         self.send(channel, msg("irc.pass_in_public", nick=nick))
         if self.session.accounts():
             return
-        from referee.store.identity import verify_secret
-
         name = self.identity(nick) or nick
         if args and args[0].startswith("@") and len(args[0]) > 1:
             name, args = args[0][1:], args[1:]
@@ -341,7 +397,7 @@ class Proofs:
         if stored is None:
             return
         for secret in args[:2]:
-            if await asyncio.to_thread(verify_secret, secret, *stored):
+            if await self._verify(secret, stored):
                 info = await self._whois_of(nick)
                 self.book.ids.void(key, info.userhost, info.signon)
                 log.warning("the secret of %s was shown in %s by %s: void", name, channel, nick)

@@ -12,6 +12,7 @@ in the end, the default action.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import select
 import sys
@@ -201,6 +202,12 @@ def run(db: Path | None, moderator: str = "dealer", verbose: bool = False) -> No
 
         try:
             store = Store(db)
+            try:
+                store.writable()  # never a table whose every message fails to save
+            except StoreError:
+                with contextlib.suppress(StoreError):
+                    store.close()
+                raise
         except StoreError as e:
             print(f"referee: {e}", file=sys.stderr)
             raise SystemExit(2) from None

@@ -50,7 +50,12 @@ from referee.store.chain import head as chain_head
 from referee.store.chain import link as chain_link
 from referee.store.chain import write_head
 from referee.store.connection import Checkpointer, connect
-from referee.store.integrity import BackgroundCheck, CorruptDatabase, quick_check
+from referee.store.integrity import (
+    BackgroundCheck,
+    CorruptDatabase,
+    UnwritableDatabase,
+    quick_check,
+)
 from referee.store.log import register, split_id
 from referee.store.schema import (
     PROJECTED_KINDS,
@@ -148,7 +153,8 @@ class Store:
     ``check``: the integrity check of an existing file at open (``PRAGMA quick_check``, a read
     of every page; :mod:`referee.store.integrity`): ``"sync"`` (the commands) raises
     CorruptDatabase here; ``"background"`` (the bots) runs it on its own thread beside the
-    resume and :meth:`verify` waits for it; ``"off"`` skips it."""
+    resume and :meth:`verify` waits for it -- and refuses a file it cannot write at once
+    (UnwritableDatabase, :meth:`writable`); ``"off"`` skips it."""
 
     def __init__(
         self,
@@ -235,6 +241,14 @@ class Store:
         self._pend_ok = True
         if self.path != ":memory:":
             self.conn.execute("PRAGMA wal_autocheckpoint = 0")
+        if check == "background":
+            # the bots: never online on a file they cannot write (every message would fail),
+            # found before their resume writes anything
+            try:
+                self.writable()
+            except UnwritableDatabase:
+                self.conn.close()
+                raise
 
     # --- lifecycle -------------------------------------------------------------------------
     def verify(self) -> None:
@@ -242,6 +256,25 @@ class Store:
         CorruptDatabase if the file is damaged. A no-op for the other modes."""
         if self._check is not None:
             self._check.result()
+
+    def writable(self) -> None:
+        """Raise UnwritableDatabase unless this connection can write the file. SQLite opens a
+        file it may not write (an immutable file, a read-only mount or medium) read-only
+        without a word and fails only at the first write: here that write is one that
+        changes nothing, rolled back."""
+        if self.path == ":memory:":
+            return
+        with self._lock:
+            if self.conn.in_transaction:  # a group is open: the file was written already
+                return
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                try:
+                    self.conn.execute("DELETE FROM schema_version WHERE 0")
+                finally:
+                    self.conn.execute("ROLLBACK")
+            except sqlite3.Error as e:
+                raise UnwritableDatabase(self.path, str(e)) from None
 
     def close(self) -> None:
         """Commit what is pending (group commit), project, close. A failed final commit is

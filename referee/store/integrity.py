@@ -40,6 +40,16 @@ class CorruptDatabase(StoreError):
         super().__init__(text("store.corrupt", path=self.path, detail=self.detail))
 
 
+class UnwritableDatabase(StoreError):
+    """A database file this process can read but not write (a read-only file, mount or
+    medium, an immutable file): the bots would go online and fail every message."""
+
+    def __init__(self, path: str | Path, detail: str) -> None:
+        self.path = str(path)
+        self.detail = " ".join(detail.split())[:120]
+        super().__init__(text("store.unwritable", path=self.path, detail=self.detail))
+
+
 class TamperedDatabase(StoreError):
     """A stored input was changed after it was saved (its digest chain breaks at ``seq``)."""
 

@@ -307,12 +307,14 @@ async def prove(c: Client, name: str | None = None, secret: str | None = None,
 # --- the bot as a process ----------------------------------------------------------------------
 
 class BotProcess:
-    """``referee irc`` in a subprocess, logging to a file; stopped with SIGTERM."""
+    """``referee irc`` in a subprocess, logging to a file (``log``, else beside the database);
+    stopped with SIGTERM."""
 
     def __init__(self, port: int, db: Path, channels: list[str], moderators: list[str],
                  nick: str = "referee", extra: list[str] | None = None,
-                 seed: bool = True, env: dict[str, str] | None = None) -> None:
-        self.log = db.with_suffix(".log")
+                 seed: bool = True, env: dict[str, str] | None = None,
+                 log: Path | None = None) -> None:
+        self.log = log or db.with_suffix(".log")
         if seed:
             for m in moderators:
                 if not m.startswith("account:"):
