@@ -680,8 +680,10 @@ def _advice_of(folded: str) -> tuple[bool, bool]:
     """(advice, critique) for a folded text, also read with the blanks between its Japanese
     words taken out."""
     got = _advice_once(folded)
-    # (not a question: 「コール する？」 is a player asking themself, spaced or not)
-    if not got[0] and _SPACED.search(folded) is not None and not _ASKED.search(folded):
+    # (not a question, unless said to someone: 「コール する？」 is a player asking themself,
+    # 「@Lee そこ 降りる の？」 is not)
+    if not got[0] and _SPACED.search(folded) is not None and (
+            not _ASKED.search(folded) or _advice().addressee.search(folded) is not None):
         return _advice_once(_SPACED.sub("", folded))
     return got
 
