@@ -39,13 +39,16 @@ class Tagged:
     @property
     def own(self) -> bool:
         """Whether what follows the tags says it is the speaker's own: after a person's name
-        a bare action word is as often said to them (「@taro フォールド」) as done."""
+        a bare action word is as often said to them (「@taro フォールド」) as done; an answer
+        opening the message or its last sentence (「@mika …だよ。はい、アンティ200」) or a
+        first-person subject says it is the speaker's."""
         if not self.person:
             return True
         v = _vocabulary()
         text = fold_nfkc(self.rest).rstrip(v.trailing)
-        return text.startswith(v.openers) or text.endswith(v.ends) or any(
-            w in text for w in v.subjects)
+        last = re.split(r"[。！!？?\n]", text.rstrip("。！!？? \n"))[-1].strip()
+        return text.startswith(v.openers) or last.startswith(v.openers) or \
+            text.endswith(v.ends) or any(w in text for w in v.subjects)
 
 
 @dataclass(frozen=True)

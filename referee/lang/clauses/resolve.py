@@ -466,9 +466,12 @@ def _lone_correction(c: Clause, before: list[Clause], after: list[Clause]) -> No
                          and _side_bet_only(x))]
         if not near:
             c.kind = "chat"
-        elif after and after[0].ends_concessive and fold_nfkc(after[0].folded).rstrip().endswith(
-                texts_of("past_concessions")) and not any(x.kind in live for x in after):
-            c.kind = "chat"  # こ。いや迷ったけど、…: "well", opening why, taking nothing back
+        elif after and after[0].ends_concessive and (c.after_stop or fold_nfkc(
+                after[0].folded).rstrip().endswith(texts_of("past_concessions"))) and not any(
+                x.kind in live for x in after):
+            # こ。いや迷ったけど、… / 全部捨て！いや笑うかもしれないけど、…: "well", opening the
+            # reasons after the decision, taking nothing back (コール…いや、迷うけど does)
+            c.kind = "chat"
 
 
 def _side_bet_only(c: Clause) -> bool:
@@ -618,6 +621,9 @@ def _merged(said: list[Parsed], game: str) -> Parsed | None:
     if side and first.action == "allin" and len(rest) == 1 and rest[0].action \
             == "ante" and rest[0].amount is None and rest[0].aa and not first.aa:
         first, rest = first.model_copy(update={"aa": rest[0].aa}), []  # オールイン！AAは100
+    if side and first.action == "allin" and len(rest) == 1 and rest[0].action == "ante" and \
+            rest[0].amount is None and rest[0].aa is None:
+        rest = []  # 最後はオールインで締めます。AAはなしで: the side bet declined
     if side and rest and all(p.action == "ante" for p in [first, *rest]):
         # アンティ200どす。AAも100置かしてもらいます: the ante and the side bet, apart
         amounts = {p.amount for p in [first, *rest]} - {None}

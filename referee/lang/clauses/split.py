@@ -58,6 +58,7 @@ class Clause:
     others_folded: bool = False  # the others' folds told (みんな降りた？)
     others_reason: bool = False  # the others' action given as a reason (みんなチェックなので)
     made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
+    after_stop: bool = False  # a sentence ended right before it (全部捨て！いや…)
     hand_named: bool = False  # a hand class named (ツーペアなら…): talk of hands, no act
     commits: bool = False  # "with that" (それで): takes the action remarked on before it
     strict: bool = False  # vetoed other than by a remark: a wish, a condition, a question …
@@ -176,20 +177,23 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     cuts.sort()
     out: list[Clause] = []
     pos = 0
+    stopped = False  # a sentence ended before the next clause
     for end, nxt in cuts:
         if end < pos:
             continue
         piece = text[pos:end]
         mark = text[end:nxt]
         if piece.strip():
-            c = Clause(piece, folded[pos:end], pos)
+            c = Clause(piece, folded[pos:end], pos, after_stop=stopped)
             c.question = any(q in mark for q in text_of("question"))
             out.append(c)
+            stopped = False
         elif out and any(q in mark for q in text_of("question")):
             out[-1].question = True
+        stopped = stopped or any(ch in text_of("full_stops") for ch in mark)
         pos = nxt
     if text[pos:].strip():
-        out.append(Clause(text[pos:], folded[pos:], pos))
+        out.append(Clause(text[pos:], folded[pos:], pos, after_stop=stopped))
     # a clause that starts with an auxiliary or a particle goes on the one before
     # (エクストラは二回目だけ、でございましたね)
     merged: list[Clause] = []
