@@ -344,7 +344,8 @@ def _lone_thousand() -> re.Pattern[str]:
     words = "|".join(re.escape(w) for w in sorted(texts_of("numeral_after"), key=len,
                                                    reverse=True))
     hira = text_of("hiragana")
-    return re.compile(rf"({words})\s*{text_of('lone_thousand')}(?![{hira}])")
+    # (で after it at the end declares: あんてぃせんで)
+    return re.compile(rf"({words})\s*{text_of('lone_thousand')}(?=$|[^{hira}]|で$)")
 
 
 @cache

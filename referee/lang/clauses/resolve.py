@@ -216,6 +216,14 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
 _NAMING = ("blocking", "action", "echo", "declined", "these", "kept")
 
 
+def _own_turn(decision: Clause) -> bool:
+    """A decision said as the speaker's own after talk to someone (たけし、…ほな俺はベット600
+    いっとくわ; ひろし、…こっちはコール): it opens with ほな / じゃあ or names the speaker."""
+    said = fold_nfkc(decision.folded).strip().lstrip(vocab.marks("laugh_word") + "w ")
+    return said.strip().startswith(texts_of("own_turn")) or any(
+        w in said for w in texts_of("own_turn") if len(w) > 2)
+
+
 def _others_told(kept: list[Clause], decided: list[Clause]) -> str:
     """The text of a story and its decision that could be advice to someone else: without the
     story's clauses that name nobody (…するよりは降りたほうがマシ、降ります; 普通のレイズはもった
@@ -255,12 +263,13 @@ def _decided_after(kept: list[Clause]) -> list[Clause] | None:
     that names an action is the speaker's own plain action, and nothing after it names one.
     What the speaker commits to is that last action: the clauses from it on. None when some
     action word comes after the last action, or the last one is no plain action."""
-    if any(c.kind in ("vocative", "supposing") for c in kept):
-        return None  # said to someone, or what the speaker would do in their place
     named = [i for i, c in enumerate(kept) if c.kind in _NAMING]
     if not named:
         return None
     last = kept[named[-1]]
+    if any(c.kind == "supposing" for c in kept) or (
+            any(c.kind == "vocative" for c in kept) and not _own_turn(last)):
+        return None  # said to someone, or what the speaker would do in their place
     if last.kind != "action" or not _plain(last):
         return None
     before = kept[:named[-1]]
@@ -441,13 +450,13 @@ def _unbuilt_kind(f: Frame, kinds: set[str], game: str) -> str:
 
 
 def _addressed(c: Clause, before: list[Clause], after: list[Clause]) -> None:
-    """A name the speaker's own polite action follows (課長、お先にアンティ200いきます) or
-    precedes (4cと9h捨てます、先輩) only addresses, while 「ジェーン、just call」 and 「ボブさん、
-    コール」 stay said to them; a supposition before any action makes what follows
+    """A name the speaker's own polite action follows (課長、お先にアンティ200いきます; まさし、
+    …ほなコールで勝負) or precedes (4cと9h捨てます、先輩) only addresses, while
+    「ジェーン、just call」 and 「ボブさん、コール」 stay said to them; a supposition before any action makes what follows
     hypothetical."""
     if c.kind == "vocative":
         acting = [x for x in after if x.kind == "action"]
-        own = bool(acting) and all(x.self_polite for x in acting)
+        own = bool(acting) and all(x.self_polite or _own_turn(x) for x in acting)
         trailing = any(x.kind == "action" for x in before) and not acting
         c.kind = "chat" if own or trailing else "blocking"
     elif c.kind == "supposing":
