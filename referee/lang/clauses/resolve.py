@@ -452,8 +452,8 @@ def _unbuilt_kind(f: Frame, kinds: set[str], game: str) -> str:
 def _addressed(c: Clause, before: list[Clause], after: list[Clause]) -> None:
     """A name the speaker's own polite action follows (課長、お先にアンティ200いきます; まさし、
     …ほなコールで勝負) or precedes (4cと9h捨てます、先輩) only addresses, while
-    「ジェーン、just call」 and 「ボブさん、コール」 stay said to them; a supposition before any action makes what follows
-    hypothetical."""
+    「ジェーン、just call」 and 「ボブさん、コール」 stay said to them; a supposition before
+    any action makes what follows hypothetical."""
     if c.kind == "vocative":
         acting = [x for x in after if x.kind == "action"]
         own = bool(acting) and all(x.self_polite or _own_turn(x) for x in acting)
