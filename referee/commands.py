@@ -126,6 +126,9 @@ def _open(turn: Turn, args: list[str]) -> None:
     turn.desk.open_table(turn, table)
     turn.say(text("opened", game=engine.definition.name,
                   auto=text("opened_auto") if auto == "on" else ""))
+    # the first hand's deck is sealed now, a line of the table's opening: not in the answer to
+    # whatever someone types first (a !status, a private question)
+    turn.desk.after(turn, table)
 
 
 @command("close", moderator=True, table=True)
