@@ -4,6 +4,7 @@ moderator query per record kind, through the real command line."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from referee.events import (
     HandStart,
     Penalty,
 )
+from referee.lang.catalog import text
 from referee.outcome import LedgerEntry, Outcome
 from referee.store import Store, StoreError, records
 
@@ -139,7 +141,8 @@ def test_ledger_kind_in_the_library(db: Path) -> None:
 
 
 def test_records_never_creates_a_database(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="no such database"):
+    said = text("store.no_database", path=str(tmp_path / "typo.db"))
+    with pytest.raises(StoreError, match=re.escape(said)):
         records(tmp_path / "typo.db", "bank")
     assert not (tmp_path / "typo.db").exists()
 
