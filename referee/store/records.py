@@ -121,6 +121,9 @@ def _value(key: str, value: Any) -> str:
     if key in ("kind", "confidence", "status"):
         return label(key, str(value))
     if key == "reason":
+        head, _, kind = str(value).partition(":")
+        if head == "penalty_reversed":  # a dismissed flag's penalty given back
+            return text("records_reason_penalty_reversed", kind=label("kind", kind))
         return ledger_reason(str(value))
     if key == "game":
         return game_name(str(value))
