@@ -111,12 +111,16 @@ def _game(game: str) -> str:
     """``game`` if it is a registered game; else the one-line refusal every command gives."""
     from referee.games import UnknownGame, is_game
 
-    if not is_game(game):
-        from referee.lang.catalog import excerpt
+    if is_game(game):
+        return game
+    from referee.definitions import game_names, game_of
+    from referee.lang.catalog import excerpt
 
+    found = game_of(game)  # a Japanese name (オマハ) names the game as its id does
+    if found is None:
         _fail(_say("cli.unknown_game", game=excerpt(str(UnknownGame(game).game)),
-                   games=", ".join(listed_ids())))
-    return game
+                   games=game_names()))
+    return found
 
 
 def _dump(obj: Any) -> str:
@@ -146,7 +150,7 @@ def cmd_hand(args: argparse.Namespace) -> None:
 def cmd_parse(args: argparse.Namespace) -> None:
     from referee.parse import parse
 
-    _game(args.game)
+    args.game = _game(args.game)
     if args.text == "-":
         from functools import lru_cache
 
@@ -193,7 +197,7 @@ def cmd_analyze(args: argparse.Namespace) -> None:
         _fail(_say("cli.analysis_extra", module=str(e.name)))
     from referee.definitions import DefinitionError
 
-    _game(args.game)
+    args.game = _game(args.game)
     hands = _number("--hands", args.hands) if args.hands is not None else None
     if hands is not None and hands < 2:
         _fail(_say("cli.hands_too_few"))

@@ -205,6 +205,38 @@ def load(game: str) -> GameDefinition:
     return _load(path, stamp)
 
 
+def _typed(word: str) -> str:
+    from referee.lang.normalize import fold, nfkc
+
+    return fold(nfkc(word)).replace(" ", "")
+
+
+def short_name(game: str) -> str:
+    """A game's name without its parenthesised gloss: 「オマハ」 of 「オマハ（PLO リングゲーム）」,
+    what a moderator types."""
+    return load(game).name.split("（")[0].split("(")[0].strip()
+
+
+def game_of(word: str) -> str | None:
+    """The game a person named: its id (``omaha``), its definition's name (「オマハ（PLO リング
+    ゲーム）」) or that name's short form (「オマハ」), in any width or case; None when it names
+    no game. Every place a game is typed (``!open``, ``# table:``, ``--game``) reads it here."""
+    if games.is_game(word):
+        return word
+    typed = _typed(word)
+    if not typed:
+        return None
+    for game in games.game_ids():
+        if typed in (_typed(load(game).name), _typed(short_name(game))):
+            return game
+    return None
+
+
+def game_names() -> str:
+    """The games as a moderator may type them, for a refusal that lists them."""
+    return " / ".join(short_name(g) for g in games.listed_ids())
+
+
 @lru_cache(maxsize=64)
 def _load(path: Path, stamp: tuple[int, int]) -> GameDefinition:
     return load_file(path)
