@@ -399,7 +399,7 @@ def cmd_verify(args: argparse.Namespace) -> None:
                 _fail(_say("cli.verify_needs_input"))
             count = verify(_read_jsonl(args.file))
     except Discrepancy as e:
-        print(f"referee verify: {e}", file=sys.stderr)
+        print(_say("cli.verify_failed", detail=str(e)), file=sys.stderr)
         raise SystemExit(1) from None
     except (TypeError, ValueError, KeyError) as e:
         _fail(_say("cli.unreadable_event", detail=str(e)))

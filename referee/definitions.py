@@ -214,7 +214,9 @@ def _typed(word: str) -> str:
 def short_name(game: str) -> str:
     """A game's name without its parenthesised gloss: 「オマハ」 of 「オマハ（PLO リングゲーム）」,
     what a moderator types."""
-    return load(game).name.split("（")[0].split("(")[0].strip()
+    from referee.lang.normalize import nfkc
+
+    return nfkc(load(game).name).split("(")[0].strip()
 
 
 def game_of(word: str) -> str | None:
