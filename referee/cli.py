@@ -74,6 +74,8 @@ _ARGPARSE: tuple[tuple[str, str], ...] = (
     (_ARGUMENT + r"invalid \S+ value: '(?P<value>.*)'", "cli.invalid_value"),
     (_ARGUMENT + r"expected (?:one|at least one|\d+) arguments?", "cli.needs_value"),
     (_ARGUMENT + r"not allowed with argument (?P<other>.+)", "cli.not_allowed_with"),
+    # a type's own refusal, already in Japanese (records KIND): said as it is
+    (_ARGUMENT + r"(?P<message>.*[^\x00-\x7f].*)", "cli.said"),
 )
 
 
@@ -260,6 +262,19 @@ def cmd_play(args: argparse.Namespace) -> None:
     from referee.adapters.terminal import run
 
     run(db=Path(args.db), moderator=args.moderator, verbose=args.verbose)
+
+
+def _record_kind(word: str) -> str:
+    """argparse's type of ``records KIND``: the id of the kind typed by id or by name."""
+    from referee.store.records import kind_names, record_kind
+
+    kind = record_kind(word)
+    if kind is None:
+        from referee.lang.catalog import excerpt
+
+        raise argparse.ArgumentTypeError(_say("records_kind_unknown", kind=excerpt(word),
+                                              kinds=kind_names()))
+    return kind
 
 
 def cmd_records(args: argparse.Namespace) -> None:
@@ -635,7 +650,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rc = sub.add_parser("records", help="moderator queries on the database")
     rc.add_argument("--db", default=str(default_db()), help=_DB_HELP)
-    rc.add_argument("kind", choices=("bank", "penalties", "flags", "hands", "ledger"))
+    rc.add_argument("kind", type=_record_kind,
+                    help="bank, penalties, flags, hands, ledger (or their Japanese names)")
     rc.add_argument("--player", default=None)
     rc.add_argument("--json", action="store_true")
     rc.set_defaults(func=cmd_records)

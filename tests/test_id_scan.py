@@ -167,3 +167,27 @@ def test_no_id_in_the_records_of_all_transcripts(tmp_path: Path) -> None:
         for line in output.splitlines():
             found += [(name, m, line[:160]) for m in pattern.findall(_room_named(line))]
     assert not found, found[:10]
+
+
+def test_no_id_in_any_cli_error(tmp_path: Path) -> None:
+    """Every bad invocation of tests/test_cli_japanese.py: its one line names no id (what the
+    user typed is quoted back, and is no finding)."""
+    import sys
+
+    from test_cli_japanese import _bad_inputs
+
+    pattern = _pattern(forbidden_ids())
+    # argparse's list of the words a flag or the command takes (subcommands, --format's
+    # text/phh) is what is to be typed: no finding either
+    before, after = messages()["cli.invalid_choice"].split("{choices}")
+    choices = re.compile(re.escape(before.split("」")[-1]) + ".*?" + re.escape(after))
+    found = []
+    stdin, sys.stdin = sys.stdin, io.StringIO("")
+    try:
+        for argv in _bad_inputs(tmp_path):
+            line = choices.sub("", _cli(argv).strip())
+            typed = {w for a in argv for w in re.split(r"[\s/]+", a)}
+            found += [(argv, m, line) for m in pattern.findall(line) if m not in typed]
+    finally:
+        sys.stdin = stdin
+    assert not found, found[:10]
