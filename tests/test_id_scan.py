@@ -177,16 +177,19 @@ def test_no_id_in_any_cli_error(tmp_path: Path) -> None:
     from test_cli_japanese import _bad_inputs
 
     pattern = _pattern(forbidden_ids())
-    # argparse's list of the words a flag or the command takes (subcommands, --format's
-    # text/phh) is what is to be typed: no finding either
-    before, after = messages()["cli.invalid_choice"].split("{choices}")
-    choices = re.compile(re.escape(before.split("」")[-1]) + ".*?" + re.escape(after))
+    # a refusal's list of the words a flag or the command takes (argparse's subcommands,
+    # --format's text/phh, analyze's --bet) is what is to be typed: no finding either
+    lists = []
+    for key, field in (("cli.invalid_choice", "{choices}"), ("analyze.no_bet", "{bets}")):
+        before, after = messages()[key].split(field)
+        lists.append(re.escape(before.split("」")[-1]) + ".*?" + re.escape(after))
+    choices = re.compile("|".join(lists))
     found = []
     stdin, sys.stdin = sys.stdin, io.StringIO("")
     try:
         for argv in _bad_inputs(tmp_path):
             line = choices.sub("", _cli(argv).strip())
-            typed = {w for a in argv for w in re.split(r"[\s/]+", a)}
+            typed = {w for a in argv for w in re.split(r"[\s/=.]+", a)}
             found += [(argv, m, line) for m in pattern.findall(line) if m not in typed]
     finally:
         sys.stdin = stdin
