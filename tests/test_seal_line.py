@@ -16,7 +16,7 @@ from event_helpers import handle, of
 
 from referee.adapters.terminal import Terminal
 from referee.events import Event
-from referee.inputs import Message
+from referee.inputs import Message, Tick
 from referee.service import Referee
 
 ROOM = "!seal:example.org"
@@ -130,3 +130,40 @@ def test_a_database_saved_before_rebuilds_the_seals_it_announced() -> None:
     rebuilt.rebuild(records)
     pending = rebuilt.tables[ROOM].fair
     assert pending is not None and pending.seed == "cd" * 32 != seed
+
+
+def test_irc_sends_what_the_clock_did_as_the_tables_lines_not_a_reply(tmp_path: Path) -> None:
+    """A spectator's !status while the player to act has run out of time: the timeout's fold,
+    the hand's end, its reveal and the next deck's seal are the table's lines (queued for the
+    channel, no asker); the asker's replies are the status alone. Before, the message's own
+    clock tick put them all in its outcome, delivered as replies to the asker."""
+    import time
+
+    from referee.adapters.irc import IrcBot, IrcConfig
+
+    async def go() -> None:
+        bot = IrcBot(IrcConfig(server="127.0.0.1", port=6667, channels=["#t"],
+                               database=tmp_path / "b.db", nick="referee",
+                               moderators=["dealer"]))
+        try:
+            bot.session.registered = True
+            bot.session.joined.add("#t")
+            room = bot.session.room("#t")
+            ref = bot.referee
+            start = time.time() - 10_000  # the hand was dealt long before the clock's limit
+            for who, text in (("dealer", "!grant @alice 5000"), ("dealer", "!grant @bob 5000"),
+                              ("dealer", "!open omaha level=1"), ("alice", "!sit"),
+                              ("bob", "!sit"), ("dealer", "!deal")):
+                ref.process(Message(f"i{next(_ids)}", room, who, text, start, False))
+            ref.process(Tick(f"i{next(_ids)}", room, start + 1))  # the wait starts
+            assert ref.wants_tick(room)
+            bot.take(room, "carol", "!status", False, "carol", "#t", True, time.time())
+            table = [x.text for x in bot.outbox.lines if x.asker is None and not x.reply]
+            answers = [x.text for x in bot.outbox.lines if x.asker == "carol"]
+            assert any("SHA-256" in t for t in table), table  # the hand ended: the next seal
+            assert answers and not any("SHA-256" in t for t in answers), answers
+            assert len(answers) == 1, answers
+        finally:
+            bot.close()
+
+    asyncio.run(go())
