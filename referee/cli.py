@@ -47,13 +47,82 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def _say(key: str, **params: Any) -> str:
+    from referee.lang.catalog import text
+
+    return text(key, **params)
+
+
+def os_error(path: object, e: OSError) -> str:
+    from referee.lang.catalog import file_error
+
+    return file_error(path, e)
+
+
+# argparse's own usage errors (Python's English, gettext-marked in argparse) said in Japanese:
+# each of its message formats, as a pattern, and the catalogue key that says it. An error
+# none of them matches is said as the generic 「引数が正しくありません」, never in English.
+_ARGUMENT = r"argument (?P<argument>.+?): "
+_ARGPARSE: tuple[tuple[str, str], ...] = (
+    (r"the following arguments are required: (?P<names>.+)", "cli.args_required"),
+    (r"one of the arguments (?P<names>.+) is required", "cli.one_required"),
+    (r"unrecognized arguments: (?P<args>.+)", "cli.unrecognized"),
+    (r"ambiguous option: (?P<option>\S+) could match (?P<matches>.+)", "cli.ambiguous"),
+    (_ARGUMENT + r"invalid choice: '(?P<value>.*)' \(choose from (?P<choices>.+)\)",
+     "cli.invalid_choice"),
+    (_ARGUMENT + r"invalid int value: '(?P<value>.*)'", "cli.invalid_number"),
+    (_ARGUMENT + r"invalid \S+ value: '(?P<value>.*)'", "cli.invalid_value"),
+    (_ARGUMENT + r"expected (?:one|at least one|\d+) arguments?", "cli.needs_value"),
+    (_ARGUMENT + r"not allowed with argument (?P<other>.+)", "cli.not_allowed_with"),
+    # a type's own refusal, already in Japanese (records KIND): said as it is
+    (_ARGUMENT + r"(?P<message>.*[^\x00-\x7f].*)", "cli.said"),
+)
+
+
+def usage_message(prog: str, message: str) -> str:
+    """argparse's error ``message`` for ``prog`` as the one Japanese line the command prints."""
+    import re
+
+    from referee.lang.catalog import messages
+
+    def named(found: str) -> str:  # a positional argument by its Japanese name (cli.arg_*)
+        return re.sub(r"(?<![-\w])[a-z]+(?![-\w])",
+                      lambda w: messages().get(f"cli.arg_{w[0]}", w[0]), found)
+
+    for pattern, key in _ARGPARSE:
+        m = re.fullmatch(pattern, message)
+        if m is not None:
+            found = {k: v.replace("'", "") for k, v in m.groupdict().items()}
+            for k in ("names", "argument"):
+                if k in found:
+                    found[k] = named(found[k])
+            return _say("cli.usage_error", prog=prog, message=_say(key, **found))
+    return _say("cli.usage_error", prog=prog, message=_say("cli.bad_arguments"))
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors in Japanese: one line on stderr, exit 2 (no usage block:
+    ``--help`` shows it)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(usage_message(self.prog, message), file=sys.stderr)
+        raise SystemExit(2)
+
+
 def _game(game: str) -> str:
     """``game`` if it is a registered game; else the one-line refusal every command gives."""
     from referee.games import UnknownGame, is_game
 
-    if not is_game(game):
-        _fail(str(UnknownGame(game)))
-    return game
+    if is_game(game):
+        return game
+    from referee.definitions import game_names, game_of
+    from referee.lang.catalog import excerpt
+
+    found = game_of(game)  # a Japanese name (オマハ) names the game as its id does
+    if found is None:
+        _fail(_say("cli.unknown_game", game=excerpt(str(UnknownGame(game).game)),
+                   games=game_names()))
+    return found
 
 
 def _dump(obj: Any) -> str:
@@ -83,7 +152,7 @@ def cmd_hand(args: argparse.Namespace) -> None:
 def cmd_parse(args: argparse.Namespace) -> None:
     from referee.parse import parse
 
-    _game(args.game)
+    args.game = _game(args.game)
     if args.text == "-":
         from functools import lru_cache
 
@@ -117,7 +186,7 @@ def cmd_replay(args: argparse.Namespace) -> None:
     except BrokenPipeError:
         raise  # the output's reader is gone, not the file: main() ends quietly
     except OSError as e:
-        _fail(f"{args.file}: {e.strerror}")
+        _fail(os_error(args.file, e))
 
 
 # --- referee analyze ---------------------------------------------------------------------------
@@ -127,17 +196,16 @@ def cmd_analyze(args: argparse.Namespace) -> None:
         from referee.analysis import AnalysisError, analyze
         from referee.analysis.tables import definition
     except ImportError as e:
-        _fail(f"analyze needs the analysis extra (numpy, matplotlib, tqdm): "
-              f"bash scripts/setup.sh --analysis ({e.name} is missing)")
+        _fail(_say("cli.analysis_extra", module=str(e.name)))
     from referee.definitions import DefinitionError
 
-    _game(args.game)
+    args.game = _game(args.game)
     hands = _number("--hands", args.hands) if args.hands is not None else None
     if hands is not None and hands < 2:
-        _fail("--hands must be at least 2")
+        _fail(_say("cli.hands_too_few"))
     seed = _number("--seed", args.seed)
     if args.plot is not None and not args.plot.lower().endswith(".png"):
-        _fail(f"--plot {args.plot}: the file must end in .png")
+        _fail(_say("cli.plot_png", path=args.plot))
     try:
         game = definition(args.game, args.set)
     except DefinitionError as e:
@@ -151,14 +219,14 @@ def cmd_analyze(args: argparse.Namespace) -> None:
     except AnalysisError as e:
         _fail(str(e))
     except (IllegalAction, OptionError) as e:  # a --set the engine cannot play with
-        _fail(f"analyze {args.game}: the engine refused the definition: {e}")
+        _fail(_say("cli.engine_refused", game=args.game, reason=str(e)))
     if args.plot is not None:
         from referee.analysis.plot import plot
 
         try:
             plot(report, Path(args.plot))
         except OSError as e:
-            _fail(f"--plot {args.plot}: {e.strerror or e}")
+            _fail(os_error(args.plot, e))
     if args.json:
         print(_dump(report.to_json()))
         return
@@ -171,7 +239,7 @@ def _number(flag: str, text: str) -> int:
     try:
         return int(text.replace("_", "").replace(",", ""))
     except ValueError:
-        _fail(f"{flag} {text}: not a whole number")
+        _fail(_say("cli.not_whole_number", flag=flag, value=text))
 
 
 def _progress_bar(label: str, total: int) -> Any:
@@ -194,6 +262,19 @@ def cmd_play(args: argparse.Namespace) -> None:
     from referee.adapters.terminal import run
 
     run(db=Path(args.db), moderator=args.moderator, verbose=args.verbose)
+
+
+def _record_kind(word: str) -> str:
+    """argparse's type of ``records KIND``: the id of the kind typed by id or by name."""
+    from referee.store.records import kind_names, record_kind
+
+    kind = record_kind(word)
+    if kind is None:
+        from referee.lang.catalog import excerpt
+
+        raise argparse.ArgumentTypeError(_say("records_kind_unknown", kind=excerpt(word),
+                                              kinds=kind_names()))
+    return kind
 
 
 def cmd_records(args: argparse.Namespace) -> None:
@@ -253,7 +334,7 @@ def cmd_backup(args: argparse.Namespace) -> None:
     except StoreError as e:
         _fail(str(e))
     except OSError as e:
-        _fail(f"{args.dest}: {e.strerror}")
+        _fail(os_error(args.dest, e))
     print(text("store.backup_done", path=args.db, dest=dest))
 
 
@@ -266,14 +347,14 @@ def cmd_irc_secret(args: argparse.Namespace) -> None:
 
     secret = sys.stdin.readline().strip()
     if not valid_secret(secret):
-        _fail("the secret (one line on stdin) must be 4-200 characters without spaces")
+        _fail(_say("cli.secret_invalid"))
     try:
         with Store(Path(args.db)) as store:
             Identities(store.conn).set_secret(casefold(args.name, args.casemapping), args.name,
                                               secret)
     except StoreError as e:
         _fail(str(e))
-    print(f"referee: IRC secret of {args.name} set in {args.db}")
+    print("referee: " + _say("cli.secret_set", name=args.name, db=args.db))
 
 
 # --- referee verify / history (docs/fairness.md) ------------------------------------------------
@@ -282,8 +363,10 @@ def _read_jsonl(path: str) -> list[dict[str, Any]]:
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        _fail(f"cannot read {path}: {getattr(e, 'strerror', None) or e}")
+    except OSError as e:
+        _fail(os_error(path, e))
+    except UnicodeDecodeError:
+        _fail(_say("cli.not_utf8", path=path))
     out: list[dict[str, Any]] = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
@@ -291,9 +374,9 @@ def _read_jsonl(path: str) -> list[dict[str, Any]]:
         try:
             obj = json.loads(line)
         except ValueError:
-            _fail(f"{path}: line {n} is not JSON")
+            _fail(_say("cli.not_json", path=path, line=n))
         if not isinstance(obj, dict):
-            _fail(f"{path}: line {n} is not a JSON object")
+            _fail(_say("cli.not_json_object", path=path, line=n))
         out.append(obj)
     return out
 
@@ -328,13 +411,13 @@ def cmd_verify(args: argparse.Namespace) -> None:
                 _fail(str(e))
         else:
             if args.file is None:
-                _fail("verify needs EVENTS.jsonl or --db FILE")
+                _fail(_say("cli.verify_needs_input"))
             count = verify(_read_jsonl(args.file))
     except Discrepancy as e:
-        print(f"referee verify: {e}", file=sys.stderr)
+        print(_say("cli.verify_failed", detail=str(e)), file=sys.stderr)
         raise SystemExit(1) from None
     except (TypeError, ValueError, KeyError) as e:
-        _fail(f"unreadable event: {e}")
+        _fail(_say("cli.unreadable_event", detail=str(e)))
     from referee.lang.catalog import text
 
     print(text("store.verified", count=count) if count else text("store.nothing_to_verify"))
@@ -352,7 +435,7 @@ def cmd_history(args: argparse.Namespace) -> None:
         try:
             d = datetime.fromisoformat(args.since)
         except ValueError:
-            _fail(f"--since: not a date (YYYY-MM-DD or an ISO time): {args.since}")
+            _fail(_say("cli.since_not_date", value=args.since))
         since = (d if d.tzinfo else d.replace(tzinfo=UTC)).timestamp()
     book = h.HistoryBook(keep=None)
     try:
@@ -374,7 +457,7 @@ def cmd_history(args: argparse.Namespace) -> None:
 
         phh = [r for r in recs if is_game(r.game) and spec(r.game).phh and r.limit in ("", "pot")]
         if not phh:
-            _fail("no pot-limit omaha hand to write as PHH")
+            _fail(_say("cli.no_phh_hand"))
         sys.stdout.write(h.to_phhs(phh))
         return
     if args.json:
@@ -432,6 +515,8 @@ def cmd_console(args: argparse.Namespace) -> None:
             pass
     except OSError as e:
         _fail(text("console_bad_port", port=str(args.port), reason=e.strerror or str(e)))
+    if not Path(args.db).exists():
+        _fail(text("store.no_database", path=args.db))
     if Path(args.db).is_file():  # the same integrity check as every other command, and the
         from referee.store.integrity import quick_check_file  # chain the bots check
 
@@ -449,7 +534,7 @@ def cmd_console(args: argparse.Namespace) -> None:
         except ExtraMissing as e:
             _fail(text("console_no_extra", missing=str(e)))
         except OSError as e:
-            _fail(f"{dest}: {e.strerror or e}")
+            _fail(os_error(dest, e))
         print(text("console_built", hands=built.hands, penalties=built.penalties,
                    flags=built.flags, seconds=f"{built.seconds:.1f}"), file=sys.stderr)
         print(text("console_serving", url=f"http://{args.host}:{args.port}/"), flush=True)
@@ -520,13 +605,14 @@ def cmd_irc(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="referee", description=__doc__)
+    p = _Parser(prog="referee", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
 
     h = sub.add_parser("hand", help="evaluate and compare hands (docs/contracts.md §1)")
     h.add_argument("--game", required=True, help=", ".join(listed_ids()))
     h.add_argument("--board", default=None, help="community cards, e.g. 'Ts 9s 8c'")
-    h.add_argument("cards", nargs="+", help="one argument per hand, e.g. 'Ah Kh Qd Jd'")
+    h.add_argument("cards", nargs="+",
+                   help="one argument per hand, e.g. 'Ah Kh Qd Jd'")
     h.set_defaults(func=cmd_hand)
 
     pa = sub.add_parser("parse", help="what a chat message means (docs/contracts.md §2)")
@@ -563,13 +649,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     rc = sub.add_parser("records", help="moderator queries on the database")
     rc.add_argument("--db", default=str(default_db()), help=_DB_HELP)
-    rc.add_argument("kind", choices=("bank", "penalties", "flags", "hands", "ledger"))
+    rc.add_argument("kind", type=_record_kind,
+                    help="bank, penalties, flags, hands, ledger (or their Japanese names)")
     rc.add_argument("--player", default=None)
     rc.add_argument("--json", action="store_true")
     rc.set_defaults(func=cmd_records)
 
     v = sub.add_parser("verify", help="check every revealed deal (docs/fairness.md)")
-    v.add_argument("file", nargs="?", default=None, help="JSON Lines events (referee replay)")
+    v.add_argument("file", nargs="?", default=None,
+                   help="JSON Lines events (referee replay)")
     v.add_argument("--db", default=None, help="or a referee database (also checks the entropy)")
     v.set_defaults(func=cmd_verify)
 
@@ -656,7 +744,8 @@ def build_parser() -> argparse.ArgumentParser:
     bk.add_argument("--db", default=str(default_db()), help=_DB_HELP)
     bk.add_argument("--wait", type=float, default=60.0,
                     help="seconds to wait for a replay that holds the file (default 60)")
-    bk.add_argument("dest", help="the copy's file name, or a directory (existing, or ending in /)"
+    bk.add_argument("dest",
+                    help="the copy's file name, or a directory (existing, or ending in /)"
                     " for a time-stamped copy")
     bk.set_defaults(func=cmd_backup)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from referee import discipline as discipline  # its commands (!confirm, !flags …) too
 from referee import guide
 from referee.events import Seated
-from referee.games import game_ids
 from referee.lang.catalog import excerpt, text
 from referee.lang.reader import CommandText, read_command
 from referee.parse import command_name
@@ -101,12 +100,13 @@ def _usage(name: str) -> IllegalAction:
 # --- the commands, in the order !help lists them -------------------------------------------------
 @command("open", moderator=True)
 def _open(turn: Turn, args: list[str]) -> None:
-    games = " ".join(game_ids())
+    from referee.definitions import game_names, game_of
+
     if not args:
-        raise IllegalAction("open_no_game", games=games)
-    game = args[0]
-    if game not in game_ids():
-        raise IllegalAction("game_unknown", game=excerpt(game), games=games)
+        raise IllegalAction("open_no_game", games=game_names())
+    game = game_of(args[0])  # its id or its Japanese name
+    if game is None:
+        raise IllegalAction("game_unknown", game=excerpt(args[0]), games=game_names())
     if turn.room in turn.desk.tables:
         raise IllegalAction("open_exists")
     options: dict[str, str] = {}
@@ -126,6 +126,9 @@ def _open(turn: Turn, args: list[str]) -> None:
     turn.desk.open_table(turn, table)
     turn.say(text("opened", game=engine.definition.name,
                   auto=text("opened_auto") if auto == "on" else ""))
+    # the first hand's deck is sealed now, a line of the table's opening: not in the answer to
+    # whatever someone types first (a !status, a private question)
+    turn.desk.after(turn, table)
 
 
 @command("close", moderator=True, table=True)

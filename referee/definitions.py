@@ -167,26 +167,61 @@ def validate(data: dict[str, Any]) -> GameDefinition:
     return model_for(str(data.get("id"))).model_validate(data)
 
 
-def _format(err: ValidationError) -> str:
+def validation_line(err: ValidationError, where: str = "") -> str:
+    """A validation error as one Japanese line: the setting's dotted name and what is wrong
+    with it (pydantic's English said by its error type, the common ones by name)."""
+    from referee.lang.catalog import text
+
     first = err.errors()[0]
     key = ".".join(str(p) for p in first["loc"]) or "(file)"
-    return f"{key}: {first['msg']}"
+    kind, ctx = str(first.get("type", "")), dict(first.get("ctx") or {})
+    details = {"decimal_parsing": "definition.detail_number",
+               "float_parsing": "definition.detail_number",
+               "int_parsing": "definition.detail_whole",
+               "int_from_float": "definition.detail_whole",
+               "missing": "definition.detail_missing",
+               "extra_forbidden": "definition.detail_unknown",
+               "bool_parsing": "definition.detail_bool"}
+    if kind in details:
+        detail = text(details[kind])
+    elif kind in ("greater_than_equal", "greater_than") and ("ge" in ctx or "gt" in ctx):
+        limit = str(ctx.get("ge", ctx.get("gt")))
+        detail = text("definition.detail_at_least" if "ge" in ctx else "definition.detail_above",
+                      limit=limit)
+    elif kind == "literal_error":
+        detail = text("definition.detail_choice", choices=str(ctx.get("expected", "")))
+    else:
+        detail = text("definition.detail_other", detail=str(first.get("msg", "")))
+    return text("definition.invalid", where=where, key=key, detail=detail)
+
+
+def file_problem(path: Path, e: OSError | tomllib.TOMLDecodeError) -> str:
+    from referee.lang.catalog import file_error, text
+
+    if isinstance(e, OSError):
+        return file_error(path, e)
+    import re
+
+    at = re.search(r"line (\d+), column (\d+)", str(e))
+    return text("definition.not_toml", path=str(path), at=text(
+        "config.toml_at", line=at.group(1), column=at.group(2)) if at else "")
 
 
 def load_file(path: Path) -> GameDefinition:
     try:
         with path.open("rb") as f:
             data = tomllib.load(f, parse_float=Decimal)
-    except OSError as e:
-        raise DefinitionError(f"{path}: cannot read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise DefinitionError(f"{path}: not valid TOML: {e}") from None
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise DefinitionError(file_problem(path, e)) from None
     try:
         return validate(data)
     except ValidationError as e:
-        raise DefinitionError(f"{path}: {_format(e)}") from None
+        raise DefinitionError(validation_line(e, f"{path}: ")) from None
     except games.UnknownGame as e:
-        raise DefinitionError(f"{path}: id: {e}") from None
+        from referee.lang.catalog import text
+
+        raise DefinitionError(text("definition.unknown_id", path=str(path),
+                                   game=str(e.game))) from None
 
 
 def load(game: str) -> GameDefinition:
@@ -205,6 +240,40 @@ def load(game: str) -> GameDefinition:
     return _load(path, stamp)
 
 
+def _typed(word: str) -> str:
+    from referee.lang.normalize import fold, nfkc
+
+    return fold(nfkc(word)).replace(" ", "")
+
+
+def short_name(game: str) -> str:
+    """A game's name without its parenthesised gloss: 「オマハ」 of 「オマハ（PLO リングゲーム）」,
+    what a moderator types."""
+    from referee.lang.normalize import nfkc
+
+    return nfkc(load(game).name).split("(")[0].strip()
+
+
+def game_of(word: str) -> str | None:
+    """The game a person named: its id (``omaha``), its definition's name (「オマハ（PLO リング
+    ゲーム）」) or that name's short form (「オマハ」), in any width or case; None when it names
+    no game. Every place a game is typed (``!open``, ``# table:``, ``--game``) reads it here."""
+    if games.is_game(word):
+        return word
+    typed = _typed(word)
+    if not typed:
+        return None
+    for game in games.game_ids():
+        if typed in (_typed(load(game).name), _typed(short_name(game))):
+            return game
+    return None
+
+
+def game_names() -> str:
+    """The games as a moderator may type them, for a refusal that lists them."""
+    return " / ".join(short_name(g) for g in games.listed_ids())
+
+
 @lru_cache(maxsize=64)
 def _load(path: Path, stamp: tuple[int, int]) -> GameDefinition:
     return load_file(path)
@@ -221,7 +290,7 @@ def from_record(data: dict[str, Any]) -> GameDefinition:
     try:
         return _from_json(json.dumps(data, sort_keys=True))
     except ValidationError as e:
-        raise DefinitionError(f"recorded definition: {_format(e)}") from None
+        raise DefinitionError(f"recorded definition: {validation_line(e)}") from None
 
 
 @lru_cache(maxsize=64)

@@ -500,7 +500,10 @@ class Referee:
         if table.engine.in_hand:
             return
         if not table.closing:
-            if table.live and table.fair is None and self.tables.get(table.room) is table:
+            if table.live and self.tables.get(table.room) is table and (
+                    table.fair is None or turn.commits_used < len(turn.drawn.get("commits", []))):
+                # a seed this input drew when it first ran is used again (the record is what
+                # was announced), whatever the pending commitment is now
                 self._commit(turn, table)
             self._auto_deal(turn, table)
             return
@@ -588,7 +591,13 @@ class Referee:
             raise IllegalAction("deal_in_hand")
         recorded = turn.drawn.get("deal")
         deal = self._fair_deal(turn, table, deal_from_json(recorded) if recorded else None)
-        events = self.start_hand(turn, table, deal)
+        try:
+            events = self.start_hand(turn, table, deal)
+        except IllegalAction:
+            # not dealt (too few players …): the announced commitment still waits, so the
+            # room is not sealed a second, different deck for the same hand
+            table.fair, table.dealt = table.dealt, None
+            raise
         turn.drawn["deal"] = deal_to_json(deal)  # a rebuild deals exactly these cards again
         # Each engine tells players their cards when its rules say so (holdem_aa only after
         # the stakes: an AA bet must be placed blind), so nothing is sent here.

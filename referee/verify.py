@@ -35,7 +35,15 @@ _NUMBERED = frozenset({"deal_commitment", "hand_start", "deal_reveal"})
 
 
 class Discrepancy(Exception):
-    """The first thing that does not hold, as one line."""
+    """The first thing that does not hold, as one Japanese line: ``code`` is its catalogue
+    key (``verify.*``, what tests check); a message said elsewhere already (a tampered
+    database's) is taken as it is."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        from referee.lang.catalog import messages, text
+
+        self.code = code
+        super().__init__(text(code, **params) if code in messages() else code)
 
 
 @dataclass
@@ -84,11 +92,11 @@ def _shoe_ok(game: str | None, decks: int, jokers: int, hand: int) -> None:
     from referee.games import game_ids
 
     if game not in game_ids():
-        raise Discrepancy(f"hand {hand}: unknown game {game!r}")
+        raise Discrepancy("verify.unknown_game", hand=hand, game=str(game))
     d = load(game)
     if (d.decks, d.jokers) != (decks, jokers):
-        raise Discrepancy(f"hand {hand}: a {game} shoe is {d.decks} deck(s) + {d.jokers} "
-                          f"joker(s), the reveal says {decks} + {jokers}")
+        raise Discrepancy("verify.shoe", hand=hand, game=d.name, decks=d.decks,
+                          jokers=d.jokers, got_decks=decks, got_jokers=jokers)
 
 
 def check_reveal(rev: dict[str, Any], hand: _Hand) -> None:
@@ -96,16 +104,15 @@ def check_reveal(rev: dict[str, Any], hand: _Hand) -> None:
     n = int(rev.get("hand", 0))
     seed, entropy, deck = rev.get("seed"), rev.get("entropy"), rev.get("deck")
     if not isinstance(seed, str) or not isinstance(entropy, str) or not isinstance(deck, list):
-        raise Discrepancy(f"hand {n}: the reveal lacks seed, entropy or deck")
+        raise Discrepancy("verify.reveal_incomplete", hand=n)
     if hand.sha256 is None:
-        raise Discrepancy(f"hand {n}: revealed without a commitment before it")
+        raise Discrepancy("verify.no_commitment", hand=n)
     try:
         sha = commitment(seed)
-    except FairnessError as e:
-        raise Discrepancy(f"hand {n}: {e}") from None
+    except FairnessError:
+        raise Discrepancy("verify.bad_seed", hand=n) from None
     if sha != hand.sha256:
-        raise Discrepancy(f"hand {n}: SHA-256 of the seed is {sha[:16]}…, the commitment "
-                          f"was {hand.sha256[:16]}…")
+        raise Discrepancy("verify.seed_sha", hand=n, sha=sha[:16], sealed=hand.sha256[:16])
     jokers = sum(1 for c in deck if c == "JK")
     decks = int(rev.get("decks", (len(deck) - jokers) // 52 or 1))
     jokers = int(rev.get("jokers", jokers))
@@ -115,14 +122,15 @@ def check_reveal(rev: dict[str, Any], hand: _Hand) -> None:
     want = derive(seed, entropy, decks, jokers, dice=len(dice), bonus=bool(bonus_deck))
     for i, (a, b) in enumerate(zip(deck, want.deck, strict=False)):
         if a != b:
-            raise Discrepancy(f"hand {n}: deck position {i + 1} is {a}, seed and entropy "
-                              f"give {b}")
+            raise Discrepancy("verify.deck_position", hand=n, position=str(i + 1), card=a,
+                              want=b)
     if len(deck) != len(want.deck):
-        raise Discrepancy(f"hand {n}: the deck has {len(deck)} cards, the shoe {len(want.deck)}")
+        raise Discrepancy("verify.deck_length", hand=n, cards=len(deck), want=len(want.deck))
     if dice != want.dice:
-        raise Discrepancy(f"hand {n}: dice {dice}, seed and entropy give {want.dice}")
+        raise Discrepancy("verify.dice", hand=n, dice=" ".join(map(str, dice)),
+                          want=" ".join(map(str, want.dice)))
     if bonus_deck and bonus_deck != want.bonus_deck:
-        raise Discrepancy(f"hand {n}: the bonus deck does not follow from seed and entropy")
+        raise Discrepancy("verify.bonus_deck", hand=n)
     dealt = rev.get("dealt")
     if not isinstance(dealt, dict):
         return
@@ -130,12 +138,14 @@ def check_reveal(rev: dict[str, Any], hand: _Hand) -> None:
     at = is_prefix(order, deck)
     if at is not None:
         got = order[at]
-        raise Discrepancy(f"hand {n}: dealt card {at + 1} is {got}, the deck's card "
-                          f"{at + 1} is {deck[at] if at < len(deck) else 'missing'}")
+        from referee.lang.catalog import text
+
+        raise Discrepancy("verify.dealt_card", hand=n, position=str(at + 1), card=got,
+                          want=deck[at] if at < len(deck) else text("verify.missing"))
     if is_prefix(list(dealt.get("bonus", [])), want.bonus_deck) is not None:
-        raise Discrepancy(f"hand {n}: the first bonus area is not the bonus deck's top cards")
+        raise Discrepancy("verify.bonus_area", hand=n)
     if is_prefix([int(x) for x in dealt.get("dice", [])], dice) is not None:
-        raise Discrepancy(f"hand {n}: the dice used are not the revealed rolls")
+        raise Discrepancy("verify.dice_used", hand=n)
     _check_sent(n, dealt, hand.events)
 
 
@@ -158,39 +168,40 @@ def _check_sent(n: int, dealt: dict[str, Any], events: list[dict[str, Any]]) -> 
             if to not in first and len(cards) == len(own) and own:
                 first.add(to)
                 if cards != own:
-                    raise Discrepancy(f"hand {n}: {to} was sent {' '.join(cards)}, the deck "
-                                      f"dealt {' '.join(own)}")
+                    raise Discrepancy("verify.sent_hand", hand=n, player=to,
+                                      cards=" ".join(cards), own=" ".join(own))
                 continue
             bad = _within(cards, own + shoe + board)
             if bad is not None:
-                raise Discrepancy(f"hand {n}: {to} was sent {bad}, not a card dealt to them")
+                raise Discrepancy("verify.sent_not_theirs", hand=n, player=to, card=bad)
         elif kind == "board":
             cards = [str(c) for c in ev.get("board", [])]
             if cards != (board + shoe)[: len(cards)]:
-                raise Discrepancy(f"hand {n}: the board sent, {' '.join(cards)}, is not "
-                                  "the deck's board cards in order")
+                raise Discrepancy("verify.board_order", hand=n, cards=" ".join(cards))
         elif kind == "shown" and ev.get("why") == "deal":  # seven: dealt face up, per seat
             who = str(ev.get("player", ""))
             own = dealer if who == "dealer" else hands.get(who, [])
             cards = [str(c) for c in ev.get("cards", [])]
             if cards != own[: len(cards)]:
-                label = "the dealer seat" if who == "dealer" else who
-                raise Discrepancy(f"hand {n}: {label} was dealt {' '.join(cards)} in the room, "
-                                  f"the deck dealt {' '.join(own)}")
+                from referee.lang.catalog import text
+
+                label = text("verify.dealer_seat") if who == "dealer" else who
+                raise Discrepancy("verify.dealt_in_room", hand=n, who=label,
+                                  cards=" ".join(cards), own=" ".join(own))
         elif kind == "duplicate":
             bad = _within([str(ev.get("replacement", ""))], shoe)
             if bad is not None:
-                raise Discrepancy(f"hand {n}: replacement {bad} did not come from the shoe")
+                raise Discrepancy("verify.replacement", hand=n, card=bad)
         elif kind in ("shown", "showdown", "exposed"):
             who = str(ev.get("player", ""))
             pool = (dealer if who == "dealer" else hands.get(who, [])) + shoe
             bad = _within([str(c) for c in ev.get("cards", [])], pool)
             if bad is not None:
-                raise Discrepancy(f"hand {n}: {who} showed {bad}, not a card dealt to them")
+                raise Discrepancy("verify.showed", hand=n, who=who, card=bad)
         elif kind == "burned":
             bad = _within([str(ev.get("card", ""))], everything)
             if bad is not None:
-                raise Discrepancy(f"hand {n}: burned {bad}, not a card of the deal")
+                raise Discrepancy("verify.burned", hand=n, card=bad)
 
 
 def verify(events: Iterable[dict[str, Any]]) -> int:
@@ -204,7 +215,7 @@ def verify(events: Iterable[dict[str, Any]]) -> int:
         try:
             watch.feed(ev)
         except DealError as e:
-            raise Discrepancy(str(e)) from None
+            raise Discrepancy(e.code, **e.params) from None
         kind = ev.get("event")
         if kind == "deal_commitment":
             hands[int(ev.get("hand", 0))] = _Hand(sha256=str(ev.get("sha256", "")))
@@ -224,7 +235,7 @@ def verify(events: Iterable[dict[str, Any]]) -> int:
     try:
         watch.finish()
     except DealError as e:
-        raise Discrepancy(str(e)) from None
+        raise Discrepancy(e.code, **e.params) from None
     return count
 
 
@@ -261,5 +272,4 @@ def check_entropy(inputs: Iterable[dict[str, Any]], events_of: dict[str, list[di
             elif kind == "deal_reveal":
                 want = frozen.pop(n, None)
                 if want is not None and str(ev.get("entropy", "")) != "\n".join(want):
-                    raise Discrepancy(f"hand {n}: the entropy is not the room's messages "
-                                      "between the commitment and the deal")
+                    raise Discrepancy("verify.entropy", hand=n)

@@ -24,7 +24,14 @@ CardsSent = Callable[[dict[str, Any]], tuple[str, list[str]] | None]
 
 
 class DealError(Exception):
-    """The first broken promise, as one line (verify reports it as a discrepancy)."""
+    """The first broken promise (verify reports it as a discrepancy): ``code``, its
+    catalogue key, and the key's parameters."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        from referee.lang.catalog import text
+
+        self.code, self.params = code, params
+        super().__init__(text(code, **params))
 
 
 @dataclass
@@ -69,8 +76,7 @@ class DealWatch:
         """The log ended: every hand dealt from a commitment and ended was revealed."""
         for n, hand in sorted(self.hands.items()):
             if hand.started and hand.ended:
-                raise DealError(f"hand {n}: dealt from a commitment and ended, but never "
-                                "revealed")
+                raise DealError("verify.never_revealed", hand=n)
 
 
 def _early(n: int, hand: _Dealt, reveal: dict[str, Any]) -> None:
@@ -87,4 +93,4 @@ def _early(n: int, hand: _Dealt, reveal: dict[str, Any]) -> None:
             continue
         for card in cards:
             if card in board and card not in shown and card not in hands.get(to, set()):
-                raise DealError(f"hand {n}: {to} was sent {card} before it was dealt")
+                raise DealError("verify.sent_early", hand=n, player=to, card=card)

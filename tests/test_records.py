@@ -4,6 +4,7 @@ moderator query per record kind, through the real command line."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from referee.events import (
     HandStart,
     Penalty,
 )
+from referee.lang.catalog import text
 from referee.outcome import LedgerEntry, Outcome
 from referee.store import Store, StoreError, records
 
@@ -134,12 +136,31 @@ def test_ledger_kind_in_the_library(db: Path) -> None:
     rows = records(db, "ledger", player="bob")
     assert [(r["delta"], r["reason"], r["event"]) for r in rows] == [
         (20000, "grant", "bank"), (-1000, "penalty:information_leak", "penalty")]
-    with pytest.raises(StoreError, match="unknown record kind"):
+    with pytest.raises(StoreError, match="everything"):
         records(db, "everything")
 
 
+def test_a_kind_of_record_is_typed_by_its_japanese_name(
+        db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``referee records ペナルティ`` is ``referee records penalties`` (issue 41: every id a
+    moderator types may be typed by its name); an unknown kind lists the kinds by name."""
+    from referee.store.records import KINDS, record_kind
+
+    for kind in KINDS:
+        assert record_kind(kind) == kind == record_kind(text(f"records_kind_{kind}"))
+    main(["records", "--db", str(db), "penalties"])
+    by_id = capsys.readouterr().out
+    main(["records", "--db", str(db), "ペナルティ"])
+    assert capsys.readouterr().out == by_id and by_id
+    with pytest.raises(SystemExit):
+        main(["records", "--db", str(db), "everything"])
+    err = capsys.readouterr().err
+    assert text("records_kind_penalties") in err and "penalties" not in err, err
+
+
 def test_records_never_creates_a_database(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="no such database"):
+    said = text("store.no_database", path=str(tmp_path / "typo.db"))
+    with pytest.raises(StoreError, match=re.escape(said)):
         records(tmp_path / "typo.db", "bank")
     assert not (tmp_path / "typo.db").exists()
 

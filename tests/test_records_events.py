@@ -248,7 +248,10 @@ def test_verify_db_passes_with_settled_house_hands_and_fails_on_a_tampered_one(
     conn.commit()
     conn.close()
     code, _, err = run_cli(["verify", "--db", str(db)])
-    assert code == 1 and err.count("\n") == 1 and "board" in err
+    from referee.lang.catalog import messages
+
+    said = messages()["verify.board_order"].split("{cards}")[0].format(hand=1)  # the board's
+    assert code == 1 and err.count("\n") == 1 and said in err, err
 
 
 def test_verify_db_fails_on_any_input_changed_after_it_was_written(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ tested on its own contract (referee.outcome), independent of the service.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +30,7 @@ from referee.events import (
     RankChange,
     Say,
 )
+from referee.lang.catalog import text
 from referee.outcome import LedgerEntry, Outcome, Persistence, StoredState
 from referee.rules.registry import parse_event
 from referee.store import (
@@ -346,7 +348,7 @@ def test_not_ours(tmp_path: Path) -> None:
     c.execute("CREATE TABLE customers (id INTEGER)")
     c.commit()
     c.close()
-    with pytest.raises(StoreError, match="not a referee database"):
+    with pytest.raises(StoreError, match=re.escape(text("store.not_ours_bare"))):
         Store(p)
 
 
@@ -362,9 +364,10 @@ def test_newer_schema(tmp_path: Path) -> None:
 
 
 def test_directory_and_missing(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="not a database file"):
+    with pytest.raises(StoreError, match=re.escape(text("store.not_a_file", path=str(tmp_path)))):
         Store(tmp_path)
-    with pytest.raises(StoreError, match="no such database"):
+    said = text("store.no_database", path=str(tmp_path / "missing.db"))
+    with pytest.raises(StoreError, match=re.escape(said)):
         Store(tmp_path / "missing.db", create=False)
     assert not (tmp_path / "missing.db").exists()
 
@@ -372,7 +375,7 @@ def test_directory_and_missing(tmp_path: Path) -> None:
 def test_uncreatable(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(StoreError, match="cannot create"):
+    with pytest.raises(StoreError, match=re.escape(str(blocker / "sub"))):
         Store(blocker / "sub" / "r.db")
 
 

@@ -8,10 +8,13 @@ moderator configures both bots alike and a typo is an error, never a silently ig
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from referee.lang.catalog import file_error, text
 
 
 class ConfigError(ValueError):
@@ -31,8 +34,14 @@ def read_settings(
     if path is not None:
         try:
             raw = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise ConfigError(f"{path}: {e}") from None
+        except OSError as e:
+            raise ConfigError(file_error(path, e)) from None
+        except UnicodeDecodeError:
+            raise ConfigError(text("cli.not_utf8", path=str(path))) from None
+        except tomllib.TOMLDecodeError as e:
+            at = re.search(r"line (\d+), column (\d+)", str(e))
+            where = text("config.toml_at", line=at.group(1), column=at.group(2)) if at else ""
+            raise ConfigError(text("config.not_toml", path=str(path), at=where)) from None
         data = dict(raw.get(section, raw))
     for k, v in overrides.items():
         if v is not None and v != []:
@@ -42,8 +51,8 @@ def read_settings(
         data["password"] = os.environ[env]
     unknown = set(data) - set(keys)
     if unknown:
-        raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        raise ConfigError(text("config.unknown", names=", ".join(sorted(unknown))))
     for k in required:
         if not data.get(k):
-            raise ConfigError(f"missing setting: {k}")
+            raise ConfigError(text("config.missing", name=k))
     return data

@@ -459,9 +459,24 @@ class IrcBot:
         asks = asks_only(text)
         if asks and not self.referee.is_moderator(ident) and not self._may_ask(ident):
             return  # a flood of questions changes nothing: not taken, it costs the tables nothing
+        self.take(room, ident, text, private, nick, reply, asks, time.time())
+
+    def take(self, room: str, ident: str, text: str, private: bool, nick: str, reply: str,
+             asks: bool, now: float) -> None:
+        """One message refereed and its lines queued. A message that only asks (!status) is
+        answered as the asker's reply; what the action clock does at the same moment (a
+        reminder, a timed-out player's fold, the hand's end, the next deck's seal) is the
+        table's and goes out as the table's lines: the clock is ticked first, on its own."""
+        if asks and self.referee.wants_tick(room):
+            self.seq += 1
+            ticked = self._process(Tick(f"irc:{self.run_id}:{self.seq}", room, now), None, None)
+            if ticked is not None:
+                self.outbox.deliver(ticked.events, room, None)
+                if ticked.closed:
+                    self._backup("!close")
         self.seq += 1
-        out = self._process(Message(f"irc:{self.run_id}:{self.seq}", room, ident, text,
-                                    time.time(), private), reply, nick)
+        out = self._process(Message(f"irc:{self.run_id}:{self.seq}", room, ident, text, now,
+                                    private), reply, nick)
         if out is None:
             return
         self.outbox.deliver(out.events, room, nick, ident, answer=asks)

@@ -12,6 +12,7 @@ from typing import Any
 from referee.adapters.clock import TICK_EVERY
 from referee.adapters.config import ConfigError, read_settings
 from referee.adapters.outbox import encoding_ok
+from referee.lang.catalog import text
 
 
 @dataclass
@@ -64,10 +65,10 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
     channels = [str(c) for c in data["channels"]]
     for c in channels:
         if not c or c[0] not in "#&+!" or any(ch in c for ch in " ,\x07"):
-            raise ConfigError(f"not a channel name: {c!r}")
+            raise ConfigError(text("config.bad_channel", value=c))
     enc = str(data.get("encoding", "utf-8"))
     if not encoding_ok(enc):
-        raise ConfigError(f"unknown encoding: {enc}")
+        raise ConfigError(text("config.bad_encoding", value=enc))
     try:
         cfg = IrcConfig(
             server=str(data["server"]),
@@ -99,17 +100,17 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> IrcConfig:
             backup_keep=int(data.get("backup_keep", 24)),
         )
     except (TypeError, ValueError) as e:
-        raise ConfigError(str(e)) from None
+        raise ConfigError(text("config.bad_value", detail=str(e))) from None
     if not 0 <= cfg.port <= 65535:
-        raise ConfigError(f"bad port: {cfg.port}")
+        raise ConfigError(text("config.bad_port", value=str(cfg.port)))
     if cfg.interval < 0 or cfg.burst < 1:
-        raise ConfigError("interval must be >= 0 and burst >= 1")
+        raise ConfigError(text("config.bad_pacing"))
     if cfg.tick_every <= 0:
-        raise ConfigError("tick_every must be > 0")
+        raise ConfigError(text("config.bad_tick"))
     if cfg.identity not in ("auto", "accounts", "secrets"):
-        raise ConfigError(f"identity must be auto, accounts or secrets, not {cfg.identity!r}")
+        raise ConfigError(text("config.bad_identity", value=cfg.identity))
     if cfg.sasl_username and not cfg.sasl_password:
-        raise ConfigError("sasl_username needs sasl_password (or env REFEREE_IRC_SASL_PASSWORD)")
+        raise ConfigError(text("config.sasl_password"))
     if cfg.backup_every < 0 or cfg.backup_keep < 1:
-        raise ConfigError("backup_every must be >= 0 and backup_keep >= 1")
+        raise ConfigError(text("config.bad_backups"))
     return cfg

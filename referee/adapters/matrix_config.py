@@ -9,6 +9,7 @@ from typing import Any
 
 from referee.adapters.clock import TICK_EVERY
 from referee.adapters.config import ConfigError, read_settings
+from referee.lang.catalog import text
 
 # An encrypted message whose room key has not arrived holds its room's later messages back for
 # at most this long (the key usually comes in the same or the next sync); then the sender is
@@ -61,10 +62,10 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> MatrixConfig:
     """TOML file (``[matrix]`` table or top level) overridden by flags; ConfigError if unusable."""
     data = read_settings(path, "matrix", overrides, _KEYS, ("homeserver", "user_id", "database"))
     if not data.get("password") and not data.get("access_token"):
-        raise ConfigError("a password or an access_token is required")
+        raise ConfigError(text("config.needs_login"))
     user_id = str(data["user_id"])
     if not user_id.startswith("@") or ":" not in user_id:
-        raise ConfigError(f"user_id must look like @bot:example.org, not {user_id!r}")
+        raise ConfigError(text("config.bad_user_id", value=user_id))
     return MatrixConfig(
         homeserver=str(data["homeserver"]).rstrip("/"),
         user_id=user_id,
@@ -94,8 +95,8 @@ def _number(data: dict[str, Any], key: str, default: float) -> float:
             raise ValueError
         number = float(value)
     except (TypeError, ValueError):
-        raise ConfigError(f"{key} must be a number, not {value!r}") from None
+        raise ConfigError(text("config.not_number", name=key, value=str(value))) from None
     if not number >= 0:
-        raise ConfigError(f"{key} must not be negative (or NaN): {value!r}")
+        raise ConfigError(text("config.negative", name=key, value=str(value)))
     return number
 

@@ -28,10 +28,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from referee.cards import Card, CardError, card_str, parse_cards
-from referee.definitions import DefinitionError, load
+from referee.definitions import DefinitionError, game_names, game_of, load
 from referee.directives import DirectiveError
 from referee.events import Event, event_json
-from referee.games import game_ids
 from referee.inputs import Directive, Input, Message, record
 from referee.lang.catalog import text as msg
 from referee.service import Referee
@@ -164,9 +163,10 @@ class Reader:
                 words = [arg, *words]
             if not words:
                 raise _bad("table_needs_game")
-            game = words[0]
-            if game not in game_ids():
-                raise _bad("unknown_game", game=game, known=", ".join(game_ids()))
+            found = game_of(words[0])  # its id or its Japanese name
+            if found is None:
+                raise _bad("unknown_game", game=words[0], known=game_names())
+            game = found
             options: dict[str, str] = {}
             for w in words[1:]:
                 if not _OPTION.match(w):

@@ -53,12 +53,16 @@ def analyze(
     known = how.bets + how.extra_bets
     for b in bets:
         if b not in known:
+            from referee.lang.catalog import text
+
             raise AnalysisError(
-                f"{game} has no bet '{b}'" + (f" (bets: {', '.join(known)})" if known else
-                                             f" ({game} has no bets against the house)"))
+                text("analyze.no_bet", game=definition.name, bet=b, bets=", ".join(known))
+                if known else text("analyze.no_house_bets", game=definition.name, bet=b))
     wanted = [b for b in known if b in bets] if bets else list(how.bets)
     if hands is not None and hands <= 1 and known:
-        raise AnalysisError("--hands must be at least 2")
+        from referee.lang.catalog import text
+
+        raise AnalysisError(text("cli.hands_too_few"))
 
     def bar(label: str, total: int) -> Callable[[int], None] | None:
         return progress(label, total) if progress is not None else None

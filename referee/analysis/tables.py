@@ -21,7 +21,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from referee import games
-from referee.definitions import DefinitionError, GameDefinition, validate
+from referee.definitions import (
+    DefinitionError,
+    GameDefinition,
+    file_problem,
+    validate,
+    validation_line,
+)
+from referee.lang.catalog import text as say
 
 
 def _value(text: str) -> Any:
@@ -34,11 +41,11 @@ def _value(text: str) -> Any:
 def _path(data: dict[str, Any], game: str, key: str) -> list[str]:
     parts = key.split(".")
     if any(not p for p in parts):
-        raise DefinitionError(f"--set {key}: not a key")
+        raise DefinitionError(say("analyze.set_not_key", key=key))
     if parts[0] not in data and isinstance(data.get(game), dict) and parts[0] in data[game]:
         return [game, *parts]
     if parts[0] == game and len(parts) == 1:
-        raise DefinitionError(f"--set {key}: a whole section cannot be set")
+        raise DefinitionError(say("analyze.set_section", key=key))
     return parts
 
 
@@ -53,32 +60,29 @@ def definition(game: str, changes: Sequence[str] = (), path: Path | None = None
     try:
         with path.open("rb") as f:
             data: dict[str, Any] = tomllib.load(f, parse_float=Decimal)
-    except OSError as e:
-        raise DefinitionError(f"{path}: cannot read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise DefinitionError(f"{path}: not valid TOML: {e}") from None
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise DefinitionError(file_problem(path, e)) from None
     data = copy.deepcopy(data)
     for change in changes:
         key, eq, text = change.partition("=")
         key = key.strip()
         if not eq or not key:
-            raise DefinitionError(f"--set {change}: expected key=value")
+            raise DefinitionError(say("analyze.set_format", change=change))
         parts = _path(data, game, key)
         node: Any = data
         for i, p in enumerate(parts[:-1]):
             if not isinstance(node, dict) or p not in node or not isinstance(node[p], dict):
-                raise DefinitionError(f"--set {key}: unknown key '{'.'.join(parts[:i + 1])}'")
+                raise DefinitionError(say("analyze.set_unknown", key=key,
+                                           known=".".join(parts[:i + 1])))
             node = node[p]
         last = parts[-1]
         # a new key is allowed only inside a table of rows (a pay table), never a new setting
         if last not in node and len(parts) < 3:
-            raise DefinitionError(f"--set {key}: unknown key")
+            raise DefinitionError(say("analyze.set_unknown", key=key, known=key))
         if last in node and isinstance(node[last], dict):
-            raise DefinitionError(f"--set {key}: a whole table cannot be set")
+            raise DefinitionError(say("analyze.set_table", key=key))
         node[last] = _value(text.strip())
     try:
         return validate(data)
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(file)"
-        raise DefinitionError(f"--set: {where}: {first['msg']}") from None
+        raise DefinitionError(validation_line(e, "--set: ")) from None

@@ -95,3 +95,19 @@ def text(key: str, /, **kw: Any) -> str:
 
 
 on_change(lambda: messages.cache_clear())
+
+
+def file_error(path: object, e: OSError) -> str:
+    """An operating system's error on ``path`` as one Japanese line (its ``strerror`` is in
+    the system's language, English on a server): the common causes by name, any other by its
+    errno code."""
+    import errno
+
+    keys = {errno.ENOENT: "cli.no_such_file", errno.EACCES: "cli.no_permission",
+            errno.EPERM: "cli.no_permission", errno.EISDIR: "cli.is_directory",
+            errno.ENOTDIR: "cli.not_directory", errno.ENOSPC: "cli.disk_full"}
+    key = keys.get(e.errno or 0)
+    if key is not None:
+        return text(key, path=str(path))
+    return text("cli.file_error", path=str(path),
+                errno=errno.errorcode.get(e.errno or 0, type(e).__name__))

@@ -9,6 +9,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from referee.lang.catalog import text
 from referee.store.integrity import CorruptDatabase
 from referee.store.schema import StoreError
 
@@ -29,19 +30,20 @@ def connect(
     if not memory:
         p = Path(path)
         if p.exists() and not p.is_file():
-            raise StoreError(f"{p}: not a database file")
+            raise StoreError(text("store.not_a_file", path=str(p)))
         if not p.exists():
             if not create:
-                raise StoreError(f"{p}: no such database")
+                raise StoreError(text("store.no_database", path=str(p)))
             try:
                 p.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
-                raise StoreError(f"{p}: cannot create: {e.strerror}") from None
+                raise StoreError(text("store.cannot_create", path=str(p),
+                                              reason=str(e.strerror))) from None
     try:
         # isolation_level=None: no implicit transactions, we issue BEGIN/COMMIT ourselves.
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     except sqlite3.Error as e:
-        raise StoreError(f"{path}: cannot open: {e}") from None
+        raise StoreError(text("store.cannot_open", path=str(path), reason=str(e))) from None
     try:
         conn.execute("PRAGMA busy_timeout = 10000")
         # Fails here ("file is not a database") for a non-SQLite file.
@@ -51,12 +53,12 @@ def connect(
                 conn.execute("PRAGMA locking_mode = EXCLUSIVE")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
-                raise StoreError(f"{path}: cannot switch to WAL mode (got {mode})")
+                raise StoreError(text("store.no_wal", path=str(path), mode=str(mode)))
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.OperationalError as e:  # locked, read-only, I/O error
         conn.close()
-        raise StoreError(f"{path}: cannot open: {e}") from None
+        raise StoreError(text("store.cannot_open", path=str(path), reason=str(e))) from None
     except sqlite3.DatabaseError as e:  # "file is not a database", a damaged header page
         conn.close()
         raise CorruptDatabase(path, str(e)) from None

@@ -37,7 +37,20 @@ class CorruptDatabase(StoreError):
     def __init__(self, path: str | Path, detail: str) -> None:
         self.path = str(path)
         self.detail = " ".join(detail.split())[:120]
-        super().__init__(text("store.corrupt", path=self.path, detail=self.detail))
+        super().__init__(text("store.corrupt", path=self.path, detail=_sqlite_said(self.detail)))
+
+
+# What SQLite says of a damaged file (its English), as the line a moderator reads it.
+_SQLITE_SAYS = (("file is not a database", "store.sqlite_not_a_database"),
+                ("database disk image is malformed", "store.sqlite_malformed"),
+                ("*** in database", "store.sqlite_integrity"))
+
+
+def _sqlite_said(detail: str) -> str:
+    for english, key in _SQLITE_SAYS:
+        if english in detail:
+            return text(key)
+    return text("store.sqlite_other", detail=detail)
 
 
 class UnwritableDatabase(StoreError):
@@ -130,7 +143,7 @@ def _ro_uri(path: Path) -> str:
 def _open_readonly(path: str | Path) -> sqlite3.Connection:
     p = Path(path)
     if not p.is_file():
-        raise StoreError(f"{p}: no such database")
+        raise StoreError(text("store.no_database", path=str(p)))
     try:
         conn = sqlite3.connect(_ro_uri(p), uri=True, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 10000")
@@ -155,7 +168,7 @@ def check(path: str | Path) -> Report:
             raise CorruptDatabase(path, "; ".join(bad))
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if not {"schema_version", "inputs", "ledger", "bank"} <= names:
-            raise StoreError(f"{path}: not a referee database")
+            raise StoreError(text("store.not_ours", path=str(path)))
         try:
             report.inputs = int(conn.execute("SELECT count(*) FROM inputs").fetchone()[0])
             report.ledger = int(conn.execute("SELECT count(*) FROM ledger").fetchone()[0])
@@ -259,23 +272,24 @@ def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
     to ``wait`` seconds for a writer that holds the file exclusively (``referee replay --db``)."""
     src_path = Path(path)
     if not src_path.is_file():
-        raise StoreError(f"{src_path}: no such database")
+        raise StoreError(text("store.no_database", path=str(src_path)))
     target = Path(dest)
     named_directory = isinstance(dest, str) and dest.endswith(("/", os.sep))
     if named_directory or target.is_dir():
         target = target / stamped_name(src_path)
     if target.resolve() == src_path.resolve():
-        raise StoreError(f"{target}: the back-up would overwrite the database itself")
+        raise StoreError(text("store.backup_self", path=str(target)))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise StoreError(f"{target.parent}: cannot create: {e.strerror}") from None
+        raise StoreError(text("store.cannot_create", path=str(target.parent),
+                              reason=str(e.strerror))) from None
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         src = sqlite3.connect(_ro_uri(src_path), uri=True,
                               isolation_level=None, timeout=wait)
     except sqlite3.Error as e:
-        raise StoreError(f"{src_path}: cannot open: {e}") from None
+        raise StoreError(text("store.cannot_open", path=str(src_path), reason=str(e))) from None
     try:
         src.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
         try:
@@ -297,8 +311,8 @@ def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
                     if "locked" not in str(e) and "busy" not in str(e):
                         raise
                     if time.monotonic() > end:
-                        raise StoreError(f"{src_path}: busy for {wait:.0f}s (a replay holds it);"
-                                         " try again when it is done") from None
+                        raise StoreError(text("store.busy", path=str(src_path),
+                                              seconds=f"{wait:.0f}")) from None
                     time.sleep(0.2)
             dst.execute("PRAGMA journal_mode = DELETE")  # the copy is one self-contained file
         finally:

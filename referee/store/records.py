@@ -93,7 +93,7 @@ def query(store: Store, kind: str, player: str | None = None) -> list[dict[str, 
             {**r, "stacks": None if r["stacks"] is None else json.loads(r["stacks"])}
             for r in rows
         ]
-    raise StoreError(f"unknown record kind {kind!r} (one of: {', '.join(KINDS)})")
+    raise StoreError(_unknown_kind(kind))
 
 
 #: The columns ``referee records`` prints for people (``--json`` keeps every column, ids
@@ -121,6 +121,9 @@ def _value(key: str, value: Any) -> str:
     if key in ("kind", "confidence", "status"):
         return label(key, str(value))
     if key == "reason":
+        head, _, kind = str(value).partition(":")
+        if head == "penalty_reversed":  # a dismissed flag's penalty given back
+            return text("records_reason_penalty_reversed", kind=label("kind", kind))
         return ledger_reason(str(value))
     if key == "game":
         return game_name(str(value))
@@ -145,9 +148,35 @@ def text_lines(kind: str, rows: list[dict[str, Any]]) -> list[str]:
         for k in _SHOWN[kind]) for row in rows]
 
 
+def record_kind(word: str) -> str | None:
+    """The kind of record a moderator typed: its id (``penalties``) or its Japanese name
+    (ペナルティ, from the catalogue), any width or case; None when it names none."""
+    from referee.lang.catalog import text
+    from referee.lang.normalize import fold, nfkc
+
+    typed = fold(nfkc(word)).strip()
+    for kind in KINDS:
+        if typed in (kind, fold(nfkc(text(f"records_kind_{kind}")))):
+            return kind
+    return None
+
+
+def _unknown_kind(kind: str) -> str:
+    from referee.lang.catalog import excerpt, text
+
+    return text("records_kind_unknown", kind=excerpt(kind), kinds=kind_names())
+
+
+def kind_names() -> str:
+    """The kinds of record as a refusal lists them (by name)."""
+    from referee.lang.catalog import text
+
+    return " / ".join(text(f"records_kind_{k}") for k in KINDS)
+
+
 def records(db_path: str | Path, kind: str, player: str | None = None) -> list[dict[str, Any]]:
     """``referee records``: open an existing database (never create one) and query it."""
     if kind not in KINDS:
-        raise StoreError(f"unknown record kind {kind!r} (one of: {', '.join(KINDS)})")
+        raise StoreError(_unknown_kind(kind))
     with Store(db_path, create=False) as store:
         return query(store, kind, player)

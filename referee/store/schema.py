@@ -566,7 +566,9 @@ def current_version(conn: sqlite3.Connection) -> int:
     names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "schema_version" not in names:
         if names:
-            raise StoreError("not a referee database (no schema_version table)")
+            from referee.lang.catalog import text
+
+            raise StoreError(text("store.not_ours_bare"))
         return 0
     row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
     return int(row[0] or 0)
