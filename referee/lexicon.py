@@ -670,10 +670,15 @@ def _short_hand(piece: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
 #: A blank between two Japanese words: learners and kana-only writers space every word
 #: (コール しない ほう が いい よ), which the advice patterns, written for Japanese as it is
 #: usually typed, do not expect.
-_SPACED = re.compile(r"(?<=[ぁ-ゖ一-龥ー])[ \u3000]+(?=[ぁ-ゖ一-龥ー])")
+@lru_cache(maxsize=1)
+def _spaced() -> re.Pattern[str]:
+    japanese = vocab.marks("spaced_class")
+    return re.compile(rf"(?<=[{japanese}])[ \u3000]+(?=[{japanese}])")
 
 
-_ASKED = re.compile(r"[?？]")
+@lru_cache(maxsize=1)
+def _asked() -> re.Pattern[str]:
+    return re.compile(f"[{re.escape(vocab.marks('question_marks'))}]")
 
 
 def _advice_of(folded: str) -> tuple[bool, bool]:
@@ -682,9 +687,9 @@ def _advice_of(folded: str) -> tuple[bool, bool]:
     got = _advice_once(folded)
     # (not a question, unless said to someone: 「コール する？」 is a player asking themself,
     # 「@Lee そこ 降りる の？」 is not)
-    if not got[0] and _SPACED.search(folded) is not None and (
-            not _ASKED.search(folded) or _advice().addressee.search(folded) is not None):
-        return _advice_once(_SPACED.sub("", folded))
+    if not got[0] and _spaced().search(folded) is not None and (
+            not _asked().search(folded) or _advice().addressee.search(folded) is not None):
+        return _advice_once(_spaced().sub("", folded))
     return got
 
 

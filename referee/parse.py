@@ -395,13 +395,16 @@ def _parse(text: str, game: str, table: int | None = None) -> Parsed:
 
 
 #: A blank between two Japanese words (コール で いい です, この まま 勝負).
-_SPACED = re.compile(r"(?<=[ぁ-ゖァ-ヺー一-龥])[ \u3000]+(?=[ぁ-ゖァ-ヺー一-龥])")
+@cache
+def _spaced() -> re.Pattern[str]:
+    japanese = marks("spaced_class")
+    return re.compile(rf"(?<=[{japanese}])[ \u3000]+(?=[{japanese}])")
 
 
 def _unspaced(repaired: str, game: str) -> Parsed | None:
     """A message written word by word, as learners and kana-only writers do, read again as
     Japanese is usually typed, with the blanks between its Japanese words taken out."""
-    joined = _SPACED.sub("", repaired)
+    joined = _spaced().sub("", repaired)
     if joined == repaired:
         return None
     return _whole(joined, fold_nfkc(joined), game) or _clauses(joined, game)

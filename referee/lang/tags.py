@@ -46,7 +46,8 @@ class Tagged:
             return True
         v = _vocabulary()
         text = fold_nfkc(self.rest).rstrip(v.trailing)
-        last = re.split(r"[。！!？?\n]", text.rstrip("。！!？? \n"))[-1].strip()
+        stops = marks("sentence_stops")
+        last = re.split(f"[{re.escape(stops)}]", text.rstrip(stops + " "))[-1].strip()
         return text.startswith(v.openers) or last.startswith(v.openers) or \
             text.endswith(v.ends) or any(w in text for w in v.subjects)
 

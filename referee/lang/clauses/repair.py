@@ -194,9 +194,9 @@ def _spoken_marks() -> tuple[re.Pattern[str], re.Pattern[str]]:
     end, for :func:`_glued_mark`."""
     said = "|".join(map(re.escape, sorted(words_table().get("spoken_marks", {}), key=len,
                                           reverse=True)))
-    end = r"(?=\s|$|[。、！？!?,.])"
+    end = rf"(?=\s|$|[{vocab.marks('after_spoken_mark')}])"
     return (re.compile(rf"{text_of('spoken_mark_before')}({said}){end}"),
-            re.compile(rf"(?<=[ぁ-ゖ一-龥])({said}){end}"))
+            re.compile(rf"(?<=[{vocab.marks('hiragana_class')}{vocab.marks('kanji_class')}])({said}){end}"))
 
 
 def _spoken_mark(m: re.Match[str]) -> str:
@@ -236,7 +236,7 @@ def _kana_of(word: str) -> str | None:
     if vocabulary().surface.fullmatch(low) is not None:
         return None
     kana = jaconv.alphabet2kana(low)
-    if _LATIN.search(kana) is not None or kana.startswith("っ"):
+    if _LATIN.search(kana) is not None or kana.startswith(tuple(vocab.marks("small_kana"))):
         return None
     return kana
 
@@ -263,18 +263,20 @@ def _hand_claims() -> re.Pattern[str]:
     return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
 
 
-_DOUBLED = re.compile(r"([ぁ-ゖー])\1+")
+@cache
+def _doubled() -> re.Pattern[str]:
+    return re.compile(rf"([{vocab.marks('hiragana_class')}{vocab.marks('long_vowel')}])\1+")
 
 
 def _undoubled(text: str) -> str:
     """A kana typed twice (フォォールド, こーるるで) taken once, where the one left ends or is
     inside an action word (never a particle: ベットと…)."""
     folded = fold_nfkc(text)
-    if len(folded) != len(text) or _DOUBLED.search(folded) is None:
+    if len(folded) != len(text) or _doubled().search(folded) is None:
         return text
     surface = vocabulary().surface
     particles = text_of("after_kana_numeral")  # (ベットとコール: a word, then the particle)
-    for m in reversed(list(_DOUBLED.finditer(folded))):
+    for m in reversed(list(_doubled().finditer(folded))):
         if m.group(1) in particles:
             continue
         lo, hi = max(0, m.start() - 8), min(len(folded), m.end() + 8)
@@ -345,7 +347,8 @@ def _lone_thousand() -> re.Pattern[str]:
                                                    reverse=True))
     hira = text_of("hiragana")
     # (で after it at the end declares: あんてぃせんで)
-    return re.compile(rf"({words})\s*{text_of('lone_thousand')}(?=$|[^{hira}]|で$)")
+    ending = re.escape(text_of("lone_thousand_end"))
+    return re.compile(rf"({words})\s*{text_of('lone_thousand')}(?=$|[^{hira}]|{ending}$)")
 
 
 @cache
