@@ -257,6 +257,11 @@ def _trailing(rest: str, game: str | None, table: int | None
             at = body.rfind(v.mention)
             if at > 0 and body[at - 1].isspace() and _word(body, at + 1) == len(body):
                 cut = at, None
+        if cut is None:  # (べっと せんにひゃく #plo)
+            at = body.rfind(v.hashtag)
+            got = _marked(body[at:]) if at > 0 and body[at - 1].isspace() else None
+            if got is not None and got[0] == len(body) - at and got[1] is not None:
+                cut = at, got[1]
         if cut is None or not body[:cut[0]].strip():
             break
         rest = body[:cut[0]].rstrip()
