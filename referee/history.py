@@ -130,37 +130,59 @@ def _read(rec: HandRecord, kind: str, d: dict[str, Any]) -> None:
 #: snapshots, about 500 bytes a hand; ``referee history`` reads the whole event log instead).
 KEEP = 100
 
+#: A finished hand as the book holds it: the record itself (a book keeping every hand, for
+#: ``referee history``) or its pickle (the live service's bounded book, see HistoryBook).
+Kept = HandRecord | bytes
+
 
 class HistoryBook:
-    """Finished hands per room (the last ``keep`` per room; ``None``: all)."""
+    """Finished hands per room (the last ``keep`` per room; ``None``: all).
+
+    A bounded book (the live service's) holds each finished hand as its pickle, made once at
+    the hand's end: a finished hand no longer changes (but for omaha's OPEN after a fold), is
+    rarely asked for, and as bytes it is one object the garbage collector never walks, about
+    a tenth of its records' memory, and copied as it is into every snapshot of its room
+    (:meth:`room_state`)."""
 
     def __init__(self, keep: int | None = KEEP) -> None:
         self.keep = keep
         self._open: dict[str, HandRecord] = {}
-        self._done: dict[str, deque[HandRecord]] = {}
-        self._blobs: dict[int, bytes] = {}  # id(finished record) -> its pickle (see below)
+        self._done: dict[str, deque[Kept]] = {}
 
-    # --- snapshots: taken at every hand end, so a finished hand -- which no longer changes,
-    # but for omaha's OPEN after a fold -- is pickled once and its bytes reused; the snapshot
-    # then costs the hands since the last one, not the whole book.
-    def __getstate__(self) -> dict[str, Any]:
-        done: dict[str, list[bytes]] = {}
-        for room, records in self._done.items():
-            blobs = []
-            for rec in records:
-                blob = self._blobs.get(id(rec))
-                if blob is None:
-                    blob = self._blobs[id(rec)] = pickle.dumps(rec, pickle.HIGHEST_PROTOCOL)
-                blobs.append(blob)
-            done[room] = blobs
-        return {"keep": self.keep, "_open": self._open, "_done_blobs": done}
+    # --- snapshots, one room at a time (the service's snapshot parts)
+    def room_state(self, room: str) -> tuple[HandRecord | None, list[Kept]] | None:
+        """What the book holds of ``room`` (None: nothing), to pickle with its table."""
+        rec, done = self._open.get(room), self._done.get(room)
+        if rec is None and not done:
+            return None
+        return rec, list(done or ())
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.keep = state["keep"]
-        self._open = state["_open"]
-        self._blobs = {}
-        self._done = {room: deque((pickle.loads(b) for b in blobs), maxlen=self.keep)
-                      for room, blobs in state["_done_blobs"].items()}
+    def set_room(self, room: str, state: tuple[HandRecord | None, list[Kept]] | None) -> None:
+        """Hold ``room`` as :meth:`room_state` gave it."""
+        self._open.pop(room, None)
+        self._done.pop(room, None)
+        if state is None:
+            return
+        rec, done = state
+        if rec is not None:
+            self._open[room] = rec
+        if done:
+            self._done[room] = deque(done, maxlen=self.keep)
+
+    def rooms(self) -> set[str]:
+        """Every room the book holds something of."""
+        return set(self._open) | set(self._done)
+
+    def _kept(self, rec: HandRecord) -> Kept:
+        return rec if self.keep is None else pickle.dumps(rec, pickle.HIGHEST_PROTOCOL)
+
+    @staticmethod
+    def _record(kept: Kept) -> HandRecord:
+        if isinstance(kept, bytes):
+            rec = pickle.loads(kept)
+            assert isinstance(rec, HandRecord)
+            return rec
+        return kept
 
     def record(self, room: str, events: list[Event], time: Any) -> None:
         """The service, once per input: the replay's hot path, so an event the history does
@@ -214,10 +236,7 @@ class HistoryBook:
         elif kind == "hand_end":
             rec.stacks = dict(d.get("stacks", {}))
             del self._open[room]
-            records = self._done.setdefault(room, deque(maxlen=self.keep))
-            if self.keep is not None and len(records) == self.keep:
-                self._blobs.pop(id(records[0]), None)  # evicted: its id may be reused
-            records.append(rec)
+            self._done.setdefault(room, deque(maxlen=self.keep)).append(self._kept(rec.read()))
         else:
             rec.raw.append((kind, d))
 
@@ -226,18 +245,20 @@ class HistoryBook:
         to the hand just finished (shown, so in its history; no PHH action: the hand is over)."""
         done = self._done.get(room)
         if done:
-            done[-1].raw.append(("shown_after", d))
-            self._blobs.pop(id(done[-1]), None)  # changed: pickled again at the next snapshot
+            rec = self._record(done[-1])
+            rec.raw.append(("shown_after", d))
+            done[-1] = self._kept(rec.read())
 
     # --- queries -----------------------------------------------------------------------------
     def hands(self, room: str | None = None) -> list[HandRecord]:
         rooms = [room] if room is not None else list(self._done)
-        return [h.read() for r in rooms for h in self._done.get(r, ())]
+        return [self._record(h).read() for r in rooms for h in self._done.get(r, ())]
 
     def find(self, room: str, hand: int, table: int | None = None) -> HandRecord | None:
         """Finished hand ``hand`` of ``room``'s table ``table`` (None: the room's latest hand
         of that number -- numbers restart at every table)."""
-        for rec in reversed(self._done.get(room, ())):
+        for kept in reversed(self._done.get(room, ())):
+            rec = self._record(kept)
             if rec.hand == hand and (table is None or rec.table == table):
                 return rec.read()
         return None
