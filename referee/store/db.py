@@ -79,13 +79,18 @@ def _put_parts(conn: sqlite3.Connection, seq: int, version: str, parts: dict[str
 
 
 def _put_snapshot(conn: sqlite3.Connection, seq: int, version: str, state: bytes) -> None:
-    """Replace the snapshot's head (inside the caller's transaction): only the newest is kept,
-    with each room's newest part at or before it (older ones and other versions' are gone)."""
+    """Replace the snapshot's head (inside the caller's transaction): only the newest is kept.
+    The parts it makes superseded are deleted later, a few per save (``Store._prune``)."""
     conn.execute(
         "INSERT OR REPLACE INTO snapshots(id, seq, version, state, saved_at)"
         " VALUES (1, ?, ?, ?, ?)",
         (seq, version, state, time.time()),
     )
+
+
+def _prune_all(conn: sqlite3.Connection, seq: int, version: str) -> None:
+    """Delete every part the head at ``seq`` does not read: each room's older ones, and other
+    versions'. Tens of ms over a thousand rooms: at start-up and close only."""
     conn.execute(
         "DELETE FROM snapshot_parts WHERE seq <= :h AND (version != :v OR seq < ("
         " SELECT max(q.seq) FROM snapshot_parts q WHERE q.room = snapshot_parts.room"
@@ -102,6 +107,8 @@ def _put_bundle(conn: sqlite3.Connection, seq: int, version: str, state: bytes) 
         conn.execute("DELETE FROM snapshot_parts")
     _put_parts(conn, seq, version, parts)
     _put_snapshot(conn, seq, version, head)
+    if not whole:
+        _prune_all(conn, seq, version)
 
 
 def _unbundle(state: bytes) -> tuple[bytes, dict[str, bytes], bool]:
@@ -171,6 +178,7 @@ PROJECT_EVERY = 1000  # saves between catch-ups of the derived tables (also on r
 # most about this many inputs (a fraction of a second), while a long replay pickles the tables
 # a few dozen times instead of at every hand.
 SNAPSHOT_SPACING = 1000
+PRUNE_PER_SAVE = 8  # superseded snapshot parts deleted with each save
 
 
 class Store:
@@ -246,6 +254,12 @@ class Store:
         row = self.conn.execute("SELECT seq FROM snapshots WHERE id = 1").fetchone()
         self._snap_seq = int(row[0]) if row else 0
         self._head_seq = 0  # a head written in the open transaction (its seq)
+        # The rooms whose parts the snapshot being taken wrote (at ``_parts_seq``); once its
+        # head is committed, their older parts are superseded: deleted PRUNE_PER_SAVE a save
+        # (a thousand at once is ~20 ms of SQLite freeing their pages).
+        self._parts_seq = 0
+        self._parts_rooms: list[str] = []
+        self._prune: list[tuple[str, int]] = []
         # Checkpoints (copying the WAL back into the database, with an fsync of each) would
         # otherwise run inside every ~1000th commit and stall that chat message for tens of ms;
         # a background thread with its own connection does them instead (the GIL is released
@@ -477,6 +491,9 @@ class Store:
                     " VALUES (?, ?, ?, ?, ?)",
                     [(e.player, e.delta, e.reason, seq, e.event_index) for e in ledger],
                 )
+            if self._prune:
+                rows, self._prune = self._prune[:PRUNE_PER_SAVE], self._prune[PRUNE_PER_SAVE:]
+                conn.executemany("DELETE FROM snapshot_parts WHERE room = ? AND seq < ?", rows)
         except BaseException as e:
             n = len(self._batch)
             self._abort()
@@ -497,6 +514,9 @@ class Store:
             parts = outcome.snapshot_parts
             if parts is not None and parts[0] > self._snap_seq:
                 _put_parts(self.conn, *parts)
+                if parts[0] != self._parts_seq:  # another snapshot's (one was abandoned)
+                    self._parts_seq, self._parts_rooms = parts[0], []
+                self._parts_rooms.extend(parts[2])
             head = outcome.snapshot_head
             if head is not None and head[0] > self._snap_seq:
                 _put_snapshot(self.conn, *head)
@@ -595,6 +615,9 @@ class Store:
                 write_head(self.path, self._known_seq, self._chain)
         if self._head_seq:
             self._snap_seq, self._head_seq = self._head_seq, 0
+            if self._parts_seq == self._snap_seq:
+                self._prune.extend((room, self._parts_seq) for room in self._parts_rooms)
+            self._parts_seq, self._parts_rooms = 0, []
         if snap is not None:
             self._snap_seq = self._known_seq
             self._snapshot = None
