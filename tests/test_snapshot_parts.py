@@ -166,3 +166,36 @@ def test_old_snapshots_are_not_used_and_a_new_one_is_written(tmp_path: Path) -> 
     with Store(db) as s:
         assert set(_parts(s.conn)) == set(ROOMS)
     assert _from_snapshot(db) == (state, [])
+
+
+@pytest.mark.usefixtures("small_snapshots")
+def test_a_command_from_elsewhere_pickles_the_room_it_changes_first(tmp_path: Path) -> None:
+    """A moderator's ``!confirm`` in a private room charges the penalty at the flag's table:
+    while a snapshot waits for that room, the room is pickled before the command changes it,
+    and a restart from the result equals a full re-run."""
+    from referee.inputs import Message
+
+    with Store(tmp_path / "live.db") as s:
+        ref = Referee(moderators=["mod"], persistence=s)
+        ref.record_configuration()  # as the adapters do: a re-run knows the moderator
+        taking = None
+        for inp in _interleave(_plays()):
+            ref.process(inp)
+            taking = ref._taking
+            open_flags = [f for f in ref.flags.values() if f.status == "open"
+                          and taking is not None and f.room in taking.pending]
+            if open_flags:
+                break
+        assert taking is not None and open_flags
+        flag = open_flags[0]
+        before = ref._part(flag.room)
+        out = ref.process(Message("dm:1", "!dm-mod:x", "mod", f"!confirm {flag.id}", dm=True))
+        assert out is not None and any(e.event == "flag_decided" for e in out.events)
+        assert flag.room not in taking.pending
+        got = s.conn.execute("SELECT state FROM snapshot_parts WHERE room = ? AND seq = ?",
+                             (flag.room, taking.seq)).fetchone()
+        assert got is not None and got[0] == before
+        assert ref._part(flag.room) != before  # the command did change the room
+        db = _copy(s.conn, tmp_path / "copy.db")
+    state, warnings = _from_snapshot(db)
+    assert warnings == [] and state == _full(db)
