@@ -131,55 +131,89 @@ def _read(rec: HandRecord, kind: str, d: dict[str, Any]) -> None:
 KEEP = 100
 
 #: A finished hand as the book holds it: the record itself (a book keeping every hand, for
-#: ``referee history``) or its pickle (the live service's bounded book, see HistoryBook).
-Kept = HandRecord | bytes
+#: ``referee history``) or (key, its pickle) (the live service's bounded book, see HistoryBook).
+Kept = HandRecord | tuple[int, bytes]
+#: What a snapshot part holds of a room's history: the hand being played, the keys of the
+#: finished hands kept (their pickles are stored once each, apart) and the room's next key.
+RoomState = tuple[HandRecord | None, list[int], int]
 
 
 class HistoryBook:
     """Finished hands per room (the last ``keep`` per room; ``None``: all).
 
     A bounded book (the live service's) holds each finished hand as its pickle, made once at
-    the hand's end: a finished hand no longer changes (but for omaha's OPEN after a fold), is
-    rarely asked for, and as bytes it is one object the garbage collector never walks, about
-    a tenth of its records' memory, and copied as it is into every snapshot of its room
-    (:meth:`room_state`)."""
+    the hand's end under a key of its room (1, 2, ...): a finished hand no longer changes (but
+    for omaha's OPEN after a fold, which makes a new pickle under a new key), is rarely asked
+    for, and as bytes it is one object the garbage collector never walks, about a tenth of its
+    record's memory. The store keeps each pickle once (``made``, written with the input that
+    ended the hand) and a snapshot of the room names the keys (:meth:`room_state`); the keys
+    no longer kept (``dropped``) are deleted once a newer snapshot no longer names them."""
 
     def __init__(self, keep: int | None = KEEP) -> None:
         self.keep = keep
         self._open: dict[str, HandRecord] = {}
         self._done: dict[str, deque[Kept]] = {}
+        self._next: dict[str, int] = {}
+        self.made: list[tuple[str, int, bytes]] = []  # pickles made since drained
+        self.dropped: list[tuple[str, int]] = []  # keys no longer kept since drained
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**vars(self), "made": [], "dropped": []}
+
+    def drain(self) -> tuple[list[tuple[str, int, bytes]], list[tuple[str, int]]]:
+        """The pickles made and the keys dropped since the last drain."""
+        made, dropped = self.made, self.dropped
+        self.made, self.dropped = [], []
+        return made, dropped
 
     # --- snapshots, one room at a time (the service's snapshot parts)
-    def room_state(self, room: str) -> tuple[HandRecord | None, list[Kept]] | None:
-        """What the book holds of ``room`` (None: nothing), to pickle with its table."""
+    def room_state(self, room: str) -> RoomState | None:
+        """What a snapshot part holds of ``room`` (None: nothing)."""
         rec, done = self._open.get(room), self._done.get(room)
         if rec is None and not done:
             return None
-        return rec, list(done or ())
+        return rec, [k[0] for k in done or () if isinstance(k, tuple)], self._next.get(room, 1)
 
-    def set_room(self, room: str, state: tuple[HandRecord | None, list[Kept]] | None) -> None:
-        """Hold ``room`` as :meth:`room_state` gave it."""
+    def room_hands(self, room: str) -> dict[int, bytes]:
+        """The pickles of ``room``'s finished hands kept, by key."""
+        return {k[0]: k[1] for k in self._done.get(room, ()) if isinstance(k, tuple)}
+
+    def set_room(self, room: str, state: RoomState | None, hands: dict[int, bytes]) -> None:
+        """Hold ``room`` as :meth:`room_state` gave it, its hands' pickles from ``hands``
+        (KeyError for one missing)."""
         self._open.pop(room, None)
         self._done.pop(room, None)
+        self._next.pop(room, None)
         if state is None:
             return
-        rec, done = state
+        rec, keys, nxt = state
         if rec is not None:
             self._open[room] = rec
-        if done:
-            self._done[room] = deque(done, maxlen=self.keep)
+        if keys:
+            self._done[room] = deque(((k, hands[k]) for k in keys), maxlen=self.keep)
+        self._next[room] = nxt
 
     def rooms(self) -> set[str]:
         """Every room the book holds something of."""
         return set(self._open) | set(self._done)
 
-    def _kept(self, rec: HandRecord) -> Kept:
-        return rec if self.keep is None else pickle.dumps(rec, pickle.HIGHEST_PROTOCOL)
+    def _kept(self, room: str, rec: HandRecord) -> Kept:
+        if self.keep is None:
+            return rec
+        key = self._next.get(room, 1)
+        self._next[room] = key + 1
+        blob = pickle.dumps(rec, pickle.HIGHEST_PROTOCOL)
+        self.made.append((room, key, blob))
+        return key, blob
+
+    def _drop(self, room: str, kept: Kept) -> None:
+        if isinstance(kept, tuple):
+            self.dropped.append((room, kept[0]))
 
     @staticmethod
     def _record(kept: Kept) -> HandRecord:
-        if isinstance(kept, bytes):
-            rec = pickle.loads(kept)
+        if isinstance(kept, tuple):
+            rec = pickle.loads(kept[1])
             assert isinstance(rec, HandRecord)
             return rec
         return kept
@@ -236,7 +270,10 @@ class HistoryBook:
         elif kind == "hand_end":
             rec.stacks = dict(d.get("stacks", {}))
             del self._open[room]
-            self._done.setdefault(room, deque(maxlen=self.keep)).append(self._kept(rec.read()))
+            records = self._done.setdefault(room, deque(maxlen=self.keep))
+            if self.keep is not None and len(records) == self.keep:
+                self._drop(room, records[0])  # evicted
+            records.append(self._kept(room, rec.read()))
         else:
             rec.raw.append((kind, d))
 
@@ -247,7 +284,8 @@ class HistoryBook:
         if done:
             rec = self._record(done[-1])
             rec.raw.append(("shown_after", d))
-            done[-1] = self._kept(rec.read())
+            self._drop(room, done[-1])
+            done[-1] = self._kept(room, rec.read())
 
     # --- queries -----------------------------------------------------------------------------
     def hands(self, room: str | None = None) -> list[HandRecord]:

@@ -67,6 +67,10 @@ class Outcome:
     # when it is complete, its head (seq, version, head). Written with this input.
     snapshot_parts: tuple[int, str, dict[str, bytes]] | None = None
     snapshot_head: tuple[int, str, bytes] | None = None
+    # Finished hands' pickles made by this input, (room, key, pickle): stored once each and
+    # named by the rooms' parts; with a head, the keys its parts no longer name (deleted).
+    snapshot_hands: list[tuple[str, int, bytes]] | None = None
+    snapshot_drop: list[tuple[str, int]] | None = None
 
     @property
     def opened(self) -> list[str]:

@@ -194,6 +194,8 @@ class _Taking:
     head: bytes
     pending: set[str]
     parts: dict[str, bytes] = field(default_factory=dict)  # pickled, not yet handed to the store
+    # finished hands' keys no longer kept before ``seq``: no part at or after it names them
+    dropped: list[tuple[str, int]] = field(default_factory=list)
 
 
 class Referee:
@@ -241,6 +243,7 @@ class Referee:
         self._dirty: set[str] = set()
         self._taking: _Taking | None = None
         self._turning = False
+        self._dropped: list[tuple[str, int]] = []  # hands' keys dropped since the last begin
         self._wire()
 
     # --- entry points ----------------------------------------------------------------------
@@ -285,8 +288,14 @@ class Referee:
             self._turning = False
         if self.persistence is None and self._track_processed and not self._unique_ids:
             self.processed.add(input_id)  # with persistence, the store knows (an index)
+        hands: list[tuple[str, int, bytes]] = []
         if turn.events:
-            self.history.record(room, turn.events, turn.time)
+            history = self.history
+            history.record(room, turn.events, turn.time)
+            if history.made or history.dropped:
+                hands, dropped = history.drain()
+                if self.persistence is not None:
+                    self._dropped.extend(dropped)
             if self._table_listeners and not self._rebuilding:
                 for ev in turn.events:
                     if isinstance(ev, (TableOpened, TableClosed)):
@@ -294,6 +303,8 @@ class Referee:
                             listener(ev)
         outcome = Outcome(input_id, room, record(inp), turn.events, turn.ledger, turn.drawn)
         if self.persistence is not None:
+            if hands:
+                outcome.snapshot_hands = hands
             self._save(outcome)
         return outcome
 
@@ -313,6 +324,7 @@ class Referee:
                 taking.parts = {}
             if not taking.pending:
                 outcome.snapshot_head = (taking.seq, taking.version, taking.head)
+                outcome.snapshot_drop = taking.dropped
                 self._taking = None
         try:
             store.save(outcome)
@@ -409,7 +421,7 @@ class Referee:
     _NOT_SNAPSHOTTED = frozenset(
         {"persistence", "rng", "moderators", "_configured", "processed", "bank",
          "_track_processed", "_rebuilding", "_unique_ids", "_table_listeners", "_stale",
-         "tables", "history", "_dirty", "_taking", "_turning"}
+         "tables", "history", "_dirty", "_taking", "_turning", "_dropped"}
     )
 
     def _wire(self) -> None:
@@ -456,8 +468,9 @@ class Referee:
     def _begin(self, seq: int) -> None:
         """Begin the snapshot of the state right after input ``seq`` (just saved): the head
         now, the rooms changed since the last snapshot as they come (:meth:`_touch`)."""
-        self._taking = _Taking(seq, snapshot_version(), self._head(), self._dirty)
-        self._dirty = set()
+        self._taking = _Taking(seq, snapshot_version(), self._head(), self._dirty,
+                               dropped=self._dropped)
+        self._dirty, self._dropped = set(), []
 
     def _rooms(self) -> set[str]:
         return set(self.tables) | self.history.rooms()
@@ -478,13 +491,18 @@ class Referee:
         """The snapshot a closing store saves after its last input: the parts of the rooms
         changed since the last whole one (the store keeps the others' parts)."""
         changed = set(self._dirty)
+        dropped = list(self._dropped)
         if self._taking is not None:
             changed |= self._taking.pending | set(self._taking.parts)
-        return self._bundle(changed, whole=False)
+            dropped += self._taking.dropped
+        return self._bundle(changed, whole=False, dropped=dropped)
 
-    def _bundle(self, rooms: Iterable[str], whole: bool) -> tuple[str, bytes]:
-        bundle = {"head": self._head(), "parts": {r: self._part(r) for r in sorted(rooms)},
-                  "whole": whole}
+    def _bundle(self, rooms: Iterable[str], whole: bool,
+                dropped: list[tuple[str, int]] | None = None) -> tuple[str, bytes]:
+        rooms = sorted(rooms)
+        bundle = {"head": self._head(), "parts": {r: self._part(r) for r in rooms},
+                  "hands": {r: self.history.room_hands(r) for r in rooms}, "whole": whole,
+                  "dropped": dropped or []}
         return snapshot_version(), pickle.dumps(bundle, protocol=pickle.HIGHEST_PROTOCOL)
 
     def restore_latest(self, store: Persistence) -> tuple[int, str | None]:
@@ -511,15 +529,16 @@ class Referee:
             balances = dict(data.pop("bank_balances"))
             named = set(data.pop("named_moderators"))
             parts = {str(room): pickle.loads(part) for room, part in bundle["parts"].items()}
+            hands: dict[str, dict[int, bytes]] = bundle["hands"]
+            tables, history = Tables(), HistoryBook()
+            for room, (table, kept) in parts.items():
+                if table is not None:
+                    dict.__setitem__(tables, room, table)
+                history.set_room(room, kept, hands.get(room, {}))
         except Exception as e:  # any unreadable blob: the caller re-runs everything instead
             raise SnapshotError(f"unreadable ({type(e).__name__}: {e})") from None
         if not isinstance(data, dict) or "tables_opened" not in data:
             raise SnapshotError("not a service snapshot")
-        tables, history = Tables(), HistoryBook()
-        for room, (table, kept) in parts.items():
-            if table is not None:
-                dict.__setitem__(tables, room, table)
-            history.set_room(room, kept)
         bank = Bank()
         bank.restore(balances)
         for key, value in data.items():
@@ -527,7 +546,7 @@ class Referee:
         self.tables, self.history = tables, history
         self.bank = bank
         self.moderators = set(self._configured) | self.recorded_moderators | named
-        self._dirty, self._taking = set(), None
+        self._dirty, self._taking, self._dropped = set(), None, []
         self._wire()
 
     # --- state queries ---------------------------------------------------------------------

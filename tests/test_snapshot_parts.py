@@ -16,6 +16,7 @@ import pytest
 from referee import service
 from referee.adapters import resume
 from referee.adapters.transcript import read
+from referee.history import HistoryBook
 from referee.inputs import Input
 from referee.service import Referee
 from referee.store import Store
@@ -56,18 +57,23 @@ def _copy(conn: sqlite3.Connection, out: Path) -> Path:
     return out
 
 
+def _state(ref: Referee) -> dict[str, Any]:
+    """The comparable state and every room's hand history (``!hand N``)."""
+    return {**ref.state(), "hands": {r: ref.history.hands(r) for r in sorted(ROOMS)}}
+
+
 def _from_snapshot(db: Path) -> tuple[dict[str, Any], list[str]]:
     with Store(db) as s:
         ref = Referee()
         warnings = resume(ref, s)
-        return ref.state(), warnings
+        return _state(ref), warnings
 
 
 def _full(db: Path) -> dict[str, Any]:
     with Store(db) as s:
         ref = Referee()
         ref.rebuild(s.inputs())
-        return ref.state()
+        return _state(ref)
 
 
 def _parts(conn: sqlite3.Connection) -> dict[str, list[int]]:
@@ -79,10 +85,12 @@ def _parts(conn: sqlite3.Connection) -> dict[str, list[int]]:
 
 @pytest.fixture
 def small_snapshots(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A snapshot every 40 inputs, one room pickled per input besides the input's own: many
-    snapshots, each spread over several inputs."""
+    """A snapshot every 40 inputs, one room pickled per input besides the input's own, the
+    last 3 hands kept per room: many snapshots, each spread over several inputs, and finished
+    hands dropped from the history all along."""
     monkeypatch.setattr(store_db, "SNAPSHOT_SPACING", 40)
     monkeypatch.setattr(service, "PARTS_PER_INPUT", 1)
+    monkeypatch.setattr(HistoryBook.__init__, "__defaults__", (3,))
 
 
 @pytest.mark.usefixtures("small_snapshots")
@@ -106,6 +114,14 @@ def test_any_moment_resumes_to_the_full_rerun_and_idle_rooms_are_not_written(
                 checked += 1
         parts = _parts(s.conn)
         last_head = heads[-1]
+        kept = {r: sorted(ref.history.room_hands(r)) for r in ROOMS}
+    assert all(len(keys) == 3 for keys in kept.values())
+    with Store(tmp_path / "live.db") as s:  # closed: the closing snapshot's drops are done
+        # each finished hand is stored once, and only those still kept
+        stored: dict[str, list[int]] = {}
+        for room, key in s.conn.execute("SELECT room, key FROM snapshot_hands ORDER BY 1, 2"):
+            stored.setdefault(room, []).append(key)
+    assert stored == kept
     assert checked >= 5 and len(heads) >= 5
     # only the newest part of each room at or before the head is kept (and those of a
     # snapshot being taken after it)

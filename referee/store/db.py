@@ -99,26 +99,46 @@ def _prune_all(conn: sqlite3.Connection, seq: int, version: str) -> None:
     )
 
 
+def _put_hands(conn: sqlite3.Connection, hands: Iterable[tuple[str, int, bytes]]) -> None:
+    conn.executemany(
+        "INSERT OR REPLACE INTO snapshot_hands(room, key, state) VALUES (?, ?, ?)", hands)
+
+
 def _put_bundle(conn: sqlite3.Connection, seq: int, version: str, state: bytes) -> None:
-    """A snapshot the service took at once (``Referee.snapshot``): its head and parts at
-    ``seq``; a whole one first drops every part held."""
-    head, parts, whole = _unbundle(state)
+    """A snapshot the service took at once (``Referee.snapshot``): its head, parts and their
+    hands at ``seq``; a whole one first drops every part and hand held."""
+    head, parts, hands, whole = _unbundle(state)
     if whole:
         conn.execute("DELETE FROM snapshot_parts")
+        conn.execute("DELETE FROM snapshot_hands")
+    _put_hands(conn, ((room, key, blob) for room, blobs in hands.items()
+                      for key, blob in blobs.items()))
     _put_parts(conn, seq, version, parts)
     _put_snapshot(conn, seq, version, head)
     if not whole:
         _prune_all(conn, seq, version)
+        conn.executemany("DELETE FROM snapshot_hands WHERE room = ? AND key = ?",
+                         _dropped(state))
 
 
-def _unbundle(state: bytes) -> tuple[bytes, dict[str, bytes], bool]:
-    """A service snapshot's (head, {room: part}, whole) -- ``Referee.snapshot``'s bytes."""
+def _dropped(state: bytes) -> list[tuple[str, int]]:
+    """The hands' keys a closing snapshot no longer names (its parts are newer)."""
+    return [(str(r), int(k)) for r, k in pickle.loads(state).get("dropped", [])]
+
+
+def _unbundle(
+    state: bytes,
+) -> tuple[bytes, dict[str, bytes], dict[str, dict[int, bytes]], bool]:
+    """A service snapshot's (head, {room: part}, {room: {key: hand}}, whole) --
+    ``Referee.snapshot``'s bytes."""
     try:
         bundle = pickle.loads(state)
         head, parts, whole = bundle["head"], dict(bundle["parts"]), bool(bundle["whole"])
+        hands = {str(r): {int(k): bytes(b) for k, b in h.items()}
+                 for r, h in bundle["hands"].items()}
     except Exception as e:  # the service's own bytes: anything else is a caller's mistake
         raise StoreError(f"not a service snapshot ({type(e).__name__}: {e})") from None
-    return bytes(head), {str(k): bytes(v) for k, v in parts.items()}, whole
+    return bytes(head), {str(k): bytes(v) for k, v in parts.items()}, hands, whole
 
 
 def _prepare(outcome: Outcome) -> tuple[list[str], Typed | None, str]:
@@ -443,7 +463,8 @@ class Store:
                 raise AlreadyProcessed(f"input {input_id!r} was already processed")
             self._write(input_id, outcome.room, input_json, "[" + ",".join(parts) + "]",
                         outcome.ledger, projected)
-            if outcome.snapshot_parts is not None or outcome.snapshot_head is not None:
+            if (outcome.snapshot_parts is not None or outcome.snapshot_head is not None
+                    or outcome.snapshot_hands):
                 self._write_snapshot(outcome)
             if outcome.snapshot is not None:
                 self._snapshot = outcome.snapshot  # taken if the store closes before the next
@@ -511,6 +532,8 @@ class Store:
         """The snapshot parts and head an outcome carries, into the open transaction (never
         older than the newest head: a whole snapshot written since supersedes them)."""
         try:
+            if outcome.snapshot_hands:
+                _put_hands(self.conn, outcome.snapshot_hands)
             parts = outcome.snapshot_parts
             if parts is not None and parts[0] > self._snap_seq:
                 _put_parts(self.conn, *parts)
@@ -521,6 +544,10 @@ class Store:
             if head is not None and head[0] > self._snap_seq:
                 _put_snapshot(self.conn, *head)
                 self._head_seq = head[0]
+                if outcome.snapshot_drop:
+                    self.conn.executemany(
+                        "DELETE FROM snapshot_hands WHERE room = ? AND key = ?",
+                        outcome.snapshot_drop)
         except sqlite3.Error as e:
             n = len(self._batch)
             self._abort()
@@ -714,8 +741,11 @@ class Store:
         ):
             mixed = mixed or part_version != version
             parts[str(room)] = bytes(part)
-        bundle = pickle.dumps({"head": bytes(row[2]), "parts": parts, "whole": True},
-                              protocol=pickle.HIGHEST_PROTOCOL)
+        hands: dict[str, dict[int, bytes]] = {}
+        for room, key, blob in self.conn.execute("SELECT room, key, state FROM snapshot_hands"):
+            hands.setdefault(str(room), {})[int(key)] = bytes(blob)
+        bundle = pickle.dumps({"head": bytes(row[2]), "parts": parts, "hands": hands,
+                               "whole": True}, protocol=pickle.HIGHEST_PROTOCOL)
         # a room whose newest part another version took: not a state this code can go on from
         return seq, f"{version} (rooms of other versions)" if mixed else version, bundle
 

@@ -433,7 +433,8 @@ CREATE TABLE snapshots (
 def _v10(db: sqlite_utils.Database) -> None:
     # Snapshots per room: the service-wide head stays in ``snapshots``; each room's newest
     # part (its table and hand history) is here, so a snapshot writes only the rooms that
-    # changed. A head at seq H is read with each room's newest part at or before H; parts of a
+    # changed; a room's finished hands are rows of their own, written once. A head at seq H is
+    # read with each room's newest part at or before H; parts of a
     # snapshot still being taken (after H) wait for their head. A head from before this
     # migration was taken by other code: it is not used (a full re-run, then a new snapshot).
     run_script(db.conn, """
@@ -443,6 +444,13 @@ CREATE TABLE snapshot_parts (
     version  TEXT NOT NULL,
     state    BLOB NOT NULL,
     PRIMARY KEY (room, seq)
+) WITHOUT ROWID;
+-- each finished hand a room's history keeps, pickled once, named by the room's parts
+CREATE TABLE snapshot_hands (
+    room     TEXT NOT NULL,
+    key      INTEGER NOT NULL,
+    state    BLOB NOT NULL,
+    PRIMARY KEY (room, key)
 ) WITHOUT ROWID;
 """)
 
