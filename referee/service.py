@@ -449,14 +449,10 @@ class Referee:
         taking.parts[room] = self._part(room)
 
     def _capture_some(self, taking: _Taking) -> None:
-        """A few of the rooms still to pickle (sorted, so a re-run takes the same ones)."""
+        """A few of the rooms still to pickle (any: each is as it was at the snapshot's seq)."""
         pending = taking.pending
-        if not pending:
-            return
-        rooms = sorted(pending)[:PARTS_PER_INPUT] if len(pending) > PARTS_PER_INPUT else \
-            list(pending)
-        for room in rooms:
-            self._capture(taking, room)
+        for _ in range(min(PARTS_PER_INPUT, len(pending))):
+            self._capture(taking, next(iter(pending)))
 
     def _head(self) -> bytes:
         state = {k: v for k, v in vars(self).items() if k not in self._NOT_SNAPSHOTTED}
