@@ -39,7 +39,7 @@ import sys
 import tempfile
 import time
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,6 +117,35 @@ def interleave(plays: list[list[Input]]) -> Iterator[Input]:
         iters = alive
 
 
+class Measured(Referee):
+    """The service as the adapters run it, timing the two pieces of a snapshot: the head (the
+    service-wide state, pickled when a snapshot begins) and each room's part."""
+
+    _NOT_SNAPSHOTTED = Referee._NOT_SNAPSHOTTED | {"part_cpu", "part_bytes", "head_cpu",
+                                                    "head_bytes"}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self.part_cpu: list[float] = []
+        self.part_bytes = 0
+        self.head_cpu: list[float] = []
+        self.head_bytes: list[int] = []
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def _part(self, room: str) -> bytes:
+        t = time.thread_time()
+        part = super()._part(room)
+        self.part_cpu.append(time.thread_time() - t)
+        self.part_bytes += len(part)
+        return part
+
+    def _head(self) -> bytes:
+        t = time.thread_time()
+        head = super()._head()
+        self.head_cpu.append(time.thread_time() - t)
+        self.head_bytes.append(len(head))
+        return head
+
+
 class GcTimer:
     """Every collection's pause, by generation, while installed: CPU seconds of this thread
     (a shared machine's preemption is not the collector's)."""
@@ -124,15 +153,18 @@ class GcTimer:
     def __init__(self) -> None:
         self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
         self._t = 0.0
+        self.total = 0.0
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             self._t = time.thread_time()
         else:
-            self.pauses[info["generation"]].append(time.thread_time() - self._t)
+            spent = time.thread_time() - self._t
+            self.pauses[info["generation"]].append(spent)
+            self.total += spent
 
 
-def pct(sorted_ms: array[float], q: float) -> float:
+def pct(sorted_ms: Sequence[float], q: float) -> float:
     return sorted_ms[min(len(sorted_ms) - 1, int(q * len(sorted_ms)))]
 
 
@@ -148,7 +180,7 @@ def run(tables: int, messages: int, store: bool, tune_gc: bool, chat: float, see
 
             persistence = Store(Path(tmp) / "referee.db", check="background")
             persistence.verify()
-        ref = Referee(persistence=persistence)
+        ref = Measured(persistence=persistence)
         for setup, _ in built:
             for inp in setup:
                 ref.process(inp)
@@ -174,7 +206,13 @@ def run(tables: int, messages: int, store: bool, tune_gc: bool, chat: float, see
         wall0 = time.perf_counter()
         cpu0 = time.process_time()
         refused = 0
+        slowest: list[tuple[float, float, int, int, float, str]] = []
+        ref.part_cpu.clear()
+        ref.head_cpu.clear()
+        ref.head_bytes.clear()
+        ref.part_bytes = 0
         for inp in interleave(plays):
+            parts, heads, paused = len(ref.part_cpu), len(ref.head_cpu), timer.total
             t, c = time.perf_counter(), time.thread_time()
             try:
                 ref.process(inp)
@@ -184,6 +222,12 @@ def run(tables: int, messages: int, store: bool, tune_gc: bool, chat: float, see
             if isinstance(inp, Message):
                 lat.append(spent * 1000)
                 lat_cpu.append(used * 1000)
+                if len(slowest) < 5 or used * 1000 > slowest[-1][0]:
+                    slowest.append((used * 1000, spent * 1000, len(ref.part_cpu) - parts,
+                                    len(ref.head_cpu) - heads, (timer.total - paused) * 1000,
+                                    "chat" if ":chat:" in inp.id else "action"))
+                    slowest.sort(reverse=True)
+                    del slowest[5:]
             done += 1
             if done % every == 0:
                 mem.append(private_mb())
@@ -214,8 +258,18 @@ def run(tables: int, messages: int, store: bool, tune_gc: bool, chat: float, see
         f"gen{g} {len(p):,}x, max {max(p, default=0) * 1000:.1f} ms"
         for g, p in timer.pauses.items()))
     print("  private MB: " + " ".join(f"{m:.0f}" for m in mem))
-    print(f"  snapshot at the end: {snap * 1000:.1f} ms CPU, {len(state) / 1e6:.2f} MB; per table "
-          f"{snap * 1000 / tables:.2f} ms, {len(state) / tables / 1e3:.1f} KB")
+    parts = sorted(ref.part_cpu)
+    if ref.head_cpu:
+        print(f"  snapshots taken during the run: {len(ref.head_cpu)}; head (service-wide) "
+              f"max {max(ref.head_cpu) * 1000:.2f} ms CPU, {max(ref.head_bytes) / 1e3:.1f} KB; "
+              f"rooms pickled {len(parts):,} ({len(parts) / len(ref.head_cpu):,.0f} a snapshot),"
+              f" per room p50 {pct(parts, 0.5) * 1000:.3f} / p99 {pct(parts, 0.99) * 1000:.3f} /"
+              f" max {parts[-1] * 1000:.2f} ms CPU, {ref.part_bytes / len(parts) / 1e3:.1f} KB")
+    print("  slowest messages (CPU ms, wall ms, rooms pickled, snapshot begun, gc CPU ms, kind):"
+          + ";".join(f" {a:.1f} {b:.1f} {p} {h} {g:.1f} {k}" for a, b, p, h, g, k in slowest))
+    print(f"  whole snapshot at the end (a start-up's after a full re-run): {snap * 1000:.1f} ms "
+          f"CPU, {len(state) / 1e6:.2f} MB; per table {snap * 1000 / tables:.2f} ms, "
+          f"{len(state) / tables / 1e3:.1f} KB")
 
 
 def main() -> None:

@@ -131,37 +131,93 @@ def _read(rec: HandRecord, kind: str, d: dict[str, Any]) -> None:
 #: snapshots, about 500 bytes a hand; ``referee history`` reads the whole event log instead).
 KEEP = 100
 
+#: A finished hand as the book holds it: the record itself (a book keeping every hand, for
+#: ``referee history``) or (key, its pickle) (the live service's bounded book, see HistoryBook).
+Kept = HandRecord | tuple[int, bytes]
+#: What a snapshot part holds of a room's history: the hand being played, the keys of the
+#: finished hands kept (their pickles are stored once each, apart) and the room's next key.
+RoomState = tuple[HandRecord | None, list[int], int]
+
 
 class HistoryBook:
-    """Finished hands per room (the last ``keep`` per room; ``None``: all)."""
+    """Finished hands per room (the last ``keep`` per room; ``None``: all).
+
+    A bounded book (the live service's) holds each finished hand as its pickle, made once at
+    the hand's end under a key of its room (1, 2, ...): a finished hand no longer changes (but
+    for omaha's OPEN after a fold, which makes a new pickle under a new key), is rarely asked
+    for, and as bytes it is one object the garbage collector never walks, about a tenth of its
+    record's memory. The store keeps each pickle once (``made``, written with the input that
+    ended the hand) and a snapshot of the room names the keys (:meth:`room_state`); the keys
+    no longer kept (``dropped``) are deleted once a newer snapshot no longer names them."""
 
     def __init__(self, keep: int | None = KEEP) -> None:
         self.keep = keep
         self._open: dict[str, HandRecord] = {}
-        self._done: dict[str, deque[HandRecord]] = {}
-        self._blobs: dict[int, bytes] = {}  # id(finished record) -> its pickle (see below)
+        self._done: dict[str, deque[Kept]] = {}
+        self._next: dict[str, int] = {}
+        self.made: list[tuple[str, int, bytes]] = []  # pickles made since drained
+        self.dropped: list[tuple[str, int]] = []  # keys no longer kept since drained
 
-    # --- snapshots: taken at every hand end, so a finished hand -- which no longer changes,
-    # but for omaha's OPEN after a fold -- is pickled once and its bytes reused; the snapshot
-    # then costs the hands since the last one, not the whole book.
     def __getstate__(self) -> dict[str, Any]:
-        done: dict[str, list[bytes]] = {}
-        for room, records in self._done.items():
-            blobs = []
-            for rec in records:
-                blob = self._blobs.get(id(rec))
-                if blob is None:
-                    blob = self._blobs[id(rec)] = pickle.dumps(rec, pickle.HIGHEST_PROTOCOL)
-                blobs.append(blob)
-            done[room] = blobs
-        return {"keep": self.keep, "_open": self._open, "_done_blobs": done}
+        return {**vars(self), "made": [], "dropped": []}
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.keep = state["keep"]
-        self._open = state["_open"]
-        self._blobs = {}
-        self._done = {room: deque((pickle.loads(b) for b in blobs), maxlen=self.keep)
-                      for room, blobs in state["_done_blobs"].items()}
+    def drain(self) -> tuple[list[tuple[str, int, bytes]], list[tuple[str, int]]]:
+        """The pickles made and the keys dropped since the last drain."""
+        made, dropped = self.made, self.dropped
+        self.made, self.dropped = [], []
+        return made, dropped
+
+    # --- snapshots, one room at a time (the service's snapshot parts)
+    def room_state(self, room: str) -> RoomState | None:
+        """What a snapshot part holds of ``room`` (None: nothing)."""
+        rec, done = self._open.get(room), self._done.get(room)
+        if rec is None and not done:
+            return None
+        return rec, [k[0] for k in done or () if isinstance(k, tuple)], self._next.get(room, 1)
+
+    def room_hands(self, room: str) -> dict[int, bytes]:
+        """The pickles of ``room``'s finished hands kept, by key."""
+        return {k[0]: k[1] for k in self._done.get(room, ()) if isinstance(k, tuple)}
+
+    def set_room(self, room: str, state: RoomState | None, hands: dict[int, bytes]) -> None:
+        """Hold ``room`` as :meth:`room_state` gave it, its hands' pickles from ``hands``
+        (KeyError for one missing)."""
+        self._open.pop(room, None)
+        self._done.pop(room, None)
+        self._next.pop(room, None)
+        if state is None:
+            return
+        rec, keys, nxt = state
+        if rec is not None:
+            self._open[room] = rec
+        if keys:
+            self._done[room] = deque(((k, hands[k]) for k in keys), maxlen=self.keep)
+        self._next[room] = nxt
+
+    def rooms(self) -> set[str]:
+        """Every room the book holds something of."""
+        return set(self._open) | set(self._done)
+
+    def _kept(self, room: str, rec: HandRecord) -> Kept:
+        if self.keep is None:
+            return rec
+        key = self._next.get(room, 1)
+        self._next[room] = key + 1
+        blob = pickle.dumps(rec, pickle.HIGHEST_PROTOCOL)
+        self.made.append((room, key, blob))
+        return key, blob
+
+    def _drop(self, room: str, kept: Kept) -> None:
+        if isinstance(kept, tuple):
+            self.dropped.append((room, kept[0]))
+
+    @staticmethod
+    def _record(kept: Kept) -> HandRecord:
+        if isinstance(kept, tuple):
+            rec = pickle.loads(kept[1])
+            assert isinstance(rec, HandRecord)
+            return rec
+        return kept
 
     def record(self, room: str, events: list[Event], time: Any) -> None:
         """The service, once per input: the replay's hot path, so an event the history does
@@ -221,8 +277,8 @@ class HistoryBook:
             del self._open[room]
             records = self._done.setdefault(room, deque(maxlen=self.keep))
             if self.keep is not None and len(records) == self.keep:
-                self._blobs.pop(id(records[0]), None)  # evicted: its id may be reused
-            records.append(rec)
+                self._drop(room, records[0])  # evicted
+            records.append(self._kept(room, rec.read()))
         else:
             rec.raw.append((kind, d))
 
@@ -231,18 +287,21 @@ class HistoryBook:
         to the hand just finished (shown, so in its history; no PHH action: the hand is over)."""
         done = self._done.get(room)
         if done:
-            done[-1].raw.append(("shown_after", d))
-            self._blobs.pop(id(done[-1]), None)  # changed: pickled again at the next snapshot
+            rec = self._record(done[-1])
+            rec.raw.append(("shown_after", d))
+            self._drop(room, done[-1])
+            done[-1] = self._kept(room, rec.read())
 
     # --- queries -----------------------------------------------------------------------------
     def hands(self, room: str | None = None) -> list[HandRecord]:
         rooms = [room] if room is not None else list(self._done)
-        return [h.read() for r in rooms for h in self._done.get(r, ())]
+        return [self._record(h).read() for r in rooms for h in self._done.get(r, ())]
 
     def find(self, room: str, hand: int, table: int | None = None) -> HandRecord | None:
         """Finished hand ``hand`` of ``room``'s table ``table`` (None: the room's latest hand
         of that number -- numbers restart at every table)."""
-        for rec in reversed(self._done.get(room, ())):
+        for kept in reversed(self._done.get(room, ())):
+            rec = self._record(kept)
             if rec.hand == hand and (table is None or rec.table == table):
                 return rec.read()
         return None

@@ -62,6 +62,15 @@ class Outcome:
     # it when it writes this input -- at once, or with group commit when the group is written
     # (the state then is the one after the group's last input, which is the seq it records).
     snapshot: Callable[[], tuple[str, bytes]] | None = None
+    # A snapshot being taken (referee.service): rooms' parts pickled since the last save,
+    # (seq, version, {room: part}) -- the rooms as they were right after input seq -- and,
+    # when it is complete, its head (seq, version, head). Written with this input.
+    snapshot_parts: tuple[int, str, dict[str, bytes]] | None = None
+    snapshot_head: tuple[int, str, bytes] | None = None
+    # Finished hands' pickles made by this input, (room, key, pickle): stored once each and
+    # named by the rooms' parts; with a head, the keys its parts no longer name (deleted).
+    snapshot_hands: list[tuple[str, int, bytes]] | None = None
+    snapshot_drop: list[tuple[str, int]] | None = None
 
     @property
     def opened(self) -> list[str]:

@@ -49,7 +49,7 @@ import pickle
 import random
 import secrets
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, TypeVar
 
@@ -136,6 +136,68 @@ def _copied(value: Any) -> Any:
     return list(value) if isinstance(value, list) else value
 
 
+#: Rooms pickled per input, besides the input's own, while a snapshot is being taken
+#: (:meth:`Referee._capture_some`): a snapshot of N changed tables is spread over N / this
+#: many inputs instead of stalling one reply for all of them.
+PARTS_PER_INPUT = 4
+
+
+class Tables(dict[str, Table]):
+    """The tables by room. Getting, replacing or removing a room's table during an input tells
+    the service (``touch``): its snapshots are per room and only of the rooms that changed, and
+    a room about to change while a snapshot is being taken is pickled first. Walks over every
+    table (``items``, ``values``, iteration) are for reading only and tell nothing."""
+
+    __slots__ = ("touch",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.touch: Callable[[str], None] | None = None
+
+    def get(self, room: str, default: Any = None) -> Any:
+        if self.touch is not None:
+            self.touch(room)
+        return dict.get(self, room, default)
+
+    def __getitem__(self, room: str) -> Table:
+        if self.touch is not None:
+            self.touch(room)
+        return dict.__getitem__(self, room)
+
+    def __setitem__(self, room: str, table: Table) -> None:
+        if self.touch is not None:
+            self.touch(room)
+        dict.__setitem__(self, room, table)
+
+    def __delitem__(self, room: str) -> None:
+        if self.touch is not None:
+            self.touch(room)
+        dict.__delitem__(self, room)
+
+    def pop(self, room: str, *default: Any) -> Any:
+        if self.touch is not None:
+            self.touch(room)
+        return dict.pop(self, room, *default)
+
+    def __reduce__(self) -> Any:
+        return (dict, (dict(self),))  # a plain dict: the hook is the live service's wiring
+
+
+@dataclass
+class _Taking:
+    """A snapshot being taken: the state right after input ``seq``. The service-wide part
+    (``head``) was pickled then; the rooms in ``pending`` are pickled before they next change,
+    or a few per input until none is left (:meth:`Referee._capture_some`)."""
+
+    seq: int
+    version: str
+    head: bytes
+    pending: set[str]
+    parts: dict[str, bytes] = field(default_factory=dict)  # pickled, not yet handed to the store
+    # finished hands' keys no longer kept before ``seq``: no part at or after it names them
+    dropped: list[tuple[str, int]] = field(default_factory=list)
+
+
 class Referee:
     """Every table the bot runs, the bank, flags and penalties; see the module docstring."""
 
@@ -157,7 +219,7 @@ class Referee:
         self.configurations = 0  # config inputs so far (their ids)
         self.persistence = persistence
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
-        self.tables: dict[str, Table] = {}
+        self.tables: dict[str, Table] = Tables()
         self.bank = Bank()
         self.discipline = Discipline()
         self.flags: dict[int, FlagRecord] = self.discipline.flags
@@ -176,6 +238,13 @@ class Referee:
         self.tables_opened = 0  # the last table_open's number
         self._table_listeners: list[Callable[[TableOpened | TableClosed], None]] = []
         self._stale = False  # a save failed and the state is not yet the store's again
+        # Snapshots per room (:meth:`snapshot`): the rooms changed since the last one began,
+        # the one being taken, and whether an input is running (only inputs change tables).
+        self._dirty: set[str] = set()
+        self._taking: _Taking | None = None
+        self._turning = False
+        self._dropped: list[tuple[str, int]] = []  # hands' keys dropped since the last begin
+        self._wire()
 
     # --- entry points ----------------------------------------------------------------------
     def is_processed(self, input_id: str) -> bool:
@@ -201,21 +270,32 @@ class Referee:
             self.persistence is not None and self.persistence.is_processed(input_id)
         ):
             return None
-        # The kinds by frequency (a transcript, a chat: messages), positional arguments: the
-        # replay's hot path.
-        if isinstance(inp, Message):
-            turn = Turn(self, inp, room, inp.sender, inp.dm, inp.time, drawn=drawn)
-            self._message(turn, inp)
-        elif isinstance(inp, Directive):
-            turn = Turn(self, inp, room, drawn=drawn)
-            self._directive(turn, inp.name, dict(inp.args))
-        else:
-            turn = Turn(self, inp, room, time=inp.time, drawn=drawn)
-            self._tick(turn, room, inp.time)
+        self._turning = True
+        self._touch(room)  # its table and its history may change
+        try:
+            # The kinds by frequency (a transcript, a chat: messages), positional arguments:
+            # the replay's hot path.
+            if isinstance(inp, Message):
+                turn = Turn(self, inp, room, inp.sender, inp.dm, inp.time, drawn=drawn)
+                self._message(turn, inp)
+            elif isinstance(inp, Directive):
+                turn = Turn(self, inp, room, drawn=drawn)
+                self._directive(turn, inp.name, dict(inp.args))
+            else:
+                turn = Turn(self, inp, room, time=inp.time, drawn=drawn)
+                self._tick(turn, room, inp.time)
+        finally:
+            self._turning = False
         if self.persistence is None and self._track_processed and not self._unique_ids:
             self.processed.add(input_id)  # with persistence, the store knows (an index)
+        hands: list[tuple[str, int, bytes]] = []
         if turn.events:
-            self.history.record(room, turn.events, turn.time)
+            history = self.history
+            history.record(room, turn.events, turn.time)
+            if history.made or history.dropped:
+                hands, dropped = history.drain()
+                if self.persistence is not None:
+                    self._dropped.extend(dropped)
             if self._table_listeners and not self._rebuilding:
                 for ev in turn.events:
                     if isinstance(ev, (TableOpened, TableClosed)):
@@ -223,19 +303,44 @@ class Referee:
                             listener(ev)
         outcome = Outcome(input_id, room, record(inp), turn.events, turn.ledger, turn.drawn)
         if self.persistence is not None:
-            if any(e.event == "hand_end" for e in turn.events):
-                outcome.snapshot = self.snapshot  # taken when saved (group commit: its end)
-            try:
-                self.persistence.save(outcome)
-            except Exception:
-                # Save, or it did not happen: the game goes back to exactly what the store
-                # holds (a full disk, a read-only file, a figure SQLite cannot hold), and the
-                # caller tells the sender to send it again. Until that succeeds no input is
-                # taken (:attr:`_stale`).
-                self._stale = True
-                self.reload()
-                raise
+            if hands:
+                outcome.snapshot_hands = hands
+            self._save(outcome)
         return outcome
+
+    def _save(self, outcome: Outcome) -> None:
+        """Save ``outcome`` with the snapshot parts taken since the last save; begin a snapshot
+        after a hand's end when the store says one is due."""
+        store = self.persistence
+        assert store is not None
+        ended = any(e.event == "hand_end" for e in outcome.events)
+        if ended:
+            outcome.snapshot = self._last_snapshot  # a closing store's last one
+        taking = self._taking
+        if taking is not None:
+            self._capture_some(taking)
+            if taking.parts:
+                outcome.snapshot_parts = (taking.seq, taking.version, taking.parts)
+                taking.parts = {}
+            if not taking.pending:
+                outcome.snapshot_head = (taking.seq, taking.version, taking.head)
+                outcome.snapshot_drop = taking.dropped
+                self._taking = None
+        try:
+            store.save(outcome)
+        except Exception:
+            # Save, or it did not happen: the game goes back to exactly what the store
+            # holds (a full disk, a read-only file, a figure SQLite cannot hold), and the
+            # caller tells the sender to send it again. Until that succeeds no input is
+            # taken (:attr:`_stale`).
+            self._stale = True
+            self.reload()
+            raise
+        if ended and self._taking is None:
+            due = getattr(store, "snapshot_due", None)
+            seq = due() if callable(due) else None
+            if seq is not None:
+                self._begin(seq)
 
     def reload(self) -> None:
         """Become exactly what the persistence holds: its newest usable snapshot and the inputs
@@ -253,6 +358,7 @@ class Referee:
             setattr(self, key, value)
         self._table_listeners = listeners
         self._stale = False
+        self._wire()
 
     def _tick(self, turn: Turn, room: str, now: float) -> None:
         table = self.tables.get(room)
@@ -304,27 +410,96 @@ class Referee:
             self._rebuilding = False
 
     # --- snapshots --------------------------------------------------------------------------------
+    # A snapshot is the service-wide state (the head: bank balances, flags, penalties, rank
+    # marks, what outlives a table) and one part per room (its table and its hand history),
+    # each pickled on its own: the store keeps every room's newest part, so a snapshot writes
+    # only the rooms that changed since the one before, and a room's part is pickled when that
+    # room is about to change or a few per input -- never all tables within one reply.
     # What a snapshot leaves out: the construction's wiring (store, random source, configured
-    # moderators), the processed ids and the bank's ledger (the store keeps both).
+    # moderators), the processed ids and the bank's ledger (the store keeps both), the rooms
+    # (their parts) and the snapshots' own bookkeeping.
     _NOT_SNAPSHOTTED = frozenset(
         {"persistence", "rng", "moderators", "_configured", "processed", "bank",
-         "_track_processed", "_rebuilding", "_unique_ids", "_table_listeners", "_stale"}
+         "_track_processed", "_rebuilding", "_unique_ids", "_table_listeners", "_stale",
+         "tables", "history", "_dirty", "_taking", "_turning", "_dropped"}
     )
 
-    def snapshot(self) -> tuple[str, bytes]:
-        """(version, state): everything the service needs to go on as if it had re-run every
-        input so far -- the tables (engines, seats, clocks, carried-over state such as the
-        deuces bonus area), flags, penalties, rank marks and bank balances. ``version`` names
-        the code and definitions it was taken with (:func:`snapshot_version`); a snapshot is
-        only ever restored by the very same version, so it is exactly what a full re-run gives.
+    def _wire(self) -> None:
+        """Let the tables tell which rooms an input touches (:class:`Tables`)."""
+        if isinstance(self.tables, Tables):
+            self.tables.touch = self._touch
 
-        Pickle, because the state is the engines' own objects; the bytes never leave the
-        referee's own database, which is trusted like the code."""
+    def _touch(self, room: str) -> None:
+        """During an input: ``room`` may change. Pickled first when the snapshot being taken
+        still needs it as it was; then part of the next snapshot."""
+        if not self._turning:
+            return  # an adapter's query between inputs: nothing changes
+        taking = self._taking
+        if taking is not None and room in taking.pending:
+            self._capture(taking, room)
+        self._dirty.add(room)
+
+    def _part(self, room: str) -> bytes:
+        """One room's part: its table (None: none now) and its hand history."""
+        return pickle.dumps((dict.get(self.tables, room), self.history.room_state(room)),
+                            protocol=pickle.HIGHEST_PROTOCOL)
+
+    def _capture(self, taking: _Taking, room: str) -> None:
+        taking.pending.discard(room)
+        taking.parts[room] = self._part(room)
+
+    def _capture_some(self, taking: _Taking) -> None:
+        """A few of the rooms still to pickle (any: each is as it was at the snapshot's seq)."""
+        pending = taking.pending
+        for _ in range(min(PARTS_PER_INPUT, len(pending))):
+            self._capture(taking, next(iter(pending)))
+
+    def _head(self) -> bytes:
         state = {k: v for k, v in vars(self).items() if k not in self._NOT_SNAPSHOTTED}
         state["bank_balances"] = self.bank.balances()
         state["named_moderators"] = sorted(
             self.moderators - self._configured - self.recorded_moderators)
-        return snapshot_version(), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def _begin(self, seq: int) -> None:
+        """Begin the snapshot of the state right after input ``seq`` (just saved): the head
+        now, the rooms changed since the last snapshot as they come (:meth:`_touch`)."""
+        self._taking = _Taking(seq, snapshot_version(), self._head(), self._dirty,
+                               dropped=self._dropped)
+        self._dirty, self._dropped = set(), []
+
+    def _rooms(self) -> set[str]:
+        return set(self.tables) | self.history.rooms()
+
+    def snapshot(self) -> tuple[str, bytes]:
+        """(version, state): everything the service needs to go on as if it had re-run every
+        input so far -- the tables (engines, seats, clocks, carried-over state such as the
+        deuces bonus area), flags, penalties, rank marks and bank balances; every room's part
+        (a whole snapshot, which replaces every part the store holds). ``version`` names the
+        code and definitions it was taken with (:func:`snapshot_version`); a snapshot is only
+        ever restored by the very same version, so it is exactly what a full re-run gives.
+
+        Pickle, because the state is the engines' own objects; the bytes never leave the
+        referee's own database, which is trusted like the code."""
+        return self._bundle(self._rooms(), whole=True)
+
+    def _last_snapshot(self) -> tuple[str, bytes]:
+        """The snapshot a closing store saves after its last input: the parts of the rooms
+        changed since the last whole one (the store keeps the others' parts)."""
+        changed = set(self._dirty)
+        dropped = list(self._dropped)
+        if self._taking is not None:
+            changed |= self._taking.pending | set(self._taking.parts)
+            dropped += self._taking.dropped
+        return self._bundle(changed, whole=False, dropped=dropped)
+
+    def _bundle(self, rooms: Iterable[str], whole: bool,
+                dropped: list[tuple[str, int]] | None = None) -> tuple[str, bytes]:
+        rooms = sorted(rooms)
+        bundle = {"head": self._head(), "parts": {r: self._part(r) for r in rooms},
+                  "hands": {r: self.history.room_hands(r) for r in rooms}, "whole": whole,
+                  "dropped": dropped or []}
+        return snapshot_version(), pickle.dumps(bundle, protocol=pickle.HIGHEST_PROTOCOL)
 
     def restore_latest(self, store: Persistence) -> tuple[int, str | None]:
         """Go on from ``store``'s newest snapshot when it can be used: (the seq it was taken
@@ -340,24 +515,35 @@ class Referee:
         return seq, None
 
     def restore(self, version: str, state: bytes) -> None:
-        """Go on from a :meth:`snapshot`; SnapshotError (and nothing changed) when it was taken
-        by other code or definitions, or cannot be read."""
+        """Go on from a :meth:`snapshot` (its head and every room's part); SnapshotError (and
+        nothing changed) when it was taken by other code or definitions, or cannot be read."""
         if version != snapshot_version():
             raise SnapshotError("taken by another version of the code or game definitions")
         try:
-            data = pickle.loads(state)
+            bundle = pickle.loads(state)
+            data = pickle.loads(bundle["head"])
             balances = dict(data.pop("bank_balances"))
             named = set(data.pop("named_moderators"))
+            parts = {str(room): pickle.loads(part) for room, part in bundle["parts"].items()}
+            hands: dict[str, dict[int, bytes]] = bundle["hands"]
+            tables, history = Tables(), HistoryBook()
+            for room, (table, kept) in parts.items():
+                if table is not None:
+                    dict.__setitem__(tables, room, table)
+                history.set_room(room, kept, hands.get(room, {}))
         except Exception as e:  # any unreadable blob: the caller re-runs everything instead
             raise SnapshotError(f"unreadable ({type(e).__name__}: {e})") from None
-        if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
+        if not isinstance(data, dict) or "tables_opened" not in data:
             raise SnapshotError("not a service snapshot")
         bank = Bank()
         bank.restore(balances)
         for key, value in data.items():
             setattr(self, key, value)
+        self.tables, self.history = tables, history
         self.bank = bank
         self.moderators = set(self._configured) | self.recorded_moderators | named
+        self._dirty, self._taking, self._dropped = set(), None, []
+        self._wire()
 
     # --- state queries ---------------------------------------------------------------------
     def state(self) -> dict[str, Any]:

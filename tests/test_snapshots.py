@@ -167,7 +167,7 @@ def test_snapshot_differences_finds_none_and_finds_a_tampered_one(
     db = _copy(history, tmp_path)
     with Store(db) as s:
         assert snapshot_differences(s) == []
-        blob = s.latest_snapshot()[2]  # type: ignore[index]
+        blob = s.conn.execute("SELECT state FROM snapshots").fetchone()[0]  # the head
         state = pickle.loads(blob)
         state["ranks"] = {"alice": "★"}  # a snapshot that disagrees with the log
         s.conn.execute("UPDATE snapshots SET state = ?", (pickle.dumps(state),))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import pickle
 import sqlite3
 import threading
 import time
@@ -73,13 +74,76 @@ if TYPE_CHECKING:
 log = logging.getLogger("referee.store")
 
 
+def _put_parts(conn: sqlite3.Connection, seq: int, version: str, parts: dict[str, bytes]) -> None:
+    """Rooms' snapshot parts as they were right after input ``seq`` (inside the caller's
+    transaction); read only once a head at or after ``seq`` is written."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO snapshot_parts(room, seq, version, state) VALUES (?, ?, ?, ?)",
+        [(room, seq, version, part) for room, part in parts.items()],
+    )
+
+
 def _put_snapshot(conn: sqlite3.Connection, seq: int, version: str, state: bytes) -> None:
-    """Replace the snapshot (inside the caller's transaction): only the newest is kept."""
+    """Replace the snapshot's head (inside the caller's transaction): only the newest is kept.
+    The parts it makes superseded are deleted later, a few per save (``Store._prune``)."""
     conn.execute(
         "INSERT OR REPLACE INTO snapshots(id, seq, version, state, saved_at)"
         " VALUES (1, ?, ?, ?, ?)",
         (seq, version, state, time.time()),
     )
+
+
+def _prune_all(conn: sqlite3.Connection, seq: int, version: str) -> None:
+    """Delete every part the head at ``seq`` does not read: each room's older ones, and other
+    versions'. Tens of ms over a thousand rooms: at start-up and close only."""
+    conn.execute(
+        "DELETE FROM snapshot_parts WHERE seq <= :h AND (version != :v OR seq < ("
+        " SELECT max(q.seq) FROM snapshot_parts q WHERE q.room = snapshot_parts.room"
+        " AND q.seq <= :h AND q.version = :v))",
+        {"h": seq, "v": version},
+    )
+
+
+def _put_hands(conn: sqlite3.Connection, hands: Iterable[tuple[str, int, bytes]]) -> None:
+    conn.executemany(
+        "INSERT OR REPLACE INTO snapshot_hands(room, key, state) VALUES (?, ?, ?)", hands)
+
+
+def _put_bundle(conn: sqlite3.Connection, seq: int, version: str, state: bytes) -> None:
+    """A snapshot the service took at once (``Referee.snapshot``): its head, parts and their
+    hands at ``seq``; a whole one first drops every part and hand held."""
+    head, parts, hands, whole = _unbundle(state)
+    if whole:
+        conn.execute("DELETE FROM snapshot_parts")
+        conn.execute("DELETE FROM snapshot_hands")
+    _put_hands(conn, ((room, key, blob) for room, blobs in hands.items()
+                      for key, blob in blobs.items()))
+    _put_parts(conn, seq, version, parts)
+    _put_snapshot(conn, seq, version, head)
+    if not whole:
+        _prune_all(conn, seq, version)
+        conn.executemany("DELETE FROM snapshot_hands WHERE room = ? AND key = ?",
+                         _dropped(state))
+
+
+def _dropped(state: bytes) -> list[tuple[str, int]]:
+    """The hands' keys a closing snapshot no longer names (its parts are newer)."""
+    return [(str(r), int(k)) for r, k in pickle.loads(state).get("dropped", [])]
+
+
+def _unbundle(
+    state: bytes,
+) -> tuple[bytes, dict[str, bytes], dict[str, dict[int, bytes]], bool]:
+    """A service snapshot's (head, {room: part}, {room: {key: hand}}, whole) --
+    ``Referee.snapshot``'s bytes."""
+    try:
+        bundle = pickle.loads(state)
+        head, parts, whole = bundle["head"], dict(bundle["parts"]), bool(bundle["whole"])
+        hands = {str(r): {int(k): bytes(b) for k, b in h.items()}
+                 for r, h in bundle["hands"].items()}
+    except Exception as e:  # the service's own bytes: anything else is a caller's mistake
+        raise StoreError(f"not a service snapshot ({type(e).__name__}: {e})") from None
+    return bytes(head), {str(k): bytes(v) for k, v in parts.items()}, hands, whole
 
 
 def _prepare(outcome: Outcome) -> tuple[list[str], Typed | None, str]:
@@ -139,6 +203,7 @@ PROJECT_EVERY = 1000  # saves between catch-ups of the derived tables (also on r
 # most about this many inputs (a fraction of a second), while a long replay pickles the tables
 # a few dozen times instead of at every hand.
 SNAPSHOT_SPACING = 1000
+PRUNE_PER_SAVE = 8  # superseded snapshot parts deleted with each save
 
 
 class Store:
@@ -214,6 +279,13 @@ class Store:
         self._snapshot: Callable[[], tuple[str, bytes]] | None = None
         row = self.conn.execute("SELECT seq FROM snapshots WHERE id = 1").fetchone()
         self._snap_seq = int(row[0]) if row else 0
+        self._head_seq = 0  # a head written in the open transaction (its seq)
+        # The rooms whose parts the snapshot being taken wrote (at ``_parts_seq``); once its
+        # head is committed, their older parts are superseded: deleted PRUNE_PER_SAVE a save
+        # (a thousand at once is ~20 ms of SQLite freeing their pages).
+        self._parts_seq = 0
+        self._parts_rooms: list[str] = []
+        self._prune: list[tuple[str, int]] = []
         # Checkpoints (copying the WAL back into the database, with an fsync of each) would
         # otherwise run inside every ~1000th commit and stall that chat message for tens of ms;
         # a background thread with its own connection does them instead (the GIL is released
@@ -424,8 +496,11 @@ class Store:
                 raise AlreadyProcessed(f"input {input_id!r} was already processed")
             self._write(input_id, outcome.room, input_json, "[" + ",".join(parts) + "]",
                         outcome.ledger, projected)
+            if (outcome.snapshot_parts is not None or outcome.snapshot_head is not None
+                    or outcome.snapshot_hands):
+                self._write_snapshot(outcome)
             if outcome.snapshot is not None:
-                self._snapshot = outcome.snapshot  # taken when the transaction commits
+                self._snapshot = outcome.snapshot  # taken if the store closes before the next
             if len(self._batch) >= self.group:
                 self._commit()
             self.last_events, self.last_json = outcome.events, parts
@@ -470,6 +545,9 @@ class Store:
                     " VALUES (?, ?, ?, ?, ?)",
                     [(e.player, e.delta, e.reason, seq, e.event_index) for e in ledger],
                 )
+            if self._prune:
+                rows, self._prune = self._prune[:PRUNE_PER_SAVE], self._prune[PRUNE_PER_SAVE:]
+                conn.executemany("DELETE FROM snapshot_parts WHERE room = ? AND seq < ?", rows)
         except BaseException as e:
             n = len(self._batch)
             self._abort()
@@ -482,6 +560,40 @@ class Store:
         self._batch.append(input_id)
         self._batch_ids.add(input_id)
         self._saved(input_id, seq, room, projected)
+
+    def _write_snapshot(self, outcome: Outcome) -> None:
+        """The snapshot parts and head an outcome carries, into the open transaction (never
+        older than the newest head: a whole snapshot written since supersedes them)."""
+        try:
+            if outcome.snapshot_hands:
+                _put_hands(self.conn, outcome.snapshot_hands)
+            parts = outcome.snapshot_parts
+            if parts is not None and parts[0] > self._snap_seq:
+                _put_parts(self.conn, *parts)
+                if parts[0] != self._parts_seq:  # another snapshot's (one was abandoned)
+                    self._parts_seq, self._parts_rooms = parts[0], []
+                self._parts_rooms.extend(parts[2])
+            head = outcome.snapshot_head
+            if head is not None and head[0] > self._snap_seq:
+                _put_snapshot(self.conn, *head)
+                self._head_seq = head[0]
+                if outcome.snapshot_drop:
+                    self.conn.executemany(
+                        "DELETE FROM snapshot_hands WHERE room = ? AND key = ?",
+                        outcome.snapshot_drop)
+        except sqlite3.Error as e:
+            n = len(self._batch)
+            self._abort()
+            raise StoreError(f"cannot save input {outcome.input_id!r}"
+                             f"{f' (and the {n - 1} before it in its group)' if n > 1 else ''}"
+                             f" with its snapshot: {e!r}") from e
+
+    def snapshot_due(self) -> int | None:
+        """The seq a snapshot should now be taken after (the last input saved), when
+        SNAPSHOT_SPACING inputs were saved since the newest one; None otherwise."""
+        if self._known_seq - max(self._snap_seq, self._head_seq) >= SNAPSHOT_SPACING:
+            return self._known_seq
+        return None
 
     def _duplicate(self, input_id: str) -> bool:
         """After a refused insert: was it refused because another writer saved the id?"""
@@ -500,6 +612,7 @@ class Store:
             self._batch_ids.clear()
             self.log.forget()  # names and codecs added in it are gone
             self._snapshot = None
+            self._head_seq = 0
             self._known_seq = self._batch_base
             self._batch.clear()
             self._project_due = False
@@ -531,17 +644,20 @@ class Store:
         is due and spaced (or ``final``) -- taken now, the state after its last input, and
         recorded at that seq -- and the derived tables when due."""
         if not self._batch:
-            if final and self._snapshot is not None:  # due, but its inputs are committed
+            if (final and self._snapshot is not None  # inputs since the newest, committed
+                    and self._known_seq > self._snap_seq):
                 self._snapshot_now()
             return
         conn = self.conn
         n = len(self._batch)
         first = self._batch[0]
-        spaced = final or self._known_seq - self._snap_seq >= SNAPSHOT_SPACING
+        # The service takes its snapshots itself, a few rooms per input (save); a closing
+        # store adds the last one, of the rooms changed since.
+        spaced = final and self._known_seq > max(self._snap_seq, self._head_seq)
         snap = _take(self._snapshot) if spaced else None
         try:
             if snap is not None:
-                _put_snapshot(conn, self._known_seq, *snap)
+                _put_bundle(conn, self._known_seq, *snap)
             if self._project_due:
                 self._project_due = False
                 self._project()  # in this transaction
@@ -557,6 +673,11 @@ class Store:
         if self.path != ":memory:":
             with contextlib.suppress(OSError):  # evidence, not the record: never fails a save
                 write_head(self.path, self._known_seq, self._chain)
+        if self._head_seq:
+            self._snap_seq, self._head_seq = self._head_seq, 0
+            if self._parts_seq == self._snap_seq:
+                self._prune.extend((room, self._parts_seq) for room in self._parts_rooms)
+            self._parts_seq, self._parts_rooms = 0, []
         if snap is not None:
             self._snap_seq = self._known_seq
             self._snapshot = None
@@ -641,7 +762,25 @@ class Store:
         row = self.conn.execute(
             "SELECT seq, version, state FROM snapshots WHERE id = 1"
         ).fetchone()
-        return (int(row[0]), str(row[1]), bytes(row[2])) if row else None
+        if row is None:
+            return None
+        seq, version = int(row[0]), str(row[1])
+        parts: dict[str, bytes] = {}
+        mixed = False
+        for room, part_version, part in self.conn.execute(
+            "SELECT p.room, p.version, p.state FROM snapshot_parts p WHERE p.seq = ("
+            " SELECT max(q.seq) FROM snapshot_parts q WHERE q.room = p.room AND q.seq <= ?)",
+            (seq,),
+        ):
+            mixed = mixed or part_version != version
+            parts[str(room)] = bytes(part)
+        hands: dict[str, dict[int, bytes]] = {}
+        for room, key, blob in self.conn.execute("SELECT room, key, state FROM snapshot_hands"):
+            hands.setdefault(str(room), {})[int(key)] = bytes(blob)
+        bundle = pickle.dumps({"head": bytes(row[2]), "parts": parts, "hands": hands,
+                               "whole": True}, protocol=pickle.HIGHEST_PROTOCOL)
+        # a room whose newest part another version took: not a state this code can go on from
+        return seq, f"{version} (rooms of other versions)" if mixed else version, bundle
 
     def put_snapshot(self, version: str, state: bytes) -> int:
         """Save ``state`` as the snapshot after the last input saved (at start-up, after a
@@ -664,7 +803,7 @@ class Store:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            _put_snapshot(conn, self._known_seq, version, state)
+            _put_bundle(conn, self._known_seq, version, state)
             conn.execute("COMMIT")
         except BaseException as e:
             if conn.in_transaction:
