@@ -30,7 +30,11 @@ def test_a_stranger_on_the_owners_userhost_never_locks_the_owner_out(ngircd: Ngi
             await bot_in_channel(bob, channel, 30.0)
             got = await reply(bob, f"!pass {secret_of('bob')}")
             assert "登録" in got.text or "確認しました" in got.text, got.text
-            answers = [(await reply(mal, f"!pass @bob wrong-guess-{i}")).text for i in range(7)]
+            answers: list[str] = []
+            for i in range(12):  # (a wrong guess may be answered in two lines, or summarised)
+                answers.append((await reply(mal, f"!pass @bob wrong-guess-{i}")).text)
+                if "受け付けません" in answers[-1]:
+                    break
             assert not [a for a in answers if "確認しました" in a], answers
             assert "受け付けません" in answers[-1], answers  # the stranger's connection waits
             got = await reply(bob, f"!pass {secret_of('bob')}")  # bob, proven, is not locked
