@@ -19,6 +19,18 @@ def ngircd() -> Iterator[Ngircd]:
         server.close()
 
 
+@pytest.fixture
+def own_ngircd() -> Iterator[Ngircd]:
+    """A server of the test's own, for tests that flood it, fill a disk under the bot or kill the
+    bot mid-hand: the session's server, shared by a worker's other files, never sees them."""
+    server = Ngircd()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.close()
+
+
 @pytest.fixture(scope="session")
 def services() -> Iterator[Services]:
     """InspIRCd + Atheme (a network with accounts), once per session."""

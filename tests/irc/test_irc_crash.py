@@ -19,6 +19,12 @@ from referee.lang.catalog import text as msg
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(240)]
 
 
+@pytest.fixture
+def ngircd(own_ngircd: Ngircd) -> Ngircd:
+    """This file's tests run on a server of their own (conftest.own_ngircd)."""
+    return own_ngircd
+
+
 def test_after_a_crash_the_bot_says_it_is_back_and_whom_it_waits_for(ngircd: Ngircd,
                                                                       tmp_path: Path) -> None:
     db, channel = tmp_path / "bot.db", "#crash"

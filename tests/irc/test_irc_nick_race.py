@@ -20,6 +20,12 @@ from test_irc_identity import cards_in, dealt, no_private_content
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(180)]
 
 
+@pytest.fixture
+def ngircd(own_ngircd: Ngircd) -> Ngircd:
+    """This file's tests run on a server of their own (conftest.own_ngircd)."""
+    return own_ngircd
+
+
 def test_cards_follow_a_nick_changed_right_after_the_deal(ngircd: Ngircd, tmp_path: Path) -> None:
     db, channel = tmp_path / "bot.db", "#race"
     bot = BotProcess(ngircd.port, db, [channel], ["dealer"],

@@ -18,6 +18,12 @@ from test_irc_hand import _PROMPT, _START, PLAYERS, Table, _stored
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(240)]
 
+
+@pytest.fixture
+def ngircd(own_ngircd: Ngircd) -> Ngircd:
+    """This file's tests run on a server of their own (conftest.own_ngircd)."""
+    return own_ngircd
+
 STRANGERS, LINES = 10, 40
 
 
