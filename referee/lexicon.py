@@ -667,15 +667,6 @@ def _short_hand(piece: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
     return _hand_info(piece, fold_nfkc(piece), game)
 
 
-#: A blank between two Japanese words: learners and kana-only writers space every word
-#: (コール しない ほう が いい よ), which the advice patterns, written for Japanese as it is
-#: usually typed, do not expect.
-@lru_cache(maxsize=1)
-def _spaced() -> re.Pattern[str]:
-    japanese = vocab.marks("spaced_class")
-    return re.compile(rf"(?<=[{japanese}])[ \u3000]+(?=[{japanese}])")
-
-
 @lru_cache(maxsize=1)
 def _asked() -> re.Pattern[str]:
     return re.compile(f"[{re.escape(vocab.marks('question_marks'))}]")
@@ -687,9 +678,9 @@ def _advice_of(folded: str) -> tuple[bool, bool]:
     got = _advice_once(folded)
     # (not a question, unless said to someone: 「コール する？」 is a player asking themself,
     # 「@Lee そこ 降りる の？」 is not)
-    if not got[0] and _spaced().search(folded) is not None and (
+    if not got[0] and vocab.blanks_between_words().search(folded) is not None and (
             not _asked().search(folded) or _advice().addressee.search(folded) is not None):
-        return _advice_once(_spaced().sub("", folded))
+        return _advice_once(vocab.blanks_between_words().sub("", folded))
     return got
 
 

@@ -394,17 +394,10 @@ def _parse(text: str, game: str, table: int | None = None) -> Parsed:
     return _chat(typed, norm, game)
 
 
-#: A blank between two Japanese words (コール で いい です, この まま 勝負).
-@cache
-def _spaced() -> re.Pattern[str]:
-    japanese = marks("spaced_class")
-    return re.compile(rf"(?<=[{japanese}])[ \u3000]+(?=[{japanese}])")
-
-
 def _unspaced(repaired: str, game: str) -> Parsed | None:
     """A message written word by word, as learners and kana-only writers do, read again as
     Japanese is usually typed, with the blanks between its Japanese words taken out."""
-    joined = _spaced().sub("", repaired)
+    joined = vocab.blanks_between_words().sub("", repaired)
     if joined == repaired:
         return None
     return _whole(joined, fold_nfkc(joined), game) or _clauses(joined, game)

@@ -221,6 +221,15 @@ def marks(key: str) -> str:
     return value
 
 
+@cache
+def blanks_between_words() -> re.Pattern[str]:
+    """A blank between two Japanese words (コール で いい です): learners and kana-only writers
+    space every word, which the readers, written for Japanese as it is usually typed, read
+    again with these blanks taken out (``spaced_class`` of the marks)."""
+    japanese = marks("spaced_class")
+    return re.compile(rf"(?<=[{japanese}])[ \u3000]+(?=[{japanese}])")
+
+
 def marks_list(key: str) -> tuple[str, ...]:
     value = text_marks().get("marks", {}).get(key)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -13,6 +13,13 @@ from referee.lang.tokens import card_token
 
 
 @cache
+def _kana_ranks() -> str:
+    """The ranks read aloud in kana (はーとのに), longest first, as one alternation."""
+    return "|".join(re.escape(k) for k in sorted(words_table().get("kana_ranks", {}),
+                                                 key=len, reverse=True))
+
+
+@cache
 def _card_patterns() -> tuple[re.Pattern[str], ...]:
     cw = vocab.cards()
     suit = f"(?:{cw.suit_words_re})"  # symbols are the CARD terminal's (A♠K♠)
@@ -23,8 +30,7 @@ def _card_patterns() -> tuple[re.Pattern[str], ...]:
     sep = text_of("card_sep")
     of = re.escape(cw.of)
     gap = text_of("card_gap")
-    spoken = "|".join(re.escape(k) for k in sorted(words_table().get("kana_ranks", {}),
-                                                   key=len, reverse=True))
+    spoken = _kana_ranks()
     # (a rank read aloud in kana stands after a suit and ends its word: はーとのに、すぺーどのよん)
     said = f"(?:(?:{spoken}){text_of('kana_rank_end')})"
     suit_first = re.compile(rf"(?P<suit>{suit}){gap}{of}?{gap}(?P<ranks>(?:{said}|{rank})"
@@ -52,8 +58,7 @@ def _splits() -> tuple[re.Pattern[str], re.Pattern[str]]:
     with a card in it is split with them)."""
     cw = vocab.cards()
     kanji = "".join(words_table().get("kanji_ranks", {}))
-    spoken = "|".join(re.escape(k) for k in sorted(words_table().get("kana_ranks", {}),
-                                                   key=len, reverse=True))
+    spoken = _kana_ranks()
     return (re.compile(rf"10|[2-9tjqka]|{cw.rank_words_re}|[{kanji}]|{spoken}"),
             re.compile(cw.suit_words_re))
 

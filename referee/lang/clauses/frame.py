@@ -210,8 +210,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         if n:
             f.declared = f.polite = True
             prev = ws[i + n - 1]
-            whole = fold_nfkc(clause.text[s:prev.start - clause.start + len(prev.surface)])
-            if n > 1 and whole.strip() in v.around_words and whole.strip() not in v.volitional:
+            if n > 1 and surf in v.around_words and surf not in v.volitional:
                 # (気を取り直して: written out as a whole, no veto inside it)
                 spans.append((s, prev.start - clause.start + len(prev.surface)))
             i += n

@@ -321,10 +321,17 @@ def _numeral_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     # (not after a word's kanji either: 交換せんで is a negation, not a thousand)
     run = rf"(?<![{hira}{vocab.marks('japanese_class')}])(?:(?:{parts})\s?)+"
     # (or right before the word it is the amount of: ひゃくあんてぃ)
-    then = "|".join(re.escape(w) for w in sorted(texts_of("numeral_after"), key=len,
-                                                 reverse=True))
-    kana = re.compile(rf"{run}(?=[^{hira}]|[{text_of('after_kana_numeral')}]|{then}|$)")
+    after = text_of("after_kana_numeral")
+    kana = re.compile(rf"{run}(?=[^{hira}]|[{after}]|{_amount_words()}|$)")
     return kanji, kana
+
+
+@cache
+def _amount_words() -> str:
+    """The action words an amount follows (あんてぃ, べっと, めいく), longest first, as one
+    alternation: the kana numerals before and after them are read by it."""
+    return "|".join(re.escape(w) for w in sorted(texts_of("numeral_after"), key=len,
+                                                  reverse=True))
 
 
 @cache
@@ -333,8 +340,7 @@ def _glued() -> re.Pattern[str]:
     input writes あんてぃひゃく, ベットはさんびゃく): set apart so the numeral reads."""
     v = vocabulary()
     parts = "|".join(re.escape(x) for x in sorted({*v.numerals, *v.units}, key=len, reverse=True))
-    words = "|".join(re.escape(w) for w in sorted(texts_of("numeral_after"), key=len,
-                                                   reverse=True))
+    words = _amount_words()
     # (not せん of a negation: レイズせんでよかった)
     return re.compile(rf"({words})(?=(?:{parts}))(?!{text_of('negative_sen')})")
 
@@ -343,8 +349,7 @@ def _glued() -> re.Pattern[str]:
 def _lone_thousand() -> re.Pattern[str]:
     """せん alone right after a word an amount follows (あんてぃせん, べっと せん): a thousand,
     where elsewhere it is as often a negation (しません)."""
-    words = "|".join(re.escape(w) for w in sorted(texts_of("numeral_after"), key=len,
-                                                   reverse=True))
+    words = _amount_words()
     hira = text_of("hiragana")
     # (で after it at the end declares: あんてぃせんで)
     ending = re.escape(text_of("lone_thousand_end"))
