@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from referee import games, resources
+from referee.lang.clauses import vocabulary as clause_words
 from referee.lang.normalize import fold_nfkc
 from referee.lang.vocab import marks
 
@@ -69,6 +70,9 @@ class _Vocabulary:
     name_end: str
     colons: str
     game_suffixes: tuple[str, ...]
+    time: re.Pattern[str]
+    sender: tuple[str, str]
+    reply_marks: tuple[str, ...]
 
 
 @cache
@@ -86,6 +90,8 @@ def _vocabulary() -> _Vocabulary:
             subjects=tuple(fold_nfkc(str(w)) for w in d["own_subjects"]),
             trailing=marks("trailing"), name_end=str(d["name_end"]), colons=str(d["colons"]),
             game_suffixes=tuple(fold_nfkc(str(w)) for w in d["game_suffixes"]),
+            time=re.compile(str(d["time"])), sender=(str(d["sender"][0]), str(d["sender"][1])),
+            reply_marks=tuple(fold_nfkc(str(w)).lower() for w in d["reply_marks"]),
         )
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as e:
         raise ValueError(f"tags.toml: {e}") from None
@@ -153,7 +159,10 @@ def _marked(text: str) -> tuple[int, tuple[str, str | int] | None] | None:
             start = len(text) - len(text[len(marker):].lstrip()) if marker == v.reply \
                 else len(marker)
             end = _word(text, start)
-            return (end, _what(text[start:end].rstrip(v.colons))) if end > start else None
+            name = text[start:end].rstrip(v.colons)
+            if marker == v.hashtag and name.isdigit() and len(name) <= 3:
+                return end, ("table", int(name))  # #3 x: the multi-tabler's table number
+            return (end, _what(name)) if end > start else None
     return None
 
 
@@ -173,13 +182,45 @@ def _label(text: str) -> tuple[int, tuple[str, str | int] | None] | None:
                 what = marked[1] or ("name", "")
             if needs and what is None:
                 return None
+            if what is None and not _personal(inner):
+                what = ("place", "")  # 【卓B】, 【D1】: where, not whom (but 【佐藤さん】)
             return end, what
     return None
 
 
-def _one(text: str) -> tuple[int, tuple[str, str | int] | None] | None:
+def _relayed(text: str, bridged: bool) -> tuple[int, tuple[str, str | int]] | None:
+    """What a bridge or a mail reply puts first: a time (「[21:03] 」), the sender after it
+    (「田中: 」) or in angle brackets (「<ken> 」), a reply mark (「RE: 」). The sender of a
+    relayed line is its speaker: nothing in them addresses anyone."""
+    v = _vocabulary()
+    m = v.time.match(text)
+    if m is not None and (m.end() == len(text) or not text[m.end()].isalnum()):
+        return m.end(), ("time", "")
+    if text.lower().startswith(v.reply_marks):
+        mark = next(r for r in v.reply_marks if text.lower().startswith(r))
+        return len(mark), ("reply", "")
+    open_, close = v.sender
+    if text.startswith(open_) and close in text[1:MAX_NAME + 2]:
+        end = text.index(close, 1)
+        if _name().fullmatch(text[1:end]) and _what(text[1:end]) is None:
+            return end + 1, ("sender", "")
+    if bridged:
+        end = _word(text, 0)
+        head = text[:end]
+        if len(head) > 1 and head[-1] in v.colons and _what(head[:-1]) is None:
+            return end, ("sender", "")
+    return None
+
+
+def _personal(name: str) -> bool:
+    """Whether a label's text is a person's name with its honorific (佐藤さん, ken君)."""
+    return fold_nfkc(name).strip().endswith(tuple(
+        fold_nfkc(s) for s in clause_words.texts_of("name_suffixes")))
+
+
+def _one(text: str, bridged: bool = False) -> tuple[int, tuple[str, str | int] | None] | None:
     """The length of the tag ``text`` starts with and what it names, or None."""
-    got = _marked(text) or _label(text)
+    got = _relayed(text, bridged) or _marked(text) or _label(text)
     if got is not None:
         return got
     # a bare table (卓2 コール), or the bot by name before a colon or a comma (referee: コール)
@@ -217,8 +258,9 @@ def strip(text: str) -> Tagged:
     they named. A text that is only tags keeps them (it says nothing else)."""
     v = _vocabulary()
     rest, game, table, person = text, None, None, False
+    bridged = False
     for _ in range(MAX_TAGS):
-        got = _one(rest)
+        got = _one(rest, bridged)
         if got is None:
             break
         end, what = got
@@ -231,6 +273,7 @@ def strip(text: str) -> Tagged:
             table = int(what[1])
         elif what is None or what[0] == "name":
             person = True
+        bridged = what is not None and what[0] == "time"
         rest = after
     rest, game, table = _trailing(rest, game, table)
     return Tagged(rest, game, table, person)

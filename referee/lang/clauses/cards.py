@@ -39,10 +39,12 @@ def _card_patterns() -> tuple[re.Pattern[str], ...]:
     spoken_first = re.compile(rf"{text_of('kana_rank_start')}(?P<ranks>(?:{spoken}))"
                               rf"{gap}{of}{gap}(?P<suit>{suit})")
     ranks_first = re.compile(rf"(?P<ranks>{rank}(?:{sep}{rank})*){gap}{of}{gap}(?P<suit>{suit})")
+    # (or said as in English, a blank for の: えーす はーと きんぐ はーと)
+    spaced = re.compile(rf"(?P<ranks>{rank})\s+(?P<suit>{suit})")
     # one rank of several suits (ハートとスペードのキング)
     suits_first = re.compile(rf"(?P<suits>{suit}(?:{sep}{suit})+){gap}{of}{gap}(?P<rank>{rank})")
     single = re.compile(vocab.card_terminal())
-    return suit_first, ranks_first, suits_first, single, spoken_first
+    return suit_first, ranks_first, suits_first, single, spoken_first, spaced
 
 
 def _rank_letter(r: str) -> str:
@@ -73,7 +75,7 @@ def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
     """Card phrases of a folded clause: (start, end, cards) -- 「ハートのキングとクイーン」,
     「9と10のハート」, 「As Kd」, 「スペードのエース」."""
     cw = vocab.cards()
-    suit_first, ranks_first, suits_first, single, spoken_first = _card_patterns()
+    suit_first, ranks_first, suits_first, single, spoken_first, spaced = _card_patterns()
     found: list[tuple[int, int, list[str]]] = []
     taken = [False] * len(folded)
 
@@ -93,7 +95,15 @@ def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
                                      for x in suits if x is not None])
         except ValueError:
             continue
-    for pat in (ranks_first, spoken_first, suit_first):
+    # a rank said before its suit with a blank between is read before the suit-first phrases
+    # only when the message names a rank before any suit (えーす はーと きんぐ はーと, not
+    # すぺーどのえーす すぺーどのきんぐ)
+    first_rank, first_suit = rank_split.search(folded), suit_split.search(folded)
+    rank_led = first_rank is not None and (first_suit is None or
+                                           first_rank.start() < first_suit.start())
+    order = (ranks_first, spoken_first, spaced, suit_first) if rank_led else (
+        ranks_first, spoken_first, suit_first, spaced)
+    for pat in order:
         for m in pat.finditer(folded):
             suit = cw.suit_of.get(m.group("suit"))
             if suit is None:

@@ -66,6 +66,18 @@ class Frame:
     strict: bool = False  # vetoed by something other than a remark (a question, a wish …)
 
 
+def _clipped_negative(ws: tuple[Word, ...], i: int) -> bool:
+    """「今回は降りん」: a verb clipped to ん at the end of what is said is its negative (降りない);
+    the analyser reads it as the attributive form of 降りんの, which needs what follows."""
+    w = ws[i]
+    if w.pos != VERB or w.cform not in texts_of("clipped_negative_cforms") or \
+            not w.surface.endswith(text_of("clipped_negative_end")) or \
+            w.lemma in texts_of("clipped_negative_not"):
+        return False
+    nxt = ws[i + 1] if i + 1 < len(ws) else None
+    return nxt is None or nxt.pos in (SYMBOL, BLANK) or nxt.pos2 == vocab.pos("final_particle")
+
+
 def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> Frame:
     """The action words, cards and amounts of one clause, and whether everything else in it is
     a word that carries no content (see the module docstring)."""
@@ -86,6 +98,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             if folded.startswith(text_of("up_to"), m.end()):
                 f.vetoed = f.strict = True  # フラッシュまであと1枚: a draw to it, not made
                 f.why.append(text_of("up_to"))
+            elif folded[m.end():].strip() in texts_of("hangul_endings"):
+                f.polite = f.declared = True  # 빅하우스요: a Korean ending declares as です does
+                spans.append((m.end(), len(folded)))
             break
 
     def free(s: int, e: int) -> bool:
@@ -132,6 +147,11 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             f.negated = True
         else:
             f.aa_declined = True
+    # 「bo 5d 9c nha」: the fold word that also throws away is a discard of the cards it names
+    # in a game that draws
+    if t.draw and f.cards and {n for _, n in f.actions} == {"fold"} and all(
+            folded[p:].startswith(texts_of("throw_words")) for p, _ in f.actions):
+        f.actions = [(p, "discard") for p, _ in f.actions]
     for m in amount_pattern().finditer(folded):
         if not free(m.start(), m.end()):
             continue
@@ -179,12 +199,16 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             # an action word; a verb among them may still be an order (降りろ)
             if w.pos == VERB and w.cform in v.imperative:
                 f.vetoed = f.strict = True
+            if _clipped_negative(ws, i):
+                f.negated = True
             prev = w
             i += 1
             continue
         if w.lemma in v.lemmas and v.lemmas[w.lemma] in allowed:
             if w.pos == VERB and w.cform in v.imperative:
                 f.vetoed = f.strict = True
+            if _clipped_negative(ws, i):
+                f.negated = True
             lemma_found.add(s)
             if w.lemma in texts_of("needs_amount") and t.makes_by_amount:
                 f.needs_amount.add(v.lemmas[w.lemma])

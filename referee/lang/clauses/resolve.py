@@ -181,7 +181,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     _echoes(kept, acts)
     after_story = False
     if any(c.kind == "blocking" for c in kept):
-        decided = _decided_after(kept) or (_decided_first(kept) if coarse else None)
+        decided = _decided_after(kept) or (_decided_first(kept) if coarse else
+                                           _decided_then_told(kept))
         if decided is None or (advice is not None and advice(_others_told(kept, decided))):
             return Reading(None, True)
         kept, after_story = decided, True
@@ -205,7 +206,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     first = _completed(first, kept, game)
     if first is None:
         return Reading(None, True)
-    if advice is not None:
+    if advice is not None and not (acts[-1].last and _own_turn(acts[-1])):
+        # (「…続ければ役の可能性…、結論フォールド」: reasons weighed, then the speaker's own
+        # conclusion, are no advice)
         said_else = [c.text for c in kept if c.kind == "chat"]
         if said_else and advice(" ".join(said_else)):
             return Reading(None, True)
@@ -257,7 +260,7 @@ def _mentions_someone(c: Clause) -> bool:
         y in fold_nfkc(c.folded) for y in texts_of("second_person"))
 
 
-def _decided_after(kept: list[Clause]) -> list[Clause] | None:
+def _decided_after(kept: list[Clause], letter: bool = False) -> list[Clause] | None:
     """A message that thinks out loud and then decides: the reasons, plans and stories before
     it name other actions (前回ここでレイズして痛い目見たし、今回は降ります), but the last clause
     that names an action is the speaker's own plain action, and nothing after it names one.
@@ -270,7 +273,7 @@ def _decided_after(kept: list[Clause]) -> list[Clause] | None:
     if any(c.kind == "supposing" for c in kept) or (
             any(c.kind == "vocative" for c in kept) and not _own_turn(last)):
         return None  # said to someone, or what the speaker would do in their place
-    if last.kind != "action" or not _plain(last):
+    if last.kind != "action" or not _plain(last, letter):
         return None
     before = kept[:named[-1]]
     if any(c.kind == "blocking" and not c.hand_named
@@ -288,7 +291,8 @@ def _decided_first(kept: list[Clause]) -> list[Clause] | None:
     later sentence acts, declines or remarks, or the first is no plain action."""
     named = [i for i, c in enumerate(kept) if c.kind in _NAMING]
     if not named or kept[named[0]].kind != "action" or any(
-            kept[i].kind != "blocking" for i in named[1:]):
+            kept[i].kind != "blocking" and not _declines_other(kept[i], kept[named[0]])
+            for i in named[1:]):
         return None
     if any(c.kind in ("vocative", "supposing") for c in kept):
         return None
@@ -299,12 +303,38 @@ def _decided_first(kept: list[Clause]) -> list[Clause] | None:
     return kept[:named[0] + 1]
 
 
-def _plain(decision: Clause) -> bool:
+def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
+    """A decision that ends its sentence, after a story or none, and later sentences that only
+    talk about actions (「C。NPCが初手フォールドしてて草」, 「相手オールインとか無理、F。こういう
+    とこで降りれる俺えらい」): the decision, with what comes before it weighed as
+    :func:`_decided_after` weighs a story. None when a later sentence acts, declines or holds
+    back, or the decision does not end its sentence."""
+    acts = [i for i, c in enumerate(kept) if c.kind == "action"]
+    if len(acts) != 1 or acts[0] + 1 >= len(kept) or not kept[acts[0] + 1].after_stop:
+        return None
+    after = kept[acts[0] + 1:]
+    if any(c.kind in _NAMING and c.kind != "blocking" for c in after) or any(
+            _holds_back(c) or (c.musing and c.kind in _NAMING) for c in after) or \
+            _said_to_someone(after):
+        return None
+    # (a lone letter ending its sentence is the short form: 無理、F。, not a face's hand)
+    return _decided_after(kept[:acts[0] + 1], letter=True)
+
+
+def _declines_other(c: Clause, decision: Clause) -> bool:
+    """A later sentence that says no to another action than the decision (「こ。今回は降りん」:
+    the call, and not the fold) explains it; one that says no to the decision takes it back."""
+    return c.kind == "declined" and decision.parsed is not None and bool(c.declines) and \
+        decision.parsed.action not in c.declines
+
+
+def _plain(decision: Clause, letter: bool = False) -> bool:
     """Whether an action clause can stand as the decision beside a story: not a lone letter
-    (( ´∀｀)b), not a verb whose object is in the story (今回はやめとく)."""
+    (( ´∀｀)b) unless ``letter``, not a verb whose object is in the story (今回はやめとく)."""
     said = fold_nfkc(decision.folded).strip()
     # (a one-kana short form is one: こ; a lone letter may be a face's hand: ( ´∀｀)b)
-    return (len(said) >= 2 or (said in short_forms() and not said.isascii())) and not any(
+    return (len(said) >= 2 or (said in short_forms() and (letter or not said.isascii()))) \
+        and not any(
         w in said for w in texts_of("refers_back"))
 
 
@@ -339,6 +369,8 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.hand_named = f.hand is not None
         if kinds - {"all"} or f.hand or (f.up_to and traits(game).makes_by_amount):
             c.kind = _action_kind(f, kinds, game)
+            if c.kind == "declined":
+                c.declines = frozenset(kinds)
             if c.kind == "action":
                 got = build_action(f, game)
                 if got is None:
@@ -683,6 +715,11 @@ def _completed(first: Parsed, kept: list[Clause], game: str) -> Parsed | None:
     filled = _filled(first, kept, game)
     if filled is not None:
         return filled
+    at = next((i for i, c in enumerate(kept) if c.kind == "action"), len(kept))
+    for c in kept[:at]:  # 「2,4,5でAもKもないから…、結論フォールド」: figures of the story
+        if c.kind == "cards" and first.action in texts_of("takes_no_figure") and \
+                not cards_in(c.folded):
+            c.kind = "chat"
     if any(c.kind == "cards" for c in kept):
         return None
     return first

@@ -39,8 +39,13 @@ def _cuts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     long = vocab.marks("long_vowel")
     clause = (rf"{text_of('clause')}|[{text_of('wave')}]\s+(?=[a-zA-Z0-9])"
               rf"|(?<=[{jp}{long}0-9])(?:\s|[{text_of('wave')}])+(?=[{jp}])"
-              rf"|(?<=[{jp}{long}])[w{vocab.marks('laugh_word')}]+(?![a-z])")
-    return re.compile(clause), re.compile(text_of("sentence"))
+              rf"|(?<=[{jp}{long}])(?:{text_of('laughter')})(?![a-z])"
+              rf"|\s+(?:{text_of('laughter')})(?=\s|$)")
+    # laughter before a blank ends a sentence as a full stop does (コールで w 次は考える)
+    # (and so does a wave before a blank: 100アンティで〜 昨日のあれ見た？)
+    sentence = (rf"{text_of('sentence')}|(?<=[{jp}{long}])(?:{text_of('laughter')})(?=\s)"
+                rf"|\s+(?:{text_of('laughter')})(?=\s|$)|[{text_of('wave')}]+\s+")
+    return re.compile(clause), re.compile(sentence)
 
 
 @dataclass
@@ -61,6 +66,7 @@ class Clause:
     after_stop: bool = False  # a sentence ended right before it (全部捨て！いや…)
     hand_named: bool = False  # a hand class named (ツーペアなら…): talk of hands, no act
     commits: bool = False  # "with that" (それで): takes the action remarked on before it
+    declines: frozenset[str] = frozenset()  # the actions a declined clause says no to
     strict: bool = False  # vetoed other than by a remark: a wish, a condition, a question …
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None
@@ -135,10 +141,15 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     cuts: list[tuple[int, int]] = []  # (end of clause, start of next)
     if fine:  # a word of another script at a clause's edge (x すまん, コールです sorry slow)
         cuts += _edge_cuts(text)
+    cards_at: list[tuple[int, int]] | None = None
     for m in _cuts()[0 if fine else 1].finditer(text):
-        if not (fine and m.group().isspace() and _binds_forward(ws, m.start(), folded,
-                                                                 words_at)):
-            cuts.append((m.start(), m.end()))
+        if fine and m.group().isspace():
+            if cards_at is None:  # (えーす はーと: a card said with a blank is one phrase)
+                cards_at = [(a, b) for a, b, _ in cards_in(folded)]
+            if _binds_forward(ws, m.start(), folded, words_at) or any(
+                    a < m.start() < b for a, b in cards_at):
+                continue
+        cuts.append((m.start(), m.end()))
     # a conjunction of concession or reason ends a clause (コールしたいけど、/ スリーペアだから)
     for w in ws:
         if w.pos == PARTICLE and w.pos2 == CONJUNCTIVE and (
