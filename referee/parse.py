@@ -353,11 +353,13 @@ def other_games(text: str, game: str) -> tuple[str, ...]:
 def holds_action_words(text: str, game: str) -> bool:
     """Whether ``text`` holds any action vocabulary ``game``'s readers know: a near-miss word,
     an action word or verb stem of the clause reader, a short form standing alone, a hand name
-    the game declares. The awaited player's line that does is never left unanswered."""
+    the game declares, a figure of chips (800いきます). The awaited player's line that does is
+    never left unanswered."""
     typed = nfkc(text)
     if nearmiss.mentions_action(fold(typed)):
         return True
-    return clauses.mentions(fold_nfkc(clauses.repair(typed)), _hands(game))
+    repaired = fold_nfkc(clauses.repair(typed))
+    return clauses.mentions(repaired, _hands(game)) or clauses.chips_said(repaired)
 
 
 def clear_caches() -> None:

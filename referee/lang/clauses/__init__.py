@@ -30,8 +30,8 @@ from referee.lang.clauses.guess import guess
 from referee.lang.clauses.repair import numerals, repair
 from referee.lang.clauses.resolve import Reading, gate, read
 from referee.lang.clauses.split import Clause, split
-from referee.lang.clauses.vocabulary import GrammarReader, mentions
+from referee.lang.clauses.vocabulary import GrammarReader, chips_said, mentions
 
-__all__ = ["Clause", "Frame", "GrammarReader", "Reading", "frame", "gate", "guess", "mentions",
+__all__ = ["Clause", "Frame", "GrammarReader", "Reading", "chips_said", "frame", "gate", "guess", "mentions",
            "numerals",
            "read", "repair", "split"]

@@ -299,6 +299,18 @@ def _make_by_amount() -> re.Pattern[str]:
     return re.compile(rf"[0-9][k{text_of('units')}]?{re.escape(text_of('up_to'))}")
 
 
+def chips_said(folded: str) -> bool:
+    """Whether folded text names a figure of chips (800, 1.2k, 2千; B1200): not a count (2枚,
+    3回), not a single digit (a rank: 7以上). The awaited player who names one is answered."""
+    counters = tuple(vocabulary().counters)
+    for m in re.finditer(text_of("amount"), folded):
+        figure = m.group()
+        if (len(figure) >= 2 or not figure.isdigit()) and \
+                not folded[m.end():].lstrip().startswith(counters):
+            return True
+    return False
+
+
 def mentions(folded: str, hands: Iterable[tuple[str, re.Pattern[str]]] = ()) -> bool:
     """Whether folded text may hold an action word of the clause reader (a cheap gate: an
     action word, the stem of an action verb, a short form standing alone, or a hand name of
