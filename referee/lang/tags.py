@@ -71,6 +71,7 @@ class _Vocabulary:
     colons: str
     game_suffixes: tuple[str, ...]
     time: re.Pattern[str]
+    signature: str
     sender: tuple[str, str]
     reply_marks: tuple[str, ...]
 
@@ -90,7 +91,8 @@ def _vocabulary() -> _Vocabulary:
             subjects=tuple(fold_nfkc(str(w)) for w in d["own_subjects"]),
             trailing=marks("trailing"), name_end=str(d["name_end"]), colons=str(d["colons"]),
             game_suffixes=tuple(fold_nfkc(str(w)) for w in d["game_suffixes"]),
-            time=re.compile(str(d["time"])), sender=(str(d["sender"][0]), str(d["sender"][1])),
+            time=re.compile(str(d["time"])), signature=str(d["signature"]),
+            sender=(str(d["sender"][0]), str(d["sender"][1])),
             reply_marks=tuple(fold_nfkc(str(w)).lower() for w in d["reply_marks"]),
         )
     except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as e:
@@ -285,6 +287,7 @@ def _trailing(rest: str, game: str | None, table: int | None
     こ 【AA】, … @ゆき): a label naming a game or a table, or a mention (the action stays the
     speaker's: the mention says whom it answers). What is left must say something."""
     v = _vocabulary()
+    signed = False
     for _ in range(MAX_TAGS):
         body = rest.rstrip()
         cut: tuple[int, tuple[str, str | int] | None] | None = None
@@ -300,6 +303,14 @@ def _trailing(rest: str, game: str | None, table: int | None
             at = body.rfind(v.mention)
             if at > 0 and body[at - 1].isspace() and _word(body, at + 1) == len(body):
                 cut = at, None
+        if cut is None:  # (ベット1200 ／ゆき: the speaker's signature)
+            m = re.search(rf"\s[{re.escape(v.signature)}]+\s*([^\s{re.escape(v.signature)}]+)$",
+                          body)
+            if m is not None and _name().fullmatch(m.group(1)) and _what(m.group(1)) is None \
+                    and not m.group(1).isdigit() and not signed and \
+                    not clause_words.mentions(fold_nfkc(m.group(1))):
+                signed = True  # (one signature: コール / レイズ / フォールド lists options)
+                cut = m.start(), None
         if cut is None:  # (べっと せんにひゃく #plo)
             at = body.rfind(v.hashtag)
             got = _marked(body[at:]) if at > 0 and body[at - 1].isspace() else None

@@ -32,6 +32,5 @@ from referee.lang.clauses.resolve import Reading, gate, read
 from referee.lang.clauses.split import Clause, split
 from referee.lang.clauses.vocabulary import GrammarReader, chips_said, mentions
 
-__all__ = ["Clause", "Frame", "GrammarReader", "Reading", "chips_said", "frame", "gate", "guess", "mentions",
-           "numerals",
-           "read", "repair", "split"]
+__all__ = ["Clause", "Frame", "GrammarReader", "Reading", "chips_said", "frame", "gate", "guess",
+           "mentions", "numerals", "read", "repair", "split"]

@@ -66,6 +66,18 @@ class Frame:
     strict: bool = False  # vetoed by something other than a remark (a question, a wish …)
 
 
+def _polite_wish(ws: tuple[Word, ...], i: int) -> bool:
+    """「…したいと思います」 at the end of a clause: the set phrase of a polite declaration, not a
+    wish (but 「…したいと思ったけど」 is one: a past thought, conceded)."""
+    v = texts_of("polite_wish")
+    if ws[i].pos != AUX or ws[i].lemma not in texts_of("wish_like") or i + 2 >= len(ws) or \
+            ws[i + 1].lemma != v[0] or ws[i + 2].lemma != v[1]:
+        return False
+    tail = ws[i + 3:]
+    return any(w.lemma == v[2] for w in tail) and all(
+        (w.pos == AUX and w.lemma in v[2:]) or w.pos in (SYMBOL, BLANK) for w in tail)
+
+
 def _clipped_negative(ws: tuple[Word, ...], i: int) -> bool:
     """「今回は降りん」: a verb clipped to ん at the end of what is said is its negative (降りない);
     the analyser reads it as the attributive form of 降りんの, which needs what follows."""
@@ -147,6 +159,11 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             f.negated = True
         else:
             f.aa_declined = True
+    # 「いまの降りますが…」: the action word after "the one just now" names a past action
+    if f.actions and folded[:f.actions[0][0]].rstrip().endswith(
+            tuple(w for w in texts_of("past_pointers") if w.endswith(text_of("of")))):
+        f.vetoed = f.strict = True
+        f.why.append(text_of("of"))
     # 「bo 5d 9c nha」: the fold word that also throws away is a discard of the cards it names
     # in a game that draws
     if t.draw and f.cards and {n for _, n in f.actions} == {"fold"} and all(
@@ -239,6 +256,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
                 spans.append((s, prev.start - clause.start + len(prev.surface)))
             i += n
             continue
+        if _polite_wish(ws, i):
+            f.declared = f.polite = True  # オールインをしたいと思います: how one declares politely
+            break
         if _asks_leave(ws, i, f, folded):
             spans.append((s, e))
             f.declared = f.polite = True

@@ -391,6 +391,24 @@ def _foreign_unit(m: re.Match[str]) -> str:
     return str(int(value)) if value == int(value) else m.group()
 
 
+@cache
+def _kana_digits() -> re.Pattern[str]:
+    """A run of digits read one by one in kana, with a zero among them (にーぜろぜろぜろ)."""
+    digits = words_table().get("kana_digits", {})
+    one = "|".join(re.escape(d) for d in sorted(digits, key=len, reverse=True))
+    zero = re.escape(text_of("kana_zero"))
+    return re.compile(rf"(?:(?:{one})ー?)*{zero}(?:(?:{one})ー?)*")
+
+
+def _kana_digit_run(m: re.Match[str]) -> str:
+    digits = words_table().get("kana_digits", {})
+    pattern = "|".join(re.escape(d) for d in sorted(digits, key=len, reverse=True))
+    said = re.findall(pattern, m.group())
+    if len(said) < 2 or said[0] == text_of("kana_zero"):
+        return m.group()  # (a lone ぜろ, or one that starts: no figure of chips)
+    return "".join(str(digits[d]) for d in said)
+
+
 def numerals(text: str) -> str:
     """Kanji and kana numerals with a unit (千八百, 五百, にせん ごひゃく) written in digits; the
     units of the community's other languages (2천, 3 nghìn) and a decimal point said aloud
@@ -398,6 +416,8 @@ def numerals(text: str) -> str:
     v = vocabulary()
     units, point = _foreign_units()
     text = units.sub(_foreign_unit, point.sub(".", text))
+    if text_of("kana_zero") in text:  # にーぜろぜろぜろ, いちぜろぜろ: digits read one by one
+        text = _kana_digits().sub(_kana_digit_run, text)
     if _HANGUL.search(text):
         text = _hangul_number().sub(_hangul_value, text)
     kanji, kana = _numeral_patterns()

@@ -19,6 +19,7 @@ from referee.lang.clauses.repair import repair
 from referee.lang.clauses.split import Clause, split
 from referee.lang.clauses.vocabulary import (
     BLANK,
+    CONJUNCTIVE,
     FINAL,
     PARTICLE,
     SYMBOL,
@@ -387,6 +388,8 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.kind, c.parsed = "action", got
         if c.told_concession:
             c.kind = "declined"  # フラッシュなんだけどな, コールしたいけど: said, not done
+        elif c.hand_named and got.hand is not None and _gives_reason(c):
+            c.kind = "blocking"  # 私はフルハウスだから…: the hand given as a reason
     elif c.kind == "chat" and action_words(c.folded, with_cards=bool(cards_in(c.folded))):
         c.kind = "blocking"  # an action word in a clause about something else
     elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):
@@ -395,6 +398,13 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.kind = "vocative"  # 「ジェーン、just call」: said to someone, unless …
     elif c.kind == "chat" and supposes(c):
         c.kind = "supposing"  # 私なら、コール (not ポットじゃ！なめたらいけんで)
+
+
+def _gives_reason(c: Clause) -> bool:
+    """Whether the clause ends with a conjunction of reason (フルハウスだから, のし is no から)."""
+    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    return bool(said) and said[-1].pos == PARTICLE and said[-1].pos2 == CONJUNCTIVE and \
+        said[-1].lemma in texts_of("reason")
 
 
 def _cards_said(c: Clause, grammar: GrammarReader) -> Parsed | None:

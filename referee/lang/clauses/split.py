@@ -142,7 +142,12 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     if fine:  # a word of another script at a clause's edge (x すまん, コールです sorry slow)
         cuts += _edge_cuts(text)
     cards_at: list[tuple[int, int]] | None = None
+    # an aside in brackets that the sentence runs on after (エクストラ(2.5倍)が選べなくなる)
+    # cuts nothing: what follows it is the same clause
+    asides = [a.span() for a in re.finditer(text_of("aside"), text)] if "(" in text else []
     for m in _cuts()[0 if fine else 1].finditer(text):
+        if any(a <= m.start() < b for a, b in asides):
+            continue
         if fine and m.group().isspace():
             if cards_at is None:  # (えーす はーと: a card said with a blank is one phrase)
                 cards_at = [(a, b) for a, b, _ in cards_in(folded)]
