@@ -165,6 +165,8 @@ def standard_keys(cards: npt.NDArray[np.integer]) -> IntArray:
     k = cards.shape[1]
     if not 5 <= k <= 7:
         raise ValueError("standard_keys needs 5 to 7 cards a hand")
+    # one byte a card, rows contiguous: the pair views of :func:`_pair_words` need it
+    cards = np.ascontiguousarray(cards, dtype=np.uint8)
     out = np.empty(cards.shape[0], dtype=np.int64)
     # blocks small enough to stay in cache: fresh multi-megabyte temporaries cost more in
     # page faults than the arithmetic on them
@@ -173,25 +175,61 @@ def standard_keys(cards: npt.NDArray[np.integer]) -> IntArray:
     return out
 
 
-_BLOCK = 1 << 15
+_BLOCK = 1 << 16
+
+#: the packed word of two cards at once, indexed by the two card bytes read as one
+#: little-endian ``uint16`` (``a | b << 8``): half the gathers of one card at a time
+PAIR_WORD = np.zeros(1 << 16, dtype=np.int64)
+#: the same for the cards' bits in the four per-suit rank masks (:data:`_SUIT_BITS`)
+_PAIR_SUIT_BITS = np.zeros(1 << 16, dtype=np.int64)
+for _a in range(52):
+    PAIR_WORD[_a | np.arange(52) << 8] = CARD_WORD[_a] + CARD_WORD[:52]
+    _PAIR_SUIT_BITS[_a | np.arange(52) << 8] = _SUIT_BITS[_a] | _SUIT_BITS[:52]
+del _a
+#: suit counters (``word >> 32``) plus 3, masked by :data:`_FMASK` and shifted right by 3,
+#: leave one bit 1 << 4s for the flush suit s: the shift to its 16-bit rank mask
+_LANE = np.zeros(4097, dtype=np.int64)
+_LANE[[1, 16, 256, 4096]] = [0, 16, 32, 48]
 
 
-def _standard_block(cards: npt.NDArray[np.integer]) -> IntArray:
+def _pair_parts(cards: npt.NDArray[np.uint8]) -> list[npt.NDArray[np.generic]]:
+    """Views of a C-contiguous (N, k) byte array: one ``uint16`` column per pair of
+    neighbouring cards (0-1, 2-3, ...), and the last card alone (``uint8``) when k is odd."""
+    n, k = cards.shape
+    parts: list[npt.NDArray[np.generic]] = [
+        np.ndarray((n,), np.uint16, cards, off, (k,)) for off in range(0, k - 1, 2)]
+    if k % 2:
+        parts.append(np.ndarray((n,), np.uint8, cards, k - 1, (k,)))
+    return parts
+
+
+def _pair_sum(parts: list[npt.NDArray[np.generic]], pair: IntArray, single: IntArray,
+              rows: npt.NDArray[np.intp] | None = None) -> IntArray:
+    """Sum over a hand's cards of a per-card word, two cards a gather (``pair`` indexed as
+    :data:`PAIR_WORD`, ``single`` for an odd last card); only ``rows`` when given."""
+    total: IntArray | None = None
+    for part in parts:
+        idx = part if rows is None else part[rows]
+        got = (pair if part.dtype == np.uint16 else single).take(idx)
+        if total is None:
+            total = got
+        else:
+            total += got
+    assert total is not None
+    return total
+
+
+def _standard_block(cards: npt.NDArray[np.uint8]) -> IntArray:
     ms, table = _standard_table()
-    cols = np.ascontiguousarray(cards.T)
-    words = CARD_WORD.take(cols[0])
-    for j in range(1, cols.shape[0]):
-        words += CARD_WORD.take(cols[j])
+    parts = _pair_parts(cards)
+    words = _pair_sum(parts, PAIR_WORD, CARD_WORD)
     out = table.take(ms.of_words(words)).astype(np.int64)
-    flush = np.flatnonzero((words + _FOFF) & _FMASK)
+    flush = np.flatnonzero(((words + _FOFF) & _FMASK) != 0)
     if flush.size:
-        fc = cards[flush].astype(np.int64)
-        bits = _SUIT_BITS[fc].sum(axis=1)
-        counters = (words[flush] >> _SUIT_SHIFT) & 0xFFFF
-        suit = np.zeros(flush.size, dtype=np.int64)
-        for s in range(1, 4):
-            suit[((counters >> (4 * s)) & 0xF) >= 5] = s
-        out[flush] = _FLUSH_TABLE[(bits >> (16 * suit)) & 0x1FFF]
+        # in at most 7 one-deck cards only one suit can hold five: its rank mask decides
+        bits = _pair_sum(parts, _PAIR_SUIT_BITS, _SUIT_BITS, flush)
+        lane = _LANE.take(((words[flush] + _FOFF) & _FMASK) >> (_SUIT_SHIFT + 3))
+        out[flush] = _FLUSH_TABLE.take((bits >> lane) & 0x1FFF)
     return out
 
 
