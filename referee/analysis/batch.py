@@ -11,6 +11,9 @@ against those evaluators exhaustively or on random hands.
   pass; ``+3`` on each counter sets its top bit exactly when that suit holds 5 or more (a flush).
   The two rank fields index two small tables (78,125 and 15,625 entries) whose sum indexes the
   table of every rank multiset: no search, three gathers a hand.
+* Two cards a gather: a hand's cards are one byte each in C-contiguous rows, so two neighbouring
+  cards read as one little-endian ``uint16`` (a strided view, no copy) index :data:`PAIR_WORD`,
+  the sum of their two words (65,536 entries, 2,704 of them used): four gathers for seven cards.
 * :func:`standard_keys`: ``holdem_aa`` / ``omaha``-style best 5 of 5..7 distinct cards (one
   deck). The five-card multisets' keys are the reference evaluator's
   (:func:`referee.hands.standard.key_from_cards`, 6,175 of them); six and seven cards take the
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 from functools import cache
 from math import comb
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -38,22 +42,23 @@ from referee.hands.standard import FLUSH, key_from_cards
 
 IntArray = npt.NDArray[np.int64]
 CardArray = npt.NDArray[np.uint8]
+UIntArray = npt.NDArray[np.unsignedinteger[Any]]
 
 #: binomial table: BINOM[n, k] = C(n, k) for n <= 52, k <= 7
 BINOM = np.array([[comb(n, k) for k in range(8)] for n in range(53)], dtype=np.int64)
 
 _LOW = 7  # ranks 0..6 (2..8) go to the low field, 7..12 (9..A) to the high one
 _HI_SHIFT = 17  # 4 * 5**6 + 3 * 5**5 < 2**17: seven cards never overflow the low field
-_SUIT_SHIFT = 32
-_FOFF = np.int64(0x3333 << _SUIT_SHIFT)
-_FMASK = np.int64(0x8888 << _SUIT_SHIFT)
+SUIT_SHIFT = 32
+_FOFF = np.int64(0x3333 << SUIT_SHIFT)
+_FMASK = np.int64(0x8888 << SUIT_SHIFT)
 #: the packed word of each card: rank digit in its field, +1 on its suit's counter
 CARD_WORD = np.array(
     [(5 ** (c >> 2) if c >> 2 < _LOW else 5 ** ((c >> 2) - _LOW) << _HI_SHIFT)
-     + (1 << (_SUIT_SHIFT + 4 * (c & 3))) for c in range(52)], dtype=np.int64)
+     + (1 << (SUIT_SHIFT + 4 * (c & 3))) for c in range(52)], dtype=np.int64)
 #: each card's bit in four 16-bit rank masks, one per suit (only read for flushes)
-_SUIT_BITS = np.array([1 << ((c >> 2) + 16 * (c & 3)) for c in range(52)], dtype=np.int64)
-_FLUSH_TABLE = np.array(FLUSH, dtype=np.int64)
+SUIT_BITS = np.array([1 << ((c >> 2) + 16 * (c & 3)) for c in range(52)], dtype=np.int64)
+FLUSH_TABLE = np.array(FLUSH, dtype=np.int64)
 
 
 def _count_vectors(kinds: int, most: int) -> npt.NDArray[np.int64]:
@@ -92,7 +97,7 @@ class Multisets:
     def of_words(self, words: IntArray) -> IntArray:
         """Table index of each packed hand word (the sum of its cards' :data:`CARD_WORD`)."""
         lo = words & ((1 << _HI_SHIFT) - 1)
-        hi = (words >> _HI_SHIFT) & ((1 << (_SUIT_SHIFT - _HI_SHIFT)) - 1)
+        hi = (words >> _HI_SHIFT) & ((1 << (SUIT_SHIFT - _HI_SHIFT)) - 1)
         return np.asarray(self.lo_index.take(lo) + self.hi_index.take(hi), dtype=np.int64)
 
 
@@ -113,12 +118,12 @@ def _rank_only_cards(counts: npt.NDArray[np.int64]) -> list[list[int]]:
 
 
 #: the packed rank digit of each rank (a card's word without its suit counter)
-_RANK_WORD = np.array([5**r if r < _LOW else 5 ** (r - _LOW) << _HI_SHIFT for r in range(13)],
+RANK_WORD = np.array([5**r if r < _LOW else 5 ** (r - _LOW) << _HI_SHIFT for r in range(13)],
                       dtype=np.int64)
 
 
 @cache
-def _five_keys() -> tuple[npt.NDArray[np.int64], IntArray]:
+def five_keys() -> tuple[npt.NDArray[np.int64], IntArray]:
     """(every five-card rank multiset as count rows, its non-flush key by the reference
     evaluator), kept in the disk cache (:mod:`referee.analysis.cache`) keyed by the
     evaluator's code."""
@@ -145,16 +150,16 @@ def _standard_table() -> tuple[Multisets, npt.NDArray[np.int32]]:
     table = np.full(ms.size, -1, dtype=np.int32)  # keys < 2**24: half the memory of int64
     rows = _count_vectors(13, 7)
     sizes = rows.sum(axis=1)
-    five, keys = _five_keys()
+    five, keys = five_keys()
     table[ms.index(five)] = keys
     for size in (6, 7):
         part = rows[sizes == size]
-        words = part @ _RANK_WORD
+        words = part @ RANK_WORD
         best = np.full(part.shape[0], -1, dtype=np.int32)
         # the best five of ``size`` cards is the best of its parts one card fewer
         for r in range(13):
             ok = np.flatnonzero(part[:, r])
-            best[ok] = np.maximum(best[ok], table[ms.of_words(words[ok] - _RANK_WORD[r])])
+            best[ok] = np.maximum(best[ok], table[ms.of_words(words[ok] - RANK_WORD[r])])
         table[ms.of_words(words)] = best
     return ms, table
 
@@ -165,13 +170,13 @@ def standard_keys(cards: npt.NDArray[np.integer]) -> IntArray:
     k = cards.shape[1]
     if not 5 <= k <= 7:
         raise ValueError("standard_keys needs 5 to 7 cards a hand")
-    # one byte a card, rows contiguous: the pair views of :func:`_pair_words` need it
-    cards = np.ascontiguousarray(cards, dtype=np.uint8)
-    out = np.empty(cards.shape[0], dtype=np.int64)
+    # one byte a card, rows contiguous: the pair views of :func:`pair_parts` need it
+    rows: npt.NDArray[np.uint8] = np.ascontiguousarray(cards, dtype=np.uint8)
+    out = np.empty(rows.shape[0], dtype=np.int64)
     # blocks small enough to stay in cache: fresh multi-megabyte temporaries cost more in
     # page faults than the arithmetic on them
-    for start in range(0, cards.shape[0], _BLOCK):
-        out[start:start + _BLOCK] = _standard_block(cards[start:start + _BLOCK])
+    for start in range(0, rows.shape[0], _BLOCK):
+        out[start:start + _BLOCK] = _standard_block(rows[start:start + _BLOCK])
     return out
 
 
@@ -180,30 +185,30 @@ _BLOCK = 1 << 16
 #: the packed word of two cards at once, indexed by the two card bytes read as one
 #: little-endian ``uint16`` (``a | b << 8``): half the gathers of one card at a time
 PAIR_WORD = np.zeros(1 << 16, dtype=np.int64)
-#: the same for the cards' bits in the four per-suit rank masks (:data:`_SUIT_BITS`)
-_PAIR_SUIT_BITS = np.zeros(1 << 16, dtype=np.int64)
+#: the same for the cards' bits in the four per-suit rank masks (:data:`SUIT_BITS`)
+PAIR_SUIT_BITS = np.zeros(1 << 16, dtype=np.int64)
 for _a in range(52):
     PAIR_WORD[_a | np.arange(52) << 8] = CARD_WORD[_a] + CARD_WORD[:52]
-    _PAIR_SUIT_BITS[_a | np.arange(52) << 8] = _SUIT_BITS[_a] | _SUIT_BITS[:52]
+    PAIR_SUIT_BITS[_a | np.arange(52) << 8] = SUIT_BITS[_a] | SUIT_BITS[:52]
 del _a
 #: suit counters (``word >> 32``) plus 3, masked by :data:`_FMASK` and shifted right by 3,
 #: leave one bit 1 << 4s for the flush suit s: the shift to its 16-bit rank mask
-_LANE = np.zeros(4097, dtype=np.int64)
-_LANE[[1, 16, 256, 4096]] = [0, 16, 32, 48]
+LANE = np.zeros(4097, dtype=np.int64)
+LANE[[1, 16, 256, 4096]] = [0, 16, 32, 48]
 
 
-def _pair_parts(cards: npt.NDArray[np.uint8]) -> list[npt.NDArray[np.generic]]:
+def pair_parts(cards: npt.NDArray[np.uint8]) -> list[UIntArray]:
     """Views of a C-contiguous (N, k) byte array: one ``uint16`` column per pair of
     neighbouring cards (0-1, 2-3, ...), and the last card alone (``uint8``) when k is odd."""
     n, k = cards.shape
-    parts: list[npt.NDArray[np.generic]] = [
+    parts: list[UIntArray] = [
         np.ndarray((n,), np.uint16, cards, off, (k,)) for off in range(0, k - 1, 2)]
     if k % 2:
         parts.append(np.ndarray((n,), np.uint8, cards, k - 1, (k,)))
     return parts
 
 
-def _pair_sum(parts: list[npt.NDArray[np.generic]], pair: IntArray, single: IntArray,
+def pair_sum(parts: list[UIntArray], pair: IntArray, single: IntArray,
               rows: npt.NDArray[np.intp] | None = None) -> IntArray:
     """Sum over a hand's cards of a per-card word, two cards a gather (``pair`` indexed as
     :data:`PAIR_WORD`, ``single`` for an odd last card); only ``rows`` when given."""
@@ -221,29 +226,29 @@ def _pair_sum(parts: list[npt.NDArray[np.generic]], pair: IntArray, single: IntA
 
 def _standard_block(cards: npt.NDArray[np.uint8]) -> IntArray:
     ms, table = _standard_table()
-    parts = _pair_parts(cards)
-    words = _pair_sum(parts, PAIR_WORD, CARD_WORD)
+    parts = pair_parts(cards)
+    words = pair_sum(parts, PAIR_WORD, CARD_WORD)
     out = table.take(ms.of_words(words)).astype(np.int64)
     flush = np.flatnonzero(((words + _FOFF) & _FMASK) != 0)
     if flush.size:
         # in at most 7 one-deck cards only one suit can hold five: its rank mask decides
-        bits = _pair_sum(parts, _PAIR_SUIT_BITS, _SUIT_BITS, flush)
-        lane = _LANE.take(((words[flush] + _FOFF) & _FMASK) >> (_SUIT_SHIFT + 3))
-        out[flush] = _FLUSH_TABLE.take((bits >> lane) & 0x1FFF)
+        bits = pair_sum(parts, PAIR_SUIT_BITS, SUIT_BITS, flush)
+        lane = LANE.take(((words[flush] + _FOFF) & _FMASK) >> (SUIT_SHIFT + 3))
+        out[flush] = FLUSH_TABLE.take((bits >> lane) & 0x1FFF)
     return out
 
 
 def five_card_key_counts() -> tuple[IntArray, IntArray]:
     """(sorted distinct best-5 keys of the C(52, 5) one-deck hands, hands with each key)."""
-    five, five_keys = _five_keys()
+    five, nf_keys = five_keys()
     suits = np.array([comb(4, n) for n in range(5)], dtype=np.int64)
     ways = suits[five].prod(axis=1)
     distinct = (five <= 1).all(axis=1)
     ways[distinct] -= 4  # the four one-suit assignments are flushes, counted below
-    keys = [five_keys]
+    keys = [nf_keys]
     counts = [ways]
     masks = (five[distinct] << np.arange(13)).sum(axis=1)
-    keys.append(_FLUSH_TABLE[masks])
+    keys.append(FLUSH_TABLE[masks])
     counts.append(np.full(masks.size, 4, dtype=np.int64))
     k = np.concatenate(keys)
     c = np.concatenate(counts)

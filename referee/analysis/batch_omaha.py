@@ -6,7 +6,7 @@ instead of the 60 two-plus-three combinations a deal:
 * **without flushes** a deal's best is the best over its six hole pairs of "this pair with the
   best three of this board": :func:`_pair_board_table` holds that for every five-card board rank
   multiset (6,175) and ordered rank pair (169), each entry the best of the board's ten triples
-  by the five-card keys of :func:`referee.analysis.batch._five_keys` (the reference
+  by the five-card keys of :func:`referee.analysis.batch.five_keys` (the reference
   evaluator's). 1,043,575 ``int32`` entries, 4.2 MB;
 * **flushes** need three board cards and two hole cards of one suit; five board cards hold
   three of at most one suit, so per deal there is one candidate suit. :func:`_flush_table`
@@ -31,19 +31,20 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.analysis.batch import (
-    _FLUSH_TABLE,
-    _LANE,
-    _PAIR_SUIT_BITS,
-    _RANK_WORD,
-    _SUIT_BITS,
-    _SUIT_SHIFT,
     CARD_WORD,
+    FLUSH_TABLE,
+    LANE,
+    PAIR_SUIT_BITS,
     PAIR_WORD,
+    RANK_WORD,
+    SUIT_BITS,
+    SUIT_SHIFT,
     IntArray,
     Multisets,
-    _five_keys,
-    _pair_parts,
-    _pair_sum,
+    UIntArray,
+    five_keys,
+    pair_parts,
+    pair_sum,
 )
 
 _PAIRS = tuple(combinations(range(4), 2))  # the six hole pairs
@@ -58,7 +59,7 @@ _BLOCK = 1 << 15
 def _board_index() -> tuple[Multisets, npt.NDArray[np.int32], npt.NDArray[np.int64]]:
     """(index of rank multisets of at most 5 cards, the dense number 0..6174 of each
     five-card one (-1 elsewhere), those multisets as sorted rank rows (6175, 5))."""
-    five, _ = _five_keys()
+    five, _ = five_keys()
     ms = Multisets(5)
     dense = np.full(ms.size, -1, dtype=np.int32)
     dense[ms.index(five)] = np.arange(five.shape[0], dtype=np.int32)
@@ -71,17 +72,17 @@ def _pair_board_table() -> npt.NDArray[np.int32]:
     """Best rank-only key of every (board multiset, ordered hole rank pair), flattened
     ``board * 169 + 13 * a + b`` (module doc); -1 for a pair no deal can hold with that board
     (five of a rank)."""
-    five, keys = _five_keys()
+    five, keys = five_keys()
     ms, _, ranks = _board_index()
     nf5 = np.full(ms.size, -1, dtype=np.int32)
     nf5[ms.index(five)] = keys
     a = np.repeat(np.arange(13), 13)
     b = np.tile(np.arange(13), 13)
-    pair_word = _RANK_WORD[a] + _RANK_WORD[b]
+    pair_word = RANK_WORD[a] + RANK_WORD[b]
     best = np.full((ranks.shape[0], 169), -1, dtype=np.int32)
     for i, j, k in _TRIPLES:
         tri = ranks[:, [i, j, k]]
-        word = (_RANK_WORD[tri].sum(axis=1))[:, None] + pair_word[None, :]
+        word = (RANK_WORD[tri].sum(axis=1))[:, None] + pair_word[None, :]
         # a pair r, r with a triple r, r, r is five of a rank: its base-5 digit would carry
         # (looked up as the pair alone, then dropped)
         five_of = (a == b)[None, :] & (tri == tri[:, :1]).all(axis=1)[:, None] \
@@ -111,7 +112,7 @@ def _flush_table() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
         best = np.zeros((rows.size, 169), dtype=np.int32)
         for tri in combinations(range(n), 3):
             tri_bits = (1 << bits[:, list(tri)]).sum(axis=1)
-            got = _FLUSH_TABLE.take(tri_bits[:, None] | pair_bits[None, :])
+            got = FLUSH_TABLE.take(tri_bits[:, None] | pair_bits[None, :])
             np.maximum(best, got, out=best)
         table[rows] = np.where(ok, best, 0)
     return dense, table.reshape(-1)
@@ -124,20 +125,20 @@ def omaha_keys(hole: npt.NDArray[np.integer], board: npt.NDArray[np.integer]) ->
     board = np.asarray(board)
     if hole.ndim != 2 or hole.shape[1] != 4 or board.shape != (hole.shape[0], 5):
         raise ValueError("omaha_keys needs (N, 4) hole cards and (N, 5) board cards")
-    hole = np.ascontiguousarray(hole, dtype=np.uint8)
-    board = np.ascontiguousarray(board, dtype=np.uint8)
-    out = np.empty(hole.shape[0], dtype=np.int64)
-    for start in range(0, hole.shape[0], _BLOCK):
+    hole8: npt.NDArray[np.uint8] = np.ascontiguousarray(hole, dtype=np.uint8)
+    board8: npt.NDArray[np.uint8] = np.ascontiguousarray(board, dtype=np.uint8)
+    out = np.empty(hole8.shape[0], dtype=np.int64)
+    for start in range(0, hole8.shape[0], _BLOCK):
         stop = start + _BLOCK
-        out[start:stop] = _omaha_block(hole[start:stop], board[start:stop])
+        out[start:stop] = _omaha_block(hole8[start:stop], board8[start:stop])
     return out
 
 
 def _omaha_block(hole: npt.NDArray[np.uint8], board: npt.NDArray[np.uint8]) -> IntArray:
     ms, dense, _ = _board_index()
     table = _pair_board_table()
-    parts = _pair_parts(board)
-    words = _pair_sum(parts, PAIR_WORD, CARD_WORD)
+    parts = pair_parts(board)
+    words = pair_sum(parts, PAIR_WORD, CARD_WORD)
     base = dense.take(ms.of_words(words)).astype(np.int64) * 169
     rank = hole >> 2
     rank13 = rank * np.uint8(13)  # at most 12 * 13 + 12 = 168: bytes suffice
@@ -145,19 +146,19 @@ def _omaha_block(hole: npt.NDArray[np.uint8], board: npt.NDArray[np.uint8]) -> I
     out = table.take(base + pair[0]).astype(np.int64)
     for p in pair[1:]:
         np.maximum(out, table.take(base + p), out=out)
-    counters = ((words >> _SUIT_SHIFT) + _OFF3) & _MASK3
+    counters = ((words >> SUIT_SHIFT) + _OFF3) & _MASK3
     rows = np.flatnonzero(counters != 0)
     if rows.size:
         _flushes(hole, parts, counters, pair, rows, out)
     return out
 
 
-def _flushes(hole: npt.NDArray[np.uint8], parts: list[npt.NDArray[np.generic]],
+def _flushes(hole: npt.NDArray[np.uint8], parts: list[UIntArray],
              counters: IntArray, pair: list[npt.NDArray[np.uint8]], rows: npt.NDArray[np.intp],
              out: IntArray) -> None:
     """Raise ``out`` to the best flush of each of ``rows`` (deals whose board holds three or
     more of a suit) where two hole cards of that suit can make one."""
-    lane = _LANE.take(counters[rows] >> 3)
+    lane = LANE.take(counters[rows] >> 3)
     suit = (lane >> 4).astype(np.uint8)
     suited = (hole[rows] & np.uint8(3)) == suit[:, None]
     two = np.flatnonzero(suited.sum(axis=1) >= 2)
@@ -165,7 +166,7 @@ def _flushes(hole: npt.NDArray[np.uint8], parts: list[npt.NDArray[np.generic]],
         return
     rows, lane, suited = rows[two], lane[two], suited[two]
     dense, table = _flush_table()
-    bits = _pair_sum(parts, _PAIR_SUIT_BITS, _SUIT_BITS, rows)
+    bits = pair_sum(parts, PAIR_SUIT_BITS, SUIT_BITS, rows)
     base = dense.take((bits >> lane) & 0x1FFF).astype(np.int64) * 169
     best = np.zeros(rows.size, dtype=np.int64)
     for (i, j), p in zip(_PAIRS, pair, strict=True):
