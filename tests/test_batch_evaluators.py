@@ -10,10 +10,11 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from referee.analysis.batch import standard_keys
+from referee.analysis.batch import five_keys, standard_keys
 from referee.analysis.batch_omaha import omaha_keys
 from referee.cards import parse_cards
 from referee.hands import best5_key, class_of, omaha_key
+from referee.hands.standard import key_from_cards
 
 
 @pytest.fixture(autouse=True)
@@ -38,6 +39,16 @@ def _same_order(keys: npt.NDArray[np.int64], phe: list[int]) -> None:
     pairs = np.unique(np.stack([keys, ranks], axis=1), axis=0)  # sorted by key
     assert pairs.shape[0] == np.unique(keys).size == np.unique(ranks).size
     assert (np.diff(pairs[:, 1]) < 0).all()
+
+
+def test_five_card_keys_are_the_reference_evaluators_on_every_rank_multiset() -> None:
+    five, keys = five_keys()
+    assert five.shape == (6175, 13) and (five.sum(axis=1) == 5).all()
+    assert len({tuple(r) for r in five.tolist()}) == 6175
+    for row, key in zip(five.tolist(), keys.tolist(), strict=True):
+        ranks = [r for r in range(13) for _ in range(row[r])]
+        cards = [r * 4 + i % 4 for i, r in enumerate(ranks)]  # suits never make a flush
+        assert key == key_from_cards(cards), ranks
 
 
 @pytest.mark.parametrize("size", [5, 6, 7])

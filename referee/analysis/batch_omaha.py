@@ -6,8 +6,8 @@ instead of the 60 two-plus-three combinations a deal:
 * **without flushes** a deal's best is the best over its six hole pairs of "this pair with the
   best three of this board": :func:`_pair_board_table` holds that for every five-card board rank
   multiset (6,175) and ordered rank pair (169), each entry the best of the board's ten triples
-  by the five-card keys of :func:`referee.analysis.batch.five_keys` (the reference
-  evaluator's). 1,043,575 ``int32`` entries, 4.2 MB;
+  by the five-card keys of :func:`referee.analysis.batch.five_keys`. 1,043,575 ``int32``
+  entries, 4.2 MB;
 * **flushes** need three board cards and two hole cards of one suit; five board cards hold
   three of at most one suit, so per deal there is one candidate suit. :func:`_flush_table`
   holds, for every rank mask of 3..5 board cards of a suit (2,288) and rank pair of two more
@@ -18,8 +18,8 @@ instead of the 60 two-plus-three combinations a deal:
   correctly, as a flush.
 
 Cards are read as in :func:`referee.analysis.batch.standard_keys`: the board's packed words two
-cards a gather. Building both tables takes ~0.1 s, once per process (the five-card keys come
-from the analysis' disk cache). tests/test_analysis.py checks the keys against ``omaha_key``.
+cards a gather. Building both tables takes ~0.2 s, once per process.
+tests/test_batch_evaluators.py checks the keys against ``omaha_key`` and phevaluator.
 """
 
 from __future__ import annotations
