@@ -1,24 +1,26 @@
 """Omaha (exactly 2 of 4 hole cards + 3 of 5 board cards) in bulk: :func:`omaha_keys`.
 
 The same key as :func:`referee.hands.standard.omaha_key` for every deal, by two small tables
-instead of the 60 two-plus-three combinations a deal:
+instead of the 60 two-plus-three combinations a deal. Both hold strengths -- a key's index
+among the 7,462 five-card keys, two bytes -- so that a maximum over them is a maximum over keys
+and the tables stay in cache:
 
 * **without flushes** a deal's best is the best over its six hole pairs of "this pair with the
-  best three of this board": :func:`_pair_board_table` holds that for every five-card board rank
-  multiset (6,175) and ordered rank pair (169), each entry the best of the board's ten triples
-  by the five-card keys of :func:`referee.analysis.batch.five_keys`. 1,043,575 ``int32``
-  entries, 4.2 MB;
+  best three of this board": the table holds that for every five-card board rank multiset
+  (6,175) and ordered rank pair (169), from the five-card keys of
+  :func:`referee.analysis.batch.five_keys` (1,043,575 entries, 2.1 MB);
 * **flushes** need three board cards and two hole cards of one suit; five board cards hold
-  three of at most one suit, so per deal there is one candidate suit. :func:`_flush_table`
-  holds, for every rank mask of 3..5 board cards of a suit (2,288) and rank pair of two more
-  cards of that suit, the best straight flush or flush of the pair with three of the mask
-  (:data:`referee.hands.standard.FLUSH`); 0 where the pair cannot join. 1.5 MB;
+  three of at most one suit, so a deal has one candidate suit, found from the board's suit
+  counters. The table holds the best straight flush or flush
+  (:data:`referee.hands.standard.FLUSH`) of every pair of that suit's rank masks: board (3..5
+  ranks, 2,288) by hole (2..4 ranks, 1,079), plus an empty row and column that masks with too
+  few ranks read (2,472,120 entries, 4.9 MB). Every deal reads it: no per-row selection;
 * a deal's key is the larger of the two: a five-card combination that is a flush is scored
-  there at its rank-only value (a straight or high card, lower than any flush) and again,
-  correctly, as a flush.
+  in the first at its rank-only value (a straight or high card, weaker than any flush) and
+  again, correctly, in the second.
 
-Cards are read as in :func:`referee.analysis.batch.standard_keys`: the board's packed words two
-cards a gather. Building both tables takes ~0.2 s, once per process.
+Cards are read as in :func:`referee.analysis.batch.standard_keys`, two a gather. Building the
+tables takes ~0.06 s CPU, once per process (nothing on disk).
 tests/test_batch_evaluators.py checks the keys against ``omaha_key`` and phevaluator.
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from functools import cache
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +44,7 @@ from referee.analysis.batch import (
     SUIT_SHIFT,
     IntArray,
     Multisets,
-    UIntArray,
+    five_card_key_counts,
     five_keys,
     pair_parts,
     pair_sum,
@@ -55,67 +58,113 @@ _MASK3 = 0x8888
 _BLOCK = 1 << 15
 
 
+class _Tables(NamedTuple):
+    """What :func:`omaha_keys` reads (module doc); ``nf`` and ``flush`` hold strengths (the
+    index of a key among the 7,462 five-card keys, ``keys``), two bytes an entry."""
+
+    ms: Multisets  # rank multisets of at most 5 cards
+    board_base: IntArray  # multiset index -> 169 * its dense number (five-card ones)
+    nf: npt.NDArray[np.uint16]  # board * 169 + 13 * a + b -> strength without flushes
+    flush_board: IntArray  # board suit rank mask -> its row in ``flush`` (3..5 ranks; else none)
+    flush_hole: IntArray  # hole suit rank mask -> its column (2..4 ranks; else none)
+    flush: npt.NDArray[np.uint16]  # best flush strength; 0 where there is none
+    keys: IntArray  # strength -> key
+
+
 @cache
-def _board_index() -> tuple[Multisets, npt.NDArray[np.int32], npt.NDArray[np.int64]]:
-    """(index of rank multisets of at most 5 cards, the dense number 0..6174 of each
-    five-card one (-1 elsewhere), those multisets as sorted rank rows (6175, 5))."""
-    five, _ = five_keys()
+def _tables() -> _Tables:
+    keys, _ = five_card_key_counts()
+    five, nf5_keys = five_keys()
     ms = Multisets(5)
-    dense = np.full(ms.size, -1, dtype=np.int32)
-    dense[ms.index(five)] = np.arange(five.shape[0], dtype=np.int32)
-    ranks = np.repeat(np.tile(np.arange(13), five.shape[0]), five.reshape(-1)).reshape(-1, 5)
-    return ms, dense, ranks
+    board_base = np.zeros(ms.size, dtype=np.int64)
+    board_base[ms.index(five)] = np.arange(five.shape[0]) * 169
+    nf = _pair_board_table(five, np.searchsorted(keys, nf5_keys).astype(np.uint16))
+    fb, fh, fl = _flush_table(_strength(keys, FLUSH_TABLE))
+    return _Tables(ms, board_base, nf, fb, fh, fl, keys)
 
 
-@cache
-def _pair_board_table() -> npt.NDArray[np.int32]:
-    """Best rank-only key of every (board multiset, ordered hole rank pair), flattened
-    ``board * 169 + 13 * a + b`` (module doc); -1 for a pair no deal can hold with that board
-    (five of a rank)."""
-    five, keys = five_keys()
-    ms, _, ranks = _board_index()
-    nf5 = np.full(ms.size, -1, dtype=np.int32)
-    nf5[ms.index(five)] = keys
+def _strength(keys: IntArray, table: IntArray) -> npt.NDArray[np.uint16]:
+    """``table``'s keys as strengths; 0 (no flush) stays 0, the weakest, which never raises
+    a maximum."""
+    got = np.searchsorted(keys, table)
+    real = table > 0
+    assert (keys[got[real]] == table[real]).all()
+    return np.where(real, got, 0).astype(np.uint16)
+
+
+def _pair_board_table(five: npt.NDArray[np.int64], strength: npt.NDArray[np.uint16]
+                      ) -> npt.NDArray[np.uint16]:
+    """Best rank-only strength of every (board multiset, ordered hole rank pair), flattened
+    ``board * 169 + 13 * a + b`` (module doc), from ``strength``, that of each five-card
+    multiset (rows of ``five``): first every (rank triple, pair), then each board's best
+    over its ten triples. 0 for a pair no deal can hold with that board (five of a rank)."""
+    ms = Multisets(5)
+    by_word = np.zeros(ms.size, dtype=np.uint16)
+    by_word[ms.index(five)] = strength
+    triples = np.array([t for t in combinations(range(15), 3)])  # 0..12 with repeats, sorted
+    triples = triples - np.arange(3)  # (i, j + 1, k + 2) -> i <= j <= k: 455 multisets
+    tri_word = RANK_WORD[triples].sum(axis=1)
     a = np.repeat(np.arange(13), 13)
     b = np.tile(np.arange(13), 13)
-    pair_word = RANK_WORD[a] + RANK_WORD[b]
-    best = np.full((ranks.shape[0], 169), -1, dtype=np.int32)
+    # five of a rank (a pair r, r with a triple r, r, r): its base-5 digit would carry, so it
+    # is looked up as the pair alone and dropped
+    five_of = (triples[:, :1] == triples).all(axis=1)[:, None] \
+        & ((a == b)[None, :] & (triples[:, :1] == a[None, :]))
+    word = np.where(five_of, 0, tri_word[:, None]) + (RANK_WORD[a] + RANK_WORD[b])[None, :]
+    with_pair = np.where(five_of, 0, by_word.take(ms.of_words(word.reshape(-1))).reshape(
+        word.shape)).astype(np.uint16).reshape(-1)
+    # each board's ten triples as multiset numbers (colex of the sorted ranks with repeats)
+    ranks = np.repeat(np.tile(np.arange(13), five.shape[0]), five.reshape(-1)).reshape(-1, 5)
+    number = np.zeros((15, 15, 15), dtype=np.int64)
+    number[tuple((triples + np.arange(3)).T)] = np.arange(triples.shape[0])
+    best = np.zeros((five.shape[0], 169), dtype=np.uint16)
     for i, j, k in _TRIPLES:
-        tri = ranks[:, [i, j, k]]
-        word = (RANK_WORD[tri].sum(axis=1))[:, None] + pair_word[None, :]
-        # a pair r, r with a triple r, r, r is five of a rank: its base-5 digit would carry
-        # (looked up as the pair alone, then dropped)
-        five_of = (a == b)[None, :] & (tri == tri[:, :1]).all(axis=1)[:, None] \
-            & (tri[:, :1] == a[None, :])
-        word = np.where(five_of, pair_word[None, :], word)
-        got = nf5.take(ms.of_words(word.reshape(-1))).reshape(best.shape)
-        np.maximum(best, np.where(five_of, -1, got), out=best)
+        tri = number[ranks[:, i], ranks[:, j] + 1, ranks[:, k] + 2] * 169
+        np.maximum(best, with_pair.take(tri[:, None] + np.arange(169)[None, :]), out=best)
     return best.reshape(-1)
 
 
-@cache
-def _flush_table() -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
-    """(dense number of each 13-bit rank mask of 3..5 ranks, -1 elsewhere; the best flush key
-    of every (mask, ordered rank pair) flattened ``mask * 169 + 13 * a + b``, 0 where a rank of
-    the pair is in the mask or the pair is a rank twice)."""
-    masks = np.array([m for m in range(8192) if 3 <= m.bit_count() <= 5], dtype=np.int64)
-    dense = np.full(8192, -1, dtype=np.int32)
-    dense[masks] = np.arange(masks.size, dtype=np.int32)
+def _masks(low: int, high: int) -> npt.NDArray[np.int64]:
+    return np.array([m for m in range(8192) if low <= m.bit_count() <= high], dtype=np.int64)
+
+
+def _flush_table(flush: npt.NDArray[np.uint16]
+                 ) -> tuple[IntArray, IntArray, npt.NDArray[np.uint16]]:
+    """(row offset of each board suit mask, column of each hole suit mask, the best flush
+    strength (``flush``: that of each rank mask of five) of every (board mask of 3..5 ranks,
+    hole mask of 2..4 ranks) flattened; 0 where none: the last row and column, for masks with
+    too few ranks, and masks sharing a rank)."""
+    boards, holes = _masks(3, 5), _masks(2, 4)
+    width = holes.size + 1
+    flush_board = np.full(8192, boards.size * width, dtype=np.int64)
+    flush_board[boards] = np.arange(boards.size) * width
+    flush_hole = np.full(8192, holes.size, dtype=np.int64)
+    flush_hole[holes] = np.arange(holes.size)
+    # first the best flush of each board mask with each ordered rank pair (column 169: none)
     a = np.repeat(np.arange(13), 13)
     b = np.tile(np.arange(13), 13)
     pair_bits = (1 << a) | (1 << b)
-    table = np.zeros((masks.size, 169), dtype=np.int32)
+    by_pair = np.zeros((boards.size + 1, 170), dtype=np.uint16)
     for n in (3, 4, 5):
-        rows = np.flatnonzero([m.bit_count() == n for m in masks.tolist()])
-        bits = np.array([[r for r in range(13) if m >> r & 1] for m in masks[rows].tolist()])
-        ok = ((masks[rows, None] & pair_bits[None, :]) == 0) & (a != b)[None, :]
-        best = np.zeros((rows.size, 169), dtype=np.int32)
+        rows = np.flatnonzero([m.bit_count() == n for m in boards.tolist()])
+        bits = np.array([[r for r in range(13) if m >> r & 1] for m in boards[rows].tolist()])
+        ok = ((boards[rows, None] & pair_bits[None, :]) == 0) & (a != b)[None, :]
+        best = np.zeros((rows.size, 169), dtype=np.uint16)
         for tri in combinations(range(n), 3):
             tri_bits = (1 << bits[:, list(tri)]).sum(axis=1)
-            got = FLUSH_TABLE.take(tri_bits[:, None] | pair_bits[None, :])
+            got = flush.take(tri_bits[:, None] | pair_bits[None, :])
             np.maximum(best, got, out=best)
-        table[rows] = np.where(ok, best, 0)
-    return dense, table.reshape(-1)
+        by_pair[rows, :169] = np.where(ok, best, 0)
+    # then each hole mask's best pair (up to six; padded with column 169)
+    pairs = np.full((holes.size, 6), 169, dtype=np.int64)
+    for h, m in enumerate(holes.tolist()):
+        ranks = [r for r in range(13) if m >> r & 1]
+        for p, (x, y) in enumerate(combinations(ranks, 2)):
+            pairs[h, p] = 13 * x + y
+    table = np.zeros((boards.size + 1, width), dtype=np.uint16)
+    for p in range(6):
+        np.maximum(table[:, :-1], by_pair[:, pairs[:, p]], out=table[:, :-1])
+    return flush_board, flush_hole, table.reshape(-1)
 
 
 def omaha_keys(hole: npt.NDArray[np.integer], board: npt.NDArray[np.integer]) -> IntArray:
@@ -135,43 +184,20 @@ def omaha_keys(hole: npt.NDArray[np.integer], board: npt.NDArray[np.integer]) ->
 
 
 def _omaha_block(hole: npt.NDArray[np.uint8], board: npt.NDArray[np.uint8]) -> IntArray:
-    ms, dense, _ = _board_index()
-    table = _pair_board_table()
+    t = _tables()
     parts = pair_parts(board)
     words = pair_sum(parts, PAIR_WORD, CARD_WORD)
-    base = dense.take(ms.of_words(words)).astype(np.int64) * 169
+    base = t.board_base.take(t.ms.of_words(words))
     rank = hole >> 2
     rank13 = rank * np.uint8(13)  # at most 12 * 13 + 12 = 168: bytes suffice
-    pair = [rank13[:, i] + rank[:, j] for i, j in _PAIRS]
-    out = table.take(base + pair[0]).astype(np.int64)
-    for p in pair[1:]:
-        np.maximum(out, table.take(base + p), out=out)
-    counters = ((words >> SUIT_SHIFT) + _OFF3) & _MASK3
-    rows = np.flatnonzero(counters != 0)
-    if rows.size:
-        _flushes(hole, parts, counters, pair, rows, out)
-    return out
-
-
-def _flushes(hole: npt.NDArray[np.uint8], parts: list[UIntArray],
-             counters: IntArray, pair: list[npt.NDArray[np.uint8]], rows: npt.NDArray[np.intp],
-             out: IntArray) -> None:
-    """Raise ``out`` to the best flush of each of ``rows`` (deals whose board holds three or
-    more of a suit) where two hole cards of that suit can make one."""
-    lane = LANE.take(counters[rows] >> 3)
-    suit = (lane >> 4).astype(np.uint8)
-    suited = (hole[rows] & np.uint8(3)) == suit[:, None]
-    two = np.flatnonzero(suited.sum(axis=1) >= 2)
-    if not two.size:
-        return
-    rows, lane, suited = rows[two], lane[two], suited[two]
-    dense, table = _flush_table()
-    bits = pair_sum(parts, PAIR_SUIT_BITS, SUIT_BITS, rows)
-    base = dense.take((bits >> lane) & 0x1FFF).astype(np.int64) * 169
-    best = np.zeros(rows.size, dtype=np.int64)
-    for (i, j), p in zip(_PAIRS, pair, strict=True):
-        both = suited[:, i] & suited[:, j]
-        got = table.take(base + p[rows])
-        np.maximum(best, np.where(both, got, 0), out=best)
-    np.maximum(out[rows], best, out=best)
-    out[rows] = best
+    best = t.nf.take(base + (rank13[:, 0] + rank[:, 1]))
+    for i, j in _PAIRS[1:]:
+        np.maximum(best, t.nf.take(base + (rank13[:, i] + rank[:, j])), out=best)
+    # the suit with three or more board cards (lane 0 when none: then the board's mask has
+    # too few ranks and reads the table's empty row)
+    lane = LANE.take((((words >> SUIT_SHIFT) + _OFF3) & _MASK3) >> 3)
+    board_mask = (pair_sum(parts, PAIR_SUIT_BITS, SUIT_BITS) >> lane) & 0x1FFF
+    hole_mask = (pair_sum(pair_parts(hole), PAIR_SUIT_BITS, SUIT_BITS) >> lane) & 0x1FFF
+    flush = t.flush.take(t.flush_board.take(board_mask) + t.flush_hole.take(hole_mask))
+    np.maximum(best, flush, out=best)
+    return t.keys.take(best)
