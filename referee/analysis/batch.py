@@ -15,6 +15,10 @@ evaluators exhaustively or on random hands.
 * Two cards a gather: a hand's cards are one byte each in C-contiguous rows, so two neighbouring
   cards read as one little-endian ``uint16`` (a strided view, no copy) index :data:`PAIR_WORD`,
   the sum of their two words (65,536 entries, 2,704 of them used): four gathers for seven cards.
+* Seven cards skip the two-field index: their words carry SKPokerEval's seven-card rank keys
+  (:data:`SEVEN_RANK_KEY`) instead of base-5 digits, whose sum is distinct for every seven-card
+  rank multiset and indexes a 15.6 MB table of two-byte strengths (a key's index among the
+  7,462 five-card keys) directly; one more small gather gives the key.
 * :func:`standard_keys`: ``holdem_aa`` / ``omaha``-style best 5 of 5..7 distinct cards (one
   deck). The five-card multisets' keys (6,175 of them) are computed from their rank counts
   (:func:`five_keys`), checked against the reference evaluator
@@ -228,11 +232,48 @@ def pair_sum(parts: list[UIntArray], pair: IntArray, single: IntArray,
     return total
 
 
-def _standard_block(cards: npt.NDArray[np.uint8]) -> IntArray:
+#: seven-card rank keys (Kenneth Shackleton's SKPokerEval): the sums of any seven ranks, at
+#: most four of each, are distinct and below 2**23, so such a sum indexes a table directly
+SEVEN_RANK_KEY = (0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181)
+_SEVEN_MASK = (1 << 23) - 1
+#: a card's seven-card word: its rank key, and its suit counter as in :data:`CARD_WORD`
+CARD_WORD7 = np.array([SEVEN_RANK_KEY[c >> 2] + (1 << (SUIT_SHIFT + 4 * (c & 3)))
+                       for c in range(52)], dtype=np.int64)
+PAIR_WORD7 = np.zeros(1 << 16, dtype=np.int64)  # two cards at once, as PAIR_WORD
+for _a in range(52):
+    PAIR_WORD7[_a | np.arange(52) << 8] = CARD_WORD7[_a] + CARD_WORD7[:52]
+del _a
+
+
+@cache
+def _seven_table() -> tuple[npt.NDArray[np.uint16], IntArray]:
+    """(the strength -- index among the 7,462 five-card keys -- of the best non-flush five of
+    every seven-card rank multiset, indexed by its rank-key sum, 15.6 MB; those keys)."""
     ms, table = _standard_table()
+    keys, _ = five_card_key_counts()
+    rows = multisets_of(7)
+    sums = rows @ np.array(SEVEN_RANK_KEY, dtype=np.int64)
+    assert np.unique(sums).size == rows.shape[0] and sums.max() <= _SEVEN_MASK
+    best = table[ms.index(rows)]
+    strength = np.searchsorted(keys, best)
+    assert (keys[strength] == best).all()
+    direct = np.zeros(int(sums.max()) + 1, dtype=np.uint16)
+    direct[sums] = strength
+    return direct, keys
+
+
+def _standard_block(cards: npt.NDArray[np.uint8]) -> IntArray:
     parts = pair_parts(cards)
-    words = pair_sum(parts, PAIR_WORD, CARD_WORD)
-    out = table.take(ms.of_words(words)).astype(np.int64)
+    if cards.shape[1] == 7:
+        # seven cards (most of the work): one gather by the rank-key sum, in a table of
+        # two-byte strengths that mostly stays in cache, then the key
+        direct, keys = _seven_table()
+        words = pair_sum(parts, PAIR_WORD7, CARD_WORD7)
+        out = keys.take(direct.take(words & _SEVEN_MASK))
+    else:
+        ms, table = _standard_table()
+        words = pair_sum(parts, PAIR_WORD, CARD_WORD)
+        out = table.take(ms.of_words(words)).astype(np.int64)
     flush = np.flatnonzero(((words + _FOFF) & _FMASK) != 0)
     if flush.size:
         # in at most 7 one-deck cards only one suit can hold five: its rank mask decides
