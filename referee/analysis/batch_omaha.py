@@ -19,8 +19,8 @@ and the tables stay in cache:
   in the first at its rank-only value (a straight or high card, weaker than any flush) and
   again, correctly, in the second.
 
-Cards are read as in :func:`referee.analysis.batch.standard_keys`, two a gather. Building the
-tables takes ~0.06 s CPU, once per process (nothing on disk).
+Cards are read as in :func:`referee.analysis.batch.standard_keys`, two a gather. The tables are
+cheap enough to build once per process (nothing on disk).
 tests/test_batch_evaluators.py checks the keys against ``omaha_key`` and phevaluator.
 """
 
