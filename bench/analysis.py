@@ -15,8 +15,14 @@ fresh process after its imports), and the start-up of each process is printed se
    converts every card before calling that function); eval7's C ``evaluate`` on its Card
    objects; treys; and our one-hand-at-a-time ``best5_key``. Rates are hands per CPU second of
    this process (``time.process_time``).
+1b. **Batch Omaha evaluation**: :func:`referee.analysis.batch_omaha.omaha_keys` (exactly 2 of
+   4 hole + 3 of 5 board) against the C loop over phevaluator's ``evaluate_plo4_cards`` on the
+   SAME seeded deals, beside phevaluator's C function in a Python loop and our
+   ``omaha_key`` one deal at a time.
 2. **Exact holdem_aa AA bet**: the compute of ``analyze(definition("holdem_aa"), ["aa"])``
-   in a fresh process (CPU seconds of the call alone: on an empty ``REFEREE_CACHE_DIR``, then
+   in a fresh process (CPU seconds of the call alone, after the imports, the definition and
+   the game's analysis module -- ``analysis_of(game)`` -- which are start-up and printed as
+   such: on an empty ``REFEREE_CACHE_DIR``, then
    the same call again in that process, then a new process on the filled cache) against ``phe_loop
    aa`` (every one of the 2,598,960 five-card hands through phevaluator's C ``evaluate_5cards``,
    counted by rank, in C). Then whole processes, start-up included, as before: the command
@@ -51,11 +57,12 @@ from typing import Any
 import numpy as np
 
 from referee.analysis.batch import standard_keys
+from referee.analysis.batch_omaha import omaha_keys
 from referee.cards import Card, card_str
 from referee.definitions import load
 from referee.games.deuces.batch import deuces_keys
 from referee.games.deuces.hands import deuces_key
-from referee.hands import best5_key
+from referee.hands import best5_key, omaha_key
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -73,9 +80,10 @@ def rate(fn: Callable[[], Any], n: int, min_time: float) -> float:
     return n * reps / spent
 
 
-def report(title: str, ours: float, others: dict[str, float]) -> None:
+def report(title: str, ours: float, others: dict[str, float],
+           label: str = "ours: standard_keys (numpy batch)") -> None:
     print(f"\n{title}")
-    print(f"  {'ours: standard_keys (numpy batch)':<52} {ours:>13,.0f} hands/s")
+    print(f"  {label:<52} {ours:>13,.0f} hands/s")
     for name, r in others.items():
         print(f"  {name:<52} {r:>13,.0f} hands/s   ours = {ours / r:6.2f}x")
 
@@ -125,6 +133,36 @@ def seven_card(n: int, min_time: float) -> None:
         lambda: [best5_key(h) for h in small], len(small), min_time)
     report(f"7-card hands (best 5 of 7), {n:,} a batch; ours' tables filled in {fill:.2f} s",
            ours, others)
+
+
+def omaha_batch(n: int, min_time: float) -> None:
+    """:func:`referee.analysis.batch_omaha.omaha_keys` against the C loop over phevaluator's
+    ``evaluate_plo4_cards`` on the same seeded deals (4 hole + 5 board)."""
+    rng = random.Random(9)
+    deals = [rng.sample(range(52), 9) for _ in range(n)]
+    arr = np.array(deals, dtype=np.uint8)
+    hole, board = arr[:, :4], arr[:, 4:]
+    t = time.process_time()
+    omaha_keys(hole[:1000], board[:1000])  # builds the two tables (once per process)
+    fill = time.process_time() - t
+    ours = rate(lambda: omaha_keys(hole, board), n, min_time)
+    small = deals[: max(n // 20, 1000)]
+    others: dict[str, float] = {}
+    got = c_loop("omaha", deals, min_time)
+    if got is not None:
+        others["C loop over phevaluator's C library (-O3)"] = got[0]
+    try:
+        from phevaluator import _pheval
+
+        f = _pheval.evaluate_omaha_cards
+        others["phevaluator C evaluate_omaha_cards, Python loop"] = rate(
+            lambda: [f(*d[4:], *d[:4]) for d in small], len(small), min_time)
+    except ImportError:
+        pass
+    others["ours: omaha_key, one deal at a time"] = rate(
+        lambda: [omaha_key(d[:4], d[4:]) for d in small], len(small), min_time)
+    report(f"Omaha deals (exactly 2 of 4 + 3 of 5), {n:,} a batch; ours' tables built in "
+           f"{fill:.2f} s", ours, others, "ours: omaha_keys (numpy batch)")
 
 
 def deuces_batch(n: int, min_time: float) -> None:
@@ -190,9 +228,10 @@ class Run:
 _COMPUTE = """
 import json, os, sys, time
 t = time.process_time()
-from referee.analysis import analyze
+from referee.analysis import analysis_of, analyze
 from referee.analysis.tables import definition
 d = definition(sys.argv[1])
+analysis_of(sys.argv[1])  # imports the game's analysis module (and engine): start-up too
 start = time.process_time() - t
 times = []
 for _ in range(2):
@@ -220,7 +259,7 @@ def compute_lines(game: str, bet: str, ref_s: float, ref_name: str) -> float:
                       ("ours: the same call again in that process (memoised)", cold["again"]),
                       ("ours: a new process, cache filled", warm["first"])):
         print(f"  {name:<58} {sec:7.3f} s CPU   ours = {sec / ref_s:6.2f}x the C time")
-    print(f"  {'ours: start-up of that process (imports, definition)':<58} "
+    print(f"  {'ours: start-up of that process (imports, definition, hooks)':<58} "
           f"{cold['start']:7.3f} s CPU; whole process peak RSS {run.mb:.1f} MB")
     return float(cold["return"])
 
@@ -324,6 +363,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     seven_card(args.hands, args.min_time)
+    omaha_batch(args.hands, args.min_time)
     deuces_batch(args.hands // 4, args.min_time)
     if not args.no_exact:
         exact_aa()

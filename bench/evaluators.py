@@ -13,7 +13,8 @@ hands, its rank sum checked against phevaluator's Python package. phevaluator is
 from Python, and named so: its C functions (``phevaluator._pheval.evaluate_7cards`` /
 ``evaluate_omaha_cards``) called in a Python loop, and its Python wrapper (``evaluate_cards`` /
 ``evaluate_omaha_cards``), which converts every card before calling them.
-``bench/analysis.py`` has the batch (numpy) evaluator.
+Our numpy batch evaluators (``standard_keys``, ``omaha_keys``) follow each table over the same
+hands in one call; ``bench/analysis.py`` times them on a million.
 Run: ``.venv/bin/python bench/evaluators.py [--hands N] [--min-time S]``.
 """
 
@@ -32,10 +33,17 @@ from referee.games.deuces.hands import deuces_key
 from referee.games.seven.hands import seven_key
 from referee.hands import best5_key, omaha_key
 
+try:
+    from referee.analysis.batch import standard_keys
+    from referee.analysis.batch_omaha import omaha_keys
+except ImportError:  # numpy (the analysis extra) missing: no batch rows
+    pass
+
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent / "native"))
 from cref import c_loop
 
 C_LOOP = "C loop over phevaluator's C library"
+MIN_TIME = [1.0]  # --min-time, for the batch rows
 
 
 def c_reference(mode: str, cards: Sequence[Sequence[int]], min_time: float,
@@ -78,6 +86,21 @@ def report(title: str, ours: float, others: dict[str, float]) -> None:
         ratio = ours / r  # two significant digits below 1 (0.038x, not 0.0x)
         shown = f"{ratio:7.1f}" if ratio >= 1 else f"{ratio:7.2g}"
         print(f"  {name:<38} {r:>12,.0f} hands/s   ours = {shown}x")
+
+
+def batch_rows(name: str, fn: Callable[[Any], Any], rows: Sequence[Sequence[int]],
+               others: dict[str, float]) -> None:
+    """Our numpy batch evaluator ``name`` over the same hands in one call (small batches pay
+    numpy's per-call costs: ``bench/analysis.py`` times a million), against the C loop."""
+    try:
+        import numpy as np
+    except ImportError:
+        return
+    arr = np.array(rows, dtype=np.uint8)
+    fn(arr)  # builds its tables
+    ours = rate(lambda: fn(arr), len(rows), MIN_TIME[0])
+    report(f"  the same, numpy batch {name} ({len(rows):,} a call)", ours,
+           {k: v for k, v in others.items() if k == C_LOOP})
 
 
 def seven_card(hands: Sequence[list[int]], min_time: float) -> None:
@@ -128,6 +151,7 @@ def seven_card(hands: Sequence[list[int]], min_time: float) -> None:
         pass
     report(f"7-card hands (best 5 of 7), {n:,} hands; ours cold first pass {cold:,.0f}/s",
            ours, others)
+    batch_rows("standard_keys", lambda a: standard_keys(a), hands, others)
 
 
 def omaha(deals: Sequence[tuple[list[int], list[int]]], min_time: float) -> None:
@@ -179,6 +203,8 @@ def omaha(deals: Sequence[tuple[list[int], list[int]]], min_time: float) -> None
         pass
     report(f"Omaha (exactly 2 of 4 + 3 of 5), {n:,} deals; ours cold first pass {cold:,.0f}/s",
            ours, others)
+    batch_rows("omaha_keys", lambda a: omaha_keys(a[:, :4], a[:, 4:]),
+               [[*h, *b] for h, b in deals], others)
 
 
 def house_games(rng: random.Random, n: int, min_time: float) -> None:
@@ -202,6 +228,7 @@ def main() -> None:
     ap.add_argument("--min-time", type=float, default=1.0, help="seconds per measurement")
     ap.add_argument("--seed", type=int, default=2026)
     args = ap.parse_args()
+    MIN_TIME[0] = args.min_time
     rng = random.Random(args.seed)
     hands = [rng.sample(range(52), 7) for _ in range(args.hands)]
     seven_card(hands, args.min_time)

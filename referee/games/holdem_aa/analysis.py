@@ -61,20 +61,17 @@ def aa_exact(rules: HoldemAARules, progress: Callable[[int], None] | None = None
     hits: dict[str, int] = {}
     paid: dict[str, int] = {}
     total = 0
-    per_key = np.zeros(uniq.size)
-    for i, (key, c) in enumerate(zip(uniq.tolist(), counts.tolist(), strict=True)):
+    for key, c in zip(uniq.tolist(), counts.tolist(), strict=True):
         p, row = aa_settle(stake, key, rules)
         name = row or "lose"
         hits[name] = hits.get(name, 0) + c
         paid[name] = paid.get(name, 0) + p * c
         total += p * c
-        per_key[i] = p / stake
     order = [r for r in (*AA_ORDER, "lose") if r in hits]
     rows = [Row(r, hits[r] / n, paid[r] / (stake * n)) for r in order]
     return BetReport(bet="aa", ret=total / (stake * n), exact=True, hands=n, rows=rows,
                      note="exact over all 2,598,960 hole + flop hands; the player calls "
-                     "whenever the AA bet wins",
-                     trace=np.repeat(per_key, counts))
+                     "whenever the AA bet wins")
 
 
 def aa_mc(rules: HoldemAARules, hands: int, seed: int) -> BetReport:
