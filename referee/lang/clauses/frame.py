@@ -221,6 +221,12 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             prev = w
             i += 1
             continue
+        if w.lemma in texts_of("benefactive") and prev is not None and \
+                prev.surface in texts_of("request"):
+            f.declared = True  # 見せてあげます: showing, for them (not 上げる, a raise)
+            prev = w
+            i += 1
+            continue
         if w.lemma in v.lemmas and v.lemmas[w.lemma] in allowed:
             if w.pos == VERB and w.cform in v.imperative:
                 f.vetoed = f.strict = True

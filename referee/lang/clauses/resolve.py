@@ -184,8 +184,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     if any(c.kind == "blocking" for c in kept):
         decided = _decided_after(kept) or (_decided_first(kept) if coarse else
                                            _decided_then_told(kept))
-        if decided is None or (advice is not None and advice(_others_told(kept, decided))):
-            return Reading(None, True)
+        if decided is None or (advice is not None and not _own_turn(decided[0]) and
+                               advice(_others_told(kept, decided))):
+            return Reading(None, True)  # (ってことで俺もコール: the speaker's own, after all)
         kept, after_story = decided, True
     acts = [c for c in kept if c.kind == "action"]
     if acts and any(_holds_back(c) for c in kept[kept.index(acts[-1]) + 1:]):
