@@ -5,8 +5,10 @@
   with one line that names the file and says what to do (:class:`CorruptDatabase`).
 * :func:`check` = ``PRAGMA integrity_check`` plus the ledger invariants: every balance equals
   the sum of that player's ledger entries and points at their newest entry, and no ledger entry
-  is without a balance; and the inputs' digest chain (:mod:`referee.store.chain`), which the
-  bots' start-up checks too (:class:`BackgroundCheck`), naming the first changed row.
+  is without a balance; and the inputs' digest chain (:mod:`referee.store.chain`) over every
+  row, naming the first changed one. The bots' start-up (:class:`BackgroundCheck`) and the
+  console's check it only from the head a start-up check last found sound (remembered in the
+  database): a start costs the rows added since, not the whole log.
 * :func:`backup` copies a database with SQLite's online backup API: a consistent snapshot (a
   committed state, never half a transaction) while the bot keeps writing. The copy is written
   to a temporary name, checked, then renamed into place, so a back-up file is always whole.
@@ -81,6 +83,22 @@ def chain_check(conn: sqlite3.Connection, path: str | Path) -> None:
     bad = first_bad(conn)
     if bad is not None:
         raise TamperedDatabase(path, *bad)
+
+
+def chain_check_since_verified(conn: sqlite3.Connection,
+                               path: str | Path) -> tuple[int, bytes] | None:
+    """The start-up form of :func:`chain_check`: only the rows after the head a check last
+    found sound (:func:`referee.store.chain.check_since_verified`); returns the new head to
+    remember (None: nothing new). Raises TamperedDatabase like the whole check."""
+    from referee.store.chain import check_since_verified
+
+    names = {r[0] for r in conn.execute("SELECT name FROM pragma_table_info('inputs')")}
+    if "chain" not in names:
+        return None
+    bad, head = check_since_verified(conn)
+    if bad is not None:
+        raise TamperedDatabase(path, *bad)
+    return head
 
 
 def quick_check(conn: sqlite3.Connection, path: str | Path) -> None:
@@ -342,20 +360,26 @@ def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
 
 def quick_check_file(path: Path, chain: bool = False) -> None:
     """:func:`quick_check` of a file on a read-only connection of its own; ``chain``: and the
-    inputs' digest chain (:func:`chain_check`)."""
+    inputs' digest chain from the head last verified on (:func:`chain_check_since_verified`),
+    remembered in the file afterwards (on a writable connection of its own, best effort)."""
     try:
         conn = sqlite3.connect(_ro_uri(path), uri=True)
     except sqlite3.Error as e:
         raise CorruptDatabase(path, str(e)) from None
+    head = None
     try:
         quick_check(conn, path)
         if chain:
             try:
-                chain_check(conn, path)
+                head = chain_check_since_verified(conn, path)
             except sqlite3.DatabaseError as e:
                 raise CorruptDatabase(path, str(e)) from None
     finally:
         conn.close()
+    if head is not None:
+        from referee.store.chain import remember_verified
+
+        remember_verified(str(path), *head)
 
 
 def stamped_name(db: Path, now: datetime | None = None) -> str:
