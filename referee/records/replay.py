@@ -135,9 +135,10 @@ def posting_order(seats: list[tuple[int, str, int]], button: int) -> list[str]:
 class HandReplay(EventVisitor):
     """Every finished hand's steps, per room (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = True) -> None:
         self.open: dict[str, ReplayedHand] = {}
         self.done: list[ReplayedHand] = []
+        self.keep = keep  # False: finished hands are the caller's (read from ``open``), not kept
         self.room = ""
         # room -> players seated since the table's last hand (None: no hand dealt there yet)
         self.newcomers: dict[str, set[str] | None] = {}
@@ -322,4 +323,5 @@ class HandReplay(EventVisitor):
     def visit_hand_end(self, ev: HandEnd) -> None:
         if (h := self.open.pop(self.room, None)) is not None:
             h.end_stacks = dict(ev.stacks)
-            self.done.append(h)
+            if self.keep:
+                self.done.append(h)
