@@ -497,6 +497,14 @@ def cmd_console(args: argparse.Namespace) -> None:
     from referee.lang.catalog import text
     from referee.store import StoreError
 
+    check = None
+    if Path(args.db).is_file():
+        # The same integrity check as every other command, and the chain the bots check (from
+        # its verified head on), on a thread while the imports below run; nothing is read
+        # from the log before it passed.
+        from referee.store.integrity import BackgroundCheck
+
+        check = BackgroundCheck(Path(args.db))
     password = os.environ.get(PASSWORD_ENV) or None
     if password is None and not args.insecure and not _loopback(args.host):
         _fail(text("console_needs_password", host=args.host))
@@ -517,13 +525,15 @@ def cmd_console(args: argparse.Namespace) -> None:
         _fail(text("console_bad_port", port=str(args.port), reason=e.strerror or str(e)))
     if not Path(args.db).exists():
         _fail(text("store.no_database", path=args.db))
-    if Path(args.db).is_file():  # the same integrity check as every other command, and the
-        from referee.store.integrity import quick_check_file  # chain the bots check
 
+    def checked() -> None:
         try:
-            quick_check_file(Path(args.db), chain=True)
+            if check is not None:
+                check.result()
         except StoreError as e:
             _fail(str(e))
+
+    checked()  # before anything is read from the log
     with tempfile.TemporaryDirectory(prefix="referee-console-") as tmp:
         dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
         try:

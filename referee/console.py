@@ -962,6 +962,7 @@ def datasette(console_db: Path, password: str | None = None, guard: Any = None,
     try:
         import asyncio
 
+        _lazy_units()
         from datasette.app import Datasette
         from datasette.database import Database
     except ImportError as e:
@@ -999,6 +1000,49 @@ def datasette(console_db: Path, password: str | None = None, guard: Any = None,
     ds.referee_theory = Theory(theory_hands)
     ds.referee_theory.start()
     return ds
+
+
+class _LazyUnits:
+    """Stands for pint's unit registry until a page uses one (a column with units, which our
+    metadata never sets): Datasette builds the registry when its views are imported, which
+    is most of the CPU time of a console's start after the imports."""
+
+    _made: Any = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._how = (args, kwargs)
+
+    def _registry(self) -> Any:
+        if self._made is None:
+            self._made = _PINT_REGISTRY[0](*self._how[0], **self._how[1])
+        return self._made
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._registry()(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._registry(), name)
+
+
+_PINT_REGISTRY: list[Any] = []
+
+
+def _lazy_units() -> None:
+    """Datasette's views made with a :class:`_LazyUnits` for their unit registry."""
+    import sys
+
+    if "datasette.views.base" in sys.modules:
+        return
+    import importlib
+
+    pint = importlib.import_module("datasette.vendored.pint")
+    if not _PINT_REGISTRY:
+        _PINT_REGISTRY.append(pint.UnitRegistry)
+    setattr(pint, "UnitRegistry", _LazyUnits)  # noqa: B010
+    try:
+        importlib.import_module("datasette.views.base")  # reads pint.UnitRegistry once, here
+    finally:
+        setattr(pint, "UnitRegistry", _PINT_REGISTRY[0])  # noqa: B010
 
 
 def _globals() -> dict[str, Any]:
