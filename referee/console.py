@@ -479,6 +479,12 @@ def _resume(src: sqlite3.Connection, dest: Path, stamp: tuple[int, int]) -> Buil
     return built
 
 
+_HAND_KINDS = frozenset({"hand_start", "hand_end", "bonus_area"})
+# What the console reads of the store's projection (its flags and penalties): computed for
+# these kinds only -- the projection's hands would cost a row per hand and never be read.
+_READ_KINDS = frozenset({"flag", "flag_decided", "penalty"})
+
+
 class _Reader(EventVisitor):
     """The console's reader of the log (:func:`referee.records.visitor.walk`): the hands as
     the room saw them, where and when every record happened (:class:`_Context`), the ranks and
@@ -545,15 +551,19 @@ class _Reader(EventVisitor):
         happened (its first such event), before the kind's own method."""
         out = super().handlers()
         for kind in PROJECTED_KINDS | {"bank", "leave"}:
-            out[kind] = self._marked(out.get(kind))
+            out[kind] = self._marked(out.get(kind), kind not in _HAND_KINDS)
         return out
 
-    def _marked(self, then: Handler | None) -> Handler:
+    def _marked(self, then: Handler | None, record: bool) -> Handler:
+        """``record``: a kind whose record is written with its input's context (a hand's start
+        or end only places a record later in the same input; its own context is never read)."""
         def handler(ev: Any) -> None:
             if not self.seen:
-                self.keep = self.seen = True
+                self.seen = True
                 running = self.current.get(self.room)
                 self.at_hand = running.id if running is not None else None
+            if record:
+                self.keep = True
             if then is not None:
                 then(ev)
 
@@ -573,7 +583,7 @@ class _Reader(EventVisitor):
         if self.keep:
             self.contexts[entry.seq] = self._context(entry)
         projected = [(i, str(d["event"]), d) for i, d in enumerate(entry.raw)
-                     if isinstance(d, dict) and d.get("event") in PROJECTED_KINDS]
+                     if isinstance(d, dict) and d.get("event") in _READ_KINDS]
         if projected:
             project(self.mem, entry.seq, entry.room, projected)
 
