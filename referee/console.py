@@ -390,6 +390,33 @@ def _build(src: sqlite3.Connection, dest: Path, started: float,
 _RESUME_VERSION = 1
 
 
+def _chain_file(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".chain")
+
+
+def verified_head(dest: Path) -> tuple[int, bytes] | None:
+    """The referee log's chain head the console's last start-up check found sound, kept beside
+    the console database ``dest`` (the console never writes the referee's database); None
+    when there is none or it is not one."""
+    try:
+        seq, chain = _chain_file(dest).read_text(encoding="ascii").split()
+        return int(seq), bytes.fromhex(chain)
+    except (OSError, ValueError):
+        return None
+
+
+def keep_verified_head(dest: Path, head: tuple[int, bytes]) -> None:
+    """Keep ``head`` beside ``dest`` for the next start's check (best effort, atomically)."""
+    path = _chain_file(dest)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(f"{head[0]} {head[1].hex()}\n", encoding="ascii")
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
 def _resume_file(dest: Path) -> Path:
     return dest.with_name(dest.name + ".resume")
 

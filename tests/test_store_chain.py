@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import log_rows
+import pytest
 from cli_helpers import run_cli
 from test_store_integrity import corrupt_middle, make_db, one_line, referee
 
@@ -212,3 +213,61 @@ def _message_row_after(db: Path, after: int) -> int:
         return int(rows[len(rows) // 2][0])
     finally:
         conn.close()
+
+
+def _console_start(db: Path, keep: Path) -> None:
+    """``referee console --keep`` started until it serves, then stopped."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from test_store_integrity import ROOT
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "console", "--db", str(db),
+                             "--keep", str(keep), "--port", str(port)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/-/versions.json", timeout=5)
+                return
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > end:
+                    raise AssertionError(proc.communicate()[1][-2000:]) from None
+                time.sleep(0.05)
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def test_the_console_keeps_its_verified_head_beside_its_database_not_in_the_log(
+        tmp_path: Path) -> None:
+    """The console never writes the referee's database: the head its check verified is kept
+    beside its own (``--keep FILE``: FILE.chain) and read at the next start, with the bots'."""
+    import hashlib
+
+    pytest.importorskip("datasette")
+    from referee.console import verified_head
+
+    db, _ = make_db(tmp_path, hands=3)
+    digest = hashlib.sha256(db.read_bytes()).hexdigest()
+    keep = tmp_path / "console.db"
+    _console_start(db, keep)
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == digest  # not written
+    assert _remembered(db) is None and verified_head(keep) == _newest(db)
+    head = _newest(db)
+    more = tmp_path / "more.txt"
+    more.write_text(omaha_more(), encoding="utf-8")
+    code, _, err = run_cli(["replay", "--db", str(db), str(more)])
+    assert code == 0, err
+    seq = _message_row_after(db, head[0])
+    iid = tamper(db, seq)
+    r = referee("console", "--db", str(db), "--keep", str(keep), "--port", "0")
+    assert r.returncode == 2 and f"{seq} 行目" in r.stderr and iid in r.stderr, r.stderr[-2000:]
+    assert verified_head(keep) == head  # a failed check keeps nothing

@@ -70,28 +70,27 @@ def verified(conn: sqlite3.Connection) -> tuple[int, bytes] | None:
     return int(row[0]), bytes(row[1])
 
 
-def check_since_verified(conn: sqlite3.Connection) -> tuple[tuple[int, str] | None,
-                                                               tuple[int, bytes] | None]:
-    """The start-up chain check (the bots', the console's): from the remembered verified head
-    on when the row there still carries the chain value remembered for it, else from the
-    first row. Returns (the first bad row or None, the newest verified head to remember or
-    None when there is nothing new to remember).
+def check_since_verified(conn: sqlite3.Connection, known: tuple[int, bytes] | None = None
+                         ) -> tuple[tuple[int, str] | None, tuple[int, bytes] | None]:
+    """The start-up chain check (the bots', the console's): from the newest of the remembered
+    verified head (:func:`verified`) and ``known`` (one the caller kept itself) whose row still
+    carries the chain value remembered for it, else from the first row. Returns (the first bad
+    row or None, the newest row's (seq, chain value), now verified; None for an empty log).
 
-    What this does not see, by design: a row at or before the remembered head changed
-    without its chain value (those were verified once already; ``referee check`` re-reads
-    every row). A remembered head that no longer matches -- its row replaced, or the log
-    re-chained or cut below it -- makes this a whole-chain check."""
+    What this does not see, by design: a row at or before that head changed without its chain
+    value (those were verified once already; ``referee check`` re-reads every row). A
+    remembered head that no longer matches -- its row replaced, or the log re-chained or cut
+    below it -- makes this a whole-chain check."""
     after, prev = 0, GENESIS
-    kept = verified(conn)
-    if kept is not None:
-        row = conn.execute("SELECT chain FROM inputs WHERE seq = ?", (kept[0],)).fetchone()
-        if row is not None and isinstance(row[0], bytes) and bytes(row[0]) == kept[1]:
-            after, prev = kept
+    for seq, chain in sorted(h for h in (verified(conn), known) if h is not None):
+        row = conn.execute("SELECT chain FROM inputs WHERE seq = ?", (seq,)).fetchone()
+        if row is not None and isinstance(row[0], bytes) and bytes(row[0]) == chain:
+            after, prev = seq, chain
     bad = first_bad(conn, after, prev)
     if bad is not None:
         return bad, None
     newest = conn.execute("SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
-    if newest is None or not isinstance(newest[1], bytes) or int(newest[0]) == after:
+    if newest is None or not isinstance(newest[1], bytes):
         return None, None
     return None, (int(newest[0]), bytes(newest[1]))
 
