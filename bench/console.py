@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         server.stop()
     grown_db, grown_console = where / "grown.db", where / "grown-console.db"
     added = _grow(db, grown_db, args.grow)
-    for suffix in ("", ".resume"):
+    for suffix in ("", ".resume", ".chain"):
         shutil.copy(str(console_db) + suffix, str(grown_console) + suffix)
     server = Server(grown_db, grown_console)
     try:
