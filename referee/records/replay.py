@@ -139,6 +139,7 @@ class HandReplay(EventVisitor):
         self.open: dict[str, ReplayedHand] = {}
         self.done: list[ReplayedHand] = []
         self.keep = keep  # False: finished hands are the caller's (read from ``open``), not kept
+        self.last: ReplayedHand | None = None  # the hand that finished last (kept or not)
         self.room = ""
         # room -> players seated since the table's last hand (None: no hand dealt there yet)
         self.newcomers: dict[str, set[str] | None] = {}
@@ -247,8 +248,8 @@ class HandReplay(EventVisitor):
         if (h := self._hand()) is not None:
             h.shown[ev.player] = list(ev.cards)
             h.step("shown", _fields(ev))
-        elif ev.why == "open" and self.done and self.done[-1].room == self.room:
-            last = self.done[-1]  # the winner's OPEN after the hand's end
+        elif ev.why == "open" and self.last is not None and self.last.room == self.room:
+            last = self.last  # the winner's OPEN after the hand's end
             last.shown[ev.player] = list(ev.cards)
             last.step("shown", _fields(ev))
 
@@ -323,5 +324,6 @@ class HandReplay(EventVisitor):
     def visit_hand_end(self, ev: HandEnd) -> None:
         if (h := self.open.pop(self.room, None)) is not None:
             h.end_stacks = dict(ev.stacks)
+            self.last = h
             if self.keep:
                 self.done.append(h)
