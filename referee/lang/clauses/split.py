@@ -251,11 +251,15 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         gap = "".join(ch for ch in gap if ch not in text_of("question"))
         if out[i].question and not _cuts()[1].search(gap):
             out[i - 1].question = True
-    # a clause that starts by quoting (…って書き方で合ってますか) makes the one before a quotation
+    # a clause that starts by quoting (…って書き方で合ってますか) makes its sentence before it a
+    # quotation (アンティ100、AA50…って書き方で: both clauses quoted)
     for i in range(1, len(out)):
         if fold_nfkc(out[i].text.lstrip(vocab.marks("separators"))).startswith(
                 texts_of("quoting")):
-            out[i - 1].question = True
+            for j in range(i - 1, -1, -1):
+                out[j].question = True
+                if out[j].after_stop:
+                    break
     if out:
         out[-1].last = True
     for c in out:
