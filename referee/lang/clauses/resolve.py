@@ -319,13 +319,13 @@ def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
             _holds_back(c) or (c.musing and c.kind in _NAMING) for c in after) or \
             _said_to_someone(after):
         return None
-    # each later clause naming an action is in a later sentence, or says by itself why it is
-    # no act (戻ったらまたアンティから…: a condition; a question, a wish, the past)
-    stopped = False
-    for c in after:
-        stopped = stopped or c.after_stop
-        if c.kind == "blocking" and not (stopped or c.strict):
-            return None
+    # (each later clause naming an action only talks about it: 戻ったらまたアンティから…, a
+    # condition; …オールイン、半分がアンティになるんだよね, the rules) -- but a Latin word cut
+    # off the sentence it runs into is no decision of its own (Fold equityないんだよな)
+    decision = kept[acts[0]]
+    if decision.text.strip().isascii() and not decision.mark.strip() and \
+            after[0].kind == "blocking":
+        return None
     # (a lone letter ending its sentence is the short form: 無理、F。, not a face's hand)
     return _decided_after(kept[:acts[0] + 1], letter=True)
 

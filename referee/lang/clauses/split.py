@@ -67,6 +67,7 @@ class Clause:
     hand_named: bool = False  # a hand class named (ツーペアなら…): talk of hands, no act
     commits: bool = False  # "with that" (それで): takes the action remarked on before it
     declines: frozenset[str] = frozenset()  # the actions a declined clause says no to
+    mark: str = ""  # what ended it: punctuation, a blank, or nothing (a cut between words)
     strict: bool = False  # vetoed other than by a remark: a wish, a condition, a question …
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None
@@ -200,7 +201,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         piece = text[pos:end]
         mark = text[end:nxt]
         if piece.strip():
-            c = Clause(piece, folded[pos:end], pos, after_stop=stopped)
+            c = Clause(piece, folded[pos:end], pos, after_stop=stopped, mark=mark)
             c.question = any(q in mark for q in text_of("question"))
             out.append(c)
             stopped = False
