@@ -47,6 +47,22 @@ def _stored(db: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return [json.loads(r[0]) for r in rows], [e for r in rows for e in json.loads(r[1])]
 
 
+def timed_out(db: Path) -> list[dict[str, Any]]:
+    """Every action stored that its player did not send: what the clock did for them (a
+    timed-out player's fold or check comes from a tick, not from their message)."""
+    conn = sqlite3.connect(str(db))
+    register(conn)
+    try:
+        rows = conn.execute("SELECT input, events FROM log ORDER BY seq").fetchall()
+    finally:
+        conn.close()
+    out = []
+    for inp, evs in rows:
+        sender = json.loads(inp).get("sender")
+        out += [e for e in json.loads(evs) if e["event"] == "action" and e["player"] != sender]
+    return out
+
+
 def replay(transcript: str, tmp: Path) -> list[dict[str, Any]]:
     path = tmp / "hand.txt"
     path.write_text(transcript, encoding="utf-8")
