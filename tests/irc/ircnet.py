@@ -563,6 +563,9 @@ class Net:
         if "already" in m.text or (name is not None and name != c.nick):
             await identify(c, account, secret_of(account))
 
-    def bot(self, db: Path, channel: str, extra: list[str] | None = None) -> BotProcess:
-        return BotProcess(self.port, db, [channel], ["dealer"], seed=not self.accounts,
+    def bot(self, db: Path, channel: str, extra: list[str] | None = None,
+            seed: bool = True) -> BotProcess:
+        """``referee irc`` with the moderator dealer (``seed``: its secret set first, where
+        secrets are used)."""
+        return BotProcess(self.port, db, [channel], ["dealer"], seed=seed and not self.accounts,
                           extra=extra)
