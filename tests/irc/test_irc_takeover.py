@@ -7,8 +7,13 @@ InspIRCd + Atheme (accounts), with ``referee irc`` in a subprocess on a real SQL
   new, reaches the inputs, the database file, a back-up or the log;
 - wrong guesses are limited per name and per source, across nick changes and restarts, and the
   limit never keeps the owner out from the connection that proved the name before;
+- when and from which nick a secret was last set is told to the name's own connection only,
+  never to a stranger's wrong guess;
 - a second connection from the same gateway in the same second never inherits a saved proof;
 - points granted to a name nobody owns yet are refused until its owner has proven it.
+
+The ``!pass`` tests run on ngIRCd only: with services a player is their account and the bot
+keeps no secret (``!pass`` is answered with where to log in).
 """
 
 from __future__ import annotations
