@@ -402,8 +402,9 @@ def _weak_stands(t: _Text, i: int, j: int, folded_text: str, start: int, h: _Han
             return False  # セットした, ドローする
         if t.folded[j + 1] in _ABOUT_WORD:
             return False  # スペードって何ゲーム？ (talk about the word)
-        if t.folded[j + 1] == _ADJECTIVAL and nxt.pos == _AUX:
-            return False  # ロイヤルな気分 (an adjective)
+        if t.folded[j + 1] == _ADJECTIVAL and nxt.pos == _AUX and not (
+                j + 2 < len(t.ws) and t.ws[j + 2].lemma == _GENITIVE):
+            return False  # ロイヤルな気分 (an adjective; but ナッツなんだよなぁ explains)
         if t.folded[j + 1] == _GENITIVE and j + 2 < len(t.ws):
             after = t.ws[j + 2]
             if _is_noun(after) and not _is_poker_noun(t, j + 2, h):
@@ -436,6 +437,8 @@ def _weak_frame(t: _Text, j: int, h: _Hand) -> bool:
         return True
     if nxt.pos == _AUX and f not in _AUX_NOT_FRAME:
         return True
+    if f == _ADJECTIVAL and nxt.pos == _AUX and k + 1 < n and ws[k + 1].lemma == _GENITIVE:
+        return True  # ナッツなんだよなぁ, セットなのよ: the explaining copula
     if nxt.pos == _VERB:
         return lemma in h.frame_verbs
     if nxt.pos == _ADJ:

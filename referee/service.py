@@ -71,7 +71,7 @@ from referee.events import (
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
 from referee.history import HistoryBook, hand_seats
 from referee.inputs import Directive, Input, Message, from_record, record
-from referee.lang import catalog, nearmiss
+from referee.lang import catalog, nearmiss, tags
 from referee.lang.normalize import fold, nfkc
 from referee.lang.reader import is_secret, read_command, redacted
 from referee.lexicon import about_others, read
@@ -879,6 +879,9 @@ class Referee:
                 turn.say(catalog.text("private_cards_which", sender=sender), to=sender)
             return
         parsed = parse(text, table.game)
+        if parsed.kind == "chat":  # 「たけし: クローズで」 typed by たけし: their own name first
+            own = tags.without_own_name(text, sender)
+            parsed = parse(own, table.game) if own is not None else parsed
         if parsed.kind == "chat" and not dm:  # 「7捨て」: the one 7 the writer holds
             held = [card_str(c) for c in table.engine.holdings(sender)]
             parsed = with_hand(text, table.game, held) or parsed

@@ -200,3 +200,9 @@ def test_the_awaited_player_is_answered_even_when_the_line_names_someone() -> No
     # the same line from a player the table does not wait for stays chat, unanswered
     evs = events(text=OMAHA + "[21:00:01] carol: aliceさん強そうだしフォールドかなあ\n")
     assert not [line for line in room(evs) if line.startswith("carolさん: 「")]
+
+
+def test_own_name_before_a_colon_is_the_speakers_label() -> None:
+    # dave's, erin's and frank's folds typed after their own names; erin's 「dave: コール」 is
+    # said to dave and acts for nobody (tests/transcripts/language/omaha_own_name.txt)
+    assert check_transcript(DIR / "omaha_own_name.txt") >= 4

@@ -595,3 +595,52 @@ def test_check_finds_the_newest_rows_removed(tmp_path: Path) -> None:
     conn.close()
     code, _, err = run_cli(["check", "--db", str(db)])
     assert code == 1 and err.count("\n") == 1 and f"input {newest}" in err, err
+
+
+def test_check_finds_the_newest_rows_removed_with_their_ledger_and_bank(tmp_path: Path) -> None:
+    """Issue 45, observation 8: the newest rows removed together with their ledger rows, and
+    the bank rolled back to what the rest sums to (every invariant inside the file holds, and
+    the chain of what is left links): the head kept beside the database names where the log
+    should end, in one line, and so do `check --snapshots` and the bots' refusal to start (a
+    bot that started would save over the cut and write a new head)."""
+    db = tmp_path / "bank.db"
+    transcript = tmp_path / "bank.txt"
+    transcript.write_text("# table: omaha level=1\n# moderator: dealer\n" + "".join(
+        f"dealer: !grant @{p} {n}\n" for p, n in (("alice", 1000), ("bob", 1000),
+                                                  ("alice", 500), ("bob", 700))))
+    with open(tmp_path / "out.jsonl", "w") as out:
+        replay(transcript, db=db, out=out)
+    code, _, err = run_cli(["check", "--db", str(db)])
+    assert code == 0, err
+    conn = sqlite3.connect(db)
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                                ).fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
+    newest = conn.execute("SELECT max(seq) FROM inputs").fetchone()[0]
+    cut = conn.execute("SELECT min(input_seq) FROM (SELECT input_seq FROM ledger"
+                       " ORDER BY id DESC LIMIT 2)").fetchone()[0]
+    assert cut is not None and cut <= newest
+    conn.execute("DELETE FROM ledger WHERE input_seq >= ?", (cut,))
+    conn.execute("DELETE FROM inputs WHERE seq >= ?", (cut,))
+    conn.execute("DELETE FROM bank")  # rolled back: what the remaining ledger says
+    conn.execute("INSERT INTO bank(player, balance, last_ledger_id) SELECT player, sum(delta),"
+                 " max(id) FROM ledger GROUP BY player")
+    conn.commit()
+    balances = dict(conn.execute("SELECT player, balance FROM bank").fetchall())
+    conn.close()
+    assert balances == {"alice": 1000, "bob": 1000}, balances
+    conn = sqlite3.connect(db)
+    from referee.store.chain import first_bad
+
+    assert first_bad(conn) is None  # what is left links: only the head shows the cut
+    conn.close()
+    for argv in (["check", "--db", str(db)], ["check", "--db", str(db), "--snapshots"]):
+        code, _, err = run_cli(argv)
+        assert code == 1 and err.count("\n") == 1, err
+        assert f"input {cut} (the first missing)" in err and f"input {newest}" in err, err
+    from test_store_integrity import referee as run_referee
+
+    r = run_referee("irc", "--server", "127.0.0.1", "--port", "1", "--no-tls", "--channel", "#x",
+                    "--db", str(db))  # refused before any connection
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr and f"input {cut} (the first missing)" in r.stderr

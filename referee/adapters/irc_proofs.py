@@ -331,8 +331,12 @@ class Proofs:
             log.warning("wrong secret for %s from %s", name, nick)
             self.send(nick, msg("irc.pass_wrong", nick=nick, name=name))
             changed = ids.set_info(key)
+            # when and from which nick the secret was last set tells a stranger who holds the
+            # name's proof: only the owner's own connection (proven as the name, or from a
+            # user@host that proved it before) learns it, to notice a change they did not make
             if changed is not None and changed[1] is not None and (
-                    self.fold(changed[1]) != self.fold(nick)):
+                    self.fold(changed[1]) != self.fold(nick)) and self._owner_here(
+                        name, nick, info):
                 self.send(nick, msg("irc.pass_changed_by", name=name, by=changed[1],
                                     when=time.strftime("%Y-%m-%d %H:%M UTC",
                                                        time.gmtime(changed[0]))))

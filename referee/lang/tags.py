@@ -18,7 +18,7 @@ from functools import cache
 
 from referee import games, resources
 from referee.lang.clauses import vocabulary as clause_words
-from referee.lang.normalize import fold_nfkc
+from referee.lang.normalize import fold_nfkc, nfkc
 from referee.lang.vocab import marks
 
 TAGS = resources.GRAMMAR / "tags.toml"
@@ -325,3 +325,19 @@ def _trailing(rest: str, game: str | None, table: int | None
         elif what is not None and what[0] == "table" and table is None:
             table = int(what[1])
     return rest, game, table
+
+
+def without_own_name(text: str, speaker: str) -> str | None:
+    """``text`` without the speaker's own name before a colon (「たけし: クローズで」, typed by
+    たけし, or relayed with the sender first), or None when it does not start so. Typed by anyone
+    else, the same line is said to たけし, and stays what it is."""
+    v = _vocabulary()
+    typed = nfkc(text).lstrip()
+    colon = next((i for i, ch in enumerate(typed[:MAX_NAME + 1]) if ch in v.colons), None)
+    if not colon:
+        return None
+    said = fold_nfkc(typed[:colon]).strip()
+    own = fold_nfkc(speaker).strip()
+    if said not in (own, own.lstrip("@").split(":")[0]):
+        return None
+    return typed[colon + 1:].lstrip(v.after) or None

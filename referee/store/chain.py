@@ -180,8 +180,8 @@ def head_problem(conn: sqlite3.Connection, db_path: str) -> str | None:
     newest = conn.execute("SELECT max(seq) FROM inputs").fetchone()[0] or 0
     if row is None:
         return (f"the log ends at input {newest}, but {head_file(db_path)} says input {seq} was"
-                f" saved: the newest rows were removed (after restoring a back-up on purpose,"
-                f" delete that file)")
+                f" saved: input {newest + 1} (the first missing) and the rows after it were"
+                f" removed (after restoring a back-up on purpose, delete that file)")
     if row[0] is None or bytes(row[0]) != chain:
         return f"input row {seq} is not the one {head_file(db_path)} recorded"
     return None

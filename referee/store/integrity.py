@@ -73,6 +73,16 @@ class TamperedDatabase(StoreError):
         super().__init__(text("store.tampered", path=self.path, seq=seq, input_id=input_id))
 
 
+class TruncatedDatabase(StoreError):
+    """The log does not reach the head kept beside it (``FILE.head``): its newest rows were
+    removed, or the row there replaced. A bot that started on it would save over the cut and
+    write a new head, and the evidence would be gone: it refuses, as on a broken chain."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        self.path, self.problem = str(path), problem
+        super().__init__(text("store.truncated", path=self.path, problem=problem))
+
+
 def chain_check(conn: sqlite3.Connection, path: str | Path) -> None:
     """Raise TamperedDatabase at the first input row that breaks the digest chain."""
     from referee.store.chain import first_bad
@@ -385,6 +395,7 @@ def quick_check_file(path: Path, chain: bool = False, *, remember: bool = True,
             try:
                 before = verified(conn)
                 head = chain_check_since_verified(conn, path, known)
+                _head_check(conn, path)
             except sqlite3.DatabaseError as e:
                 raise CorruptDatabase(path, str(e)) from None
     finally:
@@ -394,6 +405,18 @@ def quick_check_file(path: Path, chain: bool = False, *, remember: bool = True,
 
         remember_verified(str(path), *head)
     return head
+
+
+def _head_check(conn: sqlite3.Connection, path: str | Path) -> None:
+    """Raise TruncatedDatabase unless the log reaches the head kept beside it."""
+    from referee.store.chain import head_problem
+
+    names = {r[0] for r in conn.execute("SELECT name FROM pragma_table_info('inputs')")}
+    if "chain" not in names:
+        return
+    cut = head_problem(conn, str(path))
+    if cut is not None:
+        raise TruncatedDatabase(path, cut)
 
 
 def stamped_name(db: Path, now: datetime | None = None) -> str:

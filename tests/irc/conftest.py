@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from ircnet import Ngircd, Services
+from ircnet import Net, Ngircd, Services
+
+NETS = ("ngircd", "services", "services_whois")
 
 
 @pytest.fixture(scope="session")
@@ -53,3 +55,31 @@ def services_whois() -> Iterator[Services]:
         yield net
     finally:
         net.close()
+
+
+def _own_net(kind: str, penalties: bool = True) -> Iterator[Net]:
+    server: Ngircd | Services
+    if kind == "ngircd":
+        server = Ngircd(penalties=penalties)
+    else:
+        server = Services(account_tag=kind == "services")
+    try:
+        server.start()
+        yield Net(server.port, kind != "ngircd", kind)
+    finally:
+        server.close()
+
+
+@pytest.fixture(params=NETS)
+def own_net(request: pytest.FixtureRequest) -> Iterator[Net]:
+    """A network of the test's own, once each: ngIRCd (``!pass`` secrets), InspIRCd + Atheme
+    with account tags (and MONITOR) and without them (WHOIS, ISON)."""
+    yield from _own_net(request.param)
+
+
+@pytest.fixture(params=NETS)
+def flood_net(request: pytest.FixtureRequest) -> Iterator[Net]:
+    """``own_net`` for the flood tests: ngIRCd without its per-client penalty
+    (``MaxPenaltyTime = 0``), so a client's 30 lines a second reach the bot as sent; InspIRCd
+    here never throttles a client (``commandrate``, ``fakelag="off"`` in ircnet.INSPIRCD_CONF)."""
+    yield from _own_net(request.param, penalties=False)

@@ -71,9 +71,12 @@ CONF = """[Global]
 
 
 class Ngircd:
-    """ngircd -n (no daemon) with its own config; ``restart`` keeps the port."""
+    """ngircd -n (no daemon) with its own config; ``restart`` keeps the port.
+    ``penalties=False``: ``MaxPenaltyTime = 0``, so the server reads a client's lines as fast
+    as they come (by default it reads about one a second from a busy client): the flood tests'
+    own servers, where 30 lines a second must reach the bot as sent."""
 
-    def __init__(self) -> None:
+    def __init__(self, penalties: bool = True) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="referee-ngircd-"))
         os.chmod(self.dir, 0o777)  # ngircd drops root for "nobody": let it write its pid file
         self.port = _free_port()
@@ -87,8 +90,10 @@ class Ngircd:
         for f in ("key.pem", "cert.pem"):
             os.chmod(self.dir / f, 0o644)
         self.conf = self.dir / "ngircd.conf"
-        self.conf.write_text(CONF.format(port=self.port, tls_port=self.tls_port, dir=self.dir),
-                             encoding="utf-8")
+        conf = CONF.format(port=self.port, tls_port=self.tls_port, dir=self.dir)
+        if not penalties:
+            conf = conf.replace("[Limits]\n", "[Limits]\n\tMaxPenaltyTime = 0\n")
+        self.conf.write_text(conf, encoding="utf-8")
         self.log = self.dir / "ngircd.log"
         self.proc: subprocess.Popen[bytes] | None = None
         self.binary = ngircd_binary()
@@ -533,3 +538,34 @@ async def identify(c: Client, account: str, password: str, timeout: float = 20.0
     await c.wait_msg(lambda m: m.sender == "NickServ" and ("identified" in m.text
                                                        or "logged in" in m.text), timeout,
                      start)
+
+
+class Net:
+    """One network and how its players prove who they are: ``!pass`` secrets on ngIRCd
+    (``accounts=False``), NickServ accounts on InspIRCd + Atheme. ``kind`` names it in test ids
+    and messages (ngircd, services, services_whois)."""
+
+    def __init__(self, port: int, accounts: bool, kind: str = "") -> None:
+        self.port = port
+        self.accounts = accounts
+        self.kind = kind or ("services" if accounts else "ngircd")
+
+    async def login(self, c: Client, name: str | None = None) -> None:
+        if not self.accounts:
+            await prove(c, name)
+            return
+        # NickServ: register the nick's account (the first test to use the name) or log in
+        start = len(c.messages)
+        account = name or c.nick
+        c.say("NickServ", f"REGISTER {secret_of(account)} {account}@example.org")
+        m = await c.wait_msg(lambda m: m.sender == "NickServ" and (
+            "is now registered" in m.text or "already registered" in m.text), 20, start)
+        if "already" in m.text or (name is not None and name != c.nick):
+            await identify(c, account, secret_of(account))
+
+    def bot(self, db: Path, channel: str, extra: list[str] | None = None,
+            seed: bool = True) -> BotProcess:
+        """``referee irc`` with the moderator dealer (``seed``: its secret set first, where
+        secrets are used)."""
+        return BotProcess(self.port, db, [channel], ["dealer"], seed=seed and not self.accounts,
+                          extra=extra)

@@ -1,4 +1,5 @@
-"""Live on ngIRCd: the bot killed mid-hand (SIGKILL) and started again (issue 45, observation
+"""Live on ngIRCd and InspIRCd + Atheme with and without account tags (a server of the test's
+own, conftest.own_net): the bot killed mid-hand (SIGKILL) and started again (issue 45, observation
 9: after a crash the bot was silent, did not repeat the prompt, and actions sent while it was
 down were lost without a word). The action the awaited player sends while the bot is down
 never reaches it; when it is back it says so in the channel with whom it waits for, and that
@@ -11,7 +12,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from ircnet import BotProcess, Ngircd
+from ircnet import Net
 from test_irc_hand import _PROMPT, Table, check_cards_and_stacks, policy_factory
 
 from referee.lang.catalog import text as msg
@@ -19,17 +20,11 @@ from referee.lang.catalog import text as msg
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(240)]
 
 
-@pytest.fixture
-def ngircd(own_ngircd: Ngircd) -> Ngircd:
-    """This file's tests run on a server of their own (conftest.own_ngircd)."""
-    return own_ngircd
-
-
-def test_after_a_crash_the_bot_says_it_is_back_and_whom_it_waits_for(ngircd: Ngircd,
+def test_after_a_crash_the_bot_says_it_is_back_and_whom_it_waits_for(own_net: Net,
                                                                       tmp_path: Path) -> None:
     db, channel = tmp_path / "bot.db", "#crash"
-    bots = [BotProcess(ngircd.port, db, [channel], ["dealer"])]
-    table = Table(ngircd, channel)
+    bots = [own_net.bot(db, channel)]
+    table = Table(own_net, channel, own_net)
     policy = policy_factory()
     unseen = msg("irc.back_unseen")
 
@@ -47,7 +42,7 @@ def test_after_a_crash_the_bot_says_it_is_back_and_whom_it_waits_for(ngircd: Ngi
             bots[0].proc.wait(10)
             table.players[name].say(channel, action)  # said while the bot is down: lost
             await asyncio.sleep(1.0)
-            bots.append(BotProcess(ngircd.port, db, [channel], ["dealer"], seed=False))
+            bots.append(own_net.bot(db, channel, seed=False))
             back = await table.room(lambda t: "ディーラーが戻りました" in t, pos, 60)
             await table.room(lambda t: t == unseen, pos, 30)
             table.players[name].say(channel, action)  # sent again: taken

@@ -1,6 +1,7 @@
-"""Live on ngIRCd: a player who PARTs the table's channel (or is KICKed) during a hand is folded
-at once and never awarded a pot, and the table moves on without the clock; after a restart the
-bot tells the table's channel it is back, with whom the table waits for."""
+"""Live on ngIRCd and InspIRCd + Atheme with and without account tags: a player who PARTs the
+table's channel (or is KICKed) during a hand is folded at once and never awarded a pot, and the
+table moves on without the clock; after a restart the bot tells the table's channel it is back,
+with whom the table waits for."""
 
 from __future__ import annotations
 
@@ -8,17 +9,24 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from ircnet import BotProcess, Ngircd
+from ircnet import BotProcess, Net
 from test_irc_hand import _PROMPT, PLAYERS, Table, _stored
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(120)]
 
 
-def test_a_part_folds_at_once_and_a_restart_says_the_dealer_is_back(ngircd: Ngircd,
+@pytest.fixture(params=["ngircd", "services", "services_whois"])
+def net(request: pytest.FixtureRequest) -> Net:
+    """The session's server of each kind (conftest.py)."""
+    server = request.getfixturevalue(request.param)
+    return Net(server.port, request.param != "ngircd", request.param)
+
+
+def test_a_part_folds_at_once_and_a_restart_says_the_dealer_is_back(net: Net,
                                                                     tmp_path: Path) -> None:
-    db = tmp_path / "bot.db"
-    bot = BotProcess(ngircd.port, db, ["#leave"], ["dealer"])
-    table = Table(ngircd, "#leave")
+    db, channel = tmp_path / "bot.db", f"#leave-{net.kind}"
+    bot = net.bot(db, channel)
+    table = Table(net, channel, net)
 
     async def scenario() -> str:
         try:
@@ -29,7 +37,7 @@ def test_a_part_folds_at_once_and_a_restart_says_the_dealer_is_back(ngircd: Ngir
             assert m is not None
             who = m.group(1)
             pos = table.dealer.messages.index(prompt) + 1
-            table.players[who].raw("PART #leave :bye")
+            table.players[who].raw(f"PART {channel} :bye")
             # folded at once: the next player is asked well before the 60 s reminder
             nxt = await table.room(lambda t: bool(_PROMPT.match(t)) and not t.startswith(who),
                                    pos, 20)
@@ -46,14 +54,14 @@ def test_a_part_folds_at_once_and_a_restart_says_the_dealer_is_back(ngircd: Ngir
     assert bot.stop() == 0, bot.output()[-3000:]
 
     # the bot comes back to a channel where the dealer waits: it is told the dealer is back
-    table2 = Table(ngircd, "#leave")
+    table2 = Table(net, channel, net)
     table2.players = {n: table2.players[n] for n in PLAYERS if n != who}
     bots: list[BotProcess] = []
 
     async def back() -> None:
         try:
             await asyncio.gather(*(c.connect() for c in table2.clients))
-            bots.append(BotProcess(ngircd.port, db, ["#leave"], ["dealer"]))
+            bots.append(net.bot(db, channel))
             await table2.room(lambda t: "ディーラーが戻りました" in t, 0, 30)
         finally:
             await table2.close()

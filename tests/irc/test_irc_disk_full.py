@@ -6,7 +6,9 @@ action cannot be saved gets the one line 「記録に失敗しました…」, t
 next player is not asked), and once there is room again the same action sent again is taken;
 the hand ends with the stacks a replay of the actions taken gives (``referee replay``), every
 action once, and ``referee check`` passes on the file. Needs root (mount, chattr); skipped
-without it, failed under CI."""
+without it, failed under CI. On ngIRCd only: a failed save is the store's and the service's
+(tests/test_save_first.py), the same whatever the network; the players' identity plays no
+part in it."""
 
 from __future__ import annotations
 

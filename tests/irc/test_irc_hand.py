@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from four_games import check_and_verify
-from ircnet import BOT, ROOT, BotProcess, Client, Msg, Ngircd, bot_in_channel, prove
+from ircnet import BOT, ROOT, BotProcess, Client, Msg, Net, Ngircd, bot_in_channel, prove
 
 from referee.cards import card_str, parse_cards
 from referee.store.log import register
@@ -47,6 +47,22 @@ def _stored(db: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return [json.loads(r[0]) for r in rows], [e for r in rows for e in json.loads(r[1])]
 
 
+def timed_out(db: Path) -> list[dict[str, Any]]:
+    """Every action stored that its player did not send: what the clock did for them (a
+    timed-out player's fold or check comes from a tick, not from their message)."""
+    conn = sqlite3.connect(str(db))
+    register(conn)
+    try:
+        rows = conn.execute("SELECT input, events FROM log ORDER BY seq").fetchall()
+    finally:
+        conn.close()
+    out = []
+    for inp, evs in rows:
+        sender = json.loads(inp).get("sender")
+        out += [e for e in json.loads(evs) if e["event"] == "action" and e["player"] != sender]
+    return out
+
+
 def replay(transcript: str, tmp: Path) -> list[dict[str, Any]]:
     path = tmp / "hand.txt"
     path.write_text(transcript, encoding="utf-8")
@@ -57,10 +73,12 @@ def replay(transcript: str, tmp: Path) -> list[dict[str, Any]]:
 
 
 class Table:
-    """Three players and a dealer in one channel, driven by the bot's prompts."""
+    """Three players and a dealer in one channel, driven by the bot's prompts. ``ngircd``: any
+    server (its ``port``); ``net``: how its players prove who they are (default: ``!pass``)."""
 
-    def __init__(self, ngircd: Ngircd, channel: str) -> None:
+    def __init__(self, ngircd: Ngircd | Net, channel: str, net: Net | None = None) -> None:
         self.channel = channel
+        self.net = net
         self.dealer = Client(ngircd.port, "dealer", [channel])
         self.players = {n: Client(ngircd.port, n, [channel]) for n in PLAYERS}
         self.sent: list[tuple[str, str]] = []  # (player's table name, text) of every action
@@ -77,8 +95,11 @@ class Table:
         await self.prove_all()
 
     async def prove_all(self) -> None:
-        """Without services everyone proves who they are once per connection (!pass)."""
-        await asyncio.gather(*(prove(c) for c in self.clients))
+        """Everyone proves who they are once per connection (!pass, or NickServ)."""
+        if self.net is not None:
+            await asyncio.gather(*(self.net.login(c) for c in self.clients))
+        else:
+            await asyncio.gather(*(prove(c) for c in self.clients))
 
     async def room(self, pred: Any, start: int = 0, timeout: float = 20.0) -> Msg:
         return await self.dealer.wait_msg(

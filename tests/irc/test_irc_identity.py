@@ -19,10 +19,10 @@ from ircnet import (
     BotProcess,
     Client,
     Msg,
+    Net,
     Ngircd,
     Services,
     bot_in_channel,
-    identify,
     prove,
     register,
     secret_of,
@@ -69,30 +69,6 @@ def no_private_content(c: Client) -> None:
     for m in c.messages:
         if _from_bot(m):
             assert not _CARD.search(m.text) and "あなたの手札" not in m.text, m.text
-
-
-class Net:
-    """One network and how its players prove who they are."""
-
-    def __init__(self, port: int, accounts: bool) -> None:
-        self.port = port
-        self.accounts = accounts
-
-    async def login(self, c: Client, name: str | None = None) -> None:
-        if not self.accounts:
-            await prove(c, name)
-            return
-        # NickServ: register the nick's account (the first test to use the name) or log in
-        start = len(c.messages)
-        account = name or c.nick
-        c.say("NickServ", f"REGISTER {secret_of(account)} {account}@example.org")
-        m = await c.wait_msg(lambda m: m.sender == "NickServ" and (
-            "is now registered" in m.text or "already registered" in m.text), 20, start)
-        if "already" in m.text or (name is not None and name != c.nick):
-            await identify(c, account, secret_of(account))
-
-    def bot(self, db: Path, channel: str) -> BotProcess:
-        return BotProcess(self.port, db, [channel], ["dealer"], seed=not self.accounts)
 
 
 async def open_table(net: Net, channel: str, db: Path) -> tuple[Client, dict[str, Client]]:

@@ -30,8 +30,10 @@ def _bot_private(c: Client, start: int = 0) -> list[str]:
     return [m.text for m in c.messages[start:] if m.sender == BOT and m.private]
 
 
-async def _parted_then_quit(net: Net, db: Path, channel: str) -> None:
-    """alice and the moderator PART, then QUIT; strangers take both nicks without joining."""
+async def _parted_then_quit(net: Net, db: Path, channel: str, how: str = "quit") -> None:
+    """alice and the moderator PART, then QUIT (``how="nick"``: change nick, so the bot,
+    sharing no channel with them any more, learns it only by MONITOR or ISON); strangers take
+    both nicks without joining."""
     bot = net.bot(db, channel)
     clients: list[Client] = []
     try:
@@ -41,7 +43,13 @@ async def _parted_then_quit(net: Net, db: Path, channel: str) -> None:
         for c in (alice, d):
             c.raw(f"PART {channel}")
             await c.wait_line(lambda ln, c=c: ln.startswith(f":{c.nick}!") and " PART " in ln)
-            await c.close()
+            if how == "quit":
+                await c.close()
+            else:
+                old_nick = c.nick
+                c.raw(f"NICK {old_nick}_")
+                await c.wait_line(lambda ln, n=old_nick: ln.startswith(f":{n}!")
+                                  and " NICK " in ln)
         await asyncio.sleep(0.5)  # the QUITs reach the server before the strangers register
         mallory = Client(net.port, "alice", [])
         fake = Client(net.port, "dealer", [])
@@ -141,16 +149,23 @@ async def _unshared_then_taken(net: Net, db: Path, channel: str, how: str) -> No
     assert rc == 0, bot.output()[-3000:]
 
 
-def test_ngircd_part_then_quit(ngircd: Ngircd, tmp_path: Path) -> None:
-    asyncio.run(_parted_then_quit(Net(ngircd.port, False), tmp_path / "b.db", "#pq1"))
+@pytest.mark.parametrize("how", ["quit", "nick"])
+def test_ngircd_part_then_quit(ngircd: Ngircd, tmp_path: Path, how: str) -> None:
+    asyncio.run(_parted_then_quit(Net(ngircd.port, False), tmp_path / "b.db", f"#pq1{how}",
+                                  how))
 
 
-def test_services_part_then_quit(services: Services, tmp_path: Path) -> None:
-    asyncio.run(_parted_then_quit(Net(services.port, True), tmp_path / "b.db", "#pq2"))
+@pytest.mark.parametrize("how", ["quit", "nick"])
+def test_services_part_then_quit(services: Services, tmp_path: Path, how: str) -> None:
+    asyncio.run(_parted_then_quit(Net(services.port, True), tmp_path / "b.db", f"#pq2{how}",
+                                  how))
 
 
-def test_services_by_whois_part_then_quit(services_whois: Services, tmp_path: Path) -> None:
-    asyncio.run(_parted_then_quit(Net(services_whois.port, True), tmp_path / "b.db", "#pq3"))
+@pytest.mark.parametrize("how", ["quit", "nick"])
+def test_services_by_whois_part_then_quit(services_whois: Services, tmp_path: Path,
+                                          how: str) -> None:
+    asyncio.run(_parted_then_quit(Net(services_whois.port, True), tmp_path / "b.db",
+                                  f"#pq3{how}", how))
 
 
 @pytest.mark.parametrize("how", ["quit", "nick"])

@@ -2,7 +2,12 @@
 !pass X``, ``msg referee !pass X``, ``referee: !pass X``, ``!!pass X``, ``!passX`` -- are
 voided as ``!pass X`` is: the owner is told privately, whoever read it cannot prove with it,
 and it reaches neither the referee's inputs nor the database file (live ngIRCd, ``referee
-irc`` in a subprocess)."""
+irc`` in a subprocess).
+
+Not on InspIRCd + Atheme: with accounts the bot keeps no secret to void (a player is their
+services account; a password typed in a channel is the services' to deal with). The slips are
+still read as secrets there and kept out of the inputs -- the same reader
+(tests/irc/test_irc_identity_units.py::test_secret_slips_are_secrets)."""
 
 from __future__ import annotations
 

@@ -7,8 +7,13 @@ InspIRCd + Atheme (accounts), with ``referee irc`` in a subprocess on a real SQL
   new, reaches the inputs, the database file, a back-up or the log;
 - wrong guesses are limited per name and per source, across nick changes and restarts, and the
   limit never keeps the owner out from the connection that proved the name before;
+- when and from which nick a secret was last set is told to the name's own connection only,
+  never to a stranger's wrong guess;
 - a second connection from the same gateway in the same second never inherits a saved proof;
 - points granted to a name nobody owns yet are refused until its owner has proven it.
+
+The ``!pass`` tests run on ngIRCd only: with services a player is their account and the bot
+keeps no secret (``!pass`` is answered with where to log in).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import pytest
 from ircnet import BOT, BotProcess, Client, Msg, Ngircd, Services, bot_in_channel, prove, secret_of
 
 from referee.adapters.irc import ASKS_PER_WINDOW
+from referee.lang.catalog import text as msg
 from referee.store.log import register
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(240)]
@@ -178,6 +184,44 @@ def test_guessing_never_locks_out_the_owner_and_survives_a_restart(ngircd: Ngirc
             await back.connect()
             got = await reply(back, f"!pass {secret_of('bob')}")
             assert "確認しました" in got.text, got.text
+        finally:
+            for c in clients:
+                await c.close()
+            assert bot.stop() == 0, bot.output()[-3000:]
+
+    asyncio.run(go())
+
+
+def test_who_changed_a_secret_is_told_only_to_its_owner(ngircd: Ngircd, tmp_path: Path) -> None:
+    """When and from which nick a secret was last set names the connection that holds the
+    name's proof: a stranger's wrong guess is told only that it is wrong; the owner's own
+    connection (the user@host that proved the name before) learns it, to notice a change."""
+    db, channel = tmp_path / "bot.db", "#setby"
+    told = msg("irc.pass_changed_by", name="alice", by="alice2", when="\0").split("\0")[0]
+
+    async def go() -> None:
+        bot = BotProcess(ngircd.port, db, [channel], ["dealer"])
+        clients: list[Client] = []
+        try:
+            alice, eve = clients[:] = await connected(ngircd.port, "alice", "eve",
+                                                      channels=[channel])
+            await bot_in_channel(alice, channel, 30.0)
+            await prove(alice)  # sets alice's secret
+            alice2, = await connected(ngircd.port, "alice2")
+            clients.append(alice2)
+            got = await reply(alice2, f"!pass @alice {secret_of('alice')} pw-alice-new-8")
+            assert "確認しました" in got.text, got.text  # changed from the nick alice2
+            start = len(eve.messages)
+            got = await reply(eve, "!pass @alice wrong-guess-1")
+            assert "確認しました" not in got.text, got.text
+            await asyncio.sleep(2.0)  # a second line would have come by now
+            leaked = [m.text for m in eve.messages[start:] if _bot_private(m)
+                      and ("alice2" in m.text or m.text.startswith(told))]
+            assert not leaked, leaked
+            start = len(alice.messages)  # the owner's connection, with the old secret
+            alice.say(BOT, f"!pass {secret_of('alice')}")
+            await alice.wait_msg(lambda m: _bot_private(m) and m.text.startswith(told), 20,
+                                 start)
         finally:
             for c in clients:
                 await c.close()

@@ -144,6 +144,13 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.actions.append((m.start(), name))
         spans.append(m.span())
         keyword_spans.append(m.span())
+    # a word of the community's other languages glued to the action word (跟一下, 跟吧), which
+    # the analyser cuts across (跟一|下)
+    glued = tuple(w for w in texts_of("glued_after_action"))
+    for _, b in keyword_spans:
+        after = next((w for w in glued if folded.startswith(w, b)), None)
+        if after is not None:
+            spans.append((b, b + len(after)))
     if "allin" in allowed:  # 残り3200全部いったる: "all of it" going in is the all-in
         for a, b in keyword_spans:
             going = any(w.start - clause.start == b and w.pos == VERB and w.lemma == text_of(

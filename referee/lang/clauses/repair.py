@@ -397,7 +397,8 @@ def _kana_digits() -> re.Pattern[str]:
     digits = words_table().get("kana_digits", {})
     one = "|".join(re.escape(d) for d in sorted(digits, key=len, reverse=True))
     zero = re.escape(text_of("kana_zero"))
-    return re.compile(rf"(?:(?:{one})ー?)*{zero}(?:(?:{one})ー?)*")
+    long = vocab.marks("long_vowel")
+    return re.compile(rf"(?:(?:{one}){long}?)*{zero}(?:(?:{one}){long}?)*")
 
 
 def _kana_digit_run(m: re.Match[str]) -> str:

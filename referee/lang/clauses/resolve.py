@@ -312,12 +312,19 @@ def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
     :func:`_decided_after` weighs a story. None when a later sentence acts, declines or holds
     back, or the decision does not end its sentence."""
     acts = [i for i, c in enumerate(kept) if c.kind == "action"]
-    if len(acts) != 1 or acts[0] + 1 >= len(kept) or not kept[acts[0] + 1].after_stop:
+    if len(acts) != 1 or acts[0] + 1 >= len(kept):
         return None
     after = kept[acts[0] + 1:]
     if any(c.kind in _NAMING and c.kind != "blocking" for c in after) or any(
             _holds_back(c) or (c.musing and c.kind in _NAMING) for c in after) or \
             _said_to_someone(after):
+        return None
+    # (each later clause naming an action only talks about it: 戻ったらまたアンティから…, a
+    # condition; …オールイン、半分がアンティになるんだよね, the rules) -- but a Latin word cut
+    # off the sentence it runs into is no decision of its own (Fold equityないんだよな)
+    decision = kept[acts[0]]
+    if decision.text.strip().isascii() and not decision.mark.strip() and \
+            after[0].kind == "blocking":
         return None
     # (a lone letter ending its sentence is the short form: 無理、F。, not a face's hand)
     return _decided_after(kept[:acts[0] + 1], letter=True)

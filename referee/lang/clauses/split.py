@@ -67,6 +67,7 @@ class Clause:
     hand_named: bool = False  # a hand class named (ツーペアなら…): talk of hands, no act
     commits: bool = False  # "with that" (それで): takes the action remarked on before it
     declines: frozenset[str] = frozenset()  # the actions a declined clause says no to
+    mark: str = ""  # what ended it: punctuation, a blank, or nothing (a cut between words)
     strict: bool = False  # vetoed other than by a remark: a wish, a condition, a question …
     kind: str = "chat"  # action | declined | blocking | chat
     parsed: Parsed | None = None
@@ -200,7 +201,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         piece = text[pos:end]
         mark = text[end:nxt]
         if piece.strip():
-            c = Clause(piece, folded[pos:end], pos, after_stop=stopped)
+            c = Clause(piece, folded[pos:end], pos, after_stop=stopped, mark=mark)
             c.question = any(q in mark for q in text_of("question"))
             out.append(c)
             stopped = False
@@ -251,11 +252,15 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         gap = "".join(ch for ch in gap if ch not in text_of("question"))
         if out[i].question and not _cuts()[1].search(gap):
             out[i - 1].question = True
-    # a clause that starts by quoting (…って書き方で合ってますか) makes the one before a quotation
+    # a clause that starts by quoting (…って書き方で合ってますか) makes its sentence before it a
+    # quotation (アンティ100、AA50…って書き方で: both clauses quoted)
     for i in range(1, len(out)):
         if fold_nfkc(out[i].text.lstrip(vocab.marks("separators"))).startswith(
                 texts_of("quoting")):
-            out[i - 1].question = True
+            for j in range(i - 1, -1, -1):
+                out[j].question = True
+                if out[j].after_stop:
+                    break
     if out:
         out[-1].last = True
     for c in out:
