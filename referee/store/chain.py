@@ -98,13 +98,14 @@ def check_since_verified(conn: sqlite3.Connection, known: tuple[int, bytes] | No
 def remember_verified(db_path: str, seq: int, chain: bytes) -> bool:
     """Write the verified head into the database at ``db_path`` on a connection of its own
     (the checks read on read-only ones). Best effort: a read-only file, a writer holding the
-    lock for more than a second or a database not migrated yet leaves the old head, and the
-    next start checks a little more; False then."""
+    lock for more than a quarter of a second (a bot's start waits for this check) or a
+    database not migrated yet leaves the old head, and the next start checks a little more;
+    False then."""
     from pathlib import Path
 
     try:
         conn = sqlite3.connect(Path(db_path).resolve().as_uri() + "?mode=rw", uri=True,
-                               timeout=1.0, isolation_level=None)
+                               timeout=0.25, isolation_level=None)
     except sqlite3.Error:
         return False
     try:
