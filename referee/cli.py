@@ -497,6 +497,17 @@ def cmd_console(args: argparse.Namespace) -> None:
     from referee.lang.catalog import text
     from referee.store import StoreError
 
+    check = None
+    if Path(args.db).is_file():
+        # The same integrity check as every other command, and the chain the bots check (from
+        # the head the bots or this console's last start verified on), on a thread while the
+        # imports below run; nothing is read from the log before it passed. The console
+        # writes nothing into the referee's database: its own head is kept beside --keep.
+        from referee.console import verified_head
+        from referee.store.integrity import BackgroundCheck
+
+        known = verified_head(Path(args.keep)) if args.keep else None
+        check = BackgroundCheck(Path(args.db), remember=False, known=known)
     password = os.environ.get(PASSWORD_ENV) or None
     if password is None and not args.insecure and not _loopback(args.host):
         _fail(text("console_needs_password", host=args.host))
@@ -517,13 +528,15 @@ def cmd_console(args: argparse.Namespace) -> None:
         _fail(text("console_bad_port", port=str(args.port), reason=e.strerror or str(e)))
     if not Path(args.db).exists():
         _fail(text("store.no_database", path=args.db))
-    if Path(args.db).is_file():  # the same integrity check as every other command, and the
-        from referee.store.integrity import quick_check_file  # chain the bots check
 
+    def checked() -> None:
         try:
-            quick_check_file(Path(args.db), chain=True)
+            if check is not None:
+                check.result()
         except StoreError as e:
             _fail(str(e))
+
+    checked()  # before anything is read from the log
     with tempfile.TemporaryDirectory(prefix="referee-console-") as tmp:
         dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
         try:
@@ -535,6 +548,10 @@ def cmd_console(args: argparse.Namespace) -> None:
             _fail(text("console_no_extra", missing=str(e)))
         except OSError as e:
             _fail(os_error(dest, e))
+        if args.keep and check is not None and check.head is not None:
+            from referee.console import keep_verified_head
+
+            keep_verified_head(dest, check.head)
         print(text("console_built", hands=built.hands, penalties=built.penalties,
                    flags=built.flags, seconds=f"{built.seconds:.1f}"), file=sys.stderr)
         print(text("console_serving", url=f"http://{args.host}:{args.port}/"), flush=True)

@@ -16,15 +16,19 @@ rejected messages are never copied. The message that caused a penalty or a flag 
 when it was said in a room (``dm`` false). A table's game and number come from its
 ``table_open`` and ``hand_seats`` events, never from what anyone typed.
 
-The console database is rebuilt from the whole log on every start (``referee console`` prints
-how long it took); restart the console to see newer records.
+The console database is built from the whole log on a start (``referee console`` prints how long
+it took); with ``--keep FILE`` a later start over the same log reuses it as it is, or, when the
+log has grown, reads only the rows added since (the reader's state is kept beside it,
+``FILE.resume``). Restart the console to see newer records.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import pickle
 import sqlite3
 import time
 import tomllib
@@ -276,6 +280,8 @@ def build(source: Path, dest: Path, reuse: bool = False) -> Built:
             stamp = _stamp(src)
             if reuse and stamp is not None and dest.is_file():
                 kept = _kept(dest, stamp)
+                if kept is None:
+                    kept = _resume(src, dest, stamp)
                 if kept is not None:
                     kept.seconds = time.monotonic() - started
                     return kept
@@ -328,18 +334,23 @@ def _kept(dest: Path, stamp: tuple[int, int]) -> Built | None:
     return Built(*counts)
 
 
-def _build(src: sqlite3.Connection, dest: Path, started: float,
-           stamp: tuple[int, int] | None = None) -> Built:
+def _ledger(src: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], dict[str, int], set[int]]:
     ledger = src.execute(
         "SELECT id, player, delta, reason, input_seq FROM ledger ORDER BY id").fetchall()
     bank = dict(src.execute("SELECT player, balance FROM bank").fetchall())
-    ledger_seqs = {row[4] for row in ledger}
+    return ledger, bank, {row[4] for row in ledger}
+
+
+def _build(src: sqlite3.Connection, dest: Path, started: float,
+           stamp: tuple[int, int] | None = None) -> Built:
+    ledger, bank, ledger_seqs = _ledger(src)
 
     # The referee's own projection (penalties, flags and their decisions, ranks), computed
     # afresh in memory from the log: the database's copy may lag (it is a cache) and is not
     # ours to bring up to date.
     mem = sqlite3.connect(":memory:", isolation_level=None)
     run_script(mem, _PROJECTION_TABLES)
+    _forget_resume(dest)
 
     try:
         if dest.exists():
@@ -353,7 +364,8 @@ def _build(src: sqlite3.Connection, dest: Path, started: float,
         out.execute("PRAGMA synchronous = OFF")
         out.execute("BEGIN")
         run_script(out, SCHEMA)
-        built = _walk(src, mem, out, ledger_seqs, ledger, bank)
+        reader = _Reader(mem, out, ledger_seqs, HandReplay(keep=False))
+        built, state = _walk(src, reader, ledger, bank, stamp)
         out.execute("COMMIT")
         out.execute("ANALYZE")
         if stamp is not None:  # what :func:`build` with ``reuse`` knows it by
@@ -362,8 +374,142 @@ def _build(src: sqlite3.Connection, dest: Path, started: float,
     finally:
         out.close()
         mem.close()
+    if state is not None:
+        _keep_resume(dest, state)
     built.seconds = time.monotonic() - started
     return built
+
+
+# --- resuming a build over a log that has grown ------------------------------------------------
+# A build keeps, beside the console database (FILE.resume, readable by its owner only: the
+# projection's flags hold what was said in private messages), the reader's state as it stood
+# after the log's last row, before the end of the walk wrote the hands still open and the
+# records: a later start over the same log grown reads only the rows added since, rewrites
+# those hands and the records, and keeps every hand finished before.
+
+_RESUME_VERSION = 1
+
+
+def _chain_file(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".chain")
+
+
+def verified_head(dest: Path) -> tuple[int, bytes] | None:
+    """The referee log's chain head the console's last start-up check found sound, kept beside
+    the console database ``dest`` (the console never writes the referee's database); None
+    when there is none or it is not one."""
+    try:
+        seq, chain = _chain_file(dest).read_text(encoding="ascii").split()
+        return int(seq), bytes.fromhex(chain)
+    except (OSError, ValueError):
+        return None
+
+
+def keep_verified_head(dest: Path, head: tuple[int, bytes]) -> None:
+    """Keep ``head`` beside ``dest`` for the next start's check (best effort, atomically)."""
+    path = _chain_file(dest)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(f"{head[0]} {head[1].hex()}\n", encoding="ascii")
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _resume_file(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".resume")
+
+
+def _forget_resume(dest: Path) -> None:
+    with contextlib.suppress(OSError):
+        _resume_file(dest).unlink()
+
+
+def _keep_resume(dest: Path, state: bytes) -> None:
+    """Write the state (atomically; a failure leaves none, and the next start builds afresh)."""
+    path = _resume_file(dest)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(state)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _load_resume(dest: Path, src: sqlite3.Connection) -> dict[str, Any] | None:
+    """The state a build of ``dest`` kept, if this code wrote it from the log ``src`` reads
+    (the row it stopped at still carries the chain value it had); consumed: a resume that
+    stops half-way leaves none, and the next start builds afresh."""
+    path = _resume_file(dest)
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    _forget_resume(dest)
+    try:
+        state = pickle.loads(zlib.decompress(blob))
+    except Exception:  # a damaged or foreign file: build afresh
+        return None
+    if not isinstance(state, dict) or state.get("version") != _RESUME_VERSION \
+            or state.get("code") != _code_digest():
+        return None
+    row = src.execute("SELECT chain FROM inputs WHERE seq = ?", (state["seq"],)).fetchone()
+    if row is None or not isinstance(row[0], bytes) or row[0] != state["chain"]:
+        return None
+    return state
+
+
+def _resume(src: sqlite3.Connection, dest: Path, stamp: tuple[int, int]) -> Built | None:
+    """Bring ``dest`` up to the log's row ``stamp`` names from the state its build kept; None
+    when there is none to resume from (the caller builds afresh)."""
+    state = _load_resume(dest, src)
+    if state is None or int(state["seq"]) >= stamp[0]:
+        return None
+    ledger, bank, ledger_seqs = _ledger(src)
+    mem = sqlite3.connect(":memory:", isolation_level=None)
+    out: sqlite3.Connection | None = None
+    try:
+        mem.deserialize(state["mem"])
+        out = sqlite3.connect(dest, isolation_level=None)
+        out.execute("PRAGMA journal_mode = OFF")
+        out.execute("PRAGMA synchronous = OFF")
+        out.execute("PRAGMA user_version = 0")  # not the log's until the resume is done
+        out.execute("BEGIN")
+        ids = [int(i) for i in state["provisional"]]
+        marks = ", ".join("?" * len(ids))
+        for table, column in (("hands", "番号"), ("hand_log", "ハンド"), ("replays", "ハンド"),
+                              ("books", "ハンド")):
+            if ids:
+                out.execute(f'DELETE FROM {table} WHERE "{column}" IN ({marks})', ids)
+        for table in ("tables", "flags", "penalties", "ledger", "bank", "ranks"):
+            out.execute(f"DELETE FROM {table}")
+        reader: _Reader = state["reader"]
+        reader.attach(mem, out, ledger_seqs, state["replay"])
+        built, kept = _walk(src, reader, ledger, bank, stamp, after=int(state["seq"]))
+        out.execute("COMMIT")
+        out.execute("PRAGMA analysis_limit = 1000")  # the planner's statistics, sampled
+        out.execute("ANALYZE")
+        out.execute(f"PRAGMA user_version = {int(stamp[0])}")
+        out.execute(f"PRAGMA application_id = {int(stamp[1])}")
+    except (sqlite3.Error, KeyError, TypeError, ValueError, AttributeError):
+        return None  # the caller builds afresh (and replaces the file)
+    finally:
+        if out is not None:
+            out.close()
+        mem.close()
+    if kept is not None:
+        _keep_resume(dest, kept)
+    return built
+
+
+_HAND_KINDS = frozenset({"hand_start", "hand_end", "bonus_area"})
+# What the console reads of the store's projection (its flags and penalties): computed for
+# these kinds only -- the projection's hands would cost a row per hand and never be read.
+_READ_KINDS = frozenset({"flag", "flag_decided", "penalty"})
 
 
 class _Reader(EventVisitor):
@@ -404,20 +550,47 @@ class _Reader(EventVisitor):
         self.reversed: list[int] = []
         self.at_hand: int | None = None  # the hand running at the input's first record
 
+    _LIVE = ("mem", "out", "ledger_seqs", "replay")  # not kept: attached again on a resume
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in self._LIVE}
+
+    def attach(self, mem: sqlite3.Connection, out: sqlite3.Connection, ledger_seqs: set[int],
+               replay: HandReplay) -> None:
+        """A resumed reader's connections, the ledger's inputs now and its replay."""
+        self.mem, self.out, self.ledger_seqs, self.replay = mem, out, ledger_seqs, replay
+
+    def state(self, src: sqlite3.Connection, seq: int) -> bytes | None:
+        """Everything a resume after input ``seq`` needs (see ``_resume``), the finished
+        hands written first; None for a log whose row ``seq`` has no chain value."""
+        self._flush(force=True)
+        row = src.execute("SELECT chain FROM inputs WHERE seq = ?", (seq,)).fetchone()
+        if row is None or not isinstance(row[0], bytes):
+            return None
+        provisional = [h.id for h in (*self.current.values(), *self.finished.values())]
+        return zlib.compress(pickle.dumps({
+            "version": _RESUME_VERSION, "code": _code_digest(), "seq": seq, "chain": row[0],
+            "provisional": provisional, "reader": self, "replay": self.replay,
+            "mem": self.mem.serialize()}, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
     def handlers(self) -> dict[str, Handler]:
         """A record of the bank, the projection or a seat's leaving notes where the input
         happened (its first such event), before the kind's own method."""
         out = super().handlers()
         for kind in PROJECTED_KINDS | {"bank", "leave"}:
-            out[kind] = self._marked(out.get(kind))
+            out[kind] = self._marked(out.get(kind), kind not in _HAND_KINDS)
         return out
 
-    def _marked(self, then: Handler | None) -> Handler:
+    def _marked(self, then: Handler | None, record: bool) -> Handler:
+        """``record``: a kind whose record is written with its input's context (a hand's start
+        or end only places a record later in the same input; its own context is never read)."""
         def handler(ev: Any) -> None:
             if not self.seen:
-                self.keep = self.seen = True
+                self.seen = True
                 running = self.current.get(self.room)
                 self.at_hand = running.id if running is not None else None
+            if record:
+                self.keep = True
             if then is not None:
                 then(ev)
 
@@ -437,7 +610,7 @@ class _Reader(EventVisitor):
         if self.keep:
             self.contexts[entry.seq] = self._context(entry)
         projected = [(i, str(d["event"]), d) for i, d in enumerate(entry.raw)
-                     if isinstance(d, dict) and d.get("event") in PROJECTED_KINDS]
+                     if isinstance(d, dict) and d.get("event") in _READ_KINDS]
         if projected:
             project(self.mem, entry.seq, entry.room, projected)
 
@@ -596,14 +769,31 @@ class _Reader(EventVisitor):
         self.finished[h.room] = h
 
 
-def _walk(src: sqlite3.Connection, mem: sqlite3.Connection, out: sqlite3.Connection,
-          ledger_seqs: set[int], ledger: list[tuple[Any, ...]], bank: dict[str, int]) -> Built:
-    replay = HandReplay()
-    reader = _Reader(mem, out, ledger_seqs, replay)
-    walk(log_entries(src), Together(replay, reader))
+class _Keeping(Together):
+    """The replay and the reader walked together; before the end of the walk (which writes
+    the hands still open), their state is kept for a later resume."""
+
+    def __init__(self, reader: _Reader, stamp: tuple[int, int] | None,
+                 src: sqlite3.Connection) -> None:
+        super().__init__(reader.replay, reader)
+        self.reader, self.stamp, self.src = reader, stamp, src
+        self.state: bytes | None = None
+
+    def end(self) -> None:
+        if self.stamp is not None:
+            self.state = self.reader.state(self.src, self.stamp[0])
+        super().end()
+
+
+def _walk(src: sqlite3.Connection, reader: _Reader, ledger: list[tuple[Any, ...]],
+          bank: dict[str, int], stamp: tuple[int, int] | None,
+          after: int = 0) -> tuple[Built, bytes | None]:
+    keeping = _Keeping(reader, stamp, src)
+    walk(log_entries(src, after=after), keeping)
     built = Built(hands=reader.next_hand - 1)
-    _records(mem, out, reader.contexts, ledger, bank, reader.rank_events, built, reader.held)
-    return built
+    _records(reader.mem, reader.out, reader.contexts, ledger, bank, reader.rank_events, built,
+             reader.held)
+    return built, keeping.state
 
 
 
@@ -809,6 +999,7 @@ def datasette(console_db: Path, password: str | None = None, guard: Any = None,
     try:
         import asyncio
 
+        _lazy_units()
         from datasette.app import Datasette
         from datasette.database import Database
     except ImportError as e:
@@ -846,6 +1037,49 @@ def datasette(console_db: Path, password: str | None = None, guard: Any = None,
     ds.referee_theory = Theory(theory_hands)
     ds.referee_theory.start()
     return ds
+
+
+class _LazyUnits:
+    """Stands for pint's unit registry until a page uses one (a column with units, which our
+    metadata never sets): Datasette builds the registry when its views are imported, which
+    is most of the CPU time of a console's start after the imports."""
+
+    _made: Any = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._how = (args, kwargs)
+
+    def _registry(self) -> Any:
+        if self._made is None:
+            self._made = _PINT_REGISTRY[0](*self._how[0], **self._how[1])
+        return self._made
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._registry()(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._registry(), name)
+
+
+_PINT_REGISTRY: list[Any] = []
+
+
+def _lazy_units() -> None:
+    """Datasette's views made with a :class:`_LazyUnits` for their unit registry."""
+    import sys
+
+    if "datasette.views.base" in sys.modules:
+        return
+    import importlib
+
+    pint = importlib.import_module("datasette.vendored.pint")
+    if not _PINT_REGISTRY:
+        _PINT_REGISTRY.append(pint.UnitRegistry)
+    setattr(pint, "UnitRegistry", _LazyUnits)  # noqa: B010
+    try:
+        importlib.import_module("datasette.views.base")  # reads pint.UnitRegistry once, here
+    finally:
+        setattr(pint, "UnitRegistry", _PINT_REGISTRY[0])  # noqa: B010
 
 
 def _globals() -> dict[str, Any]:

@@ -5,11 +5,13 @@ check every other command runs (a corrupt page: exit 2). Real SQLite files, the 
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 from pathlib import Path
 
 import log_rows
+import pytest
 from cli_helpers import run_cli
 from test_store_integrity import corrupt_middle, make_db, one_line, referee
 
@@ -98,3 +100,174 @@ def test_a_database_from_before_the_chain_is_chained_when_opened(tmp_path: Path)
     assert check(old).ok
     tamper(old, _message_row(old))
     assert not check(old).ok
+
+
+def _remembered(db: Path) -> tuple[int, bytes] | None:
+    from referee.store.chain import verified
+
+    conn = sqlite3.connect(str(db))
+    try:
+        return verified(conn)
+    finally:
+        conn.close()
+
+
+def _newest(db: Path) -> tuple[int, bytes]:
+    conn = sqlite3.connect(str(db))
+    try:
+        seq, chain = conn.execute("SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1"
+                                  ).fetchone()
+        return int(seq), bytes(chain)
+    finally:
+        conn.close()
+
+
+def test_start_up_checks_remember_the_verified_head_and_read_only_the_rows_after_it(
+        tmp_path: Path) -> None:
+    """The bots' and the console's start-up check reads the chain from the head the last one
+    found sound: a row changed after that head stops them; one changed before it (without its
+    chain value) is left to ``referee check``, which reads every row and never writes."""
+    from referee.store.integrity import TamperedDatabase, quick_check_file
+
+    db, _ = make_db(tmp_path, hands=4)
+    assert _remembered(db) is None
+    assert check(db).ok and _remembered(db) is None  # referee check writes nothing
+    quick_check_file(db, chain=True)  # what BackgroundCheck and the console run
+    head = _newest(db)
+    assert _remembered(db) == head
+    # rows appended after the verified head: read and linked to it, the head moves on
+    more = tmp_path / "more.txt"
+    more.write_text(omaha_more(), encoding="utf-8")
+    code, _, err = run_cli(["replay", "--db", str(db), str(more)])
+    assert code == 0, err
+    assert _newest(db)[0] > head[0]
+    seq = _message_row_after(db, head[0])
+    iid = tamper(db, seq)
+    try:
+        quick_check_file(db, chain=True)
+        raise AssertionError("a changed row after the verified head was not found")
+    except TamperedDatabase as e:
+        assert (e.seq, e.input_id) == (seq, iid)
+    assert _remembered(db) == head  # a failed check moves nothing
+    r = referee("console", "--db", str(db), "--port", "0")
+    assert r.returncode == 2 and f"{seq} 行目" in r.stderr, r.stderr[-2000:]
+
+
+def test_a_row_changed_before_the_verified_head_is_found_by_check_and_by_a_moved_head(
+        tmp_path: Path) -> None:
+    from referee.store.chain import remember_verified
+    from referee.store.integrity import TamperedDatabase, quick_check_file
+
+    db, _ = make_db(tmp_path, hands=4)
+    quick_check_file(db, chain=True)
+    head = _newest(db)
+    seq = _message_row(db)
+    iid = tamper(db, seq)
+    quick_check_file(db, chain=True)  # verified once already: the start-up check skips it
+    report = check(db)
+    assert not report.ok and f"input row {seq} ({iid})" in report.problems[0]
+    code, _, err = run_cli(["check", "--db", str(db)])
+    assert code == 1 and f"input row {seq} ({iid})" in err
+    # a remembered head its row no longer carries (the log re-chained, the row replaced, the
+    # head row written over): the start-up check reads the whole chain again
+    assert remember_verified(str(db), head[0], bytes(32))
+    try:
+        quick_check_file(db, chain=True)
+        raise AssertionError("a remembered head that does not match was trusted")
+    except TamperedDatabase as e:
+        assert (e.seq, e.input_id) == (seq, iid)
+    # and so is a head past the log's end (rows cut from it)
+    assert remember_verified(str(db), head[0] + 1000, head[1])
+    try:
+        quick_check_file(db, chain=True)
+        raise AssertionError("a remembered head past the log's end was trusted")
+    except TamperedDatabase as e:
+        assert e.seq == seq
+
+
+def test_a_read_only_database_is_checked_without_remembering(tmp_path: Path) -> None:
+    from referee.store.integrity import quick_check_file
+
+    db, _ = make_db(tmp_path, hands=2)
+    db.chmod(0o444)
+    try:
+        quick_check_file(db, chain=True)  # nothing remembered, no error
+    finally:
+        db.chmod(0o644)
+    if os.geteuid() != 0:  # root writes read-only files
+        assert _remembered(db) is None
+
+
+def omaha_more() -> str:
+    from crash_transcript import omaha_transcript
+
+    return omaha_transcript(3, seed=11)
+
+
+def _message_row_after(db: Path, after: int) -> int:
+    conn = sqlite3.connect(str(db))
+    try:
+        register(conn)
+        rows = conn.execute("SELECT seq FROM log WHERE input LIKE '%\"text\"%' AND seq > ?"
+                            " ORDER BY seq", (after,)).fetchall()
+        return int(rows[len(rows) // 2][0])
+    finally:
+        conn.close()
+
+
+def _console_start(db: Path, keep: Path) -> None:
+    """``referee console --keep`` started until it serves, then stopped."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from test_store_integrity import ROOT
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "console", "--db", str(db),
+                             "--keep", str(keep), "--port", str(port)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/-/versions.json", timeout=5)
+                return
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > end:
+                    raise AssertionError(proc.communicate()[1][-2000:]) from None
+                time.sleep(0.05)
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def test_the_console_keeps_its_verified_head_beside_its_database_not_in_the_log(
+        tmp_path: Path) -> None:
+    """The console never writes the referee's database: the head its check verified is kept
+    beside its own (``--keep FILE``: FILE.chain) and read at the next start, with the bots'."""
+    import hashlib
+
+    pytest.importorskip("datasette")
+    from referee.console import verified_head
+
+    db, _ = make_db(tmp_path, hands=3)
+    digest = hashlib.sha256(db.read_bytes()).hexdigest()
+    keep = tmp_path / "console.db"
+    _console_start(db, keep)
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == digest  # not written
+    assert _remembered(db) is None and verified_head(keep) == _newest(db)
+    head = _newest(db)
+    more = tmp_path / "more.txt"
+    more.write_text(omaha_more(), encoding="utf-8")
+    code, _, err = run_cli(["replay", "--db", str(db), str(more)])
+    assert code == 0, err
+    seq = _message_row_after(db, head[0])
+    iid = tamper(db, seq)
+    r = referee("console", "--db", str(db), "--keep", str(keep), "--port", "0")
+    assert r.returncode == 2 and f"{seq} 行目" in r.stderr and iid in r.stderr, r.stderr[-2000:]
+    assert verified_head(keep) == head  # a failed check keeps nothing

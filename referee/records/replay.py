@@ -135,9 +135,11 @@ def posting_order(seats: list[tuple[int, str, int]], button: int) -> list[str]:
 class HandReplay(EventVisitor):
     """Every finished hand's steps, per room (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = True) -> None:
         self.open: dict[str, ReplayedHand] = {}
         self.done: list[ReplayedHand] = []
+        self.keep = keep  # False: finished hands are the caller's (read from ``open``), not kept
+        self.last: ReplayedHand | None = None  # the hand that finished last (kept or not)
         self.room = ""
         # room -> players seated since the table's last hand (None: no hand dealt there yet)
         self.newcomers: dict[str, set[str] | None] = {}
@@ -246,8 +248,8 @@ class HandReplay(EventVisitor):
         if (h := self._hand()) is not None:
             h.shown[ev.player] = list(ev.cards)
             h.step("shown", _fields(ev))
-        elif ev.why == "open" and self.done and self.done[-1].room == self.room:
-            last = self.done[-1]  # the winner's OPEN after the hand's end
+        elif ev.why == "open" and self.last is not None and self.last.room == self.room:
+            last = self.last  # the winner's OPEN after the hand's end
             last.shown[ev.player] = list(ev.cards)
             last.step("shown", _fields(ev))
 
@@ -322,4 +324,6 @@ class HandReplay(EventVisitor):
     def visit_hand_end(self, ev: HandEnd) -> None:
         if (h := self.open.pop(self.room, None)) is not None:
             h.end_stacks = dict(ev.stacks)
-            self.done.append(h)
+            self.last = h
+            if self.keep:
+                self.done.append(h)

@@ -153,9 +153,9 @@ def walk_events(room: str, events: Iterable[Event], visitor: EventVisitor) -> No
     visitor.end_input(entry)
 
 
-def log_entries(conn: sqlite3.Connection, batch: int = 512) -> Iterator[Entry]:
+def log_entries(conn: sqlite3.Connection, batch: int = 512, after: int = 0) -> Iterator[Entry]:
     """Every input of a referee database's log in order (the compact layout or one not migrated
-    yet), its JSON decoded."""
+    yet), its JSON decoded; ``after``: only those after that seq (a reader resumed)."""
     import json
 
     from referee.store.log import register, source
@@ -163,7 +163,8 @@ def log_entries(conn: sqlite3.Connection, batch: int = 512) -> Iterator[Entry]:
     table = source(conn)
     if table == "log":
         register(conn)
-    cur = conn.execute(f"SELECT seq, room, input, events, processed_at FROM {table} ORDER BY seq")
+    cur = conn.execute(f"SELECT seq, room, input, events, processed_at FROM {table}"
+                       " WHERE seq > ? ORDER BY seq", (after,))
     while rows := cur.fetchmany(batch):
         for seq, room, raw_input, raw_events, processed_at in rows:
             events = json.loads(raw_events)

@@ -42,18 +42,80 @@ def head(conn: sqlite3.Connection) -> bytes:
     return GENESIS if row is None or row[0] is None else bytes(row[0])
 
 
-def first_bad(conn: sqlite3.Connection) -> tuple[int, str] | None:
+def first_bad(conn: sqlite3.Connection, after: int = 0,
+              prev: bytes = GENESIS) -> tuple[int, str] | None:
     """(seq, input id) of the first row that does not link to the one before it; None when
-    the whole log links."""
-    prev = GENESIS
+    the whole log links. ``after``/``prev``: only the rows after seq ``after``, the first of
+    them linked to ``prev`` (the chain value of row ``after``, already verified)."""
     table = _readable(conn)
     for seq, input_id, room, inp, events, chain in conn.execute(
-            f"SELECT seq, input_id, room, input, events, chain FROM {table} ORDER BY seq"):
+            f"SELECT seq, input_id, room, input, events, chain FROM {table} WHERE seq > ?"
+            " ORDER BY seq", (after,)):
         want = link(prev, str(input_id), str(room), str(inp), str(events))
         if chain is None or bytes(chain) != want:
             return int(seq), str(input_id)
         prev = want
     return None
+
+
+def verified(conn: sqlite3.Connection) -> tuple[int, bytes] | None:
+    """The head a whole-chain or incremental check last found sound (seq, its chain value):
+    None when none is remembered (or the database has no ``chain_verified`` table yet)."""
+    try:
+        row = conn.execute("SELECT seq, chain FROM chain_verified WHERE id = 1").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    if row is None or not isinstance(row[1], bytes) or not isinstance(row[0], int):
+        return None
+    return int(row[0]), bytes(row[1])
+
+
+def check_since_verified(conn: sqlite3.Connection, known: tuple[int, bytes] | None = None
+                         ) -> tuple[tuple[int, str] | None, tuple[int, bytes] | None]:
+    """The start-up chain check (the bots', the console's): from the newest of the remembered
+    verified head (:func:`verified`) and ``known`` (one the caller kept itself) whose row still
+    carries the chain value remembered for it, else from the first row. Returns (the first bad
+    row or None, the newest row's (seq, chain value), now verified; None for an empty log).
+
+    What this does not see, by design: a row at or before that head changed without its chain
+    value (those were verified once already; ``referee check`` re-reads every row). A
+    remembered head that no longer matches -- its row replaced, or the log re-chained or cut
+    below it -- makes this a whole-chain check."""
+    after, prev = 0, GENESIS
+    for seq, chain in sorted(h for h in (verified(conn), known) if h is not None):
+        row = conn.execute("SELECT chain FROM inputs WHERE seq = ?", (seq,)).fetchone()
+        if row is not None and isinstance(row[0], bytes) and bytes(row[0]) == chain:
+            after, prev = seq, chain
+    bad = first_bad(conn, after, prev)
+    if bad is not None:
+        return bad, None
+    newest = conn.execute("SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
+    if newest is None or not isinstance(newest[1], bytes):
+        return None, None
+    return None, (int(newest[0]), bytes(newest[1]))
+
+
+def remember_verified(db_path: str, seq: int, chain: bytes) -> bool:
+    """Write the verified head into the database at ``db_path`` on a connection of its own
+    (the checks read on read-only ones). Best effort: a read-only file, a writer holding the
+    lock for more than a quarter of a second (a bot's start waits for this check) or a
+    database not migrated yet leaves the old head, and the next start checks a little more;
+    False then."""
+    from pathlib import Path
+
+    try:
+        conn = sqlite3.connect(Path(db_path).resolve().as_uri() + "?mode=rw", uri=True,
+                               timeout=0.25, isolation_level=None)
+    except sqlite3.Error:
+        return False
+    try:
+        conn.execute("INSERT OR REPLACE INTO chain_verified(id, seq, chain, verified_at)"
+                     " VALUES (1, ?, ?, strftime('%s', 'now'))", (seq, chain))
+        return True
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
 
 
 def rechain(conn: sqlite3.Connection) -> None:

@@ -5,8 +5,10 @@
   with one line that names the file and says what to do (:class:`CorruptDatabase`).
 * :func:`check` = ``PRAGMA integrity_check`` plus the ledger invariants: every balance equals
   the sum of that player's ledger entries and points at their newest entry, and no ledger entry
-  is without a balance; and the inputs' digest chain (:mod:`referee.store.chain`), which the
-  bots' start-up checks too (:class:`BackgroundCheck`), naming the first changed row.
+  is without a balance; and the inputs' digest chain (:mod:`referee.store.chain`) over every
+  row, naming the first changed one. The bots' start-up (:class:`BackgroundCheck`) and the
+  console's check it only from the head a start-up check last found sound (remembered in the
+  database): a start costs the rows added since, not the whole log.
 * :func:`backup` copies a database with SQLite's online backup API: a consistent snapshot (a
   committed state, never half a transaction) while the bot keeps writing. The copy is written
   to a temporary name, checked, then renamed into place, so a back-up file is always whole.
@@ -93,6 +95,24 @@ def chain_check(conn: sqlite3.Connection, path: str | Path) -> None:
         raise TamperedDatabase(path, *bad)
 
 
+def chain_check_since_verified(conn: sqlite3.Connection, path: str | Path,
+                               known: tuple[int, bytes] | None = None
+                               ) -> tuple[int, bytes] | None:
+    """The start-up form of :func:`chain_check`: only the rows after the newest head found
+    sound before (:func:`referee.store.chain.check_since_verified`); returns the newest row's
+    head, now verified (None: an empty log or one without a chain). Raises TamperedDatabase
+    like the whole check."""
+    from referee.store.chain import check_since_verified
+
+    names = {r[0] for r in conn.execute("SELECT name FROM pragma_table_info('inputs')")}
+    if "chain" not in names:
+        return None
+    bad, head = check_since_verified(conn, known)
+    if bad is not None:
+        raise TamperedDatabase(path, *bad)
+    return head
+
+
 def quick_check(conn: sqlite3.Connection, path: str | Path) -> None:
     """Raise CorruptDatabase unless ``PRAGMA quick_check`` passes (reads every page once)."""
     try:
@@ -109,15 +129,19 @@ class BackgroundCheck:
     own, so a bot's start-up (snapshot + tail) does not wait for a read of the whole
     file; the bot asks :meth:`result` before it goes online."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, remember: bool = True,
+                 known: tuple[int, bytes] | None = None) -> None:
         self.path = Path(path)
+        self.remember, self.known = remember, known
         self.error: StoreError | None = None
+        self.head: tuple[int, bytes] | None = None  # the chain's head verified, once done
         self._thread = threading.Thread(target=self._run, name="store-quick-check", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         try:
-            quick_check_file(self.path, chain=True)
+            self.head = quick_check_file(self.path, chain=True, remember=self.remember,
+                                         known=self.known)
         except StoreError as e:
             self.error = e
         except sqlite3.Error as e:
@@ -350,23 +374,37 @@ def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
     return target
 
 
-def quick_check_file(path: Path, chain: bool = False) -> None:
+def quick_check_file(path: Path, chain: bool = False, *, remember: bool = True,
+                     known: tuple[int, bytes] | None = None) -> tuple[int, bytes] | None:
     """:func:`quick_check` of a file on a read-only connection of its own; ``chain``: and the
-    inputs' digest chain (:func:`chain_check`)."""
+    inputs' digest chain from the newest head found sound before on (the database's
+    ``chain_verified``, or ``known``: :func:`chain_check_since_verified`). Returns the chain's
+    head now verified (None without ``chain``, or for a log without one); with ``remember``
+    it is written into the database (on a writable connection of its own, best effort) --
+    the console, which never writes the referee's database, keeps it itself."""
     try:
         conn = sqlite3.connect(_ro_uri(path), uri=True)
     except sqlite3.Error as e:
         raise CorruptDatabase(path, str(e)) from None
+    head = before = None
     try:
         quick_check(conn, path)
         if chain:
+            from referee.store.chain import verified
+
             try:
-                chain_check(conn, path)
+                before = verified(conn)
+                head = chain_check_since_verified(conn, path, known)
                 _head_check(conn, path)
             except sqlite3.DatabaseError as e:
                 raise CorruptDatabase(path, str(e)) from None
     finally:
         conn.close()
+    if remember and head is not None and head != before:
+        from referee.store.chain import remember_verified
+
+        remember_verified(str(path), *head)
+    return head
 
 
 def _head_check(conn: sqlite3.Connection, path: str | Path) -> None:

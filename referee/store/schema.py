@@ -455,6 +455,20 @@ CREATE TABLE snapshot_hands (
 """)
 
 
+def _v11(db: sqlite_utils.Database) -> None:
+    # The digest chain's head a start-up check last found sound: the bots and the console
+    # verify the chain from there on instead of from the first row (``referee check`` still
+    # reads every row). Not part of the record: rewritten by each check, never chained.
+    run_script(db.conn, """
+CREATE TABLE chain_verified (
+    id          INTEGER PRIMARY KEY CHECK (id = 1),  -- only the newest is kept
+    seq         INTEGER NOT NULL,                    -- the newest input row verified
+    chain       BLOB NOT NULL,                       -- its chain value when it was verified
+    verified_at REAL NOT NULL
+);
+""")
+
+
 def run_script(conn: sqlite3.Connection, sql: str) -> None:
     """Run a multi-statement script inside the open transaction (executescript would commit)."""
     buf = ""
@@ -579,6 +593,7 @@ MIGRATIONS: Sequence[Migration] = (
     (8, "digest chain over the stored inputs", _v8),
     (9, "compact rows: rooms and id prefixes once, texts with a dictionary of the log", _v9),
     (10, "service snapshots per room: only the rooms that changed are written", _v10),
+    (11, "the chain's verified head: start-up checks read only the rows after it", _v11),
 )
 
 #: Migrations that free most of the file's pages: the file is compacted after them.
