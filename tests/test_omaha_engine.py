@@ -22,6 +22,7 @@ from referee.games.omaha.engine import OmahaEngine
 from referee.games.omaha.state import Phase
 from referee.rules import create
 from referee.rules.base import Deal, IllegalAction, OptionError
+from referee.rules.voice import refusal_text, rendered
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank"]
 
@@ -69,11 +70,11 @@ def act(eng: OmahaEngine, player: str, name: str, **kw: Any) -> list[Event]:
 
 
 def kinds(events: list[Event], kind: str) -> list[dict[str, Any]]:
-    return [e.to_json() for e in events if e.event == kind]
+    return [rendered(e).to_json() for e in events if e.event == kind]
 
 
 def says(events: list[Event]) -> list[str]:
-    return [e.to_json()["text"] for e in events if e.event == "say"]
+    return [rendered(e).to_json()["text"] for e in events if e.event == "say"]
 
 
 def check_down(eng: OmahaEngine) -> list[Event]:
@@ -158,7 +159,7 @@ def test_flop_pot_1000_bet_600_raise_1800_next_makes_7000() -> None:
     o = eng.options_for("carol")
     assert (o.call, o.min_to, o.max_to) == (1800, 3000, 7000)
     assert refused(eng, "carol", "raise", to=7001) == (
-        "omaha.make_range", {"word": "メイク", "min": 3000, "max": 7000})
+        "omaha.make_range", {"word": {"key": "omaha.word_make"}, "min": 3000, "max": 7000})
     ev = act(eng, "carol", "raise", pot=True)
     assert kinds(ev, "action")[0]["to"] == 7000
 
@@ -167,11 +168,11 @@ def test_resolution_and_refusals_in_japanese() -> None:
     eng = table(3)
     deal(eng)
     assert refused(eng, "carol", "raise", to=30) == (
-        "omaha.make_range", {"word": "メイク", "min": 40, "max": 70})
+        "omaha.make_range", {"word": {"key": "omaha.word_make"}, "min": 40, "max": 70})
     assert refused(eng, "carol", "raise", to=71) == (
-        "omaha.make_range", {"word": "メイク", "min": 40, "max": 70})
+        "omaha.make_range", {"word": {"key": "omaha.word_make"}, "min": 40, "max": 70})
     assert refused(eng, "carol", "raise") == (
-        "omaha.amount_needed", {"word": "メイク", "amount": "40"})
+        "omaha.amount_needed", {"word": {"key": "omaha.word_make"}, "amount": "40"})
     assert refused(eng, "carol", "check") == ("omaha.no_check", {"call": 20})
     assert refused(eng, "carol", "hyper_raise") == ("omaha.unknown_action", {})
     assert refused(eng, "carol", "open") == ("omaha.not_showdown", {})
@@ -181,7 +182,7 @@ def test_resolution_and_refusals_in_japanese() -> None:
     assert eng.hand.street == 1
     # a raise with no live bet is a bet: minimum BB, maximum the pot
     assert refused(eng, "alice", "raise", to=10) == (
-        "omaha.make_range", {"word": "ベット", "min": 20, "max": 60})
+        "omaha.make_range", {"word": {"key": "omaha.word_bet"}, "min": 20, "max": 60})
     ev = act(eng, "alice", "raise", to=60)
     assert kinds(ev, "action")[0]["action"] == "bet"
     # call with nothing to call is a check
@@ -197,7 +198,7 @@ def test_oversize_allin_refused_with_the_maximum() -> None:
     eng = table(3)
     deal(eng)
     assert refused(eng, "carol", "allin") == (
-        "omaha.allin_over_max", {"allin": 10000, "word": "メイク", "max": 70})
+        "omaha.allin_over_max", {"allin": 10000, "word": {"key": "omaha.word_make"}, "max": 70})
     eng2 = table(3, chips=[10000, 10000, 60])
     deal(eng2)
     ev = act(eng2, "carol", "allin")  # 60 is within 40..70 -> a legal all-in raise
@@ -215,7 +216,7 @@ def test_no_limit_and_fixed_limit_ranges() -> None:
     o = eng.options_for("carol")
     assert (o.min_to, o.max_to) == (40, 40)
     assert refused(eng, "carol", "raise", to=50) == (
-        "omaha.make_exact", {"word": "メイク", "min": 40})
+        "omaha.make_exact", {"word": {"key": "omaha.word_make"}, "min": 40})
 
 
 def test_fixed_limit_counts_the_big_blind_as_the_first_bet_preflop() -> None:
@@ -637,9 +638,9 @@ def test_fa_raise_out_of_range_is_refused_and_not_counted() -> None:
     eng = table(3)
     deal(eng)
     assert refused(eng, "alice", "raise", to=500) == (
-        "omaha.make_range", {"word": "メイク", "min": 40, "max": 60})
+        "omaha.make_range", {"word": {"key": "omaha.word_make"}, "min": 40, "max": 60})
     assert refused(eng, "alice", "raise") == (
-        "omaha.amount_needed", {"word": "メイク", "amount": "40"})
+        "omaha.amount_needed", {"word": {"key": "omaha.word_make"}, "amount": "40"})
     assert eng.seating.sitters[1].fa_count == 0
 
 
@@ -956,7 +957,8 @@ def test_action_clock_at_showdown_opens() -> None:
 def test_fold_showing_cards_not_held_is_refused_without_naming_them() -> None:
     eng = table(3)
     deal(eng, {"carol": "Qh Qd 6c 5c"})
-    reason = refusal(eng, "carol", "fold", cards=["As"]).reason  # it names no card
+    refused = refusal(eng, "carol", "fold", cards=["As"])
+    reason = refusal_text(refused.code, refused.params)  # it names no card
     assert "A" not in reason and "♠" not in reason
     ev = act(eng, "carol", "fold", cards=["Qh", "6c"])
     assert "Q♥ 6♣" in says(ev)[0] and eng.shown("carol") == cards("Qh 6c")

@@ -18,7 +18,6 @@ from referee import games as registry
 from referee.cards import Card
 from referee.events import Event
 from referee.games import GameSpec, UnknownGame
-from referee.lang.catalog import text
 from referee.rules.base import Engine, OptionError
 
 __all__ = ["GameSpec", "create", "event_types", "games", "parse_event", "spec"]
@@ -34,8 +33,8 @@ def spec(game: str) -> GameSpec:
     try:
         return registry.spec(game)
     except UnknownGame:
-        raise OptionError(text("game_unknown", game=game,
-                               games=" ".join(registry.game_ids()))) from None
+        raise OptionError("game_unknown", game=game,
+                          games=" ".join(registry.game_ids())) from None
 
 
 def create(game: str, options: dict[str, str] | None = None,
