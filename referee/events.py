@@ -185,8 +185,7 @@ class Say(Event):
     text: str | None = None
     cards: list[str] | None = None
     key: str | None = Field(default=None, exclude=True)
-    # not copied (a phrase is never changed once made): the voice remembers an engine's cached
-    # prompt by its identity
+    # not copied (a phrase is never changed once made)
     params: SkipValidation[dict[str, Any] | None] = Field(default=None, exclude=True)
 
     @model_validator(mode="after")

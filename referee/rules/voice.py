@@ -19,6 +19,7 @@ catalogue's (voice.toml ``ack*`` and ``act_*``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from referee.events import (
@@ -59,32 +60,20 @@ def phrase_text(p: Phrase) -> str:
     return str(p)
 
 
-#: Joined phrases rendered, by identity: an engine's cached prompt hands the same choices out
-#: on every turn (the entry keeps the object alive, so its id is not reused). Emptied when
-#: full and when the games change.
-_JOINED: dict[int, tuple[Phrase, str]] = {}
-#: A say's parameters rendered, by identity, likewise (the prompt itself is cached).
-_SAID: dict[int, tuple[dict[str, Phrase], str | None, str]] = {}
-#: The catalogue's words (messages without parameters: コール, フォールド, the streets' names).
+#: The catalogue's words (messages without parameters: コール, フォールド, the streets' names),
+#: looked up once: the prompt names some on every turn. (The hottest says are remembered whole
+#: where they are made -- a player's acknowledgement here, omaha's prompt -- and so rendered
+#: once: the voice fills a say's text in only while it has none.)
 _WORDS: dict[str, str] = {}
-_REMEMBERED = 2048
 
-for _memo in (_JOINED, _SAID, _WORDS):
-    on_change(_memo.clear)
+on_change(_WORDS.clear)
 
 
 def _other(p: dict[str, Any]) -> str:
     """A phrase that is no catalogue message: pieces joined, a hand class's or a game's
     name."""
     if "join" in p:
-        seen = _JOINED.get(id(p))
-        if seen is not None and seen[0] is p:
-            return seen[1]
-        said = phrase_text(p["join"]).join([phrase_text(i) for i in p["items"]])
-        if len(_JOINED) >= _REMEMBERED:
-            _JOINED.clear()
-        _JOINED[id(p)] = (p, said)
-        return said
+        return phrase_text(p["join"]).join([phrase_text(i) for i in p["items"]])
     if "hand" in p:
         from referee.hands import NAMES
 
@@ -146,22 +135,10 @@ def rendered(ev: Event) -> Event:
     """``ev`` with its sentence rendered (a ``say``'s ``text``, a ``rejected``'s ``reason``);
     any other event as it is. The service renders each turn's events once, at its end."""
     if type(ev) is Say and ev.text is None:
-        params = ev.params
-        if params is None:
-            said = _message(ev.key or JOIN, None)
-        else:
-            seen = _SAID.get(id(params))
-            if seen is not None and seen[0] is params and seen[1] == ev.key:
-                said = seen[2]
-            else:
-                said = _message(ev.key or JOIN, params)
-                if len(_SAID) >= _REMEMBERED:
-                    _SAID.clear()
-                _SAID[id(params)] = (params, ev.key, said)
         # The one write to a frozen event: its rendering, which the fact it renders fixes
         # (the same key and parameters always say the same). A copy per say was a fifth of the
         # replay's rendering time.
-        object.__setattr__(ev, "text", said)
+        object.__setattr__(ev, "text", _message(ev.key or JOIN, ev.params))
         return ev
     if type(ev) is Rejected and ev.reason is None and ev.code is not None:
         return ev.model_copy(update={"reason": _message(ev.code, ev.params)})
@@ -177,8 +154,19 @@ def action_line(game: str, ev: ActionEvent, who: Phrase | None = None) -> Say:
     if is_game(game):
         action = spec(game).action_words.get(action, action)
     figure = _figure(game, ev.action, ev.amount, ev.to)
-    return _acknowledge(who if who is not None else line("house.who", player=ev.player),
-                        action, figure, ev.aa or 0)
+    if who is None:
+        return _acknowledged(ev.player, action, figure, ev.aa or 0)
+    return _acknowledge(who, action, figure, ev.aa or 0)
+
+
+@lru_cache(maxsize=4096)
+def _acknowledged(player: str, action: str, amount: int, aa: int) -> Say:
+    """A player's acknowledgement, remembered: the same few come back on every hand; the same
+    say (a fact) each time, so the voice renders it once."""
+    return _acknowledge(line("house.who", player=player), action, amount, aa)
+
+
+on_change(_acknowledged.cache_clear)
 
 
 def rake_line(ev: Rake) -> Say:

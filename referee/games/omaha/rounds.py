@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from referee.actions import Parsed
-from referee.events import ActionEvent, Event, Phrase, Returned, joined, line
+from referee.events import ActionEvent, Event, Phrase, Returned, Say, joined, line
 from referee.games.omaha import voice
 from referee.games.omaha.showdown import cards_shown
 from referee.games.omaha.state import (
@@ -241,14 +241,19 @@ class Rounds:
 
     def prompt(self, p: HandPlayer) -> Event:
         """The turn prompt, in every game's shape (seat.turn): the choices with their cost."""
-        return say("room", _turn_line(p.name, self.offers(p), self.raise_word()))
+        return _turn_say(p.name, self.offers(p), self.raise_word())
 
 
 @lru_cache(maxsize=4096)
+def _turn_say(player: str, offers: tuple[Offer, ...], raise_word: str) -> Say:
+    """The prompt, remembered: the same prompts come back hand after hand, and there is one on
+    every turn; the same say (a fact) each time, so the voice renders it once."""
+    return say("room", _turn_line(player, offers, raise_word))
+
+
 def _turn_line(player: str, offers: tuple[Offer, ...], raise_word: str) -> Phrase:
-    """The prompt's text: exactly the offers, in their order (remembered: the same prompts come
-    back hand after hand, and there is one on every turn). ``raise_word``: メイク / ベット (its
-    catalogue key)."""
+    """The prompt's sentence: exactly the offers, in their order. ``raise_word``: メイク /
+    ベット (its catalogue key)."""
     choices: list[Phrase] = []
     for o in offers:
         if o.action == "check":
