@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any, get_args
 
 import pytest
-from event_helpers import refused_with
+from event_helpers import refused_with, said, said_keys
 
 from referee.actions import action
 from referee.adapters.transcript import replay_events
 from referee.cards import Card, parse_cards
-from referee.events import Event
+from referee.events import Event, Say, line
 from referee.games.omaha.engine import OmahaEngine
 from referee.games.omaha.state import Phase
 from referee.rules import create
@@ -75,6 +75,10 @@ def kinds(events: list[Event], kind: str) -> list[dict[str, Any]]:
 
 def says(events: list[Event]) -> list[str]:
     return [rendered(e).to_json()["text"] for e in events if e.event == "say"]
+
+
+#: A player's cards opened in the room (at the showdown, or shown after everyone folded).
+OPENS = {"omaha.opened", "omaha.shown"}
 
 
 def check_down(eng: OmahaEngine) -> list[Event]:
@@ -281,7 +285,8 @@ def test_antes_then_blinds() -> None:
     eng = table(3, ante="on")
     ev = deal(eng)
     assert eng.stacks() == {"alice": 9985, "bob": 9975, "carol": 9995}
-    assert "アンティ 5" in says(ev)[0]
+    posts = said(ev, "omaha.hand_start")[0]["posts"]["items"]
+    assert posts[0] == line("omaha.post_ante", ante=5)
     o = eng.options_for("carol")
     assert (o.call, o.max_to) == (20, 85)  # 20 + (15 antes + 30 blinds + 20 call)
 
@@ -382,7 +387,8 @@ def test_no_flop_no_drop_under_world_rules_only() -> None:
 # --- showdown order ---------------------------------------------------------------
 
 def _opens(events: list[Event]) -> list[str]:
-    return [t.split("さん")[0] for t in says(events) if "さんがオープン" in t]
+    return [p["player"] for e in events if isinstance(e, Say) and e.key in OPENS
+            for p in [e.params or {}]]
 
 
 def _to_river(eng: OmahaEngine) -> None:
@@ -543,7 +549,7 @@ def test_bankrupt_player_is_out() -> None:
     ev = act(eng, "bob", "call") + check_down(eng)
     assert kinds(ev, "hand_end")[0]["stacks"] == {"alice": 0, "bob": 10100}
     assert kinds(ev, "leave")[0] == {"event": "leave", "player": "alice", "chips": 0, "bank": 0}
-    assert any("破産" in t for t in says(ev))
+    assert said(ev, "omaha.bankrupt") == [{"player": "alice"}]
     assert list(eng.stacks()) == ["bob"]
 
 
@@ -555,7 +561,8 @@ def test_world_newcomer_posts_a_big_blind() -> None:
         eng.sit(4, "dave", 10000)
         ev = deal(eng)  # button moves to seat 4 (dave): SB alice, BB bob, carol first
         assert kinds(ev, "hand_start")[0]["button"] == 4
-        posted = any("途中参加" in t for t in says(ev))
+        posts = said(ev, "omaha.hand_start")[0]["posts"]["items"]
+        posted = any(p["key"] == "omaha.post_bb_newcomer" for p in posts)
         assert posted is expect_post
         if expect_post:
             assert eng.options_for("carol").call == 20
@@ -884,7 +891,7 @@ def test_exposed_board_card_is_shown_and_burned() -> None:
     act(eng, "carol", "call")
     act(eng, "alice", "call")
     ev = act(eng, "bob", "check")
-    assert "フロップ: 7♦ 9♥ J♠" in says(ev)
+    assert {"street": line("omaha.street_1"), "cards": "7♦ 9♥ J♠"} in said(ev, "omaha.street")
     with pytest.raises(IllegalAction):
         eng.dealing_mistake("exposed")  # no spare card left
     with pytest.raises(IllegalAction):
@@ -924,7 +931,7 @@ def test_action_clock_reminds_then_checks_or_folds() -> None:
     deal(eng)
     assert eng.tick(0.0) == []  # the first reading after the deal starts carol's clock
     assert eng.tick(30.0) == []
-    assert "アクションをお願いします" in says(eng.tick(60.0))[0]
+    assert said_keys(eng.tick(60.0)) == ["omaha.remind"]
     ev = eng.tick(120.0)
     assert kinds(ev, "action")[0]["action"] == "fold" and eng.to_act() == "alice"
 
@@ -951,7 +958,7 @@ def test_action_clock_at_showdown_opens() -> None:
     assert eng.hand.phase == "showdown"
     eng.tick(0.0)
     ev = eng.tick(200.0)
-    assert any("オープン" in t for t in says(ev)) and not eng.in_hand
+    assert OPENS & set(said_keys(ev)) and not eng.in_hand
 
 
 def test_fold_showing_cards_not_held_is_refused_without_naming_them() -> None:
@@ -961,7 +968,8 @@ def test_fold_showing_cards_not_held_is_refused_without_naming_them() -> None:
     reason = refusal_text(refused.code, refused.params)  # it names no card
     assert "A" not in reason and "♠" not in reason
     ev = act(eng, "carol", "fold", cards=["Qh", "6c"])
-    assert "Q♥ 6♣" in says(ev)[0] and eng.shown("carol") == cards("Qh 6c")
+    assert said(ev, "omaha.fold_show") == [{"player": "carol", "cards": "Q♥ 6♣"}]
+    assert eng.shown("carol") == cards("Qh 6c")
 
 
 def test_the_phase_is_typed_and_the_showdown_is_told() -> None:
@@ -987,12 +995,18 @@ def test_the_uncontested_winner_showing_cards_not_held_is_refused_and_may_still_
     assert refused(eng, "bob", "open", cards=["As"]) == ("omaha.show_not_held", {})
     assert eng.decision("bob") == "after_fold"  # the refusal left the choice open
     ev = act(eng, "bob", "open", cards=["Kh"])
-    assert says(ev) == ["bobさんがオープン: K♥"] and eng.decision("bob") is None
+    assert said(ev, "omaha.shown") == [{"player": "bob", "cards": "K♥"}]
+    assert said_keys(ev) == ["omaha.shown"] and eng.decision("bob") is None
 
 
 def test_the_turn_prompt_reads_like_every_games() -> None:
     eng = table(3, chips=200000, level="7")  # SB 1,000 / BB 2,000
     ev = deal(eng)
-    assert says(ev)[-1] == "carolさんの番です（コール 2,000 / メイク 4,000〜7,000 / フォールド）"
+    assert said_keys(ev)[-1] == "seat.turn"
+    prompt = said(ev, "seat.turn")[-1]
+    assert prompt["player"] == "carol" and prompt["choices"]["items"] == [
+        line("omaha.choice_call", call=2000),
+        line("omaha.choice_range", word=line("omaha.word_make"), min=4000, max=7000),
+        line("omaha.choice_fold")]
     ev = eng.leave("alice")
-    assert says(ev) == ["aliceさんはこのハンドの終了後に退席します。"]
+    assert said(ev, "seat.leaving") == [{"player": "alice"}] and len(said_keys(ev)) == 1
