@@ -207,7 +207,7 @@ def _bank(turn: Turn, args: list[str]) -> None:
     if held:
         said.append(line("bank_at_tables", tables=joined(line("bank_at_table_sep"), [
             _at_table(turn, r, c) for r, c in held.items()])))
-    turn.say(joined("", said), to=turn.reply_to)
+    turn.say(said[0] if len(said) == 1 else joined("", said), to=turn.reply_to)
 
 
 def _at_table(turn: Turn, room: str, chips: int) -> Phrase:

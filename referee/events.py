@@ -197,8 +197,12 @@ class Say(Event):
     @classmethod
     def of(cls, to: str, phrase: Phrase, cards: list[str] | None = None) -> Say:
         """The message that says ``phrase`` (a :func:`line` or :func:`joined`) to ``to``."""
-        if isinstance(phrase, dict) and "key" in phrase:
-            return cls(to=to, key=phrase["key"], params=phrase.get("params"), cards=cards)
+        if isinstance(phrase, dict):
+            if "key" in phrase:
+                return cls(to=to, key=phrase["key"], params=phrase.get("params"), cards=cards)
+            if "join" in phrase:
+                return cls(to=to, key=JOIN, params={"sep": phrase["join"],
+                                                    "items": phrase["items"]}, cards=cards)
         return cls(to=to, key=JOIN, params={"sep": "", "items": [phrase]}, cards=cards)
 
 

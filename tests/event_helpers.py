@@ -45,6 +45,20 @@ def said_keys(events: Iterable[Event], to: str = "room") -> list[str]:
     return [str(e.key) for e in events if isinstance(e, Say) and e.to == to]
 
 
+def told(events: Iterable[Event], to: str = "room") -> list[str]:
+    """:func:`said_keys`, a refusal named by its code: what a command or an action was refused
+    for (``command_refused`` / ``action_refused`` / ``command_bad_options`` say the refusal's
+    code as their ``reason``)."""
+    out = []
+    for e in events:
+        if not isinstance(e, Say) or e.to != to:
+            continue
+        reason = (e.params or {}).get("reason")
+        wraps = e.key in ("command_refused", "action_refused", "command_bad_options")
+        out.append(str(reason["key"]) if wraps and isinstance(reason, dict) else str(e.key))
+    return out
+
+
 def said(events: Iterable[Event], key: str, to: str = "room") -> list[dict[str, Any]]:
     """The parameters of every ``key`` line said to ``to`` (nested phrases as they are)."""
     return [dict(e.params or {}) for e in events
