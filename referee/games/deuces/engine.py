@@ -451,7 +451,7 @@ class DeucesEngine(HouseSeats):
         try:
             card = parse_card(named[0])
         except CardError as e:
-            raise IllegalAction("house.card_error", error=str(e)) from None
+            raise IllegalAction("house.card_error", error=line(e.code, **e.params)) from None
         if card not in kinds:
             raise IllegalAction("deuces.not_duplicated", card=card_str(card), kinds=listed)
         self.flow.dry().run_checks(first=card)
@@ -464,7 +464,7 @@ class DeucesEngine(HouseSeats):
             if action.action == "discard" and throw is None and action.cards is not None:
                 throw = [parse_card(c) for c in action.cards]
         except CardError as e:
-            raise IllegalAction("house.card_error", error=str(e)) from None
+            raise IllegalAction("house.card_error", error=line(e.code, **e.params)) from None
         if keep is not None and throw is not None:
             left = take(p.cards, keep)
             if left is None or sorted(left) != sorted(throw):

@@ -590,7 +590,7 @@ class SevenEngine(HouseEngine):
             try:
                 discards = [parse_card(c) for c in cards]
             except CardError as e:
-                raise IllegalAction("house.card_error", error=str(e)) from None
+                raise IllegalAction("house.card_error", error=line(e.code, **e.params)) from None
             keep = list(h.cards)
             for c in discards:
                 if c not in keep:
