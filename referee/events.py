@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Literal, final
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 from pydantic_core import to_json as _to_json
 
 #: A sentence as data: a catalogue key with its parameters (:func:`line`), pieces joined by a
@@ -187,12 +187,6 @@ class Say(Event):
     key: str | None = Field(default=None, exclude=True)
     # not copied (a phrase is never changed once made)
     params: SkipValidation[dict[str, Any] | None] = Field(default=None, exclude=True)
-
-    @model_validator(mode="after")
-    def _said(self) -> Say:
-        if self.text is None and self.key is None:
-            raise ValueError("a say needs its text or its key")
-        return self
 
     @classmethod
     def of(cls, to: str, phrase: Phrase, cards: list[str] | None = None) -> Say:

@@ -294,8 +294,12 @@ class Referee:
         hands: list[tuple[str, int, bytes]] = []
         if turn.events:
             # The turn's boundary: its sentences are rendered here, once (the voice), for the
-            # shells; the store keeps their keys and parameters (events.fact_json).
-            turn.events[:] = [rendered(e) for e in turn.events]
+            # shells; the store keeps their keys and parameters (events.fact_json). A say
+            # remembered whole by the voice (an acknowledgement, a prompt) is rendered already.
+            events = turn.events
+            for i, ev in enumerate(events):
+                if (isinstance(ev, Say) and ev.text is None) or type(ev) is Rejected:
+                    events[i] = rendered(ev)
             history = self.history
             history.record(room, turn.events, turn.time)
             if history.made or history.dropped:

@@ -16,7 +16,7 @@ from typing import Any, cast, get_args
 from referee import definitions
 from referee import games as registry
 from referee.cards import Card
-from referee.events import Event
+from referee.events import Event, Say
 from referee.games import GameSpec, UnknownGame
 from referee.rules.base import Engine, OptionError
 
@@ -91,4 +91,6 @@ def parse_event(data: dict[str, Any]) -> Event:
     cls = event_types().get(str(data.get("event")))
     if cls is None:
         raise ValueError(f"unknown event kind: {data.get('event')!r}")
+    if cls is Say and data.get("text") is None and data.get("key") is None:
+        raise ValueError("a say needs its text (as shown) or its key (as the log keeps it)")
     return cls.model_validate(data)
