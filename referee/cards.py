@@ -27,7 +27,14 @@ SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 
 
 class CardError(ValueError):
-    """Unreadable card notation; the message names the offending text (Japanese, for players)."""
+    """Unreadable card notation; the message names the offending text (Japanese, for players:
+    a command line prints it). ``code`` and ``params`` are the catalogue message it says, for
+    an engine's refusal to carry as a fact."""
+
+    def __init__(self, code: str, /, **params: str) -> None:
+        self.code = code
+        self.params = params
+        super().__init__(say(code, **params))
 
 
 def make(rank: int, suit: int) -> Card:
@@ -53,7 +60,7 @@ def card_str(card: Card) -> str:
     if card == JOKER:
         return "JK"
     if not 0 <= card < 52:
-        raise CardError(say("card_bad_value", value=str(card)))
+        raise CardError("card_bad_value", value=str(card))
     return RANKS[card >> 2] + SUITS[card & 3]
 
 
@@ -127,7 +134,7 @@ def parse_card(text: str) -> Card:
     norm = normalize(text.strip())
     m = _CARD_RE.fullmatch(norm)
     if m is None:
-        raise CardError(say("card_unreadable", text=text))
+        raise CardError("card_unreadable", text=text)
     return _from_match(m)
 
 
@@ -146,7 +153,7 @@ def parse_cards(text: str) -> list[Card]:
             bad = _SEP_RE.split(norm[pos:], maxsplit=1)[0]
             if len(norm) == len(text):  # show the player's own spelling where positions agree
                 bad = text[pos : pos + len(bad)]
-            raise CardError(say("card_unreadable", text=bad))
+            raise CardError("card_unreadable", text=bad)
         out.append(_from_match(m))
         pos = m.end()
     return out

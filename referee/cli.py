@@ -219,7 +219,9 @@ def cmd_analyze(args: argparse.Namespace) -> None:
     except AnalysisError as e:
         _fail(str(e))
     except (IllegalAction, OptionError) as e:  # a --set the engine cannot play with
-        _fail(_say("cli.engine_refused", game=args.game, reason=str(e)))
+        from referee.rules.voice import refusal_text
+
+        _fail(_say("cli.engine_refused", game=args.game, reason=refusal_text(e.code, e.params)))
     if args.plot is not None:
         from referee.analysis.plot import plot
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from referee import discipline as discipline  # its commands (!confirm, !flags …) too
 from referee import guide
-from referee.events import Seated
-from referee.lang.catalog import excerpt, text
+from referee.events import Phrase, Seated, game_name, joined, line
+from referee.games import listed_ids
+from referee.lang.catalog import excerpt
 from referee.lang.reader import CommandText, read_command
 from referee.parse import command_name
 from referee.registry import COMMANDS, Command, command, listed, target, user_arg, words
@@ -39,15 +40,15 @@ def run(turn: Turn, typed: CommandText) -> None:
     the sender (privately when typed privately)."""
     word, sender, to = typed.word, turn.sender, turn.reply_to
     if not word:
-        turn.say(text("command_empty"), to=to)
+        turn.say(line("command_empty"), to=to)
         return
     cmd = COMMANDS.get(command_name(word))
     if cmd is None:
-        turn.say(text("command_unknown", word=excerpt(word)), to=to)
+        turn.say(line("command_unknown", word=excerpt(word)), to=to)
         return
     args = list(words()["alias_args"].get(word, [])) + list(typed.args)
     if cmd.moderator and not turn.desk.is_moderator(sender):
-        turn.say(text("command_moderator_only", sender=sender, word=excerpt(word)), to=to)
+        turn.say(line("command_moderator_only", sender=sender, word=excerpt(word)), to=to)
         return
     if turn.dm and _private_refusal(turn, cmd):
         return
@@ -55,21 +56,27 @@ def run(turn: Turn, typed: CommandText) -> None:
     try:
         cmd.run(turn, args)
     except IllegalAction as e:
-        turn.say(text("command_refused", sender=sender, reason=e.reason), to=to)
+        turn.say(line("command_refused", sender=sender, reason=line(e.code, **e.params)), to=to)
     except OptionError as e:
-        turn.say(text("command_bad_options", sender=sender, reason=str(e)), to=to)
+        turn.say(line("command_bad_options", sender=sender, reason=line(e.code, **e.params)),
+                 to=to)
     if table is not None:
         turn.desk.after(turn, table)
+
+
+def _game_names() -> Phrase:
+    """The games as a moderator may type them (definitions.game_names), for a refusal."""
+    return joined(" / ", [game_name(g, short=True) for g in listed_ids()])
 
 
 def _private_refusal(turn: Turn, cmd: Command) -> bool:
     """A command typed in a private message: the turn's room is the table referee.routing
     chose (or not a table when none could be); a table is never opened from one."""
     if cmd.name == "open":
-        turn.say(text("private_open_refused", sender=turn.sender), to=turn.reply_to)
+        turn.say(line("private_open_refused", sender=turn.sender), to=turn.reply_to)
         return True
     if cmd.table and turn.table is None:
-        turn.say(text("private_no_table", sender=turn.sender, command=cmd.name),
+        turn.say(line("private_no_table", sender=turn.sender, command=cmd.name),
                  to=turn.reply_to)
         return True
     return False
@@ -94,19 +101,19 @@ def need_table(turn: Turn) -> Table:
 
 
 def _usage(name: str) -> IllegalAction:
-    return IllegalAction("usage", help=COMMANDS[name].help)
+    return IllegalAction("usage", help=line(f"help_{name}"))
 
 
 # --- the commands, in the order !help lists them -------------------------------------------------
 @command("open", moderator=True)
 def _open(turn: Turn, args: list[str]) -> None:
-    from referee.definitions import game_names, game_of
+    from referee.definitions import game_of
 
     if not args:
-        raise IllegalAction("open_no_game", games=game_names())
+        raise IllegalAction("open_no_game", games=_game_names())
     game = game_of(args[0])  # its id or its Japanese name
     if game is None:
-        raise IllegalAction("game_unknown", game=excerpt(args[0]), games=game_names())
+        raise IllegalAction("game_unknown", game=excerpt(args[0]), games=_game_names())
     if turn.room in turn.desk.tables:
         raise IllegalAction("open_exists")
     options: dict[str, str] = {}
@@ -124,8 +131,8 @@ def _open(turn: Turn, args: list[str]) -> None:
         engine.carry(carried)
     table = Table(turn.room, game, options, engine, auto=auto == "on", live=True)
     turn.desk.open_table(turn, table)
-    turn.say(text("opened", game=engine.definition.name,
-                  auto=text("opened_auto") if auto == "on" else ""))
+    turn.say(line("opened", game=game_name(game),
+                  auto=line("opened_auto") if auto == "on" else ""))
     # the first hand's deck is sealed now, a line of the table's opening: not in the answer to
     # whatever someone types first (a !status, a private question)
     turn.desk.after(turn, table)
@@ -136,7 +143,7 @@ def _close(turn: Turn, args: list[str]) -> None:
     t = need_table(turn)
     t.closing = True
     if t.engine.in_hand:
-        turn.say(text("close_after_hand"))
+        turn.say(line("close_after_hand"))
     # run() calls the desk's after(), which cashes everyone out when no hand is running
 
 
@@ -184,7 +191,7 @@ def _leave(turn: Turn, args: list[str]) -> None:
     events = t.engine.leave(turn.sender)
     turn.emit(events)
     if not any(e.event in ("leave", "say") for e in events):
-        turn.say(text("leave_after_hand", player=turn.sender))
+        turn.say(line("leave_after_hand", player=turn.sender))
 
 
 @command("deal", moderator=True, table=True)
@@ -195,21 +202,21 @@ def _deal(turn: Turn, args: list[str]) -> None:
 @command("bank", others=True)
 def _bank(turn: Turn, args: list[str]) -> None:
     who = target(turn, args, "what_bank")
-    line = text("bank_balance", player=who, points=turn.desk.bank.balance(who))
+    said: list[Phrase] = [line("bank_balance", player=who, points=turn.desk.bank.balance(who))]
     held = turn.desk.table_chips(who)
     if held:
-        line += text("bank_at_tables", tables=text("bank_at_table_sep").join(
-            _at_table(turn, r, c) for r, c in held.items()))
-    turn.say(line, to=turn.reply_to)
+        said.append(line("bank_at_tables", tables=joined(line("bank_at_table_sep"), [
+            _at_table(turn, r, c) for r, c in held.items()])))
+    turn.say(said[0] if len(said) == 1 else joined("", said), to=turn.reply_to)
 
 
-def _at_table(turn: Turn, room: str, chips: int) -> str:
+def _at_table(turn: Turn, room: str, chips: int) -> Phrase:
     """Chips held at one table, the table named as the room knows it (its number and game),
     never by its room id."""
     t = turn.desk.tables.get(room)
     if t is None:
-        return text("bank_at_table_here", chips=chips)
-    return text("bank_at_table", table=t.id, game=text(f"hands_game_{t.game}"), chips=chips)
+        return line("bank_at_table_here", chips=chips)
+    return line("bank_at_table", table=t.id, game=line(f"hands_game_{t.game}"), chips=chips)
 
 
 @command("grant", moderator=True)
@@ -225,8 +232,8 @@ def _grant(turn: Turn, args: list[str]) -> None:
         raise IllegalAction("grant_too_many", most=MAX_POINTS)
     reason = " ".join(args[2:]) or "grant"
     balance = turn.bank_change(who, n, reason, f"grant:{reason}")
-    said = " ".join(args[2:]) or text("grant_reason")  # the ledger keeps the id, people a name
-    turn.say(text("granted", player=who, points=n, reason=said, balance=balance),
+    said = " ".join(args[2:]) or line("grant_reason")  # the ledger keeps the id, people a name
+    turn.say(line("granted", player=who, points=n, reason=said, balance=balance),
              to=turn.reply_to)
 
 
@@ -260,7 +267,7 @@ def _lastslot(turn: Turn, args: list[str]) -> None:
         raise _usage("lastslot")
     on = args[0].lower() == "on"
     turn.emit(t.engine.set_last_slot(on))
-    turn.say(text("lastslot_on" if on else "lastslot_off"))
+    turn.say(line("lastslot_on" if on else "lastslot_off"))
 
 
 @command("rank", moderator=True)
@@ -270,7 +277,7 @@ def _rank(turn: Turn, args: list[str]) -> None:
     who = user_arg(args[0])
     mark = "" if args[1] in words()["rank"]["none"] else args[1]
     turn.set_rank(who, mark)
-    turn.say(text("rank_set", player=who, mark=mark or text("rank_none")), to=turn.reply_to)
+    turn.say(line("rank_set", player=who, mark=mark or line("rank_none")), to=turn.reply_to)
 
 
 @command("status", table=True)
@@ -278,25 +285,24 @@ def _status(turn: Turn, args: list[str]) -> None:
     turn.say(status_line(need_table(turn), turn.time), to=turn.reply_to)
 
 
-def status_line(t: Table, now: float | None) -> str:
+def status_line(t: Table, now: float | None) -> Phrase:
     """A table as ``!status`` tells it: the game, the hand and whom it waits for, the seats."""
     eng = t.engine
-    parts = [eng.definition.name]
+    parts: list[Phrase] = [game_name(t.game)]
     if eng.in_hand:
-        parts.append(text("status_in_hand", hand=str(eng.hand_no)))
+        parts.append(line("status_in_hand", hand=str(eng.hand_no)))
         waiting = eng.to_act()
         if waiting:
-            parts.append(text("status_turn", player=waiting))
+            parts.append(line("status_turn", player=waiting))
     else:
-        parts.append(text("status_between") + (text("status_closing") if t.closing else ""))
+        parts.append(joined("", [line("status_between"), line("status_closing")]) if t.closing
+                     else line("status_between"))
     stacks = eng.stacks()
-    seats = text("status_seat_joiner").join(
-        text("status_seat", seat=s.seat, player=s.name, chips=stacks.get(s.name, s.chips))
-        for s in eng.seated()
-    )
-    parts.append(seats or text("status_no_seats"))
+    seats = [line("status_seat", seat=s.seat, player=s.name, chips=stacks.get(s.name, s.chips))
+             for s in eng.seated()]
+    parts.append(joined(line("status_seat_joiner"), seats) if seats else line("status_no_seats"))
     parts.extend(eng.status(now))
-    return " / ".join(parts)
+    return joined(" / ", parts)
 
 
 @command("clock", moderator=True, table=True)
@@ -312,35 +318,35 @@ def _clock(turn: Turn, args: list[str]) -> None:
         if t.paused:
             raise IllegalAction("clock_already_off")
         t.paused, t.paused_at = True, at
-        turn.say(text("clock_off"))
+        turn.say(line("clock_off"))
         return
     if not t.paused:
         raise IllegalAction("clock_not_off")
     if at is not None and t.paused_at is not None and at > t.paused_at:
         t.paused_total += at - t.paused_at
     t.paused, t.paused_at = False, None
-    turn.say(text("clock_on"))
+    turn.say(line("clock_on"))
 
 
 @command("rules", table=True)
 def _rules(turn: Turn, args: list[str]) -> None:
     """!rules: the table's game in short, and its pay tables as the definition has them."""
     t = need_table(turn)
-    turn.say("\n".join(guide.rules(t.engine.definition, t.options)), to=turn.reply_to)
+    turn.say(joined("\n", guide.rules(t.engine.definition, t.options)), to=turn.reply_to)
 
 
 @command("help")
 def _help(turn: Turn, args: list[str]) -> None:
     if args:
         cmd = COMMANDS.get(command_name(args[0].lstrip("!")))
-        turn.say(cmd.help if cmd is not None
-                 else text("help_unknown", word=excerpt(args[0])), to=turn.reply_to)
+        turn.say(line(f"help_{cmd.name}") if cmd is not None
+                 else line("help_unknown", word=excerpt(args[0])), to=turn.reply_to)
         return
-    lines = [text("help_commands", commands=" ".join(f"!{k}" for k in listed()))]
+    lines: list[Phrase] = [line("help_commands", commands=" ".join(f"!{k}" for k in listed()))]
     table = turn.table
     if table is not None:  # and what this table's game accepts
         lines.append(guide.actions(table.engine.definition))
-    turn.say("\n".join(lines), to=turn.reply_to)
+    turn.say(joined("\n", lines), to=turn.reply_to)
 
 
 @command("hand", table=True)
@@ -349,5 +355,5 @@ def _hand(turn: Turn, args: list[str]) -> None:
     from referee.history import hand_command
 
     t = turn.table
-    for line in hand_command(turn.desk.history, turn.room, args, t.id if t is not None else None):
-        turn.say(line, to=turn.reply_to)
+    for said in hand_command(turn.desk.history, turn.room, args, t.id if t is not None else None):
+        turn.say(said, to=turn.reply_to)

@@ -62,6 +62,7 @@ from referee.records.replay import HandReplay, ReplayedHand
 from referee.records.replay_page import CARD_FACES, replay_json
 from referee.records.theory import Theory
 from referee.records.visitor import Entry, EventVisitor, Handler, Together, log_entries, walk
+from referee.rules.voice import say_text
 from referee.store.schema import (
     LATEST,
     PROJECTED_KINDS,
@@ -699,7 +700,7 @@ class _Reader(EventVisitor):
         # typed events); a player's own cards come in a private "say".
         h = self.current.get(self.room)
         if h is not None and ev.to == "room":
-            h.log.append((self.when, ev.text))
+            h.log.append((self.when, say_text(ev)))
 
     def visit_pot(self, ev: Pot) -> None:
         if (h := self.current.get(self.room)) is None:

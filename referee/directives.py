@@ -10,9 +10,8 @@ from typing import Any
 
 from referee.cards import parse_cards
 from referee.dealing import deal_from_json
-from referee.events import Seated
+from referee.events import Seated, line
 from referee.games import game_ids
-from referee.lang.catalog import text
 from referee.registry import directive
 from referee.rules import IllegalAction, create
 from referee.rules.voice import seated_line
@@ -70,7 +69,7 @@ def _departed(turn: Turn, args: dict[str, Any]) -> None:
     player = str(args["name"])
     if t is None or not t.engine.is_seated(player):
         return
-    turn.say(text("departed", player=player))
+    turn.say(line("departed", player=player))
     if t.engine.in_hand:
         try:
             turn.emit(t.engine.force_fold(player))
@@ -80,7 +79,7 @@ def _departed(turn: Turn, args: dict[str, Any]) -> None:
         try:
             turn.emit(t.engine.leave(player))
         except IllegalAction as e:  # a running tournament: folded, and out at its end
-            turn.say(text(e.reason, **e.params))
+            turn.say(line(e.code, **e.params))
     turn.desk.after(turn, t)
 
 

@@ -35,9 +35,18 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from referee.cards import Card
 from referee.definitions import Penalties
-from referee.events import Event, Flag, FlagDecided, Penalty, PenaltyReversed  # noqa: F401
+from referee.events import (  # noqa: F401
+    Event,
+    Flag,
+    FlagDecided,
+    Penalty,
+    PenaltyReversed,
+    Phrase,
+    joined,
+    line,
+)
 from referee.flags import LeakVerdict, judge_leak
-from referee.lang.catalog import excerpt, text
+from referee.lang.catalog import excerpt, messages
 from referee.lang.normalize import fold, nfkc
 from referee.lexicon import read
 from referee.registry import command, target, user_arg
@@ -96,11 +105,10 @@ def interference_priority(said: str, game: str, *, to_act: bool, dealt: bool) ->
     return "high" if (r.addressed or r.critique) else "low"
 
 
-def penalty_name(kind: str) -> str:
-    try:
-        return text(f"penalty_name_{kind}")
-    except ValueError:
-        return kind
+def penalty_name(kind: str) -> Phrase:
+    """A penalty kind's name, as the room reads it (its id when the catalogue names none)."""
+    key = f"penalty_name_{kind}"
+    return line(key) if key in messages() else kind
 
 
 def penalty_kind(word: str) -> str | None:
@@ -108,13 +116,14 @@ def penalty_kind(word: str) -> str | None:
     (干渉行為, ハンド情報の公開) from the catalogue; None when it names no kind."""
     typed = fold(nfkc(word)).replace(" ", "")
     for kind in PENALTY_KINDS:
-        if typed in (kind, fold(nfkc(penalty_name(kind))).replace(" ", "")):
+        name = messages().get(f"penalty_name_{kind}", kind)
+        if typed in (kind, fold(nfkc(name)).replace(" ", "")):
             return kind
     return None
 
 
-def _priority(p: str) -> str:
-    return text(f"priority_{p}")
+def _priority(p: str) -> Phrase:
+    return line(f"priority_{p}")
 
 
 class Discipline:
@@ -143,7 +152,7 @@ class Discipline:
         if self._charged(rec):
             rec.status = "confirmed"
             turn.emit([FlagDecided(id=rec.id, decision="confirmed", by=REFEREE)])
-            turn.say(text("flag_recorded", id=rec.id, player=player))
+            turn.say(line("flag_recorded", id=rec.id, player=player))
             return
         rec.status = "confirmed"
         self.apply_penalty(turn, table.room, player, "information_leak", rec)
@@ -176,7 +185,7 @@ class Discipline:
         pen = self.points(turn, rec.room)
         points = pen.information_leak if rec.kind == "information_leak" else pen.interference
         key = "flag_leak" if rec.kind == "information_leak" else "flag_interference"
-        turn.say(text(key, id=rec.id, player=rec.player,
+        turn.say(line(key, id=rec.id, player=rec.player,
                       priority=_priority(rec.confidence), points=points))
 
     def _charged(self, rec: FlagRecord) -> bool:
@@ -198,17 +207,17 @@ class Discipline:
             table is not None and table.engine.in_hand) else 0
         hand = rec.hand if rec is not None else current
         if hand and (room, hand, player) in self.charged:
-            what = (text("penalty_what_flag", id=rec.id) if rec is not None
-                    else text("penalty_what_command"))
-            turn.say(text("penalty_not_charged", player=player, what=what))
+            what = (line("penalty_what_flag", id=rec.id) if rec is not None
+                    else line("penalty_what_command"))
+            turn.say(line("penalty_not_charged", player=player, what=what))
             return False
         pen = self.points(turn, room)
         points = pen.information_leak if kind == "information_leak" else pen.interference
         penalty = Penalty(player=player, kind=kind, points=points)
         # announced at the moment of the offence: before the forced fold and the removal it
         # causes (which may end the hand: its pots and the deal's reveal come after)
-        note = text("penalty_ref", id=rec.id) if rec is not None else ""
-        turn.say(text("penalty", player=player, name=penalty_name(kind), ref=note,
+        note = line("penalty_ref", id=rec.id) if rec is not None else ""
+        turn.say(line("penalty", player=player, name=penalty_name(kind), ref=note,
                       points=points))
         if table is not None and player in ref.seated_names(room):
             if table.engine.in_hand and (rec is None or rec.hand == current):
@@ -233,7 +242,7 @@ class Discipline:
             if mark:
                 turn.set_rank(player, "")
                 demoted = mark
-                turn.say(text("demoted", player=player, mark=mark))
+                turn.say(line("demoted", player=player, mark=mark))
         if rec is not None:
             rec.charged, rec.points, rec.penalty_index = True, points, idx
             rec.demoted_from = demoted
@@ -272,7 +281,7 @@ class Discipline:
         rec.status = "dismissed"
         turn.emit([FlagDecided(id=rec.id, decision="dismissed", by=turn.sender)])
         if not rec.charged:
-            turn.say(text("dismissed", id=rec.id, player=rec.player))
+            turn.say(line("dismissed", id=rec.id, player=rec.player))
             return
         rec.charged = False
         self.charged.discard((rec.room, rec.hand, rec.player))
@@ -283,11 +292,11 @@ class Discipline:
                         len(turn.events) - 1)
         if rec.penalty_index is not None and rec.penalty_index < len(ref.penalties):
             ref.penalties[rec.penalty_index]["reversed"] = True
-        turn.say(text("reversed", id=rec.id, player=rec.player,
+        turn.say(line("reversed", id=rec.id, player=rec.player,
                       name=penalty_name(rec.kind), points=rec.points))
         if rec.demoted_from and not ref.ranks.get(rec.player, ""):
             turn.set_rank(rec.player, rec.demoted_from)
-            turn.say(text("rank_restored", player=rec.player, mark=rec.demoted_from))
+            turn.say(line("rank_restored", player=rec.player, mark=rec.demoted_from))
 
     def list_flags(self, turn: Turn, args: list[str]) -> None:
         """The undecided flags (of this room; asked privately: of every room); the room never
@@ -296,34 +305,34 @@ class Discipline:
         open_ = [f for f in self.flags.values()
                  if f.status == "open" and (to != "room" or f.room == turn.room)]
         if not open_:
-            turn.say(text("flags_none"), to=to)
+            turn.say(line("flags_none"), to=to)
             return
         key = "flags_item" if to == "room" else "flags_item_text"
-        items = text("list_joiner").join(
-            text(key, id=f.id, player=f.player, name=penalty_name(f.kind),
+        items = joined(line("list_joiner"), [
+            line(key, id=f.id, player=f.player, name=penalty_name(f.kind),
                  priority=_priority(f.confidence), hand=f.hand, text=excerpt(f.text))
             for f in open_
-        )
-        turn.say(text("flags_list", count=len(open_), items=items), to=to)
+        ])
+        turn.say(line("flags_list", count=len(open_), items=items), to=to)
 
     def penalty(self, turn: Turn, args: list[str]) -> None:
         kind = penalty_kind(" ".join(args[1:])) if len(args) >= 2 else None
         if kind is None:
-            raise IllegalAction("usage", help=text("help_penalty"))
+            raise IllegalAction("usage", help=line("help_penalty"))
         who = user_arg(args[0])
         self.apply_penalty(turn, turn.room, who, kind)
 
     @staticmethod
-    def penalties_of(turn: Turn, who: str) -> str:
+    def penalties_of(turn: Turn, who: str) -> Phrase:
         rows: list[dict[str, Any]] = [p for p in turn.desk.penalties if p["player"] == who]
         if not rows:
-            return text("penalties_none", player=who)
-        items = text("list_joiner").join(
-            text("penalties_item_reversed" if p.get("reversed") else "penalties_item",
+            return line("penalties_none", player=who)
+        items = joined(line("list_joiner"), [
+            line("penalties_item_reversed" if p.get("reversed") else "penalties_item",
                  name=penalty_name(str(p["kind"])), points=int(p["points"]))
             for p in rows
-        )
-        return text("penalties_list", player=who, count=len(rows), items=items)
+        ])
+        return line("penalties_list", player=who, count=len(rows), items=items)
 
 
 # --- the discipline's commands (referee.registry) ----------------------------------------------

@@ -7,9 +7,43 @@ them to the event log, and tables are rebuilt from them. Engines may add event k
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal, final
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+from pydantic_core import to_json as _to_json
+
+#: A sentence as data: a catalogue key with its parameters (:func:`line`), pieces joined by a
+#: separator (:func:`joined`), a hand class's name (:func:`hand_name`), or a plain value (a
+#: player's name, cards, a figure). Engines, discipline and commands build these; the voice
+#: (:func:`referee.rules.voice.phrase_text`) renders them, at the turn's boundary, so the event
+#: log keeps the facts and never the Japanese.
+Phrase = Any
+
+#: The ``key`` of a ``say`` whose sentence is several phrases joined (``params``: ``sep`` and
+#: ``items``), not one catalogue message.
+JOIN = "join"
+
+
+def line(key: str, /, **params: Any) -> dict[str, Any]:
+    """Catalogue message ``key`` with ``params`` (each a :data:`Phrase`), not yet rendered."""
+    return {"key": key, "params": params} if params else {"key": key}
+
+
+def joined(sep: Phrase, items: Iterable[Phrase]) -> dict[str, Any]:
+    """``items`` joined by ``sep`` (both phrases): a list, or pieces said one after another."""
+    return {"join": sep, "items": list(items)}
+
+
+def hand_name(game: str, klass: str) -> dict[str, Any]:
+    """The name of hand class ``klass`` of ``game`` (:data:`referee.hands.NAMES`)."""
+    return {"hand": game, "class": klass}
+
+
+def game_name(game: str, short: bool = False) -> dict[str, Any]:
+    """The name of ``game`` from its definition (「オマハ（PLO リングゲーム）」), or its ``short``
+    form (「オマハ」)."""
+    return {"game": game, "short": True} if short else {"game": game}
 
 
 class Event(BaseModel):
@@ -47,14 +81,17 @@ class ActionEvent(Event):
 
 
 class Rejected(Event):
-    """An action the table refused: ``reason`` is the Japanese text said to the player, ``code``
-    the catalogue message it was rendered from (tests and tools assert the code)."""
+    """An action the table refused: ``code`` and ``params`` name the catalogue message that
+    says why (tests and tools assert the code); ``reason`` is that message rendered for the
+    player, filled in by the voice at the turn's boundary. The event log keeps the code and
+    its parameters (:func:`fact_json`), never the rendered reason (older logs hold only it)."""
 
     event: Literal["rejected"] = "rejected"
     player: str
     text: str
-    reason: str
+    reason: str | None = None
     code: str | None = None
+    params: dict[str, Any] | None = Field(default=None, exclude=True)
 
 
 class FlyingAction(Event):
@@ -136,12 +173,31 @@ class BonusArea(Event):
 class Say(Event):
     """A message the bot sends: ``to`` is ``room`` or a player's name (a private message).
     ``cards``: the cards a private message tells the player (their hand, a replacement), so
-    that ``referee verify`` checks them without reading the text."""
+    that ``referee verify`` checks them without reading the text.
+
+    The sentence is a fact: catalogue message ``key`` with ``params`` (:data:`Phrase` values;
+    key :data:`JOIN`: several phrases joined). ``text`` is it rendered, filled in by the voice
+    at the turn's boundary for the shells and the replay; the event log keeps key and params
+    (:func:`fact_json`), never the text (older logs hold only the text)."""
 
     event: Literal["say"] = "say"
     to: str
-    text: str
+    text: str | None = None
     cards: list[str] | None = None
+    key: str | None = Field(default=None, exclude=True)
+    # not copied (a phrase is never changed once made)
+    params: SkipValidation[dict[str, Any] | None] = Field(default=None, exclude=True)
+
+    @classmethod
+    def of(cls, to: str, phrase: Phrase, cards: list[str] | None = None) -> Say:
+        """The message that says ``phrase`` (a :func:`line` or :func:`joined`) to ``to``."""
+        if isinstance(phrase, dict):
+            if "key" in phrase:
+                return cls(to=to, key=phrase["key"], params=phrase.get("params"), cards=cards)
+            if "join" in phrase:
+                return cls(to=to, key=JOIN, params={"sep": phrase["join"],
+                                                    "items": phrase["items"]}, cards=cards)
+        return cls(to=to, key=JOIN, params={"sep": "", "items": [phrase]}, cards=cards)
 
 
 class Seated(Event):
@@ -413,6 +469,26 @@ class Burned(Event):
 
     event: Literal["burned"] = "burned"
     card: str
+
+
+def fact_json(ev: Event) -> str:
+    """The event as the event log keeps it: :func:`event_json`, except that a ``say`` or a
+    ``rejected`` keeps its sentence's catalogue key and parameters instead of the rendered
+    Japanese."""
+    if isinstance(ev, Say) and ev.key is not None:
+        out: dict[str, Any] = {"event": "say", "to": ev.to, "key": ev.key}
+        if ev.params:
+            out["params"] = ev.params
+        if ev.cards is not None:
+            out["cards"] = ev.cards
+        return _to_json(out).decode()
+    if isinstance(ev, Rejected) and ev.code is not None:
+        rej: dict[str, Any] = {"event": "rejected", "player": ev.player, "text": ev.text,
+                               "code": ev.code}
+        if ev.params:
+            rej["params"] = ev.params
+        return _to_json(rej).decode()
+    return event_json(ev)
 
 
 def event_json(ev: Event) -> str:

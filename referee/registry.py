@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any
 
 from referee import resources
-from referee.lang.catalog import text
+from referee.events import line
 from referee.rules import IllegalAction
 from referee.turn import Turn
 
@@ -31,7 +31,7 @@ DirectiveHandler = Callable[[Turn, dict[str, Any]], None]
 @dataclass(frozen=True)
 class Command:
     """One chat command. ``table``: it acts on a table (in a private message the table must be
-    named or be the sender's). ``help`` is its catalogue line (``help_NAME``)."""
+    named or be the sender's). Its help is the catalogue's line ``help_NAME``."""
 
     name: str
     run: CommandHandler
@@ -39,10 +39,6 @@ class Command:
     table: bool = False
     #: an argument names another player's record (``!bank @bob``): for moderators only
     others: bool = False
-
-    @property
-    def help(self) -> str:
-        return text(f"help_{self.name}")
 
 
 COMMANDS: dict[str, Command] = {}
@@ -90,7 +86,7 @@ def target(turn: Turn, args: list[str], what: str) -> str:
     if args:
         who = user_arg(args[0])
         if who != turn.sender and not turn.desk.is_moderator(turn.sender):
-            raise IllegalAction("others_moderator_only", what=text(what))
+            raise IllegalAction("others_moderator_only", what=line(what))
         return who
     return turn.sender
 

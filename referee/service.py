@@ -63,10 +63,13 @@ from referee.events import (
     DealCommitment,
     DealReveal,
     Event,
+    Phrase,
     Rejected,
     Say,
     TableClosed,
     TableOpened,
+    joined,
+    line,
 )
 from referee.fairness import DealRandom, Derived, PendingDeal, commitment, new_seed, shuffled_shoe
 from referee.history import HistoryBook, hand_seats
@@ -85,7 +88,7 @@ from referee.parse import (  # grammars load lazily
 )
 from referee.registry import DIRECTIVES, words
 from referee.rules import Deal, IllegalAction, OptionError
-from referee.rules.voice import typed_form
+from referee.rules.voice import phrase_text, refusal_text, rendered, typed_form
 from referee.table import Table, TableView
 from referee.turn import Turn
 
@@ -290,6 +293,13 @@ class Referee:
             self.processed.add(input_id)  # with persistence, the store knows (an index)
         hands: list[tuple[str, int, bytes]] = []
         if turn.events:
+            # The turn's boundary: its sentences are rendered here, once (the voice), for the
+            # shells; the store keeps their keys and parameters (events.fact_json). A say
+            # remembered whole by the voice (an acknowledgement, a prompt) is rendered already.
+            events = turn.events
+            for i, ev in enumerate(events):
+                if (isinstance(ev, Say) and ev.text is None) or type(ev) is Rejected:
+                    events[i] = rendered(ev)
             history = self.history
             history.record(room, turn.events, turn.time)
             if history.made or history.dropped:
@@ -631,7 +641,7 @@ class Referee:
         """What each table's room is told when the bot comes back after a stop: that it is
         back, and the table as ``!status`` tells it (whom it waits for). A rendering of the
         state, not an input: nothing is saved."""
-        return {room: catalog.text("back_online", status=commands.status_line(t, None))
+        return {room: phrase_text(line("back_online", status=commands.status_line(t, None)))
                 for room, t in sorted(self.tables.items())}
 
     def table_view(self, room: str) -> TableView | None:
@@ -702,7 +712,7 @@ class Referee:
         if self.tables.get(table.room) is table:
             del self.tables[table.room]
         turn.emit([TableClosed(table=table.id, room=table.room)])
-        turn.say(catalog.text("closed"))
+        turn.say(line("closed"))
 
     def open_table(self, turn: Turn, table: Table) -> None:
         """Seat ``table`` in its room with the next table number, and say so in a
@@ -737,7 +747,7 @@ class Referee:
         table.fair = PendingDeal(seed=seed, hand=hand)
         sha = commitment(seed)
         turn.emit([DealCommitment(hand=hand, sha256=sha)])
-        turn.say(catalog.text("deal_commitment", hand=str(hand), sha256=sha))
+        turn.say(line("deal_commitment", hand=str(hand), sha256=sha))
 
     def _fair_deal(self, turn: Turn, table: Table, recorded: Deal | None) -> Deal:
         """The deal of a randomly dealt hand: the deck from the pending commitment's seed and
@@ -813,7 +823,7 @@ class Referee:
             extra["dice"] = p.derived.dice
         turn.emit([DealReveal(hand=p.hand, seed=p.seed, entropy=p.entropy(),
                               deck=p.derived.deck, **extra)])
-        turn.say(catalog.text("deal_reveal", hand=str(p.hand), seed=p.seed,
+        turn.say(line("deal_reveal", hand=str(p.hand), seed=p.seed,
                               messages=len(p.lines)))
 
     def _auto_deal(self, turn: Turn, table: Table) -> None:
@@ -851,9 +861,9 @@ class Referee:
         try:
             run(turn, args)
         except IllegalAction as e:
-            raise DirectiveError(e.reason) from None
+            raise DirectiveError(refusal_text(e.code, e.params)) from None
         except OptionError as e:
-            raise DirectiveError(str(e)) from None
+            raise DirectiveError(refusal_text(e.code, e.params)) from None
 
     # --- messages ----------------------------------------------------------------------------
     def _message(self, turn: Turn, said: Message) -> None:
@@ -876,7 +886,7 @@ class Referee:
             if dm and any(w in text for w in words()["private"]["cards"]):
                 # asked for one's cards with no single table to ask it of: say why, as a
                 # command would (referee.routing chose none)
-                turn.say(catalog.text("private_cards_which", sender=sender), to=sender)
+                turn.say(line("private_cards_which", sender=sender), to=sender)
             return
         parsed = parse(text, table.game)
         if parsed.kind == "chat":  # 「たけし: クローズで」 typed by たけし: their own name first
@@ -887,7 +897,7 @@ class Referee:
             parsed = with_hand(text, table.game, held) or parsed
         if dm:
             if parsed.kind == "action" and sender in self.seated_names(room):
-                turn.say(catalog.text("action_in_private"), to=sender)
+                turn.say(line("action_in_private"), to=sender)
                 return
             self._dm(turn, table, sender, nfkc(text))
             return
@@ -903,9 +913,7 @@ class Referee:
                 at = self.clock_time(table, now)
                 events = table.engine.act(sender, parsed, at)
             except IllegalAction as e:
-                turn.emit([Rejected(player=sender, text=text, reason=e.reason, code=e.code),
-                           Say(to="room", text=catalog.text(
-                               "action_refused", player=sender, reason=e.reason))])
+                turn.emit(_refused(sender, text, e))
                 return
             turn.emit(events)
             if parsed.hand_info and parsed.action not in _SHOW_ACTIONS:
@@ -940,7 +948,7 @@ class Referee:
         norm = fold(text)
         word = nearmiss.command_word(norm)
         if word is not None:
-            turn.say(catalog.text("command_hint", player=sender, word=word))
+            turn.say(line("command_hint", player=sender, word=word))
             return
         decision = table.engine.decision(sender) if table.engine.is_seated(sender) else None
         if decision is None:
@@ -948,31 +956,28 @@ class Referee:
         others = other_games(text, table.game)
         if others:  # 「ＨＲ」 at an omaha turn: seven's word, refused with its code
             e = IllegalAction("other_game_word", text=catalog.excerpt(text),
-                              games=catalog.text("games_sep").join(
-                                  catalog.text(f"hands_game_{g}") for g in others),
-                              game=catalog.text(f"hands_game_{table.game}"),
+                              games=joined(line("games_sep"),
+                                           [line(f"hands_game_{g}") for g in others]),
+                              game=line(f"hands_game_{table.game}"),
                               examples=self._examples(table.game, decision))
-            turn.emit([Rejected(player=sender, text=text, reason=e.reason, code=e.code),
-                       Say(to="room", text=catalog.text(
-                           "action_refused", player=sender, reason=e.reason))])
+            turn.emit(_refused(sender, text, e))
             return
         meant = guess(text, table.game)
         if meant is not None and table.engine.can(sender, meant, self.clock_time(table, None)):
-            said = catalog.text("near_miss_guess", player=sender, text=catalog.excerpt(text),
+            said = line("near_miss_guess", player=sender, text=catalog.excerpt(text),
                                 action=typed_form(table.game, meant))
             table.question = (sender, table.engine.hand_no, meant, turn.input.id)
             return turn.say(said)
         if not holds_action_words(text, table.game):
             return
-        turn.say(catalog.text("near_miss", player=sender, text=catalog.excerpt(text),
+        turn.say(line("near_miss", player=sender, text=catalog.excerpt(text),
                               examples=self._examples(table.game, decision)))
 
     @staticmethod
-    def _examples(game: str, decision: str) -> str:
+    def _examples(game: str, decision: str) -> Phrase:
         """What the decision accepts, as examples to type (per game where it differs)."""
-        msgs = catalog.messages()
         key = f"examples_{game}_{decision}"
-        return str(msgs[key] if key in msgs else msgs[f"examples_{decision}"])
+        return line(key if key in catalog.messages() else f"examples_{decision}")
 
     @staticmethod
     def _awaits(table: Table, player: str) -> bool:
@@ -998,10 +1003,18 @@ class Referee:
             if held:
                 from referee.cards import pretty
 
-                turn.emit([Say(to=sender, text=catalog.text(
+                turn.emit([Say.of(sender, line(
                     "private_cards", cards=" ".join(pretty(c) for c in held)),
                     cards=[card_str(c) for c in held])])
             elif table.engine.in_hand and table.engine.is_seated(sender):
-                turn.say(catalog.text("private_not_dealt"), to=sender)
+                turn.say(line("private_not_dealt"), to=sender)
             else:
-                turn.say(catalog.text("private_not_in_hand"), to=sender)
+                turn.say(line("private_not_in_hand"), to=sender)
+
+
+def _refused(player: str, said: str, e: IllegalAction) -> list[Event]:
+    """A refused action: the ``rejected`` fact (its code and parameters) and the room's line
+    that says why (both rendered at the turn's end)."""
+    return [Rejected(player=player, text=said, code=e.code, params=e.params or None),
+            Say.of("room", line("action_refused", player=player,
+                                reason=line(e.code, **e.params)))]

@@ -26,6 +26,7 @@ from referee.events import (
     HandEnd,
     Leave,
     Penalty,
+    Phrase,
     RankChange,
     Say,
     TournamentEnd,
@@ -119,8 +120,10 @@ class Turn:
         self.drawn["definition"] = definitions.to_record(found)
         return found
 
-    def say(self, text: str, to: str = "room") -> None:
-        self.emit([Say(to=to, text=text)])
+    def say(self, phrase: Phrase, to: str = "room") -> None:
+        """Say ``phrase`` (a :func:`referee.events.line`: a catalogue key and its parameters,
+        rendered at the turn's end) to the room or, with ``to``, to one player."""
+        self.emit([Say.of(to, phrase)])
 
     def emit(self, events: Iterable[Event]) -> None:
         """Keep events; leave credits, prizes and penalty debits become ledger entries here."""

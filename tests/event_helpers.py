@@ -13,17 +13,19 @@ from typing import Any
 import pytest
 from pydantic import ConfigDict
 
-from referee.events import Event
+from referee.events import Event, Say
 from referee.inputs import Directive, Input, Tick
 from referee.rules.base import IllegalAction
+from referee.rules.voice import refusal_text, rendered
 from referee.service import Referee
 
 EventLike = Event | dict[str, Any]
 
 
 def as_json(events: Iterable[EventLike]) -> list[dict[str, Any]]:
-    """Every event as its JSON dict (docs/contracts.md §3 shape)."""
-    return [e.to_json() if isinstance(e, Event) else e for e in events]
+    """Every event as its JSON dict (docs/contracts.md §3 shape): an engine's ``say`` with its
+    sentence rendered, as the service's turn renders it."""
+    return [rendered(e).to_json() if isinstance(e, Event) else e for e in events]
 
 
 def of(events: Iterable[EventLike], kind: str, **match: Any) -> list[dict[str, Any]]:
@@ -35,6 +37,32 @@ def of(events: Iterable[EventLike], kind: str, **match: Any) -> list[dict[str, A
 def says(events: Iterable[EventLike], to: str = "room") -> list[str]:
     """The texts the bot said to ``to`` (the room, or a player's name)."""
     return [e["text"] for e in of(events, "say", to=to)]
+
+
+def said_keys(events: Iterable[Event], to: str = "room") -> list[str]:
+    """The catalogue keys of what the bot said to ``to``: what a test asserts of a sentence
+    (its wording is the voice and catalogue tests')."""
+    return [str(e.key) for e in events if isinstance(e, Say) and e.to == to]
+
+
+def told(events: Iterable[Event], to: str = "room") -> list[str]:
+    """:func:`said_keys`, a refusal named by its code: what a command or an action was refused
+    for (``command_refused`` / ``action_refused`` / ``command_bad_options`` say the refusal's
+    code as their ``reason``)."""
+    out = []
+    for e in events:
+        if not isinstance(e, Say) or e.to != to:
+            continue
+        reason = (e.params or {}).get("reason")
+        wraps = e.key in ("command_refused", "action_refused", "command_bad_options")
+        out.append(str(reason["key"]) if wraps and isinstance(reason, dict) else str(e.key))
+    return out
+
+
+def said(events: Iterable[Event], key: str, to: str = "room") -> list[dict[str, Any]]:
+    """The parameters of every ``key`` line said to ``to`` (nested phrases as they are)."""
+    return [dict(e.params or {}) for e in events
+            if isinstance(e, Say) and e.to == to and e.key == key]
 
 
 def kinds(events: Iterable[EventLike]) -> list[str]:
@@ -72,5 +100,6 @@ def refused_with(code: str, /, **params: Any) -> Iterator[None]:
     with pytest.raises(IllegalAction) as info:
         yield
     got = info.value
-    assert got.code == code, (got.code, got.params, got.reason)
-    assert {k: got.params.get(k) for k in params} == params, (got.params, got.reason)
+    reason = refusal_text(got.code, got.params)
+    assert got.code == code, (got.code, got.params, reason)
+    assert {k: got.params.get(k) for k in params} == params, (got.params, reason)

@@ -15,6 +15,7 @@ from referee.actions import Parsed
 from referee.definitions import DefinitionError, load_file, path_of
 from referee.events import Event
 from referee.rules.base import Deal, Engine, IllegalAction
+from referee.rules.voice import refusal_text
 
 
 def settle(events: list[Event]) -> dict[str, dict[str, Any]]:
@@ -104,7 +105,7 @@ def play_randomly(
                         out += e.dealing_mistake(rng.choice(["nogame", "misdeal"]))
                         break
             except IllegalAction as err:
-                assert not removing, f"a seated player must always be removable: {err.reason}"
-                assert err.reason
+                assert not removing, f"a seated player must always be removable: {err.code}"
+                assert refusal_text(err.code, err.params)
                 assert snapshot() == snap
         assert_books_balance(out, before, paid_kinds)

@@ -11,12 +11,19 @@
   private member of another module (the known exceptions are listed, with why, and only
   shrink);
 * nothing in the repository cites a directory outside it (the rules are ``docs/rules.md``, the
-  contract ``docs/contracts.md``, the parser's corpus ``tests/corpus/``).
+  contract ``docs/contracts.md``, the parser's corpus ``tests/corpus/``);
+* sentences in one place: no ``Say(...)`` with a rendered ``text`` anywhere under ``referee/``
+  (a say is a catalogue key and its parameters, rendered by the voice at the turn's end); the
+  table (the engines, the discipline, the commands, the service) renders no catalogue message
+  itself; and no event a transcript stores holds Japanese but the players' own words.
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -243,3 +250,102 @@ TEXTS += [REPO / "README.md", REPO / "pyproject.toml"]
 def test_nothing_cites_a_directory_outside_the_repository(path: Path) -> None:
     text = path.read_text(encoding="utf-8", errors="replace")
     assert OUTSIDE not in text
+
+
+# --- sentences in one place: facts and codes in the table, words in the voice ----------------
+
+#: The table: what decides and says things (a say, a refusal) -- everything under games/ and
+#: rules/ but the voices, and the pipeline's modules.
+TABLE = [p for p in FILES
+         if ((p.parts[-2] == "rules" or "games" in p.parts[:-1]) and p.name != "voice.py")
+         or _rel(p) in ("discipline.py", "commands.py", "service.py", "turn.py",
+                        "directives.py", "registry.py", "guide.py")]
+#: The catalogue's renderers: the voice calls them, the table names a key instead.
+RENDERERS = frozenset({"text", "fill", "file_error"})
+#: Table modules that still render a catalogue message, with why (the list only shrinks).
+RENDER_EXCEPTIONS = {
+    # HandError: `referee hand` prints it as its one-line error (a shell's line), never a say
+    "games/seven/hands.py",
+}
+
+
+def _says_with_text(tree: ast.AST) -> list[int]:
+    return [n.lineno for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Say"
+            and any(k.arg == "text" for k in n.keywords)]
+
+
+def _renders(tree: ast.AST) -> list[int]:
+    """Lines that import a catalogue renderer or call ``catalog.text``."""
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ImportFrom) and n.module == "referee.lang.catalog" and any(
+                a.name in RENDERERS for a in n.names):
+            out.append(n.lineno)
+        if (isinstance(n, ast.Attribute) and n.attr in RENDERERS
+                and getattr(n.value, "id", "") == "catalog"):
+            out.append(n.lineno)
+    return out
+
+
+@pytest.mark.parametrize("path", FILES, ids=_rel)
+def test_no_say_carries_rendered_text(path: Path) -> None:
+    assert not _says_with_text(ast.parse(path.read_text(encoding="utf-8"))), (
+        "a say is a catalogue key and its parameters: Say.of(to, line(KEY, ...))")
+
+
+@pytest.mark.parametrize("path", TABLE, ids=_rel)
+def test_the_table_renders_no_sentence(path: Path) -> None:
+    if _rel(path) in RENDER_EXCEPTIONS:
+        pytest.skip("known exception (RENDER_EXCEPTIONS)")
+    assert not _renders(ast.parse(path.read_text(encoding="utf-8"))), (
+        "name a catalogue key (referee.events.line); the voice renders it")
+
+
+def test_the_sentence_checks_see_what_they_forbid() -> None:
+    assert _says_with_text(ast.parse('Say(to="room", text=msg("x"))'))
+    assert not _says_with_text(ast.parse('Say.of("room", line("x"))'))
+    assert _renders(ast.parse("from referee.lang.catalog import excerpt, text"))
+    assert _renders(ast.parse("catalog.text('x')"))
+    assert not _renders(ast.parse("from referee.lang.catalog import excerpt, messages"))
+    assert {_rel(p) for p in TABLE} >= {"games/omaha/engine.py", "rules/house.py",
+                                        "discipline.py", "commands.py", "service.py"}
+    assert not any(p.name == "voice.py" for p in TABLE)
+    for rel in RENDER_EXCEPTIONS:
+        assert _renders(ast.parse((ROOT / rel).read_text(encoding="utf-8"))), rel
+
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff01-\uff60\u3000-\u303f]")
+TRANSCRIPTS = sorted(p for p in (REPO / "tests" / "transcripts").rglob("*.txt")
+                     if "malformed" not in p.name) + sorted((ROOT / "examples").glob("*.txt"))
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: p.name)
+def test_no_japanese_in_stored_events(path: Path) -> None:
+    """What the event log keeps of a transcript's run (events.fact_json) holds no Japanese but
+    what the players typed (a refused line, a flagged message), and renders back to exactly
+    what was said."""
+    from referee.adapters.transcript import replay_events
+    from referee.events import Rejected, Say, fact_json
+    from referee.rules.registry import parse_event
+    from referee.rules.voice import rendered
+
+    typed = path.read_text(encoding="utf-8")
+    for ev in replay_events(path):
+        stored = json.loads(fact_json(ev))
+        if isinstance(ev, (Say, Rejected)):
+            assert "text" not in stored or ev.event == "rejected", stored
+            assert rendered(parse_event(stored)) == ev, stored
+        said = [t for t in _strings(stored) if JAPANESE.search(t) and t not in typed]
+        assert not said, (ev.event, said)

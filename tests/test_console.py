@@ -33,6 +33,7 @@ from browser_helpers import chromium
 
 from referee.adapters.transcript import replay
 from referee.resources import EXAMPLES
+from referee.rules.voice import rendered_record
 from referee.store.log import register
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,8 +99,9 @@ def _secrets(db: Path) -> Secrets:
         if inp.get("dm"):
             private.append(inp["text"])
         for e in json.loads(raw_events):
-            if e.get("event") == "say":
-                (public if e["to"] == "room" else private).append(e["text"])
+            if e.get("event") == "say":  # the log keeps its key: the text as it was said
+                said = rendered_record(e)["text"]
+                (public if e["to"] == "room" else private).append(said)
     conn.close()
     room = "\n".join(public)
     texts: set[str] = set()
@@ -453,8 +455,10 @@ def test_no_unshown_hole_card_served(console: Console) -> None:
     conn.close()
     assert "2♣ 3♣ 4♦ 5♦" in console.secrets.texts
     # the scan finds them where they are: in the referee's own log, which is not served (its
-    # rows are compressed: read as the log view decodes them)
-    logged = "\n".join(r[0] + r[1] for r in source(console, "SELECT input, events FROM log"))
+    # rows are compressed: read as the log view decodes them; its says are keys: rendered)
+    logged = "\n".join(r[0] + json.dumps([rendered_record(e) for e in json.loads(r[1])],
+                                          ensure_ascii=False)
+                       for r in source(console, "SELECT input, events FROM log"))
     assert len(console.secrets.found_in(logged)) > 20
     assert sha256(console.db) == console.checksum
 

@@ -27,6 +27,7 @@ from referee.cards import Shoe, card_str, parse_cards
 from referee.parse import parse
 from referee.rules import create
 from referee.rules.base import Engine, IllegalAction
+from referee.rules.voice import refusal_text
 
 GAMES = ["omaha", "holdem_aa", "seven", "deuces"]
 NAMES = ["alice", "bob", "carol", "dave"]
@@ -139,7 +140,7 @@ def play(game: str, seed: int) -> int:
                 call()
             except IllegalAction as err:
                 refused += 1
-                assert err.reason
+                assert refusal_text(err.code, err.params)
                 assert state(e) == before, f"{game}: a refusal changed the table ({err.code})"
         if e.in_hand:
             e.dealing_mistake("nogame")

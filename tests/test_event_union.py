@@ -1,6 +1,8 @@
 """Events are a closed set of typed kinds: every event any transcript produces is an
-instance of the one class registered for its kind, and its JSON (the replay's and the store's
-serialisation) reads back, through :func:`referee.rules.registry.parse_event`, as an equal event."""
+instance of the one class registered for its kind, and its JSON reads back, through
+:func:`referee.rules.registry.parse_event`, as an equal event: the replay's (a sentence
+rendered) as the same JSON, the store's (a sentence as its catalogue key and parameters) as the
+same event once the voice renders it again."""
 
 from __future__ import annotations
 
@@ -9,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from referee.adapters.transcript import replay_events
-from referee.events import Event, event_json
+from referee.events import Event, event_json, fact_json
 from referee.rules.registry import event_types, parse_event
+from referee.rules.voice import rendered
 
 TRANSCRIPTS = sorted((Path(__file__).resolve().parent / "transcripts").rglob("*.txt"))
 
@@ -27,7 +30,7 @@ def test_an_unknown_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown event kind"):
         parse_event({"event": "teleport", "player": "alice"})
     with pytest.raises(ValueError):
-        parse_event({"event": "say", "to": "room"})  # a say without its text
+        parse_event({"event": "say", "to": "room"})  # a say without its text or key
 
 
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -44,7 +47,9 @@ def test_every_event_of_a_transcript_is_its_kinds_class(path: Path) -> None:
     for ev in events:
         assert type(ev) is kinds[ev.event], (ev.event, type(ev).__qualname__)
         again = parse_event(json.loads(event_json(ev)))
-        assert again == ev, ev.event
+        assert again.to_json() == ev.to_json(), ev.event
+        stored = parse_event(json.loads(fact_json(ev)))
+        assert rendered(stored) == ev, ev.event
 
 
 def test_a_refusal_carries_its_catalogue_code() -> None:

@@ -25,6 +25,7 @@ from referee.rules.house import (
     settlement_line,
     table_options,
 )
+from referee.rules.voice import say_text
 
 
 def test_pay_includes_stake_and_rounds_by_ruling() -> None:
@@ -174,4 +175,4 @@ def test_table_credit_and_close_hand() -> None:
     assert [(e.player, e.chips) for e in out if isinstance(e, Leave)] == [("b", 10)]
     assert t.stacks() == {"a": 150}
     line = settlement_line([*out[:1], Settle(player="a", result="win", payout=100)])
-    assert line.text == "精算 aさん: 勝ち 100"  # Japanese result words, never the ids
+    assert say_text(line) == "精算 aさん: 勝ち 100"  # Japanese result words, never the ids

@@ -15,6 +15,7 @@ from referee.adapters.transcript import replay_events
 from referee.discipline import PENALTY_KINDS, penalty_kind, penalty_name
 from referee.events import Event
 from referee.inputs import Message
+from referee.rules.voice import phrase_text
 from referee.service import Referee
 
 ROOM = "!abcdef:example.org"
@@ -57,13 +58,13 @@ def test_penalties_are_listed_by_name_and_typed_by_name() -> None:
     assert [e["kind"] for e in of(events, "penalty")] == ["information_leak"]
     said = says(send(ref, "dealer", "!penalties @carol"))
     assert said and not any(k in t for t in said for k in PENALTY_KINDS), said
-    assert any(penalty_name("interference") in t for t in said), said
+    assert any(phrase_text(penalty_name("interference")) in t for t in said), said
 
 
 def test_penalty_kind_reads_ids_and_names() -> None:
     for kind in PENALTY_KINDS:
         assert penalty_kind(kind) == kind
-        assert penalty_kind(penalty_name(kind)) == kind
+        assert penalty_kind(phrase_text(penalty_name(kind))) == kind
     assert penalty_kind("ペナルティ") is None
 
 

@@ -12,16 +12,17 @@ from __future__ import annotations
 from typing import Any, get_args
 
 import pytest
-from event_helpers import refused_with
+from event_helpers import refused_with, said, said_keys
 
 from referee.actions import action
 from referee.adapters.transcript import replay_events
 from referee.cards import Card, parse_cards
-from referee.events import Event
+from referee.events import Event, Say, line
 from referee.games.omaha.engine import OmahaEngine
 from referee.games.omaha.state import Phase
 from referee.rules import create
 from referee.rules.base import Deal, IllegalAction, OptionError
+from referee.rules.voice import refusal_text, rendered
 
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank"]
 
@@ -69,11 +70,15 @@ def act(eng: OmahaEngine, player: str, name: str, **kw: Any) -> list[Event]:
 
 
 def kinds(events: list[Event], kind: str) -> list[dict[str, Any]]:
-    return [e.to_json() for e in events if e.event == kind]
+    return [rendered(e).to_json() for e in events if e.event == kind]
 
 
 def says(events: list[Event]) -> list[str]:
-    return [e.to_json()["text"] for e in events if e.event == "say"]
+    return [rendered(e).to_json()["text"] for e in events if e.event == "say"]
+
+
+#: A player's cards opened in the room (at the showdown, or shown after everyone folded).
+OPENS = {"omaha.opened", "omaha.shown"}
 
 
 def check_down(eng: OmahaEngine) -> list[Event]:
@@ -158,7 +163,7 @@ def test_flop_pot_1000_bet_600_raise_1800_next_makes_7000() -> None:
     o = eng.options_for("carol")
     assert (o.call, o.min_to, o.max_to) == (1800, 3000, 7000)
     assert refused(eng, "carol", "raise", to=7001) == (
-        "omaha.make_range", {"word": "メイク", "min": 3000, "max": 7000})
+        "omaha.make_range", {"word": {"key": "omaha.word_make"}, "min": 3000, "max": 7000})
     ev = act(eng, "carol", "raise", pot=True)
     assert kinds(ev, "action")[0]["to"] == 7000
 
@@ -167,11 +172,11 @@ def test_resolution_and_refusals_in_japanese() -> None:
     eng = table(3)
     deal(eng)
     assert refused(eng, "carol", "raise", to=30) == (
-        "omaha.make_range", {"word": "メイク", "min": 40, "max": 70})
+        "omaha.make_range", {"word": {"key": "omaha.word_make"}, "min": 40, "max": 70})
     assert refused(eng, "carol", "raise", to=71) == (
-        "omaha.make_range", {"word": "メイク", "min": 40, "max": 70})
+        "omaha.make_range", {"word": {"key": "omaha.word_make"}, "min": 40, "max": 70})
     assert refused(eng, "carol", "raise") == (
-        "omaha.amount_needed", {"word": "メイク", "amount": "40"})
+        "omaha.amount_needed", {"word": {"key": "omaha.word_make"}, "amount": "40"})
     assert refused(eng, "carol", "check") == ("omaha.no_check", {"call": 20})
     assert refused(eng, "carol", "hyper_raise") == ("omaha.unknown_action", {})
     assert refused(eng, "carol", "open") == ("omaha.not_showdown", {})
@@ -181,7 +186,7 @@ def test_resolution_and_refusals_in_japanese() -> None:
     assert eng.hand.street == 1
     # a raise with no live bet is a bet: minimum BB, maximum the pot
     assert refused(eng, "alice", "raise", to=10) == (
-        "omaha.make_range", {"word": "ベット", "min": 20, "max": 60})
+        "omaha.make_range", {"word": {"key": "omaha.word_bet"}, "min": 20, "max": 60})
     ev = act(eng, "alice", "raise", to=60)
     assert kinds(ev, "action")[0]["action"] == "bet"
     # call with nothing to call is a check
@@ -197,7 +202,7 @@ def test_oversize_allin_refused_with_the_maximum() -> None:
     eng = table(3)
     deal(eng)
     assert refused(eng, "carol", "allin") == (
-        "omaha.allin_over_max", {"allin": 10000, "word": "メイク", "max": 70})
+        "omaha.allin_over_max", {"allin": 10000, "word": {"key": "omaha.word_make"}, "max": 70})
     eng2 = table(3, chips=[10000, 10000, 60])
     deal(eng2)
     ev = act(eng2, "carol", "allin")  # 60 is within 40..70 -> a legal all-in raise
@@ -215,7 +220,7 @@ def test_no_limit_and_fixed_limit_ranges() -> None:
     o = eng.options_for("carol")
     assert (o.min_to, o.max_to) == (40, 40)
     assert refused(eng, "carol", "raise", to=50) == (
-        "omaha.make_exact", {"word": "メイク", "min": 40})
+        "omaha.make_exact", {"word": {"key": "omaha.word_make"}, "min": 40})
 
 
 def test_fixed_limit_counts_the_big_blind_as_the_first_bet_preflop() -> None:
@@ -280,7 +285,8 @@ def test_antes_then_blinds() -> None:
     eng = table(3, ante="on")
     ev = deal(eng)
     assert eng.stacks() == {"alice": 9985, "bob": 9975, "carol": 9995}
-    assert "アンティ 5" in says(ev)[0]
+    posts = said(ev, "omaha.hand_start")[0]["posts"]["items"]
+    assert posts[0] == line("omaha.post_ante", ante=5)
     o = eng.options_for("carol")
     assert (o.call, o.max_to) == (20, 85)  # 20 + (15 antes + 30 blinds + 20 call)
 
@@ -381,7 +387,8 @@ def test_no_flop_no_drop_under_world_rules_only() -> None:
 # --- showdown order ---------------------------------------------------------------
 
 def _opens(events: list[Event]) -> list[str]:
-    return [t.split("さん")[0] for t in says(events) if "さんがオープン" in t]
+    return [p["player"] for e in events if isinstance(e, Say) and e.key in OPENS
+            for p in [e.params or {}]]
 
 
 def _to_river(eng: OmahaEngine) -> None:
@@ -542,7 +549,7 @@ def test_bankrupt_player_is_out() -> None:
     ev = act(eng, "bob", "call") + check_down(eng)
     assert kinds(ev, "hand_end")[0]["stacks"] == {"alice": 0, "bob": 10100}
     assert kinds(ev, "leave")[0] == {"event": "leave", "player": "alice", "chips": 0, "bank": 0}
-    assert any("破産" in t for t in says(ev))
+    assert said(ev, "omaha.bankrupt") == [{"player": "alice"}]
     assert list(eng.stacks()) == ["bob"]
 
 
@@ -554,7 +561,8 @@ def test_world_newcomer_posts_a_big_blind() -> None:
         eng.sit(4, "dave", 10000)
         ev = deal(eng)  # button moves to seat 4 (dave): SB alice, BB bob, carol first
         assert kinds(ev, "hand_start")[0]["button"] == 4
-        posted = any("途中参加" in t for t in says(ev))
+        posts = said(ev, "omaha.hand_start")[0]["posts"]["items"]
+        posted = any(p["key"] == "omaha.post_bb_newcomer" for p in posts)
         assert posted is expect_post
         if expect_post:
             assert eng.options_for("carol").call == 20
@@ -637,9 +645,9 @@ def test_fa_raise_out_of_range_is_refused_and_not_counted() -> None:
     eng = table(3)
     deal(eng)
     assert refused(eng, "alice", "raise", to=500) == (
-        "omaha.make_range", {"word": "メイク", "min": 40, "max": 60})
+        "omaha.make_range", {"word": {"key": "omaha.word_make"}, "min": 40, "max": 60})
     assert refused(eng, "alice", "raise") == (
-        "omaha.amount_needed", {"word": "メイク", "amount": "40"})
+        "omaha.amount_needed", {"word": {"key": "omaha.word_make"}, "amount": "40"})
     assert eng.seating.sitters[1].fa_count == 0
 
 
@@ -883,7 +891,7 @@ def test_exposed_board_card_is_shown_and_burned() -> None:
     act(eng, "carol", "call")
     act(eng, "alice", "call")
     ev = act(eng, "bob", "check")
-    assert "フロップ: 7♦ 9♥ J♠" in says(ev)
+    assert {"street": line("omaha.street_1"), "cards": "7♦ 9♥ J♠"} in said(ev, "omaha.street")
     with pytest.raises(IllegalAction):
         eng.dealing_mistake("exposed")  # no spare card left
     with pytest.raises(IllegalAction):
@@ -923,7 +931,7 @@ def test_action_clock_reminds_then_checks_or_folds() -> None:
     deal(eng)
     assert eng.tick(0.0) == []  # the first reading after the deal starts carol's clock
     assert eng.tick(30.0) == []
-    assert "アクションをお願いします" in says(eng.tick(60.0))[0]
+    assert said_keys(eng.tick(60.0)) == ["omaha.remind"]
     ev = eng.tick(120.0)
     assert kinds(ev, "action")[0]["action"] == "fold" and eng.to_act() == "alice"
 
@@ -950,16 +958,18 @@ def test_action_clock_at_showdown_opens() -> None:
     assert eng.hand.phase == "showdown"
     eng.tick(0.0)
     ev = eng.tick(200.0)
-    assert any("オープン" in t for t in says(ev)) and not eng.in_hand
+    assert OPENS & set(said_keys(ev)) and not eng.in_hand
 
 
 def test_fold_showing_cards_not_held_is_refused_without_naming_them() -> None:
     eng = table(3)
     deal(eng, {"carol": "Qh Qd 6c 5c"})
-    reason = refusal(eng, "carol", "fold", cards=["As"]).reason  # it names no card
+    refused = refusal(eng, "carol", "fold", cards=["As"])
+    reason = refusal_text(refused.code, refused.params)  # it names no card
     assert "A" not in reason and "♠" not in reason
     ev = act(eng, "carol", "fold", cards=["Qh", "6c"])
-    assert "Q♥ 6♣" in says(ev)[0] and eng.shown("carol") == cards("Qh 6c")
+    assert said(ev, "omaha.fold_show") == [{"player": "carol", "cards": "Q♥ 6♣"}]
+    assert eng.shown("carol") == cards("Qh 6c")
 
 
 def test_the_phase_is_typed_and_the_showdown_is_told() -> None:
@@ -985,12 +995,18 @@ def test_the_uncontested_winner_showing_cards_not_held_is_refused_and_may_still_
     assert refused(eng, "bob", "open", cards=["As"]) == ("omaha.show_not_held", {})
     assert eng.decision("bob") == "after_fold"  # the refusal left the choice open
     ev = act(eng, "bob", "open", cards=["Kh"])
-    assert says(ev) == ["bobさんがオープン: K♥"] and eng.decision("bob") is None
+    assert said(ev, "omaha.shown") == [{"player": "bob", "cards": "K♥"}]
+    assert said_keys(ev) == ["omaha.shown"] and eng.decision("bob") is None
 
 
 def test_the_turn_prompt_reads_like_every_games() -> None:
     eng = table(3, chips=200000, level="7")  # SB 1,000 / BB 2,000
     ev = deal(eng)
-    assert says(ev)[-1] == "carolさんの番です（コール 2,000 / メイク 4,000〜7,000 / フォールド）"
+    assert said_keys(ev)[-1] == "seat.turn"
+    prompt = said(ev, "seat.turn")[-1]
+    assert prompt["player"] == "carol" and prompt["choices"]["items"] == [
+        line("omaha.choice_call", call=2000),
+        line("omaha.choice_range", word=line("omaha.word_make"), min=4000, max=7000),
+        line("omaha.choice_fold")]
     ev = eng.leave("alice")
-    assert says(ev) == ["aliceさんはこのハンドの終了後に退席します。"]
+    assert said(ev, "seat.leaving") == [{"player": "alice"}] and len(said_keys(ev)) == 1

@@ -21,6 +21,7 @@ from referee.games.omaha.engine import OmahaEngine
 from referee.rules import create
 from referee.rules.base import Deal, IllegalAction
 from referee.rules.betting import Betting, Seat
+from referee.rules.voice import refusal_text
 
 # --- side pots ---------------------------------------------------------------
 
@@ -201,7 +202,7 @@ def drive(seed: int) -> dict[str, int]:
                     who = current if rng.random() < 0.8 else rng.choice(seated)
                     events = eng.act(who, random_action(rng, eng, who))
             except IllegalAction as e:
-                assert e.reason
+                assert refusal_text(e.code, e.params)
                 assert fingerprint(eng) == before, "refused, yet the table changed"
                 stats["refused"] += 1
                 continue

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.adapters.transcript import MESSAGE, event_line, split_message
-from referee.events import ActionEvent, HandEnd, Say
+from referee.events import ActionEvent, HandEnd, Say, line
 from referee.games.omaha import state
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,7 +101,8 @@ def test_engine_events_are_built_through_pydantic() -> None:
             assert internal not in source, (path.name, internal)
     ev = state.action_event("a", "raise", 60, 80)
     assert ev == ActionEvent(player="a", action="raise", amount=60, to=80)
-    assert state.say("room", "x") == Say(to="room", text="x")
+    said = state.say("room", line("omaha.mucked", player="a"))
+    assert said == Say(to="room", key="omaha.mucked", params={"player": "a"})
 
 
 def test_bench_replay_runs_and_reports() -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from referee.adapters.transcript import read, run
 from referee.events import ActionEvent, Event, Mucked, Say, Settle, Shown
-from referee.rules.voice import render
+from referee.rules.voice import render, rendered
 from referee.service import Referee
 
 ROOT = Path(__file__).resolve().parent
@@ -64,7 +64,8 @@ def check_outcome(game: str | None, sender: str | None, events: list[Event]
             game = getattr(ev, "game", game)
         if game is None:
             continue
-        said = render(game, events[: i + 1])
+        fact = render(game, events[: i + 1])  # the line's key and parameters, then its text
+        said = rendered(fact) if fact is not None else None
         nxt = events[i + 1] if i + 1 < len(events) else None
         if said is None or nxt == said or _said_by_the_next_fact(ev, nxt) \
                 or _run_goes_on(ev, nxt):

@@ -8,7 +8,7 @@ import random
 
 import pytest
 from event_helpers import as_json as j
-from event_helpers import directive, handle, kinds, says, tick
+from event_helpers import directive, handle, kinds, said, says, tick, told
 
 from referee.events import Event
 from referee.inputs import Message
@@ -38,20 +38,23 @@ def test_moderator_commands_refused_in_japanese_without_change(ref: Referee) -> 
                  "interference", "!confirm 1", "!nogame", "!lastslot on", "!rank @bob 金"):
         ev = msg(ref, "mallory", text)
         assert kinds(ev) == ["say"], text
-        assert "モデレーター専用" in says(ev)[0]
+        assert told(ev) == ["command_moderator_only"], text
     after = ref.state()
     for key in ("balances", "ledger", "tables", "flags", "penalties", "ranks"):
         assert after[key] == before[key]
 
 
 def test_bank_is_private_to_oneself_unless_moderator(ref: Referee) -> None:
-    assert says(msg(ref, "alice", "!bank")) == ["aliceさんのバンク残高: 2,000P"]
+    assert said(msg(ref, "alice", "!bank"), "bank_balance") == [
+        {"player": "alice", "points": 2000}]
     ev = msg(ref, "alice", "!bank @bob")
-    assert "モデレーター" in says(ev)[0] and "1,500" not in says(ev)[0]
-    assert says(msg(ref, "dealer", "!bank @bob")) == ["bobさんのバンク残高: 1,500P"]
+    assert told(ev) == ["others_moderator_only"] and "1,500" not in says(ev)[0]
+    assert said(msg(ref, "dealer", "!bank @bob"), "bank_balance") == [
+        {"player": "bob", "points": 1500}]
     # asked by private message, answered privately
-    private = says(msg(ref, "alice", "!残高", dm=True), to="alice")
-    assert private == ["aliceさんのバンク残高: 2,000P"]
+    private = msg(ref, "alice", "!残高", dm=True)
+    assert said(private, "bank_balance", to="alice") == [{"player": "alice", "points": 2000}]
+    assert told(private) == []
 
 
 def test_grant_negative_and_reason_are_ledger_entries(ref: Referee) -> None:
@@ -61,7 +64,7 @@ def test_grant_negative_and_reason_are_ledger_entries(ref: Referee) -> None:
                      "reason": "遅刻"}]
     assert ref.bank.balance("alice") == 1500
     assert sum(e.delta for e in ref.bank.ledger if e.player == "alice") == 1500
-    assert "ポイント数が読めません" in says(msg(ref, "dealer", "!grant @alice lots"))[0]
+    assert told(msg(ref, "dealer", "!grant @alice lots")) == ["grant_bad_points"]
 
 
 def test_open_sit_deal_leave_close_round_trip(ref: Referee) -> None:
@@ -74,7 +77,7 @@ def test_open_sit_deal_leave_close_round_trip(ref: Referee) -> None:
     msg(ref, "bob", "!着席 5")
     assert [(s.seat, s.name) for s in ref.tables[ROOM].engine.seated()] == [(1, "alice"),
                                                                             (5, "bob")]
-    assert "すでに着席" in says(msg(ref, "bob", "!sit"))[0]
+    assert told(msg(ref, "bob", "!sit")) == ["sit_already"]
     ev = msg(ref, "dealer", "!deal")
     assert "hand_start" in kinds(ev)
     assert ref.tables[ROOM].engine.in_hand
@@ -106,29 +109,29 @@ def test_leave_credits_bank_by_the_game_rule(ref: Referee) -> None:
         {"event": "leave", "player": "alice", "chips": 20000, "bank": 2000}
     ]
     assert ref.bank.balance("alice") == 2000
-    assert "着席していません" in says(msg(ref, "alice", "!leave"))[0]
+    assert told(msg(ref, "alice", "!leave")) == ["leave_not_seated"]
 
 
 def test_sit_without_points_or_table_is_refused(ref: Referee) -> None:
-    assert "テーブルがありません" in says(msg(ref, "alice", "!sit"))[0]
+    assert told(msg(ref, "alice", "!sit")) == ["no_table"]
     msg(ref, "dealer", "!open omaha")
-    assert "バンク残高がありません" in says(msg(ref, "zed", "!sit"))[0]
-    assert "埋まっています" not in says(msg(ref, "alice", "!sit 2"))[0]
-    assert "埋まっています" in says(msg(ref, "bob", "!sit 2"))[0]
+    assert told(msg(ref, "zed", "!sit")) == ["sit_no_points"]
+    assert "sit_seat_taken" not in told(msg(ref, "alice", "!sit 2"))
+    assert told(msg(ref, "bob", "!sit 2")) == ["sit_seat_taken"]
     assert ref.bank.balance("bob") == 1500
 
 
 def test_open_refuses_unknown_games_and_options(ref: Referee) -> None:
-    assert "未知のゲーム" in says(msg(ref, "dealer", "!open poker"))[0]
+    assert told(msg(ref, "dealer", "!open poker")) == ["game_unknown"]
     assert ROOM not in ref.tables
-    assert says(msg(ref, "dealer", "!open omaha level=99"))
+    assert told(msg(ref, "dealer", "!open omaha level=99")) == ["omaha.option_level"]
     assert ROOM not in ref.tables
 
 
 def test_help_and_unknown_command(ref: Referee) -> None:
     assert "!sit" in says(msg(ref, "anyone", "!help"))[0]
     assert says(msg(ref, "anyone", "!help grant"))[0].startswith("!grant")
-    assert "ありません" in says(msg(ref, "anyone", "!frobnicate"))[0]
+    assert told(msg(ref, "anyone", "!frobnicate")) == ["command_unknown"]
 
 
 def test_rank_and_manual_penalty(ref: Referee) -> None:
@@ -262,7 +265,7 @@ def test_auto_table_deals_by_itself_after_a_pause_and_rebuilds_alike() -> None:
 
 
 def test_status(ref: Referee) -> None:
-    assert "テーブルがありません" in says(msg(ref, "alice", "!status"))[0]
+    assert told(msg(ref, "alice", "!status")) == ["no_table"]
     msg(ref, "dealer", "!open omaha")
     msg(ref, "alice", "!sit")
     msg(ref, "bob", "!sit 3")
@@ -277,7 +280,7 @@ def test_status(ref: Referee) -> None:
 def test_every_alias_the_parser_knows_is_a_command_the_service_runs(ref: Referee,
                                                                      alias: str) -> None:
     # One alias table (grammar/commands.lark) for the parser and the service.
-    assert "モデレーター専用" in says(msg(ref, "bob", alias))[0]
+    assert told(msg(ref, "bob", alias)) == ["command_moderator_only"]
     assert ref.tables == {}
     assert "テーブルを開きました" in says(msg(ref, "dealer", alias))[0]
 

@@ -102,19 +102,20 @@ def test_double_elimination_is_placed_by_the_stacks_at_the_start_of_the_hand() -
         ("carol", 4), ("dave", 3)]
 
 
-@pytest.mark.parametrize("options,why", [
-    ({"stack": "1000"}, "tournament=on"),
-    ({"tournament": "on", "maxbuyin": "500"}, "maxbuyin"),
-    ({"tournament": "on", "payouts": "70,20"}, "100"),
-    ({"tournament": "on", "level_hands": "2", "level_minutes": "5"}, "どちらか"),
-    ({"tournament": "maybe"}, "on か off"),
-    ({"maxbuyin": "-5"}, "整数"),
+@pytest.mark.parametrize("options,code", [
+    ({"stack": "1000"}, "omaha.option_tournament_only"),
+    ({"tournament": "on", "maxbuyin": "500"}, "omaha.option_tournament_maxbuyin"),
+    ({"tournament": "on", "payouts": "70,20"}, "tournament_payouts_sum"),
+    ({"tournament": "on", "level_hands": "2", "level_minutes": "5"}, "omaha.option_level_both"),
+    ({"tournament": "maybe"}, "omaha.option_onoff"),
+    ({"maxbuyin": "-5"}, "omaha.option_count"),
 ])
 def test_bad_tournament_options_are_refused_with_the_reason(
-    options: dict[str, str], why: str
+    options: dict[str, str], code: str
 ) -> None:
-    with pytest.raises(OptionError, match=why):
+    with pytest.raises(OptionError) as refused:
         create("omaha", options)
+    assert refused.value.code == code, refused.value.params
 
 
 # --- property: the pool paid out equals the entries; the chips in play never change ----------

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from referee.adapters.transcript import replay_events
+from referee.rules.voice import say_text
 
 ROOT = Path(__file__).parent / "transcripts"
 FILES = sorted([*ROOT.glob("holdem_aa/*.txt"), *ROOT.glob("seven/*.txt"),
@@ -112,12 +113,12 @@ def test_a_lost_hand_whose_aa_paid_names_the_aa_payout() -> None:
     from referee.events import Settle
     from referee.rules.house import settlement_line
 
-    line = settlement_line([Settle(player="alice", result="lose", payout=400, ante=0, call=0,
-                                   aa=400, hand="one_pair", dealer_class="two_pair")],
-                           "holdem_aa").text
+    line = say_text(settlement_line([Settle(
+        player="alice", result="lose", payout=400, ante=0, call=0, aa=400, hand="one_pair",
+        dealer_class="two_pair")], "holdem_aa"))
     assert "負け 400" not in line and "AA配当 400" in line and "計 400" in line, line
-    plain = settlement_line([Settle(player="bob", result="lose", payout=0, ante=0, call=0,
-                                    aa=0)], "holdem_aa").text
+    plain = say_text(settlement_line([Settle(player="bob", result="lose", payout=0, ante=0,
+                                             call=0, aa=0)], "holdem_aa"))
     assert "AA" not in plain, plain
 
 
@@ -127,7 +128,7 @@ def test_a_leave_says_what_goes_into_the_bank_not_a_balance() -> None:
     from referee.events import Leave
     from referee.rules.voice import leave_line
 
-    line = leave_line(Leave(player="alice", chips=45190, bank=4519)).text
+    line = say_text(leave_line(Leave(player="alice", chips=45190, bank=4519)))
     assert "4,519P" in line and "加算" in line, line
 
 
@@ -137,6 +138,6 @@ def test_an_all_in_stake_with_an_aa_bet_is_said_split() -> None:
     from referee.events import ActionEvent
     from referee.rules.voice import action_line
 
-    line = action_line("holdem_aa", ActionEvent(player="alice", action="ante", amount=450,
-                                                ante=400, aa=50, allin=True)).text
+    line = say_text(action_line("holdem_aa", ActionEvent(
+        player="alice", action="ante", amount=450, ante=400, aa=50, allin=True)))
     assert "オールイン" in line and "アンティ 400" in line and "AA 50" in line, line

@@ -23,7 +23,10 @@ all: any event of KIND). A value is an int (``80``), ``true``/``false``/``null``
 starts with ``{``, ``[`` or ``"`` (``shares={"bob":200}``, ``cards=["Ah","Kd"]``,
 ``text="aliceさんがオープン: …"`` -- quote a string with spaces, or one that would read as a
 number or ``true``/``false``/``null``), and otherwise the word itself as a string (``to=room``).
-Example: ``## expect action player=alice action=allin amount=80 to=100``.
+Example: ``## expect action player=alice action=allin amount=80 to=100``. A ``say`` is matched
+by what it says -- its catalogue ``key`` and ``params`` (``## expect say to=room key=seat.sat
+params.player=alice params.seat=1``; a nested phrase as JSON) -- rather than by its wording,
+which is the voice tests' to pin.
 
 House forms (positional words, split on whitespace), used when the first word after KIND is not
 an ASCII ``key=`` (``stacks`` is always the house form; a ``say`` TEXT that starts with one is
@@ -328,7 +331,20 @@ def check(events: Sequence[Event], expectations: Iterable[Expectation], where: s
 
 @cache
 def _replayed(path: str, mtime_ns: int) -> tuple[Event, ...]:
-    return tuple(e.to_json() for e in replay_events(Path(path)))
+    return tuple(_expected(e) for e in replay_events(Path(path)))
+
+
+def _expected(ev: Any) -> dict[str, Any]:
+    """An event as the expectations read it: its JSON, and for a ``say`` the catalogue ``key``
+    and ``params`` it was rendered from (``## expect say key=seat.sat params.player=alice``:
+    a sentence asserted by what it says, not by its wording)."""
+    out: dict[str, Any] = ev.to_json()
+    key = getattr(ev, "key", None)
+    if ev.event == "say" and key is not None:
+        out["key"] = key
+        if ev.params:
+            out["params"] = ev.params
+    return out
 
 
 def replay(path: Path) -> list[Event]:

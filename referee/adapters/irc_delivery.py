@@ -29,6 +29,7 @@ from referee.adapters.irc_base import Session
 from referee.adapters.outbox import Pacer, byte_len, split_text
 from referee.events import Event, Say
 from referee.lang.catalog import text as msg
+from referee.rules.voice import say_text
 
 if TYPE_CHECKING:
     from referee.adapters.irc_identity import Book
@@ -267,7 +268,7 @@ class Outbox:
         for ev in events:
             if not isinstance(ev, Say):
                 continue
-            to, say = ev.to, ev.text
+            to, say = ev.to, say_text(ev)
             if to == "room":
                 if channel is not None and answer and sender is not None:
                     self._queue(Line(channel, say, None, reply=True, asker=sender))

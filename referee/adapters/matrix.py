@@ -76,6 +76,7 @@ from referee.events import TableClosed, TableOpened
 from referee.inputs import Directive, Message, Tick
 from referee.lang.catalog import text as msg
 from referee.routing import private_route
+from referee.rules.voice import rendered_record
 from referee.store import StoreError
 
 if TYPE_CHECKING:
@@ -576,7 +577,7 @@ class MatrixBot:
             return None
         if out is not None:
             return [e.to_json() for e in out.events]
-        return self.store.events_of(inp.id)
+        return [rendered_record(e) for e in self.store.events_of(inp.id)]
 
     async def _not_saved(self, room_id: str, sender: str | None, event_id: str,
                          error: Exception) -> None:

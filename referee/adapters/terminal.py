@@ -26,11 +26,13 @@ from referee.adapters import gc_tuning
 from referee.adapters.clock import TICK_EVERY, due_ticks
 from referee.adapters.transcript import DIRECTIVE, MESSAGE, Reader
 from referee.directives import DirectiveError
-from referee.events import Event, Say
+from referee.events import Event, Phrase, Say
+from referee.events import line as phrase
 from referee.inputs import Directive, Input, Message, Tick
 from referee.lang.catalog import text as msg
 from referee.lang.reader import read_command
 from referee.parse import command_name
+from referee.rules.voice import say_text
 from referee.service import Referee
 from referee.store import StoreError
 
@@ -43,8 +45,9 @@ ROOM = "terminal"
 def render(ev: Event, verbose: bool = False) -> str | None:
     """One event as a terminal line: the bot's says always, other events only when verbose."""
     if isinstance(ev, Say):
-        return f"[bot] {ev.text}" if ev.to == "room" else msg("terminal.private", to=ev.to,
-                                                              text=ev.text)
+        said = say_text(ev)
+        return f"[bot] {said}" if ev.to == "room" else msg("terminal.private", to=ev.to,
+                                                           text=said)
     if ev.event == "rejected":
         return None  # the say carrying the reason follows it
     if verbose:
@@ -106,25 +109,25 @@ class Terminal:
                 inp = Directive(input_id, self.room, name, args)
                 out = self.referee.process(inp)
             except (ValueError, DirectiveError) as e:
-                return [_error(msg("terminal.bad_directive", error=str(e)))]
+                return [_error(phrase("terminal.bad_directive", error=str(e)))]
             except StoreError:
-                return [_error(msg("save_failed", player="#"))]
+                return [_error(phrase("save_failed", player="#"))]
             return out.events if out is not None else []
         m = MESSAGE.match(line)
         if m is None:
-            return [_error(msg("terminal.need_name"))]
+            return [_error(phrase("terminal.need_name"))]
         self.reader.names.add(m.group("name"))
         inp = Message(input_id, self.room, m.group("name"), m.group("text"),
                       time.time() if now is None else now, m.group("dm") is not None)
         try:
             out = self.referee.process(inp)
         except StoreError:  # nothing changed (the service went back to what is saved)
-            return [Say(to="room", text=msg("save_failed", player=m.group("name")))]
+            return [Say.of("room", phrase("save_failed", player=m.group("name")))]
         events = out.events if out is not None else []
         if _is_help(m.group("text")):
             # the chat rooms have private messages of their own; here the syntax is ours
             to = m.group("name") if m.group("dm") is not None else "room"
-            events = [*events, Say(to=to, text=msg("terminal.help_private"))]
+            events = [*events, Say.of(to, phrase("terminal.help_private"))]
         return events
 
 
@@ -135,8 +138,8 @@ def _is_help(text: str) -> bool:
     return cmd is not None and command_name(cmd.word) == "help" and not cmd.args
 
 
-def _error(text: str) -> Event:
-    return Say(to="room", text=msg("terminal.input_error", text=text))
+def _error(said: Phrase) -> Event:
+    return Say.of("room", phrase("terminal.input_error", text=said))
 
 
 def typed_lines(fd: int, wait: float) -> Iterator[str | None]:
@@ -180,7 +183,7 @@ def serve(
             else:
                 events = terminal.line(raw, clock())
         except Exception as e:  # a bug must not end the table for everyone; say so and go on
-            events = [_error(msg("terminal.internal_error", error=type(e).__name__))]
+            events = [_error(phrase("terminal.internal_error", error=type(e).__name__))]
         if raw is None and prompt:
             out.write("\n")  # the bot speaks while the prompt waits
         for ev in events:

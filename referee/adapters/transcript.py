@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from referee.store import Store
 
 ROOM = "transcript"
+# The kinds the store keeps as facts (events.fact_json) and the replay prints rendered.
+_RENDERED = frozenset({"say", "rejected"})
 DEAL_KEYS = ("board", "dealer", "shoe", "dice")
 
 
@@ -558,8 +560,9 @@ def _replay_lines(lines: Iterable[Line], db: Path | None, out: TextIO, group: in
                     "transcript.at_line", line=line.lineno, error=f"--db: {e}")) from None
             if outcome is not None and outcome.events:
                 events = outcome.events
-                if store.last_events is events:
-                    held.append("\n".join(store.last_json) + "\n")
+                if store.last_events is events:  # a sentence is stored as its key: rendered
+                    held.append("".join([event_line(ev) if ev.event in _RENDERED else j + "\n"
+                                         for ev, j in zip(events, store.last_json, strict=True)]))
                 else:
                     held.append("".join([event_line(ev) for ev in events]))
             if held and not store.pending:

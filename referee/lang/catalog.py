@@ -79,6 +79,12 @@ def text(key: str, /, **kw: Any) -> str:
 
     On the replay's hot path (a turn prompt and an acknowledgement per action): a message
     without parameters is returned as it is, and ``kw`` (a fresh dict) is formatted in place."""
+    return fill(key, kw)
+
+
+def fill(key: str, kw: dict[str, Any], /) -> str:
+    """:func:`text` with its parameters in a dict the caller made for it (formatted in place):
+    the voice renders every sentence through it."""
     try:
         template = messages()[key]
     except KeyError:

@@ -17,8 +17,7 @@ from typing import Any, ClassVar, Literal
 from referee.actions import Parsed
 from referee.cards import Card, Shoe
 from referee.definitions import GameDefinition
-from referee.events import Event
-from referee.lang.catalog import text
+from referee.events import Event, Phrase
 
 #: A decision the table awaits from one player: the betting turn (``bet``), opening or mucking
 #: at the showdown (``showdown``), showing after everyone else folded (``after_fold``), the
@@ -35,18 +34,26 @@ class IllegalAction(Exception):
     """An action or operation the table cannot accept now.
 
     ``code`` names a message of the catalogue (``referee/lang/messages/*.toml``) and ``params``
-    fill it in; :attr:`reason` renders it, in one place, for players. Tests assert the code.
+    (each a :data:`~referee.events.Phrase`) fill it in: a fact, which the voice renders where
+    the refusal is delivered (:func:`referee.rules.voice.refusal_text`). Tests assert the code;
+    tests/test_catalogue_only.py checks that every code raised names a message.
     """
 
     def __init__(self, code: str, /, **params: Any) -> None:
         self.code = code
         self.params = params
-        self.reason = text(code, **params)  # an unknown code is a CatalogError: a bug
-        super().__init__(self.reason)
+        super().__init__(code)
 
 
 class OptionError(ValueError):
-    """A table option (``# table:`` line, ``!open`` arguments) that is unknown or out of range."""
+    """A table option (``# table:`` line, ``!open`` arguments) that is unknown or out of range:
+    a catalogue ``code`` and its ``params``, rendered by the voice where it is told (as
+    :class:`IllegalAction`)."""
+
+    def __init__(self, code: str, /, **params: Any) -> None:
+        self.code = code
+        self.params = params
+        super().__init__(code)
 
 
 @dataclass
@@ -139,7 +146,7 @@ class Engine(ABC):
         Raises IllegalAction when the bank cannot pay."""
         return BuyIn(bank_points, self.buy_in_chips(bank_points))
 
-    def status(self, now: float | None = None) -> list[str]:
+    def status(self, now: float | None = None) -> list[Phrase]:
         """Extra lines for ``!status`` (a tournament's level, blinds, players left…)."""
         return []
 

@@ -60,9 +60,8 @@ from typing import Any, Literal, Protocol
 
 from referee.cards import Card, pretty
 from referee.definitions import GameDefinition
-from referee.events import Event, HandEnd, Leave, Say, Settle
+from referee.events import Event, HandEnd, Leave, Phrase, Say, Settle, hand_name, joined, line
 from referee.hands import NAMES
-from referee.lang.catalog import text
 from referee.rules.base import Engine, IllegalAction, OptionError, SeatState
 from referee.rules.clock import WaitClock
 from referee.rules.voice import leave_line
@@ -151,18 +150,19 @@ def settlement_line(events: Sequence[Event], game: str | None = None) -> Say:
     with why when ``game`` is given and the settle names the hands compared (its ``hand`` and
     ``dealer_class``): 「aliceさん: 勝ち 600（ストレート 対 ワンペア）」."""
     names = NAMES.get(game or "", {})
-    lines = []
+    lines: list[Phrase] = []
     for e in events:
         if not isinstance(e, Settle):
             continue
         # a side bet's payout named apart: 「負け 400」 read as a loss of 400 when the AA paid
-        line = text("settlement_item_aa" if e.aa else "settlement_item", player=e.player,
-                    result=text(f"result_{e.result}"), payout=e.payout, aa=e.aa or 0)
-        hand, dealer = names.get(e.hand or ""), names.get(e.dealer_class or "")
-        if hand and dealer and e.result != "fold":
-            line += text("settlement_why", hand=hand, dealer=dealer)
-        lines.append(line)
-    return Say(to="room", text=text("settlement", lines=" / ".join(lines)))
+        item = line("settlement_item_aa" if e.aa else "settlement_item", player=e.player,
+                    result=line(f"result_{e.result}"), payout=e.payout, aa=e.aa or 0)
+        hand, dealer = e.hand or "", e.dealer_class or ""
+        if names.get(hand) and names.get(dealer) and e.result != "fold":
+            item = joined("", [item, line("settlement_why", hand=hand_name(game or "", hand),
+                                          dealer=hand_name(game or "", dealer))])
+        lines.append(item)
+    return Say.of("room", line("settlement", lines=joined(" / ", lines)))
 
 
 def allin_flag(allin: bool) -> dict[str, bool]:
@@ -171,19 +171,19 @@ def allin_flag(allin: bool) -> dict[str, bool]:
     return {"allin": True} if allin else {}
 
 
-def names(players: list[str]) -> str:
+def names(players: list[str]) -> Phrase:
     """The players a message addresses, as the room reads them (「aliceさん、bobさん」)."""
-    return text("house.names_sep").join(text("house.who", player=n) for n in players)
+    return joined(line("house.names_sep"), [line("house.who", player=n) for n in players])
 
 
 def announce_compensation(e: Compensation) -> Say:
     """A dealing mistake's guarantee to one player, with the figures: the total and
     the payout of every bet (「aliceさん: 保障配当 600（アンティ 200・AA 400）」)."""
-    bets = text("house.bets_sep").join(
-        text("house.compensation_bet", bet=text(f"house.bet_{k}"), payout=v)
+    bets = joined(line("house.bets_sep"), [
+        line("house.compensation_bet", bet=line(f"house.bet_{k}"), payout=v)
         for k, v in e.bets.items()
-    )
-    return Say(to="room", text=text("house.compensation", player=e.player, payout=e.payout,
+    ])
+    return Say.of("room", line("house.compensation", player=e.player, payout=e.payout,
                                     bets=bets))
 
 
@@ -214,14 +214,14 @@ def table_options(options: dict[str, str], default_unit: int) -> tuple[int, bool
     for key, value in options.items():
         if key == "ante":
             if not value.isdigit() or int(value) <= 0:
-                raise OptionError(text("house.option_ante", value=value))
+                raise OptionError("house.option_ante", value=value)
             unit = int(value)
         elif key == "lastslot":
             if value not in ("on", "off"):
-                raise OptionError(text("house.option_lastslot", value=value))
+                raise OptionError("house.option_lastslot", value=value)
             last_slot = value == "on"
         else:
-            raise OptionError(text("house.option_unknown", key=key))
+            raise OptionError("house.option_unknown", key=key)
     return unit, last_slot
 
 
@@ -301,12 +301,12 @@ def joker_bonus(
 
 def joker_line(ev: JokerEvent) -> Say:
     """The room is told what a joker paid (and why, in the last slot)."""
-    say = text("house.joker", player=ev.player, payout=ev.payout)
+    say = [line("house.joker", player=ev.player, payout=ev.payout)]
     if ev.restore:
-        say += text("house.joker_restore", restore=ev.restore)
+        say.append(line("house.joker_restore", restore=ev.restore))
     elif ev.extra:
-        say += text("house.joker_extra")
-    return Say(to="room", text=say)
+        say.append(line("house.joker_extra"))
+    return Say.of("room", joined("", say))
 
 
 def house_line(so_far: Sequence[Event]) -> Say | None:
@@ -416,7 +416,7 @@ class HouseTable:
         self.check_sit(seat, name, chips, npc)
         self.players[seat] = HousePlayer(seat, name, chips, npc, sat_with=chips)
         if npc:
-            return [Say(to="room", text=text("house.sat_npc", seat=seat, chips=chips))]
+            return [Say.of("room", line("house.sat_npc", seat=seat, chips=chips))]
         return []  # the room's line is the service's, from its seated event
 
     def stand(self, name: str) -> list[Event]:
@@ -479,7 +479,7 @@ class HouseTable:
         out: list[Event] = []
         for p in self.ordered():
             if p.chips < self.bankrupt_below:
-                out.append(Say(to="room", text=text("house.bankrupt", player=p.name,
+                out.append(Say.of("room", line("house.bankrupt", player=p.name,
                                                     limit=self.bankrupt_below, chips=p.chips)))
                 out += self.stand(p.name)
             elif p.leaving:
@@ -568,7 +568,7 @@ class HouseEngine(HouseSeats):
         """Move the hand on as far as nobody needs to be asked."""
 
     @abstractmethod
-    def _awaited(self) -> str:
+    def _awaited(self) -> Phrase:
         """What the reminder asks the awaited players to do (after the stakes)."""
 
     @abstractmethod
@@ -601,7 +601,7 @@ class HouseEngine(HouseSeats):
             out = self.table.stand(name)
             return out + self._advance()
         p.leaving = True
-        return [Say(to="room", text=text("house.leaves_after", player=name))]
+        return [Say.of("room", line("house.leaves_after", player=name))]
 
     # --- the clock -------------------------------------------------------------------------
     def tick(self, now: float) -> list[Event]:
@@ -617,14 +617,14 @@ class HouseEngine(HouseSeats):
             return []
         who = names(waiting)
         if due == "remind":
-            what = text("house.remind_stake") if self.phase == "stakes" else self._awaited()
-            return [Say(to="room", text=text("house.remind", who=who, what=what))]
+            what = line("house.remind_stake") if self.phase == "stakes" else self._awaited()
+            return [Say.of("room", line("house.remind", who=who, what=what))]
         self.clock.restart(now)
-        out: list[Event] = [Say(to="room", text=text("house.timed_out", who=who))]
+        out: list[Event] = [Say.of("room", line("house.timed_out", who=who))]
         if self.phase == "stakes":
             for n in waiting:
                 self._drop(n)
-            out.append(Say(to="room", text=text("house.sits_out", who=who)))
+            out.append(Say.of("room", line("house.sits_out", who=who)))
             return out + self._advance()
         return out + self._time_out(waiting)
 
@@ -636,7 +636,7 @@ class HouseEngine(HouseSeats):
         """Stop the game and pay every posted player the guaranteed payouts."""
         if self.phase == "idle":
             raise IllegalAction("house.no_hand")
-        out: list[Event] = [Say(to="room", text=text("house.mistake"))]
+        out: list[Event] = [Say.of("room", line("house.mistake"))]
         for name, bets in self._guarantees():
             c = Compensation(player=name, payout=sum(bets.values()), bets=bets)
             out += [c, announce_compensation(c)]

@@ -16,9 +16,8 @@ from typing import Any, cast, get_args
 from referee import definitions
 from referee import games as registry
 from referee.cards import Card
-from referee.events import Event
+from referee.events import Event, Say
 from referee.games import GameSpec, UnknownGame
-from referee.lang.catalog import text
 from referee.rules.base import Engine, OptionError
 
 __all__ = ["GameSpec", "create", "event_types", "games", "parse_event", "spec"]
@@ -34,8 +33,8 @@ def spec(game: str) -> GameSpec:
     try:
         return registry.spec(game)
     except UnknownGame:
-        raise OptionError(text("game_unknown", game=game,
-                               games=" ".join(registry.game_ids()))) from None
+        raise OptionError("game_unknown", game=game,
+                          games=" ".join(registry.game_ids())) from None
 
 
 def create(game: str, options: dict[str, str] | None = None,
@@ -92,4 +91,6 @@ def parse_event(data: dict[str, Any]) -> Event:
     cls = event_types().get(str(data.get("event")))
     if cls is None:
         raise ValueError(f"unknown event kind: {data.get('event')!r}")
+    if cls is Say and data.get("text") is None and data.get("key") is None:
+        raise ValueError("a say needs its text (as shown) or its key (as the log keeps it)")
     return cls.model_validate(data)

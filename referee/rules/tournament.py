@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.definitions import Level
-from referee.lang.catalog import text as msg
+from referee.events import Phrase, line
 from referee.rules.base import OptionError
 
 
@@ -52,9 +52,9 @@ def parse_payouts(raw: str) -> tuple[int, ...]:
     try:
         pcts = tuple(int(x) for x in raw.replace("/", ",").split(",") if x.strip())
     except ValueError:
-        raise OptionError(msg("tournament_payouts_unreadable", raw=raw)) from None
+        raise OptionError("tournament_payouts_unreadable", raw=raw) from None
     if not pcts or any(p <= 0 for p in pcts) or sum(pcts) != 100:
-        raise OptionError(msg("tournament_payouts_sum", raw=raw))
+        raise OptionError("tournament_payouts_sum", raw=raw)
     return pcts
 
 
@@ -93,19 +93,19 @@ class Tournament:
             steps = int((now - self.started_at) // (o.level_minutes * 60))
         return min(len(self.levels), self.start_level + steps)
 
-    def next_level_in(self, now: float | None) -> str:
-        """When the blinds rise next, for !status (Japanese)."""
+    def next_level_in(self, now: float | None) -> Phrase:
+        """When the blinds rise next, for !status."""
         o = self.options
         if self.level >= len(self.levels):
-            return msg("tournament_last_level")
+            return line("tournament_last_level")
         if o.level_hands:
             left = o.level_hands - self.hands % o.level_hands
-            return msg("tournament_next_in_hands", hands=left)
+            return line("tournament_next_in_hands", hands=left)
         if o.level_minutes and self.started_at is not None and now is not None:
             passed = now - self.started_at
             remaining = o.level_minutes * 60 - passed % (o.level_minutes * 60)
-            return msg("tournament_next_in_minutes", minutes=int(remaining // 60) + 1)
-        return msg("tournament_fixed_level")
+            return line("tournament_next_in_minutes", minutes=int(remaining // 60) + 1)
+        return line("tournament_fixed_level")
 
     def place(self, busted: list[tuple[str, int]]) -> dict[str, int]:
         """Places for the players eliminated in one hand, given as (name, chips they started the

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import sqlite_utils
 from pydantic_core import PydanticSerializationError, to_json
 
-from referee.events import Event
+from referee.events import Event, fact_json
 from referee.events import event_json as event_json
 from referee.outcome import LedgerEntry, Outcome
 from referee.store.chain import head as chain_head
@@ -160,7 +160,7 @@ def _prepare(outcome: Outcome) -> tuple[list[str], Typed | None, str]:
                 raise StoreError(f"ledger delta must be an int chip count: {entry!r}")
             if entry.event_index is not None and not 0 <= entry.event_index < n:
                 raise StoreError(f"ledger entry points at no event: {entry!r}")
-    parts = [event_json(e) for e in events]
+    parts = [fact_json(e) for e in events]
     projected: Typed | None = None
     for i, e in enumerate(events):
         kind = e.event

@@ -103,7 +103,7 @@ from typing import Any, Literal
 from referee.actions import Parsed
 from referee.cards import JOKER, Card, CardError, Shoe, card_str, cards_str, parse_card
 from referee.definitions import GameDefinition
-from referee.events import ActionEvent, Event, HandStart, Say
+from referee.events import ActionEvent, Event, HandStart, Say, line
 from referee.games.deuces import voice
 from referee.games.deuces.bonus import BonusArea, BonusPayout, area_class, draw_bonus_area
 from referee.games.deuces.cards import dup_kinds, refill_order, take
@@ -117,7 +117,6 @@ from referee.games.deuces.hand import (
     Showdown,
 )
 from referee.games.deuces.rules import DeucesRules
-from referee.lang.catalog import text
 from referee.rules.base import Deal, Decision, IllegalAction, Offer
 from referee.rules.house import (
     HouseSeats,
@@ -286,7 +285,7 @@ class DeucesEngine(HouseSeats):
             if p.leaving:
                 raise IllegalAction("deuces.leave_taken")
             p.leaving = True
-            return [Say(to="room", text=text("deuces.leaves_after", player=name))]
+            return [Say.of("room", line("deuces.leaves_after", player=name))]
         if h is not None and h.phase == "ante":
             dry = self.flow.dry()
             if hp is not None:
@@ -346,7 +345,7 @@ class DeucesEngine(HouseSeats):
             HandStart(hand=self.hand_no, button=button),
             area,
             voice.area_line(area),
-            Say(to="room", text=text("deuces.start", hand=self.hand_no, unit=self.ante_unit,
+            Say.of("room", line("deuces.start", hand=self.hand_no, unit=self.ante_unit,
                                      who=names([p.name for p in playing]))),
         ]
 
@@ -391,7 +390,7 @@ class DeucesEngine(HouseSeats):
         out: list[Event]
         if plan.kind == "sit_out":
             p.status = "out"
-            out = [Say(to="room", text=text("deuces.sits_out", player=p.name)),
+            out = [Say.of("room", line("deuces.sits_out", player=p.name)),
                    *self.flow.maybe_deal()]
         elif plan.kind == "ante":
             out = self._ante(p, plan.ante, plan.allin)
@@ -452,7 +451,7 @@ class DeucesEngine(HouseSeats):
         try:
             card = parse_card(named[0])
         except CardError as e:
-            raise IllegalAction("house.card_error", error=str(e)) from None
+            raise IllegalAction("house.card_error", error=line(e.code, **e.params)) from None
         if card not in kinds:
             raise IllegalAction("deuces.not_duplicated", card=card_str(card), kinds=listed)
         self.flow.dry().run_checks(first=card)
@@ -465,7 +464,7 @@ class DeucesEngine(HouseSeats):
             if action.action == "discard" and throw is None and action.cards is not None:
                 throw = [parse_card(c) for c in action.cards]
         except CardError as e:
-            raise IllegalAction("house.card_error", error=str(e)) from None
+            raise IllegalAction("house.card_error", error=line(e.code, **e.params)) from None
         if keep is not None and throw is not None:
             left = take(p.cards, keep)
             if left is None or sorted(left) != sorted(throw):
@@ -537,7 +536,7 @@ class DeucesEngine(HouseSeats):
             dry = self.flow.dry()
             if h.phase == "check":
                 dry.run_checks(default=True)
-                out.append(Say(to="room", text=text("deuces.timeout_check", who=who)))
+                out.append(Say.of("room", line("deuces.timeout_check", who=who)))
                 out += self.flow.run_checks(default=True)
             elif h.phase == "ante":
                 for p in late:
@@ -545,13 +544,13 @@ class DeucesEngine(HouseSeats):
                 dry.maybe_deal()
                 for p in late:
                     p.status = "out"
-                out.append(Say(to="room", text=text("deuces.timeout_ante", who=who)))
+                out.append(Say.of("room", line("deuces.timeout_ante", who=who)))
                 out += self.flow.maybe_deal()
             else:
                 for p in late:
                     dry.status[p.name] = "folded"
                 dry.maybe_resolve()
-                out.append(Say(to="room", text=text("deuces.timeout_decide", who=who)))
+                out.append(Say.of("room", line("deuces.timeout_decide", who=who)))
                 for p in late:  # the folds the line above announced
                     p.status = "folded"
                     out.append(ActionEvent(player=p.name, action="fold"))
@@ -559,6 +558,6 @@ class DeucesEngine(HouseSeats):
             if self.flow.hand is not None and self.clock.since is None:
                 self.clock.since = now
         elif due == "remind":
-            what = text(f"deuces.remind_{h.phase}")
-            out.append(Say(to="room", text=text("deuces.remind", who=who, what=what)))
+            what = line(f"deuces.remind_{h.phase}")
+            out.append(Say.of("room", line("deuces.remind", who=who, what=what)))
         return out

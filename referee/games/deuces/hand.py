@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from referee.cards import JOKER, Card, card_str, cards_str, pretty
-from referee.events import ActionEvent, Event, Say, Settle, Shown
+from referee.events import ActionEvent, Event, Say, Settle, Shown, line
 from referee.games.deuces import voice
 from referee.games.deuces.bonus import BonusArea, evaluate, order
 from referee.games.deuces.cards import (
@@ -31,7 +31,6 @@ from referee.games.deuces.cards import (
 from referee.games.deuces.dealer import Strategy
 from referee.games.deuces.events import DealerDiscard, Duplicate, Showdown
 from referee.games.deuces.rules import DeucesRules
-from referee.lang.catalog import text
 from referee.rules.base import IllegalAction
 from referee.rules.house import (
     Compensation,
@@ -134,7 +133,7 @@ class HandFlow:
             p.cards = list(p.dealt)
             p.held = list(p.dealt)
             p.status = "deciding"
-            out.append(Say(to=p.name, text=text("deuces.your_cards", cards=show(p.cards)),
+            out.append(Say.of(p.name, line("deuces.your_cards", cards=show(p.cards)),
                            cards=cards_str(p.cards)))
         kept = self._dealer_way(list(h.dealer))
         if take(h.dealer, kept) is None:  # pragma: no cover - a strategy bug, not a table state
@@ -182,7 +181,7 @@ class HandFlow:
                 kinds = dup_kinds(p.cards)
                 if h.phase != "check":
                     self._new_phase(h, "check")
-                out.append(Say(to="room", text=text(
+                out.append(Say.of("room", line(
                     "deuces.choose_duplicate", player=p.name,
                     kinds=" ".join(pretty(c) for c in kinds), card=card_str(kinds[0]))))
                 return out
@@ -191,7 +190,7 @@ class HandFlow:
             self._new_phase(h, "decide")
             deciding = [p.name for p in h.players if p.status == "deciding"]
             if deciding:
-                out.append(Say(to="room", text=text("deuces.play_prompt", who=names(deciding))))
+                out.append(Say.of("room", line("deuces.play_prompt", who=names(deciding))))
             # players forced to fold during the check leave nobody to wait for
             return out + self.maybe_resolve()
         return out + self._settle()
@@ -259,7 +258,7 @@ class HandFlow:
         out: list[Event] = []
         playing = sorted((p for p in h.players if p.status == "played"), key=lambda p: p.seat)
         if not playing:  # everyone folded: the dealer is not refilled (said, then settled)
-            return [Say(to="room", text=text("deuces.all_folded")), *self._settle()]
+            return [Say.of("room", line("deuces.all_folded")), *self._settle()]
         counts = [(p.name, len(p.cards)) for p in playing] + [(DEALER, len(h.dealer))]
         by_name = {p.name: p for p in playing}
         jokers: dict[str, int] = {}
@@ -271,7 +270,7 @@ class HandFlow:
             q = by_name[who]
             q.cards.append(c)
             q.held.append(c)
-            out.append(Say(to=q.name, text=text("deuces.refill", card=pretty(c)),
+            out.append(Say.of(q.name, line("deuces.refill", card=pretty(c)),
                            cards=[card_str(c)]))
             if c == JOKER:
                 jokers[who] = jokers.get(who, 0) + 1
@@ -354,9 +353,9 @@ class HandFlow:
         m = self.rules.mistake_payout
         rnd = self.rules.payout_rounding
         if h.phase == "ante":
-            out.append(Say(to="room", text=text("deuces.cancelled")))
+            out.append(Say.of("room", line("deuces.cancelled")))
         else:
-            out.append(Say(to="room", text=text("deuces.mistake", ante=str(m["ante"]),
+            out.append(Say.of("room", line("deuces.mistake", ante=str(m["ante"]),
                                                 play=str(m["play"]))))
         for p in sorted(h.players, key=lambda p: p.seat):
             if p.ante == 0 or p.removed:  # removed: the stake is the house's (module doc)
@@ -420,12 +419,12 @@ class HandFlow:
             h.queue.remove(player)
         if p.status == "ante":
             p.status = "out"
-            out.append(Say(to="room", text=text("deuces.cant_join", player=player)))
+            out.append(Say.of("room", line("deuces.cant_join", player=player)))
         else:
             p.status = "folded"
             out += [
                 ActionEvent(player=player, action="fold"),
-                Say(to="room", text=text("deuces.forced_fold", player=player)),
+                Say.of("room", line("deuces.forced_fold", player=player)),
             ]
         if h.phase == "ante":
             return out + self.maybe_deal()
@@ -480,7 +479,7 @@ class HandFlow:
         p.status = "folded"
         out: list[Event] = [
             ActionEvent(player=p.name, action="fold"),
-            Say(to="room", text=text("deuces.removed_fold", player=p.name)),
+            Say.of("room", line("deuces.removed_fold", player=p.name)),
         ]
         if head:
             return out + self.run_checks()

@@ -18,11 +18,12 @@ from referee.events import (
     Say,
     Settle,
     Shown,
+    hand_name,
+    joined,
 )
+from referee.events import line as text
 from referee.games.deuces.cards import DEALER
 from referee.games.deuces.events import AreaFed, BonusPayout, DealerDiscard, Duplicate, Showdown
-from referee.hands import NAMES
-from referee.lang.catalog import text
 from referee.rules.house import house_line, names
 from referee.rules.voice import action_line as common_action_line
 
@@ -42,7 +43,7 @@ def action_line(ev: ActionEvent) -> Say:
     n = HAND_SIZE - len(kept)
     exchange = text("deuces.exchange", count=n) if n else text("deuces.no_exchange")
     cards = pretty_strs(kept)
-    return Say(to="room", text=text(
+    return Say.of("room", text(
         "deuces.played", player=ev.player, bet=ev.amount, exchange=exchange,
         kept=text("deuces.kept", cards=cards) if kept else ""))
 
@@ -53,49 +54,49 @@ def shown_line(ev: Shown) -> Say:
     or a player's final hand after the refill (``why`` ``result``)."""
     cards = pretty_strs(ev.cards)
     if ev.player == DEALER:
-        return Say(to="room", text=text("deuces.dealer_hand", cards=cards))
+        return Say.of("room", text("deuces.dealer_hand", cards=cards))
     if ev.why == "result":
-        return Say(to="room", text=text("deuces.hand", player=ev.player, cards=cards))
-    return Say(to="room", text=text("deuces.opened", seat=ev.seat, player=ev.player,
+        return Say.of("room", text("deuces.hand", player=ev.player, cards=cards))
+    return Say.of("room", text("deuces.opened", seat=ev.seat, player=ev.player,
                                     cards=cards))
 
 
 def duplicate_line(ev: Duplicate) -> Say:
     """An identical card removed from a hand and what replaced it."""
     who = text("deuces.dealer") if ev.player == DEALER else names([ev.player])
-    return Say(to="room", text=text("deuces.duplicate", who=who, card=pretty_strs([ev.card]),
+    return Say.of("room", text("deuces.duplicate", who=who, card=pretty_strs([ev.card]),
                                     new=pretty_strs([ev.replacement])))
 
 
 def dealer_line(ev: Showdown) -> Say:
     """The dealer's final hand: qualified, or folding (its cards shown)."""
-    hand = NAMES[GAME][ev.klass]
+    hand = hand_name(GAME, ev.klass)
     if ev.qualified:
-        return Say(to="room", text=text("deuces.dealer_qualifies", hand=hand))
-    return Say(to="room", text=text("deuces.dealer_folds", hand=hand, cards=pretty_strs(ev.cards)))
+        return Say.of("room", text("deuces.dealer_qualifies", hand=hand))
+    return Say.of("room", text("deuces.dealer_folds", hand=hand, cards=pretty_strs(ev.cards)))
 
 
 def area_line(ev: BonusArea) -> Say:
     """The bonus area's cards, with the markers on them."""
     if not ev.cards:
-        return Say(to="room", text=text("deuces.area_empty"))
-    marks = text("deuces.area_marks_sep").join(
-        text("deuces.area_mark", card=pretty_strs([c]), count=str(m))
-        for c, m in zip(ev.cards, ev.markers, strict=True) if m)
-    return Say(to="room", text=text(
+        return Say.of("room", text("deuces.area_empty"))
+    marks = [text("deuces.area_mark", card=pretty_strs([c]), count=str(m))
+             for c, m in zip(ev.cards, ev.markers, strict=True) if m]
+    return Say.of("room", text(
         "deuces.area", cards=pretty_strs(ev.cards),
-        markers=text("deuces.area_markers", marks=marks) if marks else ""))
+        markers=text("deuces.area_markers", marks=joined(text("deuces.area_marks_sep"), marks))
+        if marks else ""))
 
 
 def fed_line(ev: AreaFed) -> Say:
     """A duplicate's twin placed in the area, a marker put on it, or (a 2) nothing."""
-    return Say(to="room", text=text(f"deuces.area_{ev.change}", card=pretty_strs([ev.card])))
+    return Say.of("room", text(f"deuces.area_{ev.change}", card=pretty_strs([ev.card])))
 
 
 def bonus_line(ev: BonusPayout) -> Say:
     """What the area's class paid a player, doubled once per marker."""
     doubling = text("deuces.bonus_doubling", markers=str(ev.markers)) if ev.markers else ""
-    return Say(to="room", text=text("deuces.bonus_paid", hand=NAMES[GAME][ev.klass],
+    return Say.of("room", text("deuces.bonus_paid", hand=hand_name(GAME, ev.klass),
                                     player=ev.player, amount=ev.amount,
                                     multiplier=ev.multiplier, doubling=doubling))
 
@@ -103,8 +104,8 @@ def bonus_line(ev: BonusPayout) -> Say:
 def result_line(ev: Settle) -> Say:
     """A played hand's result against the dealer, with its class (「aliceさん ハイカード 負け:
     0」)."""
-    return Say(to="room", text=text("deuces.result", player=ev.player,
-                                    hand=NAMES[GAME][ev.hand or ""],
+    return Say.of("room", text("deuces.result", player=ev.player,
+                                    hand=hand_name(GAME, ev.hand or ""),
                                     result=text(f"result_{ev.result}"), payout=ev.payout))
 
 
@@ -124,7 +125,7 @@ def line(so_far: Sequence[Event]) -> Say | None:
     if isinstance(ev, BonusPayout):
         return bonus_line(ev)
     if isinstance(ev, DealerDiscard):
-        return Say(to="room", text=text("deuces.dealer_discards", count=ev.count))
+        return Say.of("room", text("deuces.dealer_discards", count=ev.count))
     if isinstance(ev, Shown):
         # a hand shown again after a duplicate was replaced: the duplicate's line tells it
         if isinstance(before, Duplicate):

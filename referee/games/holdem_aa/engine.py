@@ -66,12 +66,21 @@ from typing import Literal
 from referee.actions import Parsed
 from referee.cards import Card, cards_str, is_joker
 from referee.definitions import GameDefinition
-from referee.events import ActionEvent, BoardDealt, Event, HandStart, Say, Settle, Shown
+from referee.events import (
+    ActionEvent,
+    BoardDealt,
+    Event,
+    HandStart,
+    Phrase,
+    Say,
+    Settle,
+    Shown,
+    line,
+)
 from referee.games.holdem_aa import voice
 from referee.games.holdem_aa.rules import HoldemAARules
 from referee.games.holdem_aa.voice import AAResult
 from referee.hands import class_of, evaluate, pair_floor
-from referee.lang.catalog import text
 from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, Offer, OptionError
 from referee.rules.house import (
     HandBook,
@@ -182,7 +191,7 @@ class HoldemAAEngine(HouseEngine):
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
         if not isinstance(definition.rules, HoldemAARules):
-            raise OptionError(text("holdem_aa.no_definition"))
+            raise OptionError("holdem_aa.no_definition")
         rules: HoldemAARules = definition.section(HoldemAARules)
         super().__init__(definition, options, ante_unit=rules.ante_unit,
                          bankrupt_below=rules.bankrupt_below, npc_allowed=False)
@@ -201,8 +210,8 @@ class HoldemAAEngine(HouseEngine):
     def _drop(self, name: str) -> None:
         del self.seats[name]
 
-    def _awaited(self) -> str:
-        return text("holdem_aa.awaited")
+    def _awaited(self) -> Phrase:
+        return line("holdem_aa.awaited")
 
     def _time_out(self, waiting: list[str]) -> list[Event]:
         """An undecided player folds."""
@@ -240,7 +249,7 @@ class HoldemAAEngine(HouseEngine):
         self.clock.restart()
         return [
             HandStart(hand=self.hand_no, button=0),
-            Say(to="room", text=text("holdem_aa.start", hand=self.hand_no, who=names(players),
+            Say.of("room", line("holdem_aa.start", hand=self.hand_no, who=names(players),
                                      unit=self.ante_unit)),
         ]
 
@@ -321,7 +330,7 @@ class HoldemAAEngine(HouseEngine):
         self.phase = "decide"
         out: list[Event] = []
         for s in self.seats.values():
-            out.append(Say(to=s.name, text=text("holdem_aa.your_hand", hand=self.hand_no,
+            out.append(Say.of(s.name, line("holdem_aa.your_hand", hand=self.hand_no,
                                                 cards=show(s.cards)), cards=cards_str(s.cards)))
         flop = BoardDealt(street="flop", cards=cards_str(self.board[:3]),
                           board=cards_str(self.board[:3]))
@@ -423,7 +432,7 @@ class HoldemAAEngine(HouseEngine):
         if self.phase == "stakes":
             if not s.posted:
                 del self.seats[player]
-                return [Say(to="room", text=text("house.dropped", player=player))]
+                return [Say.of("room", line("house.dropped", player=player))]
             s.folded = s.decided = True
             return [ActionEvent(player=player, action="fold", amount=0)]
         return self._decide(s, call=False)

@@ -10,9 +10,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from referee.cards import pretty_strs
-from referee.events import BoardDealt, Event, Say, Settle, Shown
-from referee.hands import NAMES
-from referee.lang.catalog import text
+from referee.events import BoardDealt, Event, Say, Settle, Shown, hand_name, joined
+from referee.events import line as text
 from referee.rules.house import house_line, names, settlement_line
 
 __all__ = ["AAResult", "dealer_line", "flop_line", "line", "opened_line"]
@@ -34,7 +33,7 @@ class AAResult(Event):
 
 def flop_line(ev: BoardDealt, awaited: list[str]) -> Say:
     """The flop, and the players whose call or fold it awaits (a prompt: not in the event)."""
-    return Say(to="room", text=text("holdem_aa.flop", cards=pretty_strs(ev.board),
+    return Say.of("room", text("holdem_aa.flop", cards=pretty_strs(ev.board),
                                     who=names(awaited)))
 
 
@@ -43,22 +42,22 @@ def opened_line(ev: Shown, aa: AAResult | None = None) -> Say:
     said = text("holdem_aa.opened", player=ev.player, cards=pretty_strs(ev.cards))
     if aa is not None:
         if aa.row is None:
-            said += text("holdem_aa.aa_lost")
-        else:
-            label = (text("holdem_aa.pair_of_aces") if aa.row == "pair_of_aces"
-                     else NAMES[GAME].get(aa.row, ""))
-            said += text("holdem_aa.aa_paid", hand=label, payout=aa.payout)
-    return Say(to="room", text=said)
+            return Say.of("room", joined("", [said, text("holdem_aa.aa_lost")]))
+        label = (text("holdem_aa.pair_of_aces") if aa.row == "pair_of_aces"
+                 else hand_name(GAME, aa.row))
+        return Say.of("room", joined("", [said, text("holdem_aa.aa_paid", hand=label,
+                                                      payout=aa.payout)]))
+    return Say.of("room", said)
 
 
 def dealer_line(ev: Shown, board: BoardDealt) -> Say:
     """The dealer's hand against the whole board (``board``: the river's event), and whether
     it failed to qualify (``ev.qualified`` False: the dealer folds)."""
     said = text("holdem_aa.dealer", cards=pretty_strs(ev.cards), board=pretty_strs(board.board),
-                hand=NAMES[GAME].get(ev.hand_class or "", ""))
+                hand=hand_name(GAME, ev.hand_class or ""))
     if ev.qualified is False:
-        said += text("holdem_aa.dealer_folds")
-    return Say(to="room", text=said)
+        return Say.of("room", joined("", [said, text("holdem_aa.dealer_folds")]))
+    return Say.of("room", said)
 
 
 def line(so_far: Sequence[Event]) -> Say | None:

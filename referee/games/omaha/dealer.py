@@ -8,14 +8,13 @@ the hand on after whatever changed the hand).
 
 from __future__ import annotations
 
-from referee.events import Event, HandStart
+from referee.events import Event, HandStart, Phrase, joined, line
 from referee.games.omaha.flying import FlyingBook
 from referee.games.omaha.rounds import Rounds
 from referee.games.omaha.showdown import Showdown
 from referee.games.omaha.state import ActionClock, Hand, HandPlayer, say, show
 from referee.games.omaha.table import Seating, Settings
 from referee.games.omaha.tourney import TournamentClock
-from referee.lang.catalog import text as msg
 from referee.rules.base import Deal, IllegalAction
 from referee.rules.betting import Betting, Seat
 
@@ -90,27 +89,27 @@ class Dealer:
         bet = Betting([Seat(seating.sitters[s].chips) for s in order], settings.bb, settings.limit)
         hand.bet = bet
         events.insert(0, HandStart(hand=hand.number, button=button))
-        posts: list[str] = []
+        posts: list[Phrase] = []
         if settings.ante:
             for i in range(n):
                 bet.post(i, settings.ante, live=False)
-            posts.append(msg("omaha.post_ante", ante=settings.ante))
+            posts.append(line("omaha.post_ante", ante=settings.ante))
         if n == 2:
             sb_i, bb_i = 1, 0  # heads-up: the button posts the SB and acts first preflop
         else:
             sb_i, bb_i = 0, 1
-        blinds: list[tuple[int, str]] = []  # announced SB first, then BB (heads-up too)
+        blinds: list[tuple[int, Phrase]] = []  # announced SB first, then BB (heads-up too)
         for i, p in enumerate(hand.players):
             sitter = seating.sitters[p.seat]
             if i == bb_i:
                 paid = bet.post(i, settings.bb)
-                blinds.append((1, msg("omaha.post_bb", player=p.name, chips=paid)))
+                blinds.append((1, line("omaha.post_bb", player=p.name, chips=paid)))
             elif sitter.newcomer:
                 paid = bet.post(i, settings.bb)
-                blinds.append((2, msg("omaha.post_bb_newcomer", player=p.name, chips=paid)))
+                blinds.append((2, line("omaha.post_bb_newcomer", player=p.name, chips=paid)))
             elif i == sb_i:
                 paid = bet.post(i, settings.sb)
-                blinds.append((0, msg("omaha.post_sb", player=p.name, chips=paid)))
+                blinds.append((0, line("omaha.post_sb", player=p.name, chips=paid)))
             sitter.newcomer = False
         posts += [t for _, t in sorted(blinds, key=lambda b: b[0])]
         hand.phase = "betting"
@@ -119,12 +118,12 @@ class Dealer:
         bet.start_round(hand.first_idx, 0, facing=settings.bb)
         hand.snapshot = [(s.stack, s.bet, s.committed, s.folded) for s in bet.seats]
         hand.snap_money = (bet.collected, bet.dead, bet.max_bet)
-        events.append(say("room", msg(
+        events.append(say("room", line(
             "omaha.hand_start", hand=str(hand.number), button=button,
-            player=seating.sitters[button].name, posts=" / ".join(posts),
+            player=seating.sitters[button].name, posts=joined(" / ", posts),
         )))
         for p in hand.players:
-            events.append(say(p.name, msg("omaha.your_cards", hand=str(hand.number),
+            events.append(say(p.name, line("omaha.your_cards", hand=str(hand.number),
                                           cards=show(p.hole)), p.hole))
         # the first clock reading after the deal starts the turn (a deal carries no time, and
         # the previous message's time could be long ago)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from referee.actions import Parsed
 from referee.cards import Card
 from referee.definitions import GameDefinition
-from referee.events import Event
+from referee.events import Event, Phrase, line
 from referee.games.omaha.dealer import Dealer
 from referee.games.omaha.flying import FlyingBook
 from referee.games.omaha.mistakes import Mistakes
@@ -41,7 +41,6 @@ from referee.games.omaha.state import (
 )
 from referee.games.omaha.table import Seating, Settings
 from referee.games.omaha.tourney import TournamentClock
-from referee.lang.catalog import text as msg
 from referee.rules.base import (
     BuyIn,
     Deal,
@@ -114,11 +113,11 @@ class OmahaEngine(Engine):
     def set_button(self, seat: int) -> None:
         self.seating.set_button(seat, self.hand.live)
 
-    def status(self, now: float | None = None) -> list[str]:
+    def status(self, now: float | None = None) -> list[Phrase]:
         if self.tournament is not None:
             return self.tournament.status(now)
         max_buyin = self.settings.max_buyin
-        return [msg("ring_maxbuyin", points=max_buyin)] if max_buyin else []
+        return [line("ring_maxbuyin", points=max_buyin)] if max_buyin else []
 
     # --- the hand ------------------------------------------------------------------------------
     def start_hand(self, deal: Deal) -> list[Event]:
@@ -198,9 +197,9 @@ class OmahaEngine(Engine):
             checks = any(o.action == "check" for o in self.rounds.offers(p))
             word = "check" if checks else "fold"
             events = self.act(who, Parsed(kind="action", action=word), now)
-            return [say("room", msg("omaha.timeout", player=who)), *events]
+            return [say("room", line("omaha.timeout", player=who)), *events]
         if due == "remind":
-            return [say("room", msg("omaha.remind", player=who))]
+            return [say("room", line("omaha.remind", player=who))]
         return []
 
     # --- operations decided outside the engine -------------------------------------------------

@@ -15,7 +15,14 @@ from __future__ import annotations
 
 from referee.actions import Parsed
 from referee.cards import Card
-from referee.events import Event, FlyingAction, FlyingActionApplied, FlyingActionVoid, Penalty
+from referee.events import (
+    Event,
+    FlyingAction,
+    FlyingActionApplied,
+    FlyingActionVoid,
+    Penalty,
+    line,
+)
 from referee.games.omaha import voice
 from referee.games.omaha.rounds import Rounds
 from referee.games.omaha.showdown import cards_shown
@@ -27,10 +34,8 @@ from referee.games.omaha.state import (
     Move,
     say,
     shown,
-    word,
 )
 from referee.games.omaha.table import Seating, Settings
-from referee.lang.catalog import text as msg
 
 
 class FlyingBook:
@@ -73,13 +78,13 @@ class FlyingBook:
         events: list[Event] = [FlyingAction(player=p.name, action=name, count=sitter.fa_count)]
         if sitter.fa_count >= self.settings.fa_limit:
             events.append(Penalty(player=p.name, kind="flying_action_limit"))
-            events.append(say("room", msg("omaha.fa_limit", player=p.name,
+            events.append(say("room", line("omaha.fa_limit", player=p.name,
                                           count=sitter.fa_count)))
             events.extend(self.rounds.fold_now(p))
             events.extend(self.rounds.remove_now(p))
             return events, True
         if p.fa is not None:
-            events.append(say("room", msg("omaha.fa_first_stands", player=p.name)))
+            events.append(say("room", line("omaha.fa_first_stands", player=p.name)))
             return events, False
         if name == "allin":
             s = b.seats[p.idx]
@@ -87,7 +92,7 @@ class FlyingBook:
             half = s.stack // 2 if up else -(-s.stack // 2)
             self.rounds.pay_dead(p, half)
             events.append(Penalty(player=p.name, kind="allin_fa", chips=half))
-            events.append(say("room", msg("omaha.fa_allin", player=p.name, chips=half)))
+            events.append(say("room", line("omaha.fa_allin", player=p.name, chips=half)))
             events.extend(self.rounds.fold_now(p))
             return events, True
         if name == "fold":
@@ -106,7 +111,7 @@ class FlyingBook:
         else:
             p.fa = FlyingDeclaration("raise", to, to - s.bet)
         p.reserved = p.fa.chips
-        events.append(say("room", msg("omaha.fa_recorded", player=p.name,
+        events.append(say("room", line("omaha.fa_recorded", player=p.name,
                                       count=sitter.fa_count)))
         return events, False
 
@@ -122,14 +127,14 @@ class FlyingBook:
         if fa.kind == "check":
             if o.call == 0:
                 events.append(FlyingActionApplied(player=p.name, action="check"))
-                events.append(say("room", msg("fa_applied", player=p.name,
-                                              action=word("act_check"))))
+                events.append(say("room", line("fa_applied", player=p.name,
+                                              action=line("act_check"))))
                 return events + self.rounds.apply(p, "check", 0)
             pen = min(self.settings.bb, s.stack)
             self.rounds.pay_dead(p, pen)
             p.restrict = "call_or_fold"
             events.append(Penalty(player=p.name, kind="check_fa", chips=pen))
-            events.append(say("room", msg("omaha.fa_check_void", player=p.name, chips=pen,
+            events.append(say("room", line("omaha.fa_check_void", player=p.name, chips=pen,
                                           call=b.options(p.idx).call)))
             if s.stack == 0:  # the penalty took everything: nothing left to decide
                 p.restrict = None
@@ -138,28 +143,28 @@ class FlyingBook:
         if fa.kind == "call":
             if b.max_bet == fa.to:
                 events.append(FlyingActionApplied(player=p.name, action="call"))
-                events.append(say("room", msg("fa_applied", player=p.name,
-                                              action=word("act_call"))))
+                events.append(say("room", line("fa_applied", player=p.name,
+                                              action=line("act_call"))))
                 return events + self.rounds.apply(p, "call", 0)
             p.restrict = "call_or_fold"
             events.append(FlyingActionVoid(player=p.name, action="call", chips=fa.chips))
-            events.append(say("room", msg("omaha.fa_call_void", player=p.name,
+            events.append(say("room", line("omaha.fa_call_void", player=p.name,
                                           chips=fa.chips,
                                           call=b.options(p.idx).call)))
             return events
         # raise
         if o.can_raise and o.min_to <= fa.to <= o.max_to:
             events.append(FlyingActionApplied(player=p.name, action="raise"))
-            events.append(say("room", msg("fa_applied", player=p.name,
-                                          action=word("act_raise"))))
+            events.append(say("room", line("fa_applied", player=p.name,
+                                          action=line("act_raise"))))
             return events + self.rounds.apply(p, "raise", fa.to)
         events.append(FlyingActionVoid(player=p.name, action="raise", chips=fa.chips))
         if o.can_raise:
             p.restrict = "raise_or_fold"
-            then = msg("omaha.raise_or_fold", min=o.min_to, max=o.max_to)
+            then = line("omaha.raise_or_fold", min=o.min_to, max=o.max_to)
         else:
             p.restrict = "call_or_fold"
-            then = msg("omaha.fa_raise_void_call", call=o.call)
-        events.append(say("room", msg("omaha.fa_raise_void", player=p.name, chips=fa.chips,
+            then = line("omaha.fa_raise_void_call", call=o.call)
+        events.append(say("room", line("omaha.fa_raise_void", player=p.name, chips=fa.chips,
                                       then=then)))
         return events

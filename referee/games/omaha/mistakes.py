@@ -21,13 +21,12 @@ from functools import cache
 
 from referee import resources
 from referee.cards import card_str, cards_str, pretty
-from referee.events import ActionEvent, Burned, Event, Exposed, Misdeal, NoGame
+from referee.events import ActionEvent, Burned, Event, Exposed, Misdeal, NoGame, joined, line
 from referee.games.omaha.dealer import Dealer
 from referee.games.omaha.rounds import Rounds
 from referee.games.omaha.showdown import Showdown
-from referee.games.omaha.state import ActionClock, Hand, say, show, word
+from referee.games.omaha.state import ActionClock, Hand, say, show
 from referee.games.omaha.table import Seating, Settings
-from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
 
 WORDS = resources.GRAMMAR / "omaha.toml"
@@ -89,7 +88,7 @@ class Mistakes:
         if self.hand.live:
             if not self.hand.b().seats[p.idx].folded:  # last hand standing at the showdown
                 s.leaving = True
-                return [*events, say("room", msg("seat.leaving", player=player))]
+                return [*events, say("room", line("seat.leaving", player=player))]
             events.extend(self.rounds.remove_now(p))
             return events
         # the fold ended the hand; the player is still seated with their final chips
@@ -145,8 +144,8 @@ class Mistakes:
         b.start_round(self.hand.first_idx, 0, facing=self.settings.bb)
         events: list[Event] = [
             Misdeal(player=player, burned=cards_str(burned)),
-            say("room", msg("omaha.misdeal", player=player, cards=show(burned))),
-            say(player, msg("omaha.new_cards", hand=str(self.hand.number), cards=show(p.hole)),
+            say("room", line("omaha.misdeal", player=player, cards=show(burned))),
+            say(player, line("omaha.new_cards", hand=str(self.hand.number), cards=show(p.hole)),
                 p.hole),
         ]
         # the wait starts again, as it always has here, without a second reminder
@@ -176,9 +175,9 @@ class Mistakes:
             paid += amt
         self.showdown.house_pays(paid - total)
         events.append(NoGame(pot=total, payments=payments))
-        listed = word("omaha.share_sep").join(
-            msg("omaha.share", player=n, chips=c) for n, c in payments.items())
-        events.append(say("room", msg("omaha.nogame", payments=listed)))
+        listed = joined(line("omaha.share_sep"),
+                        [line("omaha.share", player=n, chips=c) for n, c in payments.items()])
+        events.append(say("room", line("omaha.nogame", payments=listed)))
         return events + self.showdown.finish()
 
     def _exposed(self, player: str | None) -> list[Event]:
@@ -193,7 +192,7 @@ class Mistakes:
             p.shown = list(p.hole)
             return [
                 Exposed(player=player, cards=cards_str(p.hole), chips=half),
-                say("room", msg("omaha.exposed_hand", player=player, cards=show(p.hole),
+                say("room", line("omaha.exposed_hand", player=player, cards=show(p.hole),
                                 chips=half)),
             ]
         if self.hand.shown_board >= 5 or self.hand.phase != "betting":
@@ -204,5 +203,5 @@ class Mistakes:
         self.hand.board.append(self.hand.spare.pop(0))
         return [
             Burned(card=card_str(burned)),
-            say("room", msg("omaha.burned", card=pretty(burned))),
+            say("room", line("omaha.burned", card=pretty(burned))),
         ]

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from referee.games.omaha.rules import OmahaRules
-from referee.lang.catalog import text as msg
 from referee.rules.base import OptionError
 from referee.rules.tournament import parse_payouts
 
@@ -35,7 +34,7 @@ def parse_options(rules: OmahaRules, options: dict[str, str]) -> dict[str, Any]:
         shown = str(raw)
         if key in _COUNTS:
             if not val.isdigit() or int(val) < _COUNTS[key]:
-                raise OptionError(msg("omaha.option_count", key=key, min=_COUNTS[key], raw=shown))
+                raise OptionError("omaha.option_count", key=key, min=_COUNTS[key], raw=shown)
             out[key] = int(val)
             if key == "level_hands":
                 out["level_minutes"] = 0 if "level_minutes" not in given else out["level_minutes"]
@@ -45,27 +44,27 @@ def parse_options(rules: OmahaRules, options: dict[str, str]) -> dict[str, Any]:
             out["payouts"] = parse_payouts(shown)
         elif key in ("tournament", "ante", "equal"):
             if val not in _ONOFF:
-                raise OptionError(msg("omaha.option_onoff", key=key, raw=shown))
+                raise OptionError("omaha.option_onoff", key=key, raw=shown)
             out[key] = _ONOFF[val]
         elif key == "rules":
             if val not in ("loj", "world"):
-                raise OptionError(msg("omaha.option_rules", raw=shown))
+                raise OptionError("omaha.option_rules", raw=shown)
             out["rules"] = val
         elif key == "level":
             if not val.isdigit() or not 1 <= int(val) <= len(rules.levels):
-                raise OptionError(msg("omaha.option_level", levels=len(rules.levels), raw=shown))
+                raise OptionError("omaha.option_level", levels=len(rules.levels), raw=shown)
             out["level"] = int(val)
         elif key == "limit":
             if val not in ("pot", "no", "fixed"):
-                raise OptionError(msg("omaha.option_limit", raw=shown))
+                raise OptionError("omaha.option_limit", raw=shown)
             out["limit"] = val
         else:
-            raise OptionError(msg("omaha.option_unknown", key=key))
+            raise OptionError("omaha.option_unknown", key=key)
     tour_only = given & _TOURNAMENT_ONLY
     if not out["tournament"] and tour_only:
-        raise OptionError(msg("omaha.option_tournament_only", key=sorted(tour_only)[0]))
+        raise OptionError("omaha.option_tournament_only", key=sorted(tour_only)[0])
     if out["tournament"] and "maxbuyin" in given:
-        raise OptionError(msg("omaha.option_tournament_maxbuyin"))
+        raise OptionError("omaha.option_tournament_maxbuyin")
     if out["tournament"] and out["level_hands"] and out["level_minutes"]:
-        raise OptionError(msg("omaha.option_level_both"))
+        raise OptionError("omaha.option_level_both")
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from referee.actions import Parsed
-from referee.events import ActionEvent, Event, Returned
+from referee.events import ActionEvent, Event, Phrase, Returned, Say, joined, line
 from referee.games.omaha import voice
 from referee.games.omaha.showdown import cards_shown
 from referee.games.omaha.state import (
@@ -25,10 +25,8 @@ from referee.games.omaha.state import (
     action_event,
     say,
     shown,
-    word,
 )
 from referee.games.omaha.table import Seating, Settings
-from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction, Offer
 from referee.rules.betting import Options
 from referee.rules.voice import action_line
@@ -56,8 +54,9 @@ class Rounds:
 
     # --- resolving the player's intent ----------------------------------------------------------
     def raise_word(self) -> str:
-        """What raising is called now: a make over a live bet, else a bet."""
-        return word("omaha.word_make") if self.hand.b().max_bet > 0 else word("omaha.word_bet")
+        """What raising is called now, as its catalogue key: a make over a live bet, else a
+        bet."""
+        return "omaha.word_make" if self.hand.b().max_bet > 0 else "omaha.word_bet"
 
     def resolve(self, p: HandPlayer, a: Parsed) -> tuple[Move, int]:
         """Turn a parsed betting action into (move, make) or refuse (reads only)."""
@@ -82,7 +81,7 @@ class Rounds:
                     if self.settings.rules.oversize_allin == "max_raise":
                         return "raise", o.max_to
                     raise IllegalAction("omaha.allin_over_max", allin=allin_to,
-                                        word=self.raise_word(), max=o.max_to)
+                                        word=line(self.raise_word()), max=o.max_to)
                 return "raise", allin_to
             if o.no_raise_reason in ("covered", "no_opponent") and o.call > 0:
                 return "call", 0
@@ -96,7 +95,7 @@ class Rounds:
                 return "raise", o.max_to
             to = a.to if a.to is not None else a.amount
             if to is None:
-                raise IllegalAction("omaha.amount_needed", word=self.raise_word(),
+                raise IllegalAction("omaha.amount_needed", word=line(self.raise_word()),
                                     amount=str(max(o.min_to, self.settings.bb)))
             if not o.can_raise:
                 raise _no_raise(o)
@@ -104,8 +103,9 @@ class Rounds:
                 return "raise", to
             if not o.min_to <= to <= o.max_to:
                 if o.min_to == o.max_to:
-                    raise IllegalAction("omaha.make_exact", word=self.raise_word(), min=o.min_to)
-                raise IllegalAction("omaha.make_range", word=self.raise_word(), min=o.min_to,
+                    raise IllegalAction("omaha.make_exact", word=line(self.raise_word()),
+                                        min=o.min_to)
+                raise IllegalAction("omaha.make_range", word=line(self.raise_word()), min=o.min_to,
                                     max=o.max_to)
             return "raise", to
         raise IllegalAction("omaha.not_now")
@@ -241,24 +241,30 @@ class Rounds:
 
     def prompt(self, p: HandPlayer) -> Event:
         """The turn prompt, in every game's shape (seat.turn): the choices with their cost."""
-        return say("room", _turn_line(p.name, self.offers(p), self.raise_word()))
+        return _turn_say(p.name, self.offers(p), self.raise_word())
 
 
 @lru_cache(maxsize=4096)
-def _turn_line(player: str, offers: tuple[Offer, ...], raise_word: str) -> str:
-    """The prompt's text: exactly the offers, in their order (remembered: the same prompts come
-    back hand after hand, and there is one on every turn). ``raise_word``: メイク / ベット."""
-    choices: list[str] = []
+def _turn_say(player: str, offers: tuple[Offer, ...], raise_word: str) -> Say:
+    """The prompt, remembered: the same prompts come back hand after hand, and there is one on
+    every turn; the same say (a fact) each time, so the voice renders it once."""
+    return say("room", _turn_line(player, offers, raise_word))
+
+
+def _turn_line(player: str, offers: tuple[Offer, ...], raise_word: str) -> Phrase:
+    """The prompt's sentence: exactly the offers, in their order. ``raise_word``: メイク /
+    ベット (its catalogue key)."""
+    choices: list[Phrase] = []
     for o in offers:
         if o.action == "check":
-            choices.append(word("omaha.choice_check"))
+            choices.append(line("omaha.choice_check"))
         elif o.action == "call":
-            choices.append(msg("omaha.choice_call", call=o.chips))
+            choices.append(line("omaha.choice_call", call=o.chips))
         elif o.action == "raise" and o.min_to < o.max_to:
-            choices.append(msg("omaha.choice_range", word=raise_word, min=o.min_to,
+            choices.append(line("omaha.choice_range", word=line(raise_word), min=o.min_to,
                                max=o.max_to))
         elif o.action == "raise":
-            choices.append(msg("omaha.choice_make", word=raise_word, min=o.min_to))
+            choices.append(line("omaha.choice_make", word=line(raise_word), min=o.min_to))
         else:
-            choices.append(word("omaha.choice_fold"))
-    return msg("seat.turn", player=player, choices=" / ".join(choices))
+            choices.append(line("omaha.choice_fold"))
+    return line("seat.turn", player=player, choices=joined(" / ", choices))

@@ -10,7 +10,17 @@ from decimal import Decimal
 
 from referee.actions import Parsed
 from referee.cards import Card, card_str, parse_card
-from referee.events import BoardDealt, Event, HandBonus, HandEnd, HouseTopup, Mucked, Pot, Rake
+from referee.events import (
+    BoardDealt,
+    Event,
+    HandBonus,
+    HandEnd,
+    HouseTopup,
+    Mucked,
+    Pot,
+    Rake,
+    line,
+)
 from referee.games.omaha import voice
 from referee.games.omaha.state import (
     ActionClock,
@@ -25,7 +35,6 @@ from referee.games.omaha.state import (
 from referee.games.omaha.table import Seating, Settings
 from referee.games.omaha.tourney import TournamentClock
 from referee.hands import class_of, omaha_key
-from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
 from referee.rules.voice import rake_line
 
@@ -123,7 +132,7 @@ class Showdown:
         p = plan.player
         self.hand.winner_after_fold = None
         if plan.close:
-            return [say("room", msg("omaha.closed", player=p.name))]
+            return [say("room", line("omaha.closed", player=p.name))]
         p.shown = list(plan.show)
         return voice.said(shown(p.name, p.shown, "open"))
 
@@ -184,7 +193,7 @@ class Showdown:
 
     def _sd_prompt(self) -> Event:
         name = self.hand.players[self.hand.sd_queue[0]].name
-        return say("room", msg("omaha.showdown_prompt", player=name))
+        return say("room", line("omaha.showdown_prompt", player=name))
 
     def _hand_value(self, p: HandPlayer) -> int:
         key = self.hand.keys.get(p.idx)
@@ -313,7 +322,7 @@ class Showdown:
             if sitter is None or sitter.name != p.name:
                 continue
             if sitter.chips == 0:
-                events.append(say("room", msg("omaha.bankrupt", player=p.name)))
+                events.append(say("room", line("omaha.bankrupt", player=p.name)))
                 events.extend(self.seating.leave_event(sitter, 0))
             elif sitter.leaving:
                 events.extend(self.seating.leave_event(sitter, sitter.chips))

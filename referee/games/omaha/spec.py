@@ -44,12 +44,12 @@ def _multiplier(m: Decimal) -> str:
 
 def _summary(definition: GameDefinition, options: Mapping[str, str]) -> dict[str, Any]:
     """``rules_summary_omaha``: the table's level's blinds, the ante, the rake, the chips."""
-    from referee.lang.catalog import text
+    from referee.events import line
 
     rules = definition.section(OmahaRules)
     lv = rules.levels[int(options.get("level", rules.level)) - 1]
     return {"sb": lv.sb, "bb": lv.bb,
-            "ante": text("rules_ante", ante=lv.ante) if rules.ante else "",
+            "ante": line("rules_ante", ante=lv.ante) if rules.ante else "",
             "rake_percent": _multiplier(Decimal(rules.rake_percent)),
             "rake_min_pot": rules.rake_min_pot, "rake_cap": rules.rake_cap,
             "mult": rules.chip_multiplier}

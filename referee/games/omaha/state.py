@@ -12,12 +12,10 @@ the check and the apply.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Literal
 
 from referee.cards import Card, cards_str, pretty
-from referee.events import ActionEvent, Say, Shown
-from referee.lang.catalog import text as msg
+from referee.events import ActionEvent, Phrase, Say, Shown
 from referee.rules.betting import Betting
 from referee.rules.clock import WaitClock
 
@@ -42,19 +40,10 @@ def show(cs: list[Card]) -> str:
     return " ".join([_PRETTY[c] for c in cs])
 
 
-@cache
-def word(key: str) -> str:
-    """A message without parameters (a word: メイク, フォールド, the street names), looked up once:
-    the catalogue does not change while the bot runs, and the prompt asks for some on every
-    turn."""
-    return msg(key)
-
-
-def say(to: str, text: str, cards: list[Card] | None = None) -> Say:
-    """A message; ``cards``: the cards a private one tells (the ``say`` event's ``cards``)."""
-    if cards is None:
-        return Say(to=to, text=text)
-    return Say(to=to, text=text, cards=cards_str(cards))
+def say(to: str, phrase: Phrase, cards: list[Card] | None = None) -> Say:
+    """A message (a :func:`referee.events.line`); ``cards``: the cards a private one tells
+    (the ``say`` event's ``cards``)."""
+    return Say.of(to, phrase, None if cards is None else cards_str(cards))
 
 
 def shown(player: str, cards: list[Card], why: ShownWhy, klass: str | None = None) -> Shown:
@@ -216,5 +205,5 @@ __all__ = [
     "LIVE_PHASES", "ActionClock", "AfterFoldPlan", "FlyingDeclaration", "FlyingPlan", "Hand",
     "HandPlayer", "Move",
     "Phase", "Plan", "Restriction", "ShowdownPlan", "Sitter", "TurnPlan",
-    "action_event", "say", "show", "word",
+    "action_event", "say", "show",
 ]

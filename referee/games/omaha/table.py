@@ -10,11 +10,10 @@ the showdown's payouts and whatever makes a player leave.
 from __future__ import annotations
 
 from referee.definitions import GameDefinition
-from referee.events import Event, Leave
+from referee.events import Event, Leave, line
 from referee.games.omaha.options import parse_options
 from referee.games.omaha.rules import OmahaRules
 from referee.games.omaha.state import Sitter, say
-from referee.lang.catalog import text as msg
 from referee.rules.base import BuyIn, IllegalAction, OptionError
 from referee.rules.betting import Limit
 from referee.rules.tournament import Tournament, TournamentOptions
@@ -28,7 +27,7 @@ class Settings:
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
         if not isinstance(definition.rules, OmahaRules):
-            raise OptionError(msg("omaha.no_definition"))
+            raise OptionError("omaha.no_definition")
         self.rules: OmahaRules = definition.section(OmahaRules)
         opts = parse_options(self.rules, options)
         self.world: bool = opts["rules"] == "world"
@@ -166,7 +165,7 @@ class Seating:
             raise IllegalAction("tournament_no_leave")
         if playing:
             s.leaving = True
-            return [say("room", msg("seat.leaving", player=name))]
+            return [say("room", line("seat.leaving", player=name))]
         return self.leave_event(s, s.chips)
 
     def set_button(self, seat: int, in_hand: bool) -> None:

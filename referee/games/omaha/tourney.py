@@ -5,10 +5,9 @@ part connects it to the seats and the blinds."""
 
 from __future__ import annotations
 
-from referee.events import Eliminated, Event, LevelUp, TournamentEnd
+from referee.events import Eliminated, Event, LevelUp, Phrase, TournamentEnd, line
 from referee.games.omaha.state import ActionClock
 from referee.games.omaha.table import Seating, Settings
-from referee.lang.catalog import text as msg
 from referee.rules.base import IllegalAction
 from referee.rules.tournament import Tournament
 from referee.rules.voice import eliminated_line, level_line, tournament_end_line
@@ -74,15 +73,15 @@ class TournamentClock:
             events.extend(seating.leave_event(winner, winner.chips))
         return events
 
-    def status(self, now: float | None) -> list[str]:
+    def status(self, now: float | None) -> list[Phrase]:
         t = self.tourney
         if t.finished:
-            return [msg("tournament_over")]
+            return [line("tournament_over")]
         chips = [s.chips for s in self.seating.order()]
         lv = self.settings.rules.levels[max(t.level, t.start_level) - 1]
-        return [msg(
+        return [line(
             "tournament_status", level=max(t.level, t.start_level), sb=lv.sb, bb=lv.bb,
             next=t.next_level_in(now if now is not None else self.clock.now) if t.started
-            else msg("tournament_not_started"), left=t.left, entrants=len(t.entrants),
+            else line("tournament_not_started"), left=t.left, entrants=len(t.entrants),
             average=sum(chips) // len(chips) if chips else 0, pool=t.pool,
         )]

@@ -10,14 +10,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from referee.cards import pretty_strs
-from referee.events import BoardDealt, Event, HandBonus, HouseTopup, Mucked, Pot, Say, Shown
-from referee.games.omaha.state import word
-from referee.hands import NAMES
-from referee.lang.catalog import text as msg
+from referee.events import (
+    BoardDealt,
+    Event,
+    HandBonus,
+    HouseTopup,
+    Mucked,
+    Phrase,
+    Pot,
+    Say,
+    Shown,
+    hand_name,
+    joined,
+)
+from referee.events import line as msg
 
 __all__ = ["board_line", "bonus_line", "line", "muck_line", "pot_line", "said", "shown_line"]
 
-CLASS_JA = NAMES["omaha"]  # the seed's names, as `referee hand` prints them
 #: a board event's street, as the catalogue numbers omaha's streets (omaha.street_N)
 STREET_NUMBER = {"flop": 1, "turn": 2, "river": 3}
 
@@ -25,13 +34,13 @@ STREET_NUMBER = {"flop": 1, "turn": 2, "river": 3}
 
 
 
-def _room(text: str) -> Say:
-    return Say(to="room", text=text)
+def _room(said: Phrase) -> Say:
+    return Say.of("room", said)
 
 
 def board_line(ev: BoardDealt) -> Say:
     """「フロップ: 9♣ 9♦ 2♥」: the street's name, then the whole board so far."""
-    street = word(f"omaha.street_{STREET_NUMBER[ev.street]}")
+    street = msg(f"omaha.street_{STREET_NUMBER[ev.street]}")
     return _room(msg("omaha.street", street=street, cards=pretty_strs(ev.board)))
 
 
@@ -42,7 +51,7 @@ def shown_line(ev: Shown) -> Say:
     if ev.why == "showdown":
         klass = ev.hand_class or ""
         return _room(msg("omaha.opened", player=ev.player, cards=cards,
-                         hand=CLASS_JA.get(klass, klass)))
+                         hand=hand_name("omaha", klass) if klass else ""))
     if ev.why == "fold":
         return _room(msg("omaha.fold_show", player=ev.player, cards=cards))
     if ev.why == "muck":
@@ -62,15 +71,16 @@ def pot_line(ev: Pot, topup: HouseTopup | None = None) -> Say:
     if ev.uncontested:
         (player, chips), = ev.shares.items()
         return _room(msg("omaha.won_uncontested", player=player, chips=chips))
-    label = word("omaha.main_pot") if ev.index == 0 else msg("omaha.side_pot", index=ev.index)
-    listed = word("omaha.share_sep").join(msg("omaha.share", player=n, chips=c)
-                                          for n, c in ev.shares.items())
-    note = ""
+    label = msg("omaha.main_pot") if ev.index == 0 else msg("omaha.side_pot", index=ev.index)
+    listed = joined(msg("omaha.share_sep"), [msg("omaha.share", player=n, chips=c)
+                                             for n, c in ev.shares.items()])
+    award = msg("omaha.pot_award", pot=label, chips=ev.amount, shares=listed)
     if topup is not None:
-        note = msg("omaha.pot_house_topup", chips=topup.amount)
-    elif ev.odd:
-        note = msg("omaha.pot_odd_chips", chips=ev.odd, player=ev.odd_to)
-    return _room(msg("omaha.pot_award", pot=label, chips=ev.amount, shares=listed) + note)
+        return _room(joined("", [award, msg("omaha.pot_house_topup", chips=topup.amount)]))
+    if ev.odd:
+        return _room(joined("", [award, msg("omaha.pot_odd_chips", chips=ev.odd,
+                                            player=ev.odd_to)]))
+    return _room(award)
 
 
 def bonus_line(ev: HandBonus) -> Say:

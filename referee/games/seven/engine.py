@@ -101,7 +101,17 @@ from referee.cards import (
     rank_of,
 )
 from referee.definitions import GameDefinition
-from referee.events import ActionEvent, Event, HandStart, Say, Shown
+from referee.events import (
+    ActionEvent,
+    Event,
+    HandStart,
+    Phrase,
+    Say,
+    Shown,
+    hand_name,
+    joined,
+    line,
+)
 from referee.games.seven import voice
 from referee.games.seven.hands import SEVEN as SEVEN_CLASSES
 from referee.games.seven.hands import SEVEN_CARD_CLASSES, seven_key
@@ -114,8 +124,7 @@ from referee.games.seven.settle import (  # noqa: F401 (ace_high_or_better: test
     is_dq,
     settle,
 )
-from referee.hands import NAMES, class_floor, class_of
-from referee.lang.catalog import text
+from referee.hands import class_floor, class_of
 from referee.rules.base import Deal, DealPlan, Decision, IllegalAction, Offer, OptionError
 from referee.rules.house import (
     HandBook,
@@ -159,7 +168,7 @@ class SevenEngine(HouseEngine):
 
     def __init__(self, definition: GameDefinition, options: dict[str, str]) -> None:
         if not isinstance(definition.rules, SevenRules):
-            raise OptionError(text("seven.no_definition"))
+            raise OptionError("seven.no_definition")
         rules: SevenRules = definition.section(SevenRules)
         super().__init__(definition, options, ante_unit=rules.ante_unit,
                          bankrupt_below=rules.bankrupt_below, npc_allowed=True)
@@ -178,8 +187,8 @@ class SevenEngine(HouseEngine):
         seat = next(s for s, h in self.hands.items() if h.name == name)
         del self.hands[seat]
 
-    def _awaited(self) -> str:
-        return text("seven.awaited_declare" if self.phase == "declare" else "seven.awaited_action")
+    def _awaited(self) -> Phrase:
+        return line("seven.awaited_declare" if self.phase == "declare" else "seven.awaited_action")
 
     def _time_out(self, waiting: list[str]) -> list[Event]:
         """The player to act folds; undeclared hands are declared at their best."""
@@ -192,8 +201,8 @@ class SevenEngine(HouseEngine):
             if not h.folded and not h.declared:
                 h.declared = True
                 klass = class_of("seven", seven_key(h.cards))
-                out.append(Say(to="room", text=text("seven.auto_declared", who=h.label,
-                                                    hand=NAMES["seven"][klass])))
+                out.append(Say.of("room", line("seven.auto_declared", who=h.label,
+                                                    hand=hand_name("seven", klass))))
         return out + self._advance()
 
     def _guarantees(self) -> list[tuple[str, dict[str, int]]]:
@@ -273,12 +282,12 @@ class SevenEngine(HouseEngine):
         self.phase = "stakes"
         self.clock.restart()
         humans = [h.name for h in self._players() if h.name is not None and not h.npc]
-        start = (text("seven.start", hand=self.hand_no, button=button, who=names(humans),
+        start = (line("seven.start", hand=self.hand_no, button=button, who=names(humans),
                       unit=self.ante_unit) if humans
-                 else text("seven.start_npc", hand=self.hand_no, button=button,
+                 else line("seven.start_npc", hand=self.hand_no, button=button,
                            unit=self.ante_unit))
         out: list[Event] = [HandStart(hand=self.hand_no, button=button),
-                            Say(to="room", text=start)]
+                            Say.of("room", start)]
         for h in self._players():
             if h.npc:
                 out += self._npc_stake(h)
@@ -359,9 +368,9 @@ class SevenEngine(HouseEngine):
         if self._prompted == key:
             return []
         self._prompted = key
-        choices = " / ".join(text(f"seven.choice_{o.action}", chips=o.chips)
-                             for o in self._offers(h, rnd))
-        return [Say(to="room", text=text("seven.turn", who=h.label, rnd=rnd, choices=choices))]
+        choices = joined(" / ", [line(f"seven.choice_{o.action}", chips=o.chips)
+                                 for o in self._offers(h, rnd)])
+        return [Say.of("room", line("seven.turn", who=h.label, rnd=rnd, choices=choices))]
 
     def _offers(self, h: SeatHand, rnd: int) -> tuple[Offer, ...]:
         """What ``h``'s turn in round ``rnd`` accepts, priced by :meth:`_priced` (the check's
@@ -410,7 +419,7 @@ class SevenEngine(HouseEngine):
                     out += self._joker(h)
         declaring = [h.name for h in live if h.name is not None and not h.npc]
         if self.phase == "declare" and declaring:
-            out.append(Say(to="room", text=text("seven.declare_prompt", who=names(declaring))))
+            out.append(Say.of("room", line("seven.declare_prompt", who=names(declaring))))
         return out
 
     def _joker(self, h: SeatHand) -> list[Event]:
@@ -564,7 +573,7 @@ class SevenEngine(HouseEngine):
             raise IllegalAction("seven.already_declared")
         best = seven_key(h.cards)
         klass = class_of("seven", best)
-        hand = NAMES["seven"][klass]
+        hand = hand_name("seven", klass)
         if action.hand is not None:
             if action.hand not in SEVEN_CLASSES:
                 raise IllegalAction("seven.unknown_hand")
@@ -581,7 +590,7 @@ class SevenEngine(HouseEngine):
             try:
                 discards = [parse_card(c) for c in cards]
             except CardError as e:
-                raise IllegalAction("house.card_error", error=str(e)) from None
+                raise IllegalAction("house.card_error", error=line(e.code, **e.params)) from None
             keep = list(h.cards)
             for c in discards:
                 if c not in keep:
@@ -633,7 +642,7 @@ class SevenEngine(HouseEngine):
             raise IllegalAction("house.player_already_folded", player=player)
         if self.phase == "stakes" and not h.posted:
             del self.hands[h.seat]
-            out: list[Event] = [Say(to="room", text=text("house.dropped", player=player))]
+            out: list[Event] = [Say.of("room", line("house.dropped", player=player))]
             return out + self._advance()
         h.folded = True
         if self.phase in ROUNDS:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.cards import JOKER, Card, is_joker, rank_of, suit_of
-from referee.events import Event, Settle
+from referee.events import Event, Phrase, Settle
 from referee.games.seven import voice
 from referee.games.seven.hands import seven_key
 from referee.games.seven.rules import SevenRules
@@ -55,7 +55,7 @@ class SeatHand:
     removed: bool = False  # stood up by ``remove`` (a penalty): stake forfeit, no guarantee
 
     @property
-    def label(self) -> str:
+    def label(self) -> Phrase:
         return voice.who(self.name or "")
 
 

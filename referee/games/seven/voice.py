@@ -10,9 +10,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from referee.cards import pretty_strs
-from referee.events import ActionEvent, Event, Say, Settle, Shown
-from referee.hands import NAMES
-from referee.lang.catalog import text
+from referee.events import ActionEvent, Event, Phrase, Say, Settle, Shown, hand_name, joined
+from referee.events import line as text
 from referee.rules.house import house_line, names, settlement_line
 from referee.rules.voice import action_line as common_action_line
 
@@ -36,7 +35,7 @@ class DealerHand(Event):
     folded: bool | None = None
 
 
-def who(player: str) -> str:
+def who(player: str) -> Phrase:
     """A seat as the room knows it: 「aさん」, or 「ディーラー席」 for the dealer seat (whose
     actions name no player)."""
     return names([player]) if player else text("seven.dealer_seat")
@@ -50,29 +49,30 @@ def deal_line(shown: Sequence[Shown]) -> Say:
                   who=who("" if ev.player == "dealer" else ev.player),
                   cards=pretty_strs(ev.cards))
              for ev in shown]
-    return Say(to="room", text=text("seven.deal", lines=" / ".join(lines)))
+    return Say.of("room", text("seven.deal", lines=joined(" / ", lines)))
 
 
 def dice_line(ev: DealerHand) -> Say:
     """The dice and the dealer hand they picked, with why any roll was passed over."""
-    note = ""
+    notes: list[Phrase] = []
     if ev.ran_out:
-        note = text("seven.dice_ran_out")
+        notes.append(text("seven.dice_ran_out"))
     elif len(ev.rolls) > 1:  # the rolls before the last hit no seat
-        note = text("seven.dice_reroll", rolls=text("seven.dice_list_sep").join(
-            str(d) for d in ev.rolls[:-1]))
+        notes.append(text("seven.dice_reroll", rolls=joined(text("seven.dice_list_sep"),
+                                                            [str(d) for d in ev.rolls[:-1]])))
     if ev.folded:
-        note += text("seven.dealer_hand_folded")
-    hand = (text("seven.dealer_hand_class", hand=NAMES[GAME].get(ev.hand_class, ""))
+        notes.append(text("seven.dealer_hand_folded"))
+    note = notes[0] if len(notes) == 1 else joined("", notes) if notes else ""
+    hand = (text("seven.dealer_hand_class", hand=hand_name(GAME, ev.hand_class))
             if ev.hand_class is not None else "")
-    return Say(to="room", text=text(
-        "seven.dice", rolls=text("seven.dice_sep").join(str(d) for d in ev.rolls),
+    return Say.of("room", text(
+        "seven.dice", rolls=joined(text("seven.dice_sep"), [str(d) for d in ev.rolls]),
         seat=ev.seat, who=who(ev.player), hand=hand, note=note))
 
 
 def owner_line(ev: Settle) -> Say:
     """The dealer-hand owner's win count, its multiplier and what it paid."""
-    return Say(to="room", text=text("seven_owner_wins", who=who(ev.player), wins=ev.wins,
+    return Say.of("room", text("seven_owner_wins", who=who(ev.player), wins=ev.wins,
                                     multiplier=ev.multiplier, payout=ev.payout))
 
 
@@ -81,12 +81,12 @@ def action_line(ev: ActionEvent) -> Say:
     else is the line every game says."""
     if ev.action != "discard":
         return common_action_line(GAME, ev, who=who(ev.player))
-    hand = NAMES[GAME][ev.hand or ""]
+    hand = hand_name(GAME, ev.hand or "")
     if ev.cards:
         cards = pretty_strs(ev.cards)
-        return Say(to="room", text=text("seven.declared_discards", who=who(ev.player),
+        return Say.of("room", text("seven.declared_discards", who=who(ev.player),
                                         cards=cards, hand=hand))
-    return Say(to="room", text=text("seven.declared_hand", who=who(ev.player), hand=hand))
+    return Say.of("room", text("seven.declared_hand", who=who(ev.player), hand=hand))
 
 
 def line(so_far: Sequence[Event]) -> Say | None:
