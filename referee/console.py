@@ -464,6 +464,17 @@ def _load_resume(dest: Path, src: sqlite3.Connection) -> dict[str, Any] | None:
     return state
 
 
+
+def _hand_columns(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """The tables that hold a hand's rows and the column naming the hand: the hands table's key
+    and every column referencing it (schema.sql names them, in Japanese)."""
+    key = next(str(r[1]) for r in conn.execute("PRAGMA table_info(hands)") if r[5])
+    out = [("hands", key)]
+    for table in ("hand_log", "replays", "books"):
+        out += [(table, str(fk[3])) for fk in conn.execute(f"PRAGMA foreign_key_list({table})")
+                if fk[2] == "hands"]
+    return out
+
 def _resume(src: sqlite3.Connection, dest: Path, stamp: tuple[int, int]) -> Built | None:
     """Bring ``dest`` up to the log's row ``stamp`` names from the state its build kept; None
     when there is none to resume from (the caller builds afresh)."""
@@ -482,8 +493,7 @@ def _resume(src: sqlite3.Connection, dest: Path, stamp: tuple[int, int]) -> Buil
         out.execute("BEGIN")
         ids = [int(i) for i in state["provisional"]]
         marks = ", ".join("?" * len(ids))
-        for table, column in (("hands", "番号"), ("hand_log", "ハンド"), ("replays", "ハンド"),
-                              ("books", "ハンド")):
+        for table, column in _hand_columns(out):
             if ids:
                 out.execute(f'DELETE FROM {table} WHERE "{column}" IN ({marks})', ids)
         for table in ("tables", "flags", "penalties", "ledger", "bank", "ranks"):
