@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from matrix_helpers import TableFactory, open_omaha, run
 
-from referee.discipline import penalty_name
+from referee.lang.catalog import text
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -47,7 +47,7 @@ def test_flying_action_and_leak_penalties(make_table: TableFactory) -> None:
             assert (a.name, "information_leak") in pens
             r = await t.command(t.mod, f"!penalties @{a.name}", "ペナルティ記録")
             # named as the players read them, never the ids
-            leak, check_fa = penalty_name("information_leak"), penalty_name("check_fa")
+            leak, check_fa = text("penalty_name_information_leak"), text("penalty_name_check_fa")
             assert leak in r.body and "1,000P" in r.body and "information_leak" not in r.body
             r = await t.command(t.mod, f"!penalties @{c.name}", "ペナルティ記録")
             assert check_fa in r.body and "check_fa" not in r.body

@@ -36,7 +36,7 @@ pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(500)]
 # Seconds the bot waits for a verification's next step, in this test: short, so the idle case
 # needs no long sleep, yet well above a step's latency on a loaded CI machine (six workers, each
 # with its own Synapse, on two cores).
-VERIFY_TIMEOUT = 10
+VERIFY_TIMEOUT = 20
 STEP_MS = 50_000  # the player's client's wait for each step (three at most: see player.mjs)
 
 
