@@ -12,9 +12,17 @@ besides the ``server``, ``browser`` and ``slow`` ones:
 In the quick loop (``REFEREE_QUICK=1``, set by ``scripts/test.sh --quick``) a property test
 draws fewer examples: ``examples.examples`` for those that name their number, the ``quick``
 Hypothesis profile (20) for the rest.
+
+The full run hands whole files to its xdist workers (``--dist loadfile --no-loadscope-reorder``)
+in the order this hook leaves them: the files that hold a long test first (``slow`` ones, then
+``analysis``, ``integrity``, ``server`` and ``browser``), the rest after, most items first. A file
+of one or two long tests started last would be the run's tail, with five workers idle: xdist's own
+reordering (most items first) puts exactly those last.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from examples import QUICK
@@ -32,8 +40,22 @@ BY_FILE = {
 }
 
 
+# The marks of long tests, longest kind first: a file holding one is handed out before the rest.
+LONG = ("slow", "analysis", "integrity", "server", "browser")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         mark = BY_FILE.get(item.path.name)
         if mark is not None:
             item.add_marker(mark)
+    by_file: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(item.path, []).append(item)
+
+    def rank(path: Path) -> tuple[int, int]:
+        found = [LONG.index(m.name) for i in by_file[path] for m in i.iter_markers()
+                 if m.name in LONG]
+        return (min(found) if found else len(LONG), -len(by_file[path]))
+
+    items[:] = [i for path in sorted(by_file, key=rank) for i in by_file[path]]
