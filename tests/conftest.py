@@ -14,8 +14,9 @@ draws fewer examples: ``examples.examples`` for those that name their number, th
 Hypothesis profile (20) for the rest.
 
 The full run hands whole files to its xdist workers (``--dist loadfile --no-loadscope-reorder``)
-in the order this hook leaves them: the files that hold a long test first (``slow`` ones, then
-``analysis``, ``integrity``, ``server`` and ``browser``), the rest after, most items first. A file
+in the order this hook leaves them: the longest files first (``LONGEST``: minutes of one worker's
+CPU each), then those holding a long test (``slow`` ones, then ``analysis``, ``integrity``,
+``server`` and ``browser``), the rest after, most items first. A file
 of one or two long tests started last would be the run's tail, with five workers idle: xdist's own
 reordering (most items first) puts exactly those last.
 """
@@ -40,6 +41,8 @@ BY_FILE = {
 }
 
 
+# The files that take one worker longest (bench/RESULTS.md, "Test loops"): handed out first.
+LONGEST = ("test_omaha_pokerkit.py", "test_crash.py", "test_analysis.py", "test_hands_standard.py")
 # The marks of long tests, longest kind first: a file holding one is handed out before the rest.
 LONG = ("slow", "analysis", "integrity", "server", "browser")
 
@@ -53,9 +56,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         by_file.setdefault(item.path, []).append(item)
 
-    def rank(path: Path) -> tuple[int, int]:
+    def rank(path: Path) -> tuple[int, int, int]:
+        first = LONGEST.index(path.name) if path.name in LONGEST else len(LONGEST)
         found = [LONG.index(m.name) for i in by_file[path] for m in i.iter_markers()
                  if m.name in LONG]
-        return (min(found) if found else len(LONG), -len(by_file[path]))
+        return (first, min(found) if found else len(LONG), -len(by_file[path]))
 
     items[:] = [i for path in sorted(by_file, key=rank) for i in by_file[path]]
