@@ -43,38 +43,40 @@ elif [ "${1:-}" = "--console" ]; then
     extras="[console]"
     stamp=.venv/.installed-console
 fi
+if [ "${1:-}" = "--test" ]; then
+    # Four independent parts, side by side from the start (a bare machine's set-up is mostly
+    # download, unpacking and waiting on the package managers): Synapse's venv and the two npm
+    # player folders in the background while pip installs the project and then apt the Debian
+    # packages (those one after another: apt holds one lock).
+    # The Matrix tests' homeserver: Synapse in its own venv (its pins never meet ours); a stamp
+    # file makes this a no-op once done. The installer needs only the standard library.
+    "$PY" tests/matrix/synapse_server.py install &
+    synapse=$!
+    # The Element-like test players: matrix-js-sdk with its Rust crypto (wasm), from npm, exactly
+    # as pinned by tests/matrix/js/package-lock.json; again only when the lock file changed.
+    # tests/matrix/js-newest: the newest matrix-js-sdk, with the Node 22 it needs (npm's node
+    # package: the machine's Node may be older).
+    players=()
+    for js in tests/matrix/js tests/matrix/js-newest; do
+        if [ -L "$js/node_modules" ]; then
+            # a worktree sharing another checkout's players: npm ci would empty the target
+            echo "setup.sh: $js/node_modules is a link; the players are left as they are" >&2
+        elif [ ! -f "$js/node_modules/.installed" ] || [ "$js/package-lock.json" -nt "$js/node_modules/.installed" ]; then
+            if command -v npm >/dev/null; then
+                (cd "$js" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed) &
+                players+=($!)
+            else
+                echo "setup.sh: npm not found; the matrix-js-sdk tests will fail" >&2
+            fi
+        fi
+    done
+fi
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     .venv/bin/python -m pip install -q --upgrade pip
     .venv/bin/python -m pip install -q -e ".$extras"
     touch "$stamp"
 fi
 if [ "${1:-}" = "--test" ]; then
-    # Three independent parts, side by side (a bare CI has no cache: each is mostly download
-    # and unpacking): Synapse's venv and the npm players in the background while the Debian
-    # packages install (those one after another: apt holds one lock).
-    # The Matrix tests' homeserver: Synapse in its own venv (its pins never meet ours); a stamp
-    # file makes this a no-op once done (~60-110 s the first time).
-    .venv/bin/python tests/matrix/synapse_server.py install &
-    synapse=$!
-    # The Element-like test players: matrix-js-sdk with its Rust crypto (wasm), from npm, exactly
-    # as pinned by tests/matrix/js/package-lock.json; again only when the lock file changed.
-    # tests/matrix/js-newest: the newest matrix-js-sdk, with the Node 22 it needs (npm's node
-    # package: the machine's Node may be older).
-    (
-        for js in tests/matrix/js tests/matrix/js-newest; do
-            if [ -L "$js/node_modules" ]; then
-                # a worktree sharing another checkout's players: npm ci would empty the target
-                echo "setup.sh: $js/node_modules is a link; the players are left as they are" >&2
-            elif [ ! -f "$js/node_modules/.installed" ] || [ "$js/package-lock.json" -nt "$js/node_modules/.installed" ]; then
-                if command -v npm >/dev/null; then
-                    (cd "$js" && npm ci --no-audit --no-fund --loglevel=error) && touch "$js/node_modules/.installed" || exit 1
-                else
-                    echo "setup.sh: npm not found; the matrix-js-sdk tests will fail" >&2
-                fi
-            fi
-        done
-    ) &
-    players=$!
     # The IRC tests' server: ngIRCd from Debian's packages (apt-get, only when missing).
     bash scripts/ngircd.sh install || echo "setup.sh: ngircd not installed; the IRC server tests will fail" >&2
     # ... and a network with services for the identity tests: InspIRCd + Atheme (Debian).
@@ -82,5 +84,7 @@ if [ "${1:-}" = "--test" ]; then
     # The console's browser tests: Debian's chromium and chromedriver (apt-get, only when missing).
     bash scripts/chromium.sh install || echo "setup.sh: chromium not installed; the console browser tests will fail" >&2
     wait "$synapse"
-    wait "$players" || echo "setup.sh: the matrix-js-sdk players did not install; their tests will fail" >&2
+    for p in "${players[@]}"; do
+        wait "$p" || echo "setup.sh: the matrix-js-sdk players did not install; their tests will fail" >&2
+    done
 fi

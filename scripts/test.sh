@@ -36,7 +36,14 @@ if [ "${1:-}" = "--quick" ]; then
 fi
 bash scripts/setup.sh --test
 .venv/bin/ruff check referee tests bench
-.venv/bin/mypy referee
-# The wheel, installed into a clean venv outside the checkout, runs hand / parse / replay.
-bash scripts/wheel_check.sh
-.venv/bin/python -m pytest -n "$full_jobs" --dist loadfile "$@"
+# The type check and the wheel check (the wheel, installed into a clean venv outside the checkout,
+# runs hand / parse / replay) side by side: one is CPU, the other mostly pip and disk.
+.venv/bin/mypy referee &
+mypy=$!
+bash scripts/wheel_check.sh &
+wheel=$!
+failed=0
+wait "$mypy" || failed=1
+wait "$wheel" || failed=1
+[ "$failed" = 0 ] || { echo "test.sh: the type check or the wheel check failed" >&2; exit 1; }
+.venv/bin/python -m pytest -n "$full_jobs" --dist loadfile --no-loadscope-reorder "$@"
