@@ -584,10 +584,7 @@ def test_check_finds_the_newest_rows_removed(tmp_path: Path) -> None:
     assert (tmp_path / "replay.db.head").exists()
     code, _, err = run_cli(["check", "--db", str(db)])
     assert code == 0, err
-    conn = sqlite3.connect(db)
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
-                                ).fetchall():
-        conn.execute(f"DROP TRIGGER {name}")
+    conn = _untriggered(db)
     newest = conn.execute("SELECT max(seq) FROM inputs").fetchone()[0]
     conn.execute("DELETE FROM ledger WHERE input_seq >= ?", (newest - 2,))
     conn.execute("DELETE FROM inputs WHERE seq >= ?", (newest - 2,))
@@ -595,6 +592,15 @@ def test_check_finds_the_newest_rows_removed(tmp_path: Path) -> None:
     conn.close()
     code, _, err = run_cli(["check", "--db", str(db)])
     assert code == 1 and err.count("\n") == 1 and f"input {newest}" in err, err
+
+
+def _untriggered(db: Path) -> sqlite3.Connection:
+    """A connection to ``db`` with its guarding triggers dropped: what a tamperer does first."""
+    conn = sqlite3.connect(db)
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                                ).fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
+    return conn
 
 
 def test_check_finds_the_newest_rows_removed_with_their_ledger_and_bank(tmp_path: Path) -> None:
@@ -612,10 +618,7 @@ def test_check_finds_the_newest_rows_removed_with_their_ledger_and_bank(tmp_path
         replay(transcript, db=db, out=out)
     code, _, err = run_cli(["check", "--db", str(db)])
     assert code == 0, err
-    conn = sqlite3.connect(db)
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
-                                ).fetchall():
-        conn.execute(f"DROP TRIGGER {name}")
+    conn = _untriggered(db)
     newest = conn.execute("SELECT max(seq) FROM inputs").fetchone()[0]
     cut = conn.execute("SELECT min(input_seq) FROM (SELECT input_seq FROM ledger"
                        " ORDER BY id DESC LIMIT 2)").fetchone()[0]

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
-from ircnet import BOT, Client, Net
-from test_irc_hand import _PROMPT, _SHOWDOWN, _START, PLAYERS, Table, _stored, timed_out
+from ircnet import Client, Net
+from test_irc_hand import _PROMPT, _SHOWDOWN, PLAYERS, Table, _stored, timed_out
 
 from referee.adapters.irc import ASK_WINDOW, ASKS_PER_WINDOW
 
@@ -59,26 +59,11 @@ def test_a_players_flood_of_asks_never_holds_up_the_table(flood_net: Net,
         d = table.dealer
         try:
             await table.connect()
-            d.say(channel, "!open omaha level=3")
-            await table.room(lambda t: "テーブルを開きました" in t)
-            for n in PLAYERS:
-                d.say(channel, f"!grant @{n} 20000")
-            for n in PLAYERS:
-                await table.room(lambda t, n=n: t.startswith(f"{n}さんのバンクに"))
-            for n in PLAYERS:
-                table.players[n].say(channel, "!sit")
-                await table.room(lambda t, n=n: t.startswith(f"{n}さんが") and "番席に着席" in t)
+            await table.seat()
             flooding = asyncio.create_task(_flood(table.players["alice"], channel, sent))
             await asyncio.sleep(1.0)
-            starts = {n: len(c.messages) for n, c in table.players.items()}
-            start = len(d.messages)
-            d.say(channel, "!deal")
-            dealt = time.monotonic()
-            await table.room(lambda t: bool(_START.match(t)), start, 60)
-            for n, c in table.players.items():
-                m = await c.wait_msg(lambda m: m.sender == BOT and m.private
-                                     and "手札:" in m.text, 60, starts[n])
-                card_waits.append(m.at - dealt)
+            start, dealt, waited = await table.deal_timed(60)
+            card_waits.extend(waited)
             pos, sent_at = start, dealt
             while True:  # the hand, played out (checks and calls) under the flood
                 m = await table.room(lambda t: bool(_PROMPT.match(t) or _SHOWDOWN.match(t))

@@ -37,25 +37,26 @@ def _from_bot(m: Msg) -> bool:
 
 
 
-def _stored(db: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _log_rows(db: Path) -> list[tuple[str, str]]:
+    """Each stored input and its events, as the log keeps them (JSON texts), in order."""
     conn = sqlite3.connect(str(db))
     register(conn)
     try:
-        rows = conn.execute("SELECT input, events FROM log ORDER BY seq").fetchall()
+        return [(str(a), str(b)) for a, b in conn.execute(
+            "SELECT input, events FROM log ORDER BY seq").fetchall()]
     finally:
         conn.close()
+
+
+def _stored(db: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    rows = _log_rows(db)
     return [json.loads(r[0]) for r in rows], [e for r in rows for e in json.loads(r[1])]
 
 
 def timed_out(db: Path) -> list[dict[str, Any]]:
     """Every action stored that its player did not send: what the clock did for them (a
     timed-out player's fold or check comes from a tick, not from their message)."""
-    conn = sqlite3.connect(str(db))
-    register(conn)
-    try:
-        rows = conn.execute("SELECT input, events FROM log ORDER BY seq").fetchall()
-    finally:
-        conn.close()
+    rows = _log_rows(db)
     out = []
     for inp, evs in rows:
         sender = json.loads(inp).get("sender")
@@ -106,6 +107,14 @@ class Table:
             lambda m: _from_bot(m) and m.target == self.channel and pred(m.text), timeout, start)
 
     async def setup(self) -> None:
+        await self.seat()
+        d = self.dealer
+        start = len(d.messages)
+        d.say(self.channel, "!deal")
+        await self._dealt(start)
+
+    async def seat(self) -> None:
+        """The table opened, every player granted 20,000 and seated (their seats noted)."""
         d = self.dealer
         d.say(self.channel, "!open omaha level=3")
         await self.room(lambda t: "テーブルを開きました" in t)
@@ -119,8 +128,23 @@ class Table:
             sm = _SEAT.match(m.text)
             assert sm is not None
             self.seats[n] = (int(sm.group(2)), int(sm.group(3).replace(",", "")))
-        start = len(d.messages)
-        d.say(self.channel, "!deal")
+
+    async def deal_timed(self, timeout: float) -> tuple[int, float, list[float]]:
+        """``!deal``, then each player's cards: the dealer's message index at the deal, the
+        monotonic time it was sent, and how long each player's cards took."""
+        starts = {n: len(c.messages) for n, c in self.players.items()}
+        start = len(self.dealer.messages)
+        self.dealer.say(self.channel, "!deal")
+        dealt = time.monotonic()
+        await self.room(lambda t: bool(_START.match(t)), start, timeout)
+        waits = []
+        for n, c in self.players.items():
+            m = await c.wait_msg(lambda m: m.sender == BOT and m.private and "手札:" in m.text,
+                                 timeout, starts[n])
+            waits.append(m.at - dealt)
+        return start, dealt, waits
+
+    async def _dealt(self, start: int) -> None:
         m = await self.room(lambda t: bool(_START.match(t)), start)
         sm = _START.match(m.text)
         assert sm is not None

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from ircnet import BOT, BotProcess, Client, Ngircd
-from test_irc_hand import _PROMPT, _START, PLAYERS, Table, _stored, timed_out
+from test_irc_hand import _PROMPT, PLAYERS, Table, _stored, timed_out
 
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -64,25 +64,8 @@ def test_strangers_pass_flood_never_holds_up_the_table(ngircd: Ngircd, tmp_path:
     sent_lines = [0]
 
     async def deal_under_flood() -> None:
-        d = table.dealer
-        d.say(channel, "!open omaha level=3")
-        await table.room(lambda t: "テーブルを開きました" in t)
-        for n in PLAYERS:
-            d.say(channel, f"!grant @{n} 20000")
-        for n in PLAYERS:
-            await table.room(lambda t, n=n: t.startswith(f"{n}さんのバンクに"))
-        for n in PLAYERS:
-            table.players[n].say(channel, "!sit")
-            await table.room(lambda t, n=n: t.startswith(f"{n}さんが") and "番席に着席" in t)
-        starts = {n: len(c.messages) for n, c in table.players.items()}
-        start = len(d.messages)
-        d.say(channel, "!deal")
-        dealt = time.monotonic()
-        await table.room(lambda t: bool(_START.match(t)), start, 30)
-        for n, c in table.players.items():
-            m = await c.wait_msg(lambda m: m.sender == BOT and m.private and "手札:" in m.text,
-                                 30, starts[n])
-            card_waits.append(m.at - dealt)
+        await table.seat()
+        card_waits.extend((await table.deal_timed(30))[2])
 
     async def scenario() -> None:
         strangers = [Client(ngircd.port, f"stranger{i}") for i in range(STRANGERS)]

@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from ircnet import BOT, BotProcess, Client, Ngircd, Services, bot_in_channel, prove
+from ircnet import BOT, BotProcess, Client, Ngircd, bot_in_channel, prove
 from test_irc_identity import (
     _CARD,
     Net,
@@ -149,42 +149,30 @@ async def _unshared_then_taken(net: Net, db: Path, channel: str, how: str) -> No
     assert rc == 0, bot.output()[-3000:]
 
 
-@pytest.mark.parametrize("how", ["quit", "nick"])
-def test_ngircd_part_then_quit(ngircd: Ngircd, tmp_path: Path, how: str) -> None:
-    asyncio.run(_parted_then_quit(Net(ngircd.port, False), tmp_path / "b.db", f"#pq1{how}",
-                                  how))
+#: The networks these observations are tried on: the fixture that starts each, and whether
+#: its players log in to accounts.
+NETWORKS = [("ngircd", False), ("services", True), ("services_whois", True)]
+
+
+def _net(request: pytest.FixtureRequest, network: tuple[str, bool]) -> Net:
+    name, accounts = network
+    return Net(request.getfixturevalue(name).port, accounts)
 
 
 @pytest.mark.parametrize("how", ["quit", "nick"])
-def test_services_part_then_quit(services: Services, tmp_path: Path, how: str) -> None:
-    asyncio.run(_parted_then_quit(Net(services.port, True), tmp_path / "b.db", f"#pq2{how}",
-                                  how))
+@pytest.mark.parametrize("network", NETWORKS, ids=[n for n, _ in NETWORKS])
+def test_part_then_quit(request: pytest.FixtureRequest, network: tuple[str, bool],
+                        tmp_path: Path, how: str) -> None:
+    asyncio.run(_parted_then_quit(_net(request, network), tmp_path / "b.db",
+                                  f"#pq{NETWORKS.index(network)}{how}", how))
 
 
 @pytest.mark.parametrize("how", ["quit", "nick"])
-def test_services_by_whois_part_then_quit(services_whois: Services, tmp_path: Path,
-                                          how: str) -> None:
-    asyncio.run(_parted_then_quit(Net(services_whois.port, True), tmp_path / "b.db",
-                                  f"#pq3{how}", how))
-
-
-@pytest.mark.parametrize("how", ["quit", "nick"])
-def test_ngircd_unshared_nick_taken(ngircd: Ngircd, tmp_path: Path, how: str) -> None:
-    asyncio.run(_unshared_then_taken(Net(ngircd.port, False), tmp_path / "b.db", f"#u1{how}",
-                                     how))
-
-
-@pytest.mark.parametrize("how", ["quit", "nick"])
-def test_services_unshared_nick_taken(services: Services, tmp_path: Path, how: str) -> None:
-    asyncio.run(_unshared_then_taken(Net(services.port, True), tmp_path / "b.db", f"#u2{how}",
-                                     how))
-
-
-@pytest.mark.parametrize("how", ["quit", "nick"])
-def test_services_by_whois_unshared_nick_taken(services_whois: Services, tmp_path: Path,
-                                               how: str) -> None:
-    asyncio.run(_unshared_then_taken(Net(services_whois.port, True), tmp_path / "b.db",
-                                     f"#u3{how}", how))
+@pytest.mark.parametrize("network", NETWORKS, ids=[n for n, _ in NETWORKS])
+def test_unshared_nick_taken(request: pytest.FixtureRequest, network: tuple[str, bool],
+                             tmp_path: Path, how: str) -> None:
+    asyncio.run(_unshared_then_taken(_net(request, network), tmp_path / "b.db",
+                                     f"#u{NETWORKS.index(network)}{how}", how))
 
 
 
