@@ -23,6 +23,7 @@ from referee.lang.clauses.vocabulary import (
     SYMBOL,
     VERB,
     Vocabulary,
+    amount_pattern,
     guarded,
     text_of,
     texts_of,
@@ -32,11 +33,6 @@ from referee.lang.clauses.vocabulary import (
 from referee.lang.normalize import fold_nfkc
 from referee.lang.tokens import amount_value
 from referee.lang.words import Word
-
-
-@cache
-def amount_pattern() -> re.Pattern[str]:
-    return re.compile(text_of("amount"))
 
 
 @dataclass

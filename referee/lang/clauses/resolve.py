@@ -14,18 +14,18 @@ from referee.lang import vocab
 from referee.lang.action_words import short_forms
 from referee.lang.clauses.build import build_action
 from referee.lang.clauses.cards import cards_in
-from referee.lang.clauses.frame import Frame, amount_pattern, frame, names_someone, supposes
+from referee.lang.clauses.frame import Frame, frame, names_someone, supposes
 from referee.lang.clauses.repair import repair
 from referee.lang.clauses.split import Clause, split
 from referee.lang.clauses.vocabulary import (
     BLANK,
-    CONJUNCTIVE,
     FINAL,
     PARTICLE,
     SYMBOL,
     VERB,
     GrammarReader,
     action_words,
+    amount_pattern,
     mentions,
     text_of,
     texts_of,
@@ -306,11 +306,10 @@ def _decided_first(kept: list[Clause]) -> list[Clause] | None:
 
 
 def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
-    """A decision that ends its sentence, after a story or none, and later sentences that only
-    talk about actions (「C。NPCが初手フォールドしてて草」, 「相手オールインとか無理、F。こういう
-    とこで降りれる俺えらい」): the decision, with what comes before it weighed as
-    :func:`_decided_after` weighs a story. None when a later sentence acts, declines or holds
-    back, or the decision does not end its sentence."""
+    """A decision, after a story or none, and later clauses that only talk about actions
+    (「C。NPCが初手フォールドしてて草」, 「今回は降ります、戻ったらまたアンティから…」): the
+    decision, with what comes before it weighed as :func:`_decided_after` weighs a story. None
+    when a later clause acts, declines or holds back, or is said to someone."""
     acts = [i for i, c in enumerate(kept) if c.kind == "action"]
     if len(acts) != 1 or acts[0] + 1 >= len(kept):
         return None
@@ -342,9 +341,8 @@ def _plain(decision: Clause, letter: bool = False) -> bool:
     (( ´∀｀)b) unless ``letter``, not a verb whose object is in the story (今回はやめとく)."""
     said = fold_nfkc(decision.folded).strip()
     # (a one-kana short form is one: こ; a lone letter may be a face's hand: ( ´∀｀)b)
-    return (len(said) >= 2 or (said in short_forms() and (letter or not said.isascii()))) \
-        and not any(
-        w in said for w in texts_of("refers_back"))
+    short = said in short_forms() and (letter or not said.isascii())
+    return (len(said) >= 2 or short) and not any(w in said for w in texts_of("refers_back"))
 
 
 def _said_to_someone(clauses: list[Clause]) -> bool:
@@ -396,7 +394,7 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.kind, c.parsed = "action", got
         if c.told_concession:
             c.kind = "declined"  # フラッシュなんだけどな, コールしたいけど: said, not done
-        elif c.hand_named and got.hand is not None and _gives_reason(c):
+        elif c.hand_named and got.hand is not None and c.ends_reason:
             c.kind = "blocking"  # 私はフルハウスだから…: the hand given as a reason
     elif c.kind == "chat" and action_words(c.folded, with_cards=bool(cards_in(c.folded))):
         c.kind = "blocking"  # an action word in a clause about something else
@@ -406,13 +404,6 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.kind = "vocative"  # 「ジェーン、just call」: said to someone, unless …
     elif c.kind == "chat" and supposes(c):
         c.kind = "supposing"  # 私なら、コール (not ポットじゃ！なめたらいけんで)
-
-
-def _gives_reason(c: Clause) -> bool:
-    """Whether the clause ends with a conjunction of reason (フルハウスだから, のし is no から)."""
-    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
-    return bool(said) and said[-1].pos == PARTICLE and said[-1].pos2 == CONJUNCTIVE and \
-        said[-1].lemma in texts_of("reason")
 
 
 def _cards_said(c: Clause, grammar: GrammarReader) -> Parsed | None:

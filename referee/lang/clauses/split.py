@@ -37,14 +37,15 @@ def _cuts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     (「ハートのエース、キング、クイーンを残します」, 「アンティ千、AA五百」)."""
     jp = vocab.marks("japanese_class")
     long = vocab.marks("long_vowel")
+    laugh = f"(?:{text_of('laughter')})"
+    apart = rf"\s+{laugh}(?=\s|$)"  # laughter between blanks (コールで w ターンで)
     clause = (rf"{text_of('clause')}|[{text_of('wave')}]\s+(?=[a-zA-Z0-9])"
               rf"|(?<=[{jp}{long}0-9])(?:\s|[{text_of('wave')}])+(?=[{jp}])"
-              rf"|(?<=[{jp}{long}])(?:{text_of('laughter')})(?![a-z])"
-              rf"|\s+(?:{text_of('laughter')})(?=\s|$)")
+              rf"|(?<=[{jp}{long}]){laugh}(?![a-z])|{apart}")
     # laughter before a blank ends a sentence as a full stop does (コールで w 次は考える)
     # (and so does a wave before a blank: 100アンティで〜 昨日のあれ見た？)
-    sentence = (rf"{text_of('sentence')}|(?<=[{jp}{long}])(?:{text_of('laughter')})(?=\s)"
-                rf"|\s+(?:{text_of('laughter')})(?=\s|$)|[{text_of('wave')}]+\s+")
+    sentence = (rf"{text_of('sentence')}|(?<=[{jp}{long}]){laugh}(?=\s)|{apart}"
+                rf"|[{text_of('wave')}]+\s+")
     return re.compile(clause), re.compile(sentence)
 
 
@@ -67,6 +68,7 @@ class Clause:
     hand_named: bool = False  # a hand class named (ツーペアなら…): talk of hands, no act
     commits: bool = False  # "with that" (それで): takes the action remarked on before it
     declines: frozenset[str] = frozenset()  # the actions a declined clause says no to
+    ends_reason: bool = False  # ends with a conjunction of reason (フルハウスだから)
     mark: str = ""  # what ended it: punctuation, a blank, or nothing (a cut between words)
     strict: bool = False  # vetoed other than by a remark: a wish, a condition, a question …
     kind: str = "chat"  # action | declined | blocking | chat
@@ -269,6 +271,9 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         c.told_concession = any(stripped.endswith(x) for x in texts_of("told_concessions"))
         c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
             and c.words[-1].pos == PARTICLE and c.words[-1].pos2 == CONJUNCTIVE
+        said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+        c.ends_reason = bool(said) and said[-1].pos == PARTICLE and \
+            said[-1].pos2 == CONJUNCTIVE and said[-1].lemma in texts_of("reason")
         lead = len(c.folded) - len(c.folded.lstrip())
         c.correction = c.correction or c.start + lead in corrected
     return out

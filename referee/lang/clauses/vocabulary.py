@@ -299,11 +299,17 @@ def _make_by_amount() -> re.Pattern[str]:
     return re.compile(rf"[0-9][k{text_of('units')}]?{re.escape(text_of('up_to'))}")
 
 
+@cache
+def amount_pattern() -> re.Pattern[str]:
+    """An amount in digits, with k, 千 and 万 (the grammar's AMOUNT, without its context)."""
+    return re.compile(text_of("amount"))
+
+
 def chips_said(folded: str) -> bool:
     """Whether folded text names a figure of chips (800, 1.2k, 2千; B1200): not a count (2枚,
     3回), not a single digit (a rank: 7以上). The awaited player who names one is answered."""
     counters = tuple(vocabulary().counters)
-    for m in re.finditer(text_of("amount"), folded):
+    for m in amount_pattern().finditer(folded):
         figure = m.group()
         if (len(figure) >= 2 or not figure.isdigit()) and \
                 not folded[m.end():].lstrip().startswith(counters):
