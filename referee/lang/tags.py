@@ -71,9 +71,15 @@ class _Vocabulary:
     colons: str
     game_suffixes: tuple[str, ...]
     time: re.Pattern[str]
-    signature: str
+    signature: re.Pattern[str]  # a signature ending the text; group 1 the name
     sender: tuple[str, str]
     reply_marks: tuple[str, ...]
+
+
+def _signature(marks: str) -> re.Pattern[str]:
+    """A blank, the marks before a signature, and a name ending the text (／ゆき, — ken)."""
+    m = re.escape(marks)
+    return re.compile(rf"\s[{m}]+\s*([^\s{m}]+)$")
 
 
 @cache
@@ -91,7 +97,7 @@ def _vocabulary() -> _Vocabulary:
             subjects=tuple(fold_nfkc(str(w)) for w in d["own_subjects"]),
             trailing=marks("trailing"), name_end=str(d["name_end"]), colons=str(d["colons"]),
             game_suffixes=tuple(fold_nfkc(str(w)) for w in d["game_suffixes"]),
-            time=re.compile(str(d["time"])), signature=str(d["signature"]),
+            time=re.compile(str(d["time"])), signature=_signature(str(d["signature"])),
             sender=(str(d["sender"][0]), str(d["sender"][1])),
             reply_marks=tuple(fold_nfkc(str(w)).lower() for w in d["reply_marks"]),
         )
@@ -198,8 +204,8 @@ def _relayed(text: str, bridged: bool) -> tuple[int, tuple[str, str | int]] | No
     m = v.time.match(text)
     if m is not None and (m.end() == len(text) or not text[m.end()].isalnum()):
         return m.end(), ("time", "")
-    if text.lower().startswith(v.reply_marks):
-        mark = next(r for r in v.reply_marks if text.lower().startswith(r))
+    mark = next((r for r in v.reply_marks if text.lower().startswith(r)), None)
+    if mark is not None:
         return len(mark), ("reply", "")
     open_, close = v.sender
     if text.startswith(open_) and close in text[1:MAX_NAME + 2]:
@@ -304,8 +310,7 @@ def _trailing(rest: str, game: str | None, table: int | None
             if at > 0 and body[at - 1].isspace() and _word(body, at + 1) == len(body):
                 cut = at, None
         if cut is None:  # (ベット1200 ／ゆき: the speaker's signature)
-            m = re.search(rf"\s[{re.escape(v.signature)}]+\s*([^\s{re.escape(v.signature)}]+)$",
-                          body)
+            m = v.signature.search(body)
             if m is not None and _name().fullmatch(m.group(1)) and _what(m.group(1)) is None \
                     and not m.group(1).isdigit() and not signed and \
                     not clause_words.mentions(fold_nfkc(m.group(1))):
