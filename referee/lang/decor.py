@@ -88,17 +88,30 @@ def strip_tail(norm: str) -> str:
 
 
 # An emoji typed as a chat app's shortcode (:+1:, :pray:, :thumbsup:): never a value
-# (「call :+1:」 is no call of 1), not between digits (10:30:00).
-_SHORTCODE = re.compile(r"(?<![\w:]):(?=[a-z0-9_+\-]*[a-z+])[a-z0-9_+\-]{1,40}:(?![\w:])",
+# (「call :+1:」 is no call of 1), glued to Japanese as well (全交換で:fire:), not between
+# digits or inside a word of Latin letters (10:30:00, a:b:c).
+_SHORTCODE = re.compile(r"(?<![0-9A-Za-z:]):(?=[a-z0-9_+\-]*[a-z+])[a-z0-9_+\-]{1,40}:(?![\w:])",
                         re.IGNORECASE)
 
 
+@cache
+def _placeholders() -> re.Pattern[str]:
+    """A chat app's stand-in for a sticker or a picture ([スタンプ], (画像)): an emoji in words."""
+    data = tomllib.loads(DECORATIONS.read_text(encoding="utf-8"))
+    written = {f(str(w)) for w in data.get("placeholders", []) for f in (str, fold_nfkc)}
+    names = "|".join(re.escape(w) for w in sorted(written, key=len, reverse=True))
+    return re.compile(rf"[\[(]\s*(?:{names})\s*[\])]", re.IGNORECASE)
+
+
 def drop_emoji(text: str, blank: bool = False) -> str:
-    """``text`` without emoji (card suits kept) or emoji shortcodes; with ``blank``, each emoji
-    is a blank (an emoji ends what was said before it: 「ふぉーるど😢 次がんばろ」)."""
+    """``text`` without emoji (card suits kept), emoji shortcodes or a chat app's placeholders
+    of stickers and pictures; with ``blank``, each emoji is a blank (an emoji ends what was said
+    before it: 「ふぉーるど😢 次がんばろ」)."""
     gone = " " if blank else ""
     if ":" in text:
         text = _SHORTCODE.sub(gone, text)
+    if "[" in text or "(" in text:
+        text = _placeholders().sub(gone, text)
     if _MAYBE_EMOJI.search(text) is None:
         return text
     return str(emoji.replace_emoji(

@@ -18,7 +18,9 @@ from referee.lang.clauses.frame import Frame, frame, names_someone, supposes
 from referee.lang.clauses.repair import repair
 from referee.lang.clauses.split import Clause, split
 from referee.lang.clauses.vocabulary import (
+    AUX,
     BLANK,
+    CONJUNCTIVE,
     FINAL,
     PARTICLE,
     SYMBOL,
@@ -155,6 +157,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     for c in clauses:
         _classify(c, game, grammar, hands)
     for i, c in enumerate(clauses):
+        if c.kind == "action" and _narrated(c, clauses[i + 1:]):
+            c.kind, c.strict = "blocking", True
+    for i, c in enumerate(clauses):
         _addressed(c, clauses[:i], clauses[i + 1:])
     for i, c in enumerate(clauses):
         _lone_correction(c, clauses[:i], clauses[i + 1:])
@@ -215,6 +220,34 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if said_else and advice(" ".join(said_else)):
             return Reading(None, True)
     return Reading(first, False, decided=after_story)
+
+
+def _ends_topic(c: Clause) -> bool:
+    """A clause that ends in the topic particle (レイズは…うーん): what is said about the action
+    never came; the grammar's decorations would take the は off and read the word alone."""
+    ws = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    return len(ws) >= 2 and ws[-1].pos == PARTICLE and ws[-1].lemma in texts_of("topic")
+
+
+def _narrated(c: Clause, after: list[Clause]) -> bool:
+    """An action in the て form that its sentence goes on to tell in the past (最後オールインして、
+    逆転されたんですよ): a て-form takes the tense of the predicate that ends its sentence, so the
+    action is a story, not a move (コールして、様子見ます stays the speaker's call)."""
+    ws = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    if len(ws) < 2 or ws[-1].pos2 != CONJUNCTIVE or ws[-1].lemma not in texts_of("request") \
+            or ws[-2].pos != VERB:
+        return False
+    sentence = []
+    for other in after:
+        if other.after_stop:
+            break
+        sentence.append(other)
+    if not sentence:
+        return False
+    tail = [w for w in sentence[-1].words if w.pos not in (SYMBOL, BLANK)]
+    last_verb = max((k for k, w in enumerate(tail) if w.pos == VERB), default=None)
+    return last_verb is not None and any(
+        w.pos == AUX and w.lemma == text_of("past") for w in tail[last_verb + 1:])
 
 
 #: The kinds of a clause that names an action, whatever becomes of it.
@@ -366,7 +399,7 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
     if c.correction and not v.surface.search(c.folded) and not cards_in(c.folded):
         c.kind = "correction"
         return
-    got = None if c.question else grammar(c.text)
+    got = None if c.question or _ends_topic(c) else grammar(c.text)
     if c.question:  # (みんな降りたん？ほな全部見せたるわ: the others' folds asked about)
         _note(c, frame(c, game, hands))
     if got is None and not c.question:
