@@ -166,6 +166,9 @@ def repair(text: str) -> str:
         for wrong, right in v.slips:
             if wrong in text:
                 text = text.replace(wrong, right)
+    before_amount = _before_amount()
+    if before_amount is not None:
+        text = before_amount.sub(lambda m: _BEFORE_AMOUNT[m.group()], text)
     text = _faces(text)
     text = _glued_mark(_spoken_marks()[0].sub(_spoken_mark, text))
     dash, stray_n, stray, stretch = _repairs()
@@ -185,6 +188,21 @@ def repair(text: str) -> str:
                 text = text[:start] + small + text[start + len(big):]
                 start = folded.find(big, start + len(big))
     return numerals(text)
+
+
+_BEFORE_AMOUNT: dict[str, str] = {}
+
+
+@cache
+def _before_amount() -> re.Pattern[str] | None:
+    """The conversions that are slips only before an amount (安定100 for アンティ100, where
+    安定 alone is a word of its own): ``slips.before_amount`` of clauses.toml."""
+    table = vocab.load("clauses.toml").get("slips", {}).get("before_amount", {})
+    _BEFORE_AMOUNT.update((str(k), str(w)) for k, w in table.items())
+    if not _BEFORE_AMOUNT:
+        return None
+    wrong = "|".join(re.escape(w) for w in sorted(_BEFORE_AMOUNT, key=len, reverse=True))
+    return re.compile(rf"(?:{wrong})(?=\s*[0-9{vocabulary().kanji}])")
 
 
 @cache

@@ -216,7 +216,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     if advice is not None and not (acts[-1].last and _own_turn(acts[-1])):
         # (「…続ければ役の可能性…、結論フォールド」: reasons weighed, then the speaker's own
         # conclusion, are no advice)
-        said_else = [c.text for c in kept if c.kind == "chat"]
+        said_else = [c.text for c in kept if c.kind == "chat" and not c.quoted]
         if said_else and advice(" ".join(said_else)):
             return Reading(None, True)
     return Reading(first, False, decided=after_story)
@@ -429,6 +429,8 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
             c.kind = "declined"  # フラッシュなんだけどな, コールしたいけど: said, not done
         elif c.hand_named and got.hand is not None and c.ends_reason:
             c.kind = "blocking"  # 私はフルハウスだから…: the hand given as a reason
+    elif c.kind == "chat" and c.quoted:
+        pass  # someone else's words quoted (『マックしとけ』って言ってた人): neither act nor veto
     elif c.kind == "chat" and action_words(c.folded, with_cards=bool(cards_in(c.folded))):
         c.kind = "blocking"  # an action word in a clause about something else
     elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):

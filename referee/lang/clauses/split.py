@@ -49,6 +49,21 @@ def _cuts() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(clause), re.compile(sentence)
 
 
+@cache
+def _quote_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Words in double corner brackets, always someone's words (コメント『降りろ』); in single
+    ones, when what follows says they were said (「見せて」って, 「コール」とか)."""
+    said = "|".join(re.escape(w) for w in texts_of("quote_followers"))
+    return (re.compile(text_of("quote_double")),
+            re.compile(rf"{text_of('quote_single')}(?=\s*(?:{said}))"))
+
+
+def _quoted(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` that quote someone (:func:`_quote_patterns`)."""
+    double, single = _quote_patterns()
+    return [m.span() for p in (double, single) for m in p.finditer(text)]
+
+
 @dataclass
 class Clause:
     text: str  # NFKC, repaired
@@ -58,6 +73,7 @@ class Clause:
     ends_concessive: bool = False
     correction: bool = False  # holds a word taking back what came before
     last: bool = False  # the message's last clause
+    quoted: bool = False  # starts inside a quotation (コメント『降りろ』って来てる)
     musing: bool = False  # an action only wondered about (しよっかな)
     self_polite: bool = False  # the action said with the polite ます of one's own act
     told_concession: bool = False  # a concession after a copula or の (なんだけど, ですが)
@@ -263,6 +279,10 @@ def split(text: str, fine: bool = True) -> list[Clause]:
                 out[j].question = True
                 if out[j].after_stop:
                     break
+    for q_start, q_end in _quoted(text):
+        for c in out:
+            if q_start <= c.start < q_end:
+                c.question = c.quoted = True  # someone's words: no act of the speaker's
     if out:
         out[-1].last = True
     for c in out:
