@@ -469,6 +469,9 @@ def _is_veto(w: Word, v: Vocabulary) -> bool:
         return True  # 行けそう, 降りそうやな: the stem of a guessing auxiliary
     if w.pos in (VERB, AUX) and w.cform.startswith(text_of("conditional_form")):
         return True  # わしなら, 降りれば: a supposition
+    if w.pos == AUX and w.lemma in texts_of("copula") and \
+            w.cform.startswith(text_of("conjecture_form")):
+        return True  # フォールドでしょう: a judgement, not the speaker's act
     # an order (降りろ, チェックしとけ); not the ませ of くださいませ
     return w.pos in (VERB, AUX) and w.cform in v.imperative and w.lemma != text_of("polite")
 

@@ -171,6 +171,8 @@ def repair(text: str) -> str:
         text = before_amount.sub(lambda m: _BEFORE_AMOUNT[m.group()], text)
     text = _faces(text)
     text = _glued_mark(_spoken_marks()[0].sub(_spoken_mark, text))
+    if _LOWER.search(text) is not None:
+        text = _half_converted().sub(_converted, text)  # kおーる, こーr: the IME left a letter
     dash, stray_n, stray, stretch = _repairs()
     text = dash.sub(vocab.marks("long_vowel"), text)
     text = stray.sub("", stray_n.sub(text_of("n"), text))
@@ -244,6 +246,55 @@ _ROMAJI = re.compile(r"(?<![a-zA-Z0-9])[a-zA-Z][a-zA-Z'-]{2,}(?: +[a-zA-Z][a-zA-
                      r"(?![a-zA-Z0-9])")
 _LATIN = re.compile(r"[a-zA-Z]")
 _HANGUL = re.compile(r"[가-힣]")
+
+
+_LOWER = re.compile("[a-z]")
+_VOWELS = "aeiou"
+_JOINS = _VOWELS + "y"  # (a kana whose sound starts so takes the letter before it: s+よ しょ)
+
+
+@cache
+def _half_converted() -> re.Pattern[str]:
+    """A word of kana with a lower-case letter or two left unconverted beside them (kおーる,
+    おーpんします, こーr, sて): the IME turned the vowel into kana and left the consonant. Not
+    a laughing w (コールw)."""
+    kana = f"{text_of('hiragana')}{text_of('katakana')}{vocab.marks('long_vowel')}"
+    letters = "a-vx-z"
+    return re.compile(rf"(?<![0-9A-Za-z.])[{kana}]*(?:[{letters}]{{1,2}}[{kana}]+)+"
+                      rf"[{letters}]{{0,2}}(?![a-zA-Z0-9])"
+                      rf"|[{kana}]+[{letters}]{{1,2}}(?![a-zA-Z0-9])")
+
+
+def _converted(m: re.Match[str]) -> str:
+    """The word of :func:`_half_converted` as it was meant, each left letter joined to the kana
+    after it (k+お: こ, s+よ: しょ) or given the vowel u that Japanese puts after a lone consonant
+    (こーr: こーる, sて: すて); kept as typed unless it then holds an action word."""
+    word = jaconv.kata2hira(m.group())
+    v = vocabulary()
+    if v.surface.search(fold_nfkc(_LATIN.sub("", word))) is not None:
+        return m.group()  # (ふぉーるどd: the word is whole, the letter a stray)
+    out, i = "", 0
+    while i < len(word):
+        j = i
+        while j < len(word) and word[j].isascii():
+            j += 1
+        if j == i:
+            out += word[i]
+            i += 1
+            continue
+        letters = word[i:j]
+        nxt = word[j:j + 2] if word[j + 1:j + 2] in vocab.marks("small_kana") else word[j:j + 1]
+        sound = jaconv.kana2alphabet(nxt) if nxt else ""
+        joined = jaconv.alphabet2kana(letters + sound) if sound[:1] in tuple(_JOINS) else ""
+        if joined and not _LATIN.search(joined):
+            out, i = out + joined, j + len(nxt)
+            continue
+        lone = letters if letters[-1] in _VOWELS or letters == "n" else letters + "u"
+        out += jaconv.alphabet2kana(lone)
+        i = j
+    if _LATIN.search(out) is not None or v.surface.search(fold_nfkc(out)) is None:
+        return m.group()
+    return out
 
 
 def _kana_of(word: str) -> str | None:

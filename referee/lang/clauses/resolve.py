@@ -22,6 +22,7 @@ from referee.lang.clauses.vocabulary import (
     BLANK,
     CONJUNCTIVE,
     FINAL,
+    NUMERAL,
     PARTICLE,
     SYMBOL,
     VERB,
@@ -157,7 +158,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     for c in clauses:
         _classify(c, game, grammar, hands)
     for i, c in enumerate(clauses):
-        if c.kind == "action" and _narrated(c, clauses[i + 1:]):
+        if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c)):
             c.kind, c.strict = "blocking", True
     for i, c in enumerate(clauses):
         _addressed(c, clauses[:i], clauses[i + 1:])
@@ -227,6 +228,27 @@ def _ends_topic(c: Clause) -> bool:
     never came; the grammar's decorations would take the は off and read the word alone."""
     ws = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
     return len(ws) >= 2 and ws[-1].pos == PARTICLE and ws[-1].lemma in texts_of("topic")
+
+
+def _others_act(c: Clause) -> bool:
+    """Someone else is the one acting: before the clause's first action word, a count of people
+    or a seat (1人フォールド, 2番席コール) or a subject marked by が that is not the speaker
+    (3番席がエクストラ; 私がコールします is the speaker's own)."""
+    m = vocabulary().surface.search(c.folded)
+    if m is None:
+        return False
+    before = [w for w in c.words if w.start - c.start < m.start() and w.pos not in (SYMBOL, BLANK)]
+    for k, w in enumerate(before):
+        prev = before[k - 1] if k else None
+        if prev is None:
+            continue
+        if w.lemma in texts_of("others_counters") and prev.pos2 == NUMERAL:
+            return True
+        if w.pos == PARTICLE and w.lemma == text_of("subject_particle") and \
+                prev.lemma.split("-")[0] not in texts_of("speakers") and \
+                prev.surface not in texts_of("speakers"):
+            return True
+    return False
 
 
 def _narrated(c: Clause, after: list[Clause]) -> bool:
@@ -358,8 +380,26 @@ def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
     if decision.text.strip().isascii() and not decision.mark.strip() and \
             after[0].kind == "blocking":
         return None
+    if _listed(decision, after):
+        return None
     # (a lone letter ending its sentence is the short form: 無理、F。, not a face's hand)
     return _decided_after(kept[:acts[0] + 1], letter=True)
+
+
+def _listed(decision: Clause, after: list[Clause]) -> bool:
+    """A bare action word that a comma joins to what follows in its sentence, where an action is
+    talked about (アンティ、1回目、2回目、捨て札の順に説明しながら打つので): one item of a list,
+    not a decision."""
+    said = [w for w in decision.words if w.pos not in (SYMBOL, BLANK)]
+    if len(said) != 1 or not any(ch in decision.mark for ch in text_of("list_commas")) or \
+            not after or after[0].kind != "chat":
+        return False
+    sentence = []
+    for c in after:
+        if c.after_stop:
+            break
+        sentence.append(c)
+    return any(c.kind == "blocking" for c in sentence)
 
 
 def _declines_other(c: Clause, decision: Clause) -> bool:
@@ -423,6 +463,8 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
             got = _cards_said(c, grammar) if c.last and c.start == 0 else None
         elif not (f.vetoed or f.content or f.cards or f.amounts or f.hand) and _takes_that(c):
             c.commits = True  # 「…ですね、それで」: "with that", taking what was remarked on
+    if got is not None and _ends_topic(c):
+        got, c.kind = None, "blocking"  # メイクと申しますのは、…: the action as a topic
     if got is not None:
         c.kind, c.parsed = "action", got
         if c.told_concession:
