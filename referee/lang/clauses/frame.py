@@ -4,6 +4,7 @@ lemma), or negates, wishes, asks, supposes, advises, orders or remarks."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -95,9 +96,11 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     spans: list[tuple[int, int]] = []
     t = traits(game)
     allowed = t.actions
-    for s, e, cards in cards_in(folded):
+    found = cards_in(folded)
+    for s, e, cards in found:
         f.cards.append((s, cards))
         spans.append((s, e))
+    spans += _card_gaps(folded, found)  # (8s跟Jh: the 跟 between two cards is "and")
     for name, pat in hands:
         m = pat.search(folded)
         if m is not None and not any(a <= m.start() < b for a, b in spans):
@@ -391,6 +394,19 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.negated = False
         f.declared = True
     return f
+
+
+def _card_gaps(folded: str, found: list[tuple[int, int, list[str]]]) -> list[tuple[int, int]]:
+    """The words between two cards that join them (と, 和, 跟, và): read as "and", never as an
+    action word of their own (跟 is also the call)."""
+    sep = _card_sep()
+    return [(a[1], b[0]) for a, b in itertools.pairwise(found)
+            if a[1] < b[0] and sep.fullmatch(folded[a[1]:b[0]]) is not None]
+
+
+@cache
+def _card_sep() -> re.Pattern[str]:
+    return re.compile(text_of("card_sep"))
 
 
 def _asks_leave(ws: tuple[Word, ...], i: int, f: Frame, folded: str) -> bool:

@@ -365,7 +365,7 @@ def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
     (「C。NPCが初手フォールドしてて草」, 「今回は降ります、戻ったらまたアンティから…」): the
     decision, with what comes before it weighed as :func:`_decided_after` weighs a story. None
     when a later clause acts, declines or holds back, or is said to someone."""
-    acts = [i for i, c in enumerate(kept) if c.kind == "action"]
+    acts = _restated_once([i for i, c in enumerate(kept) if c.kind == "action"], kept)
     if len(acts) != 1 or acts[0] + 1 >= len(kept):
         return None
     after = kept[acts[0] + 1:]
@@ -384,6 +384,20 @@ def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
         return None
     # (a lone letter ending its sentence is the short form: 無理、F。, not a face's hand)
     return _decided_after(kept[:acts[0] + 1], letter=True)
+
+
+def _restated_once(acts: list[int], kept: list[Clause]) -> list[int]:
+    """One decision said twice in a row, in two languages or two words (OK I call. コールしま
+    す / 俺はraise、レイズ): the last saying stands for both. Other lists are returned as they
+    are."""
+    if len(acts) < 2 or acts != list(range(acts[0], acts[-1] + 1)):
+        return acts
+    said = [kept[i].parsed for i in acts]
+    first = said[0]
+    if first is None or any(p is None or p.model_dump(exclude={"hand_info", "advice"}) !=
+                            first.model_dump(exclude={"hand_info", "advice"}) for p in said):
+        return acts
+    return [acts[-1]]
 
 
 def _listed(decision: Clause, after: list[Clause]) -> bool:
