@@ -387,10 +387,10 @@ def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
 
 
 def _restated_once(acts: list[int], kept: list[Clause]) -> list[int]:
-    """One decision said twice in a row, in two languages or two words (OK I call. コールしま
-    す / 俺はraise、レイズ): the last saying stands for both. Other lists are returned as they
-    are."""
-    if len(acts) < 2 or acts != list(range(acts[0], acts[-1] + 1)):
+    """One decision said more than once, in two languages or two words (OK I call. コールしま
+    す / 俺はraise、レイズ / ここは迷わず勝負。…。コールで勝負ね): the last saying stands for
+    all. Other lists are returned as they are."""
+    if len(acts) < 2:
         return acts
     said = [kept[i].parsed for i in acts]
     first = said[0]
@@ -450,6 +450,8 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
     cards or an amount, a declined action, an action word about something else (blocking),
     a remark on an action (echo), a name, or chat."""
     v = vocabulary()
+    # (the polite ending of one's own act, whichever reader reads the clause: ボブ、降ります)
+    c.self_polite = any(w.lemma == text_of("polite") for w in c.words)
     if c.correction and not v.surface.search(c.folded) and not cards_in(c.folded):
         c.kind = "correction"
         return
@@ -548,7 +550,6 @@ def _note(c: Clause, f: Frame) -> None:
     # 「みんなチェックなので、ポットベット」: the others' action as the reason for one's own
     c.others_reason = others and len(kinds) == 1 and any(
         c.folded.rstrip().endswith(r) for r in texts_of("reason_endings"))
-    c.self_polite = any(w.lemma == text_of("polite") for w in c.words)
     if f.hand and not f.actions and f.made:
         c.made_hand = f.hand
 
