@@ -451,6 +451,9 @@ def _not_needed() -> frozenset[str]:
     return frozenset(fold_nfkc(w) for w in vocab.strings(table, "not_needed", "clauses.toml"))
 
 
+_INTERJECTION = vocab.pos("interjection")
+
+
 def names_someone(c: Clause) -> bool:
     """A clause that only names a person (ジェーン、just call / Kevin, hyper しないで): what
     follows is said to them."""
@@ -459,9 +462,12 @@ def names_someone(c: Clause) -> bool:
         return False
     if len(ws) == 1 and re.fullmatch(r"[A-Z][a-z]+", ws[0].surface):
         return True
+    if fold_nfkc(c.folded).strip() in texts_of("second_person"):
+        return True  # (fold 啦你: "you")
     proper = vocab.pos("proper_noun")
-    return all(w.pos2 == proper or w.lemma in texts_of("name_suffixes") for w in ws) and any(
-        w.pos2 == proper for w in ws)
+    # (an interjection may open it: おっと工藤さん、ここでハイパー！)
+    return all(w.pos2 == proper or w.lemma in texts_of("name_suffixes") or w.pos == _INTERJECTION
+               for w in ws) and any(w.pos2 == proper for w in ws)
 
 
 def supposes(c: Clause) -> bool:

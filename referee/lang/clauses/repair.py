@@ -15,6 +15,7 @@ from kanjize import kanji2number
 from referee.lang import vocab
 from referee.lang.action_words import clause_actions
 from referee.lang.clauses.vocabulary import (
+    SURFACE_NAMES,
     text_of,
     texts_of,
     vocabulary,
@@ -173,6 +174,10 @@ def repair(text: str) -> str:
     text = _glued_mark(_spoken_marks()[0].sub(_spoken_mark, text))
     if _LOWER.search(text) is not None:
         text = _half_converted().sub(_converted, text)  # kおーる, こーr: the IME left a letter
+    if ">" in text:  # (…土曜なら空いてるよ！ >卓 アンティ100: to the table, after a DM's answer)
+        text = _MID_REPLY.sub(_mid_reply, text)
+    spelled, names = _spelled()
+    text = spelled.sub(lambda m: _letters(m.group(), names), text)  # シー, 5ディー, エイチアール
     dash, stray_n, stray, stretch = _repairs()
     text = dash.sub(vocab.marks("long_vowel"), text)
     text = stray.sub("", stray_n.sub(text_of("n"), text))
@@ -248,6 +253,42 @@ _LATIN = re.compile(r"[a-zA-Z]")
 _HANGUL = re.compile(r"[가-힣]")
 
 
+# A reply mark in the middle of a message (>aki …, >卓 …): a new sentence, said to whom it names.
+_MID_REPLY = re.compile(r"(?<=\S)\s+>{1,2}\s*([^\s>]{1,16})\s+")
+
+
+def _mid_reply(m: re.Match[str]) -> str:
+    """A reply mark's target as a vocative opening a sentence, unless it is an action word or
+    a figure (コール > レイズ compares; it addresses no one)."""
+    target = m.group(1)
+    if vocabulary().surface.search(fold_nfkc(target)) is not None or any(
+            ch.isdigit() for ch in target):
+        return m.group()
+    return f"{text_of('reply_stop')}{target}{text_of('reply_comma')}"
+
+
+@cache
+def _spelled() -> tuple[re.Pattern[str], tuple[tuple[str, str], ...]]:
+    """A run of katakana made only of letter names (``letters`` of clauses.toml), and the
+    names, longest first."""
+    table = vocab.load("clauses.toml").get("letters", {})
+    names = tuple(sorted(((str(k), str(w)) for k, w in table.items()), key=lambda kv: -len(kv[0])))
+    if not names:
+        return re.compile("(?!)"), ()
+    kata = f"{text_of('katakana')}{vocab.marks('long_vowel')}"
+    alt = "|".join(re.escape(k) for k, _ in names)
+    return re.compile(rf"(?<![{kata}])(?:{alt})+(?![{kata}])"), names
+
+
+def _letters(run: str, names: tuple[tuple[str, str], ...]) -> str:
+    """The letters a run of letter names spells (エーエス: AS)."""
+    out = ""
+    while run:
+        name, letter = next((k, w) for k, w in names if run.startswith(k))
+        out, run = out + letter, run[len(name):]
+    return out
+
+
 _LOWER = re.compile("[a-z]")
 _VOWELS = "aeiou"
 _JOINS = _VOWELS + "y"  # (a kana whose sound starts so takes the letter before it: s+よ しょ)
@@ -268,12 +309,14 @@ def _half_converted() -> re.Pattern[str]:
 def _converted(m: re.Match[str]) -> str:
     """The word of :func:`_half_converted` as it was meant, each left letter joined to the kana
     after it (k+お: こ, s+よ: しょ) or given the vowel u that Japanese puts after a lone consonant
-    (こーr: こーる, sて: すて); kept as typed unless it then holds an action word."""
+    (こーr: こーる, sて: すて); kept as typed unless an action word then runs through what the
+    letters became (じゃあto all: あと is no action made of the "to")."""
     word = jaconv.kata2hira(m.group())
     v = vocabulary()
     if v.surface.search(fold_nfkc(_LATIN.sub("", word))) is not None:
         return m.group()  # (ふぉーるどd: the word is whole, the letter a stray)
     out, i = "", 0
+    made: list[tuple[int, int]] = []  # where in ``out`` the letters went
     while i < len(word):
         j = i
         while j < len(word) and word[j].isascii():
@@ -286,15 +329,18 @@ def _converted(m: re.Match[str]) -> str:
         nxt = word[j:j + 2] if word[j + 1:j + 2] in vocab.marks("small_kana") else word[j:j + 1]
         sound = jaconv.kana2alphabet(nxt) if nxt else ""
         joined = jaconv.alphabet2kana(letters + sound) if sound[:1] in tuple(_JOINS) else ""
-        if joined and not _LATIN.search(joined):
-            out, i = out + joined, j + len(nxt)
-            continue
-        lone = letters if letters[-1] in _VOWELS or letters == "n" else letters + "u"
-        out += jaconv.alphabet2kana(lone)
-        i = j
-    if _LATIN.search(out) is not None or v.surface.search(fold_nfkc(out)) is None:
+        if not joined or _LATIN.search(joined):
+            lone = letters if letters[-1] in _VOWELS or letters == "n" else letters + "u"
+            joined, nxt = jaconv.alphabet2kana(lone), ""
+        made.append((len(out), len(out) + len(joined)))
+        out, i = out + joined, j + len(nxt)
+    if _LATIN.search(out) is not None or len(fold_nfkc(out)) != len(out):
         return m.group()
-    return out
+    for hit in v.surface.finditer(fold_nfkc(out)):
+        if SURFACE_NAMES.get(hit.lastgroup or "") not in ("all", "none") and any(
+                a < hit.end() and hit.start() < b for a, b in made):
+            return out
+    return m.group()
 
 
 def _kana_of(word: str) -> str | None:

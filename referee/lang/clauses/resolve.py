@@ -158,7 +158,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     for c in clauses:
         _classify(c, game, grammar, hands)
     for i, c in enumerate(clauses):
-        if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c)):
+        if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c) or
+                                   _topic_of_next(c, clauses[i + 1:])):
             c.kind, c.strict = "blocking", True
     for i, c in enumerate(clauses):
         _addressed(c, clauses[:i], clauses[i + 1:])
@@ -195,7 +196,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             return Reading(None, True)  # (ってことで俺もコール: the speaker's own, after all)
         kept, after_story = decided, True
     acts = [c for c in kept if c.kind == "action"]
-    if acts and any(_holds_back(c) for c in kept[kept.index(acts[-1]) + 1:]):
+    named_hand = bool(acts) and acts[-1].parsed is not None and acts[-1].parsed.hand is not None
+    if acts and any(_holds_back(c) or (named_hand and _praises(c))
+                    for c in kept[kept.index(acts[-1]) + 1:]):
         return Reading(None, True)  # 捨てねぇ、まだ待ってけろ; こーるすっか、どうすっぺ
     if not acts:
         return Reading(None, any(c.kind in ("declined", "correction") for c in clauses))
@@ -228,6 +231,19 @@ def _ends_topic(c: Clause) -> bool:
     never came; the grammar's decorations would take the は off and read the word alone."""
     ws = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
     return len(ws) >= 2 and ws[-1].pos == PARTICLE and ws[-1].lemma in texts_of("topic")
+
+
+def _topic_of_next(c: Clause, after: list[Clause]) -> bool:
+    """A bare hand's name that a comma joins to a clause of guess, wish or question about it
+    (ストレート、揃いそうだなや): what is said is about the hand, no declaration of it. (After an
+    action word the same clause is most often the speaker's feeling: フォールド、アホらし.)"""
+    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    if c.parsed is None or c.parsed.hand is None or len(said) != 1 or not after or \
+            after[0].after_stop or \
+            not any(ch in c.mark for ch in text_of("list_commas")):
+        return False
+    nxt = after[0]
+    return nxt.kind == "chat" and (nxt.strict or nxt.question) and not nxt.quoted
 
 
 def _others_act(c: Clause) -> bool:
@@ -493,6 +509,8 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.kind = "blocking"  # an action word in a clause about something else
     elif c.kind == "chat" and amount_pattern().fullmatch(c.folded.strip()):
         c.kind = "cards"  # 「八百、コールいたします」: read as one sentence
+    elif c.kind == "chat" and fold_nfkc(c.folded).strip() in texts_of("own_turn"):
+        pass  # (卓、フォールド: the table, or the speaker, named before their own act)
     elif c.kind == "chat" and names_someone(c):
         c.kind = "vocative"  # 「ジェーン、just call」: said to someone, unless …
     elif c.kind == "chat" and supposes(c):
@@ -527,6 +545,14 @@ def _holds_back(c: Clause) -> bool:
     waits = any(w.lemma in texts_of("wait") and not (  # (not お待たせ: "sorry to keep you")
         i + 1 < len(ws) and ws[i + 1].lemma in texts_of("leave")) for i, w in enumerate(ws))
     return waits or fold_nfkc(c.folded.strip()).startswith(tuple(texts_of("deliberation")))
+
+
+def _praises(c: Clause) -> bool:
+    """A clause after a hand's name that praises or congratulates (seven flush ナイス 축하합니다):
+    the hand was someone else's. (After an action, praise is for the others' play: マックしま
+    す。ナイスハンドでした.)"""
+    folded = fold_nfkc(c.folded)
+    return c.kind == "chat" and any(w in folded for w in texts_of("praise"))
 
 
 def _takes_that(c: Clause) -> bool:
@@ -590,7 +616,10 @@ def _addressed(c: Clause, before: list[Clause], after: list[Clause]) -> None:
     if c.kind == "vocative":
         acting = [x for x in after if x.kind == "action"]
         own = bool(acting) and all(x.self_polite or _own_turn(x) for x in acting)
-        trailing = any(x.kind == "action" for x in before) and not acting
+        # (after a bare action word, a second person is who it is said to: fold 啦你)
+        trailing = any(x.kind == "action" for x in before) and not acting and not (
+            fold_nfkc(c.folded).strip() in texts_of("second_person") and not any(
+                x.self_polite or _own_turn(x) for x in before if x.kind == "action"))
         c.kind = "chat" if own or trailing else "blocking"
     elif c.kind == "supposing":
         c.kind = "chat" if any(x.kind == "action" for x in before) else "blocking"
