@@ -968,8 +968,8 @@ class Referee:
                                 action=typed_form(table.game, meant))
             table.question = (sender, table.engine.hand_no, meant, turn.input.id)
             return turn.say(said)
-        if not holds_action_words(text, table.game):
-            return
+        if meant is None and not holds_action_words(text, table.game):
+            return  # (a slip of an action word that cannot be played now is answered too)
         turn.say(line("near_miss", player=sender, text=catalog.excerpt(text),
                               examples=self._examples(table.game, decision)))
 

@@ -166,7 +166,18 @@ def test_a_near_miss_with_one_legal_reading_is_offered_never_applied() -> None:
 def test_a_guess_the_table_would_refuse_is_not_offered() -> None:
     # alice faces the big blind: a check (チェッワ, one kana off) is no legal reading
     evs = events(text=OMAHA + "[21:00:01] alice: チェッワ\n")
-    assert not any("チェック" in line and "alice" in line for line in room(evs))
+    offered = catalog.text("near_miss_guess", player="alice", text="チェッワ", action="チェック")
+    assert offered not in room(evs)
+    assert not of(evs, "action", player="alice")
+
+
+def test_a_slip_the_table_would_refuse_is_still_answered() -> None:
+    # チェッワ is one kana off チェック, a word the reader knows only as written: refused as a
+    # guess (alice faces the big blind), the line is still answered with what is accepted
+    evs = events(text=OMAHA + "[21:00:01] alice: チェッワ\n")
+    want = catalog.text("near_miss", player="alice", text="チェッワ",
+                        examples=catalog.messages()["examples_bet"])
+    assert room(evs)[-1] == want
     assert not of(evs, "action", player="alice")
 
 
