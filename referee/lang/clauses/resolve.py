@@ -196,10 +196,12 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             return Reading(None, True)  # (ってことで俺もコール: the speaker's own, after all)
         kept, after_story = decided, True
     acts = [c for c in kept if c.kind == "action"]
-    named_hand = bool(acts) and acts[-1].parsed is not None and acts[-1].parsed.hand is not None
-    if acts and any(_holds_back(c) or (named_hand and _praises(c))
-                    for c in kept[kept.index(acts[-1]) + 1:]):
+    if acts and any(_holds_back(c) for c in kept[kept.index(acts[-1]) + 1:]):
         return Reading(None, True)  # 捨てねぇ、まだ待ってけろ; こーるすっか、どうすっぺ
+    if acts and _hand_talked_about(acts[-1], clauses):
+        return Reading(None, True)  # 恭喜恭喜 big house; 七順幾倍？セブンストレート
+    if acts and _reacts(acts[-1], clauses):
+        return Reading(None, True)  # 哇，全下了！: someone else's all-in, exclaimed
     if not acts:
         return Reading(None, any(c.kind in ("declined", "correction") for c in clauses))
     if _of_someone_named(acts[-1], clauses):
@@ -547,10 +549,31 @@ def _holds_back(c: Clause) -> bool:
     return waits or fold_nfkc(c.folded.strip()).startswith(tuple(texts_of("deliberation")))
 
 
+def _hand_talked_about(decision: Clause, clauses: list[Clause]) -> bool:
+    """A hand's name declared beside praise (恭喜恭喜 big house, seven flush ナイス) or a
+    question (七順幾倍？セブンストレート): the hand is someone else's, or the one asked about."""
+    said = [w for w in decision.words if w.pos not in (SYMBOL, BLANK)]
+    if decision.parsed is None or decision.parsed.hand is None or not said or \
+            said[-1].pos in (PARTICLE, AUX):
+        return False  # (セブンフラッシュですよね？…宣言します、セブンフラッシュで: declared)
+    others = [c for c in clauses if c is not decision]
+    return any(_praises(c) for c in others) or any(c.question and c.kind == "chat"
+                                                   for c in others)
+
+
+def _reacts(decision: Clause, clauses: list[Clause]) -> bool:
+    """An action word right after an exclamation of surprise (哇，全下了！, うわ、オールイン！):
+    a reaction to someone else's move."""
+    k = clauses.index(decision)
+    if k == 0:
+        return False
+    before = fold_nfkc(clauses[k - 1].folded).strip()
+    return clauses[k - 1].kind == "chat" and before in texts_of("surprise")
+
+
 def _praises(c: Clause) -> bool:
-    """A clause after a hand's name that praises or congratulates (seven flush ナイス 축하합니다):
-    the hand was someone else's. (After an action, praise is for the others' play: マックしま
-    す。ナイスハンドでした.)"""
+    """A clause that praises or congratulates (ナイス, 恭喜, 축하합니다). (Beside an action it is
+    for the others' play: マックします。ナイスハンドでした.)"""
     folded = fold_nfkc(c.folded)
     return c.kind == "chat" and any(w in folded for w in texts_of("praise"))
 
@@ -758,9 +781,12 @@ def _declared_made(kept: list[Clause], acts: list[Clause]) -> Parsed | None:
             if c.kind == "blocking" and c.others_folded:
                 c.kind = "chat"
     made = [c for c in kept if c.kind == "blocking" and c.made_hand is not None]
-    if not acts and len(made) == 1 and any(
+    # (not a hand wondered about, nor declaring told as a rule: ビッグハウスになってるか数え直し
+    # てる…宣言で弱くする方は断られるって)
+    if not acts and len(made) == 1 and not made[0].musing and not made[0].question and any(
             c.kind == "chat" and any(w.lemma in texts_of("declare") for w in c.words)
-            and not action_words(c.folded) for c in kept[kept.index(made[0]) + 1:]):
+            and not c.strict and not action_words(c.folded)
+            for c in kept[kept.index(made[0]) + 1:]):
         return Parsed(kind="action", action="discard", hand=made[0].made_hand, hand_info=True)
     declared = {c.parsed.hand for c in acts if c.parsed is not None and c.parsed.hand}
     for c in kept:

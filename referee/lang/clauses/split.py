@@ -219,8 +219,10 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         # action (コールじゃなくて, レイズ…いや)
         told = (not before.strip() or v.surface.search(before) or cards_in(before)
                 or before.strip(vocab.marks("separators")) in texts_of("correction_openers"))
+        # (いきたいじゃないですか; ER打つほどの形じゃないけど: a negation conceded, no correction)
         drawn = folded[m.end():m.end() + 1] in (vocab.marks("long_vowel") + text_of("wave")) \
-            or folded.startswith(_rhetorical(), m.end())  # いきたいじゃないですか
+            or folded.startswith(_rhetorical(), m.end()) \
+            or folded.startswith(tuple(v.concessive), m.end())
         if m.start() in cut_at and m.end() in cut_at and not inside and told and not drawn:
             corrected.add(m.start())
             cuts.append((m.start(), m.start()))
