@@ -344,6 +344,11 @@ def _decided_after(kept: list[Clause], letter: bool = False) -> list[Clause] | N
     named = [i for i, c in enumerate(kept) if c.kind in _NAMING]
     if not named:
         return None
+    # (オールインで。…。AAはなしで: the side bet declined after the decision goes with it)
+    if len(named) > 1 and _declines_side_bet(kept[named[-1]]):
+        acting = [i for i in named[:-1] if kept[i].kind == "action"]
+        if acting and all(kept[i].kind == "blocking" for i in named if acting[-1] < i < named[-1]):
+            named = [i for i in named if i <= acting[-1]]
     last = kept[named[-1]]
     if any(c.kind == "supposing" for c in kept) or (
             any(c.kind == "vocative" for c in kept) and not _own_turn(last)):
@@ -357,6 +362,13 @@ def _decided_after(kept: list[Clause], letter: bool = False) -> list[Clause] | N
     if _said_to_someone(before):
         return None  # おめ、おりんな
     return kept[named[-1]:]
+
+
+def _declines_side_bet(c: Clause) -> bool:
+    """A clause that only says no to the side bet (AAは無しで): an ante with no figure."""
+    p = c.parsed
+    return c.kind == "action" and p is not None and p.action == "ante" and p.amount is None \
+        and p.aa is None
 
 
 def _decided_first(kept: list[Clause]) -> list[Clause] | None:
