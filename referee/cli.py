@@ -518,19 +518,23 @@ def cmd_console(args: argparse.Namespace) -> None:
     from referee.store.integrity import quick_check_file
 
     check = None
+    keep = Path(args.keep) if args.keep else None
+    pages = True
     if Path(args.db).is_file():
         # The chain the bots check (from the head the bots or this console's last start
         # verified on) and the head kept beside the log, on a thread while the imports below
         # run; nothing is read from the log before it passed. Every page of the file is
-        # checked only when the log is read (a build or a resume: ``reading`` below): a start
-        # that serves the console database kept from this very log reads nothing else of it,
-        # and what it serves was read when the file was sound. The console writes nothing
-        # into the referee's database: its own head is kept beside --keep.
-        from referee.console import verified_head
+        # checked only when the log is read (a build or a resume): a start that serves the
+        # console database kept from this very log reads nothing else of it, and what it
+        # serves was read when the file was sound. Should the log grow after this look, the
+        # build checks the pages before it reads (``reading`` below). The console writes
+        # nothing into the referee's database: its own head is kept beside --keep.
+        from referee.console import reads_log, verified_head
         from referee.store.integrity import BackgroundCheck
 
-        known = verified_head(Path(args.keep)) if args.keep else None
-        check = BackgroundCheck(Path(args.db), remember=False, known=known, pages=False)
+        known = verified_head(keep) if keep is not None else None
+        pages = reads_log(Path(args.db), keep)
+        check = BackgroundCheck(Path(args.db), remember=False, known=known, pages=pages)
     password = os.environ.get(PASSWORD_ENV) or None
     if password is None and not args.insecure and not _loopback(args.host):
         _fail(text("console_needs_password", host=args.host))
@@ -564,7 +568,7 @@ def cmd_console(args: argparse.Namespace) -> None:
         dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
         try:
             built = build(Path(args.db), dest, reuse=args.keep is not None,
-                          reading=lambda: quick_check_file(Path(args.db)))
+                          reading=None if pages else lambda: quick_check_file(Path(args.db)))
             ds = datasette(dest, password, theory_hands=args.theory_hands)
         except StoreError as e:
             _fail(str(e))

@@ -35,6 +35,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta, timezone
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -176,6 +177,24 @@ def build(source: Path, dest: Path, reuse: bool = False,
         src.close()
 
 
+def reads_log(source: Path, dest: Path | None) -> bool:
+    """Whether :func:`build` into ``dest`` (``--keep``; None: a temporary file) will read the
+    referee's log -- a build or a resume -- as far as can be told now (True when unsure):
+    the console's start-up check reads every page of the file only then, and starts that
+    read beside its imports when it knows it early."""
+    if dest is None or not dest.is_file():
+        return True
+    try:
+        src = open_source(source)
+    except StoreError:
+        return True
+    try:
+        stamp = _stamp(src)
+    finally:
+        src.close()
+    return stamp is None or _kept(dest, stamp) is None
+
+
 def _before_reading(reading: Callable[[], object] | None) -> None:
     """Import the build's modules (:mod:`referee.console_build`) while ``reading`` (the check
     of every page: SQLite, which lets another thread run) goes on in a thread; raise what
@@ -190,6 +209,7 @@ def _before_reading(reading: Callable[[], object] | None) -> None:
         checked.result()
 
 
+@cache
 def _code_digest() -> bytes:
     """The console database's makers: a change to any gives another database."""
     here = Path(__file__).resolve().parent
@@ -429,8 +449,10 @@ def _lazy_units() -> None:
     import importlib
     import types
 
-    if "httpx" not in sys.modules:  # its command-line client (click, rich, pygments), which
-        sys.modules.setdefault("httpx._main", None)  # httpx imports if it can: never run here
+    if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
+        # its command-line client (click, rich, pygments), which httpx imports if it can
+        # (None in sys.modules: "no such module"); never run in the console
+        sys.modules["httpx._main"] = None  # type: ignore[assignment]
     real = sys.modules.get(_PINT)
     stand_in = types.ModuleType(_PINT)
     setattr(stand_in, "UnitRegistry", _LazyUnits)  # noqa: B010
