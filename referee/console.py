@@ -525,7 +525,7 @@ def _template_vars(view_name: str, table: str | None, request: Any, datasette: A
         rows = (await datasette.get_database(DB_NAME).execute(
             "SELECT * FROM replays WHERE rowid = ?", [pk])).rows if pk.isdigit() else []
         if rows:  # JSON inside a <script> element: no "</" may end it early
-            from referee.records.replay_page import CARD_FACES
+            from referee.faces import CARD_FACES
 
             base["replay"] = str(rows[0][1]).replace("</", "<\\/")
             base["card_faces"] = json.dumps(CARD_FACES, ensure_ascii=False)
