@@ -33,71 +33,21 @@ import time
 import tomllib
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import timedelta, timezone
-from functools import cache
 from pathlib import Path
 from typing import Any
 
+from referee.console_base import JST as JST  # the names other modules and tests read here
+from referee.console_base import TEMPLATES, Built, code_digest
+from referee.console_base import label as label
+from referee.console_base import ledger_reason as ledger_reason
+from referee.console_base import table_name as table_name
 from referee.lang.catalog import messages, text
 from referee.store.base import LATEST, StoreError, current_version
 
-JST = timezone(timedelta(hours=9), "JST")
 DB_NAME = "referee"
 """The console database's name in Datasette (its URLs: ``/referee/bank``)."""
 
-TEMPLATES = Path(__file__).resolve().parent / "console_templates"
-"""Datasette templates of our own (a record page shows one column per line: row.html), the
-console database's schema (schema.sql) and the Datasette metadata (metadata.toml: Japanese
-titles, descriptions, canned queries and what the hand log reads in the room's lines)."""
-
 _META: dict[str, Any] = tomllib.loads((TEMPLATES / "metadata.toml").read_text(encoding="utf-8"))
-
-
-
-def label(group: str, value: str, **kw: Any) -> str:
-    """A value's Japanese name (the catalogue's ``console_GROUP_VALUE``), else the value."""
-    return _label(group, value, **kw)
-
-
-def ledger_reason(reason: str) -> str:
-    """A ledger reason (``penalty:interference``, ``grant:…``) as a moderator reads it."""
-    return _reason(reason)
-
-
-def _label(group: str, value: str, **kw: Any) -> str:
-    key = f"console_{group}_{value}"
-    return text(key, **kw) if key in messages() else value
-
-
-def table_name(table: int | None) -> str:
-    """A table as moderators name it (its number in the order tables opened), never the id of
-    the room it is played in."""
-    return text("console_table_name", table=table) if table is not None \
-        else text("console_table_unnumbered")
-
-
-def _reason(reason: str) -> str:
-    head, _, rest = reason.partition(":")
-    if head == "penalty" and rest:
-        return text("console_reason_penalty", kind=_label("kind", rest))
-    if head == "penalty_reversed" and rest:
-        return text("console_reason_penalty_reversed", kind=_label("kind", rest))
-    if head == "grant":  # (「grant」 alone: a grant without a reason typed)
-        return text("console_reason_grant", why=rest) if rest not in ("", "grant") \
-            else text("grant_reason")
-    return _label("reason", reason.replace(" ", "_"))
-
-
-@dataclass
-class Built:
-    """What :func:`build` wrote, for the start-up line and the tests."""
-
-    hands: int = 0
-    penalties: int = 0
-    flags: int = 0
-    players: int = 0
-    seconds: float = 0.0
 
 
 def open_source(path: Path) -> sqlite3.Connection:
@@ -209,18 +159,6 @@ def _before_reading(reading: Callable[[], object] | None) -> None:
         checked.result()
 
 
-@cache
-def _code_digest() -> bytes:
-    """The console database's makers: a change to any gives another database."""
-    here = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for path in sorted([here / "console.py", here / "console_build.py",
-                        *(here / "records").glob("*.py"),
-                        TEMPLATES / "schema.sql", *(here / "lang" / "messages").glob("*.toml")]):
-        h.update(path.read_bytes())
-    return h.digest()
-
-
 def _stamp(src: sqlite3.Connection) -> tuple[int, int] | None:
     """The source log's last row (its seq) and an identity of it and of this code (the digest
     chain's last value covers every row before it), or None for a log without a chain."""
@@ -230,7 +168,7 @@ def _stamp(src: sqlite3.Connection) -> tuple[int, int] | None:
         return None
     if row is None or not isinstance(row[1], bytes) or not 0 < int(row[0]) < 2**31:
         return None
-    return int(row[0]), zlib.crc32(row[1] + _code_digest()) & 0x7FFFFFFF
+    return int(row[0]), zlib.crc32(row[1] + code_digest()) & 0x7FFFFFFF
 
 
 def _kept(dest: Path, stamp: tuple[int, int]) -> Built | None:

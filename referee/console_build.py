@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from referee.at_table import AtTable
-from referee.console import (
+from referee.console_base import (
     JST,
     TEMPLATES,
     Built,
-    _code_digest,
-    _label,
-    _reason,
+    code_digest,
+    label,
+    ledger_reason,
     table_name,
 )
 from referee.events import (
@@ -119,7 +119,7 @@ class _Hand:
     def street(self, d: dict[str, Any]) -> None:
         self.board = " ".join(_pretty(str(c)) for c in d.get("board") or [])
         self.street_first = self.street_first or not self.actions
-        self.actions.append(text("console_street", street=_label("street", str(
+        self.actions.append(text("console_street", street=label("street", str(
             d.get("street", "")))) + " " + self.board)
 
     def show(self, d: dict[str, Any]) -> None:
@@ -264,7 +264,7 @@ def _load_resume(dest: Path, src: sqlite3.Connection) -> dict[str, Any] | None:
     except Exception:  # a damaged or foreign file: build afresh
         return None
     if not isinstance(state, dict) or state.get("version") != _RESUME_VERSION \
-            or state.get("code") != _code_digest():
+            or state.get("code") != code_digest():
         return None
     row = src.execute("SELECT chain FROM inputs WHERE seq = ?", (state["seq"],)).fetchone()
     if row is None or not isinstance(row[0], bytes) or row[0] != state["chain"]:
@@ -388,7 +388,7 @@ class _Reader(EventVisitor):
             return None
         provisional = [h.id for h in (*self.current.values(), *self.finished.values())]
         return zlib.compress(pickle.dumps({
-            "version": _RESUME_VERSION, "code": _code_digest(), "seq": seq, "chain": row[0],
+            "version": _RESUME_VERSION, "code": code_digest(), "seq": seq, "chain": row[0],
             "provisional": provisional, "reader": self, "replay": self.replay,
             "mem": self.mem.serialize()}, protocol=pickle.HIGHEST_PROTOCOL), 1)
 
@@ -637,9 +637,9 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
         flag_rows.append((
             fid, c.when if c else None, c.table if c else None, flag_id,
             c.hand if c else None, player,
-            _label("kind", kind), _label("confidence", confidence),
+            label("kind", kind), label("confidence", confidence),
             said if c is None or not c.dm else text("console_private_message"),
-            _label("status", status), by, dc.when if dc is not None and status != "open" else None,
+            label("status", status), by, dc.when if dc is not None and status != "open" else None,
         ))
     out.executemany(f"INSERT INTO flags VALUES ({', '.join('?' * 12)})", flag_rows)
     built.flags = len(flag_rows)
@@ -677,7 +677,7 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
             hand = c.hand if c else None
         back = returned.get(int(flag[3])) if flag is not None else None
         penalty_rows.append((pid, c.when if c else None, c.table if c else None, hand, who,
-                             _label("kind", kind), points, chip_count,
+                             label("kind", kind), points, chip_count,
                              flag[0] if flag is not None else None, sender, said,
                              (back or text("console_returned_unknown_time"))
                              if flag is not None and int(flag[3]) in returned else None))
@@ -690,7 +690,7 @@ def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[in
         c = ctx(seq)
         running[player] = running.get(player, 0) + int(delta)
         ledger_rows.append((lid, c.when if c else None, player, delta, running[player],
-                            _reason(str(reason)), c.table if c else None,
+                            ledger_reason(str(reason)), c.table if c else None,
                             c.hand if c else None))
 
     ranks: dict[str, str] = {}

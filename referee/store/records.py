@@ -114,7 +114,7 @@ _CHIPS = frozenset({"balance", "at_table", "points", "chips", "delta"})
 
 def _value(key: str, value: Any) -> str:
     """One cell as a moderator reads it: names for ids, local (JST) times, grouped chips."""
-    from referee.console import JST, label, ledger_reason
+    from referee.console_base import JST, label, ledger_reason
     from referee.history import game_name
     from referee.lang.catalog import text
 
