@@ -16,7 +16,8 @@ tables), brought to this code's schema. Figures, wall and CPU seconds of the pro
   log: the chain checked from its verified head on, the console database resumed from its
   kept state (only the rows added are read);
 - **pages**: each page fetched over HTTP from that server, best of ``--rounds``, the whole body
-  (and the server process's CPU time for that fetch).
+  (and the server process's CPU time for that fetch), and its first fetch after the start
+  (what a moderator's first visit costs: a page's first use of a module or of a cache).
 
     .venv/bin/python bench/console.py [--hands 50000] [--grow 500] [--rounds 3] [--keep DIR]
 """
@@ -217,13 +218,14 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
               flush=True)
         warm, warm_cpu = server.wall, server.cpu
         for path in pages(server.url, console_db):
-            best = min(_get(server.url + path) for _ in range(args.rounds))
+            first = _get(server.url + path)
+            best = min([first] + [_get(server.url + path) for _ in range(args.rounds - 1)])
             c0 = _cpu(server.proc.pid)
             _get(server.url + path)
             cpu = _cpu(server.proc.pid) - c0
-            times.append((best, path))
-            print(f"  {best * 1000:7.0f} ms ({cpu * 1000:5.0f} ms CPU)  "
-                  f"{urllib.parse.unquote(path)}", flush=True)
+            times.append((max(best, first), path))
+            print(f"  {best * 1000:7.0f} ms ({cpu * 1000:5.0f} ms CPU), first {first * 1000:5.0f}"
+                  f" ms  {urllib.parse.unquote(path)}", flush=True)
     finally:
         server.stop()
     grown_db, grown_console = where / "grown.db", where / "grown-console.db"
@@ -239,7 +241,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         server.stop()
     slowest = max(times)
     met = slowest[0] < 1 and warm < 1 and grown < 1
-    print(f"slowest page {slowest[0]:.2f} s ({urllib.parse.unquote(slowest[1])}); start "
+    print(f"slowest page (first fetch or best) {slowest[0]:.2f} s "
+          f"({urllib.parse.unquote(slowest[1])}); start "
           f"{warm:.2f} s ({warm_cpu:.2f} s CPU), grown {grown:.2f} s ({grown_cpu:.2f} s CPU) "
           f"[target < 1 s each]: {'met' if met else 'NOT met'}")
     tmp.cleanup()

@@ -14,16 +14,16 @@ import secrets
 from collections.abc import Iterable, Sequence
 from typing import NewType
 
+from referee.faces import RANKS as RANKS
+from referee.faces import SUIT_SYMBOLS as SUIT_SYMBOLS
+from referee.faces import SUITS as SUITS
 from referee.lang import vocab
 from referee.lang.catalog import text as say
 from referee.lang.normalize import fold
 
 Card = NewType("Card", int)
 
-RANKS = "23456789TJQKA"
-SUITS = "cdhs"
 JOKER = Card(52)
-SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 
 
 class CardError(ValueError):

@@ -490,6 +490,23 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def _port_reason(e: OSError) -> str:
+    """Why a port cannot be listened on, in Japanese (the system's words are English)."""
+    import errno
+    import socket
+
+    from referee.lang.catalog import text
+
+    keys = {errno.EADDRINUSE: "console_port_in_use", errno.EACCES: "console_port_denied",
+            errno.EADDRNOTAVAIL: "console_port_no_address"}
+    key = keys.get(e.errno or 0)
+    if key is not None:
+        return text(key)
+    if isinstance(e, socket.gaierror):  # a --host that names no address
+        return text("console_port_no_address")
+    return text("console_port_other", errno=errno.errorcode.get(e.errno or 0, type(e).__name__))
+
+
 def cmd_console(args: argparse.Namespace) -> None:
     import os
     import socket
@@ -498,18 +515,26 @@ def cmd_console(args: argparse.Namespace) -> None:
     from referee.console import DB_NAME, PASSWORD_ENV, ExtraMissing, build, datasette, serve
     from referee.lang.catalog import text
     from referee.store import StoreError
+    from referee.store.integrity import quick_check_file
 
     check = None
+    keep = Path(args.keep) if args.keep else None
+    pages = True
     if Path(args.db).is_file():
-        # The same integrity check as every other command, and the chain the bots check (from
-        # the head the bots or this console's last start verified on), on a thread while the
-        # imports below run; nothing is read from the log before it passed. The console
-        # writes nothing into the referee's database: its own head is kept beside --keep.
-        from referee.console import verified_head
+        # The chain the bots check (from the head the bots or this console's last start
+        # verified on) and the head kept beside the log, on a thread while the imports below
+        # run; nothing is read from the log before it passed. Every page of the file is
+        # checked only when the log is read (a build or a resume): a start that serves the
+        # console database kept from this very log reads nothing else of it, and what it
+        # serves was read when the file was sound. Should the log grow after this look, the
+        # build checks the pages before it reads (``reading`` below). The console writes
+        # nothing into the referee's database: its own head is kept beside --keep.
+        from referee.console import reads_log, verified_head
         from referee.store.integrity import BackgroundCheck
 
-        known = verified_head(Path(args.keep)) if args.keep else None
-        check = BackgroundCheck(Path(args.db), remember=False, known=known)
+        known = verified_head(keep) if keep is not None else None
+        pages = reads_log(Path(args.db), keep)
+        check = BackgroundCheck(Path(args.db), remember=False, known=known, pages=pages)
     password = os.environ.get(PASSWORD_ENV) or None
     if password is None and not args.insecure and not _loopback(args.host):
         _fail(text("console_needs_password", host=args.host))
@@ -527,7 +552,7 @@ def cmd_console(args: argparse.Namespace) -> None:
         with socket.create_server((args.host, args.port)):
             pass
     except OSError as e:
-        _fail(text("console_bad_port", port=str(args.port), reason=e.strerror or str(e)))
+        _fail(text("console_bad_port", port=str(args.port), reason=_port_reason(e)))
     if not Path(args.db).exists():
         _fail(text("store.no_database", path=args.db))
 
@@ -542,7 +567,8 @@ def cmd_console(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="referee-console-") as tmp:
         dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
         try:
-            built = build(Path(args.db), dest, reuse=args.keep is not None)
+            built = build(Path(args.db), dest, reuse=args.keep is not None,
+                          reading=None if pages else lambda: quick_check_file(Path(args.db)))
             ds = datasette(dest, password, theory_hands=args.theory_hands)
         except StoreError as e:
             _fail(str(e))

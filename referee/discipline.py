@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from referee.cards import Card
 from referee.definitions import Penalties
 from referee.events import (  # noqa: F401
+    REFEREE,
     Event,
     Flag,
     FlagDecided,
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
 Kind = Literal["information_leak", "interference"]
 Priority = Literal["high", "low"]
 PENALTY_KINDS = ("information_leak", "interference")
-REFEREE = "referee"  # the ``by`` of a decision the referee took itself
 
 
 @dataclass

@@ -374,8 +374,12 @@ class BankChange(Event):
     reason: str
 
 
+REFEREE = "referee"
+"""The ``by`` of a decision the referee took itself (:class:`FlagDecided`)."""
+
+
 class FlagDecided(Event):
-    """``!confirm`` / ``!dismiss`` of a flag (``by``: the moderator, or ``referee``)."""
+    """``!confirm`` / ``!dismiss`` of a flag (``by``: the moderator, or :data:`REFEREE`)."""
 
     event: Literal["flag_decided"] = "flag_decided"
     id: int

@@ -34,6 +34,14 @@ def test_all_52_round_trip() -> None:
     assert parse_card(card_str(JOKER)) == JOKER
 
 
+def test_faces_are_the_notations_own() -> None:
+    """The console's card faces (referee/faces.py, without the parser) name and draw every
+    card as card_str and pretty do."""
+    from referee.faces import CARD_FACES
+
+    assert CARD_FACES == {card_str(c): pretty(c) for c in (*range(52), JOKER)}
+
+
 @pytest.mark.parametrize("text", ["", "1s", "Ax", "11h", "As Kd", "ジョーカ", "Z"])
 def test_unreadable_card_names_the_text(text: str) -> None:
     with pytest.raises(CardError) as e:

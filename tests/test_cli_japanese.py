@@ -53,10 +53,46 @@ def _bad_inputs(tmp: Path) -> list[list[str]]:
         ["backup", "--db", c, str(tmp / "b.db")], ["backup"],
         ["irc-secret"], ["irc-secret", "--db", mdb, "bob"],
         ["console", "--db", mdb], ["console", "--port", "x"],
+        *_bad_consoles(tmp),
         ["matrix", "--config", missing], ["irc", "--config", missing],
         ["irc", "--config", str(tmp / "bad.toml")],
         ["irc", "--server", "h", "--channel", "nochan", "--db", mdb],
         ["play", "--db", c], ["play", "--db", d],
+    ]
+
+
+def _bad_consoles(tmp: Path) -> list[list[str]]:
+    """``referee console`` over every kind of database it cannot serve, and with a console
+    database it cannot write: each refused before it serves (a port of the system's choosing)."""
+    import os
+    import sqlite3
+
+    from referee.adapters.transcript import replay
+    from referee.resources import EXAMPLES
+
+    good = tmp / "good.db"
+    with open(os.devnull, "w") as sink:
+        replay(EXAMPLES / "omaha-example.txt", db=good, out=sink)
+    (tmp / "empty.db").write_bytes(b"")
+    sqlite3.connect(tmp / "other.db").execute("CREATE TABLE t(x)").connection.commit()
+    newer = tmp / "newer.db"
+    newer.write_bytes(good.read_bytes())
+    with sqlite3.connect(newer) as conn:
+        conn.execute("INSERT INTO schema_version VALUES (999, 'from the future', 0)")
+    damaged = tmp / "damaged.db"
+    data = bytearray(good.read_bytes())
+    data[4096 * 20:4096 * 21] = b"\xde\xad\xbe\xef" * 1024  # a page of the log, garbage
+    damaged.write_bytes(bytes(data))
+    truncated = tmp / "truncated.db"
+    truncated.write_bytes(good.read_bytes()[:5000])
+    port = ["--port", "0", "--theory-hands", "0"]
+    return [
+        ["console", "--db", str(tmp / n), *port]
+        for n in ("corrupt.db", "adir", "empty.db", "other.db", "newer.db", "damaged.db",
+                  "truncated.db")
+    ] + [
+        ["console", "--db", str(good), "--keep", str(tmp / "adir"), *port],
+        ["console", "--db", str(good), "--keep", str(tmp / "no" / "such" / "c.db"), *port],
     ]
 
 

@@ -59,6 +59,7 @@ DM_TRANSCRIPT = """\
 [21:00:03] dmbob: F
 """
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 def sha256(path: Path) -> str:
@@ -528,7 +529,7 @@ def test_bad_database_exit_2(tmp_path: Path) -> None:
               referee("console", "--db", str(other), "--port", str(free_port()))):
         assert r.returncode == 2, r.stderr
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
-        assert r.stderr.startswith("referee: ")
+        assert r.stderr.startswith("referee: ") and JAPANESE.search(r.stderr), r.stderr
 
 
 def test_exposed_host_needs_password(tmp_path: Path) -> None:
@@ -555,7 +556,7 @@ def test_busy_port_exit_2(tmp_path: Path) -> None:
         s.listen()
         port = s.getsockname()[1]
         r = referee("console", "--db", str(tmp_path / "x.db"), "--port", str(port))
-    assert r.returncode == 2 and f"port {port}" in r.stderr
+    assert r.returncode == 2 and str(port) in r.stderr and JAPANESE.search(r.stderr)
     assert len(r.stderr.strip().splitlines()) == 1
 
 

@@ -87,7 +87,9 @@ def test_a_short_password_is_refused(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "referee.cli", "console", "--db",
                         str(tmp_path / "x.db"), "--port", "0"], capture_output=True, text=True,
                        cwd=ROOT, env=env, timeout=60)
-    assert r.returncode == 2 and "at least 12" in r.stderr, r.stderr
+    assert r.returncode == 2 and "12" in r.stderr and "REFEREE_CONSOLE_PASSWORD" in r.stderr, \
+        r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
     assert len(r.stderr.strip().splitlines()) == 1
 
 

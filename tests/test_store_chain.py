@@ -1,7 +1,7 @@
 """Tamper evidence: every stored input carries a digest chained to the one before it. A byte
 changed inside a stored input's text is found by ``referee check`` (exit 1, naming the first bad
-row), the bots refuse to start on it and so does the console, which also runs the integrity
-check every other command runs (a corrupt page: exit 2). Real SQLite files, the real CLI."""
+row), the bots refuse to start on it and so does the console, which also checks every page
+whenever it reads the log (a corrupt page: exit 2). Real SQLite files, the real CLI."""
 
 from __future__ import annotations
 
@@ -271,3 +271,29 @@ def test_the_console_keeps_its_verified_head_beside_its_database_not_in_the_log(
     r = referee("console", "--db", str(db), "--keep", str(keep), "--port", "0")
     assert r.returncode == 2 and f"{seq} 行目" in r.stderr and iid in r.stderr, r.stderr[-2000:]
     assert verified_head(keep) == head  # a failed check keeps nothing
+
+
+def test_the_console_checks_every_page_when_it_reads_the_log(tmp_path: Path) -> None:
+    """A damaged page stops the console whenever it reads the log (a first build, a build
+    resumed over a grown log: exit 2, one line); a start that serves the console database
+    kept from this very log reads no page but its last row's, and serves what it read when
+    the file was sound."""
+    pytest.importorskip("datasette")
+    db, _ = make_db(tmp_path)
+    keep = tmp_path / "console.db"
+    _console_start(db, keep)  # built, the head verified
+    damaged = tmp_path / "damaged.db"
+    shutil.copy(db, damaged)
+    shutil.copy(str(db) + ".head", str(damaged) + ".head")
+    corrupt_middle(damaged)
+    one_line(referee("console", "--db", str(damaged), "--port", "0"), damaged)  # a build
+    served = tmp_path / "served.db"
+    for suffix in ("", ".resume", ".chain"):
+        shutil.copy(str(keep) + suffix, str(served) + suffix)
+    _console_start(damaged, served)  # nothing of the log read: served as kept
+    more = tmp_path / "more.txt"
+    more.write_text(omaha_more(), encoding="utf-8")
+    code, _, err = run_cli(["replay", "--db", str(db), str(more)])
+    assert code == 0, err
+    corrupt_middle(db)
+    one_line(referee("console", "--db", str(db), "--keep", str(keep), "--port", "0"), db)

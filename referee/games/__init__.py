@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BUILTIN", "GameSpec", "HandRules", "UnknownGame", "game_ids", "games", "is_game",
-           "listed_ids", "on_change", "register", "spec", "unregister"]
+__all__ = ["BUILTIN", "GameSpec", "HandRules", "UnknownGame", "folders", "game_ids", "games",
+           "is_game", "listed_ids", "on_change", "register", "spec", "unregister"]
 
 #: The games shipped with referee, each ``referee/games/GAME/spec.py`` (its ``SPEC``), in the
 #: order every list of games is shown.
@@ -180,6 +180,17 @@ def listed_ids() -> tuple[str, ...]:
     """The same ids as :func:`game_ids` without loading the built-in games' specs (their
     engines' and definitions' modules): what ``referee --help`` lists."""
     return tuple(_registered) if _builtin_loaded else BUILTIN
+
+
+def folders() -> tuple[Path, ...]:
+    """Every registered game's folder, in the registry's order, without loading the built-in
+    games' specs while nothing has been registered or unregistered (a built-in game's folder is
+    ``referee/games/GAME``): the catalogue reads each folder's ``messages.toml``, and a
+    command that only speaks must not import every game's engine and definitions for it."""
+    if not _builtin_loaded:
+        here = Path(__file__).resolve().parent
+        return tuple(here / game for game in BUILTIN)
+    return tuple(g.folder for g in _registered.values())
 
 
 def is_game(game: object) -> bool:

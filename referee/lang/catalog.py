@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from referee import resources
-from referee.games import games, on_change
+from referee.games import folders, on_change
 
 MESSAGES_DIR = resources.MESSAGES
 # The longest piece of a user's own text the bot quotes back.
@@ -40,7 +40,7 @@ class CatalogError(ValueError):
 def messages() -> dict[str, str]:
     """Every message, keyed by name, from all the files of :data:`MESSAGES_DIR` and every
     registered game's ``messages.toml`` (read again when the registry changes)."""
-    game_files = [g.folder / "messages.toml" for g in games().values()]
+    game_files = [folder / "messages.toml" for folder in folders()]
     out: dict[str, str] = {}
     where: dict[str, str] = {}
     for path in [*sorted(MESSAGES_DIR.glob("*.toml")), *game_files]:

@@ -9,13 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from referee.cards import Card, card_str, pretty
+from referee.faces import CARD_FACES as CARD_FACES
 from referee.history import action_line, settle_line, shown_item
 from referee.lang.catalog import chips, messages, text
 from referee.records.replay import ReplayedHand, Step
-
-#: Every card string an event writes, as the room reads it (``Th`` -> ``10♥``; the joker).
-CARD_FACES: dict[str, str] = {card_str(Card(c)): pretty(Card(c)) for c in range(53)}
 
 
 def _label(group: str, value: str) -> str:

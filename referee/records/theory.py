@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 
-from referee.history import game_name
 from referee.lang.catalog import text
 
 
@@ -22,6 +21,8 @@ class Theory:
     def start(self) -> None:
         if self.hands <= 0:
             return
+        from referee.history import game_name
+
         try:
             from referee.analysis import analysis_of
             from referee.games import game_ids
@@ -37,6 +38,7 @@ class Theory:
     def _run(self, games: list[str]) -> None:
         from referee.analysis import analyze
         from referee.analysis.tables import definition
+        from referee.history import game_name
 
         for game in games:
             try:

@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 
 from referee.lang.catalog import text
+from referee.store.base import StoreError
 from referee.store.integrity import CorruptDatabase
-from referee.store.schema import StoreError
 
 __all__ = ["Checkpointer", "connect"]
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from referee.store.schema import StoreError
+from referee.store.base import StoreError
 
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1  # ~16 MiB and ~50 ms per check on this machine
 SALT_BYTES = 16

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.lang.catalog import text
-from referee.store.schema import StoreError
+from referee.store.base import StoreError
 
 
 class CorruptDatabase(StoreError):
@@ -42,10 +42,19 @@ class CorruptDatabase(StoreError):
         super().__init__(text("store.corrupt", path=self.path, detail=_sqlite_said(self.detail)))
 
 
-# What SQLite says of a damaged file (its English), as the line a moderator reads it.
+# What SQLite says of a damaged or unusable file (its English), as the line a moderator reads.
 _SQLITE_SAYS = (("file is not a database", "store.sqlite_not_a_database"),
                 ("database disk image is malformed", "store.sqlite_malformed"),
-                ("*** in database", "store.sqlite_integrity"))
+                ("*** in database", "store.sqlite_integrity"),
+                ("unable to open database file", "store.sqlite_cannot_open"),
+                ("database is locked", "store.sqlite_locked"),
+                ("readonly database", "store.sqlite_readonly"),
+                ("database or disk is full", "store.sqlite_full"))
+
+
+def sqlite_said(detail: str) -> str:
+    """SQLite's English ``detail`` as a moderator reads it (Japanese; an unknown one quoted)."""
+    return _sqlite_said(detail)
 
 
 def _sqlite_said(detail: str) -> str:
@@ -130,9 +139,9 @@ class BackgroundCheck:
     file; the bot asks :meth:`result` before it goes online."""
 
     def __init__(self, path: str | Path, *, remember: bool = True,
-                 known: tuple[int, bytes] | None = None) -> None:
+                 known: tuple[int, bytes] | None = None, pages: bool = True) -> None:
         self.path = Path(path)
-        self.remember, self.known = remember, known
+        self.remember, self.known, self.pages = remember, known, pages
         self.error: StoreError | None = None
         self.head: tuple[int, bytes] | None = None  # the chain's head verified, once done
         self._thread = threading.Thread(target=self._run, name="store-quick-check", daemon=True)
@@ -141,7 +150,7 @@ class BackgroundCheck:
     def _run(self) -> None:
         try:
             self.head = quick_check_file(self.path, chain=True, remember=self.remember,
-                                         known=self.known)
+                                         known=self.known, pages=self.pages)
         except StoreError as e:
             self.error = e
         except sqlite3.Error as e:
@@ -375,20 +384,24 @@ def backup(path: str | Path, dest: str | Path, wait: float = 60.0) -> Path:
 
 
 def quick_check_file(path: Path, chain: bool = False, *, remember: bool = True,
-                     known: tuple[int, bytes] | None = None) -> tuple[int, bytes] | None:
+                     known: tuple[int, bytes] | None = None,
+                     pages: bool = True) -> tuple[int, bytes] | None:
     """:func:`quick_check` of a file on a read-only connection of its own; ``chain``: and the
     inputs' digest chain from the newest head found sound before on (the database's
     ``chain_verified``, or ``known``: :func:`chain_check_since_verified`). Returns the chain's
     head now verified (None without ``chain``, or for a log without one); with ``remember``
     it is written into the database (on a writable connection of its own, best effort) --
-    the console, which never writes the referee's database, keeps it itself."""
+    the console, which never writes the referee's database, keeps it itself. ``pages`` False:
+    the chain and the head only, without reading every page (the console's start, which
+    reads every page only when it reads the log: :func:`referee.console.build`)."""
     try:
         conn = sqlite3.connect(_ro_uri(path), uri=True)
     except sqlite3.Error as e:
         raise CorruptDatabase(path, str(e)) from None
     head = before = None
     try:
-        quick_check(conn, path)
+        if pages:
+            quick_check(conn, path)
         if chain:
             from referee.store.chain import verified
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.at_table import AtTable
-from referee.store.db import Store
-from referee.store.schema import StoreError
+from referee.store.base import StoreError
+
+if TYPE_CHECKING:
+    from referee.store.db import Store
 
 KINDS = ("bank", "penalties", "flags", "hands", "ledger")
 
@@ -112,7 +114,7 @@ _CHIPS = frozenset({"balance", "at_table", "points", "chips", "delta"})
 
 def _value(key: str, value: Any) -> str:
     """One cell as a moderator reads it: names for ids, local (JST) times, grouped chips."""
-    from referee.console import JST, label, ledger_reason
+    from referee.console_base import JST, label, ledger_reason
     from referee.history import game_name
     from referee.lang.catalog import text
 
@@ -178,5 +180,7 @@ def records(db_path: str | Path, kind: str, player: str | None = None) -> list[d
     """``referee records``: open an existing database (never create one) and query it."""
     if kind not in KINDS:
         raise StoreError(_unknown_kind(kind))
+    from referee.store.db import Store
+
     with Store(db_path, create=False) as store:
         return query(store, kind, player)

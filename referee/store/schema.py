@@ -31,9 +31,8 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import sqlite_utils
 from pydantic import ValidationError
 
 from referee.events import (
@@ -46,10 +45,12 @@ from referee.events import (
     Penalty,
     RankChange,
 )
+from referee.store.base import LATEST as LATEST
+from referee.store.base import StoreError as StoreError
+from referee.store.base import current_version as current_version
 
-
-class StoreError(Exception):
-    """A database the referee cannot use (missing, not SQLite, not ours, too new, bad input)."""
+if TYPE_CHECKING:  # the migrations' handle; the readers of the log need no sqlite-utils
+    import sqlite_utils
 
 
 def _append_only(table: str) -> str:
@@ -580,7 +581,7 @@ BEGIN SELECT RAISE(ABORT, 'inputs is append-only'); END;
     run_script(conn, compact.VIEWS)
 
 
-Migration = tuple[int, str, Callable[[sqlite_utils.Database], None]]
+Migration: TypeAlias = "tuple[int, str, Callable[[sqlite_utils.Database], None]]"
 
 MIGRATIONS: Sequence[Migration] = (
     (1, "inputs, event log, ledger and guarded bank", _v1),
@@ -599,20 +600,9 @@ MIGRATIONS: Sequence[Migration] = (
 #: Migrations that free most of the file's pages: the file is compacted after them.
 _COMPACT_AFTER = frozenset({9})
 
-LATEST = MIGRATIONS[-1][0]
-
-
-def current_version(conn: sqlite3.Connection) -> int:
-    """The version a database has reached: 0 for an empty file; StoreError if it isn't ours."""
-    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "schema_version" not in names:
-        if names:
-            from referee.lang.catalog import text
-
-            raise StoreError(text("store.not_ours_bare"))
-        return 0
-    row = conn.execute("SELECT max(version) FROM schema_version").fetchone()
-    return int(row[0] or 0)
+if MIGRATIONS[-1][0] != LATEST:  # a migration appended: referee/store/base.py's LATEST too
+    raise RuntimeError(f"referee.store.base.LATEST is {LATEST}, the newest migration is "
+                       f"{MIGRATIONS[-1][0]}")
 
 
 def migrate(
