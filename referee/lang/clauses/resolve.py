@@ -495,6 +495,8 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.hand_named = f.hand is not None
         if kinds - {"all"} or f.hand or (f.up_to and traits(game).makes_by_amount):
             c.kind = _action_kind(f, kinds, game)
+            if c.kind == "blocking" and _own_manner(c, f):
+                c.kind = "action"  # 自分はもう一歩踏み込んでレイズ: how, then one's own act
             if c.kind == "declined":
                 c.declines = frozenset(kinds)
             if c.kind == "action":
@@ -613,6 +615,32 @@ def _note(c: Clause, f: Frame) -> None:
         c.folded.rstrip().endswith(r) for r in texts_of("reason_endings"))
     if f.hand and not f.actions and f.made:
         c.made_hand = f.hand
+
+
+def _own_manner(c: Clause, f: Frame) -> bool:
+    """A clause that opens by naming the speaker or this hand (自分は, 俺は, 今回は) and ends in
+    one action word, with words of manner between (もう一歩踏み込んで, 最初から): the speaker's
+    own act, how it is done told before it. Not when anything vetoes, negates or supposes."""
+    if f.vetoed or f.negated or not f.content or not f.actions or \
+            len({n for _, n in f.actions}) != 1:
+        return False
+    opened = fold_nfkc(c.folded).lstrip()
+    if not opened.startswith(texts_of("own_turn") + texts_of("this_time")):
+        return False
+    last = max(p for p, _ in f.actions)
+    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    at = next((k for k, w in enumerate(said) if w.start - c.start <= last <
+               w.start - c.start + len(w.surface)), None)
+    if at is None:
+        return False
+    # (only the endings of a declaration after it: not 勝負派, 俺はほぼ毎回勝負派)
+    return all(w.pos in (PARTICLE, AUX) or w.pos2 == NUMERAL or
+               fold_nfkc(w.surface) in _around_words() for w in said[at + 1:])
+
+
+def _around_words() -> frozenset[str]:
+    """The folded words around an action (clauses.toml), for :func:`_own_manner`."""
+    return vocabulary().around_words
 
 
 def _action_kind(f: Frame, kinds: set[str], game: str) -> str:
