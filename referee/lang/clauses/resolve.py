@@ -37,6 +37,7 @@ from referee.lang.clauses.vocabulary import (
 )
 from referee.lang.normalize import fold_nfkc
 from referee.lang.tokens import amount_value
+from referee.lang.words import Word
 
 
 def _deuces_lists(plays: list[Parsed]) -> Parsed | None:
@@ -618,24 +619,43 @@ def _note(c: Clause, f: Frame) -> None:
 
 
 def _own_manner(c: Clause, f: Frame) -> bool:
-    """A clause that opens by naming the speaker or this hand (自分は, 俺は, 今回は) and ends in
-    one action word, with words of manner between (もう一歩踏み込んで, 最初から): the speaker's
-    own act, how it is done told before it. Not when anything vetoes, negates or supposes."""
-    if f.vetoed or f.negated or not f.content or not f.actions or \
-            len({n for _, n in f.actions}) != 1:
+    """A clause that ends in its action words (and their figures), with words of manner before
+    them: opened by the speaker or this hand (自分はもう一歩踏み込んでレイズ, 今回は最初からハイパー
+    で), or told in the て form or with ずに right before them (この流れに乗ってアンティ400,
+    懲りずにアンティ300とAA100で): the speaker's own act, how it is done told first. Not when
+    anything vetoes or supposes, nor negates but the ず of the manner."""
+    if f.vetoed or not f.content or not f.actions:
         return False
-    opened = fold_nfkc(c.folded).lstrip()
-    if not opened.startswith(texts_of("own_turn") + texts_of("this_time")):
-        return False
-    last = max(p for p, _ in f.actions)
+    first = min(p for p, _ in f.actions)
     said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
-    at = next((k for k, w in enumerate(said) if w.start - c.start <= last <
+    at = next((k for k, w in enumerate(said) if w.start - c.start <= first <
                w.start - c.start + len(w.surface)), None)
     if at is None:
         return False
-    # (only the endings of a declaration after it: not 勝負派, 俺はほぼ毎回勝負派)
-    return all(w.pos in (PARTICLE, AUX) or w.pos2 == NUMERAL or
-               fold_nfkc(w.surface) in _around_words() for w in said[at + 1:])
+    opened = fold_nfkc(c.folded).lstrip()
+    adverbial = _adverbial_before(said, at)
+    if f.negated and not (adverbial and said[at - 1].lemma == text_of("zu_ni")):
+        return False
+    if not adverbial and not opened.startswith(texts_of("own_turn") + texts_of("this_time")):
+        return False
+    # (after the first action word, only more of the act and a declaration's endings: not
+    # 勝負派, 俺はほぼ毎回勝負派)
+    kept = tuple(texts_of("list_joiners"))
+    return all(w.pos in (PARTICLE, AUX) or w.pos2 == NUMERAL or w.start - c.start in
+               {p for p, _ in f.actions} or fold_nfkc(w.surface) in _around_words()
+               or fold_nfkc(w.surface) in kept for w in said[at + 1:])
+
+
+def _adverbial_before(said: list[Word], at: int) -> bool:
+    """The words right before the action word end in the て form of a verb or in ずに (この流れに
+    乗ってアンティ400, 懲りずにアンティ300): how the act is done, told before it."""
+    if at < 2:
+        return False
+    prev, prev2 = said[at - 1], said[at - 2]
+    te = prev.pos == PARTICLE and prev.lemma in texts_of("request") and prev2.pos == VERB
+    zuni = prev.pos == PARTICLE and prev.lemma == text_of("zu_ni") and prev2.pos == AUX and \
+        prev2.lemma == text_of("zu")
+    return te or zuni
 
 
 def _around_words() -> frozenset[str]:
