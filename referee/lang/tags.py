@@ -290,8 +290,9 @@ def strip(text: str) -> Tagged:
 def _trailing(rest: str, game: str | None, table: int | None
               ) -> tuple[str, str | None, int | None]:
     """``rest`` without the tags a multi-tabler puts at the end (コール👍 [AA], ER [seven],
-    こ 【AA】, … @ゆき): a label naming a game or a table, or a mention (the action stays the
-    speaker's: the mention says whom it answers). What is left must say something."""
+    こ 【AA】, … @ゆき, … >>ken): a label naming a game or a table, or a mention or a reply (the
+    action stays the speaker's: the mention says whom it answers). What is left must say
+    something."""
     v = _vocabulary()
     signed = False
     for _ in range(MAX_TAGS):
@@ -308,6 +309,11 @@ def _trailing(rest: str, game: str | None, table: int | None
         if cut is None:
             at = body.rfind(v.mention)
             if at > 0 and body[at - 1].isspace() and _word(body, at + 1) == len(body):
+                cut = at, None
+        if cut is None:  # (オールイン >>ken: the reply says whose bet it answers)
+            at = body.rfind(v.reply)
+            if at > 0 and body[at - 1].isspace() and \
+                    _word(body, at + len(v.reply)) == len(body):
                 cut = at, None
         if cut is None:  # (ベット1200 ／ゆき: the speaker's signature)
             m = v.signature.search(body)
