@@ -5,6 +5,7 @@ else keeps the whole message chat."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -160,7 +161,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         _classify(c, game, grammar, hands)
     for i, c in enumerate(clauses):
         if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c) or
-                                   _topic_of_next(c, clauses[i + 1:])):
+                                   _topic_of_next(c, clauses[i + 1:]) or _state_given(c)):
             c.kind, c.strict = "blocking", True
     for i, c in enumerate(clauses):
         _addressed(c, clauses[:i], clauses[i + 1:])
@@ -247,6 +248,19 @@ def _topic_of_next(c: Clause, after: list[Clause]) -> bool:
         return False
     nxt = after[0]
     return nxt.kind == "chat" and (nxt.strict or nxt.question) and not nxt.quoted
+
+
+def _state_given(c: Clause) -> bool:
+    """An action told as a state, given as the reason for what follows (もう降りてるので観戦
+    モード): the いる / てる of a state after the verb, before a reason ending; done already."""
+    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    reason = c.ends_reason or c.folded.rstrip().endswith(texts_of("reason_endings"))
+    if not reason or len(said) < 3:
+        return False
+    return any(a.pos == VERB and (b.lemma in texts_of("state_aux") or (
+        b.pos == PARTICLE and b.lemma in texts_of("request") and k + 2 < len(said) and
+        said[k + 2].lemma in texts_of("state_aux")))
+        for k, (a, b) in enumerate(itertools.pairwise(said)))
 
 
 def _others_act(c: Clause) -> bool:
