@@ -29,7 +29,6 @@ import contextlib
 import json
 import os
 import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -43,6 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from processes import cpu_seconds, free_port  # noqa: E402
+
 BUILD = r"""
 import json, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
@@ -54,17 +55,6 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time(
 """
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _cpu(pid: int) -> float:
-    """The CPU seconds (user + system, every thread) process ``pid`` has used so far."""
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _get(url: str) -> float:
@@ -96,7 +86,7 @@ class Server:
     """``referee console`` over ``db`` with ``--keep console_db``, timed until it answers."""
 
     def __init__(self, db: Path, console_db: Path) -> None:
-        self.port = _port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = console_db.with_suffix(".stderr")
         t0 = time.perf_counter()
@@ -115,7 +105,7 @@ class Server:
                                      + self.log.read_text(encoding="utf-8")[-500:]) from None
                 time.sleep(0.01)
         self.wall = time.perf_counter() - t0
-        self.cpu = _cpu(self.proc.pid)
+        self.cpu = cpu_seconds(self.proc.pid)
 
     def said(self) -> str:
         return self.log.read_text(encoding="utf-8").strip()
@@ -220,9 +210,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         for path in pages(server.url, console_db):
             first = _get(server.url + path)
             best = min([first] + [_get(server.url + path) for _ in range(args.rounds - 1)])
-            c0 = _cpu(server.proc.pid)
+            c0 = cpu_seconds(server.proc.pid)
             _get(server.url + path)
-            cpu = _cpu(server.proc.pid) - c0
+            cpu = cpu_seconds(server.proc.pid) - c0
             times.append((max(best, first), path))
             print(f"  {best * 1000:7.0f} ms ({cpu * 1000:5.0f} ms CPU), first {first * 1000:5.0f}"
                   f" ms  {urllib.parse.unquote(path)}", flush=True)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -25,24 +24,15 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
 
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _cpu(pid: int) -> float:
-    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from processes import cpu_seconds, free_port  # noqa: E402
 
 
 def start(root: Path, db: Path, keep: Path) -> tuple[float, float, str]:
     """(wall, CPU, its first line) of ``referee console`` of checkout ``root`` until it
     answers."""
-    port = _port()
+    port = free_port()
     err = keep.with_suffix(".stderr")
     t0 = time.perf_counter()
     with open(err, "w", encoding="utf-8") as f:
@@ -63,7 +53,7 @@ def start(root: Path, db: Path, keep: Path) -> tuple[float, float, str]:
                                      + err.read_text(encoding="utf-8")[-500:]) from None
                 time.sleep(0.01)
         wall = time.perf_counter() - t0
-        cpu = _cpu(proc.pid)
+        cpu = cpu_seconds(proc.pid)
     finally:
         proc.terminate()
         proc.wait()
