@@ -202,6 +202,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         return Reading(None, True)  # 捨てねぇ、まだ待ってけろ; こーるすっか、どうすっぺ
     if acts and _hand_talked_about(acts[-1], clauses):
         return Reading(None, True)  # 恭喜恭喜 big house; 七順幾倍？セブンストレート
+    if acts and any(c is not acts[-1] and any(w in fold_nfkc(c.folded) for w in texts_of(
+            "seat_requests")) for c in clauses):
+        return Reading(None, True)  # 席空いてたら座りたいです…アンティは100からで: once seated
     if acts and _reacts(acts[-1], clauses):
         return Reading(None, True)  # 哇，全下了！: someone else's all-in, exclaimed
     if not acts:
@@ -650,7 +653,8 @@ def _own_manner(c: Clause, f: Frame) -> bool:
     adverbial = _adverbial_before(said, at)
     if f.negated and not (adverbial and said[at - 1].lemma == text_of("zu_ni")):
         return False
-    if not adverbial and not opened.startswith(texts_of("own_turn") + texts_of("this_time")):
+    if not adverbial and not opened.startswith(texts_of("own_turn") + texts_of("this_time")) \
+            and not _declared_at_end(said, at, f):
         return False
     # (after the first action word, only more of the act and a declaration's endings: not
     # 勝負派, 俺はほぼ毎回勝負派)
@@ -658,6 +662,25 @@ def _own_manner(c: Clause, f: Frame) -> bool:
     return all(w.pos in (PARTICLE, AUX) or w.pos2 == NUMERAL or w.start - c.start in
                {p for p, _ in f.actions} or fold_nfkc(w.surface) in _around_words()
                or fold_nfkc(w.surface) in kept for w in said[at + 1:])
+
+
+def _declared_at_end(said: list[Word], at: int, f: Frame) -> bool:
+    """The clause ends with its one action word and an ending that declares it (…アンティ200で,
+    …コールします), and names no one: the manner before it is the speaker's own. (A name or a
+    person there may be the one acting: bobさんはコールで.)"""
+    if len({n for _, n in f.actions}) != 1 or at + 1 >= len(said):
+        return False
+    ending = said[-1]
+    declares = (ending.pos == PARTICLE and ending.lemma in texts_of("declaring_end")) or (
+        ending.pos == AUX and ending.lemma == text_of("polite"))
+    proper = vocab.pos("proper_noun")
+    named = any(w.pos2 == proper or w.lemma in texts_of("name_suffixes") or
+                fold_nfkc(w.surface) in texts_of("second_person") or
+                w.lemma in texts_of("others") for w in said[:at])
+    # (電車を降ります: what the verb takes as its object is no act at the table)
+    takes_object = said[at - 1].pos == PARTICLE and said[at - 1].lemma == text_of("object_wo") \
+        if at else False
+    return declares and not named and not takes_object
 
 
 def _adverbial_before(said: list[Word], at: int) -> bool:
