@@ -156,6 +156,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
                 "go_verb") for w in clause.words)
             if going and (a, "all") in f.actions:
                 f.actions[f.actions.index((a, "all"))] = (a, "allin")
+    # 「相手のオールインにコール」: the action called is someone else's, the call is the act
+    f.actions = _called(f.actions, keyword_spans, folded)
     # 「AAは今日はやめとく」: passing on the side bet, not folding
     passes = [(p, n) for p, n in f.actions if n == "fold" and folded[p:].startswith(
         texts_of("pass_words"))]
@@ -394,6 +396,16 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.negated = False
         f.declared = True
     return f
+
+
+def _called(actions: list[tuple[int, str]], spans: list[tuple[int, int]],
+            folded: str) -> list[tuple[int, str]]:
+    """The actions without one that the call after it answers (オールインにコール, レイズに
+    コールで): an action word, then に, then the call."""
+    calls = [p for p, n in actions if n == "call"]
+    answered = {a for a, b in spans if folded.startswith(text_of("answered"), b) and any(
+        p == b + len(text_of("answered")) for p in calls)}
+    return [(p, n) for p, n in actions if p not in answered]
 
 
 def _card_gaps(folded: str, found: list[tuple[int, int, list[str]]]) -> list[tuple[int, int]]:

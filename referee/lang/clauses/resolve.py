@@ -661,7 +661,8 @@ def _own_manner(c: Clause, f: Frame) -> bool:
     kept = tuple(texts_of("list_joiners"))
     return all(w.pos in (PARTICLE, AUX) or w.pos2 == NUMERAL or w.start - c.start in
                {p for p, _ in f.actions} or fold_nfkc(w.surface) in _around_words()
-               or fold_nfkc(w.surface) in kept for w in said[at + 1:])
+               or fold_nfkc(w.surface) in kept or w.lemma in texts_of("doing")
+               for w in said[at + 1:])
 
 
 def _declared_at_end(said: list[Word], at: int, f: Frame) -> bool:
