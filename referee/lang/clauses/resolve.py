@@ -333,12 +333,14 @@ def _others_told(kept: list[Clause], decided: list[Clause]) -> str:
 
 def _of_someone_named(act: Clause, clauses: list[Clause]) -> bool:
     """An action in the plain form of its verb (すぐ降りる), after a clause that talks about a
-    person by name (NPCさん弱いね): what that person does, not the speaker's act."""
+    person by name or the house's player (NPCさん弱いね, NPC弱いね): what that one does, not
+    the speaker's act."""
     ws = [w for w in act.words if w.pos not in (SYMBOL, BLANK)]
     if not ws or ws[-1].pos != VERB or not ws[-1].cform.startswith(texts_of("plain_cforms")):
         return False
     before = clauses[:clauses.index(act)]
-    return any(c.kind == "chat" and _mentions_someone(c) and len(
+    return any(c.kind == "chat" and (_mentions_someone(c) or fold_nfkc(c.folded).lstrip(
+    ).startswith(texts_of("house_players"))) and len(
         [w for w in c.words if w.pos not in (SYMBOL, BLANK)]) > 2 for c in before)
 
 
@@ -531,6 +533,9 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
             c.commits = True  # 「…ですね、それで」: "with that", taking what was remarked on
     if got is not None and _ends_topic(c):
         got, c.kind = None, "blocking"  # メイクと申しますのは、…: the action as a topic
+    if got is not None and got.action == "ante" and got.amount is None and got.aa is None and \
+            any(w in c.folded for w in texts_of("vague_sizes")):
+        got, c.kind = None, "blocking"  # 今日もアンティ控えめで: a way of playing, no figure
     if got is not None:
         c.kind, c.parsed = "action", got
         if c.told_concession:
