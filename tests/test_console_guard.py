@@ -157,7 +157,10 @@ def test_x_forwarded_for_never_chooses_whose_count_a_guess_lands_on(tmp_path: Pa
         got = [c.get("/referee/bank.json", headers={
             **_auth(f"guess-{i}"), "X-Forwarded-For": f"203.0.113.{i}"}).status_code
             for i in range(8)]
-    assert got[:5] == [401] * 5 and set(got[5:]) == {429}, got
+    # (each address its own count would answer all eight 401; one count makes the address wait
+    # after the free five -- a wait that a slow machine may outlast between two requests, so
+    # not every later answer need be 429)
+    assert got[:5] == [401] * 5 and 429 in got[5:], got
 
 
 def test_a_stranger_on_the_same_address_never_locks_out_a_moderator(tmp_path: Path) -> None:
@@ -174,7 +177,9 @@ def test_a_stranger_on_the_same_address_never_locks_out_a_moderator(tmp_path: Pa
                 got = [stranger.get("/referee/bank.json",
                                     headers=_auth(f"guess-{i}")).status_code
                        for i in range(40)]
-                assert set(got[5:]) == {429}, got
+                # (the waits double from 2 s: a loaded machine may let the first ones pass
+                # between two requests, never most of them)
+                assert got[:5] == [401] * 5 and got.count(429) >= 25, got
                 fresh = httpx.Client(base_url=url, timeout=30)
                 with fresh:
                     assert fresh.get("/referee/bank.json",
