@@ -198,15 +198,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             return Reading(None, True)  # (ってことで俺もコール: the speaker's own, after all)
         kept, after_story = decided, True
     acts = [c for c in kept if c.kind == "action"]
-    if acts and any(_holds_back(c) for c in kept[kept.index(acts[-1]) + 1:]):
-        return Reading(None, True)  # 捨てねぇ、まだ待ってけろ; こーるすっか、どうすっぺ
-    if acts and _hand_talked_about(acts[-1], clauses):
-        return Reading(None, True)  # 恭喜恭喜 big house; 七順幾倍？セブンストレート
-    if acts and any(c is not acts[-1] and any(w in fold_nfkc(c.folded) for w in texts_of(
-            "seat_requests")) for c in clauses):
-        return Reading(None, True)  # 席空いてたら座りたいです…アンティは100からで: once seated
-    if acts and _reacts(acts[-1], clauses):
-        return Reading(None, True)  # 哇，全下了！: someone else's all-in, exclaimed
+    if acts and _taken_out(acts[-1], kept, clauses):
+        return Reading(None, True)
     if not acts:
         return Reading(None, any(c.kind in ("declined", "correction") for c in clauses))
     if _of_someone_named(acts[-1], clauses):
@@ -584,6 +577,18 @@ def _holds_back(c: Clause) -> bool:
     waits = any(w.lemma in texts_of("wait") and not (  # (not お待たせ: "sorry to keep you")
         i + 1 < len(ws) and ws[i + 1].lemma in texts_of("leave")) for i, w in enumerate(ws))
     return waits or fold_nfkc(c.folded.strip()).startswith(tuple(texts_of("deliberation")))
+
+
+def _taken_out(decision: Clause, kept: list[Clause], clauses: list[Clause]) -> bool:
+    """What the rest of the message says takes the commitment out of the last action: waiting
+    or wondering after it (捨てねぇ、まだ待ってけろ), the hand talked about (恭喜恭喜 big
+    house), a seat asked for first (席空いてたら座りたいです…アンティは100からで), a surprise
+    (哇，全下了！)."""
+    if any(_holds_back(c) for c in kept[kept.index(decision) + 1:]):
+        return True
+    seat = any(c is not decision and any(w in fold_nfkc(c.folded) for w in texts_of(
+        "seat_requests")) for c in clauses)
+    return seat or _hand_talked_about(decision, clauses) or _reacts(decision, clauses)
 
 
 def _hand_talked_about(decision: Clause, clauses: list[Clause]) -> bool:
