@@ -306,14 +306,10 @@ def _trailing(rest: str, game: str | None, table: int | None
                         and got[1][0] in ("game", "table"):
                     cut = at, got[1]
                     break
-        if cut is None:
-            at = body.rfind(v.mention)
-            if at > 0 and body[at - 1].isspace() and _word(body, at + 1) == len(body):
-                cut = at, None
-        if cut is None:  # (オールイン >>ken: the reply says whose bet it answers)
-            at = body.rfind(v.reply)
-            if at > 0 and body[at - 1].isspace() and \
-                    _word(body, at + len(v.reply)) == len(body):
+        for marker in (v.mention, v.reply):  # (… @ゆき, オールイン >>ken: whom it answers)
+            at = body.rfind(marker)
+            if cut is None and at > 0 and body[at - 1].isspace() and \
+                    _word(body, at + len(marker)) == len(body):
                 cut = at, None
         if cut is None:  # (ベット1200 ／ゆき: the speaker's signature)
             m = v.signature.search(body)

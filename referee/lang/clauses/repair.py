@@ -167,9 +167,8 @@ def repair(text: str) -> str:
         for wrong, right in v.slips:
             if wrong in text:
                 text = text.replace(wrong, right)
-    before_amount = _before_amount()
-    if before_amount is not None:
-        text = before_amount.sub(lambda m: _BEFORE_AMOUNT[m.group()], text)
+    before_amount, meant = _before_amount()
+    text = before_amount.sub(lambda m: meant[m.group()], text)
     text = _faces(text)
     text = _glued_mark(_spoken_marks()[0].sub(_spoken_mark, text))
     if _LOWER.search(text) is not None:
@@ -197,19 +196,17 @@ def repair(text: str) -> str:
     return numerals(text)
 
 
-_BEFORE_AMOUNT: dict[str, str] = {}
-
-
 @cache
-def _before_amount() -> re.Pattern[str] | None:
+def _before_amount() -> tuple[re.Pattern[str], dict[str, str]]:
     """The conversions that are slips only before an amount (安定100 for アンティ100, where
-    安定 alone is a word of its own): ``slips.before_amount`` of clauses.toml."""
+    安定 alone is a word of its own): ``slips.before_amount`` of clauses.toml, as one pattern
+    and what each wrong spelling stands for."""
     table = vocab.load("clauses.toml").get("slips", {}).get("before_amount", {})
-    _BEFORE_AMOUNT.update((str(k), str(w)) for k, w in table.items())
-    if not _BEFORE_AMOUNT:
-        return None
-    wrong = "|".join(re.escape(w) for w in sorted(_BEFORE_AMOUNT, key=len, reverse=True))
-    return re.compile(rf"(?:{wrong})(?=\s*[0-9{vocabulary().kanji}])")
+    meant = {str(k): str(w) for k, w in table.items()}
+    if not meant:
+        return re.compile("(?!)"), meant
+    wrong = "|".join(re.escape(w) for w in sorted(meant, key=len, reverse=True))
+    return re.compile(rf"(?:{wrong})(?=\s*[0-9{vocabulary().kanji}])"), meant
 
 
 @cache

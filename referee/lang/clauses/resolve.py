@@ -288,11 +288,7 @@ def _narrated(c: Clause, after: list[Clause]) -> bool:
     if len(ws) < 2 or ws[-1].pos2 != CONJUNCTIVE or ws[-1].lemma not in texts_of("request") \
             or ws[-2].pos != VERB:
         return False
-    sentence = []
-    for other in after:
-        if other.after_stop:
-            break
-        sentence.append(other)
+    sentence = _rest_of_sentence(after)
     if not sentence:
         return False
     tail = [w for w in sentence[-1].words if w.pos not in (SYMBOL, BLANK)]
@@ -451,12 +447,12 @@ def _listed(decision: Clause, after: list[Clause]) -> bool:
     if len(said) != 1 or not any(ch in decision.mark for ch in text_of("list_commas")) or \
             not after or after[0].kind != "chat":
         return False
-    sentence = []
-    for c in after:
-        if c.after_stop:
-            break
-        sentence.append(c)
-    return any(c.kind == "blocking" for c in sentence)
+    return any(c.kind == "blocking" for c in _rest_of_sentence(after))
+
+
+def _rest_of_sentence(after: list[Clause]) -> list[Clause]:
+    """The clauses of ``after`` up to the end of the sentence they continue."""
+    return list(itertools.takewhile(lambda c: not c.after_stop, after))
 
 
 def _declines_other(c: Clause, decision: Clause) -> bool:
@@ -498,7 +494,8 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
     if c.correction and not v.surface.search(c.folded) and not cards_in(c.folded):
         c.kind = "correction"
         return
-    got = None if c.question or _ends_topic(c) else grammar(c.text)
+    topic = _ends_topic(c)
+    got = None if c.question or topic else grammar(c.text)
     if c.question:  # (みんな降りたん？ほな全部見せたるわ: the others' folds asked about)
         _note(c, frame(c, game, hands))
     if got is None and not c.question:
@@ -524,7 +521,7 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
             got = _cards_said(c, grammar) if c.last and c.start == 0 else None
         elif not (f.vetoed or f.content or f.cards or f.amounts or f.hand) and _takes_that(c):
             c.commits = True  # 「…ですね、それで」: "with that", taking what was remarked on
-    if got is not None and _ends_topic(c):
+    if got is not None and topic:
         got, c.kind = None, "blocking"  # メイクと申しますのは、…: the action as a topic
     if got is not None and got.action == "ante" and got.amount is None and got.aa is None and \
             any(w in c.folded for w in texts_of("vague_sizes")):
@@ -668,11 +665,11 @@ def _own_manner(c: Clause, f: Frame) -> bool:
         return False
     # (after the first action word, only more of the act and a declaration's endings: not
     # 勝負派, 俺はほぼ毎回勝負派)
-    kept = tuple(texts_of("list_joiners"))
-    return all(w.pos in (PARTICLE, AUX) or w.pos2 == NUMERAL or w.start - c.start in
-               {p for p, _ in f.actions} or fold_nfkc(w.surface) in _around_words()
-               or fold_nfkc(w.surface) in kept or w.lemma in texts_of("doing")
-               for w in said[at + 1:])
+    acting = {p for p, _ in f.actions}
+    joiners, around = texts_of("list_joiners"), vocabulary().around_words
+    return all(w.pos in (PARTICLE, AUX) or w.pos2 == NUMERAL or w.start - c.start in acting
+               or fold_nfkc(w.surface) in around or fold_nfkc(w.surface) in joiners
+               or w.lemma in texts_of("doing") for w in said[at + 1:])
 
 
 def _declared_at_end(said: list[Word], at: int, f: Frame) -> bool:
@@ -704,11 +701,6 @@ def _adverbial_before(said: list[Word], at: int) -> bool:
     zuni = prev.pos == PARTICLE and prev.lemma == text_of("zu_ni") and prev2.pos == AUX and \
         prev2.lemma == text_of("zu")
     return te or zuni
-
-
-def _around_words() -> frozenset[str]:
-    """The folded words around an action (clauses.toml), for :func:`_own_manner`."""
-    return vocabulary().around_words
 
 
 def _action_kind(f: Frame, kinds: set[str], game: str) -> str:

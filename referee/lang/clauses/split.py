@@ -148,15 +148,11 @@ def _suit_words() -> re.Pattern[str]:
     return re.compile(vocab.cards().suit_words_re)
 
 
-def _sentence_starts(text: str) -> list[int]:
-    """Where each sentence of ``text`` begins (after the coarse cuts)."""
-    return [0] + [m.end() for m in _cuts()[1].finditer(text)]
-
-
-def _connective(folded: str, starts: list[int], end: int) -> bool:
+def _connective(text: str, folded: str, end: int) -> bool:
     """Whether the words from the start of their sentence to ``end`` are one connective of
-    conclusion (だから, なので, ですから): "so", opening the decision, not a reason before it."""
-    begin = max(p for p in starts if p <= end)
+    conclusion (だから, なので, ですから): "so", opening the decision, not a reason before it.
+    (Asked only where a reason conjunction ends, so the sentences are found only then.)"""
+    begin = max((m.end() for m in _cuts()[1].finditer(text) if m.end() <= end), default=0)
     return folded[begin:end].strip() in texts_of("connectives")
 
 
@@ -188,12 +184,11 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         cuts.append((m.start(), m.end()))
     # a conjunction of concession or reason ends a clause (コールしたいけど、/ スリーペアだから);
     # one that opens its sentence is a connective (…。だからここはオールイン: "so"), no cut
-    starts = _sentence_starts(text)
     for w in ws:
         if w.pos == PARTICLE and w.pos2 == CONJUNCTIVE and (
                 fold_nfkc(w.surface) in v.concessive or w.lemma in texts_of("reason")):
             end = w.start + len(w.surface)
-            if not _connective(folded, starts, end):
+            if not _connective(text, folded, end):
                 cuts.append((end, end))
     # ... and the の + で of a reason (悔しいので, つながったので): two words to the analyser,
     # as is the spoken もん + で of Mino and Enshu (チェックやもんで)
@@ -201,7 +196,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         if a.surface + b.surface in texts_of("reason") and (
                 (a.pos == PARTICLE and b.pos == AUX) or (a.pos == NOUN and b.pos == PARTICLE)):
             end = b.start + len(b.surface)
-            if not _connective(folded, starts, end):
+            if not _connective(text, folded, end):
                 cuts.append((end, end))
     # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words
     # only (not the いや of ダイヤ)
