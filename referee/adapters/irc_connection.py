@@ -23,6 +23,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from referee.adapters.aio import wait_event, within
 from referee.adapters.irc_base import Session
 from referee.adapters.irc_identity import Whois
 
@@ -144,7 +145,10 @@ class Link:
         self._lost.set()
 
     async def whois(self, nick: str) -> Whois:
-        """WHOIS ``nick`` (one request in flight per nick); an empty answer after 10 s."""
+        """WHOIS ``nick`` (one request in flight per nick); an empty answer after 10 s, and at
+        once while there is no connection (nothing could answer it)."""
+        if self._lost.is_set() or self.conn is None:
+            return Whois(nick=nick)
         key = self.fold(nick)
         fut = self._whois.get(key)
         if fut is None:
@@ -157,7 +161,7 @@ class Link:
                 self._whois.pop(key, None)
                 return Whois(nick=nick)
         try:
-            return await asyncio.wait_for(asyncio.shield(fut), 10.0)
+            return await within(asyncio.shield(fut), 10.0)
         except TimeoutError:
             self._whois.pop(key, None)
             return Whois(nick=nick)
@@ -237,7 +241,7 @@ class Link:
         self.session.cap_ls = set()
         self.session.nickname = self.config.nick
         self.session.userhost = None
-        await asyncio.wait_for(self.conn.connect(
+        await within(self.conn.connect(
             self.config.server, self.config.effective_port, self.config.nick,
             password=self.config.password, username=self.config.username,
             ircname=self.config.realname, connect_factory=irc.connection.AioFactory(**kwargs),
@@ -276,9 +280,8 @@ class Link:
         pinged = False
         regain = start
         while not self.session.stopping.is_set() and not self._lost.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._lost.wait(), 1.0)
-            if self._lost.is_set():
+            # woken at once by a stop as well: SIGTERM is not left waiting for the next second
+            if await wait_event(self._lost, self.session.stopping, timeout=1.0):
                 break
             quiet = time.monotonic() - self._last_rx
             if quiet > self.config.ping_interval + self.config.ping_timeout:
