@@ -301,6 +301,9 @@ class IrcBot:
         if t in ("part", "kick"):
             who = nick if t == "part" else (args[0] if args else "")  # KICK: the one kicked
             return self._departed(t, str(ev.target or ""), who)
+        if t in ("quit", "nick") and nick and not own and (
+                self.session.fold(nick) == self.session.fold(self.config.nick)):
+            self.link.regain()  # whoever held our nick let it go: ask for it now
         if t == "quit":
             if nick and not own:
                 self.presence.gone(nick)
@@ -310,6 +313,8 @@ class IrcBot:
             new = str(ev.target or "")
             if own:
                 self.session.nickname = new
+                if new == self.config.nick:
+                    log.info("took the nick %s back", new)
             elif nick and new:
                 self.proofs.renamed(nick, new)
             return True

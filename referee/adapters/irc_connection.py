@@ -30,6 +30,14 @@ from referee.adapters.irc_identity import Whois
 log = logging.getLogger("referee.irc")
 
 _WANTED_CAPS = frozenset({"account-tag", "account-notify", "extended-join"})
+# Registered under a fallback nick (referee_): the configured one is asked for at once when
+# the bot sees its holder quit or rename (a shared channel), else again after REGAIN_FIRST
+# seconds, then half as long again each time up to REGAIN_MAX. The usual holder is the bot's
+# own previous connection: gone within seconds of its QUIT (a server reads a busy client's last
+# lines at its flood pace first -- ngIRCd about one a second -- and frees the nick only then),
+# or at the server's ping timeout (minutes) if the old process died. Each try is a line the
+# server counts against the bot's pace: a few in the first minute, then one a minute.
+REGAIN_FIRST, REGAIN_GROWTH, REGAIN_MAX = 2.0, 1.5, 60.0
 
 
 class Link:
@@ -186,6 +194,12 @@ class Link:
             if fut is not None and not fut.done():
                 fut.set_result(final)
 
+    def regain(self) -> None:
+        """Ask for the configured nick while registered under a fallback (see REGAIN_FIRST)."""
+        if self.session.registered and self.session.nickname != self.config.nick:
+            with contextlib.suppress(Exception):  # gone meanwhile: the next connection asks
+                self.conn.nick(self.config.nick)
+
     # --- connection --------------------------------------------------------------------------
     def _ssl(self) -> ssl.SSLContext | None:
         if not self.config.tls:
@@ -278,7 +292,7 @@ class Link:
         Returns how long it lasted."""
         start = time.monotonic()
         pinged = False
-        regain = start
+        regain, regain_wait = start, REGAIN_FIRST
         while not self.session.stopping.is_set() and not self._lost.is_set():
             # woken at once by a stop as well: SIGTERM is not left waiting for the next second
             if await wait_event(self._lost, self.session.stopping, timeout=1.0):
@@ -296,10 +310,10 @@ class Link:
             elif quiet <= self.config.ping_interval:
                 pinged = False
             if (self.session.registered and self.session.nickname != self.config.nick
-                    and time.monotonic() - regain > 60):
+                    and time.monotonic() - regain >= regain_wait):
                 regain = time.monotonic()
-                with contextlib.suppress(Exception):
-                    self.conn.nick(self.config.nick)  # take our nick back once it is free
+                regain_wait = min(regain_wait * REGAIN_GROWTH, REGAIN_MAX)
+                self.regain()
         if self.session.stopping.is_set():
             with contextlib.suppress(Exception):
                 await self._drain(5.0)
