@@ -23,17 +23,19 @@ T = TypeVar("T")
 
 
 async def wait_event(*events: asyncio.Event, timeout: float) -> bool:
-    """Wait until one of ``events`` is set or ``timeout`` seconds have passed; whether one is
-    set. A cancellation of the caller is never lost (unlike ``wait_for`` on 3.11)."""
+    """Wait until one of ``events`` is set or ``timeout`` seconds have passed; whether one was
+    set (it may have been cleared since). A cancellation of the caller is never lost (unlike
+    ``wait_for`` on 3.11)."""
     if any(e.is_set() for e in events):
         return True
     waits = [asyncio.ensure_future(e.wait()) for e in events]
     try:
-        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(waits, timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
     finally:
         for w in waits:
             w.cancel()
-    return any(e.is_set() for e in events)
+    return bool(done)
 
 
 async def within(work: Awaitable[T], timeout: float) -> T:
