@@ -38,6 +38,8 @@ _WANTED_CAPS = frozenset({"account-tag", "account-notify", "extended-join"})
 # or at the server's ping timeout (minutes) if the old process died. Each try is a line the
 # server counts against the bot's pace: a few in the first minute, then one a minute.
 REGAIN_FIRST, REGAIN_GROWTH, REGAIN_MAX = 2.0, 1.5, 60.0
+# A stop's QUIT: how long the bot reads on for the server to take it and close the connection.
+QUIT_WAIT = 2.0
 
 
 class Link:
@@ -58,6 +60,7 @@ class Link:
         self._whois_partial: dict[str, Whois] = {}
         self._last_rx = 0.0
         self._lost = asyncio.Event()
+        self._closed = asyncio.Event()  # the transport ended (set as the event arrives)
         # takes in who holds which nick as each line arrives (True: nothing left to queue)
         self.presence_hook: Callable[[Any], bool] | None = None
 
@@ -75,6 +78,8 @@ class Link:
         etype = str(event.type)
         if etype == "all_raw_messages":
             return
+        if etype == "disconnect":
+            self._closed.set()
         try:
             if etype in ("whoisaccount", "307", "whoisuser", "whoisidle", "endofwhois",
                          "nosuchnick"):
@@ -194,6 +199,14 @@ class Link:
             if fut is not None and not fut.done():
                 fut.set_result(final)
 
+    async def _quit(self, message: str, timeout: float) -> None:
+        """QUIT, then read on until the server closes the connection (within ``timeout``):
+        every line it sent before it took the QUIT is taken in -- a player's NICK just before
+        the stop is followed and saved -- and the nick is free once the bot is gone."""
+        self.conn.quit(message)
+        await wait_event(self._closed, timeout=timeout)
+        self.conn.disconnect(message)  # (nothing left to do if the server closed it)
+
     def regain(self) -> None:
         """Ask for the configured nick while registered under a fallback (see REGAIN_FIRST)."""
         if self.session.registered and self.session.nickname != self.config.nick:
@@ -252,6 +265,7 @@ class Link:
         if ctx is not None:
             kwargs = {"ssl": ctx, "server_hostname": self.config.server}
         self._lost.clear()
+        self._closed.clear()
         self.session.cap_ls = set()
         self.session.nickname = self.config.nick
         self.session.userhost = None
@@ -317,7 +331,7 @@ class Link:
         if self.session.stopping.is_set():
             with contextlib.suppress(Exception):
                 await self._drain(5.0)
-                self.conn.disconnect("referee stopping")
+                await self._quit("referee stopping", QUIT_WAIT)
         # Let the worker see the disconnect before we reconnect.
         await asyncio.sleep(0)
         if not self._lost.is_set():
