@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from referee.adapters import gc_tuning
+from referee.adapters.aio import stop_tasks, wait_event
 from referee.adapters.clock import due_ticks
 from referee.adapters.config import ConfigError as ConfigError
 from referee.adapters.irc_base import Session
@@ -102,6 +103,7 @@ def is_moderator_command(text: str) -> bool:
 # taken (it would queue before every table's actions on the one worker).
 ASK_WINDOW = 10.0
 ASKS_PER_WINDOW = 5
+STOP_GRACE = 3.0  # seconds a stop waits for the bot's cancelled tasks (referee.adapters.aio)
 
 class IrcBot:
     """One connection: IRC events → service pipeline → paced outbox → IRC. It owns its parts:
@@ -153,17 +155,18 @@ class IrcBot:
         """Connect, serve, reconnect with backoff until :attr:`stopping` is set."""
         # never online on a damaged database (CorruptDatabase, one line)
         await asyncio.to_thread(self.store.verify)
-        tasks = [asyncio.create_task(self._worker()), asyncio.create_task(self.outbox.run()),
-                 asyncio.create_task(self._clock())]
+        tasks = [asyncio.create_task(self._worker(), name="irc-worker"),
+                 asyncio.create_task(self.outbox.run(), name="irc-outbox"),
+                 asyncio.create_task(self._clock(), name="irc-clock")]
         try:
             await self.link.keep_connected()
         finally:
-            for task in tasks:
-                task.cancel()
-            for task in tasks:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-            await self.proofs.stop()  # secret checks in flight end before the store closes
+            # every part and check in flight ends before the store closes, whatever it was
+            # doing: an input is saved whole between two waits, so a stop loses nothing saved
+            left = await stop_tasks([*tasks, *self._tasks, *self.proofs.running()], STOP_GRACE)
+            for task in left:
+                log.error("%s did not end within %.0f s of the stop; closing the store anyway",
+                          task.get_name(), STOP_GRACE)
 
     def _connection_lost(self) -> None:
         self.proofs.lost()
@@ -174,7 +177,13 @@ class IrcBot:
                 self.link.conn.send_raw(line)
 
     async def _drain(self, timeout: float) -> None:
-        await self.outbox.drain(timeout)
+        """Before the bot disconnects to stop, within ``timeout``: the lines that reached it
+        are refereed (IRC keeps no history to read a delivered action from later), then the
+        table's queued lines go out. What arrives after the stop is not taken."""
+        end, served = time.monotonic() + timeout, asyncio.Event()
+        self.link.inbox.put_nowait(served)  # set by the worker behind every line received
+        await wait_event(served, timeout=timeout / 2)
+        await self.outbox.drain(max(0.0, end - time.monotonic()))
 
     # --- names ----------------------------------------------------------------------------
     def _known_names(self) -> list[str]:
@@ -191,6 +200,9 @@ class IrcBot:
             try:
                 if isinstance(event, Departure):
                     self._on_departure(event.channel, event.nick, event.how, event.player)
+                    continue
+                if isinstance(event, asyncio.Event):  # a stop's mark (see _drain)
+                    event.set()
                     continue
                 await self._dispatch(event)
             except Exception as e:  # one bad event must not end the table for everyone
@@ -289,6 +301,9 @@ class IrcBot:
         if t in ("part", "kick"):
             who = nick if t == "part" else (args[0] if args else "")  # KICK: the one kicked
             return self._departed(t, str(ev.target or ""), who)
+        if t in ("quit", "nick") and nick and not own and (
+                self.session.fold(nick) == self.session.fold(self.config.nick)):
+            self.link.regain()  # whoever held our nick let it go: ask for it now
         if t == "quit":
             if nick and not own:
                 self.presence.gone(nick)
@@ -298,6 +313,8 @@ class IrcBot:
             new = str(ev.target or "")
             if own:
                 self.session.nickname = new
+                if new == self.config.nick:
+                    log.info("took the nick %s back", new)
             elif nick and new:
                 self.proofs.renamed(nick, new)
             return True

@@ -10,8 +10,9 @@ The bot (:class:`referee.adapters.irc.IrcBot`) owns one and hands it to its part
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import TYPE_CHECKING
+
+from referee.adapters.aio import wait_event
 
 if TYPE_CHECKING:
     from referee.adapters.irc_config import IrcConfig
@@ -71,5 +72,4 @@ class Session:
 
     async def sleep(self, seconds: float) -> None:
         """Wait ``seconds``, or less if the bot is stopping."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.stopping.wait(), seconds)
+        await wait_event(self.stopping, timeout=seconds)

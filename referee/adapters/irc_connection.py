@@ -23,12 +23,23 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from referee.adapters.aio import wait_event, within
 from referee.adapters.irc_base import Session
 from referee.adapters.irc_identity import Whois
 
 log = logging.getLogger("referee.irc")
 
 _WANTED_CAPS = frozenset({"account-tag", "account-notify", "extended-join"})
+# Registered under a fallback nick (referee_): the configured one is asked for at once when
+# the bot sees its holder quit or rename (a shared channel), else again after REGAIN_FIRST
+# seconds, then half as long again each time up to REGAIN_MAX. The usual holder is the bot's
+# own previous connection: gone within seconds of its QUIT (a server reads a busy client's last
+# lines at its flood pace first -- ngIRCd about one a second -- and frees the nick only then),
+# or at the server's ping timeout (minutes) if the old process died. Each try is a line the
+# server counts against the bot's pace: a few in the first minute, then one a minute.
+REGAIN_FIRST, REGAIN_GROWTH, REGAIN_MAX = 2.0, 1.5, 60.0
+# A stop's QUIT: how long the bot reads on for the server to take it and close the connection.
+QUIT_WAIT = 2.0
 
 
 class Link:
@@ -49,6 +60,7 @@ class Link:
         self._whois_partial: dict[str, Whois] = {}
         self._last_rx = 0.0
         self._lost = asyncio.Event()
+        self._closed = asyncio.Event()  # the transport ended (set as the event arrives)
         # takes in who holds which nick as each line arrives (True: nothing left to queue)
         self.presence_hook: Callable[[Any], bool] | None = None
 
@@ -66,6 +78,8 @@ class Link:
         etype = str(event.type)
         if etype == "all_raw_messages":
             return
+        if etype == "disconnect":
+            self._closed.set()
         try:
             if etype in ("whoisaccount", "307", "whoisuser", "whoisidle", "endofwhois",
                          "nosuchnick"):
@@ -144,7 +158,10 @@ class Link:
         self._lost.set()
 
     async def whois(self, nick: str) -> Whois:
-        """WHOIS ``nick`` (one request in flight per nick); an empty answer after 10 s."""
+        """WHOIS ``nick`` (one request in flight per nick); an empty answer after 10 s, and at
+        once while there is no connection (nothing could answer it)."""
+        if self._lost.is_set() or self.conn is None:
+            return Whois(nick=nick)
         key = self.fold(nick)
         fut = self._whois.get(key)
         if fut is None:
@@ -157,7 +174,7 @@ class Link:
                 self._whois.pop(key, None)
                 return Whois(nick=nick)
         try:
-            return await asyncio.wait_for(asyncio.shield(fut), 10.0)
+            return await within(asyncio.shield(fut), 10.0)
         except TimeoutError:
             self._whois.pop(key, None)
             return Whois(nick=nick)
@@ -181,6 +198,20 @@ class Link:
             final = self._whois_partial.pop(key, None) or Whois(nick=args[0])
             if fut is not None and not fut.done():
                 fut.set_result(final)
+
+    async def _quit(self, message: str, timeout: float) -> None:
+        """QUIT, then read on until the server closes the connection (within ``timeout``):
+        every line it sent before it took the QUIT is taken in -- a player's NICK just before
+        the stop is followed and saved -- and the nick is free once the bot is gone."""
+        self.conn.quit(message)
+        await wait_event(self._closed, timeout=timeout)
+        self.conn.disconnect(message)  # (nothing left to do if the server closed it)
+
+    def regain(self) -> None:
+        """Ask for the configured nick while registered under a fallback (see REGAIN_FIRST)."""
+        if self.session.registered and self.session.nickname != self.config.nick:
+            with contextlib.suppress(Exception):  # gone meanwhile: the next connection asks
+                self.conn.nick(self.config.nick)
 
     # --- connection --------------------------------------------------------------------------
     def _ssl(self) -> ssl.SSLContext | None:
@@ -234,10 +265,11 @@ class Link:
         if ctx is not None:
             kwargs = {"ssl": ctx, "server_hostname": self.config.server}
         self._lost.clear()
+        self._closed.clear()
         self.session.cap_ls = set()
         self.session.nickname = self.config.nick
         self.session.userhost = None
-        await asyncio.wait_for(self.conn.connect(
+        await within(self.conn.connect(
             self.config.server, self.config.effective_port, self.config.nick,
             password=self.config.password, username=self.config.username,
             ircname=self.config.realname, connect_factory=irc.connection.AioFactory(**kwargs),
@@ -274,11 +306,10 @@ class Link:
         Returns how long it lasted."""
         start = time.monotonic()
         pinged = False
-        regain = start
+        regain, regain_wait = start, REGAIN_FIRST
         while not self.session.stopping.is_set() and not self._lost.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._lost.wait(), 1.0)
-            if self._lost.is_set():
+            # woken at once by a stop as well: SIGTERM is not left waiting for the next second
+            if await wait_event(self._lost, self.session.stopping, timeout=1.0):
                 break
             quiet = time.monotonic() - self._last_rx
             if quiet > self.config.ping_interval + self.config.ping_timeout:
@@ -293,14 +324,14 @@ class Link:
             elif quiet <= self.config.ping_interval:
                 pinged = False
             if (self.session.registered and self.session.nickname != self.config.nick
-                    and time.monotonic() - regain > 60):
+                    and time.monotonic() - regain >= regain_wait):
                 regain = time.monotonic()
-                with contextlib.suppress(Exception):
-                    self.conn.nick(self.config.nick)  # take our nick back once it is free
+                regain_wait = min(regain_wait * REGAIN_GROWTH, REGAIN_MAX)
+                self.regain()
         if self.session.stopping.is_set():
             with contextlib.suppress(Exception):
                 await self._drain(5.0)
-                self.conn.disconnect("referee stopping")
+                await self._quit("referee stopping", QUIT_WAIT)
         # Let the worker see the disconnect before we reconnect.
         await asyncio.sleep(0)
         if not self._lost.is_set():

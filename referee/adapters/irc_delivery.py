@@ -18,13 +18,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from referee.adapters.aio import wait_event
 from referee.adapters.irc_base import Session
 from referee.adapters.outbox import Pacer, byte_len, split_text
 from referee.events import Event, Say
@@ -217,8 +217,7 @@ class Outbox:
             pick = self._pick()
             if pick is None:
                 self.changed.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.changed.wait(), 1.0)
+                await wait_event(self.changed, timeout=1.0)
                 continue
             line, where = pick
             session = self.session

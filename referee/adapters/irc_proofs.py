@@ -7,7 +7,6 @@ private lines held for a player, released once they are proven again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import time
@@ -233,14 +232,10 @@ class Proofs:
         async with self._scrypt:
             return await asyncio.to_thread(verify_secret, secret, *stored)
 
-    async def stop(self) -> None:
-        """The bot is stopping: the checks still running end here, before the store closes."""
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+    def running(self) -> list[asyncio.Task[None]]:
+        """The checks in flight: the bot stops them before its store closes. Each is safe to
+        cancel at any of its waits (what it writes, it writes between two of them)."""
+        return list(self._tasks)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run a slow check (WHOIS, scrypt) beside the worker that serves the tables."""

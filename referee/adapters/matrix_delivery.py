@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import nio  # type: ignore[import-untyped]
 
+from referee.adapters.aio import wait_event
 from referee.adapters.matrix_render import mxid_of, render
 from referee.adapters.matrix_state import DM_KINDS, BotState
 from referee.lang.catalog import text as msg
@@ -88,9 +89,8 @@ def table_labels(names: dict[str, str | None]) -> dict[str, tuple[str, str]]:
 
 
 async def pause(stopping: asyncio.Event, seconds: float) -> None:
-    """Wait ``seconds``, or less if the bot is stopping."""
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(stopping.wait(), seconds)
+    """Wait ``seconds``, or less if the bot is stopping (a cancel is never lost: see aio)."""
+    await wait_event(stopping, timeout=seconds)
 
 
 class Delivery:

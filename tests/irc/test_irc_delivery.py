@@ -37,10 +37,19 @@ async def with_bot(ngircd: Ngircd, tmp: Path, channel: str,
     bot = IrcBot(config)
     task = asyncio.create_task(bot.run())
     try:
-        end = time.monotonic() + 15
-        while not bot.session.joined and time.monotonic() < end:
+        # joined, under its own nick: the bot of the previous test on this server may still
+        # hold it for a few seconds after its QUIT (ngIRCd reads a client's last lines at its
+        # flood pace before it frees the nick), and then this one is referee_ until it takes
+        # the nick back (REGAIN_FIRST, doubling); the players here address "referee"
+        t0 = time.monotonic()
+        end = t0 + 30
+        while (not bot.session.joined or bot.session.nickname != "referee") \
+                and time.monotonic() < end:
             await asyncio.sleep(0.05)  # the bot's own state: nothing to wait on from outside
         assert bot.session.joined, "the bot did not join"
+        assert bot.session.nickname == "referee", f"the bot is still {bot.session.nickname}"
+        if time.monotonic() - t0 > 2:
+            print(f"\nthe bot was on and under its own nick after {time.monotonic() - t0:.1f}s")
         await body(bot)
     finally:
         bot.stopping.set()
@@ -166,6 +175,52 @@ def test_nick_of_a_seated_player_taken_by_someone_else(ngircd: Ngircd, tmp_path:
     asyncio.run(with_bot(ngircd, tmp_path, "#nicks", body))
 
 
+def test_nick_taken_back_from_a_connection_on_its_way_out(own_ngircd: Ngircd,
+                                                          tmp_path: Path) -> None:
+    """The bot's previous connection (a restart, the previous test's bot) still holds the nick
+    when the bot registers -- after its QUIT ngIRCd reads its last lines at its flood pace,
+    about one a second, and frees the nick only then: the bot starts as referee_ and takes
+    referee back as soon as it is free (not a minute later), so players who write to referee
+    reach it. (Here the old connection shares no channel with the bot, as the previous test's
+    bot did not: the bot cannot see it go and asks again and again; one in its channels it
+    sees QUIT, and asks at once.)"""
+    ngircd = own_ngircd
+    watcher = Client(ngircd.port, "watcher", ["#ghost"])
+
+    async def body(bot: IrcBot) -> None:
+        # what the channel saw: the bot joined as referee_ and became referee
+        assert any(ln.startswith(":referee_!") and " NICK " in ln for ln in watcher.lines)
+        c = Client(ngircd.port, "ghostuser", ["#ghost"])
+        await c.connect()
+        try:
+            await prove(c)
+            c.say("#ghost", "!help sit")
+            await c.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
+        finally:
+            await c.close()
+
+    async def leave(old: Client) -> None:
+        """Once the new bot is in as referee_: QUIT behind lines the server reads slowly."""
+        await watcher.wait_line(lambda ln: ln.startswith(":referee_!") and " JOIN " in ln, 30)
+        for _ in range(2):
+            old.raw("WHOIS watcher")
+        await old.close()  # QUIT, then the socket closed
+
+    async def go() -> None:
+        await watcher.connect()
+        old = Client(ngircd.port, "referee")
+        await old.connect()
+        leaving = asyncio.create_task(leave(old))
+        try:
+            await with_bot(ngircd, tmp_path, "#ghost", body)
+            await leaving
+        finally:
+            leaving.cancel()
+            await watcher.close()
+
+    asyncio.run(go())
+
+
 def test_tls_connection(ngircd: Ngircd, tmp_path: Path) -> None:
     """TLS on: the bot checks the server's certificate (against the test CA file) and plays."""
 
@@ -175,10 +230,7 @@ def test_tls_connection(ngircd: Ngircd, tmp_path: Path) -> None:
         try:
             await prove(c)
             c.say("#tls", "!help sit")
-            # (the bot's nick as it stands: referee_ while a bot of an earlier test on this
-            # server still holds referee)
-            await c.wait_msg(lambda m: m.sender in (bot.config.nick, bot.session.nickname)
-                             and "!sit" in m.text, 20)
+            await c.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
         finally:
             await c.close()
 
