@@ -62,6 +62,7 @@ def _emoji_chars() -> re.Pattern[str]:
 
 
 _MAYBE_EMOJI = _emoji_chars()
+_NO_SELECTORS = {0xFE0E: None, 0xFE0F: None}
 # Blanks and punctuation between a decoration and the action (仕方ない、フォールド).
 _SEPARATORS = marks("separators")
 
@@ -113,7 +114,9 @@ def drop_emoji(text: str, blank: bool = False) -> str:
     if "[" in text or "(" in text:
         text = _placeholders().sub(gone, text)
     if _MAYBE_EMOJI.search(text) is None:
-        return text
+        # No emoji here, but the package drops a stray variation selector (U+FE0E, U+FE0F):
+        # the fast path must read the same text as the package would.
+        return text.translate(_NO_SELECTORS) if "\ufe0e" in text or "\ufe0f" in text else text
     return str(emoji.replace_emoji(
         text, replace=lambda chars, _data: chars if chars.rstrip("\ufe0f") in _SUITS else gone
     ))

@@ -1,30 +1,29 @@
-"""The IRC tests' session server: one ngIRCd on a free 127.0.0.1 port (helpers in ircnet.py)."""
+"""The IRC tests' servers: each test its own ngIRCd (and InspIRCd + Atheme) on free 127.0.0.1
+ports (helpers in ircnet.py). A server starts in a fraction of a second; one shared by a worker's
+tests let a test's leftovers (a client still holding ``alice``, a bot that failed to stop holding
+``referee``) fail the next test on another file. Every bot a test started is stopped after it,
+whether the test passed or not."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from ircnet import Net, Ngircd, Services
+from ircnet import BotProcess, Net, Ngircd, Services
 
 NETS = ("ngircd", "services", "services_whois")
 
 
-@pytest.fixture(scope="session")
-def ngircd() -> Iterator[Ngircd]:
-    server = Ngircd()
-    try:
-        took = server.start()
-        print(f"\nngircd up in {took:.2f}s on 127.0.0.1:{server.port}")
-        yield server
-    finally:
-        server.close()
+@pytest.fixture(autouse=True)
+def _bots_stopped() -> Iterator[None]:
+    """A bot left running by a failed test would keep its nick and channels on the network."""
+    yield
+    while BotProcess.started:
+        BotProcess.started.pop().stop()
 
 
 @pytest.fixture
-def own_ngircd() -> Iterator[Ngircd]:
-    """A server of the test's own, for tests that flood it, fill a disk under the bot or kill the
-    bot mid-hand: the session's server, shared by a worker's other files, never sees them."""
+def ngircd() -> Iterator[Ngircd]:
     server = Ngircd()
     try:
         server.start()
@@ -33,25 +32,23 @@ def own_ngircd() -> Iterator[Ngircd]:
         server.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def services() -> Iterator[Services]:
-    """InspIRCd + Atheme (a network with accounts), once per session."""
+    """InspIRCd + Atheme (a network with accounts)."""
     net = Services()
     try:
-        took = net.start()
-        print(f"\ninspircd+atheme up in {took:.2f}s on 127.0.0.1:{net.port}")
+        net.start()
         yield net
     finally:
         net.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def services_whois() -> Iterator[Services]:
     """The same network without IRCv3 account tags: accounts are known only by WHOIS."""
     net = Services(account_tag=False)
     try:
-        took = net.start()
-        print(f"\ninspircd+atheme (no account-tag) up in {took:.2f}s on 127.0.0.1:{net.port}")
+        net.start()
         yield net
     finally:
         net.close()

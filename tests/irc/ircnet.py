@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from needs import need
 
@@ -313,7 +314,9 @@ async def prove(c: Client, name: str | None = None, secret: str | None = None,
 
 class BotProcess:
     """``referee irc`` in a subprocess, logging to a file (``log``, else beside the database);
-    stopped with SIGTERM."""
+    stopped with SIGTERM (every one started is stopped after its test: conftest)."""
+
+    started: ClassVar[list[BotProcess]] = []
 
     def __init__(self, port: int, db: Path, channels: list[str], moderators: list[str],
                  nick: str = "referee", extra: list[str] | None = None,
@@ -336,6 +339,7 @@ class BotProcess:
         self.proc = subprocess.Popen(args, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                                      env={**os.environ, **(env or {})})
         out.close()
+        BotProcess.started.append(self)
 
     def stop(self) -> int:
         if self.proc.poll() is None:

@@ -175,7 +175,7 @@ def test_nick_of_a_seated_player_taken_by_someone_else(ngircd: Ngircd, tmp_path:
     asyncio.run(with_bot(ngircd, tmp_path, "#nicks", body))
 
 
-def test_nick_taken_back_from_a_connection_on_its_way_out(own_ngircd: Ngircd,
+def test_nick_taken_back_from_a_connection_on_its_way_out(ngircd: Ngircd,
                                                           tmp_path: Path) -> None:
     """The bot's previous connection (a restart, the previous test's bot) still holds the nick
     when the bot registers -- after its QUIT ngIRCd reads its last lines at its flood pace,
@@ -184,7 +184,6 @@ def test_nick_taken_back_from_a_connection_on_its_way_out(own_ngircd: Ngircd,
     reach it. (Here the old connection shares no channel with the bot, as the previous test's
     bot did not: the bot cannot see it go and asks again and again; one in its channels it
     sees QUIT, and asks at once.)"""
-    ngircd = own_ngircd
     watcher = Client(ngircd.port, "watcher", ["#ghost"])
 
     async def body(bot: IrcBot) -> None:

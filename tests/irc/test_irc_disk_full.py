@@ -29,11 +29,6 @@ from test_irc_hand import _PROMPT, Table, check_cards_and_stacks, policy_factory
 pytestmark = [pytest.mark.server, pytest.mark.slow, pytest.mark.timeout(240)]
 
 
-@pytest.fixture
-def ngircd(own_ngircd: Ngircd) -> Ngircd:
-    """This file's tests run on a server of their own (conftest.own_ngircd)."""
-    return own_ngircd
-
 SAVE_FAILED = "記録に失敗しました"
 
 

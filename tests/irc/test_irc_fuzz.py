@@ -147,6 +147,9 @@ def test_malformed_lines_never_stop_another_table(ngircd: Ngircd, tmp_path: Path
             await d.close()
 
     asyncio.run(with_bot(ngircd, tmp_path, "#fz1", body, channels_extra=["#fz2"]))
-    bad = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    # An aiohttp session of another file's Matrix test, collected while this one ran, is no
+    # line of the IRC bot's (the bot has no HTTP client).
+    bad = [r for r in caplog.records if (r.exc_info or r.levelno >= logging.ERROR)
+           and not (r.name == "asyncio" and r.getMessage().startswith("Unclosed"))]
     assert not bad, [r.getMessage() for r in bad]
     assert all("\n" not in r.getMessage() for r in caplog.records)
