@@ -738,7 +738,7 @@ def _read(text: str, game: str) -> Reading:
     return Reading(
         hand_info=hand, advice=advice, cards=cards, show=show,
         folding=show and _FOLD.search(folded) is not None,
-        past=hand and h.past.search(folded) is not None,
+        past=hand and _cue_holds(h.past, text, folded, game),
         topic=hand and h.topic.search(folded) is not None,
         board=hand and _about_board(folded),
         self_talk=advice and a.self_talk.search(around) is not None,
@@ -748,11 +748,29 @@ def _read(text: str, game: str) -> Reading:
         aimed=advice and a.aimed.search(around) is not None,
         # (a long paste is no hope nor a remark on someone's hand: those regexes cost ~1 ms
         # per 10,000 characters each)
-        hope=hand and len(text) <= LONG and h.hope.search(folded) is not None
+        hope=hand and len(text) <= LONG and _cue_holds(h.hope, text, folded, game)
         and h.strong_vocab.search(folded) is None and h.summon.search(folded) is None,
-        others=hand and len(text) <= LONG and h.other.search(folded) is not None
+        others=hand and len(text) <= LONG and _cue_holds(h.other, text, folded, game)
         and h.own.search(folded) is None,
     )
+
+
+_CUE_CLAUSE = re.compile(r"[、。,，!！?？…]|\.\.")  # (NFKC writes … as ...)
+
+
+def _cue_holds(cue: re.Pattern[str], text: str, folded: str, game: str) -> bool:
+    """A cue that takes the hand talk away (a finished hand, a hope, someone else's hand)
+    holds unless the speaker's own hand was already told in the clauses before the cue's own
+    clause: in
+    「ダブルスーテッドで期待してたのにフロップ全部外れた、…前回もこんなんだった」 the story of
+    the last hand comes after what the speaker says of this one."""
+    m = cue.search(folded)
+    if m is None:
+        return False
+    if len(folded) != len(text):
+        return True
+    cut = max((b.start() for b in _CUE_CLAUSE.finditer(folded, 0, m.start())), default=0)
+    return cut == 0 or not _read(text[:cut], game).own_hand
 
 
 def _long_advice(text: str, folded: str) -> tuple[bool, bool, str]:

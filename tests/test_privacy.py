@@ -142,9 +142,15 @@ def test_the_check_catches_a_leaking_say(monkeypatch: pytest.MonkeyPatch) -> Non
     real = catalog.messages
 
     def broken() -> dict[str, str]:
-        return {**real(), "help_sit": "alice has Ah Kh"}  # a deliberately broken reply
+        # a deliberately broken reply, whichever help line the table gives
+        return {**real(), **{k: "alice has Ah Kh" for k in real() if k.startswith("help")}}
 
     monkeypatch.setattr(broken, "cache_clear", real.cache_clear, raising=False)
     monkeypatch.setattr(catalog, "messages", broken)
+    # (and the voice's words looked up once -- a message without parameters, as help_sit --
+    # must be looked up again: an earlier test of the worker may have said it)
+    from referee.rules import voice
+
+    monkeypatch.setattr(voice, "_WORDS", {})
     found = leaks(text.replace("!help\n", "!help sit\n"))
     assert found and "a card of alice" in found[0]

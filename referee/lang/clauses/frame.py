@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -314,6 +314,8 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             pass  # 一つ, 二回目: a count (an amount is read above)
         elif fold_nfkc(w.surface) in ranks:
             pass  # エースだけ残します、スペードのエース: the rank of a card named here
+        elif _street_topic(ws, i):
+            pass  # リバーはポットベットで: the street the decision is for, as its topic
         elif w.lemma == text_of("try_verb") and prev is not None and prev.lemma in texts_of(
                 "request"):
             pass  # してみます: a try is still the speaker's act
@@ -542,3 +544,11 @@ def _is_around(w: Word, v: Vocabulary) -> bool:
     if _hangul_word().search(w.surface):  # (the analyser calls every Korean word a mark)
         return w.surface in texts_of("hangul_endings") or w.surface in texts_of("hangul_around")
     return w.pos in v.around_pos
+
+
+def _street_topic(ws: Sequence[Word], i: int) -> bool:
+    """A street named first in the clause as its topic (リバーは, ターンは): when the decision
+    is for, not a story (リバーでいきなり打たれて stays content)."""
+    said = [k for k in range(i) if ws[k].pos not in (SYMBOL, BLANK)]
+    return not said and i + 1 < len(ws) and ws[i].lemma.split("-")[0] in texts_of("street_topics") \
+        and ws[i + 1].pos == PARTICLE and ws[i + 1].lemma in texts_of("topic")

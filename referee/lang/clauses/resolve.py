@@ -365,12 +365,18 @@ def _decided_after(kept: list[Clause], letter: bool = False) -> list[Clause] | N
     if last.kind != "action" or not _plain(last, letter):
         return None
     before = kept[:named[-1]]
-    if any(c.kind == "blocking" and not c.hand_named
+    if any(c.kind == "blocking" and not c.hand_named and not _reason_given(c)
            and not action_words(c.folded, with_cards=False) for c in before):
         return None  # blocked for something else than an action word: a name, an address
     if _said_to_someone(before):
         return None  # おめ、おりんな
     return kept[named[-1]:]
+
+
+def _reason_given(c: Clause) -> bool:
+    """A clause that ends in a conjunction of reason and names nobody (800なら安いし, 残り
+    600だから): a reason for the decision that follows, whatever words it holds."""
+    return c.ends_reason and not _said_to_someone([c])
 
 
 def _declines_side_bet(c: Clause) -> bool:
@@ -432,11 +438,28 @@ def _restated_once(acts: list[int], kept: list[Clause]) -> list[int]:
     if len(acts) < 2:
         return acts
     said = [kept[i].parsed for i in acts]
+    known = [p for p in said if p is not None]
+    if len(known) < len(said):
+        return acts
+    figured = [(i, p) for i, p in zip(acts, known, strict=True)
+               if p.amount is not None or p.to is not None or p.pot]
+    if len({_bare(p) for p in known}) == 1 and len({_bare(p, figure=True)
+                                                    for _, p in figured}) == 1:
+        return [figured[-1][0]]  # 打つ。ベット1.5k: the verb, then the same action with its figure
     first = said[0]
     if first is None or any(p is None or p.model_dump(exclude={"hand_info", "advice"}) !=
                             first.model_dump(exclude={"hand_info", "advice"}) for p in said):
         return acts
     return [acts[-1]]
+
+
+def _bare(p: Parsed, figure: bool = False) -> str:
+    """An action without its flags and, unless ``figure``, its figure (what two sayings of one
+    decision share)."""
+    drop: dict[str, object] = {"hand_info": False, "advice": False}
+    if not figure:
+        drop.update(amount=None, to=None, pot=False)
+    return p.model_copy(update=drop).model_dump_json()
 
 
 def _listed(decision: Clause, after: list[Clause]) -> bool:
@@ -460,6 +483,12 @@ def _declines_other(c: Clause, decision: Clause) -> bool:
     the call, and not the fold) explains it; one that says no to the decision takes it back."""
     return c.kind == "declined" and decision.parsed is not None and bool(c.declines) and \
         decision.parsed.action not in c.declines
+
+
+def _refers_back(c: Clause) -> bool:
+    """An action clause whose verb takes its object from what was said before it (やめとく):
+    after a wish for another action, it lets that action go."""
+    return c.kind == "action" and any(w in fold_nfkc(c.folded) for w in texts_of("refers_back"))
 
 
 def _plain(decision: Clause, letter: bool = False) -> bool:
@@ -513,6 +542,11 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
                 got = build_action(f, game)
                 if got is None:
                     c.kind = _unbuilt_kind(f, kinds, game)
+                    if c.kind == "blocking" and len(f.needs_amount) == 1:
+                        # ターンはこっちから打つ。ベット1.5k: the verb that needs its figure
+                        # agrees with the same action said with one, and is talk otherwise
+                        c.kind = "echo"
+                        c.parsed = Parsed(kind="action", action=next(iter(f.needs_amount)))
             elif c.kind == "echo":
                 c.parsed = build_action(f, game)
                 c.kind = "echo" if c.parsed is not None else "blocking"
@@ -780,6 +814,9 @@ def _committed(live: list[Clause]) -> list[Clause]:
     supersedes (したいけど…, しよっかな…); a fold conceded before the cards it shows stays
     (降りるけんど、A♠だけ見せちゃる)."""
     kept: list[Clause] = []
+    for c, nxt in itertools.pairwise(live):
+        if (c.ends_concessive or c.musing) and c.kind in _NAMING and _refers_back(nxt):
+            nxt.kind = "declined"  # 全ツッパしたい気分だけど今日はやめとく: what is let go
     for i, c in enumerate(live):
         later = any(x.kind == "action" for x in live[i + 1:])
         shows = any(x.kind == "action" and x.parsed is not None and x.parsed.action == "open"
