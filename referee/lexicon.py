@@ -767,8 +767,8 @@ def _cue_holds(cue: re.Pattern[str], text: str, folded: str, game: str) -> bool:
     m = cue.search(folded)
     if m is None:
         return False
-    if len(folded) != len(text):
-        return True
+    if len(folded) != len(text) or folded[max(m.start() - 1, 0)] in "(（":
+        return True  # (…（前のハンド）: an aside on the whole line)
     cut = max((b.start() for b in _CUE_CLAUSE.finditer(folded, 0, m.start())), default=0)
     return cut == 0 or not _read(text[:cut], game).own_hand
 
