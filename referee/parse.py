@@ -391,7 +391,10 @@ def _parse(text: str, game: str, table: int | None = None) -> Parsed:
                 parsed = _clauses(reading, game)
                 if parsed is None:
                     parsed = _unspaced(repaired, game)
-        if parsed is not None and tagged.own:
+        # (a reply to someone's line, >>dan こーる, answers it with one's own action unless
+        # the whole line reads as advice: >>mika こーるこーる！)
+        if parsed is not None and (tagged.own or (
+                tagged.reply and not lexicon.scan(typed, norm, game)[1])):
             return parsed
     return _chat(typed, norm, game)
 

@@ -64,12 +64,27 @@ def test_a_tag_naming_another_table_makes_the_message_no_action_at_a_known_table
 @pytest.mark.parametrize("text", [
     "@taro フォールド",  # said to taro as often as done: not the speaker's fold
     "@佐藤 コール",
-    ">>12 コール",
     "@taro 降りなよ",
+    ">>mika こーるこーる！",  # a reply that is advice (a chant)
+    ">>taro 降りなよ",
     "【佐藤さん】コール",
 ])
 def test_a_bare_action_after_a_persons_name_is_no_action(text: str) -> None:
     assert parse(text, "omaha").kind == "chat"
+
+
+@pytest.mark.parametrize(("text", "action"), [
+    (">>dan こーる", "call"),  # answering dan's bet (his line) with one's own call
+    (">>12 コール", "call"),
+    (">>bob こ", "call"),
+    (">>yuki >>aki オールイン", "allin"),
+])
+def test_a_bare_action_replying_to_a_line_answers_it(text: str, action: str) -> None:
+    assert parse(text, "omaha").action == action
+
+
+def test_a_reply_and_a_mention_together_stay_said_to_someone() -> None:
+    assert parse(">>yuki @aki フォールド", "omaha").kind == "chat"
 
 
 @pytest.mark.parametrize("text", [

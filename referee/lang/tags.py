@@ -36,6 +36,7 @@ class Tagged:
     game: str | None = None  # the game a tag named (its id)
     table: int | None = None  # the table number a tag named
     person: bool = False  # a tag named a person (>>佐藤さん, @bob), not a game, table or the bot
+    reply: bool = False  # ... every such tag by the reply marker (>>dan): answering their line
 
     @property
     def own(self) -> bool:
@@ -266,6 +267,7 @@ def strip(text: str) -> Tagged:
     they named. A text that is only tags keeps them (it says nothing else)."""
     v = _vocabulary()
     rest, game, table, person = text, None, None, False
+    replies = True
     bridged = False
     for _ in range(MAX_TAGS):
         got = _one(rest, bridged)
@@ -281,10 +283,11 @@ def strip(text: str) -> Tagged:
             table = int(what[1])
         elif what is None or what[0] == "name":
             person = True
+            replies = replies and rest.startswith(v.reply)
         bridged = what is not None and what[0] == "time"
         rest = after
     rest, game, table = _trailing(rest, game, table)
-    return Tagged(rest, game, table, person)
+    return Tagged(rest, game, table, person, person and replies)
 
 
 def _trailing(rest: str, game: str | None, table: int | None
