@@ -755,7 +755,10 @@ def _read(text: str, game: str) -> Reading:
     )
 
 
-_CUE_CLAUSE = re.compile(r"[、。,，!！?？…]|\.\.")  # (NFKC writes … as ...)
+@cache
+def _cue_clause() -> re.Pattern[str]:
+    """Where a clause of hand talk ends (NFKC writes … as ..., so two dots end one too)."""
+    return re.compile(f"[{re.escape(vocab.marks('clause_stops'))}]|\\.\\.")
 
 
 def _cue_holds(cue: re.Pattern[str], text: str, folded: str, game: str) -> bool:
@@ -767,9 +770,9 @@ def _cue_holds(cue: re.Pattern[str], text: str, folded: str, game: str) -> bool:
     m = cue.search(folded)
     if m is None:
         return False
-    if len(folded) != len(text) or folded[max(m.start() - 1, 0)] in "(（":
+    if len(folded) != len(text) or folded[max(m.start() - 1, 0)] in vocab.marks("aside_opens"):
         return True  # (…（前のハンド）: an aside on the whole line)
-    cut = max((b.start() for b in _CUE_CLAUSE.finditer(folded, 0, m.start())), default=0)
+    cut = max((b.start() for b in _cue_clause().finditer(folded, 0, m.start())), default=0)
     return cut == 0 or not _read(text[:cut], game).own_hand
 
 

@@ -192,9 +192,10 @@ def split(text: str, fine: bool = True) -> list[Clause]:
                 cuts.append((end, end))
     # ... and the の + で of a reason (悔しいので, つながったので): two words to the analyser,
     # as is the spoken もん + で of Mino and Enshu (チェックやもんで)
-    for a, b in itertools.pairwise(ws):
+    for k, (a, b) in enumerate(itertools.pairwise(ws)):
         if a.surface + b.surface in texts_of("reason") and (
-                (a.pos == PARTICLE and b.pos == AUX) or (a.pos == NOUN and b.pos == PARTICLE)):
+                (a.pos == PARTICLE and b.pos == AUX) or (a.pos == NOUN and b.pos == PARTICLE)) \
+                and _nominalised(ws, k):
             end = b.start + len(b.surface)
             if not _connective(text, folded, end):
                 cuts.append((end, end))
@@ -310,3 +311,11 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         lead = len(c.folded) - len(c.folded.lstrip())
         c.correction = c.correction or c.start + lead in corrected
     return out
+
+
+def _nominalised(ws: tuple[Word, ...], k: int) -> bool:
+    """The の (ん) of a reason follows a word in its attributive form (覚えてるんで, 食らいそう
+    なんで); after a verb's stem the ん is a negation (見せんでええ: no need to show)."""
+    if ws[k].surface + ws[k + 1].surface not in texts_of("reason_after_attributive"):
+        return True
+    return k > 0 and ws[k - 1].cform.startswith(text_of("attributive_cform"))
