@@ -314,8 +314,10 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             pass  # 一つ, 二回目: a count (an amount is read above)
         elif fold_nfkc(w.surface) in ranks:
             pass  # エースだけ残します、スペードのエース: the rank of a card named here
-        elif _street_topic(ws, i):
-            pass  # リバーはポットベットで: the street the decision is for, as its topic
+        elif w.lemma in texts_of("figure_verbs") and f.amounts:
+            pass  # アンティ1000に上げる: the figure the action is brought to
+        elif _street_topic(ws, i) or _seat_from(ws, i):
+            pass  # リバーはポットベットで, ボタンからメイク350: when and where it is done
         elif w.lemma == text_of("try_verb") and prev is not None and prev.lemma in texts_of(
                 "request"):
             pass  # してみます: a try is still the speaker's act
@@ -552,3 +554,11 @@ def _street_topic(ws: Sequence[Word], i: int) -> bool:
     said = [k for k in range(i) if ws[k].pos not in (SYMBOL, BLANK)]
     return not said and i + 1 < len(ws) and ws[i].lemma.split("-")[0] in texts_of("street_topics") \
         and ws[i + 1].pos == PARTICLE and ws[i + 1].lemma in texts_of("topic")
+
+
+def _seat_from(ws: Sequence[Word], i: int) -> bool:
+    """A seat followed by から (ボタンからメイク350): the seat the speaker acts from; not
+    with の after it (BTNからのメイク700: someone's make, from that seat)."""
+    return i + 1 < len(ws) and fold_nfkc(ws[i].surface) in texts_of("seat_words") \
+        and ws[i + 1].surface == text_of("seat_from") \
+        and not (i + 2 < len(ws) and ws[i + 2].surface == text_of("of"))
