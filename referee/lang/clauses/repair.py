@@ -171,6 +171,7 @@ def repair(text: str) -> str:
     text = before_amount.sub(lambda m: meant[m.group()], text)
     text = _faces(text)
     text = _glued_mark(_spoken_marks()[0].sub(_spoken_mark, text))
+    text = _before_katakana().sub(_spoken_mark, text)
     if _LOWER.search(text) is not None:
         text = _half_converted().sub(_converted, text)  # kおーる, こーr: the IME left a letter
     if ">" in text:  # (…土曜なら空いてるよ！ >卓 アンティ100: to the table, after a DM's answer)
@@ -219,6 +220,13 @@ def _spoken_marks() -> tuple[re.Pattern[str], re.Pattern[str]]:
     end = rf"(?=\s|$|[{vocab.marks('after_spoken_mark')}])"
     return (re.compile(rf"{text_of('spoken_mark_before')}({said}){end}"),
             re.compile(rf"(?<=[{vocab.marks('hiragana_class')}{vocab.marks('kanji_class')}])({said}){end}"))
+
+
+@cache
+def _before_katakana() -> re.Pattern[str]:
+    """A spoken comma glued to what follows it, where no word could hold it: after a polite
+    ending or a rank, before katakana (降りますてんエースのハート, ハートの10てんハートのJ)."""
+    return re.compile(text_of("spoken_comma_glued"))
 
 
 def _spoken_mark(m: re.Match[str]) -> str:

@@ -615,11 +615,19 @@ def _taken_out(decision: Clause, kept: list[Clause], clauses: list[Clause]) -> b
     or wondering after it (捨てねぇ、まだ待ってけろ), the hand talked about (恭喜恭喜 big
     house), a seat asked for first (席空いてたら座りたいです…アンティは100からで), a surprise
     (哇，全下了！)."""
-    if any(_holds_back(c) for c in kept[kept.index(decision) + 1:]):
+    later = kept[kept.index(decision) + 1:]
+    if any(_holds_back(c) for c in later) or any(_regrets(c) for c in later):
         return True
     seat = any(c is not decision and any(w in fold_nfkc(c.folded) for w in texts_of(
         "seat_requests")) for c in clauses)
     return seat or _hand_talked_about(decision, clauses) or _reacts(decision, clauses)
+
+
+def _regrets(c: Clause) -> bool:
+    """A clause that wishes it had been done (haipa- osetebayokatta: ハイパー押せばよかった):
+    the action before it is the one not taken."""
+    said = fold_nfkc(c.folded).rstrip(vocab.marks("trailing") + " ")
+    return c.kind == "chat" and said.endswith(texts_of("regret_endings"))
 
 
 def _hand_talked_about(decision: Clause, clauses: list[Clause]) -> bool:
