@@ -537,6 +537,49 @@ def _rank_run_bets(game: str) -> frozenset[str]:
     return games.spec(game).rank_run_bets if games.is_game(game) else frozenset()
 
 
+def _ranks_or_rated_hand(t: _Text, h: _Hand) -> bool:
+    """Some word of ``t`` is a rank (or a pair's digits) tied to a holding by its neighbours,
+    or a word for the hand with a rating next to it: single words that say a hand only by what
+    stands around them."""
+    ws = t.ws
+    for i, w in enumerate(ws):
+        f = t.folded[i]
+        s = w.surface
+        if s in ("A", "K", "Q", "J", "T") or (w.pos2 == _NUMERAL and s in _DIGIT_RANKS):
+            nxt = t.folded[i + 1] if i + 1 < len(ws) else ""
+            suit_count = nxt == _COUNTER and i > 0 and t.folded[i - 1] in _SUIT_COUNT_PARTICLES
+            if nxt in h.counters and not suit_count:
+                continue  # 22時, 3人, 2回
+            if _rank_context(t, i, h) or _rank_prefix(t, i):
+                return True
+            continue
+        if w.pos2 == _NUMERAL and _PAIR_DIGITS.fullmatch(s):
+            if _rank_context(t, i, h) or _rank_prefix(t, i):
+                return True  # 99持ってる
+            continue
+        if f in h.hand_nouns and _rated_hand_noun(t, i, h):
+            return True
+    return False
+
+
+def _rated_hand_noun(t: _Text, i: int, h: _Hand) -> bool:
+    """The hand noun at word i has a rating next to it, before or after (いい手, ゴミ手札,
+    最強の手, 手札ひどい, 手が悪い, 手札最悪): a rating across a joiner, a particle or a
+    negation still rates the hand."""
+    ws = t.ws
+    k = i - 1
+    if k >= 1 and t.folded[k] in _RATING_JOINERS:
+        k -= 1  # 最強の手, 微妙な手
+    if k >= 1 and t.folded[k] == _RATING_NEGATION:
+        k -= 1  # 悪くない手
+    if k >= 0 and _rates(ws[k], h):
+        return True
+    k = i + 1
+    if k < len(ws) and t.folded[k] in _RATING_PARTICLES:
+        k += 1
+    return k < len(ws) and _rates(ws[k], h)
+
+
 def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
     """Whether ``text`` (NFKC, short) is hand talk read on words, and the cards it names."""
     h = _hand()
@@ -563,35 +606,8 @@ def _hand_words(text: str, game: str) -> tuple[bool, tuple[NamedCard, ...]]:
         if _run_glued_everyday(t, m.end(), h):
             continue  # TT兄弟
         return True, cards
-    for i, w in enumerate(ws):
-        f = t.folded[i]
-        s = w.surface
-        if s in ("A", "K", "Q", "J", "T") or (w.pos2 == _NUMERAL and s in _DIGIT_RANKS):
-            nxt = t.folded[i + 1] if i + 1 < len(ws) else ""
-            suit_count = nxt == _COUNTER and i > 0 and t.folded[i - 1] in _SUIT_COUNT_PARTICLES
-            if nxt in h.counters and not suit_count:
-                continue  # 22時, 3人, 2回
-            if _rank_context(t, i, h) or _rank_prefix(t, i):
-                return True, cards
-            continue
-        if w.pos2 == _NUMERAL and _PAIR_DIGITS.fullmatch(s):
-            if _rank_context(t, i, h) or _rank_prefix(t, i):
-                return True, cards  # 99持ってる
-            continue
-        if f in h.hand_nouns:
-            # いい手, ゴミ手札, 最強の手, 手札ひどい, 手が悪い, 手札最悪: a rating next to it
-            k = i - 1
-            if k >= 1 and t.folded[k] in _RATING_JOINERS:
-                k -= 1  # 最強の手, 微妙な手
-            if k >= 1 and t.folded[k] == _RATING_NEGATION:
-                k -= 1  # 悪くない手
-            if k >= 0 and _rates(ws[k], h):
-                return True, cards
-            k = i + 1
-            if k < len(ws) and t.folded[k] in _RATING_PARTICLES:
-                k += 1
-            if k < len(ws) and _rates(ws[k], h):
-                return True, cards
+    if _ranks_or_rated_hand(t, h):
+        return True, cards
     # vocabulary words and phrases, where a word starts (and, for words, ends)
     # the folded text has the NFKC text's offsets when folding keeps lengths (nearly always)
     same = len(folded) == len(text)

@@ -161,42 +161,9 @@ class Reader:
         """One ``# name[ arg]: rest`` line → (directive name, args); ValueError if malformed."""
         words = rest.split()
         if name == "table":
-            if arg is not None:
-                words = [arg, *words]
-            if not words:
-                raise _bad("table_needs_game")
-            found = game_of(words[0])  # its id or its Japanese name
-            if found is None:
-                raise _bad("unknown_game", game=words[0], known=game_names())
-            game = found
-            options: dict[str, str] = {}
-            for w in words[1:]:
-                if not _OPTION.match(w):
-                    raise _bad("table_option", option=w)
-                k, v = w.split("=", 1)
-                options[k] = v
-            try:
-                self.max_seat = load(game).seats.max
-            except DefinitionError as e:
-                raise ValueError(str(e)) from None
-            self.game = game
-            return "table", {"game": game, "options": options}
+            return "table", self._table(arg, words)
         if name == "seat":
-            if self.game is None:
-                raise _bad("before_table", directive="# seat")
-            if arg is None:
-                raise _bad("expected", form="# seat N: NAME CHIPS [npc]")
-            seat = _int(arg, "seat")
-            if not 1 <= seat <= self.max_seat:
-                raise _bad("seat_range", seat=seat, most=self.max_seat, game=self.game)
-            if len(words) not in (2, 3) or (len(words) == 3 and words[2].lower() != "npc"):
-                raise _bad("expected", form="# seat N: NAME CHIPS [npc]")
-            chips = _int(words[1], "chips")
-            if chips < 0:
-                raise _bad("negative_chips")
-            self.names.add(words[0])
-            return "seat", {"seat": seat, "name": words[0], "chips": chips,
-                            "npc": len(words) == 3}
+            return "seat", self._seat(arg, words)
         if arg is not None:
             raise _bad("unexpected", word=arg, directive=f"# {name}")
         if name == "moderator":
@@ -234,6 +201,49 @@ class Reader:
                 raise _bad("before_table", directive="# deal")
             return "deal", self._deal(rest)
         raise _bad("unknown_directive", directive=f"# {name}")
+
+    def _table(self, arg: str | None, words: list[str]) -> dict[str, Any]:
+        """``# table[ GAME]: [GAME] [key=value ...]``: the game (its id or its Japanese name,
+        given as the argument or the first word) and its options. It sets the game, and so
+        the highest seat, that every later line is checked against."""
+        if arg is not None:
+            words = [arg, *words]
+        if not words:
+            raise _bad("table_needs_game")
+        found = game_of(words[0])  # its id or its Japanese name
+        if found is None:
+            raise _bad("unknown_game", game=words[0], known=game_names())
+        game = found
+        options: dict[str, str] = {}
+        for w in words[1:]:
+            if not _OPTION.match(w):
+                raise _bad("table_option", option=w)
+            k, v = w.split("=", 1)
+            options[k] = v
+        try:
+            self.max_seat = load(game).seats.max
+        except DefinitionError as e:
+            raise ValueError(str(e)) from None
+        self.game = game
+        return {"game": game, "options": options}
+
+    def _seat(self, arg: str | None, words: list[str]) -> dict[str, Any]:
+        """``# seat N: NAME CHIPS [npc]``: a seat of the table already set (its number within
+        the game's seats); the name becomes one a ``# deal:`` may deal to."""
+        if self.game is None:
+            raise _bad("before_table", directive="# seat")
+        if arg is None:
+            raise _bad("expected", form="# seat N: NAME CHIPS [npc]")
+        seat = _int(arg, "seat")
+        if not 1 <= seat <= self.max_seat:
+            raise _bad("seat_range", seat=seat, most=self.max_seat, game=self.game)
+        if len(words) not in (2, 3) or (len(words) == 3 and words[2].lower() != "npc"):
+            raise _bad("expected", form="# seat N: NAME CHIPS [npc]")
+        chips = _int(words[1], "chips")
+        if chips < 0:
+            raise _bad("negative_chips")
+        self.names.add(words[0])
+        return {"seat": seat, "name": words[0], "chips": chips, "npc": len(words) == 3}
 
     def _deal(self, rest: str) -> dict[str, Any]:
         out: dict[str, Any] = {"hands": {}, "board": [], "dealer": [], "shoe": [], "dice": []}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from referee.actions import Parsed
 from referee.lang.clauses.frame import Frame
-from referee.lang.clauses.vocabulary import traits
+from referee.lang.clauses.vocabulary import Traits, traits
 
 
 def build_action(f: Frame, game: str) -> Parsed | None:
@@ -49,6 +49,14 @@ def build_action(f: Frame, game: str) -> Parsed | None:
     if len(kinds) != 1:
         return None
     (name,) = kinds
+    return _one_action(f, t, name, cards, amounts, pot)
+
+
+def _one_action(f: Frame, t: Traits, name: str, cards: list[str], amounts: list[int],
+                pot: bool) -> Parsed | None:
+    """The action of a frame left with one action word, ``name`` (the words that only qualify
+    another taken out; ``pot`` when the pot was one of them), or None when the frame's cards
+    or amounts do not fit that word: which cards and amounts a word takes is the word's own."""
     if name == "showdown":
         if not t.showdown_call or cards or amounts:
             return None
