@@ -23,6 +23,7 @@ from referee.lang.clauses.vocabulary import (
     BLANK,
     CONJUNCTIVE,
     FINAL,
+    NOUN,
     NUMERAL,
     PARTICLE,
     SYMBOL,
@@ -414,7 +415,9 @@ def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
     if len(acts) != 1 or acts[0] + 1 >= len(kept):
         return None
     after = kept[acts[0] + 1:]
-    if any(c.kind in _NAMING and c.kind != "blocking" for c in after) or any(
+    # (…1回目はコールしておきます、レイズはしない: saying no to another action explains it)
+    if any(c.kind in _NAMING and c.kind != "blocking" and not _declines_other(c, kept[acts[0]])
+           for c in after) or any(
             _holds_back(c) or (c.musing and c.kind in _NAMING) for c in after) or \
             _said_to_someone(after):
         return None
@@ -699,7 +702,7 @@ def _own_manner(c: Clause, f: Frame) -> bool:
     if at is None:
         return False
     opened = fold_nfkc(c.folded).lstrip()
-    adverbial = _adverbial_before(said, at)
+    adverbial = _adverbial_before(said, at) or (bool(f.amounts) and _manner_noun(said, at))
     if f.negated and not (adverbial and said[at - 1].lemma == text_of("zu_ni")):
         return False
     if not adverbial and not opened.startswith(texts_of("own_turn") + texts_of("this_time")) \
@@ -712,6 +715,17 @@ def _own_manner(c: Clause, f: Frame) -> bool:
     return all(w.pos in (PARTICLE, AUX) or w.pos2 == NUMERAL or w.start - c.start in acting
                or fold_nfkc(w.surface) in around or fold_nfkc(w.surface) in joiners
                or w.lemma in texts_of("doing") for w in said[at + 1:])
+
+
+def _manner_noun(said: list[Word], at: int) -> bool:
+    """A common noun and で or に right before the action word (験担ぎでアンティ200, 挨拶代わりに
+    アンティ500): why or how the figure is staked, not who stakes it (a name is no manner)."""
+    if at < 2:
+        return False
+    prev, prev2 = said[at - 1], said[at - 2]
+    return prev.pos == PARTICLE and prev.lemma in texts_of("manner_cases") and \
+        prev2.pos == NOUN and prev2.pos2 != vocab.pos("proper_noun") and \
+        prev2.lemma not in texts_of("name_suffixes")
 
 
 def _declared_at_end(said: list[Word], at: int, f: Frame) -> bool:
