@@ -12,6 +12,7 @@ another game than the table's, the message is no action here. The vocabulary is
 from __future__ import annotations
 
 import re
+import string
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -239,6 +240,9 @@ def _one(text: str, bridged: bool = False) -> tuple[int, tuple[str, str | int] |
     if colon is not None and colon > 0:
         end = colon + 1  # (セブンで：コール: the colon ends the tag)
     head = text[:end].rstrip(v.colons)
+    glued = _table_glued(head)
+    if glued is not None:
+        return glued
     what = _what(head) if head else None
     if what is None and head and head != text[:end]:
         what = _game_before_colon(head)
@@ -249,6 +253,18 @@ def _one(text: str, bridged: bool = False) -> tuple[int, tuple[str, str | int] |
     if what[0] == "table" or (what[0] in ("bot", "game") and said_to):
         return end, what  # (a game named before a colon: オマハ卓: こ)
     return None
+
+
+def _table_glued(head: str) -> tuple[int, tuple[str, str | int]] | None:
+    """A table glued to the Latin short form after it (2卓C, 卓2F: a multi-tabler's quickest
+    line): the table's tag, ending where the letters start."""
+    letters = len(head) - len(head.rstrip(string.ascii_letters))
+    if not letters or letters == len(head):
+        return None
+    what = _what(head[:len(head) - letters])
+    if what is None or what[0] != "table":
+        return None
+    return len(head) - letters, what
 
 
 def _game_before_colon(head: str) -> tuple[str, str | int] | None:

@@ -255,6 +255,7 @@ def _glued_mark(text: str) -> str:
 _ROMAJI = re.compile(r"(?<![a-zA-Z0-9])[a-zA-Z][a-zA-Z'-]{2,}(?: +[a-zA-Z][a-zA-Z'-]*)*"
                      r"(?![a-zA-Z0-9])")
 _LATIN = re.compile(r"[a-zA-Z]")
+_CARD = re.compile(r"(?:10|[2-9tjqka])[shdc]")
 _HANGUL = re.compile(r"[가-힣]")
 
 
@@ -353,8 +354,8 @@ def _kana_of(word: str) -> str | None:
     would repeat it), or None when it is no romaji (letters are left) or already an action
     word as it is (call, hyper)."""
     low = word.lower()
-    if vocabulary().surface.fullmatch(low) is not None:
-        return None
+    if vocabulary().surface.fullmatch(low) is not None or _CARD.fullmatch(low) is not None:
+        return None  # (ho-rudo Ah Kh Qh: a card is no romaji -- Ah is not あう)
     kana = jaconv.alphabet2kana(low)
     if _LATIN.search(kana) is not None or kana.startswith(tuple(vocab.marks("small_kana"))):
         return None
