@@ -164,6 +164,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c) or
                                    _topic_of_next(c, clauses[i + 1:]) or _state_given(c)):
             c.kind, c.strict = "blocking", True
+        elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
+            c.kind = "chat"  # …ベット600、降りたい人はどうぞ: who else may, after the decision
+    _fold_then_shown(clauses)
     for i, c in enumerate(clauses):
         _addressed(c, clauses[:i], clauses[i + 1:])
     for i, c in enumerate(clauses):
@@ -626,6 +629,27 @@ def _taken_out(decision: Clause, kept: list[Clause], clauses: list[Clause]) -> b
     return seat or _hand_talked_about(decision, clauses) or _reacts(decision, clauses)
 
 
+def _of_people(c: Clause) -> bool:
+    """An action word that only says which people (降りたい人はどうぞ, コールする人は勇者): the
+    action word, perhaps a wish or ending, then a noun of people."""
+    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    people = texts_of("people_nouns")
+    return any(w.lemma in people and w.pos == NOUN and k > 0 and said[k - 1].pos in (AUX, VERB)
+               for k, w in enumerate(said))
+
+
+def _fold_then_shown(clauses: list[Clause]) -> None:
+    """A fold said, then the cards it shows in the next sentence (ここは降ります。A♦だけ見せま
+    す): one decision, the fold with those cards."""
+    for a, b in itertools.pairwise(clauses):
+        pa, pb = a.parsed, b.parsed
+        if a.kind == b.kind == "action" and pa is not None and pb is not None and \
+                pa.action in ("fold", "muck") and not pa.cards and pb.action == "open" and \
+                pb.cards and b.self_polite and b.after_stop:
+            a.parsed = pa.model_copy(update={"cards": pb.cards, "hand_info": True})
+            b.kind = "agrees"
+
+
 def _regrets(c: Clause) -> bool:
     """A clause that wishes it had been done (haipa- osetebayokatta: ハイパー押せばよかった):
     the action before it is the one not taken."""
@@ -703,7 +727,7 @@ def _own_manner(c: Clause, f: Frame) -> bool:
         return False
     opened = fold_nfkc(c.folded).lstrip()
     adverbial = _adverbial_before(said, at) or (bool(f.amounts) and _manner_noun(said, at))
-    if f.negated and not (adverbial and said[at - 1].lemma == text_of("zu_ni")):
+    if f.negated and not (adverbial and said[at - 1].lemma in (text_of("zu_ni"), text_of("zu"))):
         return False
     if not adverbial and not opened.startswith(texts_of("own_turn") + texts_of("this_time")) \
             and not _declared_at_end(said, at, f):
@@ -756,7 +780,8 @@ def _adverbial_before(said: list[Word], at: int) -> bool:
     te = prev.pos == PARTICLE and prev.lemma in texts_of("request") and prev2.pos == VERB
     zuni = prev.pos == PARTICLE and prev.lemma == text_of("zu_ni") and prev2.pos == AUX and \
         prev2.lemma == text_of("zu")
-    return te or zuni
+    zu = prev.pos == AUX and prev.lemma == text_of("zu") and prev2.pos == VERB  # 無理せずチェック
+    return te or zuni or zu
 
 
 def _action_kind(f: Frame, kinds: set[str], game: str) -> str:
