@@ -37,6 +37,14 @@ async def _cancel_as_it_wakes(task: asyncio.Task[None], wake: asyncio.Event) -> 
     task.cancel()  # … and the cancel lands before the task resumes
 
 
+async def _waits_the_311_way(wake: asyncio.Event) -> None:
+    """A part that waits with ``asyncio.wait_for`` in a loop, as the adapters did."""
+    while True:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), 1.0)
+        wake.clear()
+
+
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="wait_for no longer loses it")
 def test_the_race_loses_a_cancel_with_wait_for_on_311() -> None:
     """The control: the same race with ``asyncio.wait_for`` leaves the task running."""
@@ -44,13 +52,7 @@ def test_the_race_loses_a_cancel_with_wait_for_on_311() -> None:
     async def go() -> bool:
         wake = asyncio.Event()
 
-        async def waiter() -> None:
-            while True:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), 1.0)
-                wake.clear()
-
-        task = asyncio.create_task(waiter())
+        task = asyncio.create_task(_waits_the_311_way(wake))
         await _cancel_as_it_wakes(task, wake)
         return await _ended(task)
 
@@ -126,13 +128,7 @@ def test_stop_tasks_ends_a_task_that_lost_a_cancel() -> None:
     async def go() -> tuple[list[asyncio.Task[None]], bool]:
         wake = asyncio.Event()
 
-        async def waiter() -> None:
-            while True:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), 1.0)
-                wake.clear()
-
-        task = asyncio.create_task(waiter())
+        task = asyncio.create_task(_waits_the_311_way(wake))
         await asyncio.sleep(0.05)
         wake.set()
         await asyncio.sleep(0)

@@ -189,14 +189,7 @@ def test_nick_taken_back_from_a_connection_on_its_way_out(ngircd: Ngircd,
     async def body(bot: IrcBot) -> None:
         # what the channel saw: the bot joined as referee_ and became referee
         assert any(ln.startswith(":referee_!") and " NICK " in ln for ln in watcher.lines)
-        c = Client(ngircd.port, "ghostuser", ["#ghost"])
-        await c.connect()
-        try:
-            await prove(c)
-            c.say("#ghost", "!help sit")
-            await c.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
-        finally:
-            await c.close()
+        await _help_answered(ngircd.port, "ghostuser", "#ghost")
 
     async def leave(old: Client) -> None:
         """Once the new bot is in as referee_: QUIT behind lines the server reads slowly."""
@@ -220,18 +213,23 @@ def test_nick_taken_back_from_a_connection_on_its_way_out(ngircd: Ngircd,
     asyncio.run(go())
 
 
+async def _help_answered(port: int, nick: str, channel: str) -> None:
+    """A player proves who they are and asks for help in the channel: the bot answers it."""
+    c = Client(port, nick, [channel])
+    await c.connect()
+    try:
+        await prove(c)
+        c.say(channel, "!help sit")
+        await c.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
+    finally:
+        await c.close()
+
+
 def test_tls_connection(ngircd: Ngircd, tmp_path: Path) -> None:
     """TLS on: the bot checks the server's certificate (against the test CA file) and plays."""
 
     async def body(bot: IrcBot) -> None:
-        c = Client(ngircd.port, "tlsuser", ["#tls"])
-        await c.connect()
-        try:
-            await prove(c)
-            c.say("#tls", "!help sit")
-            await c.wait_msg(lambda m: m.sender == "referee" and "!sit" in m.text, 20)
-        finally:
-            await c.close()
+        await _help_answered(ngircd.port, "tlsuser", "#tls")
 
     config = dict(tls=True, tls_ca=ngircd.cert)
     bot = asyncio.run(with_bot(ngircd, tmp_path, "#tls", body, **config))
