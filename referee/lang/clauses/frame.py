@@ -23,6 +23,7 @@ from referee.lang.clauses.vocabulary import (
     SURFACE_NAMES,
     SYMBOL,
     VERB,
+    Traits,
     Vocabulary,
     amount_pattern,
     guarded,
@@ -87,78 +88,158 @@ def _clipped_negative(ws: tuple[Word, ...], i: int) -> bool:
     return nxt is None or nxt.pos in (SYMBOL, BLANK) or nxt.pos2 == vocab.pos("final_particle")
 
 
+@dataclass
+class _Reading:
+    """One clause being read into its frame: what the reading has taken so far beside the frame
+    itself, shared by its phases."""
+
+    clause: Clause
+    folded: str  # the clause's folded text, which every phase reads
+    f: Frame
+    v: Vocabulary
+    t: Traits
+    spans: list[tuple[int, int]] = field(default_factory=list)  # text no other word may claim
+    keyword_spans: list[tuple[int, int]] = field(default_factory=list)  # action words by surface
+    lemma_found: set[int] = field(default_factory=set)  # action words by lemma (positions)
+
+    def free(self, s: int, e: int) -> bool:
+        """Whether ``[s, e)`` overlaps nothing read yet."""
+        return not any(a < e and s < b for a, b in self.spans)
+
+
 def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> Frame:
     """The action words, cards and amounts of one clause, and whether everything else in it is
     a word that carries no content (see the module docstring)."""
-    v = vocabulary()
-    f = Frame()
-    folded = clause.folded
-    spans: list[tuple[int, int]] = []
-    t = traits(game)
-    allowed = t.actions
+    r = _Reading(clause, clause.folded, Frame(), vocabulary(), traits(game))
+    f = r.f
+    # first what the clause names: cards, a hand, action words, amounts, then its edges
+    _read_cards(r, hands)
+    _read_action_words(r)
+    _settle_actions(r)
+    _read_amounts(r)
+    tail_at = _read_edges(r)
+    # then every other word, one by one
+    if _read_words(r) and not f.cards and not f.amounts:
+        f.vetoed = f.strict = True  # エクストラは2回目だけなんやね: what the action is like
+        f.why.append(texts_of("topic")[0])
+    # and the clause as a whole
+    if _asks_someone(r, tail_at):
+        f.vetoed = f.strict = True  # (残して、3sと4d捨て: a て that goes on is no request)
+    free = r.free
+    gap = "".join(ch if free(k, k + 1) else " " for k, ch in enumerate(r.folded))
+    if any(n in gap for n in r.v.negations):
+        f.negated = True  # 見せへん, やんね: a dialect's negation
+    if _veto_word(r, gap):
+        f.vetoed = f.strict = True
+    if clause.question:
+        f.vetoed = f.strict = True
+    f.actions.sort()
+    f.cards.sort()
+    f.lemma_only = bool(r.lemma_found) and all(p in r.lemma_found for p, _ in f.actions)
+    _not_doing(f)
+    return f
+
+
+def _read_cards(r: _Reading, hands: Iterable[tuple[str, re.Pattern[str]]]) -> None:
+    """The cards named, the words joining them, and the first hand named outside them."""
+    f, folded = r.f, r.folded
     found = cards_in(folded)
     for s, e, cards in found:
         f.cards.append((s, cards))
-        spans.append((s, e))
-    spans += _card_gaps(folded, found)  # (8s跟Jh: the 跟 between two cards is "and")
+        r.spans.append((s, e))
+    r.spans += _card_gaps(folded, found)  # (8s跟Jh: the 跟 between two cards is "and")
     for name, pat in hands:
         m = pat.search(folded)
-        if m is not None and not any(a <= m.start() < b for a, b in spans):
+        if m is not None and not any(a <= m.start() < b for a, b in r.spans):
             f.hand = name
-            spans.append(m.span())
+            r.spans.append(m.span())
             if folded.startswith(text_of("up_to"), m.end()):
                 f.vetoed = f.strict = True  # フラッシュまであと1枚: a draw to it, not made
                 f.why.append(text_of("up_to"))
             elif folded[m.end():].strip() in texts_of("hangul_endings"):
                 f.polite = f.declared = True  # 빅하우스요: a Korean ending declares as です does
-                spans.append((m.end(), len(folded)))
+                r.spans.append((m.end(), len(folded)))
             break
 
-    def free(s: int, e: int) -> bool:
-        return not any(a < e and s < b for a, b in spans)
 
-    keyword_spans: list[tuple[int, int]] = []
-    lemma_found: set[int] = set()
-    for m in v.surface.finditer(folded):
-        if not free(m.start(), m.end()):
+def _read_action_words(r: _Reading) -> None:
+    """The action words found by their surface: those of this game are its actions; a word of
+    no action, or of an action the game does not have, is content (or nothing of its own)."""
+    f, folded, allowed = r.f, r.folded, r.t.actions
+    for m in r.v.surface.finditer(folded):
+        if not r.free(m.start(), m.end()):
             continue
         name = SURFACE_NAMES[m.lastgroup or ""]
         if guarded(folded, m) or (m.group() in texts_of("with_cards_only") and not f.cards):
             continue  # 強いっぽい is no discard
         if name == "none":  # ショーダウン: a word of its own, no action
-            spans.append(m.span())
+            r.spans.append(m.span())
             f.content = True
             continue
         if name == "all" and name not in allowed:
-            spans.append(m.span())  # 手持ち2400全部です: "all of it", no content of its own
+            r.spans.append(m.span())  # 手持ち2400全部です: "all of it", no content of its own
             continue
         if name not in allowed:
-            if name == "discard" and m.group() in _not_needed():
-                continue  # AAはいらない: the words say what they say, "not needed"
-            if name in ("hyper_raise", "extra_raise", "check", "bet", "raise", "pot", "open",
-                        "muck", "close", "ante", "aa", "discard", "keep", "play", "stay",
-                        "showdown", "call"):
-                f.content = True  # an action word this game does not have
+            _foreign_action(f, name, m.group())
             continue
         f.actions.append((m.start(), name))
-        spans.append(m.span())
-        keyword_spans.append(m.span())
+        r.spans.append(m.span())
+        r.keyword_spans.append(m.span())
+
+
+# the actions a word of which is content in a game that does not have them
+_CONTENT_ELSEWHERE = ("hyper_raise", "extra_raise", "check", "bet", "raise", "pot", "open",
+                      "muck", "close", "ante", "aa", "discard", "keep", "play", "stay",
+                      "showdown", "call")
+
+
+def _foreign_action(f: Frame, name: str, said: str) -> None:
+    """A word of an action this game does not have."""
+    if name == "discard" and said in _not_needed():
+        return  # AAはいらない: the words say what they say, "not needed"
+    if name in _CONTENT_ELSEWHERE:
+        f.content = True  # an action word this game does not have
+
+
+def _settle_actions(r: _Reading) -> None:
+    """The action words read in the light of one another and of the words around them."""
+    f, folded = r.f, r.folded
     # a word of the community's other languages glued to the action word (跟一下, 跟吧), which
     # the analyser cuts across (跟一|下)
     glued = tuple(w for w in texts_of("glued_after_action"))
-    for _, b in keyword_spans:
+    for _, b in r.keyword_spans:
         after = next((w for w in glued if folded.startswith(w, b)), None)
         if after is not None:
-            spans.append((b, b + len(after)))
-    if "allin" in allowed:  # 残り3200全部いったる: "all of it" going in is the all-in
-        for a, b in keyword_spans:
-            going = any(w.start - clause.start == b and w.pos == VERB and w.lemma == text_of(
-                "go_verb") for w in clause.words)
-            if going and (a, "all") in f.actions:
-                f.actions[f.actions.index((a, "all"))] = (a, "allin")
+            r.spans.append((b, b + len(after)))
+    if "allin" in r.t.actions:  # 残り3200全部いったる: "all of it" going in is the all-in
+        _all_going_in(r)
     # 「相手のオールインにコール」: the action called is someone else's, the call is the act
-    f.actions = _called(f.actions, keyword_spans, folded)
-    # 「AAは今日はやめとく」: passing on the side bet, not folding
+    f.actions = _called(f.actions, r.keyword_spans, folded)
+    _aa_passed(f, folded)
+    # 「いまの降りますが…」: the action word after "the one just now" names a past action
+    if f.actions and folded[:f.actions[0][0]].rstrip().endswith(
+            tuple(w for w in texts_of("past_pointers") if w.endswith(text_of("of")))):
+        f.vetoed = f.strict = True
+        f.why.append(text_of("of"))
+    # 「bo 5d 9c nha」: the fold word that also throws away is a discard of the cards it names
+    # in a game that draws
+    if r.t.draw and f.cards and {n for _, n in f.actions} == {"fold"} and all(
+            folded[p:].startswith(texts_of("throw_words")) for p, _ in f.actions):
+        f.actions = [(p, "discard") for p, _ in f.actions]
+
+
+def _all_going_in(r: _Reading) -> None:
+    """The word for "all of it" followed by the verb of going is the all-in."""
+    clause, f = r.clause, r.f
+    for a, b in r.keyword_spans:
+        going = any(w.start - clause.start == b and w.pos == VERB and w.lemma == text_of(
+            "go_verb") for w in clause.words)
+        if going and (a, "all") in f.actions:
+            f.actions[f.actions.index((a, "all"))] = (a, "allin")
+
+
+def _aa_passed(f: Frame, folded: str) -> None:
+    """「AAは今日はやめとく」: passing on the side bet, not folding."""
     passes = [(p, n) for p, n in f.actions if n == "fold" and folded[p:].startswith(
         texts_of("pass_words"))]
     if passes and any(n == "aa" for _, n in f.actions):
@@ -167,20 +248,15 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             f.negated = True
         else:
             f.aa_declined = True
-    # 「いまの降りますが…」: the action word after "the one just now" names a past action
-    if f.actions and folded[:f.actions[0][0]].rstrip().endswith(
-            tuple(w for w in texts_of("past_pointers") if w.endswith(text_of("of")))):
-        f.vetoed = f.strict = True
-        f.why.append(text_of("of"))
-    # 「bo 5d 9c nha」: the fold word that also throws away is a discard of the cards it names
-    # in a game that draws
-    if t.draw and f.cards and {n for _, n in f.actions} == {"fold"} and all(
-            folded[p:].startswith(texts_of("throw_words")) for p, _ in f.actions):
-        f.actions = [(p, "discard") for p, _ in f.actions]
+
+
+def _read_amounts(r: _Reading) -> None:
+    """The amounts of chips outside the words read so far (a count is none)."""
+    f, folded, clause = r.f, r.folded, r.clause
     for m in amount_pattern().finditer(folded):
-        if not free(m.start(), m.end()):
+        if not r.free(m.start(), m.end()):
             continue
-        if any(w.start - clause.start == m.end() and w.surface in v.counter_words
+        if any(w.start - clause.start == m.end() and w.surface in r.v.counter_words
                for w in clause.words):
             continue  # この2枚, 2回目: a count, not chips (but AA100つけて is chips)
         value = amount_value(m.group())
@@ -189,205 +265,287 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
             continue
         f.amounts.append((m.start(), value))
         f.amount_ends[m.start()] = m.end()
-        spans.append(m.span())
+        r.spans.append(m.span())
         if folded.startswith(text_of("up_to"), m.end()):
             f.up_to = True  # 1万まで: the total of a make
-        for p in v.points:
+        for p in r.v.points:
             if folded.startswith(p, m.end()):
-                spans.append((m.end(), m.end() + len(p)))
+                r.spans.append((m.end(), m.end() + len(p)))
                 break
+
+
+def _read_edges(r: _Reading) -> int:
+    """A dialect's opener and sentence-final words, taken as carrying no content; where the
+    final ones begin (len when there are none)."""
+    folded = r.folded
     # a dialect's sentence-final words after the action (コールたい, 捨てるけぇ, オープンや,
     # レイズだがや): the analyser does not know them; they carry no content of their own
     # a dialect's opener (ほんなら, したっけ) supposes nothing: it is not read as a condition
-    opener = next((o for o in sorted(v.openers, key=len, reverse=True)
+    opener = next((o for o in sorted(r.v.openers, key=len, reverse=True)
                    if folded.lstrip().startswith(o)), None)
     if opener is not None:
         lead = len(folded) - len(folded.lstrip())
-        spans.append((lead, lead + len(opener)))
+        r.spans.append((lead, lead + len(opener)))
     tail_at = _dialect_tail(folded)
     if tail_at < len(folded):
-        spans.append((tail_at, len(folded)))
-        f.declared = f.polite = True
-    # the other words, one by one
-    ws = clause.words
-    cw = vocab.cards()
-    held = {c[0].lower() for _, cs in f.cards for c in cs}
-    ranks = {w for w, r in cw.rank_of.items() if r in held} | held  # エース, A, 9
+        r.spans.append((tail_at, len(folded)))
+        r.f.declared = r.f.polite = True
+    return tail_at
+
+
+def _read_words(r: _Reading) -> bool:
+    """The words not read yet, one by one; whether the clause tells what an action named as
+    its topic is like (エクストラは2回目だけ)."""
+    ws = r.clause.words
+    ranks = _ranks_named(r.f)
     i = 0
     prev: Word | None = None
     topic = about = False  # an action word as the topic; what it is like told after it
     while i < len(ws):
-        w = ws[i]
-        s = w.start - clause.start
-        e = s + len(w.surface)
-        if not free(s, e):
-            # an action word; a verb among them may still be an order (降りろ)
-            if w.pos == VERB and w.cform in v.imperative:
-                f.vetoed = f.strict = True
-            if _clipped_negative(ws, i):
-                f.negated = True
-            prev = w
-            i += 1
+        n = _read_known(r, i, prev)
+        if n < 0:
+            break
+        if n == 0:
+            topic, about = _read_topic(r, i, topic, about)
+            _read_mood(r.f, ws[i])
+            _judge_word(r, i, prev, ranks)
+            _read_declaring(r, i, prev)
+            n = 1
+        prev = ws[i + n - 1]
+        i += n
+    return about
+
+
+def _ranks_named(f: Frame) -> set[str]:
+    """The ranks of the cards named, as words (エース, A, 9)."""
+    held = {c[0].lower() for _, cs in f.cards for c in cs}
+    return {w for w, r in vocab.cards().rank_of.items() if r in held} | held
+
+
+def _read_known(r: _Reading, i: int, prev: Word | None) -> int:
+    """How many words from the i-th are read as a whole -- an action word, a request made for
+    someone or of the dealer, dialect or slang spelled out --, 0 when none, -1 at a polite wish
+    (how one declares: nothing after it is read)."""
+    ws, f = r.clause.words, r.f
+    w = ws[i]
+    s = w.start - r.clause.start
+    e = s + len(w.surface)
+    if not r.free(s, e):
+        _order_or_negative(r, i)  # an action word; a verb among them may still be an order
+        return 1
+    if w.lemma in texts_of("benefactive") and prev is not None and \
+            prev.surface in texts_of("request"):
+        f.declared = True  # 見せてあげます: showing, for them (not 上げる, a raise)
+        return 1
+    if _read_lemma_action(r, i, s, e):
+        return 1
+    n = _read_spelled_out(r, i, s)
+    if n:
+        return n
+    if _polite_wish(ws, i):
+        f.declared = f.polite = True  # オールインをしたいと思います: how one declares politely
+        return -1
+    if _asks_leave(ws, i, f, r.folded):
+        r.spans.append((s, e))
+        f.declared = f.polite = True
+        return 1
+    return 0
+
+
+def _order_or_negative(r: _Reading, i: int) -> None:
+    """An action word in the imperative (降りろ) orders; one clipped to ん negates."""
+    w = r.clause.words[i]
+    if w.pos == VERB and w.cform in r.v.imperative:
+        r.f.vetoed = r.f.strict = True
+    if _clipped_negative(r.clause.words, i):
+        r.f.negated = True
+
+
+def _read_lemma_action(r: _Reading, i: int, s: int, e: int) -> bool:
+    """An everyday verb of one of the game's actions, found by its lemma."""
+    w, v, f = r.clause.words[i], r.v, r.f
+    if w.lemma not in v.lemmas or v.lemmas[w.lemma] not in r.t.actions:
+        return False
+    _order_or_negative(r, i)
+    r.lemma_found.add(s)
+    if w.lemma in texts_of("needs_amount") and r.t.makes_by_amount:
+        f.needs_amount.add(v.lemmas[w.lemma])
+    f.actions.append((s, v.lemmas[w.lemma]))
+    r.spans.append((s, e))
+    f.declared = f.declared or w.pos == VERB
+    return True
+
+
+def _read_spelled_out(r: _Reading, i: int, s: int) -> int:
+    """Dialect and slang spelled out, possibly over several of the analyser's words: how many
+    (0 when none)."""
+    ws, v, clause = r.clause.words, r.v, r.clause
+    for n in (4, 3, 2, 1):
+        if i + n > len(ws):
             continue
-        if w.lemma in texts_of("benefactive") and prev is not None and \
-                prev.surface in texts_of("request"):
-            f.declared = True  # 見せてあげます: showing, for them (not 上げる, a raise)
-            prev = w
-            i += 1
-            continue
-        if w.lemma in v.lemmas and v.lemmas[w.lemma] in allowed:
-            if w.pos == VERB and w.cform in v.imperative:
-                f.vetoed = f.strict = True
-            if _clipped_negative(ws, i):
-                f.negated = True
-            lemma_found.add(s)
-            if w.lemma in texts_of("needs_amount") and t.makes_by_amount:
-                f.needs_amount.add(v.lemmas[w.lemma])
-            f.actions.append((s, v.lemmas[w.lemma]))
-            spans.append((s, e))
-            f.declared = f.declared or w.pos == VERB
-            prev = w
-            i += 1
-            continue
-        # dialect and slang spelled out, possibly over several of the analyser's words
-        for n in (4, 3, 2, 1):
-            if i + n <= len(ws):
-                last = ws[i + n - 1]
-                surf = fold_nfkc(clause.text[s:last.start - clause.start + len(last.surface)])
-                surf = surf.strip()
-                # a written-out word over several of the analyser's words is taken as written
-                # (おなしゃす is no imperative of 成す); a single word must not be a veto
-                if (surf in v.volitional and not clause.question) or (surf in v.around_words and (
-                        n > 1 or not _is_veto(ws[i], v))):
-                    break
-        else:
-            n = 0
-        if n:
-            f.declared = f.polite = True
-            prev = ws[i + n - 1]
+        last = ws[i + n - 1]
+        end = last.start - clause.start + len(last.surface)
+        surf = fold_nfkc(clause.text[s:end]).strip()
+        # a written-out word over several of the analyser's words is taken as written
+        # (おなしゃす is no imperative of 成す); a single word must not be a veto
+        if (surf in v.volitional and not clause.question) or (surf in v.around_words and (
+                n > 1 or not _is_veto(ws[i], v))):
+            r.f.declared = r.f.polite = True
             if n > 1 and surf in v.around_words and surf not in v.volitional:
                 # (気を取り直して: written out as a whole, no veto inside it)
-                spans.append((s, prev.start - clause.start + len(prev.surface)))
-            i += n
-            continue
-        if _polite_wish(ws, i):
-            f.declared = f.polite = True  # オールインをしたいと思います: how one declares politely
-            break
-        if _asks_leave(ws, i, f, folded):
-            spans.append((s, e))
-            f.declared = f.polite = True
-            prev = w
-            i += 1
-            continue
-        polite = text_of("polite")
-        past = w.pos == AUX and w.lemma == text_of("past") and (prev is None or
-                                                                prev.lemma != polite)
-        before = ws[i - 1].start - clause.start if i > 0 else -1
-        if w.pos == PARTICLE and w.lemma in texts_of("topic") and any(
-                a <= before < b for a, b in keyword_spans) and ws[i - 1].pos != VERB:
-            f.weak = True  # エクストラは…: talk about the action, unless declared
-            topic = True
-        if topic and w.lemma in texts_of("about_limits") and w.pos == PARTICLE:
-            about = True
-        if w.lemma in texts_of("made_verbs"):
-            f.made = True
-        if w.pos == PARTICLE and w.lemma in texts_of("musing") and not f.vetoed:
-            f.musing = True
-        if w.pos == AUX and w.lemma == text_of("wish") and not f.vetoed:
-            f.musing = True  # 置いてみたいです。アンティ200、AA200: a wish, then the decision
-        object_ba = w.pos == PARTICLE and w.lemma == text_of("object_ba") and (
-            prev is None or prev.pos not in (VERB, AUX))  # 2sと5dば捨てるけん
-        if object_ba:
-            pass
-        elif _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
-            remark = _is_remark(prev, w, v) or _past_remark(prev, w, v)
-            f.remark_only = f.remark_only and remark
-            if w.lemma in v.declined and w.pos == AUX:
-                f.negated = True
-            else:
-                f.vetoed = True
-                f.remarked = f.remarked or remark
-                f.strict = f.strict or not remark
-                f.why.append(w.surface)
-        elif w.pos2 == NUMERAL or (prev is not None and (prev.pos2 == NUMERAL or prev.lemma in
-                                  v.counter_words) and w.lemma in v.counter_words):
-            pass  # 一つ, 二回目: a count (an amount is read above)
-        elif fold_nfkc(w.surface) in ranks:
-            pass  # エースだけ残します、スペードのエース: the rank of a card named here
-        elif w.lemma in texts_of("figure_verbs") and f.amounts:
-            pass  # アンティ1000に上げる: the figure the action is brought to
-        elif _street_topic(ws, i) or _seat_from(ws, i):
-            pass  # リバーはポットベットで, ボタンからメイク350: when and where it is done
-        elif w.lemma == text_of("try_verb") and prev is not None and prev.lemma in texts_of(
-                "request"):
-            pass  # してみます: a try is still the speaker's act
-        elif (w.lemma.split("-")[0] in texts_of("titles") or w.pos2 == vocab.pos("proper_noun")
-              or (w.lemma in texts_of("name_suffixes") and prev is not None))and f.declared and \
-                all(x.lemma.split("-")[0] in texts_of("titles") or x.pos2 == vocab.pos(
-                    "proper_noun") or x.lemma in texts_of("name_suffixes") or x.pos in (
-                    SYMBOL, BLANK) for x in ws[i:]):
-            pass  # 「4cと9h捨てます先輩」: a name or title after the declaration addresses
-        elif w.lemma in texts_of("except"):
-            f.except_ = True
-        elif (w.lemma.split("-")[0] in v.declining or fold_nfkc(w.surface) in v.declining) \
-                and (prev is None or prev.lemma != text_of("agree")):
-            # AAは結構です / 交換は無し decline (アンティ300で結構です agrees); AA抜きでオールイン
-            # declines the side bet only
-            if any(n == "aa" and p < s for p, n in f.actions) and len(
-                    {n for _, n in f.actions}) > 1:
-                f.aa_declined = True
-            else:
-                f.negated = True
-        elif not _is_around(w, v):
-            f.content = True
-            f.why.append(w.surface)
-        elif w.lemma in v.declining:
-            # AAは結構です declines; アンティ300のみで結構です agrees
-            if prev is None or prev.lemma != text_of("agree"):
-                f.negated = True
-        elif w.pos in CONTENT_POS and w.lemma in v.weak:
-            f.weak = True
-        if w.lemma in texts_of("these"):
-            f.these = True
-        elif w.pos == AUX or w.lemma in v.declaring or (
-                w.pos == PARTICLE and w.lemma in texts_of("declaring_end") and w is ws[-1]) or (
-                w.pos2 == FINAL and prev is not None and prev.pos in (VERB, AUX)):
-            f.declared = True
-            f.polite = f.polite or w.pos in (AUX, PARTICLE) or w.lemma in v.declaring_nouns
-        prev = w
-        i += 1
-    if about and not f.cards and not f.amounts:
-        f.vetoed = f.strict = True  # エクストラは2回目だけなんやね: what the action is like
-        f.why.append(texts_of("topic")[0])
-    # a clause ending in the て of a request (オープンして, 全部残して) asks someone
-    tail = [w for w in ws if w.pos not in (SYMBOL, BLANK) and (
+                r.spans.append((s, end))
+            return n
+    return 0
+
+
+def _read_topic(r: _Reading, i: int, topic: bool, about: bool) -> tuple[bool, bool]:
+    """An action word as the topic (エクストラは…: talk about the action, unless declared), and
+    what it is like told after it: the new ``topic, about``."""
+    ws = r.clause.words
+    w = ws[i]
+    before = ws[i - 1].start - r.clause.start if i > 0 else -1
+    if w.pos == PARTICLE and w.lemma in texts_of("topic") and any(
+            a <= before < b for a, b in r.keyword_spans) and ws[i - 1].pos != VERB:
+        r.f.weak = True
+        topic = True
+    if topic and w.lemma in texts_of("about_limits") and w.pos == PARTICLE:
+        about = True
+    return topic, about
+
+
+def _read_mood(f: Frame, w: Word) -> None:
+    """A hand said to be made, and a wondering or a wish (the only vetoes that still leave
+    the decision to what follows)."""
+    if w.lemma in texts_of("made_verbs"):
+        f.made = True
+    if w.pos == PARTICLE and w.lemma in texts_of("musing") and not f.vetoed:
+        f.musing = True
+    if w.pos == AUX and w.lemma == text_of("wish") and not f.vetoed:
+        f.musing = True  # 置いてみたいです。アンティ200、AA200: a wish, then the decision
+
+
+def _judge_word(r: _Reading, i: int, prev: Word | None, ranks: set[str]) -> None:
+    """Whether the i-th word vetoes, declines, excepts, carries content or points weakly."""
+    w, v, f = r.clause.words[i], r.v, r.f
+    if w.pos == PARTICLE and w.lemma == text_of("object_ba") and (
+            prev is None or prev.pos not in (VERB, AUX)):
+        return  # 2sと5dば捨てるけん: the ば of an object
+    past = w.pos == AUX and w.lemma == text_of("past") and (
+        prev is None or prev.lemma != text_of("polite"))
+    if _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
+        _veto(f, prev, w, v)
+    elif _excused(r, i, prev, ranks):
+        pass
+    elif w.lemma in texts_of("except"):
+        f.except_ = True
+    elif (w.lemma.split("-")[0] in v.declining or fold_nfkc(w.surface) in v.declining) \
+            and (prev is None or prev.lemma != text_of("agree")):
+        # AAは結構です / 交換は無し decline (アンティ300で結構です agrees); AA抜きでオールイン
+        # declines the side bet only
+        s = w.start - r.clause.start
+        if any(n == "aa" and p < s for p, n in f.actions) and len(
+                {n for _, n in f.actions}) > 1:
+            f.aa_declined = True
+        else:
+            f.negated = True
+    elif not _is_around(w, v):
+        f.content = True
+        f.why.append(w.surface)
+    elif w.lemma in v.declining:
+        # AAは結構です declines; アンティ300のみで結構です agrees
+        if prev is None or prev.lemma != text_of("agree"):
+            f.negated = True
+    elif w.pos in CONTENT_POS and w.lemma in v.weak:
+        f.weak = True
+
+
+def _veto(f: Frame, prev: Word | None, w: Word, v: Vocabulary) -> None:
+    """A word of veto or remark: a declining auxiliary negates, anything else vetoes."""
+    remark = _is_remark(prev, w, v) or _past_remark(prev, w, v)
+    f.remark_only = f.remark_only and remark
+    if w.lemma in v.declined and w.pos == AUX:
+        f.negated = True
+    else:
+        f.vetoed = True
+        f.remarked = f.remarked or remark
+        f.strict = f.strict or not remark
+        f.why.append(w.surface)
+
+
+def _excused(r: _Reading, i: int, prev: Word | None, ranks: set[str]) -> bool:
+    """A word that would be content but belongs to the decision: a count, a rank, the figure,
+    the street or seat, a try, a name addressed."""
+    ws, v = r.clause.words, r.v
+    w = ws[i]
+    if w.pos2 == NUMERAL or (prev is not None and (prev.pos2 == NUMERAL or prev.lemma in
+                             v.counter_words) and w.lemma in v.counter_words):
+        return True  # 一つ, 二回目: a count (an amount is read above)
+    if fold_nfkc(w.surface) in ranks:
+        return True  # エースだけ残します、スペードのエース: the rank of a card named here
+    if w.lemma in texts_of("figure_verbs") and r.f.amounts:
+        return True  # アンティ1000に上げる: the figure the action is brought to
+    if _street_topic(ws, i) or _seat_from(ws, i):
+        return True  # リバーはポットベットで, ボタンからメイク350: when and where it is done
+    if w.lemma == text_of("try_verb") and prev is not None and prev.lemma in texts_of(
+            "request"):
+        return True  # してみます: a try is still the speaker's act
+    return _addresses(ws, i, prev, r.f.declared)
+
+
+def _addresses(ws: tuple[Word, ...], i: int, prev: Word | None, declared: bool) -> bool:
+    """「4cと9h捨てます先輩」: a name or title after the declaration addresses."""
+    w = ws[i]
+    proper = vocab.pos("proper_noun")
+    return (w.lemma.split("-")[0] in texts_of("titles") or w.pos2 == proper
+            or (w.lemma in texts_of("name_suffixes") and prev is not None)) and declared and \
+        all(x.lemma.split("-")[0] in texts_of("titles") or x.pos2 == proper
+            or x.lemma in texts_of("name_suffixes") or x.pos in (SYMBOL, BLANK) for x in ws[i:])
+
+
+def _read_declaring(r: _Reading, i: int, prev: Word | None) -> None:
+    """これ / この2枚 points at cards named elsewhere; an auxiliary, a word of declaring, a
+    declaring particle at the end or a final particle after a verb declares."""
+    ws, v, f = r.clause.words, r.v, r.f
+    w = ws[i]
+    if w.lemma in texts_of("these"):
+        f.these = True
+    elif w.pos == AUX or w.lemma in v.declaring or (
+            w.pos == PARTICLE and w.lemma in texts_of("declaring_end") and w is ws[-1]) or (
+            w.pos2 == FINAL and prev is not None and prev.pos in (VERB, AUX)):
+        f.declared = True
+        f.polite = f.polite or w.pos in (AUX, PARTICLE) or w.lemma in v.declaring_nouns
+
+
+def _asks_someone(r: _Reading, tail_at: int) -> bool:
+    """A clause ending in the て of a request (オープンして, 全部残して) asks someone."""
+    clause, f = r.clause, r.f
+    tail = [w for w in clause.words if w.pos not in (SYMBOL, BLANK) and (
         w.start - clause.start < tail_at)]  # (not the dialect's ending: 残すっちゃ)
     while len(tail) > 2 and tail[-1].pos2 == FINAL:  # 見せてよ, 降りてね
         tail.pop()
     # (a throw naming its cards, or "the rest", may be asked of the dealer: あとは捨てて)
-    rest = any(w in folded for w in texts_of("rest_words"))
+    rest = any(w in r.folded for w in texts_of("rest_words"))
     names_cards = (bool(f.cards) or rest) and {
         n for _, n in f.actions} <= {"discard", "keep", "all"} and any(
         n != "all" for _, n in f.actions)
-    if clause.last and not names_cards and tail and tail[-1].pos == PARTICLE and \
-            tail[-1].lemma in texts_of("request") and \
-            len(tail) > 1 and tail[-2].pos == VERB:
-        f.vetoed = f.strict = True  # (残して、3sと4d捨て: a て that goes on is no request)
-    gap = "".join(ch if free(k, k + 1) else " " for k, ch in enumerate(folded))
-    if any(n in gap for n in v.negations):
-        f.negated = True  # 見せへん, やんね: a dialect's negation
-    starts = {w.start - clause.start for w in ws} | {0}
-    ends = {w.start - clause.start + len(w.surface) for w in ws} | {len(folded)}
-    # whole words only: the 様 of 皆様, not of 様子見
-    if any((m.start() in starts or not gap[m.start() - 1:m.start()].strip())
-           and (m.end() in ends or not gap[m.end():m.end() + 1].strip())
-           for m in v.veto_words.finditer(gap)):
-        f.vetoed = f.strict = True
-    if clause.question:
-        f.vetoed = f.strict = True
-    f.actions.sort()
-    f.cards.sort()
-    f.lemma_only = bool(lemma_found) and all(p in lemma_found for p, _ in f.actions)
+    return clause.last and not names_cards and len(tail) > 1 and tail[-1].pos == PARTICLE \
+        and tail[-1].lemma in texts_of("request") and tail[-2].pos == VERB
+
+
+def _veto_word(r: _Reading, gap: str) -> bool:
+    """A word of veto among the words not read (``gap``); whole words only: the 様 of 皆様,
+    not of 様子見."""
+    ws, folded = r.clause.words, r.folded
+    starts = {w.start - r.clause.start for w in ws} | {0}
+    ends = {w.start - r.clause.start + len(w.surface) for w in ws} | {len(folded)}
+    return any((m.start() in starts or not gap[m.start() - 1:m.start()].strip())
+               and (m.end() in ends or not gap[m.end():m.end() + 1].strip())
+               for m in r.v.veto_words.finditer(gap))
+
+
+def _not_doing(f: Frame) -> None:
+    """An action negated that is itself an action: not throwing is staying (交換せんで), not
+    showing is the close (見せずに閉じます, 見せません)."""
     kinds = {n for _, n in f.actions}
     if f.negated and "discard" in kinds and kinds <= {"discard", "stay", "showdown"} \
             and not f.cards:
@@ -395,11 +553,9 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
         f.negated = False
         f.declared = True
     if f.negated and {n for _, n in f.actions} in ({"open", "close"}, {"open"}) and not f.cards:
-        # 見せずに閉じます, 見せません: not showing is the close
         f.actions = [(p, "close") for p, _ in f.actions[:1]]
         f.negated = False
         f.declared = True
-    return f
 
 
 def _called(actions: list[tuple[int, str]], spans: list[tuple[int, int]],

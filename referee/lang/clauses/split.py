@@ -165,8 +165,37 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         return []
     ws = words(text)
     words_at = [m.span() for m in v.surface.finditer(folded)]  # the action words
-    cuts: list[tuple[int, int]] = []  # (end of clause, start of next)
-    if fine:  # a word of another script at a clause's edge (x すまん, コールです sorry slow)
+    cuts = _mark_cuts(text, folded, ws, words_at, fine)  # (end of clause, start of next)
+    cuts += _conjunction_cuts(text, folded, ws)
+    cuts += _reason_cuts(text, folded, ws)
+    cut_at = bounds(ws, len(text))
+    corrections = _corrections(folded, words_at, cut_at, cuts)
+    for a, b in corrections:
+        cuts.append((a, a))
+        cuts.append((b, b))
+    cuts.sort()
+    out = _pieces(text, folded, cuts)
+    out = _merged(out, text, folded, ws)
+    out = _lone_corrections(out, cut_at)
+    _ask_sentences(out, text)
+    for q_start, q_end in _quoted(text):
+        for c in out:
+            if q_start <= c.start < q_end:
+                c.question = c.quoted = True  # someone's words: no act of the speaker's
+    if out:
+        out[-1].last = True
+    corrected = {a for a, _ in corrections}
+    for c in out:
+        _read_ends(c, ws, corrected)
+    return out
+
+
+def _mark_cuts(text: str, folded: str, ws: tuple[Word, ...], words_at: list[tuple[int, int]],
+               fine: bool) -> list[tuple[int, int]]:
+    """The cuts at punctuation, blanks and laughter (:func:`_cuts`), and with ``fine`` at a
+    word of another script at a clause's edge (x すまん, コールです sorry slow)."""
+    cuts: list[tuple[int, int]] = []
+    if fine:
         cuts += _edge_cuts(text)
     cards_at: list[tuple[int, int]] | None = None
     # an aside in brackets that the sentence runs on after (エクストラ(2.5倍)が選べなくなる)
@@ -182,16 +211,27 @@ def split(text: str, fine: bool = True) -> list[Clause]:
                     a < m.start() < b for a, b in cards_at):
                 continue
         cuts.append((m.start(), m.end()))
-    # a conjunction of concession or reason ends a clause (コールしたいけど、/ スリーペアだから);
-    # one that opens its sentence is a connective (…。だからここはオールイン: "so"), no cut
+    return cuts
+
+
+def _conjunction_cuts(text: str, folded: str, ws: tuple[Word, ...]) -> list[tuple[int, int]]:
+    """A conjunction of concession or reason ends a clause (コールしたいけど、/ スリーペアだから);
+    one that opens its sentence is a connective (…。だからここはオールイン: "so"), no cut."""
+    v = vocabulary()
+    cuts: list[tuple[int, int]] = []
     for w in ws:
         if w.pos == PARTICLE and w.pos2 == CONJUNCTIVE and (
                 fold_nfkc(w.surface) in v.concessive or w.lemma in texts_of("reason")):
             end = w.start + len(w.surface)
             if not _connective(text, folded, end):
                 cuts.append((end, end))
-    # ... and the の + で of a reason (悔しいので, つながったので): two words to the analyser,
-    # as is the spoken もん + で of Mino and Enshu (チェックやもんで)
+    return cuts
+
+
+def _reason_cuts(text: str, folded: str, ws: tuple[Word, ...]) -> list[tuple[int, int]]:
+    """... and the の + で of a reason (悔しいので, つながったので): two words to the analyser,
+    as is the spoken もん + で of Mino and Enshu (チェックやもんで)."""
+    cuts: list[tuple[int, int]] = []
     for k, (a, b) in enumerate(itertools.pairwise(ws)):
         if a.surface + b.surface in texts_of("reason") and (
                 (a.pos == PARTICLE and b.pos == AUX) or (a.pos == NOUN and b.pos == PARTICLE)) \
@@ -199,11 +239,16 @@ def split(text: str, fine: bool = True) -> list[Clause]:
             end = b.start + len(b.surface)
             if not _connective(text, folded, end):
                 cuts.append((end, end))
-    # a correction word starts a clause of its own (コールじゃなくてフォールド); whole words
-    # only (not the いや of ダイヤ)
-    cut_at = bounds(ws, len(text))
+    return cuts
+
+
+def _corrections(folded: str, words_at: list[tuple[int, int]], cut_at: set[int],
+                 cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans of the correction words that start a clause of their own (コールじゃなくて
+    フォールド); whole words only (not the いや of ダイヤ)."""
+    v = vocabulary()
     punct = [0] + [e for _, e in sorted(cuts)]
-    corrected: set[int] = set()
+    out: list[tuple[int, int]] = []
     suits_at: list[tuple[int, int]] | None = None
     for m in v.corrections.finditer(folded):
         if suits_at is None:  # (the いや of だいや: a suit word is never a correction)
@@ -220,10 +265,13 @@ def split(text: str, fine: bool = True) -> list[Clause]:
             or folded.startswith(_rhetorical(), m.end()) \
             or folded.startswith(tuple(v.concessive), m.end())
         if m.start() in cut_at and m.end() in cut_at and not inside and told and not drawn:
-            corrected.add(m.start())
-            cuts.append((m.start(), m.start()))
-            cuts.append((m.end(), m.end()))
-    cuts.sort()
+            out.append(m.span())
+    return out
+
+
+def _pieces(text: str, folded: str, cuts: list[tuple[int, int]]) -> list[Clause]:
+    """The clauses between the cuts (sorted), each with the mark that ended it; a question
+    mark after nothing asks the clause before."""
     out: list[Clause] = []
     pos = 0
     stopped = False  # a sentence ended before the next clause
@@ -243,8 +291,13 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         pos = nxt
     if text[pos:].strip():
         out.append(Clause(text[pos:], folded[pos:], pos, after_stop=stopped))
-    # a clause that starts with an auxiliary or a particle goes on the one before
-    # (エクストラは二回目だけ、でございましたね)
+    return out
+
+
+def _merged(out: list[Clause], text: str, folded: str, ws: tuple[Word, ...]) -> list[Clause]:
+    """A clause that starts with an auxiliary or a particle goes on the one before
+    (エクストラは二回目だけ、でございましたね)."""
+    v = vocabulary()
     merged: list[Clause] = []
     for c in out:
         head = next((w for w in ws if c.start <= w.start < c.start + len(c.text)
@@ -261,7 +314,13 @@ def split(text: str, fine: bool = True) -> list[Clause]:
             prev.question = prev.question or c.question
             continue
         merged.append(c)
-    out = merged
+    return merged
+
+
+def _lone_corrections(out: list[Clause], cut_at: set[int]) -> list[Clause]:
+    """A clause opening with a correction said alone (ちゃうちゃう700や) is cut after it; one
+    that is nothing else is a correction."""
+    v = vocabulary()
     split_out: list[Clause] = []
     for c in out:
         body = c.folded.lstrip()
@@ -277,7 +336,11 @@ def split(text: str, fine: bool = True) -> list[Clause]:
         if word is not None:
             c.correction = True
         split_out.append(c)
-    out = split_out
+    return split_out
+
+
+def _ask_sentences(out: list[Clause], text: str) -> None:
+    """A question, or a quoting, reaches over its whole sentence."""
     # a question mark asks about its whole sentence (「what does メイク mean?」, 「コール、いい？」)
     for i in range(len(out) - 1, 0, -1):
         gap = text[out[i - 1].start + len(out[i - 1].text):out[i].start]
@@ -293,24 +356,22 @@ def split(text: str, fine: bool = True) -> list[Clause]:
                 out[j].question = True
                 if out[j].after_stop:
                     break
-    for q_start, q_end in _quoted(text):
-        for c in out:
-            if q_start <= c.start < q_end:
-                c.question = c.quoted = True  # someone's words: no act of the speaker's
-    if out:
-        out[-1].last = True
-    for c in out:
-        c.words = tuple(w for w in ws if c.start <= w.start < c.start + len(c.text))
-        stripped = c.folded.rstrip()
-        c.told_concession = any(stripped.endswith(x) for x in texts_of("told_concessions"))
-        c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
-            and c.words[-1].pos == PARTICLE and c.words[-1].pos2 == CONJUNCTIVE
-        said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
-        c.ends_reason = bool(said) and said[-1].pos == PARTICLE and \
-            said[-1].pos2 == CONJUNCTIVE and said[-1].lemma in texts_of("reason")
-        lead = len(c.folded) - len(c.folded.lstrip())
-        c.correction = c.correction or c.start + lead in corrected
-    return out
+
+
+def _read_ends(c: Clause, ws: tuple[Word, ...], corrected: set[int]) -> None:
+    """A clause's words, and what its end tells (a concession, a reason) or its start (a
+    correction)."""
+    v = vocabulary()
+    c.words = tuple(w for w in ws if c.start <= w.start < c.start + len(c.text))
+    stripped = c.folded.rstrip()
+    c.told_concession = any(stripped.endswith(x) for x in texts_of("told_concessions"))
+    c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
+        and c.words[-1].pos == PARTICLE and c.words[-1].pos2 == CONJUNCTIVE
+    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    c.ends_reason = bool(said) and said[-1].pos == PARTICLE and \
+        said[-1].pos2 == CONJUNCTIVE and said[-1].lemma in texts_of("reason")
+    lead = len(c.folded) - len(c.folded.lstrip())
+    c.correction = c.correction or c.start + lead in corrected
 
 
 def _nominalised(ws: tuple[Word, ...], k: int) -> bool:
