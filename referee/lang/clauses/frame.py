@@ -705,11 +705,17 @@ def _is_around(w: Word, v: Vocabulary) -> bool:
 
 
 def _street_topic(ws: Sequence[Word], i: int) -> bool:
-    """A street named first in the clause as its topic (リバーは, ターンは): when the decision
-    is for, not a story (リバーでいきなり打たれて stays content)."""
+    """A street named first in the clause as its topic (リバーは, ターンは) or with the figure bet
+    on it (フロップの300は): when the decision is for, not a story (リバーでいきなり打たれて stays
+    content)."""
     said = [k for k in range(i) if ws[k].pos not in (SYMBOL, BLANK)]
-    return not said and i + 1 < len(ws) and ws[i].lemma.split("-")[0] in texts_of("street_topics") \
-        and ws[i + 1].pos == PARTICLE and ws[i + 1].lemma in texts_of("topic")
+    if said or i + 1 >= len(ws) or ws[i].lemma.split("-")[0] not in texts_of("street_topics"):
+        return False
+    nxt = ws[i + 1]
+    if nxt.pos == PARTICLE and nxt.lemma in texts_of("topic"):
+        return True
+    # (フロップの300はコールしとく: the street's figure, which the decision answers)
+    return nxt.surface == text_of("of") and i + 2 < len(ws) and ws[i + 2].pos2 == NUMERAL
 
 
 def _seat_from(ws: Sequence[Word], i: int) -> bool:
