@@ -292,6 +292,8 @@ def _narrated(c: Clause, after: list[Clause]) -> bool:
     if len(ws) < 2 or ws[-1].pos2 != CONJUNCTIVE or ws[-1].lemma not in texts_of("request") \
             or ws[-2].pos != VERB:
         return False
+    if fold_nfkc(c.folded).lstrip().startswith(texts_of("past_times")):
+        return True  # 前回もここから奇跡待ってコールして、…: a story of another hand
     sentence = _rest_of_sentence(after)
     if not sentence:
         return False
@@ -727,7 +729,8 @@ def _own_manner(c: Clause, f: Frame) -> bool:
         return False
     opened = fold_nfkc(c.folded).lstrip()
     adverbial = _adverbial_before(said, at) or (bool(f.amounts) and _manner_noun(said, at))
-    if f.negated and not (adverbial and said[at - 1].lemma in (text_of("zu_ni"), text_of("zu"))):
+    if f.negated and not (adverbial and said[at - 1].lemma in (text_of("zu_ni"), text_of("zu"))) \
+            and not _manner_negated(said, at):
         return False
     if not adverbial and not opened.startswith(texts_of("own_turn") + texts_of("this_time")) \
             and not _declared_at_end(said, at, f):
@@ -739,6 +742,14 @@ def _own_manner(c: Clause, f: Frame) -> bool:
     return all(w.pos in (PARTICLE, AUX) or w.pos2 == NUMERAL or w.start - c.start in acting
                or fold_nfkc(w.surface) in around or fold_nfkc(w.surface) in joiners
                or w.lemma in texts_of("doing") for w in said[at + 1:])
+
+
+def _manner_negated(said: list[Word], at: int) -> bool:
+    """The only negation is a ず before the action word (懲りずに今回もHRで): the manner's, not
+    the act's."""
+    declined, zu = vocabulary().declined, text_of("zu")
+    negations = [k for k, w in enumerate(said) if w.pos == AUX and w.lemma in declined]
+    return bool(negations) and all(k < at and said[k].lemma == zu for k in negations)
 
 
 def _manner_noun(said: list[Word], at: int) -> bool:
