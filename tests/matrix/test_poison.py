@@ -79,7 +79,11 @@ def test_malformed_events_never_stop_a_table(make_table: TableFactory, tmp_path:
             await t.command(t.mod, "!bank @" + t.players[1].name, "残高", timeout=60)
             log = t.bot.log_text()
             assert "Traceback" not in log, log[-3000:]
-            assert log.count("skipped") >= 8, log[-3000:]
+            # each one delivered leaves a line: the bot's "skipped", or nio's own "Error
+            # validating event" for those it drops before the bot sees them (which of the two
+            # varies with how nio parses the sync: 7-8 of the 13 have been the bot's)
+            assert log.count("skipped") + log.count("Error validating event") >= 10, \
+                log[-3000:]
             # a restart syncs from where it stopped: it neither meets the events again and
             # stops, nor answers them twice
             t.bot.stop()
