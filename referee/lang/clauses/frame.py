@@ -629,7 +629,7 @@ _INTERJECTION = vocab.pos("interjection")
 def names_someone(c: Clause) -> bool:
     """A clause that only names a person (ジェーン、just call / Kevin, hyper しないで): what
     follows is said to them."""
-    ws = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    ws = c.said()
     if not ws:
         return False
     if len(ws) == 1 and re.fullmatch(r"[A-Z][a-z]+", ws[0].surface):

@@ -233,7 +233,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
 def _ends_topic(c: Clause) -> bool:
     """A clause that ends in the topic particle (レイズは…うーん): what is said about the action
     never came; the grammar's decorations would take the は off and read the word alone."""
-    ws = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    ws = c.said()
     return len(ws) >= 2 and ws[-1].pos == PARTICLE and ws[-1].lemma in texts_of("topic")
 
 
@@ -241,7 +241,7 @@ def _topic_of_next(c: Clause, after: list[Clause]) -> bool:
     """A bare hand's name that a comma joins to a clause of guess, wish or question about it
     (ストレート、揃いそうだなや): what is said is about the hand, no declaration of it. (After an
     action word the same clause is most often the speaker's feeling: フォールド、アホらし.)"""
-    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    said = c.said()
     if c.parsed is None or c.parsed.hand is None or len(said) != 1 or not after or \
             after[0].after_stop or \
             not any(ch in c.mark for ch in text_of("list_commas")):
@@ -253,7 +253,7 @@ def _topic_of_next(c: Clause, after: list[Clause]) -> bool:
 def _state_given(c: Clause) -> bool:
     """An action told as a state, given as the reason for what follows (もう降りてるので観戦
     モード): the いる / てる of a state after the verb, before a reason ending; done already."""
-    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    said = c.said()
     reason = c.ends_reason or c.folded.rstrip().endswith(texts_of("reason_endings"))
     if not reason or len(said) < 3:
         return False
@@ -288,7 +288,7 @@ def _narrated(c: Clause, after: list[Clause]) -> bool:
     """An action in the て form that its sentence goes on to tell in the past (最後オールインして、
     逆転されたんですよ): a て-form takes the tense of the predicate that ends its sentence, so the
     action is a story, not a move (コールして、様子見ます stays the speaker's call)."""
-    ws = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    ws = c.said()
     if len(ws) < 2 or ws[-1].pos2 != CONJUNCTIVE or ws[-1].lemma not in texts_of("request") \
             or ws[-2].pos != VERB:
         return False
@@ -297,7 +297,7 @@ def _narrated(c: Clause, after: list[Clause]) -> bool:
     sentence = _rest_of_sentence(after)
     if not sentence:
         return False
-    tail = [w for w in sentence[-1].words if w.pos not in (SYMBOL, BLANK)]
+    tail = sentence[-1].said()
     last_verb = max((k for k, w in enumerate(tail) if w.pos == VERB), default=None)
     return last_verb is not None and any(
         w.pos == AUX and w.lemma == text_of("past") for w in tail[last_verb + 1:])
@@ -330,13 +330,12 @@ def _of_someone_named(act: Clause, clauses: list[Clause]) -> bool:
     """An action in the plain form of its verb (すぐ降りる), after a clause that talks about a
     person by name or the house's player (NPCさん弱いね, NPC弱いね): what that one does, not
     the speaker's act."""
-    ws = [w for w in act.words if w.pos not in (SYMBOL, BLANK)]
+    ws = act.said()
     if not ws or ws[-1].pos != VERB or not ws[-1].cform.startswith(texts_of("plain_cforms")):
         return False
     before = clauses[:clauses.index(act)]
     return any(c.kind == "chat" and (_mentions_someone(c) or fold_nfkc(c.folded).lstrip(
-    ).startswith(texts_of("house_players"))) and len(
-        [w for w in c.words if w.pos not in (SYMBOL, BLANK)]) > 2 for c in before)
+    ).startswith(texts_of("house_players"))) and len(c.said()) > 2 for c in before)
 
 
 def _mentions_someone(c: Clause) -> bool:
@@ -441,24 +440,19 @@ def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
 
 def _restated_once(acts: list[int], kept: list[Clause]) -> list[int]:
     """One decision said more than once, in two languages or two words (OK I call. コールしま
-    す / 俺はraise、レイズ / ここは迷わず勝負。…。コールで勝負ね): the last saying stands for
-    all. Other lists are returned as they are."""
+    す / 俺はraise、レイズ / ここは迷わず勝負。…。コールで勝負ね), or first without its figure
+    (打つ。ベット1.5k): the last saying with the figure, else the last, stands for all. Other
+    lists are returned as they are."""
     if len(acts) < 2:
         return acts
-    said = [kept[i].parsed for i in acts]
-    known = [p for p in said if p is not None]
-    if len(known) < len(said):
+    said = [p for p in (kept[i].parsed for i in acts) if p is not None]
+    if len(said) < len(acts) or len({_bare(p) for p in said}) != 1:
         return acts
-    figured = [(i, p) for i, p in zip(acts, known, strict=True)
+    figured = [(i, p) for i, p in zip(acts, said, strict=True)
                if p.amount is not None or p.to is not None or p.pot]
-    if len({_bare(p) for p in known}) == 1 and len({_bare(p, figure=True)
-                                                    for _, p in figured}) == 1:
-        return [figured[-1][0]]  # 打つ。ベット1.5k: the verb, then the same action with its figure
-    first = said[0]
-    if first is None or any(p is None or p.model_dump(exclude={"hand_info", "advice"}) !=
-                            first.model_dump(exclude={"hand_info", "advice"}) for p in said):
+    if len({_bare(p, figure=True) for _, p in figured}) > 1:
         return acts
-    return [acts[-1]]
+    return [figured[-1][0] if figured else acts[-1]]
 
 
 def _bare(p: Parsed, figure: bool = False) -> str:
@@ -474,7 +468,7 @@ def _listed(decision: Clause, after: list[Clause]) -> bool:
     """A bare action word that a comma joins to what follows in its sentence, where an action is
     talked about (アンティ、1回目、2回目、捨て札の順に説明しながら打つので): one item of a list,
     not a decision."""
-    said = [w for w in decision.words if w.pos not in (SYMBOL, BLANK)]
+    said = decision.said()
     if len(said) != 1 or not any(ch in decision.mark for ch in text_of("list_commas")) or \
             not after or after[0].kind != "chat":
         return False
@@ -607,7 +601,7 @@ def _holds_back(c: Clause) -> bool:
     if c.kind != "chat":
         return False
     ws = c.words
-    said = [w for w in ws if w.pos not in (SYMBOL, BLANK)]
+    said = c.said()
     asks = c.question or (said and said[-1].pos == PARTICLE
                           and said[-1].lemma in texts_of("asking_end"))
     if asks and any(w.lemma in texts_of("asking_words") or w.surface in texts_of(
@@ -634,7 +628,7 @@ def _taken_out(decision: Clause, kept: list[Clause], clauses: list[Clause]) -> b
 def _of_people(c: Clause) -> bool:
     """An action word that only says which people (降りたい人はどうぞ, コールする人は勇者): the
     action word, perhaps a wish or ending, then a noun of people."""
-    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    said = c.said()
     people = texts_of("people_nouns")
     return any(w.lemma in people and w.pos == NOUN and k > 0 and said[k - 1].pos in (AUX, VERB)
                for k, w in enumerate(said))
@@ -662,7 +656,7 @@ def _regrets(c: Clause) -> bool:
 def _hand_talked_about(decision: Clause, clauses: list[Clause]) -> bool:
     """A hand's name declared beside praise (恭喜恭喜 big house, seven flush ナイス) or a
     question (七順幾倍？セブンストレート): the hand is someone else's, or the one asked about."""
-    said = [w for w in decision.words if w.pos not in (SYMBOL, BLANK)]
+    said = decision.said()
     if decision.parsed is None or decision.parsed.hand is None or not said or \
             said[-1].pos in (PARTICLE, AUX):
         return False  # (セブンフラッシュですよね？…宣言します、セブンフラッシュで: declared)
@@ -691,7 +685,7 @@ def _praises(c: Clause) -> bool:
 def _takes_that(c: Clause) -> bool:
     """A clause that opens with "that" and the particle of a declaration (それで, これで
     お願いします)."""
-    ws = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    ws = c.said()
     return len(ws) >= 2 and ws[0].lemma in texts_of("these") and ws[1].pos == PARTICLE and \
         ws[1].lemma in texts_of("declaring_end")
 
@@ -722,7 +716,7 @@ def _own_manner(c: Clause, f: Frame) -> bool:
     if f.vetoed or not f.content or not f.actions:
         return False
     first = min(p for p, _ in f.actions)
-    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    said = c.said()
     at = next((k for k, w in enumerate(said) if w.start - c.start <= first <
                w.start - c.start + len(w.surface)), None)
     if at is None:

@@ -91,6 +91,10 @@ class Clause:
     parsed: Parsed | None = None
     words: tuple[Word, ...] = field(default=())
 
+    def said(self) -> list[Word]:
+        """The clause's words without marks and blanks: what was said in it."""
+        return [w for w in self.words if w.pos not in (SYMBOL, BLANK)]
+
 
 @cache
 def _edges() -> tuple[re.Pattern[str], re.Pattern[str]]:
@@ -367,7 +371,7 @@ def _read_ends(c: Clause, ws: tuple[Word, ...], corrected: set[int]) -> None:
     c.told_concession = any(stripped.endswith(x) for x in texts_of("told_concessions"))
     c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
         and c.words[-1].pos == PARTICLE and c.words[-1].pos2 == CONJUNCTIVE
-    said = [w for w in c.words if w.pos not in (SYMBOL, BLANK)]
+    said = c.said()
     c.ends_reason = bool(said) and said[-1].pos == PARTICLE and \
         said[-1].pos2 == CONJUNCTIVE and said[-1].lemma in texts_of("reason")
     lead = len(c.folded) - len(c.folded.lstrip())
