@@ -49,6 +49,7 @@ class Frame:
     declared: bool = False  # a word of doing or politeness (いたします, で参ります, っす)
     why: list[str] = field(default_factory=list)  # the words that made it content or vetoed
     weak: bool = False  # a pronoun or adverb that may point at someone else (ここは)
+    pointer: bool = False  # ... a pronoun or adverb (not an action word as the topic)
     polite: bool = False  # an auxiliary, a declaring particle or 宣言 (a hand named needs one)
     except_: bool = False  # 以外: the cards named are the others
     musing: bool = False  # かな: wondering, the only veto
@@ -456,7 +457,7 @@ def _judge_word(r: _Reading, i: int, prev: Word | None, ranks: set[str]) -> None
         if prev is None or prev.lemma != text_of("agree"):
             f.negated = True
     elif w.pos in CONTENT_POS and w.lemma in v.weak:
-        f.weak = True
+        f.weak = f.pointer = True
 
 
 def _veto(f: Frame, prev: Word | None, w: Word, v: Vocabulary) -> None:
@@ -630,8 +631,8 @@ def names_someone(c: Clause) -> bool:
     """A clause that only names a person (ジェーン、just call / Kevin, hyper しないで): what
     follows is said to them."""
     ws = c.said()
-    if not ws:
-        return False
+    if not ws or fold_nfkc(c.folded).strip() in vocabulary().around_words:
+        return False  # (muck 了: a particle around the action, whatever the analyser calls it)
     if len(ws) == 1 and re.fullmatch(r"[A-Z][a-z]+", ws[0].surface):
         return True
     if fold_nfkc(c.folded).strip() in texts_of("second_person"):

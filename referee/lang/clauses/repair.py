@@ -252,8 +252,11 @@ def _glued_mark(text: str) -> str:
 
 #: A run of Latin words that may be romaji: words of three letters or more, with Hepburn's
 #: long-vowel dash or apostrophe inside (o-ruin, re-zu, sebunfurassyu, o-ruin sitaikedo).
+#: A figure may follow the last word (anntei300: the IME was off for the whole line).
 _ROMAJI = re.compile(r"(?<![a-zA-Z0-9])[a-zA-Z][a-zA-Z'-]{2,}(?: +[a-zA-Z][a-zA-Z'-]*)*"
-                     r"(?![a-zA-Z0-9])")
+                     r"(?![a-zA-Z])")
+#: A vowel typed twice: the long vowel of a loanword (ooruinn is o-ruin).
+_DOUBLED_VOWEL = re.compile(r"([aeiou])\1")
 _LATIN = re.compile(r"[a-zA-Z]")
 _CARD = re.compile(r"(?:10|[2-9tjqka])[shdc]")
 _HANGUL = re.compile(r"[가-힣]")
@@ -367,12 +370,13 @@ def _romaji(m: re.Match[str]) -> str:
     hand the reader knows; then every word of the run that is romaji (o-ruin sitaikedo: the
     wish is read too)."""
     words = m.group().split(" ")
-    kana = [_kana_of(w) if len(w) >= 2 else None for w in words]
-    v = vocabulary()
-    if not any(k is not None and (v.surface.search(k) is not None
+    for spelled in (words, [_DOUBLED_VOWEL.sub(r"\1-", w) for w in words]):
+        kana = [_kana_of(w) if len(w) >= 2 else None for w in spelled]
+        v = vocabulary()
+        if any(k is not None and (v.surface.search(k) is not None
                                   or _hand_claims().search(k) is not None) for k in kana):
-        return m.group()
-    return " ".join(k if k is not None else w for w, k in zip(words, kana, strict=True))
+            return " ".join(k if k is not None else w for w, k in zip(words, kana, strict=True))
+    return m.group()
 
 
 @cache

@@ -160,9 +160,11 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         return Reading(None, True)
     for c in clauses:
         _classify(c, game, grammar, hands)
+    _own_pointed(clauses, game, hands, advice)
     for i, c in enumerate(clauses):
         if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c) or
-                                   _topic_of_next(c, clauses[i + 1:]) or _state_given(c)):
+                                   _topic_of_next(c, clauses[i + 1:]) or _state_given(c) or
+                                   _past_choice(c, clauses[i - 1] if i else None)):
             c.kind, c.strict = "blocking", True
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
             c.kind = "chat"  # …ベット600、降りたい人はどうぞ: who else may, after the decision
@@ -196,13 +198,13 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     after_story = False
     if any(c.kind == "blocking" for c in kept):
         decided = _decided_after(kept) or (_decided_first(kept) if coarse else
-                                           _decided_then_told(kept))
+                                           _decided_then_told(kept)) or _committed_now(kept)
         if decided is None or (advice is not None and not _own_turn(decided[0]) and
                                advice(_others_told(kept, decided))):
             return Reading(None, True)  # (ってことで俺もコール: the speaker's own, after all)
         kept, after_story = decided, True
     acts = [c for c in kept if c.kind == "action"]
-    if acts and _taken_out(acts[-1], kept, clauses):
+    if acts and (_taken_out(acts[-1], kept, clauses) or _an_item(acts[-1], clauses)):
         return Reading(None, True)
     if not acts:
         return Reading(None, any(c.kind in ("declined", "correction") for c in clauses))
@@ -228,6 +230,28 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if said_else and advice(" ".join(said_else)):
             return Reading(None, True)
     return Reading(first, False, decided=after_story)
+
+
+def _own_pointed(clauses: list[Clause], game: str,
+                 hands: tuple[tuple[str, re.Pattern[str]], ...],
+                 advice: Callable[[str], bool] | None) -> None:
+    """「ここはフォールド」 inside the speaker's own reasons and stories is their act: alone it
+    may be said to someone (here, fold), so it stays a question there; in a message that names
+    and addresses no one and gives no advice besides, the "here" is the speaker's own spot."""
+    pointed = [c for c in clauses if c.pointed]
+    if len(pointed) != 1 or len(clauses) < 2 or advice is None:
+        return
+    c = pointed[0]
+    said = c.said()
+    if not any(a.lemma in vocabulary().weak and b.pos == PARTICLE and b.lemma in texts_of("topic")
+               for a, b in itertools.pairwise(said)):
+        return  # (ここまでベット、レイズって来て: "so far", no spot of one's own)
+    if any(x.kind == "vocative" or _mentions_someone(x) for x in clauses) or \
+            _said_to_someone(clauses) or advice(" ".join(x.text for x in clauses if x is not c)):
+        return
+    got = build_action(frame(c, game, hands), game)
+    if got is not None:
+        c.kind, c.parsed = "action", got
 
 
 def _ends_topic(c: Clause) -> bool:
@@ -303,6 +327,22 @@ def _narrated(c: Clause, after: list[Clause]) -> bool:
         w.pos == AUX and w.lemma == text_of("past") for w in tail[last_verb + 1:])
 
 
+def _ends_past(said: list[Word]) -> bool:
+    """Whether what is said ends in the past auxiliary (しました, したかった)."""
+    return bool(said) and said[-1].pos == AUX and said[-1].lemma == text_of("past")
+
+
+def _past_choice(c: Clause, before: Clause | None) -> bool:
+    """A choice told in the past after a wish in the past conceded (ハイパーしたかったけど、コー
+    ルにしました): the story of a decision already made. (コールしました alone is a declaration, as
+    players write it; so is コールにします after the same wish.)"""
+    if before is None or c.after_stop or not before.ends_concessive or not _ends_past(c.said()):
+        return False
+    said = before.said()
+    return len(said) >= 2 and _ends_past(said[:-1]) and any(
+        w.pos == AUX and w.lemma == text_of("wish") for w in said)
+
+
 #: The kinds of a clause that names an action, whatever becomes of it.
 _NAMING = ("blocking", "action", "echo", "declined", "these", "kept")
 
@@ -321,9 +361,10 @@ def _others_told(kept: list[Clause], decided: list[Clause]) -> str:
     いないよね…えくで: the speaker weighing their own choices, not advice)."""
     if any(_mentions_someone(c) for c in kept):
         return " ".join(c.text for c in kept)  # (佐藤さん、2は残すべき。…: all said to them)
-    return " ".join(c.text for c in kept if c in decided or not (
+    # (a 「ここは…」 taken as the speaker's own spot was read without it: :func:`_own_pointed`)
+    return " ".join(c.text for c in kept if not c.pointed and (c in decided or not (
         c.kind == "blocking" and not any(w in fold_nfkc(c.folded)
-                                         for w in texts_of("past_pointers"))))
+                                         for w in texts_of("past_pointers")))))
 
 
 def _of_someone_named(act: Clause, clauses: list[Clause]) -> bool:
@@ -376,6 +417,33 @@ def _decided_after(kept: list[Clause], letter: bool = False) -> list[Clause] | N
     if _said_to_someone(before):
         return None  # おめ、おりんな
     return kept[named[-1]:]
+
+
+def _committed_now(kept: list[Clause]) -> list[Clause] | None:
+    """The one action the speaker takes now among a story's other action words: every other
+    clause naming an action is told, planned, declined or someone else's (blocking or
+    declined), and the decision stands as one (a plain clause, not an item of a list, said to
+    no one, in a message that asks nothing and supposes nothing)."""
+    acts = _restated_once([i for i, c in enumerate(kept) if c.kind == "action"], kept)
+    if len(acts) != 1:
+        return None
+    decision = kept[acts[0]]
+    others = [c for c in kept if c is not decision and c.kind in _NAMING]
+    if any(c.kind not in ("blocking", "declined") for c in others):
+        return None
+    if any(c.kind in ("vocative", "supposing") or c.question or supposes(c) for c in kept):
+        return None
+    if any(c.kind == "blocking" and not c.hand_named and not _reason_given(c)
+           and not action_words(c.folded, with_cards=False) for c in kept):
+        return None  # blocked for something else than an action word: a name, an address
+    steps = texts_of("sequence_words")
+    if sum(fold_nfkc(c.folded).lstrip().startswith(steps) for c in kept) >= 2:
+        return None  # まずアンティを置き、…次にフロップを見て: how the game goes, told
+    after = kept[acts[0] + 1:]
+    if not _plain(decision) or _said_to_someone(kept) or _listed(decision, after) or (
+            decision.text.strip().isascii() and not decision.mark.strip()):
+        return None
+    return kept[acts[0]:]
 
 
 def _reason_given(c: Clause) -> bool:
@@ -475,6 +543,23 @@ def _listed(decision: Clause, after: list[Clause]) -> bool:
     return any(c.kind == "blocking" for c in _rest_of_sentence(after))
 
 
+def _an_item(decision: Clause, clauses: list[Clause]) -> bool:
+    """An action word that is one step of a sequence told (アンティ置く→フロップ見る→降りる) or
+    one item of a list of actions (プリフロからポット、ポット、オールインって流れ): a comma or an
+    arrow after it, and before it a clause that ends in an action word and a comma or arrow."""
+    at = clauses.index(decision)
+    arrows, commas = text_of("arrows"), text_of("list_commas")
+    if any(ch in decision.mark for ch in arrows):
+        return True
+    prev = clauses[at - 1] if at else None
+    if prev is None or decision.after_stop or len(decision.said()) != 1 or not any(
+            ch in decision.mark for ch in commas):
+        return False
+    said = prev.said()
+    return bool(said) and any(ch in prev.mark for ch in commas + arrows) and bool(
+        action_words(fold_nfkc(said[-1].surface), with_cards=False))
+
+
 def _rest_of_sentence(after: list[Clause]) -> list[Clause]:
     """The clauses of ``after`` up to the end of the sentence they continue."""
     return list(itertools.takewhile(lambda c: not c.after_stop, after))
@@ -536,6 +621,7 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.hand_named = f.hand is not None
         if kinds - {"all"} or f.hand or (f.up_to and traits(game).makes_by_amount):
             c.kind = _action_kind(f, kinds, game)
+            c.pointed = c.kind == "blocking" and f.pointer and not (f.vetoed or f.content)
             if c.kind == "blocking" and _own_manner(c, f):
                 c.kind = "action"  # 自分はもう一歩踏み込んでレイズ: how, then one's own act
             if c.kind == "declined":
@@ -1031,8 +1117,9 @@ def _merged(said: list[Parsed], game: str) -> Parsed | None:
         if merged is not None:
             first, rest = merged, []
     if rest and {p.action for p in said} == {"close", "muck"} and not any(p.cards for p in said):
-        # 見せずにしまいます。マックで: not showing, said twice; the last word counts
-        first, rest = said[-1], []
+        # 見せずにしまいます。マックで / muck 了，不给看: not showing, said twice; the muck is
+        # the word that names it
+        first, rest = next(p for p in said if p.action == "muck"), []
     if rest and all(p.action == first.action for p in rest):
         # 「レイズ！五千までいったろ」: the same action said again, once with its figure
         figures = {p.to for p in said} - {None}

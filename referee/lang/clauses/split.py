@@ -82,6 +82,7 @@ class Clause:
     made_hand: str | None = None  # a hand said to be made (ビッグハウスできた)
     after_stop: bool = False  # a sentence ended right before it (全部捨て！いや…)
     hand_named: bool = False  # a hand class named (ツーペアなら…): talk of hands, no act
+    pointed: bool = False  # blocking only for a word that may point at someone (ここはコール)
     commits: bool = False  # "with that" (それで): takes the action remarked on before it
     declines: frozenset[str] = frozenset()  # the actions a declined clause says no to
     ends_reason: bool = False  # ends with a conjunction of reason (フルハウスだから)
