@@ -197,8 +197,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     _echoes(kept, acts)
     after_story = False
     if any(c.kind == "blocking" for c in kept):
-        decided = _decided_after(kept) or (_decided_first(kept) if coarse else
-                                           _decided_then_told(kept)) or _committed_now(kept)
+        decided = _decided_after(kept) or (
+            _decided_first(kept) if coarse else _decided_then_told(kept)) or _committed_now(
+            kept, game, hands)
         if decided is None or (advice is not None and not _own_turn(decided[0]) and
                                advice(_others_told(kept, decided))):
             return Reading(None, True)  # (ってことで俺もコール: the speaker's own, after all)
@@ -419,12 +420,16 @@ def _decided_after(kept: list[Clause], letter: bool = False) -> list[Clause] | N
     return kept[named[-1]:]
 
 
-def _committed_now(kept: list[Clause]) -> list[Clause] | None:
+def _committed_now(kept: list[Clause], game: str,
+                   hands: tuple[tuple[str, re.Pattern[str]], ...]) -> list[Clause] | None:
     """The one action the speaker takes now among a story's other action words: every other
     clause naming an action is told, planned, declined or someone else's (blocking or
     declined), and the decision stands as one (a plain clause, not an item of a list, said to
-    no one, in a message that asks nothing and supposes nothing)."""
+    no one, in a message that asks nothing and supposes nothing). With no action clause, the
+    one clause whose predicate is an action word (今日はちょっと上げてアンティ200で) is it."""
     acts = _restated_once([i for i, c in enumerate(kept) if c.kind == "action"], kept)
+    if not acts:
+        acts = _predicates(kept, game, hands)
     if len(acts) != 1:
         return None
     decision = kept[acts[0]]
@@ -444,6 +449,79 @@ def _committed_now(kept: list[Clause]) -> list[Clause] | None:
             decision.text.strip().isascii() and not decision.mark.strip()):
         return None
     return kept[acts[0]:]
+
+
+def _predicates(kept: list[Clause], game: str,
+                hands: tuple[tuple[str, re.Pattern[str]], ...]) -> list[int]:
+    """The clauses blocked only for their content whose predicate is an action word said now
+    (アンティは諦めて降ります, 気持ち的にオールインで): what follows the last action word is
+    particles, auxiliaries, figures and verbs of doing, not the past. One such clause is read
+    as an action (kind and reading set); several are returned unread."""
+    if len(kept) < 2 or any(_mentions_someone(c) or fold_nfkc(c.folded).lstrip().startswith(
+            texts_of("house_players")) for c in kept):
+        return []  # (NPC弱いね、すぐ降りる: what someone else does)
+    found = [i for i, c in enumerate(kept) if c.kind == "blocking" and not c.strict
+             and not c.hand_named and _ends_in_action(c) and not _of_another_time(c)
+             and (c.self_polite or _declared_end(c, kept[i + 1:]))]
+    if len(found) == 1:
+        c = kept[found[0]]
+        f = frame(c, game, hands)
+        got = None if f.lemma_only else build_action(f, game)
+        if got is None:
+            return []  # (電車を降ります: an everyday verb)
+        c.kind, c.parsed = "action", got
+    return found
+
+
+def _of_another_time(c: Clause) -> bool:
+    """A clause that points at another hand or a later one (さっきのリバーのコール, 次こそ)."""
+    folded = fold_nfkc(c.folded)
+    return any(w in folded for w in (*texts_of("past_times"), *texts_of("past_pointers"),
+                                     *texts_of("later_times")))
+
+
+def _declared_end(c: Clause, after: list[Clause]) -> bool:
+    """The clause ends its sentence, or ends in the declaring で (an action noun closing a
+    sentence is said; one before a comma may be the topic of what follows)."""
+    said = c.said()
+    if said and said[-1].lemma in texts_of("declaring_de"):
+        return True
+    return not after or after[0].after_stop or any(
+        ch in c.mark for ch in vocab.marks("sentence_stops"))
+
+
+def _modifies(w: Word) -> bool:
+    """A word that makes what follows it a noun it describes (の, an adjective, an adnominal,
+    a verb in the attributive form) or an everyday verb's object (電車を降ります: を)."""
+    return (w.pos == PARTICLE and w.lemma in (text_of("of"), text_of("object_wo"))) or w.pos in (
+        vocab.pos("adjective"), vocab.pos("adnominal")) or (
+        w.pos == VERB and w.cform.startswith(text_of("attributive_cform")))
+
+
+def _ends_in_action(c: Clause) -> bool:
+    """Whether the clause's predicate is its last action word said as a decision: after it
+    (and its figure) only the declaring で, a verb of doing and the polite ます, in the present
+    (アンティ200で, 降ります, ポットベットいきます; not 降りてる, しません, にしよ, 降りた)."""
+    spans = list(vocabulary().surface.finditer(c.folded))
+    said = c.said()
+    if not spans or not any(w.pos in (PARTICLE, AUX, VERB) for w in said):
+        return False  # (a clause in another language's grammar: 콜 할까 말까)
+    end = spans[-1].end()
+    before = [w for w in said if w.start - c.start < spans[-1].start()]
+    if before and _modifies(before[-1]):
+        return False  # (ディーラーとの勝負, 熱いポットだ: a noun phrase, not a decision)
+    figures = [m.span() for m in amount_pattern().finditer(c.folded)]
+    rest = [w for w in said if w.start - c.start >= end and w.pos2 != NUMERAL
+            and w.lemma != text_of("times") and not any(a <= w.start - c.start < b
+                                                         for a, b in figures)]
+    if rest and rest[0].lemma in texts_of("declaring_de"):
+        rest = rest[1:]
+    if rest and rest[0].pos == VERB and rest[0].lemma in texts_of("doing_verbs"):
+        rest = rest[1:]
+    if rest and rest[0].pos == AUX and rest[0].lemma == text_of("polite") and \
+            rest[0].cform.startswith(text_of("final_form")):
+        rest = rest[1:]
+    return not rest
 
 
 def _reason_given(c: Clause) -> bool:
@@ -683,8 +761,8 @@ def _cards_said(c: Clause, grammar: GrammarReader) -> Parsed | None:
 
 def _holds_back(c: Clause) -> bool:
     """A clause after the action that takes the commitment out of it: asking to wait, or
-    wondering what to do."""
-    if c.kind != "chat":
+    wondering what to do (not someone's words quoted: 『何持ってたの？』って聞かれたから)."""
+    if c.kind != "chat" or c.quoted:
         return False
     ws = c.words
     said = c.said()
@@ -721,14 +799,32 @@ def _of_people(c: Clause) -> bool:
 
 
 def _fold_then_shown(clauses: list[Clause]) -> None:
-    """A fold said, then the cards it shows in the next sentence (ここは降ります。A♦だけ見せま
-    す): one decision, the fold with those cards."""
-    for a, b in itertools.pairwise(clauses):
-        pa, pb = a.parsed, b.parsed
-        if a.kind == b.kind == "action" and pa is not None and pb is not None and \
-                pa.action in ("fold", "muck") and not pa.cards and pb.action == "open" and \
-                pb.cards and b.self_polite and b.after_stop:
-            a.parsed = pa.model_copy(update={"cards": pb.cards, "hand_info": True})
+    """A fold said, then the cards it shows (ここは降ります。A♦だけ見せます; マック。…疑われたこと
+    あるから1枚だけ見せとく、K♥): one decision, the fold with those cards, whatever reasons
+    come between."""
+    for i, a in enumerate(clauses):
+        pa = a.parsed
+        if a.kind != "action" or pa is None or pa.action not in ("fold", "muck") or pa.cards:
+            continue
+        later = clauses[i + 1:]
+        # (降ります。フォールドして、Ksだけ見せときます: the fold said twice)
+        b = next((c for c in later if c.kind in _NAMING and not (
+            c.kind == "action" and c.parsed is not None and c.parsed.action == pa.action
+            and not c.parsed.cards)), None)
+        if b is None or b.kind != "action" or b.parsed is None or b.parsed.action != "open" \
+                or b.question:
+            continue
+        shown = b.parsed.cards
+        after = later[later.index(b) + 1:]
+        if not shown and after and after[0].kind == "cards":
+            shown = [card for _, _, cards in cards_in(after[0].folded) for card in cards]
+            if shown:
+                after[0].kind = "agrees"
+        if shown:
+            for c in clauses[i:clauses.index(b)]:  # (the fold said twice: each shows them)
+                if c.kind == "action" and c.parsed is not None and c.parsed.action == pa.action:
+                    c.parsed = c.parsed.model_copy(update={"cards": list(shown),
+                                                           "hand_info": True})
             b.kind = "agrees"
 
 
