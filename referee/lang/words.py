@@ -33,6 +33,7 @@ class Word:
     lemma: str
     start: int  # offset of the word in the analysed text
     cform: str = ""  # the conjugated form (命令形 …), "" for words that do not inflect
+    pos3: str = ""  # UniDic's third level: of a proper noun, 人名 (a person) or 地名, 一般
 
 
 @cache
@@ -55,7 +56,8 @@ def _analyse(text: str) -> tuple[Word, ...]:
         pos = start + len(surface)
         f = node.feature
         cform = f.cForm if f.cForm and f.cForm != "*" else ""
-        out.append(Word(surface, f.pos1 or "", f.pos2 or "", f.lemma or "", start, cform))
+        out.append(Word(surface, f.pos1 or "", f.pos2 or "", f.lemma or "", start, cform,
+                        f.pos3 if f.pos3 and f.pos3 != "*" else ""))
     return tuple(out)
 
 

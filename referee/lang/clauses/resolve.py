@@ -382,11 +382,11 @@ def _of_someone_named(act: Clause, clauses: list[Clause]) -> bool:
 
 def _mentions_someone(c: Clause) -> bool:
     """Whether a clause names a person or says "you" (ボブさんは降りたほうがいい)."""
-    proper = vocab.pos("proper_noun")
+    person = vocab.pos("person_name")  # (not マック, ドンク, オマハ: brands and places)
     suffixes = texts_of("name_suffixes")
     everyone = texts_of("audience")
     ws = c.words
-    return any(w.pos2 == proper or (w.lemma in suffixes and not (
+    return any(w.pos3 == person or (w.lemma in suffixes and not (
         i and ws[i - 1].surface in everyone)) for i, w in enumerate(ws)) or any(
         y in fold_nfkc(c.folded) for y in texts_of("second_person"))
 
@@ -436,8 +436,12 @@ def _committed_now(kept: list[Clause], game: str,
     others = [c for c in kept if c is not decision and c.kind in _NAMING]
     if any(c.kind not in ("blocking", "declined") for c in others):
         return None
-    if any(c.kind in ("vocative", "supposing") or c.question or supposes(c) for c in kept):
-        return None
+    if any(c.kind in ("vocative", "supposing") for c in kept) or any(
+            c.question and (i <= acts[0] or c.kind in _NAMING) for i, c in enumerate(kept)) or any(
+            supposes(c) and not action_words(c.folded, with_cards=False)
+            for c in kept[:acts[0]]):
+        return None  # (わたくしならば、ここは迷わず勝負: what someone would do; a story's
+        # condition naming an action, 前にリンプで回したら…, is no supposition of the speaker's)
     if any(c.kind == "blocking" and not c.hand_named and not _reason_given(c)
            and not action_words(c.folded, with_cards=False) for c in kept):
         return None  # blocked for something else than an action word: a name, an address
