@@ -367,6 +367,10 @@ def _read_lemma_action(r: _Reading, i: int, s: int, e: int) -> bool:
     w, v, f = r.clause.words[i], r.v, r.f
     if w.lemma not in v.lemmas or v.lemmas[w.lemma] not in r.t.actions:
         return False
+    prev = r.clause.words[i - 1] if i else None
+    if w.pos == VERB and prev is not None and prev.pos == VERB and \
+            prev.cform.startswith(text_of("continuative_form")):
+        return False  # (決めきれない: 切る finishing another verb, no cut of cards)
     _order_or_negative(r, i)
     r.lemma_found.add(s)
     if w.lemma in texts_of("needs_amount") and r.t.makes_by_amount:

@@ -164,7 +164,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     for i, c in enumerate(clauses):
         if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c) or
                                    _topic_of_next(c, clauses[i + 1:]) or _state_given(c) or
-                                   _past_choice(c, clauses[i - 1] if i else None)):
+                                   _past_choice(c, clauses[:i]) or _planned(c, clauses[:i]) or
+                                   _times_done(c)):
             c.kind, c.strict = "blocking", True
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
             c.kind = "chat"  # …ベット600、降りたい人はどうぞ: who else may, after the decision
@@ -333,15 +334,42 @@ def _ends_past(said: list[Word]) -> bool:
     return bool(said) and said[-1].pos == AUX and said[-1].lemma == text_of("past")
 
 
-def _past_choice(c: Clause, before: Clause | None) -> bool:
+def _past_choice(c: Clause, earlier: list[Clause]) -> bool:
     """A choice told in the past after a wish in the past conceded (ハイパーしたかったけど、コー
-    ルにしました): the story of a decision already made. (コールしました alone is a declaration, as
-    players write it; so is コールにします after the same wish.)"""
-    if before is None or c.after_stop or not before.ends_concessive or not _ends_past(c.said()):
+    ルにしました) or after an earlier action pointed at (さっきのHRは誤爆じゃないです、ちゃんと
+    狙ってハイパーしました): the story of a decision already made. (コールしました alone is a
+    declaration, as players write it; so is コールにします after the same wish.)"""
+    if not earlier or not _ends_past(c.said()):
+        return False
+    if any(_of_another_time(x) and action_words(x.folded, with_cards=False) for x in earlier):
+        return True
+    before = earlier[-1]
+    if c.after_stop or not before.ends_concessive:
         return False
     said = before.said()
     return len(said) >= 2 and _ends_past(said[:-1]) and any(
         w.pos == AUX and w.lemma == text_of("wish") for w in said)
+
+
+def _planned(c: Clause, earlier: list[Clause]) -> bool:
+    """An action in a sentence that opened with a later hand or game (次のハンドからはBBの時に
+    チェックで回ってきたら、とりあえずポットベット打つことにする): a plan, not this turn's act."""
+    seq = [*earlier, c]
+    j = len(seq) - 1
+    while j > 0 and not seq[j].after_stop:
+        j -= 1  # (back to the clause that opened the sentence)
+    return seq[j] is not c and fold_nfkc(seq[j].folded).lstrip().startswith(
+        texts_of("later_times"))
+
+
+def _times_done(c: Clause) -> bool:
+    """A count of times with the action (今日はアンティ100で20回やって): what was done again and
+    again, not one decision."""
+    said = c.said()
+    return any(w.lemma == text_of("times_counter") and k and (
+        said[k - 1].pos2 == NUMERAL or said[k - 1].surface.isdigit()) and not (
+        k + 1 < len(said) and said[k + 1].lemma == text_of("ordinal_suffix"))
+        and any(x.pos == VERB for x in said[k + 1:]) for k, w in enumerate(said))
 
 
 #: The kinds of a clause that names an action, whatever becomes of it.
@@ -465,8 +493,9 @@ def _predicates(kept: list[Clause], game: str,
             texts_of("house_players")) for c in kept):
         return []  # (NPC弱いね、すぐ降りる: what someone else does)
     found = [i for i, c in enumerate(kept) if c.kind == "blocking" and not c.strict
-             and not c.hand_named and _ends_in_action(c) and not _of_another_time(c)
-             and (c.self_polite or _declared_end(c, kept[i + 1:]))]
+             and not c.hand_named and not _of_another_time(c) and (
+                 (_ends_in_action(c) and (c.self_polite or _declared_end(c, kept[i + 1:])))
+                 or _chosen_with(c))]
     if len(found) == 1:
         c = kept[found[0]]
         f = frame(c, game, hands)
@@ -500,6 +529,34 @@ def _modifies(w: Word) -> bool:
     return (w.pos == PARTICLE and w.lemma in (text_of("of"), text_of("object_wo"))) or w.pos in (
         vocab.pos("adjective"), vocab.pos("adnominal")) or (
         w.pos == VERB and w.cform.startswith(text_of("attributive_cform")))
+
+
+def _chosen_with(c: Clause) -> bool:
+    """An action taken as the means of what the speaker does now (コールで様子を見ます, ERで
+    押す, アンティ200で入ります, メイク300くらいにしときます): the last action word, then で or
+    に, then a predicate that ends the clause in the present, not negated."""
+    said = c.said()
+    spans = list(vocabulary().surface.finditer(c.folded))
+    if not spans or not any(w.pos in (PARTICLE, AUX, VERB) for w in said):
+        return False
+    figures = [m.span() for m in amount_pattern().finditer(c.folded)]
+    rest = [w for w in said if w.start - c.start >= spans[-1].end() and w.pos2 != NUMERAL
+            and not any(a <= w.start - c.start < b for a, b in figures)]
+    while rest and rest[0].pos == PARTICLE and rest[0].lemma in texts_of("about_figures"):
+        rest = rest[1:]  # (メイク300くらいに: about)
+    before = [w for w in said if w.start - c.start < spans[-1].end()]
+    if len(rest) < 2 or rest[0].lemma not in texts_of("means_particles") or not before or \
+            before[-1].pos != NOUN:
+        return False  # (降りるにはもったいない: a verb's purpose, not a means)
+    while rest and rest[-1].pos == PARTICLE and rest[-1].lemma in texts_of("declaring_finals"):
+        rest = rest[:-1]  # (降りとくわ)
+    last = rest[-1]
+    # (its own verbs only: not チェックで回すのが怖くなる, 全ツッパで生きてます, …と思うよ)
+    return last.pos in (VERB, AUX) and last.cform.startswith(text_of("final_form")) and not any(
+        (w.pos == AUX and w.lemma in (text_of("past"), *texts_of("negating_aux"),
+                                      *texts_of("state_aux")))
+        or (w.pos == PARTICLE and w.lemma not in texts_of("means_inner_particles"))
+        or w.pos == vocab.pos("adjective") for w in rest[1:])
 
 
 def _ends_in_action(c: Clause) -> bool:
