@@ -170,6 +170,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
             c.kind = "chat"  # …ベット600、降りたい人はどうぞ: who else may, after the decision
     _fold_then_shown(clauses)
+    if _explains_the_past(clauses):
+        return Reading(None, True)
     for i, c in enumerate(clauses):
         _addressed(c, clauses[:i], clauses[i + 1:])
     for i, c in enumerate(clauses):
@@ -332,6 +334,18 @@ def _narrated(c: Clause, after: list[Clause]) -> bool:
 def _ends_past(said: list[Word]) -> bool:
     """Whether what is said ends in the past auxiliary (しました, したかった)."""
     return bool(said) and said[-1].pos == AUX and said[-1].lemma == text_of("past")
+
+
+def _explains_the_past(clauses: list[Clause]) -> bool:
+    """A message that asks why of an action of another time and answers it (さっきフォールドした
+    理由？5枚でハイカード、…): the past explained, unless what follows speaks of this one
+    (…今はやる気戻ったのでアンティ300)."""
+    why = texts_of("why_words")
+    asked = [i for i, c in enumerate(clauses) if c.question and _of_another_time(c) and any(
+        w in c.folded for w in why) and action_words(c.folded, with_cards=False)]
+    now = texts_of("now_words")
+    return bool(asked) and not any(any(w in fold_nfkc(c.folded) for w in now)
+                                   for c in clauses[asked[0] + 1:])
 
 
 def _past_choice(c: Clause, earlier: list[Clause]) -> bool:
