@@ -9,6 +9,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 
 from referee.actions import Parsed
 from referee.lang import vocab
@@ -377,13 +378,14 @@ def _planned(c: Clause, earlier: list[Clause]) -> bool:
 
 
 def _times_done(c: Clause) -> bool:
-    """A count of times with the action (今日はアンティ100で20回やって): what was done again and
-    again, not one decision."""
+    """A count of times with the action (今日はアンティ100で20回やって, 全交換4回、フォールド1回):
+    what was done again and again, not one decision."""
     said = c.said()
     return any(w.lemma == text_of("times_counter") and k and (
         said[k - 1].pos2 == NUMERAL or said[k - 1].surface.isdigit()) and not (
         k + 1 < len(said) and said[k + 1].lemma == text_of("ordinal_suffix"))
-        and any(x.pos == VERB for x in said[k + 1:]) for k, w in enumerate(said))
+        and (k + 1 == len(said) or any(x.pos == VERB for x in said[k + 1:]))
+        for k, w in enumerate(said))
 
 
 #: The kinds of a clause that names an action, whatever becomes of it.
@@ -472,10 +474,15 @@ def _committed_now(kept: list[Clause], game: str,
     acts = _restated_once([i for i, c in enumerate(kept) if c.kind == "action"], kept)
     if not acts:
         acts = _predicates(kept, game, hands)
+    readings = [p for p in (kept[i].parsed for i in acts) if p is not None]
+    if len(acts) > 1 and len(readings) == len(acts) and _merged(readings, game) is not None \
+            and acts[-1] - acts[0] < len(acts) + 1:
+        acts = [acts[0]]  # (AA50 アンティ100で行きます: one decision said in two clauses)
     if len(acts) != 1:
         return None
     decision = kept[acts[0]]
-    others = [c for c in kept if c is not decision and c.kind in _NAMING]
+    others = [c for c in kept if c is not decision and c.kind in _NAMING and not (
+        c.kind == "action" and kept.index(c) > acts[0])]
     if any(c.kind not in ("blocking", "declined") for c in others):
         return None
     if any(c.kind in ("vocative", "supposing") for c in kept) or any(
@@ -506,7 +513,8 @@ def _predicates(kept: list[Clause], game: str,
     if len(kept) < 2 or any(_mentions_someone(c) or fold_nfkc(c.folded).lstrip().startswith(
             texts_of("house_players")) for c in kept):
         return []  # (NPC弱いね、すぐ降りる: what someone else does)
-    found = [i for i, c in enumerate(kept) if c.kind == "blocking" and not c.strict
+    found = [i for i, c in enumerate(kept) if c.kind == "blocking" and (
+             not c.strict or _only_hedged(c, game, hands))
              and not c.hand_named and not _of_another_time(c) and (
                  (_ends_in_action(c) and (c.self_polite or _declared_end(c, kept[i + 1:])))
                  or _chosen_with(c))]
@@ -543,6 +551,26 @@ def _modifies(w: Word) -> bool:
     return (w.pos == PARTICLE and w.lemma in (text_of("of"), text_of("object_wo"))) or w.pos in (
         vocab.pos("adjective"), vocab.pos("adnominal")) or (
         w.pos == VERB and w.cform.startswith(text_of("attributive_cform")))
+
+
+@cache
+def _hedges() -> re.Pattern[str]:
+    """A size hedged (メイク1800くらいに) and a manner said by what is not done (気にせず,
+    無理せずに): neither takes back the action they go with."""
+    about = "|".join(map(re.escape, texts_of("about_figures")))
+    without = "|".join(map(re.escape, texts_of("without_endings")))
+    choice = re.escape(text_of("choice_particle"))
+    return re.compile(rf"(?:{about})(?={choice})|^.*?(?:{without})")
+
+
+def _only_hedged(c: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], ...]) -> bool:
+    """Whether a vetoed clause is vetoed only by its hedges (:func:`_hedges`): read without
+    them, it is no longer vetoed."""
+    plain = _hedges().sub("", c.text).strip()
+    if plain == c.text.strip() or not plain:
+        return False
+    again = split(plain)
+    return len(again) == 1 and not frame(again[0], game, hands).vetoed
 
 
 def _chosen_with(c: Clause) -> bool:
