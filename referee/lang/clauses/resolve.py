@@ -170,7 +170,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             c.kind, c.strict = "blocking", True
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
             c.kind = "chat"  # …ベット600、降りたい人はどうぞ: who else may, after the decision
-    _fold_then_shown(clauses)
+    _fold_then_shown(clauses, game, hands)
     if _explains_the_past(clauses):
         return Reading(None, True)
     for i, c in enumerate(clauses):
@@ -788,7 +788,8 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
     v = vocabulary()
     # (the polite ending of one's own act, whichever reader reads the clause: ボブ、降ります)
     c.self_polite = any(w.lemma == text_of("polite") for w in c.words)
-    if c.correction and not v.surface.search(c.folded) and not cards_in(c.folded):
+    if c.correction and not v.surface.search(c.folded) and not cards_in(c.folded) and \
+            not c.ends_reason:  # (…捨てる札間違えてツーペアにしちゃったので: a story's reason)
         c.kind = "correction"
         return
     topic = _ends_topic(c)
@@ -901,7 +902,8 @@ def _of_people(c: Clause) -> bool:
                for k, w in enumerate(said))
 
 
-def _fold_then_shown(clauses: list[Clause]) -> None:
+def _fold_then_shown(clauses: list[Clause], game: str,
+                     hands: tuple[tuple[str, re.Pattern[str]], ...]) -> None:
     """A fold said, then the cards it shows (ここは降ります。A♦だけ見せます; マック。…疑われたこと
     あるから1枚だけ見せとく、K♥): one decision, the fold with those cards, whatever reasons
     come between."""
@@ -911,13 +913,18 @@ def _fold_then_shown(clauses: list[Clause]) -> None:
             continue
         later = clauses[i + 1:]
         # (降ります。フォールドして、Ksだけ見せときます: the fold said twice)
-        b = next((c for c in later if c.kind in _NAMING and not (
+        b = next((c for c in later if (c.kind in _NAMING and not (
             c.kind == "action" and c.parsed is not None and c.parsed.action == pa.action
-            and not c.parsed.cards)), None)
-        if b is None or b.kind != "action" or b.parsed is None or b.parsed.action != "open" \
-                or b.question:
+            and not c.parsed.cards)) or (c.kind == "chat" and not c.strict and
+                                         _shown_with_reason(c, game, hands))), None)
+        if b is None or b.question:
             continue
-        shown = b.parsed.cards
+        if b.kind in ("blocking", "chat") and not b.strict:
+            shown = _shown_with_reason(b, game, hands)  # (証拠に A♠だけ見せときます)
+        elif b.kind == "action" and b.parsed is not None and b.parsed.action == "open":
+            shown = b.parsed.cards
+        else:
+            continue
         after = later[later.index(b) + 1:]
         if not shown and after and after[0].kind == "cards":
             shown = [card for _, _, cards in cards_in(after[0].folded) for card in cards]
@@ -929,6 +936,16 @@ def _fold_then_shown(clauses: list[Clause]) -> None:
                     c.parsed = c.parsed.model_copy(update={"cards": list(shown),
                                                            "hand_info": True})
             b.kind = "agrees"
+
+
+def _shown_with_reason(c: Clause, game: str,
+                       hands: tuple[tuple[str, re.Pattern[str]], ...]) -> list[str] | None:
+    """The cards a clause shows when only its other words (a reason, a manner: 証拠に) kept it
+    from being an action: showing is its one action word."""
+    f = frame(c, game, hands)
+    if {a for _, a in f.actions} != {"open"} or not f.cards:
+        return None
+    return [card for _, cards in f.cards for card in cards]
 
 
 def _regrets(c: Clause) -> bool:
