@@ -166,7 +166,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c) or
                                    _topic_of_next(c, clauses[i + 1:]) or _state_given(c) or
                                    _past_choice(c, clauses[:i]) or _planned(c, clauses[:i]) or
-                                   _times_done(c)):
+                                   _times_done(c) or _quoted_by_next(clauses[i + 1:]) or
+                                   _opens_later(c)):
             c.kind, c.strict = "blocking", True
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
             c.kind = "chat"  # …ベット600、降りたい人はどうぞ: who else may, after the decision
@@ -375,6 +376,21 @@ def _planned(c: Clause, earlier: list[Clause]) -> bool:
         j -= 1  # (back to the clause that opened the sentence)
     return seq[j] is not c and fold_nfkc(seq[j].folded).lstrip().startswith(
         texts_of("later_times"))
+
+
+def _opens_later(c: Clause) -> bool:
+    """A clause that opens with a later game (次のゲームからアンティ200にします): a plan."""
+    return fold_nfkc(c.folded).lstrip().startswith(
+        tuple(fold_nfkc(w) for w in texts_of("later_openers")))
+
+
+def _quoted_by_next(after: list[Clause]) -> bool:
+    """The next clause, an aside in brackets taken off, says the words were said (セブンストレ
+    ートです（ドヤ）って): someone's words, or words one would say, quoted."""
+    if not after or after[0].after_stop:
+        return False
+    rest = re.sub(text_of("aside_opening"), "", fold_nfkc(after[0].folded).lstrip())
+    return rest.startswith(texts_of("quote_followers"))
 
 
 def _times_done(c: Clause) -> bool:
@@ -886,11 +902,25 @@ def _taken_out(decision: Clause, kept: list[Clause], clauses: list[Clause]) -> b
     house), a seat asked for first (席空いてたら座りたいです…アンティは100からで), a surprise
     (哇，全下了！)."""
     later = kept[kept.index(decision) + 1:]
-    if any(_holds_back(c) for c in later) or any(_regrets(c) for c in later):
+    if any(_holds_back(c) or _regrets(c) or _weighs(c) for c in later):
         return True
     seat = any(c is not decision and any(w in fold_nfkc(c.folded) for w in texts_of(
         "seat_requests")) for c in clauses)
     return seat or _hand_talked_about(decision, clauses) or _reacts(decision, clauses)
+
+
+def _weighs(c: Clause) -> bool:
+    """A clause after the decision that weighs two other actions (エクストラするかコールするか
+    迷う): the choice is still open."""
+    named = set(action_words(c.folded, with_cards=False))
+    said = c.said()
+    if c.kind not in _NAMING or len(named) < 2 or any(
+            (w.pos == PARTICLE and w.lemma in texts_of("conditional")) or (
+                w.pos in (VERB, AUX) and w.cform.startswith(text_of("conditional_form")))
+            for w in said):
+        return False  # (…打ってきたらその時にコールかレイズか考える: a plan for later)
+    return any(w.pos == PARTICLE and w.lemma in texts_of("asking_end") and k and
+               said[k - 1].pos in (VERB, AUX) for k, w in enumerate(said))
 
 
 def _of_people(c: Clause) -> bool:

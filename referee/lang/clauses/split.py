@@ -265,6 +265,8 @@ def _corrections(folded: str, words_at: list[tuple[int, int]], cut_at: set[int],
         # action (コールじゃなくて, レイズ…いや)
         told = (not before.strip() or v.surface.search(before) or cards_in(before)
                 or before.strip(vocab.marks("separators")) in texts_of("correction_openers"))
+        # (レイズもちょっと違う: the action is what 違う is said of, no correction)
+        told = told and re.search(text_of("correction_as_predicate"), before.rstrip()) is None
         # (いきたいじゃないですか; ER打つほどの形じゃないけど: a negation conceded, no correction)
         drawn = folded[m.end():m.end() + 1] in (vocab.marks("long_vowel") + text_of("wave")) \
             or folded.startswith(_rhetorical(), m.end()) \
