@@ -545,8 +545,10 @@ def _predicates(kept: list[Clause], game: str,
 
 
 def _of_another_time(c: Clause) -> bool:
-    """A clause that points at another hand or a later one (さっきのリバーのコール, 次こそ)."""
-    folded = fold_nfkc(c.folded)
+    """A clause that points at another hand or a later one before its last action word
+    (さっきのリバーのコール, 次こそ; not フォールド、次行こう)."""
+    spans = list(vocabulary().surface.finditer(c.folded))
+    folded = fold_nfkc(c.folded[:spans[-1].end()] if spans else c.folded)
     return any(w in folded for w in (*texts_of("past_times"), *texts_of("past_pointers"),
                                      *texts_of("later_times")))
 
@@ -597,6 +599,8 @@ def _chosen_with(c: Clause) -> bool:
     spans = list(vocabulary().surface.finditer(c.folded))
     if not spans or not any(w.pos in (PARTICLE, AUX, VERB) for w in said):
         return False
+    if len(spans) > 1 and fold_nfkc(spans[-1].group()) in texts_of("contest_words"):
+        spans = spans[:-1]  # (オールインで勝負つけます: the contest is what the all-in does)
     figures = [m.span() for m in amount_pattern().finditer(c.folded)]
     rest = [w for w in said if w.start - c.start >= spans[-1].end() and w.pos2 != NUMERAL
             and not any(a <= w.start - c.start < b for a, b in figures)]
@@ -626,6 +630,9 @@ def _ends_in_action(c: Clause) -> bool:
     if not spans or not any(w.pos in (PARTICLE, AUX, VERB) for w in said):
         return False  # (a clause in another language's grammar: 콜 할까 말까)
     end = spans[-1].end()
+    at = [w for w in said if spans[-1].start() <= w.start - c.start < end]
+    if at and at[0].lemma in texts_of("homophone_lemmas"):
+        return False  # (ここにおりますわ: 居る, not 降りる)
     before = [w for w in said if w.start - c.start < spans[-1].start()]
     if before and _modifies(before[-1]):
         return False  # (ディーラーとの勝負, 熱いポットだ: a noun phrase, not a decision)
@@ -640,6 +647,8 @@ def _ends_in_action(c: Clause) -> bool:
     if rest and rest[0].pos == AUX and rest[0].lemma == text_of("polite") and \
             rest[0].cform.startswith(text_of("final_form")):
         rest = rest[1:]
+    if rest and rest[-1].pos == PARTICLE and rest[-1].lemma in texts_of("declaring_finals"):
+        rest = rest[:-1]  # (コール、頼むぞ)
     return not rest
 
 
