@@ -379,13 +379,17 @@ def _read_lemma_action(r: _Reading, i: int, s: int, e: int) -> bool:
 def _read_spelled_out(r: _Reading, i: int, s: int) -> int:
     """Dialect and slang spelled out, possibly over several of the analyser's words: how many
     (0 when none)."""
-    ws, v, clause = r.clause.words, r.v, r.clause
+    ws, v, clause, folded = r.clause.words, r.v, r.clause, r.folded
     for n in (4, 3, 2, 1):
         if i + n > len(ws):
             continue
         last = ws[i + n - 1]
         end = last.start - clause.start + len(last.surface)
-        surf = fold_nfkc(clause.text[s:end]).strip()
+        # (the clause's folded text, cut where its text is: folding keeps every character's
+        # place here, as the clause reader reads only texts whose folding keeps their length)
+        surf = folded[s:end].strip()
+        if surf not in v.volitional and surf not in v.around_words:
+            continue
         # a written-out word over several of the analyser's words is taken as written
         # (おなしゃす is no imperative of 成す); a single word must not be a veto
         if (surf in v.volitional and not clause.question) or (surf in v.around_words and (
@@ -600,6 +604,8 @@ def _dialect_tail(folded: str) -> int:
     v = vocabulary()
     end = len(folded.rstrip())
     while True:
+        if not folded.endswith(v.dialect_endings, 0, end):  # (most clauses: one test in C)
+            return end if end < len(folded.rstrip()) else len(folded)
         for w in v.dialect_endings:
             if folded.startswith(w, end - len(w)) and end - len(w) > 0:
                 before = folded[end - len(w) - 1]

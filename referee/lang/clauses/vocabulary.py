@@ -154,8 +154,19 @@ def _alternation(words: Iterable[str]) -> re.Pattern[str]:
     branches: dict[str, list[str]] = {}
     for i, w in enumerate(words):
         branches.setdefault(w[:1], []).append(f"(?P<w{i}>{_word_re(w)})")
-    return re.compile("|".join(f"(?={re.escape(c)})(?:{'|'.join(alts)})"
-                               for c, alts in branches.items()))
+    return re.compile(_first_chars(branches) + "(?:" + "|".join(
+        f"(?={re.escape(c)})(?:{'|'.join(alts)})" for c, alts in branches.items()) + ")")
+
+
+def _first_chars(firsts: Iterable[str]) -> str:
+    """A look-ahead of the one character any of the words starting with ``firsts`` must start
+    with: where none can start, the engine fails in one test instead of one per first
+    character (a message is mostly other characters). Empty when a word may start with a
+    blank (``_word_re`` lets a blank be left out)."""
+    chars = set(firsts)
+    if not chars or any(not c or c.isspace() for c in chars):
+        return ""
+    return "(?=[" + "".join(re.escape(c) for c in sorted(chars)) + "])"
 
 
 @cache
@@ -218,6 +229,7 @@ def vocabulary() -> Vocabulary:
     kana = re.compile(f"[{text_of('hiragana')}]$")
     stems = {lemma[:-1] if len(lemma) > 1 and kana.search(lemma) else lemma for lemma in lemmas}
     mention_words = sorted({w for w, _ in alts} | stems, key=len, reverse=True)
+    mention_folded = [fold_nfkc(w) for w in mention_words]
     noticing = frozenset(fold_nfkc(w) for w in vocab.strings(corr, "noticing", _DATA))
     return Vocabulary(
         surface=surface, lemmas=lemmas,
@@ -259,7 +271,8 @@ def vocabulary() -> Vocabulary:
         slips=tuple(sorted(((str(k), str(v)) for k, v in slips.get("replace", {}).items()),
                            key=lambda kv: len(kv[0]), reverse=True)),
         small_kana=tuple(small),
-        mention=re.compile("|".join(_word_re(fold_nfkc(w)) for w in mention_words)),
+        mention=re.compile(_first_chars(w[:1] for w in mention_folded) + "(?:" + "|".join(
+            _word_re(w) for w in mention_folded) + ")"),
     )
 
 
