@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 from referee.lang import vocab
@@ -107,9 +107,41 @@ class _Reading:
         return not any(a < e and s < b for a, b in self.spans)
 
 
+# Frames already read, by what a frame is read from (the clause's folded text, place, words,
+# whether it asks and ends the message; the game and its hands): the fine and the coarse
+# reading of a message, and its reading without blanks, meet the same clauses again (a quarter
+# of the frames read over the corpora). Each caller gets its own copy.
+_FRAMES: dict[tuple[object, ...], Frame] = {}
+_FRAMES_MAX = 4096
+
+
 def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> Frame:
     """The action words, cards and amounts of one clause, and whether everything else in it is
     a word that carries no content (see the module docstring)."""
+    hands = tuple(hands)
+    key = (clause.folded, clause.start, clause.words, clause.question, clause.last, game, hands)
+    got = _FRAMES.get(key)
+    if got is None:
+        got = _frame(clause, game, hands)
+        if len(_FRAMES) >= _FRAMES_MAX:
+            _FRAMES.clear()
+        _FRAMES[key] = got
+    return _copied(got)
+
+
+def clear_frames() -> None:
+    """Forget the frames kept (for measurements)."""
+    _FRAMES.clear()
+
+
+def _copied(f: Frame) -> Frame:
+    """``f`` with containers of its own (a caller may change them)."""
+    return replace(f, actions=list(f.actions), cards=[(p, list(cs)) for p, cs in f.cards],
+                   amounts=list(f.amounts), why=list(f.why), amount_ends=dict(f.amount_ends),
+                   needs_amount=set(f.needs_amount))
+
+
+def _frame(clause: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], ...]) -> Frame:
     r = _Reading(clause, clause.folded, Frame(), vocabulary(), traits(game))
     f = r.f
     # first what the clause names: cards, a hand, action words, amounts, then its edges
