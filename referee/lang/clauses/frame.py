@@ -7,7 +7,8 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from copy import copy
+from dataclasses import dataclass, field
 from functools import cache
 
 from referee.lang import vocab
@@ -136,9 +137,11 @@ def clear_frames() -> None:
 
 def _copied(f: Frame) -> Frame:
     """``f`` with containers of its own (a caller may change them)."""
-    return replace(f, actions=list(f.actions), cards=[(p, list(cs)) for p, cs in f.cards],
-                   amounts=list(f.amounts), why=list(f.why), amount_ends=dict(f.amount_ends),
-                   needs_amount=set(f.needs_amount))
+    out = copy(f)
+    out.actions, out.cards = list(f.actions), [(p, list(cs)) for p, cs in f.cards]
+    out.amounts, out.why = list(f.amounts), list(f.why)
+    out.amount_ends, out.needs_amount = dict(f.amount_ends), set(f.needs_amount)
+    return out
 
 
 def _frame(clause: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], ...]) -> Frame:
@@ -157,8 +160,7 @@ def _frame(clause: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], 
     # and the clause as a whole
     if _asks_someone(r, tail_at):
         f.vetoed = f.strict = True  # (残して、3sと4d捨て: a て that goes on is no request)
-    free = r.free
-    gap = "".join(ch if free(k, k + 1) else " " for k, ch in enumerate(r.folded))
+    gap = _gap(r.folded, r.spans)
     if any(n in gap for n in r.v.negations):
         f.negated = True  # 見せへん, やんね: a dialect's negation
     if _veto_word(r, gap):
@@ -170,6 +172,16 @@ def _frame(clause: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], 
     f.lemma_only = bool(r.lemma_found) and all(p in r.lemma_found for p, _ in f.actions)
     _not_doing(f)
     return f
+
+
+def _gap(folded: str, spans: list[tuple[int, int]]) -> str:
+    """``folded`` with every character read (inside one of ``spans``) made a blank: the words
+    not read, in their places."""
+    read = [False] * len(folded)
+    for a, b in spans:
+        for k in range(max(a, 0), min(b, len(folded))):
+            read[k] = True
+    return "".join(" " if taken else ch for ch, taken in zip(folded, read, strict=True))
 
 
 def _read_cards(r: _Reading, hands: Iterable[tuple[str, re.Pattern[str]]]) -> None:
