@@ -366,8 +366,7 @@ def clear_caches() -> None:
     """Forget every cached reading (for measurements; the grammars stay built)."""
     _parse_cached.cache_clear()
     _parse_skeleton.cache_clear()
-    clauses.clear_repairs()
-    clauses.clear_frames()
+    clauses.clear_caches()
     _whole.cache_clear()
 
 

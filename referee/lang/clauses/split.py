@@ -368,8 +368,8 @@ def _read_ends(c: Clause, ws: tuple[Word, ...], corrected: set[int]) -> None:
     v = vocabulary()
     c.words = tuple(w for w in ws if c.start <= w.start < c.start + len(c.text))
     stripped = c.folded.rstrip()
-    c.told_concession = any(stripped.endswith(x) for x in texts_of("told_concessions"))
-    c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
+    c.told_concession = stripped.endswith(texts_of("told_concessions"))
+    c.ends_concessive = stripped.endswith(tuple(v.concessive)) and bool(c.words) \
         and c.words[-1].pos == PARTICLE and c.words[-1].pos2 == CONJUNCTIVE
     said = c.said()
     c.ends_reason = bool(said) and said[-1].pos == PARTICLE and \
