@@ -69,14 +69,14 @@ def _features(node: Any) -> tuple[str, str, str, str]:
 def _analyse(text: str) -> tuple[Word, ...]:
     out: list[Word] = []
     pos = 0
-    find = text.find
+    find, known = text.find, _FEATURES.get
     for node in _tagger()(text):
         surface = node.surface
         start = find(surface, pos) if surface else pos
         if start < 0:
             start = pos
         pos = start + len(surface)
-        p1, p2, lemma, cform = _features(node)
+        p1, p2, lemma, cform = known(node.feature_raw) or _features(node)
         out.append(Word(surface, p1, p2, lemma, start, cform))
     return tuple(out)
 
