@@ -325,8 +325,8 @@ def _read_edges(r: _Reading) -> int:
     # a dialect's sentence-final words after the action (コールたい, 捨てるけぇ, オープンや,
     # レイズだがや): the analyser does not know them; they carry no content of their own
     # a dialect's opener (ほんなら, したっけ) supposes nothing: it is not read as a condition
-    opener = next((o for o in sorted(r.v.openers, key=len, reverse=True)
-                   if folded.lstrip().startswith(o)), None)
+    opened = folded.lstrip()
+    opener = next((o for o in _openers_longest_first() if opened.startswith(o)), None)
     if opener is not None:
         lead = len(folded) - len(folded.lstrip())
         r.spans.append((lead, lead + len(opener)))
@@ -335,6 +335,12 @@ def _read_edges(r: _Reading) -> int:
         r.spans.append((tail_at, len(folded)))
         r.f.declared = r.f.polite = True
     return tail_at
+
+
+@cache
+def _openers_longest_first() -> tuple[str, ...]:
+    """A dialect's openers, longest first (sorted once: the vocabulary is read once)."""
+    return tuple(sorted(vocabulary().openers, key=len, reverse=True))
 
 
 def _read_words(r: _Reading) -> bool:
@@ -424,11 +430,15 @@ def _read_spelled_out(r: _Reading, i: int, s: int) -> int:
     """Dialect and slang spelled out, possibly over several of the analyser's words: how many
     (0 when none)."""
     ws, v, clause, folded = r.clause.words, r.v, r.clause, r.folded
+    longest = _spelled_longest()
     for n in (4, 3, 2, 1):
         if i + n > len(ws):
             continue
         last = ws[i + n - 1]
         end = last.start - clause.start + len(last.surface)
+        cut = min(end, len(folded))  # (a word may run past the clause's end)
+        if cut - s > longest and not folded[s].isspace() and not folded[cut - 1].isspace():
+            continue  # longer than any such word, with nothing to strip
         # (the clause's folded text, cut where its text is: folding keeps every character's
         # place here, as the clause reader reads only texts whose folding keeps their length)
         surf = folded[s:end].strip()
@@ -444,6 +454,13 @@ def _read_spelled_out(r: _Reading, i: int, s: int) -> int:
                 r.spans.append((s, end))
             return n
     return 0
+
+
+@cache
+def _spelled_longest() -> int:
+    """The length of the longest word :func:`_read_spelled_out` looks for."""
+    v = vocabulary()
+    return max((len(w) for w in v.volitional | v.around_words), default=0)
 
 
 def _read_topic(r: _Reading, i: int, topic: bool, about: bool) -> tuple[bool, bool]:
@@ -758,9 +775,10 @@ def _street_topic(ws: Sequence[Word], i: int) -> bool:
     """A street named first in the clause as its topic (リバーは, ターンは) or with the figure bet
     on it (フロップの300は): when the decision is for, not a story (リバーでいきなり打たれて stays
     content)."""
-    said = [k for k in range(i) if ws[k].pos not in (SYMBOL, BLANK)]
-    if said or i + 1 >= len(ws) or ws[i].lemma.split("-")[0] not in texts_of("street_topics"):
+    if i + 1 >= len(ws) or ws[i].lemma.split("-")[0] not in texts_of("street_topics"):
         return False
+    if any(ws[k].pos not in (SYMBOL, BLANK) for k in range(i)):
+        return False  # (a word said before it)
     nxt = ws[i + 1]
     if nxt.pos == PARTICLE and nxt.lemma in texts_of("topic"):
         return True
