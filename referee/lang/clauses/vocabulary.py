@@ -142,7 +142,9 @@ def _word_re(w: str) -> str:
 def word_pattern(words: Iterable[str]) -> re.Pattern[str]:
     """One pattern of ``words`` (longest first), each as :func:`_word_re` writes it, matched
     without regard to case."""
-    return re.compile("|".join(_word_re(w) for w in sorted(words, key=len, reverse=True)), re.I)
+    ordered = sorted(words, key=len, reverse=True)
+    return re.compile(_first_chars(w[:1] for w in ordered) + "(?:" + "|".join(
+        _word_re(w) for w in ordered) + ")", re.I)
 
 
 def _alternation(words: Iterable[str]) -> re.Pattern[str]:
@@ -240,9 +242,11 @@ def vocabulary() -> Vocabulary:
         volitional=frozenset(fold_nfkc(w) for w in vocab.strings(around, "volitional", _DATA)),
         veto_aux=frozenset(vocab.strings(veto, "aux_lemmas", _DATA)),
         veto_particles=frozenset(vocab.strings(veto, "particle_lemmas", _DATA)),
-        veto_words=re.compile("|".join(_word_re(w) for w in veto_words)),
+        veto_words=re.compile(_first_chars(w[:1] for w in veto_words) + "(?:" + "|".join(
+            _word_re(w) for w in veto_words) + ")"),
         imperative=frozenset(vocab.strings(veto, "imperative_cforms", _DATA)),
-        corrections=re.compile("|".join(_word_re(w) for w in corrections)),
+        corrections=re.compile(_first_chars(w[:1] for w in corrections) + "(?:" + "|".join(
+            _word_re(w) for w in corrections) + ")"),
         concessive=frozenset(fold_nfkc(w) for w in vocab.strings(corr, "concessive", _DATA)),
         declined=frozenset(vocab.strings(d.get("declined", {}), "aux_lemmas", _DATA)),
         declaring=frozenset(vocab.strings(around, "verb_lemmas", _DATA))
