@@ -430,7 +430,10 @@ def _read_spelled_out(r: _Reading, i: int, s: int) -> int:
     """Dialect and slang spelled out, possibly over several of the analyser's words: how many
     (0 when none)."""
     ws, v, clause, folded = r.clause.words, r.v, r.clause, r.folded
-    longest = _spelled_longest()
+    longest, starts = _spelled_bounds()
+    first = folded[s:s + 1]
+    if first and not first.isspace() and first not in starts:
+        return 0  # no such word starts with this character
     for n in (4, 3, 2, 1):
         if i + n > len(ws):
             continue
@@ -457,10 +460,12 @@ def _read_spelled_out(r: _Reading, i: int, s: int) -> int:
 
 
 @cache
-def _spelled_longest() -> int:
-    """The length of the longest word :func:`_read_spelled_out` looks for."""
+def _spelled_bounds() -> tuple[int, frozenset[str]]:
+    """The length of the longest word :func:`_read_spelled_out` looks for, and the characters
+    they start with."""
     v = vocabulary()
-    return max((len(w) for w in v.volitional | v.around_words), default=0)
+    spelled = v.volitional | v.around_words
+    return max((len(w) for w in spelled), default=0), frozenset(w[:1] for w in spelled if w)
 
 
 def _read_topic(r: _Reading, i: int, topic: bool, about: bool) -> tuple[bool, bool]:
