@@ -159,6 +159,41 @@ def _literal_prefix(pattern: str) -> str:
         raise LexiconError(str(e)) from None
 
 
+def _first_chars(patterns: list[str]) -> str:
+    """A look-ahead of the first characters of ``patterns`` (each starts with a literal word,
+    as :func:`_literal_prefix` reads it): where no match of any can start, one test fails.
+    Empty (no look-ahead) if a pattern has a choice of its own at its top level (``a|b``),
+    whose second branch need not start as the first does."""
+    if not patterns or any(_top_level_choice(p) for p in patterns):
+        return ""
+    firsts = {_literal_prefix(p)[0] for p in patterns}
+    return "(?=[" + "".join(re.escape(c) for c in sorted(firsts)) + "])"
+
+
+def _top_level_choice(pattern: str) -> bool:
+    """Whether ``pattern`` has a ``|`` outside every group and character class."""
+    depth, i, in_class = 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            i += 2 if pattern[i + 1:i + 2] == "]" else 1  # (a ] first in a class is literal)
+            continue
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            return True
+        i += 1
+    return False
+
+
 @dataclass(frozen=True)
 class _Hand:
     strong: frozenset[str]
@@ -259,7 +294,9 @@ class _Advice:
 def _advice() -> _Advice:
     d = _load("advice.toml")
     action_list = list(action_words.advice_actions())
-    actions = _alt(_fold_all(action_list))
+    # (behind a look-ahead of the characters they start with: the question patterns try the
+    # action words at every place of a text, and most places start none)
+    actions = _first_chars(_fold_all(action_list)) + f"(?:{_alt(_fold_all(action_list))})"
     modal = _alt(_fold_all(d.get("modal", [])))
     direct = _alt(_fold_all(d.get("direct", [])))
     why = _alt(_fold_all(d.get("why", [])))

@@ -174,6 +174,7 @@ class _Vocabulary:
     closings: frozenset[str]  # clauses that only close a declaration (よろしく)
     tail: re.Pattern[str]  # trailing marks of feeling and kaomoji
     weak: frozenset[str]  # openers that need a declaring ending after them (ここは)
+    after_verb_tuple: tuple[str, ...]  # after_verb, for str.endswith
 
 
 @cache
@@ -198,6 +199,7 @@ def _vocabulary() -> _Vocabulary:
         frozenset(words_of("after_verb")),
         frozenset(str(w) for w in data.get("after_auxiliaries", [])),
         frozenset(words_of("closings")), tail, frozenset(words_of("weak_openers")),
+        words_of("after_verb"),
     )
 
 
@@ -214,12 +216,37 @@ _NOT_ASIDE_POS2 = (pos("proper_noun"), pos("numeral"))
 _VERB = pos("verb")
 
 
-def _is_aside(clause: str, ws: tuple[Word, ...], start: int, end: int) -> bool:
+class _Analysis:
+    """A clause's words (:mod:`referee.lang.words`) and their bounds, analysed only when first
+    asked for: most clauses have no opener, ending or aside whose place the words must
+    confirm, and the analysis is the dearest step of :func:`strip`."""
+
+    __slots__ = ("_bounds", "_text", "_ws")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._ws: tuple[Word, ...] | None = None
+        self._bounds: set[int] | None = None
+
+    @property
+    def ws(self) -> tuple[Word, ...]:
+        if self._ws is None:
+            self._ws = words(self._text)
+        return self._ws
+
+    @property
+    def bounds(self) -> set[int]:
+        if self._bounds is None:
+            self._bounds = word_bounds(self.ws, len(self._text))
+        return self._bounds
+
+
+def _is_aside(clause: str, analysis: _Analysis, start: int, end: int) -> bool:
     if (not 0 < end - start <= _ASIDE_CHARS or "?" in clause or _LATIN.search(clause)
             or mentions_action(clause)):
         return False
     people = _vocabulary().people
-    inside = [w for w in ws if start <= w.start < end]
+    inside = [w for w in analysis.ws if start <= w.start < end]
     return bool(inside) and all(
         w.pos in _ASIDE_POS and w.pos2 not in _NOT_ASIDE_POS2 and w.lemma not in people
         for w in inside
@@ -236,8 +263,7 @@ _CLAUSE = re.compile(marks("clause"))
 _POLITE = tuple(vocab.strings(vocab.load("decorations.toml"), "polite", "decorations.toml"))
 
 
-def _trim_end(folded: str, s: int, e: int, ws: tuple[Word, ...], bounds: set[int],
-              voc: _Vocabulary) -> int:
+def _trim_end(folded: str, s: int, e: int, analysis: _Analysis, voc: _Vocabulary) -> int:
     """The end of clause ``folded[s:e]`` without its trailing decorations."""
     while True:
         end = e
@@ -248,13 +274,16 @@ def _trim_end(folded: str, s: int, e: int, ws: tuple[Word, ...], bounds: set[int
         if m is not None and m.start() > s:
             e = m.start()
         for n in voc.endings.lengths(folded, e, s + 1):  # e - n > s
-            if e - n in bounds:
+            if e - n in analysis.bounds:
                 e -= n
                 break
         else:
-            last = _word_ending_at(ws, e)
+            # (a particle after a verb needs one of after_verb to end the clause: the words
+            # are asked only then)
+            last = _word_ending_at(analysis.ws, e) if folded.endswith(
+                voc.after_verb_tuple, s + 1, e) else None
             if last is not None and last.start > s and folded[last.start:e] in voc.after_verb:
-                before = _word_ending_at(ws, last.start)
+                before = _word_ending_at(analysis.ws, last.start)
                 if before is not None and (before.pos == _VERB or before.lemma in voc.after_aux):
                     e = last.start
         if e == end:
@@ -281,8 +310,7 @@ def strip(typed: str) -> str | None:
     if len(folded) != len(text):  # case folding changed the length (ß): no word offsets
         return folded if text != typed else None
     voc = _vocabulary()
-    ws = words(text)
-    bounds = word_bounds(ws, len(text))
+    analysis = _Analysis(text)
     a, b = 0, len(folded)
     weak = False  # an opener that may address someone else (ここは): a declaration needs more
     while True:  # openers, with the blanks and commas after them
@@ -290,21 +318,21 @@ def strip(typed: str) -> str | None:
         while a < b and folded[a] in _SEPARATORS:
             a += 1
         for n in voc.openers.lengths(folded, a, b - 1):  # a + n < b
-            if a + n in bounds:
+            if a + n in analysis.bounds:
                 weak = weak or folded[a:a + n] in voc.weak
                 a += n
                 break
         if a == start:
             break
     first = _CLAUSE.search(folded, a, b)
-    if first is not None and _is_aside(folded[a:first.start()], ws, a, first.start()):
+    if first is not None and _is_aside(folded[a:first.start()], analysis, a, first.start()):
         a = first.end()
     pieces: list[str] = []
     pos = a
     declared = False  # an ending said it is the speaker's own act (コールで, 降ります)
     for m in [*_CLAUSE.finditer(folded, a, b), None]:
         end = m.start() if m is not None else b
-        trimmed = _trim_end(folded, pos, end, ws, bounds, voc)
+        trimmed = _trim_end(folded, pos, end, analysis, voc)
         if not pieces:
             plain = strip_tail(folded[pos:end]).rstrip()
             declared = trimmed < pos + len(plain) or plain.endswith(_POLITE)

@@ -237,8 +237,10 @@ def marks_list(key: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+@cache
 def pos(key: str) -> str:
-    """A UniDic part-of-speech tag by its English name (``noun`` → 名詞), ``grammar/text.toml``."""
+    """A UniDic part-of-speech tag by its English name (``noun`` → 名詞), ``grammar/text.toml``
+    (kept: the clause reader asks for a tag for every word it reads)."""
     value = text_marks().get("pos", {}).get(key)
     if not isinstance(value, str):
         raise VocabularyError(f"text.toml: no pos.{key}")

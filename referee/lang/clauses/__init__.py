@@ -25,12 +25,21 @@ The steps live in this package: :mod:`.repair`, :mod:`.split`, :mod:`.frame` (wi
 :mod:`.cards` and :mod:`.build`) and :mod:`.resolve`; the vocabulary in :mod:`.vocabulary`.
 """
 
-from referee.lang.clauses.frame import Frame, frame
+from referee.lang.clauses import cards as _cards
+from referee.lang.clauses.frame import Frame, clear_frames, frame
 from referee.lang.clauses.guess import guess
+from referee.lang.clauses.repair import clear_cache as clear_repairs
 from referee.lang.clauses.repair import numerals, repair
 from referee.lang.clauses.resolve import Reading, gate, read
 from referee.lang.clauses.split import Clause, split
 from referee.lang.clauses.vocabulary import GrammarReader, chips_said, mentions
 
-__all__ = ["Clause", "Frame", "GrammarReader", "Reading", "chips_said", "frame", "gate", "guess",
-           "mentions", "numerals", "read", "repair", "split"]
+__all__ = ["Clause", "Frame", "GrammarReader", "Reading", "chips_said", "clear_caches", "frame",
+           "gate", "guess", "mentions", "numerals", "read", "repair", "split"]
+
+
+def clear_caches() -> None:
+    """Forget the repairs, frames and cards kept by text (for measurements)."""
+    clear_repairs()
+    clear_frames()
+    _cards.clear_cache()

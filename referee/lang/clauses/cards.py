@@ -4,7 +4,7 @@ ranks (ハートのキングとクイーン, 9と10のハート), with kanji ran
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from referee.cards import RANKS, SUITS, card_str, make
 from referee.lang import vocab
@@ -73,7 +73,24 @@ def _accented(ch: str) -> bool:
 
 def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
     """Card phrases of a folded clause: (start, end, cards) -- 「ハートのキングとクイーン」,
-    「9と10のハート」, 「As Kd」, 「スペードのエース」."""
+    「9と10のハート」, 「As Kd」, 「スペードのエース」.
+
+    Kept by text (a clause is asked for its cards by several steps of the reader, in both of
+    its readings); each caller gets lists of its own."""
+    if len(folded) > _CACHED_CHARS:
+        return _cards_in(folded)
+    return [(s, e, list(cards)) for s, e, cards in _cards_kept(folded)]
+
+
+_CACHED_CHARS = 400
+
+
+def clear_cache() -> None:
+    """Forget the cards kept (for measurements)."""
+    _cards_kept.cache_clear()
+
+
+def _cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
     cw = vocab.cards()
     suit_first, ranks_first, suits_first, single, spoken_first, spaced = _card_patterns()
     found: list[tuple[int, int, list[str]]] = []
@@ -137,3 +154,6 @@ def cards_in(folded: str) -> list[tuple[int, int, list[str]]]:
             continue
     found.sort()
     return found
+
+
+_cards_kept = lru_cache(maxsize=16384)(_cards_in)

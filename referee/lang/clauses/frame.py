@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Sequence
+from copy import copy
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -108,9 +109,43 @@ class _Reading:
         return not any(a < e and s < b for a, b in self.spans)
 
 
+# Frames already read, by what a frame is read from (the clause's folded text, place, words,
+# whether it asks and ends the message; the game and its hands): the fine and the coarse
+# reading of a message, and its reading without blanks, meet the same clauses again (a quarter
+# of the frames read over the corpora). Each caller gets its own copy.
+_FRAMES: dict[tuple[object, ...], Frame] = {}
+_FRAMES_MAX = 4096
+
+
 def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]]) -> Frame:
     """The action words, cards and amounts of one clause, and whether everything else in it is
     a word that carries no content (see the module docstring)."""
+    hands = tuple(hands)
+    key = (clause.folded, clause.start, clause.words, clause.question, clause.last, game, hands)
+    got = _FRAMES.get(key)
+    if got is None:
+        got = _frame(clause, game, hands)
+        if len(_FRAMES) >= _FRAMES_MAX:
+            _FRAMES.clear()
+        _FRAMES[key] = got
+    return _copied(got)
+
+
+def clear_frames() -> None:
+    """Forget the frames kept (for measurements)."""
+    _FRAMES.clear()
+
+
+def _copied(f: Frame) -> Frame:
+    """``f`` with containers of its own (a caller may change them)."""
+    out = copy(f)
+    out.actions, out.cards = list(f.actions), [(p, list(cs)) for p, cs in f.cards]
+    out.amounts, out.why = list(f.amounts), list(f.why)
+    out.amount_ends, out.needs_amount = dict(f.amount_ends), set(f.needs_amount)
+    return out
+
+
+def _frame(clause: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], ...]) -> Frame:
     r = _Reading(clause, clause.folded, Frame(), vocabulary(), traits(game))
     f = r.f
     # first what the clause names: cards, a hand, action words, amounts, then its edges
@@ -126,8 +161,7 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     # and the clause as a whole
     if _asks_someone(r, tail_at):
         f.vetoed = f.strict = True  # (残して、3sと4d捨て: a て that goes on is no request)
-    free = r.free
-    gap = "".join(ch if free(k, k + 1) else " " for k, ch in enumerate(r.folded))
+    gap = _gap(r.folded, r.spans)
     if any(n in gap for n in r.v.negations):
         f.negated = True  # 見せへん, やんね: a dialect's negation
     if _veto_word(r, gap):
@@ -139,6 +173,16 @@ def frame(clause: Clause, game: str, hands: Iterable[tuple[str, re.Pattern[str]]
     f.lemma_only = bool(r.lemma_found) and all(p in r.lemma_found for p, _ in f.actions)
     _not_doing(f)
     return f
+
+
+def _gap(folded: str, spans: list[tuple[int, int]]) -> str:
+    """``folded`` with every character read (inside one of ``spans``) made a blank: the words
+    not read, in their places."""
+    read = [False] * len(folded)
+    for a, b in spans:
+        for k in range(max(a, 0), min(b, len(folded))):
+            read[k] = True
+    return "".join(" " if taken else ch for ch, taken in zip(folded, read, strict=True))
 
 
 def _read_cards(r: _Reading, hands: Iterable[tuple[str, re.Pattern[str]]]) -> None:
@@ -282,8 +326,8 @@ def _read_edges(r: _Reading) -> int:
     # a dialect's sentence-final words after the action (コールたい, 捨てるけぇ, オープンや,
     # レイズだがや): the analyser does not know them; they carry no content of their own
     # a dialect's opener (ほんなら, したっけ) supposes nothing: it is not read as a condition
-    opener = next((o for o in sorted(r.v.openers, key=len, reverse=True)
-                   if folded.lstrip().startswith(o)), None)
+    opened = folded.lstrip()
+    opener = next((o for o in _openers_longest_first() if opened.startswith(o)), None)
     if opener is not None:
         lead = len(folded) - len(folded.lstrip())
         r.spans.append((lead, lead + len(opener)))
@@ -292,6 +336,12 @@ def _read_edges(r: _Reading) -> int:
         r.spans.append((tail_at, len(folded)))
         r.f.declared = r.f.polite = True
     return tail_at
+
+
+@cache
+def _openers_longest_first() -> tuple[str, ...]:
+    """A dialect's openers, longest first (sorted once: the vocabulary is read once)."""
+    return tuple(sorted(vocabulary().openers, key=len, reverse=True))
 
 
 def _read_words(r: _Reading) -> bool:
@@ -384,13 +434,24 @@ def _read_lemma_action(r: _Reading, i: int, s: int, e: int) -> bool:
 def _read_spelled_out(r: _Reading, i: int, s: int) -> int:
     """Dialect and slang spelled out, possibly over several of the analyser's words: how many
     (0 when none)."""
-    ws, v, clause = r.clause.words, r.v, r.clause
+    ws, v, clause, folded = r.clause.words, r.v, r.clause, r.folded
+    longest, starts = _spelled_bounds()
+    first = folded[s:s + 1]
+    if first and not first.isspace() and first not in starts:
+        return 0  # no such word starts with this character
     for n in (4, 3, 2, 1):
         if i + n > len(ws):
             continue
         last = ws[i + n - 1]
         end = last.start - clause.start + len(last.surface)
-        surf = fold_nfkc(clause.text[s:end]).strip()
+        cut = min(end, len(folded))  # (a word may run past the clause's end)
+        if cut - s > longest and not folded[s].isspace() and not folded[cut - 1].isspace():
+            continue  # longer than any such word, with nothing to strip
+        # (the clause's folded text, cut where its text is: folding keeps every character's
+        # place here, as the clause reader reads only texts whose folding keeps their length)
+        surf = folded[s:end].strip()
+        if surf not in v.volitional and surf not in v.around_words:
+            continue
         # a written-out word over several of the analyser's words is taken as written
         # (おなしゃす is no imperative of 成す); a single word must not be a veto
         if (surf in v.volitional and not clause.question) or (surf in v.around_words and (
@@ -401,6 +462,15 @@ def _read_spelled_out(r: _Reading, i: int, s: int) -> int:
                 r.spans.append((s, end))
             return n
     return 0
+
+
+@cache
+def _spelled_bounds() -> tuple[int, frozenset[str]]:
+    """The length of the longest word :func:`_read_spelled_out` looks for, and the characters
+    they start with."""
+    v = vocabulary()
+    spelled = v.volitional | v.around_words
+    return max((len(w) for w in spelled), default=0), frozenset(w[:1] for w in spelled if w)
 
 
 def _read_topic(r: _Reading, i: int, topic: bool, about: bool) -> tuple[bool, bool]:
@@ -605,6 +675,8 @@ def _dialect_tail(folded: str) -> int:
     v = vocabulary()
     end = len(folded.rstrip())
     while True:
+        if not folded.endswith(v.dialect_endings, 0, end):  # (most clauses: one test in C)
+            return end if end < len(folded.rstrip()) else len(folded)
         for w in v.dialect_endings:
             if folded.startswith(w, end - len(w)) and end - len(w) > 0:
                 before = folded[end - len(w) - 1]
@@ -713,9 +785,10 @@ def _street_topic(ws: Sequence[Word], i: int) -> bool:
     """A street named first in the clause as its topic (リバーは, ターンは) or with the figure bet
     on it (フロップの300は): when the decision is for, not a story (リバーでいきなり打たれて stays
     content)."""
-    said = [k for k in range(i) if ws[k].pos not in (SYMBOL, BLANK)]
-    if said or i + 1 >= len(ws) or ws[i].lemma.split("-")[0] not in texts_of("street_topics"):
+    if i + 1 >= len(ws) or ws[i].lemma.split("-")[0] not in texts_of("street_topics"):
         return False
+    if any(ws[k].pos not in (SYMBOL, BLANK) for k in range(i)):
+        return False  # (a word said before it)
     nxt = ws[i + 1]
     if nxt.pos == PARTICLE and nxt.lemma in texts_of("topic"):
         return True

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
 import jaconv
 from kanjize import kanji2number
@@ -151,8 +151,22 @@ def _slip_gates() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return any_of([w for w, _ in v.slips]), any_of([b for b, _ in v.small_kana])
 
 
+# Texts up to this length are kept by their exact text: a message is repaired by the parser
+# and again by the clause reader it hands the message to (longer texts are rare and not kept).
+_CACHED_CHARS = 400
+
+
 def repair(text: str) -> str:
     """``text`` (NFKC) with the slips of ``grammar/clauses.toml`` undone."""
+    return _repaired(text) if len(text) <= _CACHED_CHARS else _repair(text)
+
+
+def clear_cache() -> None:
+    """Forget the repairs kept (for measurements)."""
+    _repaired.cache_clear()
+
+
+def _repair(text: str) -> str:
     v = vocabulary()
     slips, bigs = _slip_gates()
     text = drop_emoji(text, blank=True)
@@ -195,6 +209,9 @@ def repair(text: str) -> str:
                 text = text[:start] + small + text[start + len(big):]
                 start = folded.find(big, start + len(big))
     return numerals(text)
+
+
+_repaired = lru_cache(maxsize=16384)(_repair)
 
 
 @cache

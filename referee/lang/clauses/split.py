@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from referee.actions import Parsed
 from referee.lang import vocab
@@ -164,12 +164,11 @@ def _connective(text: str, folded: str, end: int) -> bool:
 def split(text: str, fine: bool = True) -> list[Clause]:
     """Clauses of ``text`` (repaired NFKC) at punctuation, conjunctions and corrections; with
     ``fine`` false, sentences (full stops, conjunctions and corrections only)."""
-    v = vocabulary()
     folded = fold_nfkc(text)
     if len(folded) != len(text):
         return []
     ws = words(text)
-    words_at = [m.span() for m in v.surface.finditer(folded)]  # the action words
+    words_at = list(_action_words_at(folded))  # the action words
     cuts = _mark_cuts(text, folded, ws, words_at, fine)  # (end of clause, start of next)
     cuts += _conjunction_cuts(text, folded, ws)
     cuts += _reason_cuts(text, folded, ws)
@@ -193,6 +192,13 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     for c in out:
         _read_ends(c, ws, corrected)
     return out
+
+
+@lru_cache(maxsize=1024)
+def _action_words_at(folded: str) -> tuple[tuple[int, int], ...]:
+    """Where the action words of ``folded`` are (the fine and the coarse split of a message
+    both ask)."""
+    return tuple(m.span() for m in vocabulary().surface.finditer(folded))
 
 
 def _mark_cuts(text: str, folded: str, ws: tuple[Word, ...], words_at: list[tuple[int, int]],
@@ -371,8 +377,8 @@ def _read_ends(c: Clause, ws: tuple[Word, ...], corrected: set[int]) -> None:
     v = vocabulary()
     c.words = tuple(w for w in ws if c.start <= w.start < c.start + len(c.text))
     stripped = c.folded.rstrip()
-    c.told_concession = any(stripped.endswith(x) for x in texts_of("told_concessions"))
-    c.ends_concessive = any(stripped.endswith(x) for x in v.concessive) and bool(c.words) \
+    c.told_concession = stripped.endswith(texts_of("told_concessions"))
+    c.ends_concessive = stripped.endswith(tuple(v.concessive)) and bool(c.words) \
         and c.words[-1].pos == PARTICLE and c.words[-1].pos2 == CONJUNCTIVE
     said = c.said()
     c.ends_reason = bool(said) and said[-1].pos == PARTICLE and \

@@ -142,7 +142,9 @@ def _word_re(w: str) -> str:
 def word_pattern(words: Iterable[str]) -> re.Pattern[str]:
     """One pattern of ``words`` (longest first), each as :func:`_word_re` writes it, matched
     without regard to case."""
-    return re.compile("|".join(_word_re(w) for w in sorted(words, key=len, reverse=True)), re.I)
+    ordered = sorted(words, key=len, reverse=True)
+    return re.compile(_first_chars(w[:1] for w in ordered) + "(?:" + "|".join(
+        _word_re(w) for w in ordered) + ")", re.I)
 
 
 def _alternation(words: Iterable[str]) -> re.Pattern[str]:
@@ -154,8 +156,19 @@ def _alternation(words: Iterable[str]) -> re.Pattern[str]:
     branches: dict[str, list[str]] = {}
     for i, w in enumerate(words):
         branches.setdefault(w[:1], []).append(f"(?P<w{i}>{_word_re(w)})")
-    return re.compile("|".join(f"(?={re.escape(c)})(?:{'|'.join(alts)})"
-                               for c, alts in branches.items()))
+    return re.compile(_first_chars(branches) + "(?:" + "|".join(
+        f"(?={re.escape(c)})(?:{'|'.join(alts)})" for c, alts in branches.items()) + ")")
+
+
+def _first_chars(firsts: Iterable[str]) -> str:
+    """A look-ahead of the one character any of the words starting with ``firsts`` must start
+    with: where none can start, the engine fails in one test instead of one per first
+    character (a message is mostly other characters). Empty when a word may start with a
+    blank (``_word_re`` lets a blank be left out)."""
+    chars = set(firsts)
+    if not chars or any(not c or c.isspace() for c in chars):
+        return ""
+    return "(?=[" + "".join(re.escape(c) for c in sorted(chars)) + "])"
 
 
 @cache
@@ -218,6 +231,7 @@ def vocabulary() -> Vocabulary:
     kana = re.compile(f"[{text_of('hiragana')}]$")
     stems = {lemma[:-1] if len(lemma) > 1 and kana.search(lemma) else lemma for lemma in lemmas}
     mention_words = sorted({w for w, _ in alts} | stems, key=len, reverse=True)
+    mention_folded = [fold_nfkc(w) for w in mention_words]
     noticing = frozenset(fold_nfkc(w) for w in vocab.strings(corr, "noticing", _DATA))
     return Vocabulary(
         surface=surface, lemmas=lemmas,
@@ -228,9 +242,11 @@ def vocabulary() -> Vocabulary:
         volitional=frozenset(fold_nfkc(w) for w in vocab.strings(around, "volitional", _DATA)),
         veto_aux=frozenset(vocab.strings(veto, "aux_lemmas", _DATA)),
         veto_particles=frozenset(vocab.strings(veto, "particle_lemmas", _DATA)),
-        veto_words=re.compile("|".join(_word_re(w) for w in veto_words)),
+        veto_words=re.compile(_first_chars(w[:1] for w in veto_words) + "(?:" + "|".join(
+            _word_re(w) for w in veto_words) + ")"),
         imperative=frozenset(vocab.strings(veto, "imperative_cforms", _DATA)),
-        corrections=re.compile("|".join(_word_re(w) for w in corrections)),
+        corrections=re.compile(_first_chars(w[:1] for w in corrections) + "(?:" + "|".join(
+            _word_re(w) for w in corrections) + ")"),
         concessive=frozenset(fold_nfkc(w) for w in vocab.strings(corr, "concessive", _DATA)),
         declined=frozenset(vocab.strings(d.get("declined", {}), "aux_lemmas", _DATA)),
         declaring=frozenset(vocab.strings(around, "verb_lemmas", _DATA))
@@ -259,7 +275,8 @@ def vocabulary() -> Vocabulary:
         slips=tuple(sorted(((str(k), str(v)) for k, v in slips.get("replace", {}).items()),
                            key=lambda kv: len(kv[0]), reverse=True)),
         small_kana=tuple(small),
-        mention=re.compile("|".join(_word_re(fold_nfkc(w)) for w in mention_words)),
+        mention=re.compile(_first_chars(w[:1] for w in mention_folded) + "(?:" + "|".join(
+            _word_re(w) for w in mention_folded) + ")"),
     )
 
 
