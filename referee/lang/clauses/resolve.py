@@ -167,6 +167,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                                    _topic_of_next(c, clauses[i + 1:]) or _state_given(c) or
                                    _past_choice(c, clauses[:i]) or _planned(c, clauses[:i]) or
                                    _times_done(c) or _quoted_by_next(clauses[i + 1:]) or
+                                   _multiplied(c) or
                                    _opens_later(c)):
             c.kind, c.strict = "blocking", True
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
@@ -378,6 +379,15 @@ def _planned(c: Clause, earlier: list[Clause]) -> bool:
         texts_of("later_times"))
 
 
+def _multiplied(c: Clause) -> bool:
+    """A figure of the action that is a multiple (アンティ101倍とAA201倍で: what a hand paid),
+    not chips."""
+    p = c.parsed
+    if p is None or (p.amount is None and p.aa is None and p.to is None):
+        return False
+    return re.search(rf"[0-9]\s*{re.escape(text_of('times'))}", c.folded) is not None
+
+
 def _opens_later(c: Clause) -> bool:
     """A clause that opens with a later game (次のゲームからアンティ200にします): a plan."""
     return fold_nfkc(c.folded).lstrip().startswith(
@@ -541,6 +551,9 @@ def _predicates(kept: list[Clause], game: str,
         if got is None:
             return []  # (電車を降ります: an everyday verb)
         c.kind, c.parsed = "action", got
+        if _multiplied(c):
+            c.kind, c.parsed = "blocking", None  # (アンティ101倍とAA201倍で)
+            return []
     return found
 
 
@@ -550,7 +563,7 @@ def _of_another_time(c: Clause) -> bool:
     spans = list(vocabulary().surface.finditer(c.folded))
     folded = fold_nfkc(c.folded[:spans[-1].end()] if spans else c.folded)
     return any(w in folded for w in (*texts_of("past_times"), *texts_of("past_pointers"),
-                                     *texts_of("later_times")))
+                                     *texts_of("later_times"), *texts_of("habit_words")))
 
 
 def _declared_end(c: Clause, after: list[Clause]) -> bool:
