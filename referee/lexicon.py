@@ -61,6 +61,8 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
+import jaconv
+
 from referee import games, resources
 from referee.lang import action_words, notation, vocab
 from referee.lang.normalize import fold_nfkc, nfkc
@@ -774,8 +776,23 @@ def _about_board(folded: str) -> bool:
     return first is None or first.start() >= b.start()
 
 
+@cache
+def _loanwords() -> re.Pattern[str]:
+    """The poker words the analyser knows in katakana, typed in hiragana (ふらっしゅどろー,
+    えーすえーす: dictation, an IME left in hiragana)."""
+    words = sorted((jaconv.kata2hira(w) for w in vocab.marks("poker_loanwords").split()),
+                   key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, words)))
+
+
+def _as_katakana(text: str) -> str:
+    """``text`` with its hiragana loanwords (:func:`_loanwords`) in katakana."""
+    return _loanwords().sub(lambda m: jaconv.hira2kata(m.group()), text)
+
+
 @lru_cache(maxsize=16384)
 def _read(text: str, game: str) -> Reading:
+    text = _as_katakana(text)
     folded = fold_nfkc(text)
     hand, cards = _hand_info(text, folded, game)
     if len(text) <= LONG:

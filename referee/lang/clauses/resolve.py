@@ -915,6 +915,8 @@ def _holds_back(c: Clause) -> bool:
         return True  # ポット いま いくら ですか: what is asked after the word, not a decision
     waits = any(w.lemma in texts_of("wait") and not (  # (not お待たせ: "sorry to keep you")
         i + 1 < len(ws) and ws[i + 1].lemma in texts_of("leave")) for i, w in enumerate(ws))
+    if waits and action_words(c.folded, with_cards=False):
+        return False  # (誰か打ってくるの待ちます: waiting for someone else's action, a plan)
     return waits or fold_nfkc(c.folded.strip()).startswith(tuple(texts_of("deliberation")))
 
 
@@ -933,16 +935,18 @@ def _taken_out(decision: Clause, kept: list[Clause], clauses: list[Clause]) -> b
 
 def _weighs(c: Clause) -> bool:
     """A clause after the decision that weighs two other actions (エクストラするかコールするか
-    迷う): the choice is still open."""
+    迷う): the choice is still open -- unless it is for later (…はフロップ見てから決めます)."""
     named = set(action_words(c.folded, with_cards=False))
     said = c.said()
-    if c.kind not in _NAMING or len(named) < 2 or any(
+    if c.kind not in _NAMING or len(named) < 2 or _of_another_time(c) or any(
+            w in c.folded for w in texts_of("after_words")) or any(
             (w.pos == PARTICLE and w.lemma in texts_of("conditional")) or (
                 w.pos in (VERB, AUX) and w.cform.startswith(text_of("conditional_form")))
             for w in said):
         return False  # (…打ってきたらその時にコールかレイズか考える: a plan for later)
-    return any(w.pos == PARTICLE and w.lemma in texts_of("asking_end") and k and
-               said[k - 1].pos in (VERB, AUX) for k, w in enumerate(said))
+    # (two alternatives asked: XするかYするか; not one wondering, 倍にしてみようかな)
+    return sum(w.pos == PARTICLE and w.lemma in texts_of("asking_end") and k > 0 and
+               said[k - 1].pos in (VERB, AUX) for k, w in enumerate(said)) >= 2
 
 
 def _of_people(c: Clause) -> bool:
