@@ -407,8 +407,10 @@ def _times_done(c: Clause) -> bool:
     """A count of times with the action (今日はアンティ100で20回やって, 全交換4回、フォールド1回):
     what was done again and again, not one decision."""
     said = c.said()
+    once = texts_of("once_numerals")  # (ここは一回チェックにしておきます: "for once")
     return any(w.lemma == text_of("times_counter") and k and (
-        said[k - 1].pos2 == NUMERAL or said[k - 1].surface.isdigit()) and not (
+        said[k - 1].pos2 == NUMERAL or said[k - 1].surface.isdigit()) and
+        said[k - 1].surface not in once and not (
         k + 1 < len(said) and said[k + 1].lemma == text_of("ordinal_suffix"))
         and (k + 1 == len(said) or any(x.pos == VERB for x in said[k + 1:]))
         for k, w in enumerate(said))
