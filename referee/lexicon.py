@@ -898,6 +898,17 @@ def about_others(text: str, game: str) -> bool:
     return a.addressee.search(folded) is not None and a.self_talk.search(folded) is None
 
 
+@lru_cache(maxsize=4096)
+def advice(text: str) -> bool:
+    """Whether ``text`` (NFKC) is advice: the second answer of :func:`scan`, for any game,
+    without the hand talk that :func:`scan` reads as well (a reading's advice is found on the
+    text alone). The clause reader asks it of what a message says beside its action."""
+    folded = fold_nfkc(text)
+    if len(text) <= LONG:
+        return _advice_of(folded)[0]
+    return _long_advice(text, folded)[0]
+
+
 def scan(text: str, norm: str, game: str) -> tuple[bool, bool]:
     """(hand_info, advice) for one message of ``game``: ``text`` as typed after
     :func:`referee.lang.normalize.nfkc`, ``norm`` its :func:`~referee.lang.normalize.fold`.

@@ -458,7 +458,7 @@ def _clauses(typed: str, game: str) -> Parsed | None:
     """The one action committed in a longer message (:mod:`referee.lang.clauses`)."""
     reading = clauses.read(
         typed, game, lambda clause: _clause(clause, game), _hands(game),
-        advice=lambda other: lexicon.scan(other, fold_nfkc(other), game)[1],
+        advice=lexicon.advice,
     )
     got = reading.action
     if got is None:

@@ -5,6 +5,7 @@ else keeps the whole message chat."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import re
 from collections.abc import Callable, Iterable
@@ -133,18 +134,42 @@ class Reading:
     decided: bool = False  # read as the decision after a story (:func:`_decided_after`)
 
 
+class _Pass:
+    """Which reading :func:`_resolve` makes, fine (clauses) or coarse (sentences); true for the
+    coarse one. It remembers whether a step asked (``asked``): when none did, and the sentences
+    are the clauses, the coarse reading cannot differ from the fine one."""
+
+    __slots__ = ("asked", "coarse")
+
+    def __init__(self, coarse: bool) -> None:
+        self.coarse = coarse
+        self.asked = False
+
+    def __bool__(self) -> bool:
+        self.asked = True
+        return self.coarse
+
+
 def read(text: str, game: str, grammar: GrammarReader,
          hands: Iterable[tuple[str, re.Pattern[str]]] = (),
          advice: Callable[[str], bool] | None = None) -> Reading:
     """The committed action of ``text`` (NFKC), read clause by clause (module docstring)."""
     repaired = repair(text)
     hands = tuple(hands)
-    first = _resolve(split(repaired), game, grammar, hands, advice, coarse=False)
+    fine = split(repaired)
+    as_split = [copy.copy(c) for c in fine]  # (_resolve marks the clauses it reads)
+    fine_pass = _Pass(coarse=False)
+    first = _resolve(fine, game, grammar, hands, advice, fine_pass)
     if first.action is not None and not first.decided:
         return first
     # (a decision after a story is the last resort: whole sentences read together first --
     # 「AAさ 50、あんてぃは 百だ」 is one ante with its side bet)
-    second = _resolve(split(repaired, fine=False), game, grammar, hands, advice, coarse=True)
+    sentences = split(repaired, fine=False)
+    if sentences == as_split and not fine_pass.asked:
+        # the same clauses, and no step asked which reading it was: the coarse reading would
+        # take the fine one's steps to the same Reading, and the answer would be ``first``
+        return first
+    second = _resolve(sentences, game, grammar, hands, advice, _Pass(coarse=True))
     if second.action is not None and not second.decided:
         return second
     if first.action is not None:
@@ -154,7 +179,7 @@ def read(text: str, game: str, grammar: GrammarReader,
 
 def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
              hands: tuple[tuple[str, re.Pattern[str]], ...],
-             advice: Callable[[str], bool] | None, coarse: bool) -> Reading:
+             advice: Callable[[str], bool] | None, coarse: _Pass) -> Reading:
     """The steps of the module docstring, in order: classify each clause, settle who is
     addressed and what is taken back, then find the one action the rest agrees with."""
     if not clauses:
@@ -203,8 +228,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     _echoes(kept, acts)
     after_story = False
     if any(c.kind == "blocking" for c in kept):
-        decided = _decided_after(kept) or (
-            _decided_first(kept) if coarse else _decided_then_told(kept)) or _committed_now(
+        decided = _decided_after(kept) or _decided_once(kept, coarse) or _committed_now(
             kept, game, hands)
         if decided is None or (advice is not None and not _own_turn(decided[0]) and
                                advice(_others_told(kept, decided))):
@@ -678,6 +702,14 @@ def _declines_side_bet(c: Clause) -> bool:
     p = c.parsed
     return c.kind == "action" and p is not None and p.action == "ante" and p.amount is None \
         and p.aa is None
+
+
+def _decided_once(kept: list[Clause], coarse: _Pass) -> list[Clause] | None:
+    """By sentences :func:`_decided_first`, by clauses :func:`_decided_then_told`: each needs
+    an action among ``kept``, so without one the reading is not asked which it is."""
+    if not any(c.kind == "action" for c in kept):
+        return None
+    return _decided_first(kept) if coarse else _decided_then_told(kept)
 
 
 def _decided_first(kept: list[Clause]) -> list[Clause] | None:
@@ -1243,7 +1275,7 @@ def _committed(live: list[Clause]) -> list[Clause]:
 
 
 def _these_joined(kept: list[Clause], game: str,
-                  hands: tuple[tuple[str, re.Pattern[str]], ...], coarse: bool) -> Parsed | None:
+                  hands: tuple[tuple[str, re.Pattern[str]], ...], coarse: _Pass) -> Parsed | None:
     """「2hと4s！これ捨て！」: cards in one clause, "throw these" in another, read together
     (in sentences, or right after the cards: between commas they may be a list the clause
     cut apart). When an action already names its cards, "these" only agrees with it."""
