@@ -18,7 +18,9 @@ leak flag or penalty) and of interference (a flag), and the automatic penalties 
 labelled innocent (the target is 0). ``--verbose`` lists every miss and false alarm.
 
 The default corpus is ``tests/corpus/judgement.jsonl`` (written for this project; the issue's
-acceptance figures are measured on a held-out corpus of the same format).
+acceptance figures are measured on a held-out corpus of the same format). ``--blind`` scores the
+blind rounds' chat lines said in the hand instead (``tests/corpus/blind``: their ``hand_info``
+and ``advice`` labels; hand talk only where hands are hidden, omaha and holdem_aa).
 """
 
 from __future__ import annotations
@@ -148,14 +150,49 @@ def load(path: Path) -> list[dict[str, Any]]:
     return scoring.load(path, _check)
 
 
+#: Games whose hands are dealt face up (seven) or opened to the room (deuces): no hand talk.
+OPEN_HANDS = frozenset({"seven", "deuces"})
+
+
+def blind_rows(folder: Path) -> list[dict[str, Any]]:
+    """The blind rounds' chat lines said in the hand, as judgement rows: hand talk from their
+    ``hand_info`` label (hidden hands only), interference from their ``advice`` label."""
+    rows: list[dict[str, Any]] = []
+    for path in sorted(folder.glob("round*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            if r["expect"].get("kind") != "chat" or not r.get("in_hand", True):
+                continue
+            want = ["interference"] if r.get("advice") else []
+            if r.get("hand_info") and r["game"] not in OPEN_HANDS:
+                want.append("hand_talk")
+            rows.append({"text": r["text"], "game": r["game"], "labels": want or ["innocent"],
+                         "open": r["game"] in OPEN_HANDS})
+    return rows
+
+
+def _blind_score(rows: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
+    """Hand talk scored on the hidden hands' lines only, interference on all."""
+    hidden, hidden_notes = score([r for r in rows if not r["open"]])
+    out, notes = score(rows)
+    out["hand_talk"] = hidden["hand_talk"]
+    return out, ([n for n in hidden_notes if "hand_talk" in n] +
+                 [n for n in notes if "hand_talk" not in n])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpus", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--blind", action="store_true",
+                    help="score the blind rounds' in-hand chat lines (tests/corpus/blind)")
     ap.add_argument("--verbose", "-v", action="store_true")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    rows = load(Path(args.corpus))
-    out, notes = score(rows)
+    if args.blind:
+        args.corpus = str(DEFAULT.parent / "blind")
+        out, notes = _blind_score(blind_rows(Path(args.corpus)))
+    else:
+        out, notes = score(load(Path(args.corpus)))
     if args.json:
         print(json.dumps(out, ensure_ascii=False))
     else:
