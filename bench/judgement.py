@@ -87,6 +87,8 @@ def judge(row: dict[str, Any]) -> Verdict:
                                "seven": "3d 5h 8c Jd Qs 4c 9h",
                                "deuces": "3d 5h 8c Jd Qs"}.get(game, "7c 8d"))
     shown = _cards(row.get("shown"))
+    if game == "seven" and not shown and not _get(row, "holding", "holdings", "hand", "hole"):
+        shown = holding  # (seven is dealt face up: the default holding is on the table)
     board = _cards(row.get("board"))
     p = parse(text, game)
     leak = automatic = interference = False
