@@ -414,8 +414,13 @@ def _multiplied(c: Clause) -> bool:
 
 def _opens_later(c: Clause) -> bool:
     """A clause that opens with a later game (次のゲームからアンティ200にします): a plan."""
-    return fold_nfkc(c.folded).lstrip().startswith(
-        tuple(fold_nfkc(w) for w in texts_of("later_openers")))
+    return fold_nfkc(c.folded).lstrip().startswith(_later_openers())
+
+
+@cache
+def _later_openers() -> tuple[str, ...]:
+    """``later_openers`` folded (the clause is compared folded), once."""
+    return tuple(fold_nfkc(w) for w in texts_of("later_openers"))
 
 
 def _quoted_by_next(after: list[Clause]) -> bool:
@@ -508,9 +513,8 @@ def _decided_after(kept: list[Clause], letter: bool = False) -> list[Clause] | N
     if last.kind != "action" or not _plain(last, letter):
         return None
     before = kept[:named[-1]]
-    if any(c.kind == "blocking" and not c.hand_named and not _reason_given(c)
-           and not action_words(c.folded, with_cards=False) for c in before):
-        return None  # blocked for something else than an action word: a name, an address
+    if _blocked_otherwise(before):
+        return None
     if _said_to_someone(before):
         return None  # おめ、おりんな
     return kept[named[-1]:]
@@ -543,9 +547,8 @@ def _committed_now(kept: list[Clause], game: str,
             for c in kept[:acts[0]]):
         return None  # (わたくしならば、ここは迷わず勝負: what someone would do; a story's
         # condition naming an action, 前にリンプで回したら…, is no supposition of the speaker's)
-    if any(c.kind == "blocking" and not c.hand_named and not _reason_given(c)
-           and not action_words(c.folded, with_cards=False) for c in kept):
-        return None  # blocked for something else than an action word: a name, an address
+    if _blocked_otherwise(kept):
+        return None
     steps = texts_of("sequence_words")
     if sum(fold_nfkc(c.folded).lstrip().startswith(steps) for c in kept) >= 2:
         return None  # まずアンティを置き、…次にフロップを見て: how the game goes, told
@@ -630,19 +633,33 @@ def _only_hedged(c: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]],
     return len(again) == 1 and not frame(again[0], game, hands).vetoed
 
 
+def _action_spans(c: Clause) -> tuple[list[Word], list[re.Match[str]]]:
+    """What a clause said and where its action words are; no spans when the clause is not in
+    Japanese grammar (콜 할까 말까), whose predicate these readers cannot find."""
+    said = c.said()
+    spans = list(vocabulary().surface.finditer(c.folded))
+    if not any(w.pos in (PARTICLE, AUX, VERB) for w in said):
+        return said, []
+    return said, spans
+
+
+def _words_after(c: Clause, said: list[Word], end: int) -> list[Word]:
+    """The words said after offset ``end`` of the clause, without the figure's words."""
+    figures = [m.span() for m in amount_pattern().finditer(c.folded)]
+    return [w for w in said if w.start - c.start >= end and w.pos2 != NUMERAL
+            and not any(a <= w.start - c.start < b for a, b in figures)]
+
+
 def _chosen_with(c: Clause) -> bool:
     """An action taken as the means of what the speaker does now (コールで様子を見ます, ERで
     押す, アンティ200で入ります, メイク300くらいにしときます): the last action word, then で or
     に, then a predicate that ends the clause in the present, not negated."""
-    said = c.said()
-    spans = list(vocabulary().surface.finditer(c.folded))
-    if not spans or not any(w.pos in (PARTICLE, AUX, VERB) for w in said):
+    said, spans = _action_spans(c)
+    if not spans:
         return False
     if len(spans) > 1 and fold_nfkc(spans[-1].group()) in texts_of("contest_words"):
         spans = spans[:-1]  # (オールインで勝負つけます: the contest is what the all-in does)
-    figures = [m.span() for m in amount_pattern().finditer(c.folded)]
-    rest = [w for w in said if w.start - c.start >= spans[-1].end() and w.pos2 != NUMERAL
-            and not any(a <= w.start - c.start < b for a, b in figures)]
+    rest = _words_after(c, said, spans[-1].end())
     while rest and rest[0].pos == PARTICLE and rest[0].lemma in texts_of("about_figures"):
         rest = rest[1:]  # (メイク300くらいに: about)
     before = [w for w in said if w.start - c.start < spans[-1].end()]
@@ -664,10 +681,9 @@ def _ends_in_action(c: Clause) -> bool:
     """Whether the clause's predicate is its last action word said as a decision: after it
     (and its figure) only the declaring で, a verb of doing and the polite ます, in the present
     (アンティ200で, 降ります, ポットベットいきます; not 降りてる, しません, にしよ, 降りた)."""
-    spans = list(vocabulary().surface.finditer(c.folded))
-    said = c.said()
-    if not spans or not any(w.pos in (PARTICLE, AUX, VERB) for w in said):
-        return False  # (a clause in another language's grammar: 콜 할까 말까)
+    said, spans = _action_spans(c)
+    if not spans:
+        return False
     end = spans[-1].end()
     at = [w for w in said if spans[-1].start() <= w.start - c.start < end]
     if at and at[0].lemma in texts_of("homophone_lemmas"):
@@ -675,10 +691,7 @@ def _ends_in_action(c: Clause) -> bool:
     before = [w for w in said if w.start - c.start < spans[-1].start()]
     if before and _modifies(before[-1]):
         return False  # (ディーラーとの勝負, 熱いポットだ: a noun phrase, not a decision)
-    figures = [m.span() for m in amount_pattern().finditer(c.folded)]
-    rest = [w for w in said if w.start - c.start >= end and w.pos2 != NUMERAL
-            and w.lemma != text_of("times") and not any(a <= w.start - c.start < b
-                                                         for a, b in figures)]
+    rest = [w for w in _words_after(c, said, end) if w.lemma != text_of("times")]
     if rest and rest[0].lemma in texts_of("declaring_de"):
         rest = rest[1:]
     if rest and rest[0].pos == VERB and rest[0].lemma in texts_of("doing_verbs"):
@@ -689,6 +702,13 @@ def _ends_in_action(c: Clause) -> bool:
     if rest and rest[-1].pos == PARTICLE and rest[-1].lemma in texts_of("declaring_finals"):
         rest = rest[:-1]  # (コール、頼むぞ)
     return not rest
+
+
+def _blocked_otherwise(clauses: list[Clause]) -> bool:
+    """Whether a clause is blocked for something else than an action word (a name, an
+    address): no story, and no decision beside it can be read."""
+    return any(c.kind == "blocking" and not c.hand_named and not _reason_given(c)
+               and not action_words(c.folded, with_cards=False) for c in clauses)
 
 
 def _reason_given(c: Clause) -> bool:
