@@ -368,9 +368,10 @@ def clear_caches() -> None:
     _parse_skeleton.cache_clear()
     clauses.clear_caches()
     _whole.cache_clear()
+    _piece.cache_clear()
 
 
-def _parse(text: str, game: str, table: int | None = None) -> Parsed:
+def _parse(text: str, game: str, table: int | None = None, heads: bool = True) -> Parsed:
     typed = nfkc(text).lstrip()
     if read_command(typed) is not None:  # the one reader of commands the service uses
         return _command(typed, game)
@@ -393,12 +394,30 @@ def _parse(text: str, game: str, table: int | None = None) -> Parsed:
                 parsed = _clauses(reading, game)
                 if parsed is None:
                     parsed = _unspaced(repaired, game)
+                if parsed is None and heads:
+                    parsed = _head(reading, game)
         # (a reply to someone's line, >>dan こーる, answers it with one's own action unless
         # the whole line reads as advice: >>mika こーるこーる！)
         if parsed is not None and (tagged.own or (
                 tagged.reply and not lexicon.scan(typed, norm, game)[1])):
             return parsed
     return _chat(typed, norm, game)
+
+
+def _head(typed: str, game: str) -> Parsed | None:
+    """The last reading: one clause's head said now among reasons and stories
+    (:mod:`referee.lang.clauses.head`); its pieces read without it."""
+    got = clauses.read_head(typed, game, lambda piece: _piece(piece, game))
+    if got is None:
+        return None
+    hand_info = got.hand_info or lexicon.scan(typed, fold_nfkc(typed), game)[0]
+    return got.model_copy(update={"hand_info": hand_info, "advice": False})
+
+
+@lru_cache(maxsize=16384)
+def _piece(text: str, game: str) -> Parsed | None:
+    got = _parse(text, game, None, False)
+    return got if got.kind == "action" else None
 
 
 def _unspaced(repaired: str, game: str) -> Parsed | None:

@@ -28,6 +28,7 @@ The steps live in this package: :mod:`.repair`, :mod:`.split`, :mod:`.frame` (wi
 from referee.lang.clauses import cards as _cards
 from referee.lang.clauses.frame import Frame, clear_frames, frame
 from referee.lang.clauses.guess import guess
+from referee.lang.clauses.head import read_head
 from referee.lang.clauses.repair import clear_cache as clear_repairs
 from referee.lang.clauses.repair import numerals, repair
 from referee.lang.clauses.resolve import Reading, gate, read
@@ -35,7 +36,7 @@ from referee.lang.clauses.split import Clause, split
 from referee.lang.clauses.vocabulary import GrammarReader, chips_said, mentions
 
 __all__ = ["Clause", "Frame", "GrammarReader", "Reading", "chips_said", "clear_caches", "frame",
-           "gate", "guess", "mentions", "numerals", "read", "repair", "split"]
+           "gate", "guess", "mentions", "numerals", "read", "read_head", "repair", "split"]
 
 
 def clear_caches() -> None:

@@ -1,0 +1,290 @@
+"""The head of a sentence: the last reading of a message the clause reader left as chat.
+
+Japanese puts what a sentence says at its end. In 「BBだしオッズ的にも降りる理由はない、前の
+ハンドみたいに…たら即チェックフォールドする前提でコールします」 everything before コールします is
+a reason, a story or a condition hung on it: the clause's last action word, with nothing after
+it but what says it is done now (ます, で, とく, a figure), is what the speaker does. The clause
+reader's rules read such messages clause by clause and keep the whole chat when another clause
+names an action; this reading looks at each clause's head alone and takes the one action that
+is the head of exactly one clause, when
+
+- nothing after the action word makes it past, wished, negated, asked, planned, a topic or a
+  quotation (コールした, コールしたい, コールは, コールって);
+- the clause does not end in a condition just before it (来たらベット: a plan);
+- nothing between the clause's last verb and the action word names someone else, a seat or
+  another time (相手のベット, UTGがメイク, 次はレイズ), or describes it (きれいなフォールド);
+- no word before it says it is for later (次, 明日);
+- the message is Japanese and is not a correction, a why-question, a lesson, talk to someone
+  named or addressed before the decision, or a question in the decision's sentence.
+
+Several clauses with the same action agree when one of them carries the values (チェンジ 3d 6s、
+では勝負); adjacent ones are read together (AA50、アンティ100); anything else stays chat."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+
+from referee.actions import Parsed
+from referee.lang import vocab
+from referee.lang.clauses.vocabulary import (
+    AUX,
+    CONJUNCTIVE,
+    PARTICLE,
+    SURFACE_NAMES,
+    VERB,
+    guarded,
+    text_of,
+    texts_of,
+    vocabulary,
+)
+from referee.lang.normalize import fold_nfkc
+from referee.lang.words import Word, words
+
+#: A reader of a piece of text by the game's grammar and clause reader (None: no action).
+Reader = Callable[[str], "Parsed | None"]
+
+#: Fewer hiragana than this: not a Japanese message (the other languages have their own words).
+_MIN_KANA = 4
+_ADJECTIVE, _ADNOMINAL = vocab.pos("adjective"), vocab.pos("adnominal")
+_NOUN, _PERSON = vocab.pos("noun"), vocab.pos("person_name")
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The clause breaks, quotations, foreign letters and hiragana."""
+    breaks = re.compile(text_of("head_breaks"))
+    quoted = re.compile(f"{text_of('quote_double')}|{text_of('quote_single')}")
+    foreign = re.compile(f"[{text_of('hangul')}{text_of('latin_accented')}]")
+    kana = re.compile(f"[{text_of('hiragana')}]")
+    return breaks, quoted, foreign, kana
+
+
+@cache
+def _letters() -> re.Pattern[str]:
+    return re.compile(f"[{text_of('hiragana')}{text_of('katakana')}A-Za-z]")
+
+
+@cache
+def _katakana() -> re.Pattern[str]:
+    return re.compile(text_of("head_katakana_word"))
+
+
+def read_head(text: str, game: str, read: Reader) -> Parsed | None:
+    """The one action that is the head of a clause of ``text`` (module docstring), or None."""
+    breaks, quoted, foreign, kana = _patterns()
+    folded = fold_nfkc(text).lower()
+    if foreign.search(text) or len(kana.findall(text)) < _MIN_KANA or any(
+            w in text for w in texts_of("head_addressing")) or any(
+            w in text or w in folded for w in texts_of("head_not_in")) or any(
+            w in folded for w in texts_of("praise")):
+        return None
+    text = quoted.sub(text_of("reply_stop"), text)  # (a quotation is a sentence of its own)
+    pieces = [s for s in breaks.split(text) if s.strip()]
+    found: list[tuple[int, Parsed]] = []
+    at = 0
+    for i, piece in enumerate(pieces):
+        start = text.find(piece, at)
+        at = start + len(piece)
+        got = _head(piece.strip(), game, read, folded)
+        if got is None or _listed(got, pieces, i, read) or _quoted_next(text[at:]):
+            continue
+        found.append((i, got))
+    if not found or not _spoken_freely(text, pieces, found[-1][0]):
+        return None
+    return _agreed(found, pieces, read)
+
+
+def _quoted_next(rest: str) -> bool:
+    after = re.sub(r"^[\W_]+", "", rest)  # (the marks between: 勝負!...って)
+    return after.startswith(texts_of("head_quoted_by"))
+
+
+def _listed(got: Parsed, pieces: list[str], i: int, read: Reader) -> bool:
+    """A clause beside one ending in the same action word (ポット、ポット、オールイン): a list."""
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(pieces):
+            other = _ending_action(pieces[j], read)
+            if other is not None and other.action == got.action:
+                return True
+    return False
+
+
+def _ending_action(piece: str, read: Reader) -> Parsed | None:
+    folded = fold_nfkc(piece.strip())
+    spans = _spans(folded)
+    if not spans or spans[-1].end() < len(folded.rstrip()) - 1:
+        return None
+    return read(spans[-1].group())
+
+
+def _spoken_freely(text: str, pieces: list[str], last: int) -> bool:
+    """Nobody named or addressed up to the decision, and no question in its sentence."""
+    end = text.find(pieces[last]) + len(pieces[last])
+    stop = re.search(f"[{text_of('full_stops')}{text_of('question')}\n]", text[end:])
+    upto = text[:end + (stop.end() if stop else len(text) - end)]
+    if any(q in upto for q in text_of("question")):
+        return False
+    ws = words(upto)
+    return not any(w.pos3 == _PERSON or w.lemma in texts_of("name_suffixes")
+                   or w.surface in texts_of("name_suffixes") for w in ws) and not any(
+        x in upto for x in texts_of("second_person"))
+
+
+def _agreed(found: list[tuple[int, Parsed]], pieces: list[str], read: Reader) -> Parsed | None:
+    """One head; or heads of one action, one of them with the values; or adjacent ones read
+    together."""
+    if len(found) == 1:
+        return found[0][1]
+    actions = {p.action for _, p in found}
+    if len(actions) == 1:
+        full = [p for _, p in found if _values(p)]
+        if full and len(full) < len(found) and len({repr(_values(p)) for p in full}) == 1:
+            return full[-1]
+        return None
+    where = [i for i, _ in found]
+    if where == list(range(where[0], where[-1] + 1)):
+        return read(" ".join(pieces[where[0]:where[-1] + 1]))
+    return None
+
+
+def _values(p: Parsed) -> dict[str, object]:
+    return {k: v for k, v in p.to_json().items()
+            if k not in ("kind", "action", "hand_info", "advice") and v not in (None, [], False)}
+
+
+def _head(piece: str, game: str, read: Reader, message: str) -> Parsed | None:
+    """The action a clause's last action word says, when it is the clause's head."""
+    if not piece or piece.endswith(tuple(text_of("question"))) or piece.endswith(
+            text_of("head_guess_end")) or not _letters().search(piece):
+        return None  # (我不加注啦: no kana nor letters, another language's clause)
+    folded = fold_nfkc(piece)
+    spans = _spans(folded)
+    ws = words(piece)
+    if not spans or not ws:
+        return None
+    last = spans[-1]
+    a = next((i for i, w in enumerate(ws) if w.start + len(w.surface) > last.start()), None)
+    if a is None or not _free_before(ws, a, folded, last, piece):
+        return None
+    b = _clause_start(ws, a)
+    cut = ws[b + 1].start if b + 1 < len(ws) else 0
+    named = {SURFACE_NAMES[m.lastgroup or ""] for m in spans if m.start() >= cut}
+    if len(named - set(texts_of("head_side_bets"))) > 1:
+        return None  # (メイク300でオープン, オールインで勝負: which one; AA50でオールイン is one)
+    got = _longest(piece, ws, a, b, read)
+    if got is None or not _done_now(ws, a, message):
+        return None
+    return got
+
+
+def _spans(folded: str) -> list[re.Match[str]]:
+    """The action words of a clause; a letter is one only standing alone (not the c of 8c)."""
+    def alone(m: re.Match[str]) -> bool:
+        if len(m.group()) > 1 or not m.group().isascii():
+            return True
+        before = folded[m.start() - 1:m.start()]
+        after = folded[m.end():m.end() + 1]
+        return not (before.isalnum() and before.isascii()) and not (
+            after.isalnum() and after.isascii())
+    return [m for m in vocabulary().surface.finditer(folded)
+            if alone(m) and not guarded(folded, m)]
+
+
+def _clause_start(ws: tuple[Word, ...], a: int) -> int:
+    """The last word before ``a`` that ends a clause of its own (a verb, an adjective, an
+    auxiliary or a conjunctive particle); -1 when none."""
+    for i in range(a - 1, -1, -1):
+        w = ws[i]
+        if w.pos in (VERB, _ADJECTIVE, AUX) or (w.pos == PARTICLE and w.pos2 == CONJUNCTIVE):
+            return i
+    return -1
+
+
+def _free_before(ws: tuple[Word, ...], a: int, folded: str, last: re.Match[str],
+                 piece: str) -> bool:
+    """Nothing before the action word makes it a condition's consequence, someone else's,
+    another time's, a described noun or a word inside another (ナースコール)."""
+    passes = (*texts_of("pass_words"), *texts_of("refers_back"))
+    if last.group().startswith(passes) or any(x in folded[last.start():] for x in passes):
+        return False  # (やめとく: declined)
+    if ws[a].start < last.start() and not ws[a].surface.isdigit():
+        return False
+    if a > 0 and ws[a - 1].pos == _NOUN and ws[a - 1].start + len(ws[a - 1].surface) == \
+            ws[a].start and _katakana().fullmatch(ws[a - 1].surface):
+        return False
+    if any(t in fold_nfkc(piece[:ws[a].start]) for t in texts_of("head_later")):
+        return False
+    b = _clause_start(ws, a)
+    if b >= 0 and (ws[b].lemma in texts_of("head_conditions")
+                   or ws[b].surface in texts_of("head_conditions")):
+        return False
+    between = "".join(w.surface for w in ws[max(b - 1, 0):a])
+    if any(x in between for x in texts_of("head_condition_pieces")):
+        return False
+    pre = ws[b + 1:a]
+    if b == a - 1 and b >= 0 and (ws[b].surface in texts_of("head_described_by")
+                                  or ws[b].cform.startswith(text_of("attributive_cform"))):
+        return False
+    if pre and (pre[-1].surface in texts_of("head_described_by") or pre[-1].pos == _ADNOMINAL
+                or (pre[-1].pos == _ADJECTIVE
+                    and pre[-1].cform.startswith(text_of("attributive_cform")))):
+        return False
+    if any(w.surface == text_of("head_subject") and w.pos == PARTICLE for w in pre):
+        return False
+    if pre and pre[-1].surface in texts_of("head_counted"):
+        return False  # (3回フォールド: how often, a tally)
+    said = "".join(w.surface for w in pre)
+    said_folded = fold_nfkc(said).lower()
+    someone = (*texts_of("others"), *texts_of("subjects"), *texts_of("seat_words"),
+               *texts_of("head_someone"))
+    times = (*texts_of("past_times"), *texts_of("past_pointers"), *texts_of("habit_words"),
+             *texts_of("head_times"))
+    if any(o in said or o in said_folded for o in someone) or any(
+            t in said if len(t) > 1 else any(w.surface == t for w in pre) for t in times):
+        return False  # (one character is a word only as a word: 前 but not 前提)
+    return not any(w.pos3 == _PERSON or w.lemma in texts_of("name_suffixes") for w in pre)
+
+
+def _longest(piece: str, ws: tuple[Word, ...], a: int, b: int, read: Reader) -> Parsed | None:
+    """The action word's clause read from the action word back to the clause's start, as far
+    as it reads as the same action saying at least as much (4cと9hを捨てます)."""
+    best = None
+    for s in range(a, b, -1):
+        got = read(piece[ws[s].start:])
+        if got is not None and (best is None or (
+                got.action == best.action and _holds(_values(got), _values(best)))):
+            best = got
+    return best
+
+
+def _holds(longer: dict[str, object], shorter: dict[str, object]) -> bool:
+    """A longer reading says at least as much: as many values, and every card of the
+    shorter one (Ts 9s 残す after 9s 残す; AA50でオールイン after 50でオールイン)."""
+    cards = all(set(shorter[k]) <= set(longer.get(k) or ())  # type: ignore[call-overload]
+                for k in ("cards", "keep", "discard") if isinstance(shorter.get(k), list))
+    return cards and len(longer) >= len(shorter)
+
+
+def _done_now(ws: tuple[Word, ...], a: int, message: str) -> bool:
+    """What follows the action word says it is done now: no past, wish, negation, question,
+    plan, topic or quotation; a plain verb (降りる) is a declaration unless the house or
+    "soon" makes it a description (NPC弱いね、すぐ降りる)."""
+    if ws[a].lemma in texts_of("head_being") or (
+            a > 0 and ws[a - 1].surface == text_of("object_wo")):
+        return False
+    tail = ws[a + 1:]
+    said = "".join(w.surface for w in tail)
+    if tail and tail[0].surface in texts_of("head_topic_after"):
+        return False
+    if any(w.pos == PARTICLE and w.pos2 == CONJUNCTIVE for w in tail):
+        return False  # (フルハウスにしちゃって、…: the story goes on)
+    if any(x in said for x in texts_of("head_not_now_pieces")):
+        return False
+    not_now = texts_of("head_not_now")
+    if any(w.lemma in not_now or w.surface in not_now for w in tail):
+        return False
+    plain = (not tail and ws[a].pos == VERB) or (bool(tail) and tail[0].pos == VERB and not any(
+        x in said for x in texts_of("head_declared")))
+    return not (plain and any(h in message for h in texts_of("house_players")))
