@@ -217,6 +217,8 @@ def _read_action_words(r: _Reading) -> None:
         name = SURFACE_NAMES[m.lastgroup or ""]
         if guarded(folded, m) or (m.group() in texts_of("with_cards_only") and not f.cards):
             continue  # 強いっぽい is no discard
+        if _inside_katakana_word(r, m.start()):
+            continue  # クオリファイ holds おり, no fold
         if name == "none":  # ショーダウン: a word of its own, no action
             r.spans.append(m.span())
             f.content = True
@@ -230,6 +232,21 @@ def _read_action_words(r: _Reading) -> None:
         f.actions.append((m.start(), name))
         r.spans.append(m.span())
         r.keyword_spans.append(m.span())
+
+
+def _inside_katakana_word(r: _Reading, at: int) -> bool:
+    """Whether ``at`` falls inside one katakana word of the analysis, not at its start (the
+    folded クオリファイ holds the folded オリ)."""
+    for w in r.clause.words:
+        s = w.start - r.clause.start
+        if s < at < s + len(w.surface):
+            return _katakana_word().fullmatch(w.surface) is not None
+    return False
+
+
+@cache
+def _katakana_word() -> re.Pattern[str]:
+    return re.compile(text_of("katakana_word"))
 
 
 # the actions a word of which is content in a game that does not have them
@@ -246,12 +263,24 @@ def _foreign_action(f: Frame, name: str, said: str) -> None:
         f.content = True  # an action word this game does not have
 
 
+def _less_of(r: _Reading) -> None:
+    """An action of no size followed by a size word (ハイパー控えめにします) is less of it: a
+    way of playing, not this turn's act (メイク控えめに, アンティ多め keep their size)."""
+    names = dict(r.f.actions)
+    vague = tuple(texts_of("vague_sizes"))
+    for a, b in r.keyword_spans:
+        if names.get(a) in texts_of("sizeless_actions") and r.folded.startswith(vague, b):
+            r.f.vetoed = r.f.strict = True
+            r.f.why.append(r.folded[b:b + 1])
+
+
 def _settle_actions(r: _Reading) -> None:
     """The action words read in the light of one another and of the words around them."""
     f, folded = r.f, r.folded
     # a word of the community's other languages glued to the action word (跟一下, 跟吧), which
     # the analyser cuts across (跟一|下)
     glued = tuple(w for w in texts_of("glued_after_action"))
+    _less_of(r)
     for _, b in r.keyword_spans:
         after = next((w for w in glued if folded.startswith(w, b)), None)
         if after is not None:
@@ -303,6 +332,10 @@ def _read_amounts(r: _Reading) -> None:
             continue
         if any(w.start - clause.start == m.end() and w.surface in r.v.counter_words
                for w in clause.words):
+            if folded.startswith(texts_of("tally_counters"), m.end()) and any(
+                    b <= m.start() and not folded[b:m.start()].strip() for _, b in r.keyword_spans):
+                f.vetoed = f.strict = True  # そのまま勝負1回: a tally of the evening
+                f.why.append(folded[m.end()])
             continue  # この2枚, 2回目: a count, not chips (but AA100つけて is chips)
         value = amount_value(m.group())
         if value is None:

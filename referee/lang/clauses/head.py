@@ -68,7 +68,7 @@ def _letters() -> re.Pattern[str]:
 
 @cache
 def _katakana() -> re.Pattern[str]:
-    return re.compile(text_of("head_katakana_word"))
+    return re.compile(text_of("katakana_word"))
 
 
 def read_head(text: str, game: str, read: Reader) -> Parsed | None:
@@ -233,7 +233,7 @@ def _free_before(ws: tuple[Word, ...], a: int, folded: str, last: re.Match[str],
         return False
     if any(w.surface == text_of("head_subject") and w.pos == PARTICLE for w in pre):
         return False
-    if pre and pre[-1].surface in texts_of("head_counted"):
+    if pre and pre[-1].surface in texts_of("tally_counters"):
         return False  # (3回フォールド: how often, a tally)
     said = "".join(w.surface for w in pre)
     said_folded = fold_nfkc(said).lower()
