@@ -77,8 +77,7 @@ def read_head(text: str, game: str, read: Reader) -> Parsed | None:
     folded = fold_nfkc(text).lower()
     if foreign.search(text) or len(kana.findall(text)) < _MIN_KANA or any(
             w in text for w in texts_of("head_addressing")) or any(
-            w in text or w in folded for w in texts_of("head_not_in")) or any(
-            w in folded for w in texts_of("praise")):
+            w in text or w in folded for w in texts_of("head_not_in")):
         return None
     text = quoted.sub(text_of("reply_stop"), text)  # (a quotation is a sentence of its own)
     pieces = [s for s in breaks.split(text) if s.strip()]
@@ -124,8 +123,9 @@ def _spoken_freely(text: str, pieces: list[str], last: int) -> bool:
     end = text.find(pieces[last]) + len(pieces[last])
     stop = re.search(f"[{text_of('full_stops')}{text_of('question')}\n]", text[end:])
     upto = text[:end + (stop.end() if stop else len(text) - end)]
-    if any(q in upto for q in text_of("question")):
-        return False
+    if any(q in upto for q in text_of("question")) or any(
+            w in fold_nfkc(upto).lower() for w in texts_of("praise")):
+        return False  # (a question or praise before the decision is said: to someone)
     ws = words(upto)
     return not any(w.pos3 == _PERSON or w.lemma in texts_of("name_suffixes")
                    or w.surface in texts_of("name_suffixes") for w in ws) and not any(
@@ -156,8 +156,8 @@ def _values(p: Parsed) -> dict[str, object]:
 
 def _head(piece: str, game: str, read: Reader, message: str) -> Parsed | None:
     """The action a clause's last action word says, when it is the clause's head."""
-    if not piece or piece.endswith(tuple(text_of("question"))) or piece.endswith(
-            text_of("head_guess_end")) or not _letters().search(piece):
+    ends = (*text_of("question"), *texts_of("asking_end"), text_of("head_guess_end"))
+    if not piece or piece.endswith(ends) or not _letters().search(piece):
         return None  # (我不加注啦: no kana nor letters, another language's clause)
     folded = fold_nfkc(piece)
     spans = _spans(folded)
@@ -170,12 +170,17 @@ def _head(piece: str, game: str, read: Reader, message: str) -> Parsed | None:
         return None
     b = _clause_start(ws, a)
     cut = ws[b + 1].start if b + 1 < len(ws) else 0
-    named = {SURFACE_NAMES[m.lastgroup or ""] for m in spans if m.start() >= cut}
-    if len(named - set(texts_of("head_side_bets"))) > 1:
-        return None  # (メイク300でオープン, オールインで勝負: which one; AA50でオールイン is one)
-    got = _longest(piece, ws, a, b, read)
+    end = len(piece)
+    if _means(ws, a):
+        end = ws[a + 1].start + len(ws[a + 1].surface)  # (チェックで: what it serves aside)
+    got = _longest(piece[:end], ws, a, b, read)
     if got is None or not _done_now(ws, a, message):
         return None
+    named = {SURFACE_NAMES[m.lastgroup or ""] for m in spans if m.start() >= cut}
+    if len(named - set(texts_of("head_side_bets"))) > 1:
+        whole = read(piece[cut:])  # (ポットベットで: one action of two words)
+        if whole is None or whole.action != got.action:
+            return None  # (メイク300でオープン, オールインで勝負: which one)
     return got
 
 
@@ -189,7 +194,8 @@ def _spans(folded: str) -> list[re.Match[str]]:
         return not (before.isalnum() and before.isascii()) and not (
             after.isalnum() and after.isascii())
     return [m for m in vocabulary().surface.finditer(folded)
-            if alone(m) and not guarded(folded, m)]
+            if alone(m) and not guarded(folded, m)
+            and SURFACE_NAMES[m.lastgroup or ""] not in ("all", "none")]  # (後, ショーダウン)
 
 
 def _clause_start(ws: tuple[Word, ...], a: int) -> int:
@@ -212,8 +218,9 @@ def _free_before(ws: tuple[Word, ...], a: int, folded: str, last: re.Match[str],
     if ws[a].start < last.start() and not ws[a].surface.isdigit():
         return False
     if a > 0 and ws[a - 1].pos == _NOUN and ws[a - 1].start + len(ws[a - 1].surface) == \
-            ws[a].start and _katakana().fullmatch(ws[a - 1].surface):
-        return False
+            ws[a].start and _katakana().fullmatch(ws[a - 1].surface) and not _spans(
+                fold_nfkc(ws[a - 1].surface)):
+        return False  # (ナースコール; not ポットベット, two action words)
     if any(t in fold_nfkc(piece[:ws[a].start]) for t in texts_of("head_later")):
         return False
     b = _clause_start(ws, a)
@@ -267,6 +274,12 @@ def _holds(longer: dict[str, object], shorter: dict[str, object]) -> bool:
     return cards and len(longer) >= len(shorter)
 
 
+def _means(ws: tuple[Word, ...], a: int) -> bool:
+    """The action word followed by the で of means and more words (チェックで様子見ます)."""
+    return len(ws) > a + 2 and ws[a + 1].surface == text_of("agree") and \
+        ws[a + 1].pos == PARTICLE and ws[a + 2].pos != _ADJECTIVE  # (コールでいい: advice)
+
+
 def _done_now(ws: tuple[Word, ...], a: int, message: str) -> bool:
     """What follows the action word says it is done now: no past, wish, negation, question,
     plan, topic or quotation; a plain verb (降りる) is a declaration unless the house or
@@ -283,6 +296,10 @@ def _done_now(ws: tuple[Word, ...], a: int, message: str) -> bool:
     if any(x in said for x in texts_of("head_not_now_pieces")):
         return False
     not_now = texts_of("head_not_now")
+    if _means(ws, a):
+        # (チェックで後ろの出方見ます: the action as the means; what it serves is said in its
+        # own words, where の and 方 are nouns' words, not a reason's or advice's)
+        not_now = tuple(w for w in not_now if w not in texts_of("head_means_nouns"))
     if any(w.lemma in not_now or w.surface in not_now for w in tail):
         return False
     plain = (not tail and ws[a].pos == VERB) or (bool(tail) and tail[0].pos == VERB and not any(
