@@ -28,6 +28,7 @@ from functools import cache
 
 from referee.actions import Parsed
 from referee.lang import vocab
+from referee.lang.clauses.cards import cards_in
 from referee.lang.clauses.vocabulary import (
     AUX,
     CONJUNCTIVE,
@@ -86,7 +87,7 @@ def read_head(text: str, game: str, read: Reader) -> Parsed | None:
     for i, piece in enumerate(pieces):
         start = text.find(piece, at)
         at = start + len(piece)
-        got = _head(piece.strip(), game, read, folded)
+        got = _head(piece.strip(), game, read, folded, reasons=i > 0)
         if got is None or _listed(got, pieces, i, read) or _quoted_next(text[at:]):
             continue
         found.append((i, got))
@@ -97,7 +98,8 @@ def read_head(text: str, game: str, read: Reader) -> Parsed | None:
 
 def _quoted_next(rest: str) -> bool:
     after = re.sub(r"^[\W_]+", "", rest)  # (the marks between: 勝負!...って)
-    return after.startswith(texts_of("head_quoted_by"))
+    return after.startswith(texts_of("head_quoted_by")) and not after.startswith(
+        texts_of("head_not_quoting"))  # (レイズで2000、ってか…: "I mean", no quotation)
 
 
 def _listed(got: Parsed, pieces: list[str], i: int, read: Reader) -> bool:
@@ -154,8 +156,10 @@ def _values(p: Parsed) -> dict[str, object]:
             if k not in ("kind", "action", "hand_info", "advice") and v not in (None, [], False)}
 
 
-def _head(piece: str, game: str, read: Reader, message: str) -> Parsed | None:
-    """The action a clause's last action word says, when it is the clause's head."""
+def _head(piece: str, game: str, read: Reader, message: str,
+          reasons: bool = True) -> Parsed | None:
+    """The action a clause's last action word says, when it is the clause's head; the one way
+    left (オールインしかない) only after the speaker's reasons (alone it is said to someone)."""
     ends = (*text_of("question"), *texts_of("asking_end"), text_of("head_guess_end"))
     if not piece or piece.endswith(ends) or not _letters().search(piece):
         return None  # (我不加注啦: no kana nor letters, another language's clause)
@@ -173,10 +177,17 @@ def _head(piece: str, game: str, read: Reader, message: str) -> Parsed | None:
     end = len(piece)
     if _means(ws, a):
         end = ws[a + 1].start + len(ws[a + 1].surface)  # (チェックで: what it serves aside)
+    elif _only_choice(ws, a):
+        if not reasons:
+            return None  # (ベットしかない: advice)
+        end = ws[a].start + len(ws[a].surface)  # (オールインしかない: the one way left)
     got = _longest(piece[:end], ws, a, b, read)
     if got is None or not _done_now(ws, a, message):
         return None
     named = {SURFACE_NAMES[m.lastgroup or ""] for m in spans if m.start() >= cut}
+    if named <= set(texts_of("head_side_bets")) and got.action == "ante" and \
+            got.amount is None and got.aa is None:
+        return None  # (AAはなしで: the side bet declined, said of the decision)
     if len(named - set(texts_of("head_side_bets"))) > 1:
         whole = read(piece[cut:])  # (ポットベットで: one action of two words)
         if whole is None or whole.action != got.action:
@@ -240,9 +251,13 @@ def _free_before(ws: tuple[Word, ...], a: int, folded: str, last: re.Match[str],
         return False
     if any(w.surface == text_of("head_subject") and w.pos == PARTICLE for w in pre):
         return False
+    if any(w.lemma in texts_of("head_when") or w.surface in texts_of("head_when") for w in pre):
+        return False  # (全員降りたときはクローズ: what is done when something happens, a rule)
     if pre and pre[-1].surface in texts_of("tally_counters"):
         return False  # (3回フォールド: how often, a tally)
     said = "".join(w.surface for w in pre)
+    for now in texts_of("head_now"):
+        said = said.replace(now, "")  # (今のうちに: now, not 今の, the hand just played)
     said_folded = fold_nfkc(said).lower()
     someone = (*texts_of("others"), *texts_of("subjects"), *texts_of("seat_words"),
                *texts_of("head_someone"))
@@ -274,6 +289,20 @@ def _holds(longer: dict[str, object], shorter: dict[str, object]) -> bool:
     return cards and len(longer) >= len(shorter)
 
 
+def _only_choice(ws: tuple[Word, ...], a: int) -> bool:
+    """The action word followed by しか and ない (オールインしかないでしょ): the one way left."""
+    return len(ws) > a + 2 and ws[a + 1].surface == text_of("head_only") and \
+        ws[a + 2].lemma in texts_of("head_only_none")
+
+
+def _cleft(ws: tuple[Word, ...], a: int) -> bool:
+    """「捨てるのは Tc と 4s」: what is done, then the cards or the figure it is done with."""
+    tail = ws[a + 1:]
+    return len(tail) > 2 and [w.surface for w in tail[:2]] == list(texts_of("head_cleft")) and \
+        not any(w.pos in (VERB, AUX) for w in tail[2:]) and bool(
+            cards_in(fold_nfkc("".join(w.surface for w in tail[2:]))))
+
+
 def _means(ws: tuple[Word, ...], a: int) -> bool:
     """The action word followed by the で of means and more words (チェックで様子見ます)."""
     return len(ws) > a + 2 and ws[a + 1].surface == text_of("agree") and \
@@ -287,7 +316,17 @@ def _done_now(ws: tuple[Word, ...], a: int, message: str) -> bool:
     if ws[a].lemma in texts_of("head_being") or (
             a > 0 and ws[a - 1].surface == text_of("object_wo")):
         return False
+    if _cleft(ws, a):
+        return True
     tail = ws[a + 1:]
+    if _only_choice(ws, a):
+        # (オールインしかないでしょ: the one way left, a rhetorical guess; not 降りるしかないかなぁ)
+        rest = tail[2:]
+        said = "".join(w.surface for w in rest)
+        return not any(w.lemma in texts_of("head_not_now") or w.surface in texts_of(
+            "head_not_now") for w in rest) and not any(
+            x in said for x in texts_of("head_not_now_pieces") if x not in texts_of(
+                "head_only_guess"))
     said = "".join(w.surface for w in tail)
     if tail and tail[0].surface in texts_of("head_topic_after"):
         return False
