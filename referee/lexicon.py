@@ -827,8 +827,10 @@ def _read(text: str, game: str) -> Reading:
 
 @cache
 def _cue_clause() -> re.Pattern[str]:
-    """Where a clause of hand talk ends (NFKC writes … as ..., so two dots end one too)."""
-    return re.compile(f"[{re.escape(vocab.marks('clause_stops'))}]|\\.\\.")
+    """Where a clause of hand talk ends (NFKC writes … as ..., so two dots end one too; a
+    concession turns to another clause: ポケットペアだけど|ディーラーの2枚次第)."""
+    turns = "|".join(map(re.escape, vocab.marks_list("clause_turns")))
+    return re.compile(f"[{re.escape(vocab.marks('clause_stops'))}]|\\.\\.|{turns}")
 
 
 def _cue_holds(cue: re.Pattern[str], text: str, folded: str, game: str) -> bool:
