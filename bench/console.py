@@ -13,8 +13,11 @@ tables), brought to this code's schema. Figures, wall and CPU seconds of the pro
   FILE was built and since the chain's head was verified -- the process started until its
   first page answers (interpreter start, imports, the integrity check included);
 - **start, log grown**: the same after ``--grow`` more hands were replayed into (a copy of) the
-  log: the chain checked from its verified head on, the console database resumed from its
-  kept state (only the rows added are read);
+  log: the kept console database served at once, as it was kept; then **caught up**: when the
+  rows added have been read behind it (the chain checked from its verified head on, every
+  page checked, the build resumed from its kept state in a copy that replaces it) and the
+  pages serve them, with every page fetched meanwhile (its notice on the front page polled
+  between them);
 - **pages**: each page fetched over HTTP from that server, best of ``--rounds``, the whole body
   (and the server process's CPU time for that fetch), and its first fetch after the start
   (what a moderator's first visit costs: a page's first use of a module or of a cache).
@@ -89,7 +92,7 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = console_db.with_suffix(".stderr")
-        t0 = time.perf_counter()
+        self.t0 = t0 = time.perf_counter()
         with open(self.log, "w", encoding="utf-8") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "referee.cli", "console", "--db", str(db), "--keep",
@@ -170,6 +173,25 @@ def pages(url: str, console_db: Path) -> list[str]:
     ]
 
 
+def _catch_up(server: Server, paths: list[str]) -> tuple[float, float, list[tuple[float, str]]]:
+    """Wall seconds from the process's start and its CPU seconds when the console has caught
+    up behind the served database (at once for a code that reads the rows before it serves),
+    and each page fetched meanwhile (wall seconds, path), the front page between others."""
+    from processes import catching_up
+
+    during: list[tuple[float, str]] = []
+    i = 0
+    while True:
+        t0 = time.perf_counter()
+        if not catching_up(server.url):
+            break
+        during.append((time.perf_counter() - t0, "/"))
+        path = paths[i % len(paths)]
+        i += 1
+        during.append((_get(server.url + path), path))
+    return time.perf_counter() - server.t0, cpu_seconds(server.proc.pid), during
+
+
 def main(argv: list[str] | None = None) -> dict[str, float]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hands", type=int, default=50_000)
@@ -227,6 +249,15 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         print(f"start, log grown by {args.grow:,} hands ({added:,} inputs): {server.wall:.2f} s "
               f"({server.cpu:.2f} s CPU) [{server.said().splitlines()[0]}]", flush=True)
         grown, grown_cpu = server.wall, server.cpu
+        caught, caught_cpu, during = _catch_up(server, pages(server.url, console_db))
+        print(f"caught up behind it: {caught:.2f} s after the process started "
+              f"({caught_cpu:.2f} s CPU) [{server.said().splitlines()[-1]}]", flush=True)
+        if during:
+            during.sort()
+            print(f"  pages fetched while catching up: {len(during)}, median "
+                  f"{during[len(during) // 2][0] * 1000:.0f} ms, slowest "
+                  f"{during[-1][0] * 1000:.0f} ms ({urllib.parse.unquote(during[-1][1])})",
+                  flush=True)
     finally:
         server.stop()
     slowest = max(times)
