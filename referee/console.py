@@ -259,7 +259,7 @@ class CatchUp:
         self.state = "waiting"  # then "reading", and "done", "failed" or "stopped"
         self.error: str | None = None
         self.built: Built | None = None
-        self.database: Any = None  # what serves ``dest`` (:func:`datasette` sets it)
+        self.served: Any = None  # the Datasette serving ``dest`` (:func:`datasette` sets it)
         self._say = say or _stderr
         self._thread: threading.Thread | None = None
 
@@ -291,8 +291,8 @@ class CatchUp:
         try:
             built = build(self.source, self.dest, reuse=True, reading=reading,
                           progress=self.progress)
-            if self.database is not None:
-                _swap(self.database, self.dest)
+            if self.served is not None:
+                _swap(self.served, self.dest)
         except Stopped:
             self.state = "stopped"
             return
@@ -330,66 +330,61 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _swap(db: Any, path: Path) -> None:
-    """Serve the file now at ``path`` (renamed over the one served): each SQL thread's next
-    query opens it (:func:`_reconnecting`); Datasette's figures of the old file (its name,
-    size and table counts, kept for an immutable database) are made anew, the counts here
-    (Datasette's own, on a page, would give up after 10 ms on a large table)."""
-    counts = _table_counts(path)
+def _swap(ds: Any, path: Path) -> None:
+    """Serve the file now at ``path`` (renamed over the one served) under the same name: a new
+    Datasette database for it, its tables counted (Datasette keeps an immutable database's
+    counts, and a page would give up after 10 ms on a large table), put in the old one's place
+    in one assignment (as Datasette's own ``add_database`` does). Each SQL thread drops its
+    connection to the old file at its next query (:func:`_served`)."""
+    import asyncio
+
+    db = _served(ds, path)
+    db.name = db.route = DB_NAME
+    asyncio.run(db.table_counts(limit=3_600_000))
+    ds.databases = {**ds.databases, DB_NAME: db}
+
+
+class _Reopen(Exception):
+    """A SQL thread's connection was another database's (the file served before a swap)."""
+
+
+def _served(ds: Any, path: Path) -> Any:
+    """A Datasette database serving ``path`` immutable (read-only, no locks).
+
+    Datasette keeps one connection per SQL thread and database name, and never opens it
+    again; an immutable connection reads the file it opened, whatever is renamed over it
+    since. So this database knows the connections it opened, and a query handed another's --
+    the one before a :func:`_swap` -- closes it and forgets it (this thread's; not in use:
+    a thread runs one query at a time) and runs again, on a connection Datasette opens anew."""
+    from datasette.database import Database, connections
+
+    db = Database(ds, path=str(path), is_mutable=False)
     db.cached_hash = _identity(path)
-    db.cached_size = None
-    db._cached_table_counts = counts
-    db.referee_generation += 1
+    mine: dict[int, sqlite3.Connection] = {}
+    opened, executed = db.connect, db.execute_fn
 
+    def connect(write: bool = False) -> sqlite3.Connection:
+        conn: sqlite3.Connection = opened(write)
+        mine[id(conn)] = conn
+        return conn
 
-def _table_counts(path: Path) -> dict[str, int | None] | None:
-    try:
-        conn = sqlite3.connect(f"file:{path.resolve()}?immutable=1", uri=True)
-    except sqlite3.Error:
-        return None
-    try:
-        names = [str(r[0]) for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")]
-        return {name: int(conn.execute(f"SELECT count(*) FROM [{name}]").fetchone()[0])
-                for name in names}
-    except sqlite3.Error:
-        return None
-    finally:
-        conn.close()
+    async def execute_fn(fn: Callable[[sqlite3.Connection], Any]) -> Any:
+        def own(conn: sqlite3.Connection) -> Any:
+            if mine.get(id(conn)) is not conn:
+                with contextlib.suppress(AttributeError):
+                    delattr(connections, DB_NAME)
+                conn.close()
+                raise _Reopen
+            return fn(conn)
 
+        while True:
+            try:
+                return await executed(own)
+            except _Reopen:
+                continue
 
-def _reconnecting(db: Any) -> None:
-    """Datasette keeps one connection per SQL thread and database name and never opens it
-    again, and an immutable connection reads the file it opened whatever is renamed over it
-    since: ``db``'s connections are made per generation instead (:func:`_swap` counts them),
-    so that each thread's next query after a swap closes its old connection -- not in use
-    then: a thread runs one query at a time -- and opens the file now served."""
-    local = threading.local()
-    db.referee_generation = 0
-    plain = db.execute_fn
-
-    async def execute_fn(fn: Callable[[Any], Any]) -> Any:
-        if db.ds.executor is None:
-            return await plain(fn)
-
-        def in_thread() -> Any:
-            held = getattr(local, "held", None)
-            generation = db.referee_generation
-            if held is None or held[0] != generation:
-                if held is not None:
-                    held[1].close()
-                    with contextlib.suppress(ValueError):
-                        db._all_file_connections.remove(held[1])
-                conn = db.connect()
-                db.ds._prepare_connection(conn, db.name)
-                held = local.held = (generation, conn)
-            return fn(held[1])
-
-        import asyncio
-
-        return await asyncio.get_running_loop().run_in_executor(db.ds.executor, in_thread)
-
-    db.execute_fn = execute_fn
+    db.connect, db.execute_fn = connect, execute_fn
+    return db
 
 
 # --- Datasette -------------------------------------------------------------------------------
@@ -482,7 +477,6 @@ def datasette(console_db: Path, password: str | None = None, guard: Any = None,
 
         _lazy_units()
         from datasette.app import Datasette
-        from datasette.database import Database
     except ImportError as e:
         raise ExtraMissing(e.name or "datasette") from None
     password_hash = None
@@ -508,13 +502,10 @@ def datasette(console_db: Path, password: str | None = None, guard: Any = None,
     ds.referee_guard = guard or Guard()  # with no password it limits heavy queries only
     if "_memory" in ds.databases:
         ds.remove_database("_memory")
-    db = Database(ds, path=str(console_db), is_mutable=False)
-    db.cached_hash = _identity(console_db)
-    _reconnecting(db)
-    ds.add_database(db, name=DB_NAME, route=DB_NAME)
+    ds.add_database(_served(ds, console_db), name=DB_NAME, route=DB_NAME)
     ds.referee_catch_up = catch_up
     if catch_up is not None:
-        catch_up.database = db
+        catch_up.served = ds
     loop = asyncio.new_event_loop()
     try:
         loop.run_until_complete(ds.invoke_startup())

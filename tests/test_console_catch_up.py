@@ -64,6 +64,14 @@ def _pages(ds: Any) -> tuple[str | None, int]:
     return (found.group(1) if found else None), hands
 
 
+def _counted(ds: Any) -> dict[str, int]:
+    """The tables' row counts Datasette gives for the served database."""
+    async def ask() -> Any:
+        return (await ds.client.get("/referee.json")).json()
+
+    return {t["name"]: t["count"] for t in asyncio.run(ask())["tables"]}
+
+
 def _digests(dest: Path) -> dict[str, str]:
     """The kept files' contents (and no other file the console left beside them)."""
     out = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
@@ -92,6 +100,7 @@ def test_the_kept_database_is_served_at_once_and_caught_up_behind_it(tmp_path: P
     catch_up.run()
     assert catch_up.state == "done" and len(said) == 1
     assert _pages(ds) == (None, len(want["hands"]))  # the served database swapped
+    assert _counted(ds)["hands"] == len(want["hands"])  # Datasette's counts of the new file
     assert _tables(dest) == want
     head = verified_head(dest)
     assert head is not None and head[0] == last
