@@ -184,6 +184,7 @@ def build_afresh(src: sqlite3.Connection, dest: Path, started: float,
     """Write ``dest`` from the whole log, into a file of its own beside it that replaces it
     only when done: a console serving ``dest`` meanwhile goes on reading it, and a build that
     stops half-way leaves the kept files as they were."""
+    _stop_if_asked(progress)
     ledger, bank, ledger_seqs = _ledger(src)
 
     # The referee's own projection (penalties, flags and their decisions, ranks), computed
@@ -380,6 +381,7 @@ def resume(src: sqlite3.Connection, dest: Path, stamp: tuple[int, int],
     state = _load_resume(dest, src)
     if state is None or int(state["seq"]) >= stamp[0]:
         return None
+    _stop_if_asked(progress)  # before the copy (the console closing since the check)
     ledger, bank, ledger_seqs = _ledger(src)
     scratch = _scratch(dest)
     try:
@@ -715,6 +717,11 @@ def _walk(src: sqlite3.Connection, reader: _Reader, ledger: list[tuple[Any, ...]
              reader.held)
     return built, keeping.state
 
+
+
+def _stop_if_asked(progress: Progress | None) -> None:
+    if progress is not None and progress.stopping:
+        raise Stopped
 
 
 def _watched(entries: Iterator[Entry], reader: _Reader, progress: Progress) -> Iterator[Entry]:
