@@ -13,13 +13,21 @@ tables), brought to this code's schema. Figures, wall and CPU seconds of the pro
   FILE was built and since the chain's head was verified -- the process started until its
   first page answers (interpreter start, imports, the integrity check included);
 - **start, log grown**: the same after ``--grow`` more hands were replayed into (a copy of) the
-  log: the chain checked from its verified head on, the console database resumed from its
-  kept state (only the rows added are read);
+  log: the kept console database served at once, as it was kept; then **caught up**: when the
+  rows added have been read behind it (the chain checked from its verified head on, every
+  page checked, the build resumed from its kept state in a copy that replaces it) and the
+  pages serve them, with every page fetched meanwhile (one every ``PACE`` seconds, its
+  notice on the front page polled between them);
 - **pages**: each page fetched over HTTP from that server, best of ``--rounds``, the whole body
   (and the server process's CPU time for that fetch), and its first fetch after the start
   (what a moderator's first visit costs: a page's first use of a module or of a cache).
 
     .venv/bin/python bench/console.py [--hands 50000] [--grow 500] [--rounds 3] [--keep DIR]
+        [--again]
+
+``--again`` reuses what an earlier run of the same code kept in DIR (the console database and
+the grown log): no whole chain, no cold build, no growing -- the starts, the pages and the
+catch-up only.
 """
 
 from __future__ import annotations
@@ -89,7 +97,7 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = console_db.with_suffix(".stderr")
-        t0 = time.perf_counter()
+        self.t0 = t0 = time.perf_counter()
         with open(self.log, "w", encoding="utf-8") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "referee.cli", "console", "--db", str(db), "--keep",
@@ -139,6 +147,14 @@ def _grow(db: Path, grown: Path, hands: int) -> int:
     return text.count("\n")
 
 
+def _last_seq(db: Path) -> int:
+    conn = sqlite3.connect(db)
+    try:
+        return int(conn.execute("SELECT max(seq) FROM inputs").fetchone()[0])
+    finally:
+        conn.close()
+
+
 class _Null:
     def write(self, s: str) -> int:
         return len(s)
@@ -170,12 +186,39 @@ def pages(url: str, console_db: Path) -> list[str]:
     ]
 
 
+def _catch_up(server: Server, paths: list[str]) -> tuple[float, float, list[tuple[float, str]]]:
+    """Wall seconds from the process's start and its CPU seconds when the console has caught
+    up behind the served database (at once for a code that reads the rows before it serves),
+    and each page fetched meanwhile (wall seconds, path), the front page between others."""
+    from processes import catching_up
+
+    during: list[tuple[float, str]] = []
+    i = 0
+    while True:
+        t0 = time.perf_counter()
+        if not catching_up(server.url):
+            break
+        during.append((time.perf_counter() - t0, "/"))
+        path = paths[i % len(paths)]
+        i += 1
+        during.append((_get(server.url + path), path))
+        time.sleep(PACE)
+    return time.perf_counter() - server.t0, cpu_seconds(server.proc.pid), during
+
+
+PACE = 0.2
+"""Seconds between two pages fetched while the console catches up (a moderator clicking
+about; without a pause the fetches would take the interpreter from the catch-up)."""
+
+
 def main(argv: list[str] | None = None) -> dict[str, float]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hands", type=int, default=50_000)
     ap.add_argument("--grow", type=int, default=500, help="hands added for the grown start")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--keep", type=Path, help="keep the databases here (reused when present)")
+    ap.add_argument("--again", action="store_true",
+                    help="reuse the console database and grown log an earlier run kept in DIR")
     args = ap.parse_args(argv)
     tmp = tempfile.TemporaryDirectory()
     where = args.keep or Path(tmp.name)
@@ -188,18 +231,23 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         print(f"filled {args.hands:,} hands ({inputs:,} inputs) in {secs:.1f} s", flush=True)
     from referee.store import Store
 
-    Store(db).close()  # this code's schema (as a bot's start leaves it)
-    conn = sqlite3.connect(db)
-    conn.execute("DELETE FROM chain_verified")  # a first start: nothing verified yet
-    conn.commit()
-    conn.close()
-    whole = _child(CHAIN, str(db))
-    print(f"whole chain checked (first start; referee check): {whole['seconds']:.1f} s "
-          f"({whole['cpu']:.1f} s CPU)", flush=True)
+    if not args.again:
+        Store(db).close()  # this code's schema (as a bot's start leaves it)
+        conn = sqlite3.connect(db)
+        conn.execute("DELETE FROM chain_verified")  # a first start: nothing verified yet
+        conn.commit()
+        conn.close()
     console_db = where / f"console-{args.hands}.db"
-    cold = _child(BUILD, str(db), str(console_db))
-    print(f"cold build: {int(cold['hands']):,} hands in {cold['seconds']:.1f} s "
-          f"({cold['cpu']:.1f} s CPU)", flush=True)
+    grown_db, grown_console = where / "grown.db", where / "grown-console.db"
+    again = args.again and console_db.is_file() and grown_db.is_file()
+    cold = {"seconds": 0.0}
+    if not again:
+        whole = _child(CHAIN, str(db))
+        print(f"whole chain checked (first start; referee check): {whole['seconds']:.1f} s "
+              f"({whole['cpu']:.1f} s CPU)", flush=True)
+        cold = _child(BUILD, str(db), str(console_db))
+        print(f"cold build: {int(cold['hands']):,} hands in {cold['seconds']:.1f} s "
+              f"({cold['cpu']:.1f} s CPU)", flush=True)
     server = Server(db, console_db)
     times: list[tuple[float, str]] = []
     try:
@@ -218,8 +266,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
                   f" ms  {urllib.parse.unquote(path)}", flush=True)
     finally:
         server.stop()
-    grown_db, grown_console = where / "grown.db", where / "grown-console.db"
-    added = _grow(db, grown_db, args.grow)
+    if again:
+        added = _last_seq(grown_db) - _last_seq(db)
+    else:
+        added = _grow(db, grown_db, args.grow)
     for suffix in ("", ".resume", ".chain"):
         shutil.copy(str(console_db) + suffix, str(grown_console) + suffix)
     server = Server(grown_db, grown_console)
@@ -227,6 +277,15 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         print(f"start, log grown by {args.grow:,} hands ({added:,} inputs): {server.wall:.2f} s "
               f"({server.cpu:.2f} s CPU) [{server.said().splitlines()[0]}]", flush=True)
         grown, grown_cpu = server.wall, server.cpu
+        caught, caught_cpu, during = _catch_up(server, pages(server.url, console_db))
+        print(f"caught up behind it: {caught:.2f} s after the process started "
+              f"({caught_cpu:.2f} s CPU) [{server.said().splitlines()[-1]}]", flush=True)
+        if during:
+            during.sort()
+            print(f"  pages fetched while catching up: {len(during)}, median "
+                  f"{during[len(during) // 2][0] * 1000:.0f} ms, slowest "
+                  f"{during[-1][0] * 1000:.0f} ms ({urllib.parse.unquote(during[-1][1])})",
+                  flush=True)
     finally:
         server.stop()
     slowest = max(times)

@@ -1,7 +1,9 @@
 """The console's two starts, this checkout against another one, paired in the same run: ``referee
 console --keep FILE`` over a log that has not grown since FILE was built, and over the same log
-grown by a few hundred hands (the build resumed), each timed from process start to its first
-answer, wall and CPU seconds (every thread), with the load average beside it.
+grown by a few hundred hands, each timed from process start to its first answer and to the
+moment it has caught up (the build resumed: before the first answer on a code that resumes
+before it serves, behind it on one that serves the kept database at once), wall and CPU seconds
+(every thread), with the load average beside it.
 
 Each checkout serves its own kept console database (a console database carries its code's
 digest: another code's is built afresh, not reused), prepared by ``bench/console.py --keep DIR``
@@ -26,12 +28,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from processes import cpu_seconds, free_port  # noqa: E402
+from processes import catching_up, cpu_seconds, free_port  # noqa: E402
 
 
-def start(root: Path, db: Path, keep: Path) -> tuple[float, float, str]:
-    """(wall, CPU, its first line) of ``referee console`` of checkout ``root`` until it
-    answers."""
+def start(root: Path, db: Path, keep: Path) -> tuple[float, float, float, float, str]:
+    """(wall, CPU) of ``referee console`` of checkout ``root`` until it answers, (wall, CPU)
+    until it has caught up behind the database it served (the same for a code that reads the
+    log before it serves), and its first line."""
     port = free_port()
     err = keep.with_suffix(".stderr")
     t0 = time.perf_counter()
@@ -54,10 +57,14 @@ def start(root: Path, db: Path, keep: Path) -> tuple[float, float, str]:
                 time.sleep(0.01)
         wall = time.perf_counter() - t0
         cpu = cpu_seconds(proc.pid)
+        while catching_up(f"http://127.0.0.1:{port}"):
+            time.sleep(0.25)  # a page a quarter second: the polls' own CPU stays small
+        caught, caught_cpu = time.perf_counter() - t0, cpu_seconds(proc.pid)
     finally:
         proc.terminate()
         proc.wait()
-    return wall, cpu, err.read_text(encoding="utf-8").strip().splitlines()[0]
+    said = err.read_text(encoding="utf-8").strip().splitlines()[0]
+    return wall, cpu, caught, caught_cpu, said
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -70,22 +77,22 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     sides = [("B", ROOT, args.dir), ("A", args.other.resolve(), args.other_dir)]
     grown_db = args.other_dir / "grown.db"
-    print("side  start      wall    CPU   load", flush=True)
+    print("side  start      wall    CPU   caught up: wall   CPU   load", flush=True)
     for _ in range(args.rounds):
         for name, root, where in sides:
             db = where / f"history-{args.hands}.db"
             console_db = where / f"console-{args.hands}.db"
-            wall, cpu, said = start(root, db, console_db)
+            wall, cpu, caught, caught_cpu, said = start(root, db, console_db)
             load = os.getloadavg()[0]
-            print(f"{name}     unchanged  {wall:5.2f}  {cpu:5.2f}  {load:4.1f}  [{said}]",
-                  flush=True)
+            print(f"{name}     unchanged  {wall:5.2f}  {cpu:5.2f}  {caught:15.2f}  "
+                  f"{caught_cpu:5.2f}  {load:4.1f}  [{said}]", flush=True)
             grown = where / "pair-console.db"
             for suffix in ("", ".resume", ".chain"):
                 shutil.copy(str(console_db) + suffix, str(grown) + suffix)
-            wall, cpu, said = start(root, grown_db, grown)
+            wall, cpu, caught, caught_cpu, said = start(root, grown_db, grown)
             load = os.getloadavg()[0]
-            print(f"{name}     grown      {wall:5.2f}  {cpu:5.2f}  {load:4.1f}  [{said}]",
-                  flush=True)
+            print(f"{name}     grown      {wall:5.2f}  {cpu:5.2f}  {caught:15.2f}  "
+                  f"{caught_cpu:5.2f}  {load:4.1f}  [{said}]", flush=True)
 
 
 if __name__ == "__main__":

@@ -19,3 +19,12 @@ def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat", encoding="ascii") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def catching_up(url: str) -> bool:
+    """Whether the console at ``url`` still reads the rows its log gained behind the served
+    database (its front page's notice, ``data-catch-up="reading"``)."""
+    import urllib.request
+
+    with urllib.request.urlopen(url + "/", timeout=120) as r:
+        return 'data-catch-up="reading"' in r.read().decode("utf-8")

@@ -507,34 +507,50 @@ def _port_reason(e: OSError) -> str:
     return text("console_port_other", errno=errno.errorcode.get(e.errno or 0, type(e).__name__))
 
 
+def _console_plan(args: argparse.Namespace) -> tuple[Any, tuple[Any, bool] | None]:
+    """The start-up check ``referee console`` runs before it serves (a
+    :class:`referee.store.integrity.BackgroundCheck` on a thread, or None) and what the kept
+    console database answers for (:func:`referee.console.served_as_kept`)."""
+    from referee.console import served_as_kept, verified_head
+    from referee.store.integrity import BackgroundCheck
+
+    if not Path(args.db).is_file():
+        return None, None
+    keep = Path(args.keep) if args.keep else None
+    kept = served_as_kept(Path(args.db), keep)
+    if kept is not None and kept[1]:
+        # Grown since it was kept: served at once, and the check runs behind it, before the
+        # rows added are read (console.CatchUp); nothing of the log is read before.
+        return None, kept
+    # The chain the bots check (from the head the bots or this console's last start verified
+    # on) and the head kept beside the log, on a thread while the imports run; nothing is read
+    # from the log before it passed. Every page of the file is checked only when the log is
+    # read (a build): a start that serves the console database kept from this very log reads
+    # nothing else of it, and what it serves was read when the file was sound. The console
+    # writes nothing into the referee's database: its own head is kept beside --keep.
+    known = verified_head(keep) if keep is not None else None
+    return BackgroundCheck(Path(args.db), remember=False, known=known,
+                           pages=kept is None), kept
+
+
 def cmd_console(args: argparse.Namespace) -> None:
     import os
     import socket
     import tempfile
 
-    from referee.console import DB_NAME, PASSWORD_ENV, ExtraMissing, build, datasette, serve
+    from referee.console import (
+        DB_NAME,
+        PASSWORD_ENV,
+        CatchUp,
+        ExtraMissing,
+        build,
+        datasette,
+        serve,
+    )
     from referee.lang.catalog import text
     from referee.store import StoreError
-    from referee.store.integrity import quick_check_file
 
-    check = None
-    keep = Path(args.keep) if args.keep else None
-    pages = True
-    if Path(args.db).is_file():
-        # The chain the bots check (from the head the bots or this console's last start
-        # verified on) and the head kept beside the log, on a thread while the imports below
-        # run; nothing is read from the log before it passed. Every page of the file is
-        # checked only when the log is read (a build or a resume): a start that serves the
-        # console database kept from this very log reads nothing else of it, and what it
-        # serves was read when the file was sound. Should the log grow after this look, the
-        # build checks the pages before it reads (``reading`` below). The console writes
-        # nothing into the referee's database: its own head is kept beside --keep.
-        from referee.console import reads_log, verified_head
-        from referee.store.integrity import BackgroundCheck
-
-        known = verified_head(keep) if keep is not None else None
-        pages = reads_log(Path(args.db), keep)
-        check = BackgroundCheck(Path(args.db), remember=False, known=known, pages=pages)
+    check, kept = _console_plan(args)
     password = os.environ.get(PASSWORD_ENV) or None
     if password is None and not args.insecure and not _loopback(args.host):
         _fail(text("console_needs_password", host=args.host))
@@ -555,21 +571,19 @@ def cmd_console(args: argparse.Namespace) -> None:
         _fail(text("console_bad_port", port=str(args.port), reason=_port_reason(e)))
     if not Path(args.db).exists():
         _fail(text("store.no_database", path=args.db))
-
-    def checked() -> None:
-        try:
-            if check is not None:
-                check.result()
-        except StoreError as e:
-            _fail(str(e))
-
-    checked()  # before anything is read from the log
+    try:
+        if check is not None:
+            check.result()  # before anything is read from the log
+    except StoreError as e:
+        _fail(str(e))
     with tempfile.TemporaryDirectory(prefix="referee-console-") as tmp:
         dest = Path(args.keep) if args.keep else Path(tmp) / f"{DB_NAME}.db"
+        catch_up = CatchUp(Path(args.db), dest, kept[0]) if kept is not None and kept[1] \
+            else None
         try:
-            built = build(Path(args.db), dest, reuse=args.keep is not None,
-                          reading=None if pages else lambda: quick_check_file(Path(args.db)))
-            ds = datasette(dest, password, theory_hands=args.theory_hands)
+            built = kept[0] if kept is not None else build(Path(args.db), dest,
+                                                           reuse=args.keep is not None)
+            ds = datasette(dest, password, theory_hands=args.theory_hands, catch_up=catch_up)
         except StoreError as e:
             _fail(str(e))
         except ExtraMissing as e:
@@ -580,10 +594,16 @@ def cmd_console(args: argparse.Namespace) -> None:
             from referee.console import keep_verified_head
 
             keep_verified_head(dest, check.head)
-        print(text("console_built", hands=built.hands, penalties=built.penalties,
-                   flags=built.flags, seconds=f"{built.seconds:.1f}"), file=sys.stderr)
+        key = "console_catching_up_start" if catch_up is not None else "console_built"
+        print(text(key, hands=built.hands, penalties=built.penalties, flags=built.flags,
+                   seconds=f"{built.seconds:.1f}"), file=sys.stderr)
         print(text("console_serving", url=f"http://{args.host}:{args.port}/"), flush=True)
-        serve(ds, args.host, args.port)
+        try:
+            serve(ds, args.host, args.port,
+                  started=catch_up.start if catch_up is not None else None)
+        finally:
+            if catch_up is not None:
+                catch_up.stop()
 
 
 # --- referee matrix ----------------------------------------------------------------------------

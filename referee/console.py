@@ -18,8 +18,9 @@ when it was said in a room (``dm`` false). A table's game and number come from i
 
 The console database is built from the whole log on a start (``referee console`` prints how long
 it took); with ``--keep FILE`` a later start over the same log reuses it as it is, or, when the
-log has grown, reads only the rows added since (the reader's state is kept beside it,
-``FILE.resume``). Restart the console to see newer records.
+log has grown, serves it at once as it was kept and reads only the rows added since behind it
+(:class:`CatchUp`; the reader's state is kept beside it, ``FILE.resume``), a notice on every
+page until the pages show them. Restart the console to see newer records.
 """
 
 from __future__ import annotations
@@ -29,15 +30,16 @@ import hashlib
 import json
 import os
 import sqlite3
+import sys
+import threading
 import time
 import tomllib
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from referee.console_base import JST as JST  # the names other modules and tests read here
-from referee.console_base import TEMPLATES, Built, code_digest
+from referee.console_base import TEMPLATES, Built, Progress, Stopped, file_stamp, stamp_of
 from referee.console_base import label as label
 from referee.console_base import ledger_reason as ledger_reason
 from referee.console_base import table_name as table_name
@@ -91,14 +93,17 @@ def unreadable(path: Path, e: sqlite3.Error) -> StoreError:
 
 
 def build(source: Path, dest: Path, reuse: bool = False,
-          reading: Callable[[], object] | None = None) -> Built:
+          reading: Callable[[], object] | None = None,
+          progress: Progress | None = None) -> Built:
     """Write the console database ``dest`` (replaced if it exists) from the referee database
     ``source``, which is only read. With ``reuse``, a ``dest`` already built by this code from
     ``source`` as it is now (its log's last row unchanged) is kept as it is: a restart of the
     console over a log that has not grown costs no rebuild, and imports nothing that builds
     (:mod:`referee.console_build`); over a log that has grown, the build resumes.
     ``reading`` is called before the log is read (a build or a resume; never when the kept
-    database answers): the console's check of every page of ``source``, which raises."""
+    database answers): the console's check of every page of ``source``, which raises.
+    ``dest`` is replaced in one rename once the new one is complete, so a console may be
+    serving it meanwhile (:class:`CatchUp`); ``progress`` follows the walk and stops it."""
     started = time.monotonic()
     src = open_source(source)
     try:
@@ -114,35 +119,49 @@ def build(source: Path, dest: Path, reuse: bool = False,
             if reuse and stamp is not None and dest.is_file():
                 from referee.console_build import resume
 
-                kept = resume(src, dest, stamp)
+                kept = resume(src, dest, stamp, progress)
                 if kept is not None:
                     kept.seconds = time.monotonic() - started
                     return kept
             from referee.console_build import build_afresh
 
-            return build_afresh(src, dest, started, stamp)
+            return build_afresh(src, dest, started, stamp, progress)
         except sqlite3.Error as e:
             raise unreadable(source, e) from None
     finally:
         src.close()
 
 
-def reads_log(source: Path, dest: Path | None) -> bool:
-    """Whether :func:`build` into ``dest`` (``--keep``; None: a temporary file) will read the
-    referee's log -- a build or a resume -- as far as can be told now (True when unsure):
-    the console's start-up check reads every page of the file only then, and starts that
-    read beside its imports when it knows it early."""
+def served_as_kept(source: Path, dest: Path | None) -> tuple[Built, bool] | None:
+    """What the console database kept at ``dest`` (``--keep``) holds, if this code built it
+    from the log ``source`` as it is now or as it was at one of its earlier rows, and whether
+    the log has grown since (True: the console serves it at once and reads the rows added
+    behind it, :class:`CatchUp`); None: the log is read before anything is served (a first
+    build, another code's database, another log). Reads of ``source`` its last row and the
+    row ``dest`` was built up to (a few ms), nothing of the build's modules."""
     if dest is None or not dest.is_file():
-        return True
+        return None
     try:
         src = open_source(source)
     except StoreError:
-        return True
+        return None
     try:
-        stamp = _stamp(src)
+        now = _stamp(src)
+        then = file_stamp(dest)
+        if now is None or then is None or not 0 < then[0] <= now[0]:
+            return None
+        if then[0] < now[0]:
+            row = src.execute("SELECT chain FROM inputs WHERE seq = ?", (then[0],)).fetchone()
+            if row is None or not isinstance(row[0], bytes) or stamp_of(then[0], row[0]) != then:
+                return None
+        elif then != now:
+            return None
+    except sqlite3.Error:
+        return None
     finally:
         src.close()
-    return stamp is None or _kept(dest, stamp) is None
+    kept = _kept(dest, then)
+    return None if kept is None else (kept, then[0] < now[0])
 
 
 def _before_reading(reading: Callable[[], object] | None) -> None:
@@ -160,15 +179,15 @@ def _before_reading(reading: Callable[[], object] | None) -> None:
 
 
 def _stamp(src: sqlite3.Connection) -> tuple[int, int] | None:
-    """The source log's last row (its seq) and an identity of it and of this code (the digest
-    chain's last value covers every row before it), or None for a log without a chain."""
+    """The source log's last row (its seq) and an identity of it and of this code
+    (:func:`referee.console_base.stamp_of`), or None for a log without a chain."""
     try:
         row = src.execute("SELECT seq, chain FROM inputs ORDER BY seq DESC LIMIT 1").fetchone()
     except sqlite3.Error:
         return None
     if row is None or not isinstance(row[1], bytes) or not 0 < int(row[0]) < 2**31:
         return None
-    return int(row[0]), zlib.crc32(row[1] + code_digest()) & 0x7FFFFFFF
+    return stamp_of(int(row[0]), row[1])
 
 
 def _kept(dest: Path, stamp: tuple[int, int]) -> Built | None:
@@ -216,6 +235,156 @@ def keep_verified_head(dest: Path, head: tuple[int, bytes]) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             tmp.unlink()
+
+
+# --- catching up behind the served console --------------------------------------------------
+
+
+class CatchUp:
+    """The rows a log gained since ``--keep FILE`` was built, read behind the served console.
+
+    A start over a grown log serves FILE at once, as it was kept, and reads the rows added on
+    a thread once the server listens (:meth:`start`): first the start-up check of the log (the
+    chain from the verified head, the head kept beside the log, every page -- a changed or
+    damaged log is never read), then the build resumed in a copy of FILE that replaces it in
+    one rename, then the served database moved onto it (:func:`_swap`) and the verified head
+    kept. Until then every page says the console is catching up (:meth:`notice`); should any
+    of it fail, the pages go on showing what FILE held, with the reason in Japanese, and the
+    kept files stay as they were (the next start serves and resumes them again)."""
+
+    def __init__(self, source: Path, dest: Path, shown: Built,
+                 say: Callable[[str], object] | None = None) -> None:
+        self.source, self.dest, self.shown = source, dest, shown
+        self.progress = Progress()
+        self.state = "waiting"  # then "reading", and "done", "failed" or "stopped"
+        self.error: str | None = None
+        self.built: Built | None = None
+        self.served: Any = None  # the Datasette serving ``dest`` (:func:`datasette` sets it)
+        self._say = say or _stderr
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Read the rows added, on a thread of its own (the server answers meanwhile)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self.run, name="console-catch-up",
+                                            daemon=True)
+            self._thread.start()
+
+    def stop(self, wait: float = 30.0) -> None:
+        """Stop reading (the console is closing): what the walk wrote is removed."""
+        self.progress.stop()
+        if self._thread is not None:
+            self._thread.join(wait)
+
+    def run(self) -> None:
+        """Check, read, replace and swap (see the class); never raises."""
+        heads: list[tuple[int, bytes] | None] = []
+        known = verified_head(self.dest)
+
+        def reading() -> None:
+            from referee.store.integrity import quick_check_file
+
+            heads.append(quick_check_file(self.source, chain=True, remember=False,
+                                          known=known))
+
+        self.state = "reading"
+        try:
+            built = build(self.source, self.dest, reuse=True, reading=reading,
+                          progress=self.progress)
+            if self.served is not None:
+                _swap(self.served, self.dest)
+        except Stopped:
+            self.state = "stopped"
+            return
+        except StoreError as e:
+            self._failed(str(e))
+            return
+        except Exception as e:  # a fault of this code: one line, and the pages go on
+            self._failed(text("console_catch_up_fault", error=f"{type(e).__name__}: {e}"))
+            return
+        if heads and heads[0] is not None:
+            keep_verified_head(self.dest, heads[0])
+        self.built, self.state = built, "done"
+        self._say(text("console_built", hands=built.hands, penalties=built.penalties,
+                       flags=built.flags, seconds=f"{built.seconds:.1f}"))
+
+    def _failed(self, reason: str) -> None:
+        self.error, self.state = reason, "failed"
+        self._say(text("console_catch_up_failed", hands=self.shown.hands, reason=reason))
+
+    def notice(self) -> dict[str, str] | None:
+        """What every page says about it (``state``: a code for the page's markup), or None
+        once caught up."""
+        if self.state in ("waiting", "reading"):
+            return {"state": "reading", "level": "info",
+                    "text": text("console_catching_up", hands=self.progress.hands,
+                                 shown=self.shown.hands)}
+        if self.state == "failed":
+            return {"state": "failed", "level": "error",
+                    "text": text("console_catch_up_failed", hands=self.shown.hands,
+                                 reason=self.error or "")}
+        return None
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _swap(ds: Any, path: Path) -> None:
+    """Serve the file now at ``path`` (renamed over the one served) under the same name: a new
+    Datasette database for it, its tables counted (Datasette keeps an immutable database's
+    counts, and a page would give up after 10 ms on a large table), put in the old one's place
+    in one assignment (as Datasette's own ``add_database`` does). Each SQL thread drops its
+    connection to the old file at its next query (:func:`_served`)."""
+    import asyncio
+
+    db = _served(ds, path)
+    db.name = db.route = DB_NAME
+    asyncio.run(db.table_counts(limit=3_600_000))
+    ds.databases = {**ds.databases, DB_NAME: db}
+
+
+class _Reopen(Exception):
+    """A SQL thread's connection was another database's (the file served before a swap)."""
+
+
+def _served(ds: Any, path: Path) -> Any:
+    """A Datasette database serving ``path`` immutable (read-only, no locks).
+
+    Datasette keeps one connection per SQL thread and database name, and never opens it
+    again; an immutable connection reads the file it opened, whatever is renamed over it
+    since. So this database knows the connections it opened, and a query handed another's --
+    the one before a :func:`_swap` -- closes it and forgets it (this thread's; not in use:
+    a thread runs one query at a time) and runs again, on a connection Datasette opens anew."""
+    from datasette.database import Database, connections
+
+    db = Database(ds, path=str(path), is_mutable=False)
+    db.cached_hash = _identity(path)
+    mine: dict[int, sqlite3.Connection] = {}
+    opened, executed = db.connect, db.execute_fn
+
+    def connect(write: bool = False) -> sqlite3.Connection:
+        conn: sqlite3.Connection = opened(write)
+        mine[id(conn)] = conn
+        return conn
+
+    async def execute_fn(fn: Callable[[sqlite3.Connection], Any]) -> Any:
+        def own(conn: sqlite3.Connection) -> Any:
+            if mine.get(id(conn)) is not conn:
+                with contextlib.suppress(AttributeError):
+                    delattr(connections, DB_NAME)
+                conn.close()
+                raise _Reopen
+            return fn(conn)
+
+        while True:
+            try:
+                return await executed(own)
+            except _Reopen:
+                continue
+
+    db.connect, db.execute_fn = connect, execute_fn
+    return db
 
 
 # --- Datasette -------------------------------------------------------------------------------
@@ -296,18 +465,18 @@ class ExtraMissing(Exception):
 
 
 def datasette(console_db: Path, password: str | None = None, guard: Any = None,
-              theory_hands: int = 0) -> Any:
+              theory_hands: int = 0, catch_up: CatchUp | None = None) -> Any:
     """A started :class:`datasette.app.Datasette` serving ``console_db`` immutable, behind
     ``guard`` (a :class:`referee.console_guard.Guard`, a fresh one if None; it limits wrong
     passwords when there is a password, and heavy queries always); the house games'
     theoretical returns computed after it starts with ``theory_hands`` hands per Monte Carlo
-    bet (0: not at all)."""
+    bet (0: not at all); ``catch_up``: the rows a grown log gained, read behind it (its
+    notice on every page, the database it swaps when done)."""
     try:
         import asyncio
 
         _lazy_units()
         from datasette.app import Datasette
-        from datasette.database import Database
     except ImportError as e:
         raise ExtraMissing(e.name or "datasette") from None
     password_hash = None
@@ -333,9 +502,10 @@ def datasette(console_db: Path, password: str | None = None, guard: Any = None,
     ds.referee_guard = guard or Guard()  # with no password it limits heavy queries only
     if "_memory" in ds.databases:
         ds.remove_database("_memory")
-    db = Database(ds, path=str(console_db), is_mutable=False)
-    db.cached_hash = _identity(console_db)
-    ds.add_database(db, name=DB_NAME, route=DB_NAME)
+    ds.add_database(_served(ds, console_db), name=DB_NAME, route=DB_NAME)
+    ds.referee_catch_up = catch_up
+    if catch_up is not None:
+        catch_up.served = ds
     loop = asyncio.new_event_loop()
     try:
         loop.run_until_complete(ds.invoke_startup())
@@ -453,7 +623,9 @@ def _template_vars(view_name: str, table: str | None, request: Any, datasette: A
     """On a hand's page, its replay (the ``replays`` row of the hand); on the bank over time,
     the house games' theoretical returns (:class:`referee.records.theory.Theory`)."""
     theory = getattr(datasette, "referee_theory", None)
-    base: dict[str, Any] = {"console_theory": dict(theory.figures) if theory else {}}
+    catch_up = getattr(datasette, "referee_catch_up", None)
+    base: dict[str, Any] = {"console_theory": dict(theory.figures) if theory else {},
+                            "console_catch_up": catch_up.notice() if catch_up else None}
     ui = _ui()
     if view_name != "row" or table != "hands" or request is None:
         return base
@@ -505,10 +677,10 @@ def _register_plugin() -> None:
         pm.register(plugin, name="referee-console")
 
 
-def serve(ds: Any, host: str, port: int) -> None:
-    """Serve until interrupted (uvicorn, as ``datasette serve`` does)."""
+def serve(ds: Any, host: str, port: int, started: Callable[[], None] | None = None) -> None:
+    """Serve until interrupted (uvicorn, as ``datasette serve`` does); ``started`` is called
+    once the server listens (a :class:`CatchUp` begins then, not during the start)."""
     import signal
-    import threading
 
     import uvicorn
 
@@ -521,7 +693,17 @@ def serve(ds: Any, host: str, port: int) -> None:
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, stop)
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.started and started is not None:
+                started()
+
     # proxy_headers off: uvicorn would otherwise take the client address from X-Forwarded-For
     # on connections from 127.0.0.1, letting anyone choose whose guess count a try lands on
-    uvicorn.run(ds.app(), host=host, port=port, log_level="warning", lifespan="on", workers=1,
-                proxy_headers=False)
+    server = Server(uvicorn.Config(ds.app(), host=host, port=port, log_level="warning",
+                                   lifespan="on", workers=1, proxy_headers=False))
+    server.run()
+    if not server.started:
+        raise SystemExit(3)  # uvicorn's own exit when it could not start (it said why)

@@ -7,6 +7,8 @@ the build."""
 from __future__ import annotations
 
 import hashlib
+import sqlite3
+import zlib
 from dataclasses import dataclass
 from datetime import timedelta, timezone
 from functools import cache
@@ -69,3 +71,43 @@ def code_digest() -> bytes:
                         TEMPLATES / "schema.sql", *(here / "lang" / "messages").glob("*.toml")]):
         h.update(path.read_bytes())
     return h.digest()
+
+
+def stamp_of(seq: int, chain: bytes) -> tuple[int, int]:
+    """A console database's stamp (``PRAGMA user_version``, ``PRAGMA application_id``): the
+    log's row it was built up to and an identity of that row's chain value (which covers every
+    row before it) and of this code."""
+    return seq, zlib.crc32(chain + code_digest()) & 0x7FFFFFFF
+
+
+def file_stamp(dest: Path) -> tuple[int, int] | None:
+    """The stamp the console database ``dest`` carries ((0, 0): none yet), or None if it
+    cannot be read."""
+    try:
+        conn = sqlite3.connect(f"file:{dest.resolve()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        return (int(conn.execute("PRAGMA user_version").fetchone()[0]),
+                int(conn.execute("PRAGMA application_id").fetchone()[0]))
+    except sqlite3.Error:
+        return None
+    finally:
+        conn.close()
+
+
+class Stopped(Exception):
+    """A build running behind the served console was asked to stop (the console is closing):
+    nothing it wrote is kept."""
+
+
+class Progress:
+    """What a build running behind the served console has read so far, for the notice on its
+    pages, and the console's way to stop it when it closes (the walk looks once an input)."""
+
+    def __init__(self) -> None:
+        self.hands = 0
+        self.stopping = False
+
+    def stop(self) -> None:
+        self.stopping = True

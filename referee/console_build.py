@@ -11,11 +11,14 @@ What goes into the console database is whitelisted, never filtered out (see
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import pickle
+import shutil
 import sqlite3
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,9 +29,13 @@ from referee.console_base import (
     JST,
     TEMPLATES,
     Built,
+    Progress,
+    Stopped,
     code_digest,
+    file_stamp,
     label,
     ledger_reason,
+    stamp_of,
     table_name,
 )
 from referee.events import (
@@ -173,7 +180,11 @@ def _ledger(src: sqlite3.Connection) -> tuple[list[tuple[Any, ...]], dict[str, i
 
 
 def build_afresh(src: sqlite3.Connection, dest: Path, started: float,
-           stamp: tuple[int, int] | None = None) -> Built:
+                 stamp: tuple[int, int] | None = None, progress: Progress | None = None) -> Built:
+    """Write ``dest`` from the whole log, into a file of its own beside it that replaces it
+    only when done: a console serving ``dest`` meanwhile goes on reading it, and a build that
+    stops half-way leaves the kept files as they were."""
+    _stop_if_asked(progress)
     ledger, bank, ledger_seqs = _ledger(src)
 
     # The referee's own projection (penalties, flags and their decisions, ranks), computed
@@ -181,18 +192,22 @@ def build_afresh(src: sqlite3.Connection, dest: Path, started: float,
     # ours to bring up to date.
     mem = sqlite3.connect(":memory:", isolation_level=None)
     run_script(mem, _PROJECTION_TABLES)
-    _forget_resume(dest)
-
+    scratch = _scratch(dest)
     try:
-        if dest.exists():
-            dest.unlink()
-        out = sqlite3.connect(dest, isolation_level=None)
+        if dest.is_dir():  # fails here, not after the walk
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(dest))
+        with contextlib.suppress(FileNotFoundError):
+            scratch.unlink()
+        out = sqlite3.connect(scratch, isolation_level=None)
         out.execute("PRAGMA user_version = 0")  # fails here, not midway, if it is unwritable
     except OSError as e:
+        mem.close()
         raise StoreError(file_error(dest, e)) from None
     except sqlite3.Error as e:
         from referee.store.integrity import sqlite_said
 
+        mem.close()
+        _discard(scratch)
         raise StoreError(text("console_cannot_write", path=str(dest),
                               reason=sqlite_said(str(e)))) from None
     try:
@@ -201,19 +216,89 @@ def build_afresh(src: sqlite3.Connection, dest: Path, started: float,
         out.execute("BEGIN")
         run_script(out, SCHEMA)
         reader = _Reader(mem, out, ledger_seqs, HandReplay(keep=False))
-        built, state = _walk(src, reader, ledger, bank, stamp)
+        built, state = _walk(src, reader, ledger, bank, stamp, progress=progress)
         out.execute("COMMIT")
         out.execute("ANALYZE")
         if stamp is not None:  # what :func:`build` with ``reuse`` knows it by
             out.execute(f"PRAGMA user_version = {int(stamp[0])}")
             out.execute(f"PRAGMA application_id = {int(stamp[1])}")
-    finally:
+    except BaseException:
         out.close()
+        _discard(scratch)
+        raise
+    finally:
         mem.close()
-    if state is not None:
-        _keep_resume(dest, state)
+    out.close()
+    _install(scratch, dest, state)
     built.seconds = time.monotonic() - started
     return built
+
+
+# --- writing beside the served file ------------------------------------------------------------
+# A build or a resume writes a file of its own beside FILE (".FILE.<pid>.build"; journal off,
+# as nothing else reads it) and puts it in FILE's place with one rename once it is complete
+# (flushed to disk first), its resume state beside it: Datasette may be serving FILE meanwhile
+# (immutable: it must never change under a reader), and a console stopped or killed half-way
+# leaves FILE and FILE.resume as they were, which the next start serves and resumes again.
+# A left-over file of a process that is gone is removed by the next build.
+
+
+def _scratch(dest: Path) -> Path:
+    prefix = f".{dest.name}."
+    with contextlib.suppress(OSError):
+        for old in dest.parent.iterdir():
+            pid = old.name[len(prefix):-len(".build")]
+            if old.name.startswith(prefix) and old.name.endswith(".build") and pid.isdigit() \
+                    and not _alive(int(pid)):
+                _discard(old)
+    return dest.with_name(f"{prefix}{os.getpid()}.build")
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
+
+
+def _discard(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+def _install(scratch: Path, dest: Path, state: bytes | None) -> None:
+    """Put the finished ``scratch`` in ``dest``'s place, and its resume state beside it.
+
+    The state is written first as FILE.resume.new and renamed after the database: whichever
+    moment a crash stops this at, one of the two state files answers for FILE as it is then
+    (:func:`_load_resume` takes the one whose row is FILE's)."""
+    try:
+        fd = os.open(scratch, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        staged = _stage_resume(dest, state)
+        os.replace(scratch, dest)
+    except OSError as e:
+        _discard(scratch)
+        raise StoreError(file_error(dest, e)) from None
+    if staged is not None:
+        with contextlib.suppress(OSError):
+            os.replace(staged, _resume_file(dest))
+    else:
+        _discard(_resume_file(dest))
+    with contextlib.suppress(OSError):
+        fd = os.open(dest.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 # --- resuming a build over a log that has grown ------------------------------------------------
@@ -221,7 +306,7 @@ def build_afresh(src: sqlite3.Connection, dest: Path, started: float,
 # projection's flags hold what was said in private messages), the reader's state as it stood
 # after the log's last row, before the end of the walk wrote the hands still open and the
 # records: a later start over the same log grown reads only the rows added since, rewrites
-# those hands and the records, and keeps every hand finished before.
+# those hands and the records in a copy of FILE, and keeps every hand finished before.
 
 _RESUME_VERSION = 1
 
@@ -230,47 +315,51 @@ def _resume_file(dest: Path) -> Path:
     return dest.with_name(dest.name + ".resume")
 
 
-def _forget_resume(dest: Path) -> None:
-    with contextlib.suppress(OSError):
-        _resume_file(dest).unlink()
+def _staged_resume_file(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".resume.new")
 
 
-def _keep_resume(dest: Path, state: bytes) -> None:
-    """Write the state (atomically; a failure leaves none, and the next start builds afresh)."""
-    path = _resume_file(dest)
+def _stage_resume(dest: Path, state: bytes | None) -> Path | None:
+    """Write the state as FILE.resume.new (mode 0600; None: none written, or none to write)."""
+    path = _staged_resume_file(dest)
+    _discard(path)
+    if state is None:
+        return None
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(state)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        _discard(tmp)
+        return None  # the next start over a grown log builds afresh
+    return path
 
 
 def _load_resume(dest: Path, src: sqlite3.Connection) -> dict[str, Any] | None:
-    """The state a build of ``dest`` kept, if this code wrote it from the log ``src`` reads
-    (the row it stopped at still carries the chain value it had); consumed: a resume that
-    stops half-way leaves none, and the next start builds afresh."""
-    path = _resume_file(dest)
-    try:
-        blob = path.read_bytes()
-    except OSError:
+    """The state a build of ``dest`` kept, if this code wrote it for ``dest`` as it is (the
+    same row of the log) from the log ``src`` reads (that row still carries the chain value
+    it had); None: build afresh. Not consumed: the resume writes a copy of ``dest``."""
+    stamp = file_stamp(dest)
+    if stamp is None or stamp[0] == 0:
         return None
-    _forget_resume(dest)
-    try:
-        state = pickle.loads(zlib.decompress(blob))
-    except Exception:  # a damaged or foreign file: build afresh
-        return None
-    if not isinstance(state, dict) or state.get("version") != _RESUME_VERSION \
-            or state.get("code") != code_digest():
-        return None
-    row = src.execute("SELECT chain FROM inputs WHERE seq = ?", (state["seq"],)).fetchone()
-    if row is None or not isinstance(row[0], bytes) or row[0] != state["chain"]:
-        return None
-    return state
-
+    for path in (_staged_resume_file(dest), _resume_file(dest)):
+        try:
+            state = pickle.loads(zlib.decompress(path.read_bytes()))
+        except Exception:  # missing, damaged or foreign: the other, else build afresh
+            continue
+        if not isinstance(state, dict) or state.get("version") != _RESUME_VERSION \
+                or state.get("code") != code_digest() or not isinstance(state.get("chain"), bytes) \
+                or stamp_of(int(state.get("seq", -1)), state["chain"]) != stamp:
+            continue
+        row = src.execute("SELECT chain FROM inputs WHERE seq = ?", (state["seq"],)).fetchone()
+        if row is None or not isinstance(row[0], bytes) or row[0] != state["chain"]:
+            return None
+        return state
+    return None
 
 
 def _hand_columns(conn: sqlite3.Connection) -> list[tuple[str, str]]:
@@ -283,21 +372,30 @@ def _hand_columns(conn: sqlite3.Connection) -> list[tuple[str, str]]:
                 if fk[2] == "hands"]
     return out
 
-def resume(src: sqlite3.Connection, dest: Path, stamp: tuple[int, int]) -> Built | None:
-    """Bring ``dest`` up to the log's row ``stamp`` names from the state its build kept; None
-    when there is none to resume from (the caller builds afresh)."""
+
+def resume(src: sqlite3.Connection, dest: Path, stamp: tuple[int, int],
+           progress: Progress | None = None) -> Built | None:
+    """Bring ``dest`` up to the log's row ``stamp`` names from the state its build kept, in a
+    copy of it that replaces it when done; None when there is none to resume from (the caller
+    builds afresh)."""
     state = _load_resume(dest, src)
     if state is None or int(state["seq"]) >= stamp[0]:
         return None
+    _stop_if_asked(progress)  # before the copy (the console closing since the check)
     ledger, bank, ledger_seqs = _ledger(src)
+    scratch = _scratch(dest)
+    try:
+        shutil.copyfile(dest, scratch)
+    except OSError as e:
+        _discard(scratch)
+        raise StoreError(file_error(scratch, e)) from None
     mem = sqlite3.connect(":memory:", isolation_level=None)
     out: sqlite3.Connection | None = None
     try:
         mem.deserialize(state["mem"])
-        out = sqlite3.connect(dest, isolation_level=None)
+        out = sqlite3.connect(scratch, isolation_level=None)
         out.execute("PRAGMA journal_mode = OFF")
         out.execute("PRAGMA synchronous = OFF")
-        out.execute("PRAGMA user_version = 0")  # not the log's until the resume is done
         out.execute("BEGIN")
         ids = [int(i) for i in state["provisional"]]
         marks = ", ".join("?" * len(ids))
@@ -308,20 +406,24 @@ def resume(src: sqlite3.Connection, dest: Path, stamp: tuple[int, int]) -> Built
             out.execute(f"DELETE FROM {table}")
         reader: _Reader = state["reader"]
         reader.attach(mem, out, ledger_seqs, state["replay"])
-        built, kept = _walk(src, reader, ledger, bank, stamp, after=int(state["seq"]))
+        built, kept = _walk(src, reader, ledger, bank, stamp, after=int(state["seq"]),
+                            progress=progress)
         out.execute("COMMIT")
         out.execute("PRAGMA analysis_limit = 1000")  # the planner's statistics, sampled
         out.execute("ANALYZE")
         out.execute(f"PRAGMA user_version = {int(stamp[0])}")
         out.execute(f"PRAGMA application_id = {int(stamp[1])}")
     except (sqlite3.Error, KeyError, TypeError, ValueError, AttributeError):
+        _discard(scratch)
         return None  # the caller builds afresh (and replaces the file)
+    except BaseException:
+        _discard(scratch)
+        raise
     finally:
         if out is not None:
             out.close()
         mem.close()
-    if kept is not None:
-        _keep_resume(dest, kept)
+    _install(scratch, dest, kept)
     return built
 
 
@@ -605,15 +707,32 @@ class _Keeping(Together):
 
 
 def _walk(src: sqlite3.Connection, reader: _Reader, ledger: list[tuple[Any, ...]],
-          bank: dict[str, int], stamp: tuple[int, int] | None,
-          after: int = 0) -> tuple[Built, bytes | None]:
+          bank: dict[str, int], stamp: tuple[int, int] | None, after: int = 0,
+          progress: Progress | None = None) -> tuple[Built, bytes | None]:
     keeping = _Keeping(reader, stamp, src)
-    walk(log_entries(src, after=after), keeping)
+    entries = log_entries(src, after=after)
+    walk(entries if progress is None else _watched(entries, reader, progress), keeping)
     built = Built(hands=reader.next_hand - 1)
     _records(reader.mem, reader.out, reader.contexts, ledger, bank, reader.rank_events, built,
              reader.held)
     return built, keeping.state
 
+
+
+def _stop_if_asked(progress: Progress | None) -> None:
+    if progress is not None and progress.stopping:
+        raise Stopped
+
+
+def _watched(entries: Iterator[Entry], reader: _Reader, progress: Progress) -> Iterator[Entry]:
+    """``entries``, telling ``progress`` the hands read so far; stopped when it asks."""
+    first = reader.next_hand
+    for entry in entries:
+        if progress.stopping:
+            raise Stopped
+        progress.hands = reader.next_hand - first
+        yield entry
+    progress.hands = reader.next_hand - first
 
 
 def _records(mem: sqlite3.Connection, out: sqlite3.Connection, contexts: dict[int, _Context],

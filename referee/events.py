@@ -265,6 +265,19 @@ class HandSeats(Event):
     table: int | None = None
 
 
+class Posted(Event):
+    """A forced bet put in as a hand starts, before any action: an ante (``ante``), the small
+    or the big blind (``sb``, ``bb``), or the big blind a player seated since the table's last
+    hand posts to come in (``newcomer_bb``); ``amount``: the chips posted (at most the stack).
+    Right after ``hand_seats``, in the order they were posted. Logs from before this kind have
+    none: their readers infer the posts from ``hand_seats`` (referee.records.replay)."""
+
+    event: Literal["posted"] = "posted"
+    player: str
+    kind: Literal["ante", "sb", "bb", "newcomer_bb"]
+    amount: int
+
+
 class DealCommitment(Event):
     """Before any card of a randomly dealt hand: SHA-256 of the server seed (docs/fairness.md)."""
 

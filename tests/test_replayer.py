@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ import pytest
 from referee.adapters.transcript import replay
 from referee.console import build
 from referee.records.replay import HandReplay
-from referee.records.visitor import log_entries, walk
+from referee.records.visitor import Entry, log_entries, walk
 
 ROOT = Path(__file__).resolve().parent
 FOLDERS = ("omaha", "holdem_aa", "seven", "deuces", "service", "tournament", "language")
@@ -66,3 +67,29 @@ def test_replayer_figures_equal_the_events(path: Path, tmp_path: Path) -> None:
         assert "room" not in page
         assert page["steps"] == [st.to_json() for st in h.steps]
         assert len(page["lines"]) == len(h.steps) and all(page["lines"])
+
+
+def _without_posts(entries: Iterator[Entry]) -> Iterator[Entry]:
+    """The log as it was written before the ``posted`` kind (no such event)."""
+    for e in entries:
+        yield Entry(e.seq, e.room, e.input, e.processed_at,
+                    [d for d in e.raw if not (isinstance(d, dict) and d.get("event") == "posted")])
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=_rel)
+def test_the_posts_read_from_the_events_are_those_inferred_in_older_logs(
+        path: Path, tmp_path: Path) -> None:
+    """Blinds and antes are ``posted`` events; a log from before them still replays, its posts
+    inferred from ``hand_seats``, to the very same steps."""
+    db = tmp_path / "referee.db"
+    replay(path, db=db, out=io.StringIO())
+    conn = sqlite3.connect(db)
+    typed, inferred = HandReplay(), HandReplay()
+    walk(log_entries(conn), typed)
+    walk(_without_posts(log_entries(conn)), inferred)
+    kinds = [d.get("event") for e in log_entries(conn) for d in e.raw]
+    conn.close()
+    if "hand_seats" in kinds and any(
+            h.steps and h.steps[0].kind == "post" for h in typed.done):
+        assert "posted" in kinds  # the engines say what was posted
+    assert [h.to_json() for h in typed.done] == [h.to_json() for h in inferred.done]

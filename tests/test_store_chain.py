@@ -1,13 +1,17 @@
 """Tamper evidence: every stored input carries a digest chained to the one before it. A byte
 changed inside a stored input's text is found by ``referee check`` (exit 1, naming the first bad
-row), the bots refuse to start on it and so does the console, which also checks every page
-whenever it reads the log (a corrupt page: exit 2). Real SQLite files, the real CLI."""
+row), the bots refuse to start on it and so does the console -- or, serving the database it
+kept from before the change, never reads the rows added and says why on its pages -- which also
+checks every page whenever it reads the log (a corrupt page: exit 2 before it serves). Real
+SQLite files, the real CLI."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import log_rows
@@ -215,8 +219,10 @@ def _message_row_after(db: Path, after: int) -> int:
         conn.close()
 
 
-def _console_start(db: Path, keep: Path) -> None:
-    """``referee console --keep`` started until it serves, then stopped."""
+@contextlib.contextmanager
+def _console_serving(db: Path, keep: Path) -> Iterator[tuple[str, Path]]:
+    """``referee console --keep`` started until it serves (its URL and its stderr's file),
+    stopped after."""
     import socket
     import subprocess
     import sys
@@ -228,22 +234,50 @@ def _console_start(db: Path, keep: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "console", "--db", str(db),
-                             "--keep", str(keep), "--port", str(port)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = keep.with_name(keep.name + ".stderr")
+    with open(err, "w", encoding="utf-8") as f:
+        proc = subprocess.Popen([sys.executable, "-m", "referee.cli", "console", "--db",
+                                 str(db), "--keep", str(keep), "--port", str(port)], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=f, text=True)
+    url = f"http://127.0.0.1:{port}"
     try:
         end = time.monotonic() + 120
         while True:
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/-/versions.json", timeout=5)
-                return
+                urllib.request.urlopen(f"{url}/-/versions.json", timeout=5)
+                break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > end:
-                    raise AssertionError(proc.communicate()[1][-2000:]) from None
+                    raise AssertionError(err.read_text(encoding="utf-8")[-2000:]) from None
                 time.sleep(0.05)
+        yield url, err
     finally:
         proc.terminate()
         proc.wait()
+
+
+def _console_start(db: Path, keep: Path) -> None:
+    """``referee console --keep`` started until it serves what it will serve (caught up, when
+    the log grew since ``keep`` was built), then stopped."""
+    with _console_serving(db, keep) as (url, err):
+        assert _caught_up(url) is None, err.read_text(encoding="utf-8")
+
+
+def _caught_up(url: str) -> str | None:
+    """The console's catch-up notice once it no longer reads (``failed``), None once there is
+    none (caught up, or nothing to catch up)."""
+    import re
+    import time
+    import urllib.request
+
+    end = time.monotonic() + 120
+    while True:
+        with urllib.request.urlopen(url + "/", timeout=30) as r:
+            found = re.search(r'data-catch-up="(\w+)"', r.read().decode("utf-8"))
+        if found is None or found.group(1) != "reading":
+            return found.group(1) if found else None
+        assert time.monotonic() < end, "still catching up"
+        time.sleep(0.05)
 
 
 def test_the_console_keeps_its_verified_head_beside_its_database_not_in_the_log(
@@ -268,16 +302,23 @@ def test_the_console_keeps_its_verified_head_beside_its_database_not_in_the_log(
     assert code == 0, err
     seq = _message_row_after(db, head[0])
     iid = tamper(db, seq)
-    r = referee("console", "--db", str(db), "--keep", str(keep), "--port", "0")
-    assert r.returncode == 2 and f"{seq} 行目" in r.stderr and iid in r.stderr, r.stderr[-2000:]
+    # kept from the log before it grew: served as kept, the rows added never read
+    with _console_serving(db, keep) as (url, err):
+        assert _caught_up(url) == "failed"
+    said = err.read_text(encoding="utf-8")
+    assert str(seq) in said and iid in said and "Traceback" not in said, said
     assert verified_head(keep) == head  # a failed check keeps nothing
+    # nothing kept to serve: the start reads the log, and refuses it
+    r = referee("console", "--db", str(db), "--port", "0")
+    assert r.returncode == 2 and str(seq) in r.stderr and iid in r.stderr, r.stderr[-2000:]
 
 
 def test_the_console_checks_every_page_when_it_reads_the_log(tmp_path: Path) -> None:
-    """A damaged page stops the console whenever it reads the log (a first build, a build
-    resumed over a grown log: exit 2, one line); a start that serves the console database
-    kept from this very log reads no page but its last row's, and serves what it read when
-    the file was sound."""
+    """A damaged page stops the console whenever it must read the log before it serves (a
+    first build: exit 2, one line), and stops a catch-up behind a kept database before it
+    reads (the pages stay on what was kept, the reason in one line); a start that serves the
+    console database kept from this very log reads no page but its last row's, and serves
+    what it read when the file was sound."""
     pytest.importorskip("datasette")
     db, _ = make_db(tmp_path)
     keep = tmp_path / "console.db"
@@ -296,4 +337,7 @@ def test_the_console_checks_every_page_when_it_reads_the_log(tmp_path: Path) -> 
     code, _, err = run_cli(["replay", "--db", str(db), str(more)])
     assert code == 0, err
     corrupt_middle(db)
-    one_line(referee("console", "--db", str(db), "--keep", str(keep), "--port", "0"), db)
+    with _console_serving(db, keep) as (url, err):  # served as kept, the rows added not read
+        assert _caught_up(url) == "failed"
+    (line,) = [x for x in err.read_text(encoding="utf-8").splitlines() if str(db) in x]
+    assert ".recover" in line and "Traceback" not in err.read_text(encoding="utf-8")

@@ -9,10 +9,12 @@ the rake, the house games' settlements, and the flags and penalties raised while
 
 Only what the room was shown is read: ``board`` and ``shown`` events (a ``shown`` names its
 cards; the dealer's hand of a house game is one too), never a deal, a private message or an
-``exposed`` event. Blinds and antes are not events of their own: they come from the hand's
-``hand_seats`` stakes, posted from the button's left (heads-up: the button posts the small
-blind), each capped by the stack -- the test over every transcript checks that the stacks so
-computed end where ``hand_end`` says.
+``exposed`` event. Blinds and antes are the ``posted`` events that follow ``hand_seats``. A log
+written before that kind has none: there they are inferred from the hand's ``hand_seats``
+stakes, posted from the button's left (heads-up: the button posts the small blind), a newcomer's
+big blind besides, each capped by the stack -- and a ``posted`` event, when one comes, replaces
+what was inferred. The test over every transcript checks that the stacks so computed end where
+``hand_end`` says, and that the inference gives what the events say.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from referee.events import (
     Misdeal,
     NoGame,
     Penalty,
+    Posted,
     Pot,
     Rake,
     Returned,
@@ -122,6 +125,10 @@ def _fields(ev: Any) -> dict[str, Any]:
     return {k: v for k, v in ev.to_json().items() if k != "event"}
 
 
+_RANK = {"ante": 0, "sb": 1, "bb": 2, "newcomer_bb": 3}
+"""The order a hand's ``post`` step names the posts in (seat order within a kind)."""
+
+
 def posting_order(seats: list[tuple[int, str, int]], button: int) -> list[str]:
     """Who posts the small blind, then the big blind: from the button's left; heads-up the
     button posts the small blind."""
@@ -145,6 +152,9 @@ class HandReplay(EventVisitor):
         self.newcomers: dict[str, set[str] | None] = {}
         # room -> the table after the blinds and antes (a misdeal takes the betting back there)
         self.posted: dict[str, tuple[int, dict[str, int], dict[str, int]]] = {}
+        # room -> the hand's ``posted`` events so far (None: none yet, the posts are inferred)
+        self.typed: dict[str, list[Posted] | None] = {}
+        self.stakes: dict[str, dict[str, int]] = {}  # room -> the hand's stakes (hand_seats)
 
     def begin_input(self, entry: Entry) -> None:
         self.room = entry.room
@@ -177,10 +187,12 @@ class HandReplay(EventVisitor):
                 h.put(name, paid)
                 posted[name] = paid
         order = posting_order(h.seats, h.button)
-        blinds = list(zip(order, (sb, bb), strict=False))
-        # a player who sat down since the table's last hand posts a big blind to come in
+        # a player who sat down since the table's last hand posts a big blind to come in (in
+        # the small blind's seat, instead of the small blind)
         newcomers = self.newcomers.get(self.room) or set()
-        blinds += [(n, bb) for _, n, _ in sorted(h.seats) if n in newcomers and n not in order[:2]]
+        blinds = [(n, b) for i, (n, b) in enumerate(zip(order, (sb, bb), strict=False))
+                  if not (i == 0 and n in newcomers)]
+        blinds += [(n, bb) for _, n, _ in sorted(h.seats) if n in newcomers and n not in order[1:2]]
         self.newcomers[self.room] = set()
         for name, blind in blinds:
             if blind:
@@ -188,8 +200,35 @@ class HandReplay(EventVisitor):
                 h.put(name, paid)
                 posted[name] = posted.get(name, 0) + paid
         self.posted[self.room] = (h.pot, dict(h.stacks), dict(h.staked))
+        self.typed[self.room] = None
+        self.stakes[self.room] = {k: v for k, v in ev.stakes.items() if v}
         if posted:
-            h.step("post", {"posted": posted, **{k: v for k, v in ev.stakes.items() if v}})
+            h.step("post", {"posted": posted, **self.stakes[self.room]})
+
+    def visit_posted(self, ev: Posted) -> None:
+        """A forced bet as the log says it (right after ``hand_seats``): the first undoes what
+        was inferred there; the hand's one ``post`` step names every post so far, antes first,
+        then the small blind, the big blind and the newcomers' big blinds (as inferred)."""
+        if (h := self._hand()) is None:
+            return
+        typed = self.typed.get(self.room)
+        if typed is None:
+            h.stacks = {n: c for _, n, c in h.seats}
+            h.pot = h.stakes = 0
+            h.staked = {}
+            if h.steps and h.steps[-1].kind == "post":
+                h.steps.pop()
+            typed = self.typed[self.room] = []
+        typed.append(ev)
+        h.put(ev.player, ev.amount)
+        seat = {n: s for s, n, _ in h.seats}
+        posted: dict[str, int] = {}
+        for p in sorted(typed, key=lambda p: (_RANK[p.kind], seat.get(p.player, 0))):
+            posted[p.player] = posted.get(p.player, 0) + p.amount
+        self.posted[self.room] = (h.pot, dict(h.stacks), dict(h.staked))
+        if h.steps and h.steps[-1].kind == "post":
+            h.steps.pop()
+        h.step("post", {"posted": posted, **self.stakes.get(self.room, {})})
 
     def visit_action(self, ev: ActionEvent) -> None:
         if (h := self._hand()) is not None:

@@ -8,7 +8,7 @@ the hand on after whatever changed the hand).
 
 from __future__ import annotations
 
-from referee.events import Event, HandStart, Phrase, joined, line
+from referee.events import Event, HandStart, Phrase, Posted, joined, line
 from referee.games.omaha.flying import FlyingBook
 from referee.games.omaha.rounds import Rounds
 from referee.games.omaha.showdown import Showdown
@@ -91,8 +91,9 @@ class Dealer:
         events.insert(0, HandStart(hand=hand.number, button=button))
         posts: list[Phrase] = []
         if settings.ante:
-            for i in range(n):
-                bet.post(i, settings.ante, live=False)
+            for i, p in enumerate(hand.players):
+                events.append(Posted(player=p.name, kind="ante",
+                                     amount=bet.post(i, settings.ante, live=False)))
             posts.append(line("omaha.post_ante", ante=settings.ante))
         if n == 2:
             sb_i, bb_i = 1, 0  # heads-up: the button posts the SB and acts first preflop
@@ -104,12 +105,15 @@ class Dealer:
             if i == bb_i:
                 paid = bet.post(i, settings.bb)
                 blinds.append((1, line("omaha.post_bb", player=p.name, chips=paid)))
+                events.append(Posted(player=p.name, kind="bb", amount=paid))
             elif sitter.newcomer:
                 paid = bet.post(i, settings.bb)
                 blinds.append((2, line("omaha.post_bb_newcomer", player=p.name, chips=paid)))
+                events.append(Posted(player=p.name, kind="newcomer_bb", amount=paid))
             elif i == sb_i:
                 paid = bet.post(i, settings.sb)
                 blinds.append((0, line("omaha.post_sb", player=p.name, chips=paid)))
+                events.append(Posted(player=p.name, kind="sb", amount=paid))
             sitter.newcomer = False
         posts += [t for _, t in sorted(blinds, key=lambda b: b[0])]
         hand.phase = "betting"
