@@ -407,10 +407,11 @@ def _parse(text: str, game: str, table: int | None = None, heads: bool = True) -
 def _head(typed: str, game: str) -> Parsed | None:
     """The last reading: one clause's head said now among reasons and stories
     (:mod:`referee.lang.clauses.head`); its pieces read without it."""
-    got = clauses.read_head(typed, game, lambda piece: _piece(piece, game))
+    hand_talk, advice = lexicon.scan(typed, fold_nfkc(typed), game)
+    got = clauses.read_head(typed, game, lambda piece: _piece(piece, game), advice)
     if got is None:
         return None
-    hand_info = got.hand_info or lexicon.scan(typed, fold_nfkc(typed), game)[0]
+    hand_info = got.hand_info or hand_talk
     return got.model_copy(update={"hand_info": hand_info, "advice": False})
 
 

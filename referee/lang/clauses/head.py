@@ -50,6 +50,7 @@ Reader = Callable[[str], "Parsed | None"]
 _MIN_KANA = 4
 _ADJECTIVE, _ADNOMINAL = vocab.pos("adjective"), vocab.pos("adnominal")
 _NOUN, _PERSON = vocab.pos("noun"), vocab.pos("person_name")
+_PROPER, _SYMBOL, _BLANK = vocab.pos("proper_noun"), vocab.pos("symbol"), vocab.pos("blank")
 
 
 @cache
@@ -72,8 +73,9 @@ def _katakana() -> re.Pattern[str]:
     return re.compile(text_of("katakana_word"))
 
 
-def read_head(text: str, game: str, read: Reader) -> Parsed | None:
-    """The one action that is the head of a clause of ``text`` (module docstring), or None."""
+def read_head(text: str, game: str, read: Reader, advice: bool = False) -> Parsed | None:
+    """The one action that is the head of a clause of ``text`` (module docstring), or None;
+    ``advice``: the message also reads as advice, so a name in it is the one advised."""
     breaks, quoted, foreign, kana = _patterns()
     folded = fold_nfkc(text).lower()
     if foreign.search(text) or len(kana.findall(text)) < _MIN_KANA or any(
@@ -91,7 +93,7 @@ def read_head(text: str, game: str, read: Reader) -> Parsed | None:
         if got is None or _listed(got, pieces, i, read) or _quoted_next(text[at:]):
             continue
         found.append((i, got))
-    if not found or not _spoken_freely(text, pieces, found[-1][0]):
+    if not found or not _spoken_freely(text, pieces, found[-1][0], advice):
         return None
     return _agreed(found, pieces, read)
 
@@ -120,18 +122,32 @@ def _ending_action(piece: str, read: Reader) -> Parsed | None:
     return read(spans[-1].group())
 
 
-def _spoken_freely(text: str, pieces: list[str], last: int) -> bool:
-    """Nobody named or addressed up to the decision, and no question in its sentence."""
+def _spoken_freely(text: str, pieces: list[str], last: int, advice: bool) -> bool:
+    """Nobody addressed up to the decision (a clause that is only a name: ボブ、コール), no
+    second person, and no question or praise in its sentence. A name inside the story (bob
+    さんのベットはいつも本物) addresses no one; one in the decision's own clause is its subject,
+    which the clause's reading refuses."""
     end = text.find(pieces[last]) + len(pieces[last])
     stop = re.search(f"[{text_of('full_stops')}{text_of('question')}\n]", text[end:])
     upto = text[:end + (stop.end() if stop else len(text) - end)]
     if any(q in upto for q in text_of("question")) or any(
             w in fold_nfkc(upto).lower() for w in texts_of("praise")):
         return False  # (a question or praise before the decision is said: to someone)
-    ws = words(upto)
-    return not any(w.pos3 == _PERSON or w.lemma in texts_of("name_suffixes")
-                   or w.surface in texts_of("name_suffixes") for w in ws) and not any(
-        x in upto for x in texts_of("second_person"))
+    if any(x in upto for x in texts_of("second_person")):
+        return False
+    if advice and any(w.pos3 == _PERSON or w.lemma in texts_of("name_suffixes")
+                      for w in words(upto)):
+        return False  # (bobさんそこでフォールドはないって、…コールしとこ: advice to bob)
+    return not any(_calls_someone(piece) for piece in pieces[:last + 1])
+
+
+def _calls_someone(piece: str) -> bool:
+    """A clause of a name alone, or a name with its title (ボブ, 田中さん): a vocative."""
+    ws = [w for w in words(piece.strip()) if w.pos not in (_SYMBOL, _BLANK)]
+    names = texts_of("name_suffixes")
+    return bool(ws) and any(w.pos3 == _PERSON or w.lemma in names for w in ws) and all(
+        w.pos3 == _PERSON or w.lemma in names or w.surface in names or w.pos2 == _PROPER
+        or (w.pos == _NOUN and w is ws[0]) for w in ws)
 
 
 def _agreed(found: list[tuple[int, Parsed]], pieces: list[str], read: Reader) -> Parsed | None:
@@ -253,7 +269,7 @@ def _free_before(ws: tuple[Word, ...], a: int, folded: str, last: re.Match[str],
         return False
     if any(w.lemma in texts_of("head_when") or w.surface in texts_of("head_when") for w in pre):
         return False  # (全員降りたときはクローズ: what is done when something happens, a rule)
-    if pre and pre[-1].surface in texts_of("tally_counters"):
+    if pre and pre[-1].surface in (*texts_of("tally_counters"), *texts_of("head_in_a_row")):
         return False  # (3回フォールド: how often, a tally)
     said = "".join(w.surface for w in pre)
     for now in texts_of("head_now"):

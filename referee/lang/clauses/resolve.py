@@ -855,14 +855,16 @@ def _plain(decision: Clause, letter: bool = False) -> bool:
     """Whether an action clause can stand as the decision beside a story: not a lone letter
     (( ´∀｀)b) unless ``letter``, not a verb whose object is in the story (今回はやめとく), not
     a clause that opens with another hand's time or tells a habit (ずっとコールしてる), unless to
-    do the same (前回と同じくレイズ, いつも通り100アンティで)."""
+    do the same (前回と同じくレイズ, いつも通り100アンティで), nor a resolution for the evening
+    (今日こそはちゃんとコールする)."""
     said = fold_nfkc(decision.folded).strip()
     # (a one-kana short form is one: こ; a lone letter may be a face's hand: ( ´∀｀)b)
     short = said in short_forms() and (letter or not said.isascii())
     return (len(said) >= 2 or short) and not any(w in said for w in texts_of("refers_back")) \
         and not ((said.startswith(texts_of("past_times")) or any(
             w in said for w in texts_of("habit_words"))) and not any(
-            w in said for w in texts_of("likewise")))  # (前回は降りて後悔, ずっとコールしてる)
+            w in said for w in texts_of("likewise"))) \
+        and not any(w in said for w in texts_of("resolutions"))  # (前回は降りて後悔, ずっとコール)
 
 
 def _said_to_someone(clauses: list[Clause]) -> bool:
