@@ -170,6 +170,7 @@ def _frame(clause: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], 
         f.vetoed = f.strict = True
     f.actions.sort()
     f.cards.sort()
+    _ante_raised(r)
     f.lemma_only = bool(r.lemma_found) and all(p in r.lemma_found for p, _ in f.actions)
     _not_doing(f)
     return f
@@ -261,6 +262,18 @@ def _foreign_action(f: Frame, name: str, said: str) -> None:
         return  # AAはいらない: the words say what they say, "not needed"
     if name in _CONTENT_ELSEWHERE:
         f.content = True  # an action word this game does not have
+
+
+def _ante_raised(r: _Reading) -> None:
+    """「アンティ200に上げます」 in a game with a raise: the ante brought to a figure, the
+    raise word is the figure's verb (figure_verb_stems after an amount and に or まで)."""
+    f, folded = r.f, r.folded
+    if not any(n == "ante" for _, n in f.actions):
+        return
+    stems = tuple(fold_nfkc(w) for w in texts_of("figure_verb_stems"))
+    brought = re.compile(f"(?:{amount_pattern().pattern})\\s*(?:{'|'.join(texts_of('make'))})\\s*$")
+    f.actions = [(p, n) for p, n in f.actions if not (
+        n == "raise" and folded.startswith(stems, p) and brought.search(folded[:p]))]
 
 
 def _less_of(r: _Reading) -> None:
