@@ -199,8 +199,9 @@ def _read_cards(r: _Reading, hands: Iterable[tuple[str, re.Pattern[str]]]) -> No
         if m is not None and not any(a <= m.start() < b for a, b in r.spans):
             f.hand = name
             r.spans.append(m.span())
-            if folded.startswith(text_of("up_to"), m.end()):
-                f.vetoed = f.strict = True  # フラッシュまであと1枚: a draw to it, not made
+            if folded.startswith(text_of("up_to"), m.end()) or re.search(
+                    text_of("draw_before_hand"), folded[:m.start()]):
+                f.vetoed = f.strict = True  # フラッシュまであと1枚, あと2枚でフラッシュ: a draw
                 f.why.append(text_of("up_to"))
             elif folded[m.end():].strip() in texts_of("hangul_endings"):
                 f.polite = f.declared = True  # 빅하우스요: a Korean ending declares as です does
@@ -759,6 +760,8 @@ def names_someone(c: Clause) -> bool:
         return True
     if fold_nfkc(c.folded).strip() in texts_of("second_person"):
         return True  # (fold 啦你: "you")
+    if re.fullmatch(text_of("seat_person"), fold_nfkc(c.folded).strip()):
+        return True  # (5番の人、…コールで十分だよ: the player in a seat, addressed)
     proper = vocab.pos("proper_noun")
     # (an interjection may open it: おっと工藤さん、ここでハイパー！)
     return all(w.pos2 == proper or w.lemma in texts_of("name_suffixes") or w.pos == _INTERJECTION

@@ -142,7 +142,10 @@ def _spoken_freely(text: str, pieces: list[str], last: int, advice: bool) -> boo
 
 
 def _calls_someone(piece: str) -> bool:
-    """A clause of a name alone, or a name with its title (ボブ, 田中さん): a vocative."""
+    """A clause of a name alone, or a name with its title (ボブ, 田中さん), or a seat's player
+    (5番の人): a vocative."""
+    if re.fullmatch(text_of("seat_person"), fold_nfkc(piece).strip()):
+        return True
     ws = [w for w in words(piece.strip()) if w.pos not in (_SYMBOL, _BLANK)]
     names = texts_of("name_suffixes")
     return bool(ws) and any(w.pos3 == _PERSON or w.lemma in names for w in ws) and all(
@@ -197,9 +200,13 @@ def _head(piece: str, game: str, read: Reader, message: str,
         if not reasons:
             return None  # (ベットしかない: advice)
         end = ws[a].start + len(ws[a].surface)  # (オールインしかない: the one way left)
+    if not _done_now(ws, a, message):
+        return None  # (before the readings, which cost a parse each)
     got = _longest(piece[:end], ws, a, b, read)
-    if got is None or not _done_now(ws, a, message):
-        return None
+    if got is None or (got.action not in texts_of("stakes") and any(
+            w in piece for w in texts_of("this_day")) and any(
+            w in piece for w in texts_of("day_styles"))):
+        return None  # (今日はコールで地道にいきます: how the evening is played)
     named = {SURFACE_NAMES[m.lastgroup or ""] for m in spans if m.start() >= cut}
     if named <= set(texts_of("head_side_bets")) and got.action == "ante" and \
             got.amount is None and got.aa is None:

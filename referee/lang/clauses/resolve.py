@@ -864,7 +864,16 @@ def _plain(decision: Clause, letter: bool = False) -> bool:
         and not ((said.startswith(texts_of("past_times")) or any(
             w in said for w in texts_of("habit_words"))) and not any(
             w in said for w in texts_of("likewise"))) \
-        and not any(w in said for w in texts_of("resolutions"))  # (前回は降りて後悔, ずっとコール)
+        and not any(w in said for w in texts_of("resolutions")) \
+        and not _style_of_the_day(decision, said)  # (前回は降りて後悔, ずっとコール)
+
+
+def _style_of_the_day(decision: Clause, said: str) -> bool:
+    """「今日はコールで地道にいきます」: how the speaker plays today, a decision's action only as
+    its style (an ante or an all-in is the stake: 今回はアンティ100に下げて地道にいきます)."""
+    got = decision.parsed
+    return got is not None and got.action not in texts_of("stakes") and any(
+        w in said for w in texts_of("this_day")) and any(w in said for w in texts_of("day_styles"))
 
 
 def _said_to_someone(clauses: list[Clause]) -> bool:
