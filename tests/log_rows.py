@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from pathlib import Path
 
 from referee.store.log import Log, register
 
@@ -43,3 +44,16 @@ def rewrite(conn: sqlite3.Connection, seq: int, *, input_json: str | None = None
     conn.execute("UPDATE inputs SET body = ? WHERE seq = ?", (log.encode(
         int(codec), old_input if input_json is None else input_json,
         old_events if events_json is None else events_json), seq))
+
+
+def message_row_after(db: str | Path, after: int) -> int:
+    """The seq of a chat message's row half-way through the rows after ``after`` (a row to
+    damage or cut at, one the check from a verified head must meet)."""
+    conn = sqlite3.connect(str(db))
+    try:
+        register(conn)
+        found = conn.execute("SELECT seq FROM log WHERE input LIKE '%\"text\"%' AND seq > ?"
+                             " ORDER BY seq", (after,)).fetchall()
+        return int(found[len(found) // 2][0])
+    finally:
+        conn.close()

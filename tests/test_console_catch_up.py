@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from log_rows import message_row_after
 from test_console_build import _cut, _tables
 from test_store_chain import tamper
 
@@ -124,7 +125,7 @@ def test_a_damaged_log_is_never_read_and_the_pages_stay_on_what_was_kept(
     dest = _kept_from(tmp_path, db, last // 2)
     shown = len(_tables(dest)["hands"])
     before = _digests(dest)
-    seq = _message_after(db, last // 2)
+    seq = message_row_after(db, last // 2)
     if damage == "changed":
         iid = tamper(db, seq)
     else:
@@ -137,19 +138,6 @@ def test_a_damaged_log_is_never_read_and_the_pages_stay_on_what_was_kept(
     if damage == "changed":
         assert str(seq) in said[0] and iid in said[0]
     assert _digests(dest) == before  # the kept files as they were, nothing left beside them
-
-
-def _message_after(db: Path, after: int) -> int:
-    from referee.store.log import register
-
-    conn = sqlite3.connect(db)
-    try:
-        register(conn)
-        rows = conn.execute("SELECT seq FROM log WHERE input LIKE '%\"text\"%' AND seq > ?"
-                            " ORDER BY seq", (after,)).fetchall()
-        return int(rows[len(rows) // 2][0])
-    finally:
-        conn.close()
 
 
 class _StopAfter(Progress):

@@ -17,6 +17,7 @@ from pathlib import Path
 import log_rows
 import pytest
 from cli_helpers import run_cli
+from log_rows import message_row_after
 from test_store_integrity import corrupt_middle, make_db, one_line, referee
 
 from referee.store import LATEST, Store
@@ -145,7 +146,7 @@ def test_start_up_checks_remember_the_verified_head_and_read_only_the_rows_after
     code, _, err = run_cli(["replay", "--db", str(db), str(more)])
     assert code == 0, err
     assert _newest(db)[0] > head[0]
-    seq = _message_row_after(db, head[0])
+    seq = message_row_after(db, head[0])
     iid = tamper(db, seq)
     try:
         quick_check_file(db, chain=True)
@@ -206,17 +207,6 @@ def omaha_more() -> str:
     from crash_transcript import omaha_transcript
 
     return omaha_transcript(3, seed=11)
-
-
-def _message_row_after(db: Path, after: int) -> int:
-    conn = sqlite3.connect(str(db))
-    try:
-        register(conn)
-        rows = conn.execute("SELECT seq FROM log WHERE input LIKE '%\"text\"%' AND seq > ?"
-                            " ORDER BY seq", (after,)).fetchall()
-        return int(rows[len(rows) // 2][0])
-    finally:
-        conn.close()
 
 
 @contextlib.contextmanager
@@ -300,7 +290,7 @@ def test_the_console_keeps_its_verified_head_beside_its_database_not_in_the_log(
     more.write_text(omaha_more(), encoding="utf-8")
     code, _, err = run_cli(["replay", "--db", str(db), str(more)])
     assert code == 0, err
-    seq = _message_row_after(db, head[0])
+    seq = message_row_after(db, head[0])
     iid = tamper(db, seq)
     # kept from the log before it grew: served as kept, the rows added never read
     with _console_serving(db, keep) as (url, err):
