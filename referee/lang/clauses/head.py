@@ -84,6 +84,9 @@ def read_head(text: str, game: str, read: Reader, advice: bool = False) -> Parse
         return None
     text = quoted.sub(text_of("reply_stop"), text)  # (a quotation is a sentence of its own)
     pieces = [s for s in breaks.split(text) if s.strip()]
+    if any(p.strip().startswith(texts_of("head_corrections")) or p.strip() in texts_of(
+            "head_noticing") for p in pieces):
+        return None  # (コール、いや、レイズ: the clause reader's corrections)
     found: list[tuple[int, Parsed]] = []
     at = 0
     for i, piece in enumerate(pieces):
