@@ -96,9 +96,18 @@ def read_head(text: str, game: str, read: Reader, advice: bool = False) -> Parse
         if got is None or _listed(got, pieces, i, read) or _quoted_next(text[at:]):
             continue
         found.append((i, got))
-    if not found or not _spoken_freely(text, pieces, found[-1][0], advice):
+    if not found or not _spoken_freely(text, pieces, found[-1][0], advice) or any(
+            _placed(p) for p in pieces[found[-1][0] + 1:]):
         return None
     return _agreed(found, pieces, read)
+
+
+def _placed(piece: str) -> bool:
+    """まあ今回はもう置いちゃったけど: the stake already placed, so what came before is told."""
+    ws = words(piece)
+    return text_of("already") in piece and any(
+        w.pos == AUX and w.lemma == text_of("past") for w in ws) and any(
+        w.lemma in texts_of("stake_verbs") for w in ws)
 
 
 def _quoted_next(rest: str) -> bool:

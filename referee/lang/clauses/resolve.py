@@ -230,8 +230,9 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     if any(c.kind == "blocking" for c in kept):
         decided = _decided_after(kept) or _decided_once(kept, coarse) or _committed_now(
             kept, game, hands)
-        if decided is None or (advice is not None and not _own_turn(decided[0]) and
-                               advice(_others_told(kept, decided))):
+        if decided is None or _done_already(decided[1:]) or (
+                advice is not None and not _own_turn(decided[0]) and
+                advice(_others_told(kept, decided))):
             return Reading(None, True)  # (ってことで俺もコール: the speaker's own, after all)
         kept, after_story = decided, True
     acts = [c for c in kept if c.kind == "action"]
@@ -775,6 +776,8 @@ def _decided_then_told(kept: list[Clause]) -> list[Clause] | None:
         return None
     if _listed(decision, after):
         return None
+    if _done_already(kept[acts[0] + 1:]):
+        return None  # (…アンティだけでいいや。まあ今回はもう置いちゃったけど)
     # (a lone letter ending its sentence is the short form: 無理、F。, not a face's hand)
     return _decided_after(kept[:acts[0] + 1], letter=True)
 
@@ -825,7 +828,8 @@ def _an_item(decision: Clause, clauses: list[Clause]) -> bool:
     if any(ch in decision.mark for ch in arrows):
         return True
     prev = clauses[at - 1] if at else None
-    if prev is None or decision.after_stop or len(decision.said()) != 1 or not any(
+    if prev is None or decision.after_stop or len(
+            [w for w in decision.said() if w.pos2 != NUMERAL]) != 1 or not any(
             ch in decision.mark for ch in commas):
         return False
     said = prev.said()
@@ -874,6 +878,14 @@ def _style_of_the_day(decision: Clause, said: str) -> bool:
     got = decision.parsed
     return got is not None and got.action not in texts_of("stakes") and any(
         w in said for w in texts_of("this_day")) and any(w in said for w in texts_of("day_styles"))
+
+
+def _done_already(after: list[Clause]) -> bool:
+    """A clause after the decision that says the stake is already placed (もう置いちゃった):
+    the decision was a story of it."""
+    return any(text_of("already") in c.folded and any(
+        w.pos == AUX and w.lemma == text_of("past") for w in c.said()) and any(
+        w.lemma in texts_of("stake_verbs") for w in c.said()) for c in after)
 
 
 def _said_to_someone(clauses: list[Clause]) -> bool:
