@@ -210,6 +210,15 @@ class IrcBot:
                 log.warning("skipped a %s line that could not be handled: %s: %s",
                             getattr(event, "type", "?"), type(e).__name__, e)
                 log.debug("traceback of the skipped line", exc_info=True)
+            await self._quiet()
+
+    async def _quiet(self) -> None:
+        """Between lines: when none waits, the collector's due work (gc_tuning.quiet), after
+        the outbox had its turn to send what the last line queued."""
+        if self.link.inbox.empty():
+            await asyncio.sleep(0)
+            if self.link.inbox.empty():
+                gc_tuning.quiet()
 
     async def _dispatch(self, ev: Any) -> None:
         session = self.session
@@ -408,6 +417,8 @@ class IrcBot:
             if reply is not None and nick is not None:
                 self.outbox.send(reply, msg("save_failed", player=nick))
             return None
+        finally:
+            gc_tuning.answered()
 
     async def _rejoined(self, channel: str) -> None:
         """After a reconnect: tell a channel whose hand is running that the bot was away; after
