@@ -21,8 +21,12 @@ youngest generation; the middle one each :data:`THRESHOLDS`\\[1]-th time; everyt
 \\[2]-th time of that, once CPython's own condition holds) is made there, between replies,
 walking only what those inputs kept. Young collections still come by themselves in a burst
 without a quiet moment; full ones only at a quiet moment (:data:`AUTOMATIC`): a full one walks
-every table's objects (~140,000 at 1,000 tables, 110-135 ms CPU on the bench machine), and
-the referee's own work makes no cyclic garbage for it to find (``bench/scale.py`` counts it).
+every table's objects and the parser's caches (~127,000-141,000 at 100-1,000 tables, 110-200
+ms CPU on the bench machine), and the referee's own work makes no cyclic garbage for it to
+find (``bench/scale.py`` counts it: none in 469,455 messages). So a full collection that found
+nothing makes the next one wait twice as long (CPython's quarter of the oldest generation, then
+a half, ... up to :data:`MAX_SHARE` times it); one that found garbage brings back CPython's
+cadence.
 
 The thresholds are CPython's defaults, set explicitly: larger young generations (2,000, 10,000,
 20,000 allocations) were measured too and only made each young collection longer (up to 19 ms
@@ -42,14 +46,20 @@ AUTOMATIC = (THRESHOLDS[0], THRESHOLDS[1], 1_000_000)
 #: inputs answered between two collections at a quiet moment (module doc)
 QUIET_EVERY = 100
 
+#: the most a full collection waits for, as a share of the oldest generation (module doc)
+MAX_SHARE = 16.0
+
 
 _tuned = False
 _answered = 0
 # CPython's rule for a full collection, kept here for the quiet ones: only once the objects
-# moved into the oldest generation since its last collection are a quarter of what it held
-# then (the garbage a full collection can find grows with what reaches it).
+# moved into the oldest generation since its last collection are a share of what it held
+# then (the garbage a full collection can find grows with what reaches it). CPython's share
+# is a quarter; here it doubles after each full collection that found no garbage (up to
+# MAX_SHARE) and is a quarter again after one that found some (module doc).
 _moved = 0
 _held = 0
+_share = 0.25
 
 
 def tune() -> None:
@@ -75,7 +85,7 @@ def quiet() -> int | None:
     """No input waits and the last replies are out: make the collection that is due, if
     :data:`QUIET_EVERY` inputs were answered since the last one here (module doc). The
     generation collected, or None. Nothing before :func:`tune` (tests, the commands)."""
-    global _answered, _moved, _held
+    global _answered, _moved, _held, _share
     if not _tuned or _answered < QUIET_EVERY:
         return None
     _answered = 0
@@ -84,10 +94,11 @@ def quiet() -> int | None:
     if youngest < THRESHOLDS[1]:
         gc.collect(0)
         return 0
-    if middle < THRESHOLDS[2] or _moved < _held // 4:
+    if middle < THRESHOLDS[2] or _moved < _held * _share:
         # what survives moves to the oldest generation: all of it, but for the garbage found
         _moved += len(gc.get_objects(0)) + len(gc.get_objects(1)) - gc.collect(1)
         return 1
-    gc.collect(2)
+    found = gc.collect(2)
     _moved, _held = 0, len(gc.get_objects(2))
+    _share = 0.25 if found else min(_share * 2, MAX_SHARE)
     return 2
