@@ -1,5 +1,5 @@
-"""The near-miss guesser finds the words one slip away by lookup (:func:`_slips`): exactly the
-words the one-by-one comparison (:func:`_one_off`) finds, in the same order, for every
+"""The near-miss guesser finds the words one slip away by lookup (``_slips``): exactly the
+words the one-by-one comparison (``_one_off`` here) finds, in the same order, for every
 substring the guesser tries of the corpora's chat lines and of slips made on purpose."""
 
 from __future__ import annotations
@@ -7,10 +7,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from referee.lang.clauses.guess import _long_words, _one_off, _slips
+from referee.lang.clauses.guess import _long_words, _slips
 from referee.lang.normalize import fold_nfkc
 
 CORPUS = Path(__file__).parent / "corpus" / "judgement.jsonl"
+
+
+def _one_off(token: str, word: str) -> bool:
+    """``token`` is ``word`` with one character replaced, dropped or added (the comparison the
+    guesser made with every word before the lookup)."""
+    if abs(len(token) - len(word)) > 1 or token == word:
+        return False
+    if len(token) == len(word):
+        return sum(a != b for a, b in zip(token, word, strict=True)) == 1
+    short, long = sorted((token, word), key=len)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def _tokens(text: str) -> set[str]:

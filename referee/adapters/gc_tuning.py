@@ -36,6 +36,7 @@ for the youngest, 43 ms for the middle one) for no CPU saved.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 
 #: allocations between young collections, then the older generations' ratios (module doc)
 THRESHOLDS = (700, 10, 10)
@@ -102,3 +103,15 @@ def quiet() -> int | None:
     _moved, _held = 0, len(gc.get_objects(2))
     _share = 0.25 if found else min(_share * 2, MAX_SHARE)
     return 2
+
+
+async def quiet_when(idle: Callable[[], bool]) -> None:
+    """:func:`quiet` if ``idle()`` still holds after the other tasks had their turn (an
+    outbox sending what the last input queued goes first). Only the bots are asynchronous: the
+    terminal does not import asyncio for this."""
+    import asyncio
+
+    if idle():
+        await asyncio.sleep(0)
+        if idle():
+            quiet()

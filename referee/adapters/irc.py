@@ -210,15 +210,7 @@ class IrcBot:
                 log.warning("skipped a %s line that could not be handled: %s: %s",
                             getattr(event, "type", "?"), type(e).__name__, e)
                 log.debug("traceback of the skipped line", exc_info=True)
-            await self._quiet()
-
-    async def _quiet(self) -> None:
-        """Between lines: when none waits, the collector's due work (gc_tuning.quiet), after
-        the outbox had its turn to send what the last line queued."""
-        if self.link.inbox.empty():
-            await asyncio.sleep(0)
-            if self.link.inbox.empty():
-                gc_tuning.quiet()
+            await gc_tuning.quiet_when(self.link.inbox.empty)  # no line waits
 
     async def _dispatch(self, ev: Any) -> None:
         session = self.session

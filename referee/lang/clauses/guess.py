@@ -44,9 +44,10 @@ def _word_names() -> tuple[tuple[str, str], ...]:
 def _slip_index() -> tuple[dict[str, int], dict[str, tuple[int, ...]],
                            dict[tuple[int, str], tuple[int, ...]]]:
     """:func:`_long_words` by what one slip leaves of them, as positions in that tuple: (each
-    word; the words one character shorter than them; the words with the character at ``i``
-    taken out, by ``(i, the rest)``). A message's every substring is looked up here instead of
-    being compared with every word (a waiting player's chat line: ~5,000 comparisons)."""
+    word itself; the words by what is left of them with one character taken out; the same by
+    ``(i, what is left)`` for the character at ``i``). A message's every substring is looked up
+    here instead of being compared with every word (a waiting player's chat line: ~5,000
+    comparisons)."""
     exact: dict[str, int] = {}
     shorter: dict[str, list[int]] = {}
     masked: dict[tuple[int, str], list[int]] = {}
@@ -62,8 +63,8 @@ def _slip_index() -> tuple[dict[str, int], dict[str, tuple[int, ...]],
 
 
 def _slips(token: str) -> list[str]:
-    """The long action words ``token`` is one slip from (:func:`_one_off`), in the order of
-    :func:`_long_words`."""
+    """The long action words ``token`` is one slip from (one character replaced, dropped or
+    added), in the order of :func:`_long_words`."""
     exact, shorter, masked = _slip_index()
     found: set[int] = set(shorter.get(token, ()))  # a character dropped
     for i in range(len(token)):
@@ -74,16 +75,6 @@ def _slips(token: str) -> list[str]:
         found.update(masked.get((i, rest), ()))  # a character replaced (or none: below)
     words = _long_words()
     return [words[n] for n in sorted(found) if words[n] != token]
-
-
-def _one_off(token: str, word: str) -> bool:
-    """``token`` is ``word`` with one character replaced, dropped or added."""
-    if abs(len(token) - len(word)) > 1 or token == word:
-        return False
-    if len(token) == len(word):
-        return sum(a != b for a, b in zip(token, word, strict=True)) == 1
-    short, long = sorted((token, word), key=len)
-    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
 
 def guess(typed: str, reader: Callable[[str], Parsed | None]) -> Parsed | None:
