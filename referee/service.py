@@ -348,7 +348,7 @@ class Referee:
             raise
         if ended and self._taking is None:
             due = getattr(store, "snapshot_due", None)
-            seq = due() if callable(due) else None
+            seq = due(len(self.tables)) if callable(due) else None
             if seq is not None:
                 self._begin(seq)
 

@@ -5,6 +5,7 @@ exactly the state a full re-run reaches."""
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -213,5 +214,27 @@ def test_a_command_from_elsewhere_pickles_the_room_it_changes_first(tmp_path: Pa
         assert got is not None and got[0] == before
         assert ref._part(flag.room) != before  # the command did change the room
         db = _copy(s.conn, tmp_path / "copy.db")
+    state, warnings = _from_snapshot(db)
+    assert warnings == [] and state == _full(db)
+
+
+@pytest.mark.usefixtures("small_snapshots")
+def test_the_spacing_grows_with_the_tables_and_a_restart_still_equals_the_full_rerun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three tables at 30 inputs each: a snapshot every 90 inputs at least, not every 40."""
+    monkeypatch.setattr(store_db, "SPACING_PER_TABLE", 30)
+    heads: list[int] = []
+    with Store(tmp_path / "live.db") as s:
+        ref = Referee(persistence=s)
+        for n, inp in enumerate(_interleave(_plays()), start=1):
+            ref.process(inp)
+            head = s.conn.execute("SELECT seq FROM snapshots").fetchone()
+            if head is not None and (not heads or head[0] != heads[-1]):
+                heads.append(head[0])
+            if n == 200:
+                db = _copy(s.conn, tmp_path / "at200.db")
+    assert len(heads) >= 2
+    assert all(b - a >= 90 for a, b in itertools.pairwise(heads))
     state, warnings = _from_snapshot(db)
     assert warnings == [] and state == _full(db)

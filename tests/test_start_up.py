@@ -30,7 +30,7 @@ def test_tune_freezes_what_start_up_made_and_raises_the_thresholds() -> None:
     try:
         gc_tuning.tune()
         assert gc.get_freeze_count() > 0
-        assert gc.get_threshold() == gc_tuning.THRESHOLDS
+        assert gc.get_threshold() == gc_tuning.AUTOMATIC
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)

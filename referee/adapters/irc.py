@@ -210,6 +210,7 @@ class IrcBot:
                 log.warning("skipped a %s line that could not be handled: %s: %s",
                             getattr(event, "type", "?"), type(e).__name__, e)
                 log.debug("traceback of the skipped line", exc_info=True)
+            await gc_tuning.quiet_when(self.link.inbox.empty)  # no line waits
 
     async def _dispatch(self, ev: Any) -> None:
         session = self.session
@@ -408,6 +409,8 @@ class IrcBot:
             if reply is not None and nick is not None:
                 self.outbox.send(reply, msg("save_failed", player=nick))
             return None
+        finally:
+            gc_tuning.answered()
 
     async def _rejoined(self, channel: str) -> None:
         """After a reconnect: tell a channel whose hand is running that the bot was away; after

@@ -220,6 +220,8 @@ class MatrixBot:
             except StoreError as e:
                 log.error("clock tick of %s not saved, nothing changed: %s", room, str(e)[:300])
                 continue
+            finally:
+                gc_tuning.answered()
             if out is not None:
                 await self.delivery.queue(input_id, room, room, "",
                                           [e.to_json() for e in out.events])
@@ -233,6 +235,7 @@ class MatrixBot:
                 if (await self.clock_tick(time.time()) or drained or told
                         or self.delivery.keys_pending):
                     await self.delivery.flush()
+                    gc_tuning.quiet()
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bug in one tick must not stop the clock of every table
@@ -290,6 +293,7 @@ class MatrixBot:
             self.synced += 1
             await self.crypto.housekeeping()
             await self.delivery.flush()
+            gc_tuning.quiet()  # the sync's replies are out; the next sync waits on the server
 
     def _announce_back(self) -> None:
         """After a restart, every table's room is told the dealer is back and whom the table
@@ -575,6 +579,8 @@ class MatrixBot:
         except StoreError as e:
             await self._not_saved(room_id, sender, inp.id, e)
             return None
+        finally:
+            gc_tuning.answered()
         if out is not None:
             return [e.to_json() for e in out.events]
         return [rendered_record(e) for e in self.store.events_of(inp.id)]

@@ -193,6 +193,8 @@ def serve(
         if prompt:
             out.write("> ")
         out.flush()
+        gc_tuning.answered()
+        gc_tuning.quiet()  # the lines are out (referee.adapters.gc_tuning)
 
 
 def run(db: Path | None, moderator: str = "dealer", verbose: bool = False) -> None:

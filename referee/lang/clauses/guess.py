@@ -40,14 +40,41 @@ def _word_names() -> tuple[tuple[str, str], ...]:
                  for w in words)
 
 
-def _one_off(token: str, word: str) -> bool:
-    """``token`` is ``word`` with one character replaced, dropped or added."""
-    if abs(len(token) - len(word)) > 1 or token == word:
-        return False
-    if len(token) == len(word):
-        return sum(a != b for a, b in zip(token, word, strict=True)) == 1
-    short, long = sorted((token, word), key=len)
-    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
+@cache
+def _slip_index() -> tuple[dict[str, int], dict[str, tuple[int, ...]],
+                           dict[tuple[int, str], tuple[int, ...]]]:
+    """:func:`_long_words` by what one slip leaves of them, as positions in that tuple: (each
+    word itself; the words by what is left of them with one character taken out; the same by
+    ``(i, what is left)`` for the character at ``i``). A message's every substring is looked up
+    here instead of being compared with every word (a waiting player's chat line: ~5,000
+    comparisons)."""
+    exact: dict[str, int] = {}
+    shorter: dict[str, list[int]] = {}
+    masked: dict[tuple[int, str], list[int]] = {}
+    for n, word in enumerate(_long_words()):
+        exact.setdefault(word, n)
+        for i in range(len(word)):
+            rest = word[:i] + word[i + 1:]
+            if n not in shorter.setdefault(rest, []):
+                shorter[rest].append(n)
+            masked.setdefault((i, rest), []).append(n)
+    return (exact, {k: tuple(v) for k, v in shorter.items()},
+            {k: tuple(v) for k, v in masked.items()})
+
+
+def _slips(token: str) -> list[str]:
+    """The long action words ``token`` is one slip from (one character replaced, dropped or
+    added), in the order of :func:`_long_words`."""
+    exact, shorter, masked = _slip_index()
+    found: set[int] = set(shorter.get(token, ()))  # a character dropped
+    for i in range(len(token)):
+        rest = token[:i] + token[i + 1:]
+        n = exact.get(rest)  # a character added
+        if n is not None:
+            found.add(n)
+        found.update(masked.get((i, rest), ()))  # a character replaced (or none: below)
+    words = _long_words()
+    return [words[n] for n in sorted(found) if words[n] != token]
 
 
 def guess(typed: str, reader: Callable[[str], Parsed | None]) -> Parsed | None:
@@ -64,13 +91,10 @@ def guess(typed: str, reader: Callable[[str], Parsed | None]) -> Parsed | None:
     folded = fold_nfkc(typed)
     if len(folded) != len(typed) or len(folded) > 40:
         return None
-    words = _long_words()
     for size in range(min(len(folded), 9), 2, -1):
         for start in range(0, len(folded) - size + 1):
-            token = folded[start:start + size]
-            for word in words:
-                if _one_off(token, word):
-                    got = reader(typed[:start] + word + typed[start + size:])
-                    if got is not None:
-                        return got
+            for word in _slips(folded[start:start + size]):
+                got = reader(typed[:start] + word + typed[start + size:])
+                if got is not None:
+                    return got
     return None
