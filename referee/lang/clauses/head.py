@@ -96,7 +96,7 @@ def read_head(text: str, game: str, read: Reader, advice: bool = False) -> Parse
         if got is None or _listed(got, pieces, i, read) or _quoted_next(text[at:]):
             continue
         found.append((i, got))
-    if not found or not _spoken_freely(text, pieces, found[-1][0], advice) or any(
+    if not found or not _spoken_freely(text, pieces, found[-1], advice) or any(
             _placed(p) for p in pieces[found[-1][0] + 1:]):
         return None
     return _agreed(found, pieces, read)
@@ -134,15 +134,24 @@ def _ending_action(piece: str, read: Reader) -> Parsed | None:
     return read(spans[-1].group())
 
 
-def _spoken_freely(text: str, pieces: list[str], last: int, advice: bool) -> bool:
+def _spoken_freely(text: str, pieces: list[str], decision: tuple[int, Parsed],
+                   advice: bool) -> bool:
     """Nobody addressed up to the decision (a clause that is only a name: ボブ、コール), no
     second person, and no question or praise in its sentence. A name inside the story (bob
     さんのベットはいつも本物) addresses no one; one in the decision's own clause is its subject,
     which the clause's reading refuses."""
+    last, got = decision
     end = text.find(pieces[last]) + len(pieces[last])
     stop = re.search(f"[{text_of('full_stops')}{text_of('question')}\n]", text[end:])
     upto = text[:end + (stop.end() if stop else len(text) - end)]
-    if any(q in upto for q in text_of("question")) or any(
+    asked = any(q in upto for q in text_of("question"))
+    after = upto[end:]
+    if asked and got.action in texts_of("stakes") and any(
+            w in after for w in texts_of("head_format_checks")) and not any(
+            q in text[:end] for q in text_of("question")) and not any(
+            w in after for w in texts_of("quoting")):
+        asked = False  # (AA50 アンティ100、順番逆だけど通るよね？: its writing asked about)
+    if asked or any(
             w in fold_nfkc(upto).lower() for w in texts_of("praise")):
         return False  # (a question or praise before the decision is said: to someone)
     if any(x in upto for x in texts_of("second_person")):
