@@ -28,6 +28,7 @@ from referee.lang.clauses.vocabulary import (
     Vocabulary,
     amount_pattern,
     guarded,
+    katakana_word,
     text_of,
     texts_of,
     traits,
@@ -242,13 +243,8 @@ def _inside_katakana_word(r: _Reading, at: int) -> bool:
     for w in r.clause.words:
         s = w.start - r.clause.start
         if s < at < s + len(w.surface):
-            return _katakana_word().fullmatch(w.surface) is not None
+            return katakana_word().fullmatch(w.surface) is not None
     return False
-
-
-@cache
-def _katakana_word() -> re.Pattern[str]:
-    return re.compile(text_of("katakana_word"))
 
 
 # the actions a word of which is content in a game that does not have them
@@ -271,10 +267,17 @@ def _ante_raised(r: _Reading) -> None:
     f, folded = r.f, r.folded
     if not any(n == "ante" for _, n in f.actions):
         return
-    stems = tuple(fold_nfkc(w) for w in texts_of("figure_verb_stems"))
-    brought = re.compile(f"(?:{amount_pattern().pattern})\\s*(?:{'|'.join(texts_of('make'))})\\s*$")
+    stems, brought = _figure_verb()
     f.actions = [(p, n) for p, n in f.actions if not (
         n == "raise" and folded.startswith(stems, p) and brought.search(folded[:p]))]
+
+
+@cache
+def _figure_verb() -> tuple[tuple[str, ...], re.Pattern[str]]:
+    """The figure verb's stems (folded) and an amount with に or まで just before one."""
+    stems = tuple(fold_nfkc(w) for w in texts_of("figure_verb_stems"))
+    make = "|".join(texts_of("make"))
+    return stems, re.compile(f"(?:{amount_pattern().pattern})\\s*(?:{make})\\s*$")
 
 
 def _less_of(r: _Reading) -> None:

@@ -35,10 +35,12 @@ from referee.lang.clauses.vocabulary import (
     PARTICLE,
     SURFACE_NAMES,
     VERB,
-    guarded,
+    action_spans,
+    katakana_word,
+    placed_already,
+    style_of_the_day,
     text_of,
     texts_of,
-    vocabulary,
 )
 from referee.lang.normalize import fold_nfkc
 from referee.lang.words import Word, words
@@ -68,11 +70,6 @@ def _letters() -> re.Pattern[str]:
     return re.compile(f"[{text_of('hiragana')}{text_of('katakana')}A-Za-z]")
 
 
-@cache
-def _katakana() -> re.Pattern[str]:
-    return re.compile(text_of("katakana_word"))
-
-
 def read_head(text: str, game: str, read: Reader, advice: bool = False) -> Parsed | None:
     """The one action that is the head of a clause of ``text`` (module docstring), or None;
     ``advice``: the message also reads as advice, so a name in it is the one advised."""
@@ -88,26 +85,20 @@ def read_head(text: str, game: str, read: Reader, advice: bool = False) -> Parse
             "head_noticing") for p in pieces):
         return None  # (コール、いや、レイズ: the clause reader's corrections)
     found: list[tuple[int, Parsed]] = []
-    at = 0
+    ends: list[int] = []  # where each piece ends in ``text``
     for i, piece in enumerate(pieces):
-        start = text.find(piece, at)
-        at = start + len(piece)
+        ends.append(text.find(piece, ends[-1] if ends else 0) + len(piece))
         got = _head(piece.strip(), game, read, folded, reasons=i > 0)
-        if got is None or _listed(got, pieces, i, read) or _quoted_next(text[at:]):
+        if got is None or _listed(got, pieces, i, read) or _quoted_next(text[ends[-1]:]):
             continue
         found.append((i, got))
-    if not found or not _spoken_freely(text, pieces, found[-1], advice) or any(
-            _placed(p) for p in pieces[found[-1][0] + 1:]):
+    if not found:
         return None
+    last, got = found[-1]
+    if not _spoken_freely(text, pieces[:last + 1], ends[last], got, advice) or any(
+            placed_already(p, words(p)) for p in pieces[last + 1:]):
+        return None  # (…アンティだけでいいや。まあ今回はもう置いちゃったけど: told)
     return _agreed(found, pieces, read)
-
-
-def _placed(piece: str) -> bool:
-    """まあ今回はもう置いちゃったけど: the stake already placed, so what came before is told."""
-    ws = words(piece)
-    return text_of("already") in piece and any(
-        w.pos == AUX and w.lemma == text_of("past") for w in ws) and any(
-        w.lemma in texts_of("stake_verbs") for w in ws)
 
 
 def _quoted_next(rest: str) -> bool:
@@ -134,14 +125,12 @@ def _ending_action(piece: str, read: Reader) -> Parsed | None:
     return read(spans[-1].group())
 
 
-def _spoken_freely(text: str, pieces: list[str], decision: tuple[int, Parsed],
-                   advice: bool) -> bool:
+def _spoken_freely(text: str, before: list[str], end: int, got: Parsed, advice: bool) -> bool:
     """Nobody addressed up to the decision (a clause that is only a name: ボブ、コール), no
     second person, and no question or praise in its sentence. A name inside the story (bob
     さんのベットはいつも本物) addresses no one; one in the decision's own clause is its subject,
-    which the clause's reading refuses."""
-    last, got = decision
-    end = text.find(pieces[last]) + len(pieces[last])
+    which the clause's reading refuses. ``before``: the clauses up to the decision's, which
+    ends at ``end``."""
     stop = re.search(f"[{text_of('full_stops')}{text_of('question')}\n]", text[end:])
     upto = text[:end + (stop.end() if stop else len(text) - end)]
     asked = any(q in upto for q in text_of("question"))
@@ -159,7 +148,7 @@ def _spoken_freely(text: str, pieces: list[str], decision: tuple[int, Parsed],
     if advice and any(w.pos3 == _PERSON or w.lemma in texts_of("name_suffixes")
                       for w in words(upto)):
         return False  # (bobさんそこでフォールドはないって、…コールしとこ: advice to bob)
-    return not any(_calls_someone(piece) for piece in pieces[:last + 1])
+    return not any(_calls_someone(piece) for piece in before)
 
 
 def _calls_someone(piece: str) -> bool:
@@ -210,9 +199,11 @@ def _head(piece: str, game: str, read: Reader, message: str,
         return None
     last = spans[-1]
     a = next((i for i, w in enumerate(ws) if w.start + len(w.surface) > last.start()), None)
-    if a is None or not _free_before(ws, a, folded, last, piece):
+    if a is None:
         return None
     b = _clause_start(ws, a)
+    if not _free_before(ws, a, b, folded, last, piece):
+        return None
     cut = ws[b + 1].start if b + 1 < len(ws) else 0
     end = len(piece)
     if _means(ws, a):
@@ -224,9 +215,7 @@ def _head(piece: str, game: str, read: Reader, message: str,
     if not _done_now(ws, a, message):
         return None  # (before the readings, which cost a parse each)
     got = _longest(piece[:end], ws, a, b, read)
-    if got is None or (got.action not in texts_of("stakes") and any(
-            w in piece for w in texts_of("this_day")) and any(
-            w in piece for w in texts_of("day_styles"))):
+    if got is None or style_of_the_day(got.action, piece):
         return None  # (今日はコールで地道にいきます: how the evening is played)
     named = {SURFACE_NAMES[m.lastgroup or ""] for m in spans if m.start() >= cut}
     if named <= set(texts_of("head_side_bets")) and got.action == "ante" and \
@@ -240,7 +229,8 @@ def _head(piece: str, game: str, read: Reader, message: str,
 
 
 def _spans(folded: str) -> list[re.Match[str]]:
-    """The action words of a clause; a letter is one only standing alone (not the c of 8c)."""
+    """The action words of a clause (not 後 nor ショーダウン); a letter is one only standing
+    alone (not the c of 8c)."""
     def alone(m: re.Match[str]) -> bool:
         if len(m.group()) > 1 or not m.group().isascii():
             return True
@@ -248,9 +238,7 @@ def _spans(folded: str) -> list[re.Match[str]]:
         after = folded[m.end():m.end() + 1]
         return not (before.isalnum() and before.isascii()) and not (
             after.isalnum() and after.isascii())
-    return [m for m in vocabulary().surface.finditer(folded)
-            if alone(m) and not guarded(folded, m)
-            and SURFACE_NAMES[m.lastgroup or ""] not in ("all", "none")]  # (後, ショーダウン)
+    return [m for m in action_spans(folded) if alone(m)]
 
 
 def _clause_start(ws: tuple[Word, ...], a: int) -> int:
@@ -263,22 +251,22 @@ def _clause_start(ws: tuple[Word, ...], a: int) -> int:
     return -1
 
 
-def _free_before(ws: tuple[Word, ...], a: int, folded: str, last: re.Match[str],
+def _free_before(ws: tuple[Word, ...], a: int, b: int, folded: str, last: re.Match[str],
                  piece: str) -> bool:
-    """Nothing before the action word makes it a condition's consequence, someone else's,
-    another time's, a described noun or a word inside another (ナースコール)."""
+    """Nothing before the action word (``a``; ``b``: its clause's start, :func:`_clause_start`)
+    makes it a condition's consequence, someone else's, another time's, a described noun or a
+    word inside another (ナースコール)."""
     passes = (*texts_of("pass_words"), *texts_of("refers_back"))
     if last.group().startswith(passes) or any(x in folded[last.start():] for x in passes):
         return False  # (やめとく: declined)
     if ws[a].start < last.start() and not ws[a].surface.isdigit():
         return False
     if a > 0 and ws[a - 1].pos == _NOUN and ws[a - 1].start + len(ws[a - 1].surface) == \
-            ws[a].start and _katakana().fullmatch(ws[a - 1].surface) and not _spans(
+            ws[a].start and katakana_word().fullmatch(ws[a - 1].surface) and not _spans(
                 fold_nfkc(ws[a - 1].surface)):
         return False  # (ナースコール; not ポットベット, two action words)
     if any(t in fold_nfkc(piece[:ws[a].start]) for t in texts_of("head_later")):
         return False
-    b = _clause_start(ws, a)
     if b >= 0 and (ws[b].lemma in texts_of("head_conditions")
                    or ws[b].surface in texts_of("head_conditions")):
         return False

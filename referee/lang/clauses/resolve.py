@@ -34,6 +34,8 @@ from referee.lang.clauses.vocabulary import (
     action_words,
     amount_pattern,
     mentions,
+    placed_already,
+    style_of_the_day,
     text_of,
     texts_of,
     traits,
@@ -869,23 +871,14 @@ def _plain(decision: Clause, letter: bool = False) -> bool:
             w in said for w in texts_of("habit_words"))) and not any(
             w in said for w in texts_of("likewise"))) \
         and not any(w in said for w in texts_of("resolutions")) \
-        and not _style_of_the_day(decision, said)  # (前回は降りて後悔, ずっとコール)
-
-
-def _style_of_the_day(decision: Clause, said: str) -> bool:
-    """「今日はコールで地道にいきます」: how the speaker plays today, a decision's action only as
-    its style (an ante or an all-in is the stake: 今回はアンティ100に下げて地道にいきます)."""
-    got = decision.parsed
-    return got is not None and got.action not in texts_of("stakes") and any(
-        w in said for w in texts_of("this_day")) and any(w in said for w in texts_of("day_styles"))
+        and not (decision.parsed is not None and style_of_the_day(
+            decision.parsed.action, said))  # (前回は降りて後悔, ずっとコール)
 
 
 def _done_already(after: list[Clause]) -> bool:
-    """A clause after the decision that says the stake is already placed (もう置いちゃった):
-    the decision was a story of it."""
-    return any(text_of("already") in c.folded and any(
-        w.pos == AUX and w.lemma == text_of("past") for w in c.said()) and any(
-        w.lemma in texts_of("stake_verbs") for w in c.said()) for c in after)
+    """A clause after the decision that says the stake is already placed: the decision was a
+    story of it."""
+    return any(placed_already(c.folded, c.said()) for c in after)
 
 
 def _said_to_someone(clauses: list[Clause]) -> bool:

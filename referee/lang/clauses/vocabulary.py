@@ -15,6 +15,7 @@ from referee.actions import Parsed
 from referee.lang import vocab
 from referee.lang.action_words import clause_actions, short_forms
 from referee.lang.normalize import fold_nfkc
+from referee.lang.words import Word
 
 GrammarReader = Callable[[str], Parsed | None]
 
@@ -302,13 +303,40 @@ def guarded(folded: str, m: re.Match[str]) -> bool:
     return bool(guard) and folded[:m.start()].endswith(tuple(guard))
 
 
+def action_spans(folded: str) -> list[re.Match[str]]:
+    """Where the action words of ``folded`` stand (neither "all" nor "none"), guards kept."""
+    return [m for m in vocabulary().surface.finditer(folded)
+            if not guarded(folded, m) and SURFACE_NAMES[m.lastgroup or ""] not in ("all", "none")]
+
+
 def action_words(folded: str, with_cards: bool = True) -> list[str]:
-    """The actions of the action words in ``folded`` (neither "all" nor "none"), guards kept;
-    without ``with_cards``, not the words that are actions only beside cards (ばいばい)."""
+    """The actions of the action words in ``folded`` (:func:`action_spans`); without
+    ``with_cards``, not the words that are actions only beside cards (ばいばい)."""
     only = texts_of("with_cards_only")
-    return [SURFACE_NAMES[m.lastgroup or ""] for m in vocabulary().surface.finditer(folded)
-            if not guarded(folded, m) and SURFACE_NAMES[m.lastgroup or ""] not in ("all", "none")
-            and (with_cards or m.group() not in only)]
+    return [SURFACE_NAMES[m.lastgroup or ""] for m in action_spans(folded)
+            if with_cards or m.group() not in only]
+
+
+@cache
+def katakana_word() -> re.Pattern[str]:
+    """A word in katakana (ナース, クオリファイ): an action word inside one is none."""
+    return re.compile(text_of("katakana_word"))
+
+
+def placed_already(text: str, said: Iterable[Word]) -> bool:
+    """A clause that says the stake is already placed (まあ今回はもう置いちゃったけど): what came
+    before it tells of the stake, it does not place it."""
+    ws = list(said)
+    return text_of("already") in text and any(
+        w.pos == AUX and w.lemma == text_of("past") for w in ws) and any(
+        w.lemma in texts_of("stake_verbs") for w in ws)
+
+
+def style_of_the_day(action: str | None, text: str) -> bool:
+    """「今日はコールで地道にいきます」: how the speaker plays today, the action only its style
+    (an ante or an all-in is the stake itself: 今回はアンティ100に下げて地道にいきます)."""
+    return action not in texts_of("stakes") and any(
+        w in text for w in texts_of("this_day")) and any(w in text for w in texts_of("day_styles"))
 
 
 @cache
