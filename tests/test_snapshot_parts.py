@@ -94,6 +94,17 @@ def small_snapshots(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(HistoryBook.__init__, "__defaults__", (3,))
 
 
+def _played(ref: Referee, s: Store, heads: list[int]) -> Iterator[int]:
+    """The three rooms' inputs through ``ref`` on ``s``, the number of each yielded after it
+    is processed; each new snapshot head appended to ``heads``."""
+    for n, inp in enumerate(_interleave(_plays()), start=1):
+        ref.process(inp)
+        head = s.conn.execute("SELECT seq FROM snapshots").fetchone()
+        if head is not None and (not heads or head[0] != heads[-1]):
+            heads.append(head[0])
+        yield n
+
+
 @pytest.mark.usefixtures("small_snapshots")
 def test_any_moment_resumes_to_the_full_rerun_and_idle_rooms_are_not_written(
     tmp_path: Path,
@@ -102,11 +113,7 @@ def test_any_moment_resumes_to_the_full_rerun_and_idle_rooms_are_not_written(
     heads: list[int] = []
     with Store(tmp_path / "live.db") as s:
         ref = Referee(persistence=s)
-        for n, inp in enumerate(_interleave(_plays()), start=1):
-            ref.process(inp)
-            head = s.conn.execute("SELECT seq FROM snapshots").fetchone()
-            if head is not None and (not heads or head[0] != heads[-1]):
-                heads.append(head[0])
+        for n in _played(ref, s, heads):
             if n % 53 == 0:  # a restart now: mid-hand, mid-snapshot, whatever is stored
                 db = _copy(s.conn, tmp_path / f"at{n}.db")
                 state, warnings = _from_snapshot(db)
@@ -226,12 +233,7 @@ def test_the_spacing_grows_with_the_tables_and_a_restart_still_equals_the_full_r
     monkeypatch.setattr(store_db, "SPACING_PER_TABLE", 30)
     heads: list[int] = []
     with Store(tmp_path / "live.db") as s:
-        ref = Referee(persistence=s)
-        for n, inp in enumerate(_interleave(_plays()), start=1):
-            ref.process(inp)
-            head = s.conn.execute("SELECT seq FROM snapshots").fetchone()
-            if head is not None and (not heads or head[0] != heads[-1]):
-                heads.append(head[0])
+        for n in _played(Referee(persistence=s), s, heads):
             if n == 200:
                 db = _copy(s.conn, tmp_path / "at200.db")
     assert len(heads) >= 2
