@@ -231,6 +231,10 @@ def _read_action_words(r: _Reading) -> None:
         if name == "all" and name not in allowed:
             r.spans.append(m.span())  # 手持ち2400全部です: "all of it", no content of its own
             continue
+        if name == "all" and re.search(text_of("counted_all"), folded[:m.start()] + m.group()):
+            r.spans.append(m.span())  # 2枚とも替える: both of the cards named, not the hand
+            f.these = True
+            continue
         if name not in allowed:
             _foreign_action(f, name, m.group())
             continue
@@ -559,6 +563,9 @@ def _judge_word(r: _Reading, i: int, prev: Word | None, ranks: set[str]) -> None
         return  # 2sと5dば捨てるけん: the ば of an object
     past = w.pos == AUX and w.lemma == text_of("past") and (
         prev is None or prev.lemma != text_of("polite"))
+    if w.pos == AUX and w.lemma == text_of("zu") and prev is not None and prev.pos == VERB \
+            and not any(p < w.start - r.clause.start for p, _ in f.actions):
+        return  # 欲張らずに替えます: the ず of a manner before the act negates the manner only
     if _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
         _veto(f, prev, w, v)
     elif _excused(r, i, prev, ranks):

@@ -51,7 +51,7 @@ Reader = Callable[[str], "Parsed | None"]
 #: Fewer hiragana than this: not a Japanese message (the other languages have their own words).
 _MIN_KANA = 4
 _ADJECTIVE, _ADNOMINAL = vocab.pos("adjective"), vocab.pos("adnominal")
-_NOUN, _PERSON = vocab.pos("noun"), vocab.pos("person_name")
+_NOUN, _PERSON, _SUFFIX = vocab.pos("noun"), vocab.pos("person_name"), vocab.pos("suffix")
 _PROPER, _SYMBOL, _BLANK = vocab.pos("proper_noun"), vocab.pos("symbol"), vocab.pos("blank")
 
 
@@ -306,6 +306,8 @@ def _longest(piece: str, ws: tuple[Word, ...], a: int, b: int, read: Reader) -> 
     as it reads as the same action saying at least as much (4cと9hを捨てます)."""
     best = None
     for s in range(a, b, -1):
+        if s > 0 and ws[s].pos == _SUFFIX:
+            continue  # (2枚とも替える is not read from 枚: a suffix belongs to the word before)
         got = read(piece[ws[s].start:])
         if got is not None and (best is None or (
                 got.action == best.action and _holds(_values(got), _values(best)))):

@@ -200,6 +200,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
             c.kind = "chat"  # …ベット600、降りたい人はどうぞ: who else may, after the decision
     _fold_then_shown(clauses, game, hands)
+    _rest_agrees(clauses, game)
     if _explains_the_past(clauses):
         return Reading(None, True)
     for i, c in enumerate(clauses):
@@ -1031,6 +1032,27 @@ def _of_people(c: Clause) -> bool:
     people = texts_of("people_nouns")
     return any(w.lemma in people and w.pos == NOUN and k > 0 and said[k - 1].pos in (AUX, VERB)
                for k, w in enumerate(said))
+
+
+def _rest_agrees(clauses: list[Clause], game: str) -> None:
+    """「3sと8dを捨てます。残りは全部キープして勝負します」: after a deuces play that names its
+    cards, "the rest" kept (or thrown) whole says the same play from the other side; it
+    agrees and is no second decision."""
+    if traits(game).draw != "play":
+        return
+    named: Parsed | None = None
+    for i, c in enumerate(clauses):
+        p = c.parsed
+        if c.kind != "action" or p is None or p.action != "play":
+            continue
+        rest = fold_nfkc(c.folded).lstrip().startswith(texts_of("rest_openers"))
+        # (Kd Kc 残して勝負、残りの3枚は全部チェンジで: the cards in clauses of their own)
+        cards = any(x.kind == "cards" for x in clauses[:i]) and named is None
+        if rest and (cards or (named is not None and (
+                (p.discard == [] and named.discard) or (p.keep == [] and named.keep)))):
+            c.kind, c.parsed = "chat", None
+        elif p.keep or p.discard:
+            named = p
 
 
 def _fold_then_shown(clauses: list[Clause], game: str,
