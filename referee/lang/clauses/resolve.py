@@ -173,10 +173,19 @@ def read(text: str, game: str, grammar: GrammarReader,
         return first
     second = _resolve(sentences, game, grammar, hands, advice, _Pass(coarse=True))
     if second.action is not None and not second.decided:
+        if first.action is not None and _shows_more(first.action, second.action):
+            return first  # (降ります。A♠だけ見せときます、前に…: the cards the clauses joined)
         return second
     if first.action is not None:
         return first
     return second if second.action is not None else first
+
+
+def _shows_more(fine: Parsed, coarse: Parsed) -> bool:
+    """The same fold or muck, the fine reading with the cards it shows and the coarse one
+    without (a sentence of reasons hid the cards from it)."""
+    return fine.action == coarse.action and fine.action in ("fold", "muck") and \
+        bool(fine.cards) and not coarse.cards
 
 
 def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
@@ -1066,13 +1075,16 @@ def _fold_then_shown(clauses: list[Clause], game: str,
             continue
         later = clauses[i + 1:]
         # (降ります。フォールドして、Ksだけ見せときます: the fold said twice)
-        b = next((c for c in later if (c.kind in _NAMING and not (
+        b = next((c for k, c in enumerate(later) if (c.kind in _NAMING and not (
             c.kind == "action" and c.parsed is not None and c.parsed.action == pa.action
             and not c.parsed.cards)) or (c.kind == "chat" and not c.strict and
-                                         _shown_with_reason(c, game, hands))), None)
+                                         _shown_with_reason(c, game, hands))
+            or _shows_next(c, later[k + 1:], game, hands)), None)
         if b is None or b.question:
             continue
-        if b.kind in ("blocking", "chat") and not b.strict:
+        if b.kind == "chat" and _shows_next(b, later[later.index(b) + 1:], game, hands):
+            shown = None  # (Aだけ見せとくね、A♠: the cards in the clause after)
+        elif b.kind in ("blocking", "chat") and not b.strict:
             shown = _shown_with_reason(b, game, hands)  # (証拠に A♠だけ見せときます)
         elif b.kind == "action" and b.parsed is not None and b.parsed.action == "open":
             shown = b.parsed.cards
@@ -1089,6 +1101,17 @@ def _fold_then_shown(clauses: list[Clause], game: str,
                     c.parsed = c.parsed.model_copy(update={"cards": list(shown),
                                                            "hand_info": True})
             b.kind = "agrees"
+
+
+def _shows_next(c: Clause, after: list[Clause], game: str,
+                hands: tuple[tuple[str, re.Pattern[str]], ...]) -> bool:
+    """A clause of chat whose one action word is showing, with no card of its own and not in
+    the past, followed by a clause of cards (1枚だけ見せときますね、A♦): those are shown."""
+    if c.kind != "chat" or c.question or not after or after[0].kind != "cards":
+        return False
+    f = frame(c, game, hands)
+    past = any(w.pos == AUX and w.lemma == text_of("past") for w in c.said())
+    return {a for _, a in f.actions} == {"open"} and not f.cards and not past
 
 
 def _shown_with_reason(c: Clause, game: str,
