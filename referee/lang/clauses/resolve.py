@@ -500,8 +500,11 @@ def _mentions_someone(c: Clause) -> bool:
     suffixes = texts_of("name_suffixes")
     everyone = texts_of("audience")
     ws = c.words
-    return any(w.pos3 == person or (w.lemma in suffixes and not (
-        i and ws[i - 1].surface in everyone)) for i, w in enumerate(ws)) or any(
+    surface = vocabulary().surface
+    # (コール-Cole: an action word the analyser took for a name names no one)
+    return any((w.pos3 == person and not surface.fullmatch(fold_nfkc(w.surface))) or (
+        w.lemma in suffixes and not (i and ws[i - 1].surface in everyone))
+        for i, w in enumerate(ws)) or any(
         y in fold_nfkc(c.folded) for y in texts_of("second_person"))
 
 
@@ -530,7 +533,21 @@ def _decided_after(kept: list[Clause], letter: bool = False) -> list[Clause] | N
         return None
     if _said_to_someone(before):
         return None  # おめ、おりんな
-    return kept[named[-1]:]
+    start = named[-1]
+    while start > 0 and _side_bet_beside(kept[start - 1], kept[start:]):
+        start -= 1  # (…ので、AA200 アンティ300で行きます: one stake said in two clauses)
+    return kept[start:]
+
+
+def _side_bet_beside(c: Clause, decision: list[Clause]) -> bool:
+    """An ante's side bet said in the clause right before the decision's ante, with no stop
+    between (AA200 アンティ300で行きます): the same stake."""
+    p, q = c.parsed, decision[0].parsed
+    if c.kind != "action" or p is None or q is None or decision[0].after_stop or \
+            any(ch in c.mark for ch in vocab.marks("sentence_stops")):
+        return False
+    return p.action in ("ante", "allin") and p.aa is not None and p.amount is None and \
+        q.action == "ante" and q.aa is None and q.amount is not None
 
 
 def _committed_now(kept: list[Clause], game: str,
