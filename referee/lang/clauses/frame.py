@@ -204,6 +204,9 @@ def _read_cards(r: _Reading, hands: Iterable[tuple[str, re.Pattern[str]]]) -> No
                     text_of("draw_before_hand"), folded[:m.start()]):
                 f.vetoed = f.strict = True  # フラッシュまであと1枚, あと2枚でフラッシュ: a draw
                 f.why.append(text_of("up_to"))
+            elif folded[m.end():].lstrip().startswith(text_of("hand_even")):
+                f.vetoed = f.strict = True  # ストレートでも十分: "even a straight", no declaration
+                f.why.append(text_of("hand_even"))
             elif re.search(text_of("hand_made_of"), folded[:m.start()]):
                 r.spans.append((0, m.start()))  # QQ 55 888でミドルハウス: what makes the hand
             elif folded[m.end():].strip() in texts_of("hangul_endings"):

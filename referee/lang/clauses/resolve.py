@@ -203,7 +203,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                                    _topic_of_next(c, clauses[i + 1:]) or _state_given(c) or
                                    _past_choice(c, clauses[:i]) or _planned(c, clauses[:i]) or
                                    _times_done(c) or _quoted_by_next(clauses[i + 1:]) or
-                                   _multiplied(c) or
+                                   _multiplied(c) or _gives_up_hand(c, clauses[:i]) or
                                    _opens_later(c)):
             c.kind, c.strict = "blocking", True
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
@@ -1060,10 +1060,35 @@ def _of_people(c: Clause) -> bool:
                for k, w in enumerate(said))
 
 
+def _gives_up_hand(c: Clause, before: list[Clause]) -> bool:
+    """A fold said by giving up (諦め) right after a clause of the same sentence that names a
+    hand (セブンストレートは1枚足りなかったので諦め): the hand is what is given up."""
+    p = c.parsed
+    if p is None or p.action != "fold" or not before or c.after_stop or \
+            not any(w.lemma in texts_of("give_up_lemmas") for w in c.words):
+        return False
+    b = before[-1]  # (the hand as the topic: not ブタなので諦めます, a fold for a poor hand)
+    return b.hand_named and any(w.pos == PARTICLE and w.lemma in texts_of("topic")
+                                for w in b.words) and not any(
+        ch in b.mark for ch in vocab.marks("sentence_stops"))
+
+
 def _rest_agrees(clauses: list[Clause], game: str) -> None:
     """「3sと8dを捨てます。残りは全部キープして勝負します」: after a deuces play that names its
     cards, "the rest" kept (or thrown) whole says the same play from the other side; it
-    agrees and is no second decision."""
+    agrees and is no second decision. In seven, the hand "the rest" makes after two cards
+    thrown (捨て札は4sと9h、残り5枚でストレート) is what the throw makes, no declaration."""
+    if traits(game).draw == "discards":
+        thrown = False
+        for c in clauses:
+            p = c.parsed
+            rest = fold_nfkc(c.folded).lstrip().startswith(texts_of("rest_openers"))
+            if thrown and rest and c.kind in _NAMING and (c.hand_named or (
+                    p is not None and p.hand is not None)):
+                c.kind, c.parsed = "chat", None
+            thrown = thrown or (c.kind == "action" and p is not None and p.action == "discard"
+                                and bool(p.cards))
+        return
     if traits(game).draw != "play":
         return
     named: Parsed | None = None

@@ -273,6 +273,9 @@ def _corrections(folded: str, words_at: list[tuple[int, int]], cut_at: set[int],
                 or before.strip(vocab.marks("separators")) in texts_of("correction_openers"))
         # (レイズもちょっと違う: the action is what 違う is said of, no correction)
         told = told and re.search(text_of("correction_as_predicate"), before.rstrip()) is None
+        # (前回ここで捨てるカード間違えて…: a mistake of another time, told)
+        told = told and not (m.group().startswith(tuple(texts_of("mistake_words"))) and any(
+            w in before for w in texts_of("past_times")))
         # (いきたいじゃないですか; ER打つほどの形じゃないけど: a negation conceded, no correction)
         drawn = folded[m.end():m.end() + 1] in (vocab.marks("long_vowel") + text_of("wave")) \
             or folded.startswith(_rhetorical(), m.end()) \
