@@ -104,6 +104,7 @@ class _Reading:
     spans: list[tuple[int, int]] = field(default_factory=list)  # text no other word may claim
     keyword_spans: list[tuple[int, int]] = field(default_factory=list)  # action words by surface
     lemma_found: set[int] = field(default_factory=set)  # action words by lemma (positions)
+    hand_at: int = -1  # where the hand named starts
 
     def free(self, s: int, e: int) -> bool:
         """Whether ``[s, e)`` overlaps nothing read yet."""
@@ -153,6 +154,7 @@ def _frame(clause: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], 
     _read_cards(r, hands)
     _read_action_words(r)
     _settle_actions(r)
+    _cards_described(r)
     _read_amounts(r)
     tail_at = _read_edges(r)
     # then every other word, one by one
@@ -198,7 +200,7 @@ def _read_cards(r: _Reading, hands: Iterable[tuple[str, re.Pattern[str]]]) -> No
     for name, pat in hands:
         m = pat.search(folded)
         if m is not None and not any(a <= m.start() < b for a, b in r.spans):
-            f.hand = name
+            f.hand, r.hand_at = name, m.start()
             r.spans.append(m.span())
             if folded.startswith(text_of("up_to"), m.end()) or re.search(
                     text_of("draw_before_hand"), folded[:m.start()]):
@@ -213,6 +215,27 @@ def _read_cards(r: _Reading, hands: Iterable[tuple[str, re.Pattern[str]]]) -> No
                 f.polite = f.declared = True  # 빅하우스요: a Korean ending declares as です does
                 r.spans.append((m.end(), len(folded)))
             break
+
+
+def _cards_described(r: _Reading) -> None:
+    """Words before the cards that end in the attributive form (ペアの邪魔になってる3cと7dを捨てます,
+    要らない3cを捨てます) describe the cards the action after them takes: no content."""
+    f, clause = r.f, r.clause
+    if not f.cards or not f.actions:
+        return
+    first = min(p for p, _ in f.cards)
+    if any(p < first for p, _ in f.actions):
+        return
+    before = [w for w in clause.words if w.start - clause.start < first and w.pos not in (
+        SYMBOL, BLANK)]
+    if not before or before[-1].pos not in (VERB, AUX, vocab.pos("adjective")) or \
+            not before[-1].cform.startswith(text_of("attributive_cform")) or any(
+            w.pos3 == vocab.pos("person_name") or w.lemma in texts_of("name_suffixes")
+            for w in before):
+        return
+    r.spans.append((0, first))
+    if 0 <= r.hand_at < first:
+        f.hand = None  # (the pair the cards are in the way of is not declared)
 
 
 def _read_action_words(r: _Reading) -> None:
