@@ -210,6 +210,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
             c.kind = "chat"  # …ベット600、降りたい人はどうぞ: who else may, after the decision
     _fold_then_shown(clauses, game, hands)
     _rest_agrees(clauses, game)
+    _vague_agrees(clauses)
     if _explains_the_past(clauses):
         return Reading(None, True)
     for i, c in enumerate(clauses):
@@ -1058,6 +1059,25 @@ def _of_people(c: Clause) -> bool:
     people = texts_of("people_nouns")
     return any(w.lemma in people and w.pos == NOUN and k > 0 and said[k - 1].pos in (AUX, VERB)
                for k, w in enumerate(said))
+
+
+def _vague_agrees(clauses: list[Clause]) -> None:
+    """What only names the contest (これで勝負します, 一発勝負いきます) after the speaker's
+    action, or an ante with no figure after an all-in (オールイン、AAはなしで。…今回はアンティ
+    に全部回す: the all-in's ante): the same decision said again, no second one."""
+    acted: list[Parsed] = []
+    for c in clauses:
+        p = c.parsed
+        if c.kind != "action" or p is None:
+            continue
+        surfaces = [fold_nfkc(m.group()) for m in vocabulary().surface.finditer(c.folded)]
+        contest = bool(surfaces) and all(w in texts_of("contest_words") for w in surfaces)
+        if contest and any(x.action not in ("fold", "muck") for x in acted) or (
+                p.action == "ante" and p.amount is None and p.aa is None and
+                any(x.action == "allin" for x in acted)):
+            c.kind, c.parsed = "chat", None
+            continue
+        acted.append(p)
 
 
 def _gives_up_hand(c: Clause, before: list[Clause]) -> bool:
