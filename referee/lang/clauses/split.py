@@ -318,10 +318,11 @@ def _merged(out: list[Clause], text: str, folded: str, ws: tuple[Word, ...]) -> 
     for c in out:
         head = next((w for w in ws if c.start <= w.start < c.start + len(c.text)
                      and w.pos not in (SYMBOL, BLANK)), None)
-        gap = text[merged[-1].start + len(merged[-1].text):c.start] if merged else ""
+        gap_at = merged[-1].start + len(merged[-1].text) if merged else c.start
         doing = head is not None and head.pos == VERB and head.lemma in texts_of("doing")
+        # (the sentence's end is sought in place: 知った笑 なので, laughter after a word ends it)
         if merged and head is not None and (head.pos in (AUX, PARTICLE) or doing) and \
-                not _cuts()[1].search(gap) and \
+                not _stop_between(text, gap_at, c.start) and \
                 fold_nfkc(head.surface) not in v.concessive and not v.corrections.match(
                     folded, head.start):
             prev = merged[-1]
@@ -331,6 +332,13 @@ def _merged(out: list[Clause], text: str, folded: str, ws: tuple[Word, ...]) -> 
             continue
         merged.append(c)
     return merged
+
+
+def _stop_between(text: str, a: int, b: int) -> bool:
+    """Whether a sentence ends between offsets ``a`` and ``b``, sought in place (what comes
+    before and after the gap decides: 知った笑 なので, laughter after a word ends it)."""
+    stop = _cuts()[1].search(text, a, min(len(text), b + 1))
+    return stop is not None and stop.start() < b
 
 
 def _lone_corrections(out: list[Clause], cut_at: set[int]) -> list[Clause]:
