@@ -155,6 +155,7 @@ def _frame(clause: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], 
     _read_action_words(r)
     _settle_actions(r)
     _cards_described(r)
+    _belief_before(r)
     _read_amounts(r)
     tail_at = _read_edges(r)
     # then every other word, one by one
@@ -215,6 +216,16 @@ def _read_cards(r: _Reading, hands: Iterable[tuple[str, re.Pattern[str]]]) -> No
                 f.polite = f.declared = True  # 빅하우스요: a Korean ending declares as です does
                 r.spans.append((m.end(), len(folded)))
             break
+
+
+def _belief_before(r: _Reading) -> None:
+    """What the speaker acts believing, said before the act in the て form (次は自分の番と信じて
+    アンティ200でいきます): the manner of the act, no content."""
+    if not r.f.actions:
+        return
+    m = re.match(text_of("belief_before"), r.folded)
+    if m is not None and m.end() <= min(p for p, _ in r.f.actions):
+        r.spans.append(m.span())
 
 
 def _cards_described(r: _Reading) -> None:

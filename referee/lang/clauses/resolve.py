@@ -700,12 +700,16 @@ def _chosen_with(c: Clause) -> bool:
     while rest and rest[-1].pos == PARTICLE and rest[-1].lemma in texts_of("declaring_finals"):
         rest = rest[:-1]  # (降りとくわ)
     last = rest[-1]
-    # (its own verbs only: not チェックで回すのが怖くなる, 全ツッパで生きてます, …と思うよ)
+    # (its own verbs only: not チェックで回すのが怖くなる, 全ツッパで生きてます, …と思うよ; an
+    # adjective only as the manner of the verb right after it: アンティ1000で大きく行きます)
     return last.pos in (VERB, AUX) and last.cform.startswith(text_of("final_form")) and not any(
         (w.pos == AUX and w.lemma in (text_of("past"), *texts_of("negating_aux"),
                                       *texts_of("state_aux")))
         or (w.pos == PARTICLE and w.lemma not in texts_of("means_inner_particles"))
-        or w.pos == vocab.pos("adjective") for w in rest[1:])
+        or (w.pos == vocab.pos("adjective") and not (
+            w.cform.startswith(text_of("continuative_form")) and k + 2 < len(rest)
+            and rest[k + 2].pos == VERB and rest[k + 2].lemma in texts_of("going_verbs")))
+        for k, w in enumerate(rest[1:]))
 
 
 def _ends_in_action(c: Clause) -> bool:
