@@ -156,6 +156,7 @@ def _frame(clause: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], 
     _settle_actions(r)
     _cards_described(r)
     _belief_before(r)
+    _action_described(r)
     _read_amounts(r)
     tail_at = _read_edges(r)
     # then every other word, one by one
@@ -216,6 +217,26 @@ def _read_cards(r: _Reading, hands: Iterable[tuple[str, re.Pattern[str]]]) -> No
                 f.polite = f.declared = True  # 빅하우스요: a Korean ending declares as です does
                 r.spans.append((m.end(), len(folded)))
             break
+
+
+def _action_described(r: _Reading) -> None:
+    """Words that end in the attributive form right before the last action word describe it
+    (半分がアンティになるオールインで行きます): no content, and no action of their own."""
+    f, clause = r.f, r.clause
+    if len(f.actions) < 1 or f.cards:
+        return
+    last = max(p for p, _ in f.actions)
+    before = [w for w in clause.words if w.start - clause.start < last and w.pos not in (
+        SYMBOL, BLANK)]
+    if len(before) < 2 or before[-1].pos not in (VERB, AUX) or \
+            not before[-1].cform.startswith(text_of("attributive_cform")) or \
+            before[-1].lemma == text_of("past") or any(
+            w.pos3 == vocab.pos("person_name") or w.lemma in texts_of("name_suffixes")
+            or (w.pos == AUX and w.lemma == text_of("past")) for w in before):
+        return
+    f.actions = [(p, n) for p, n in f.actions if p >= last]
+    r.keyword_spans = [(a, b) for a, b in r.keyword_spans if a >= last]
+    r.spans.append((0, last))
 
 
 def _belief_before(r: _Reading) -> None:

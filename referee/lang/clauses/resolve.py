@@ -336,9 +336,15 @@ def _others_act(c: Clause) -> bool:
     """Someone else is the one acting: before the clause's first action word, a count of people
     or a seat (1人フォールド, 2番席コール) or a subject marked by が that is not the speaker
     (3番席がエクストラ; 私がコールします is the speaker's own)."""
-    m = vocabulary().surface.search(c.folded)
-    if m is None:
+    spans = list(vocabulary().surface.finditer(c.folded))
+    if not spans:
         return False
+    m = spans[0]
+    lead = [w for w in c.words if w.start - c.start < spans[-1].start() and w.pos not in (
+        SYMBOL, BLANK)]
+    if lead and lead[-1].pos in (VERB, AUX) and lead[-1].cform.startswith(
+            text_of("attributive_cform")):
+        return False  # (半分がアンティになるオールインで: the subject of what describes it)
     before = [w for w in c.words if w.start - c.start < m.start() and w.pos not in (SYMBOL, BLANK)]
     for k, w in enumerate(before):
         prev = before[k - 1] if k else None
