@@ -250,8 +250,8 @@ def _belief_before(r: _Reading) -> None:
 
 
 def _cards_described(r: _Reading) -> None:
-    """Words before the cards that end in the attributive form (ペアの邪魔になってる3cと7dを捨てます,
-    要らない3cを捨てます) describe the cards the action after them takes: no content."""
+    """Words before the cards that end in the attributive form (ペアの邪魔になってる3cと7dを
+    捨てます, 要らない3cを捨てます) describe the cards the action after them takes: no content."""
     f, clause = r.f, r.clause
     if not f.cards or not f.actions:
         return

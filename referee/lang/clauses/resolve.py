@@ -1082,7 +1082,7 @@ def _vague_agrees(clauses: list[Clause]) -> None:
             continue
         surfaces = [fold_nfkc(m.group()) for m in vocabulary().surface.finditer(c.folded)]
         contest = bool(surfaces) and all(w in texts_of("contest_words") for w in surfaces)
-        if contest and any(x.action not in ("fold", "muck") for x in acted) or (
+        if (contest and any(x.action not in ("fold", "muck") for x in acted)) or (
                 p.action == "ante" and p.amount is None and p.aa is None and
                 any(x.action == "allin" for x in acted)):
             c.kind, c.parsed = "chat", None

@@ -394,6 +394,10 @@ def _read_ends(c: Clause, ws: tuple[Word, ...], corrected: set[int]) -> None:
     said = c.said()
     c.ends_reason = bool(said) and said[-1].pos == PARTICLE and \
         said[-1].pos2 == CONJUNCTIVE and said[-1].lemma in texts_of("reason")
+    # (…アレなんで, もったいないんで: the spoken ん + で of a reason, two words to the analyser)
+    c.ends_reason = c.ends_reason or (len(said) >= 2 and said[-1].pos == AUX and said[-2].pos
+                                      == PARTICLE and said[-2].surface + said[-1].surface in
+                                      texts_of("reason"))
     lead = len(c.folded) - len(c.folded.lstrip())
     c.correction = c.correction or c.start + lead in corrected
 
