@@ -197,6 +197,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         return Reading(None, True)
     for c in clauses:
         _classify(c, game, grammar, hands)
+    for i, c in enumerate(clauses):
+        _only_way(c, clauses[:i], grammar)
     _own_pointed(clauses, game, hands, advice)
     for i, c in enumerate(clauses):
         if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c) or
@@ -484,9 +486,10 @@ def _others_told(kept: list[Clause], decided: list[Clause]) -> str:
     if any(_mentions_someone(c) for c in kept):
         return " ".join(c.text for c in kept)  # (佐藤さん、2は残すべき。…: all said to them)
     # (a 「ここは…」 taken as the speaker's own spot was read without it: :func:`_own_pointed`)
-    return " ".join(c.text for c in kept if not c.pointed and (c in decided or not (
-        c.kind == "blocking" and not any(w in fold_nfkc(c.folded)
-                                         for w in texts_of("past_pointers")))))
+    # (…置けないから、もうオールインしかないでしょ: the one way left, the speaker's own)
+    return " ".join(c.text for c in kept if not c.pointed and not c.only_way and (
+        c in decided or not (c.kind == "blocking" and not any(
+            w in fold_nfkc(c.folded) for w in texts_of("past_pointers")))))
 
 
 def _of_someone_named(act: Clause, clauses: list[Clause]) -> bool:
@@ -1069,6 +1072,31 @@ def _of_people(c: Clause) -> bool:
     people = texts_of("people_nouns")
     return any(w.lemma in people and w.pos == NOUN and k > 0 and said[k - 1].pos in (AUX, VERB)
                for k, w in enumerate(said))
+
+
+def _only_way(c: Clause, before: list[Clause], grammar: GrammarReader) -> None:
+    """The one way left, after the speaker's reasons or a concession in the same sentence
+    (アンティ100も置けないから、もうオールインしかないでしょ; …覚えてるけど、この5枚ならやっぱり
+    ERしかないでしょ): the speaker's own decision, read from its action word."""
+    if c.kind != "blocking" or not before or c.after_stop or c.question:
+        return
+    b = before[-1]
+    if not (b.ends_reason or b.ends_concessive) or any(
+            ch in b.mark for ch in vocab.marks("sentence_stops")):
+        return
+    said = c.said()
+    spans = list(vocabulary().surface.finditer(c.folded))
+    at = next((k for k, w in enumerate(said) if spans and w.start - c.start >= spans[-1].end()),
+              None)  # (the first word after the action word, which may be two: オール イン)
+    if at is None or len(said) < at + 2 or said[at].surface != text_of("head_only") or \
+            said[at + 1].lemma not in texts_of("head_only_none"):
+        return
+    tail = "".join(w.surface for w in said[at + 2:])
+    if tail and tail not in texts_of("head_only_guess"):
+        return  # (オールインしかないと思う: thought, not said as done)
+    got = grammar(c.text[spans[-1].start():spans[-1].end()])
+    if got is not None and got.kind == "action":
+        c.kind, c.parsed, c.strict, c.only_way = "action", got, False, True
 
 
 def _vague_agrees(clauses: list[Clause]) -> None:

@@ -84,6 +84,7 @@ class Clause:
     hand_named: bool = False  # a hand class named (ツーペアなら…): talk of hands, no act
     pointed: bool = False  # blocking only for a word that may point at someone (ここはコール)
     commits: bool = False  # "with that" (それで): takes the action remarked on before it
+    only_way: bool = False  # the one way left after the speaker's reasons (…からオールインしかない)
     declines: frozenset[str] = frozenset()  # the actions a declined clause says no to
     ends_reason: bool = False  # ends with a conjunction of reason (フルハウスだから)
     mark: str = ""  # what ended it: punctuation, a blank, or nothing (a cut between words)
