@@ -57,6 +57,7 @@ class Frame:
     musing: bool = False  # かな: wondering, the only veto
     made: bool = False  # a verb of making a hand (出来る, 来る, 揃う)
     these: bool = False  # これ / この2枚: the cards named in another clause
+    this_hand: bool = False  # これは before the hand named (これはセブンフラッシュです)
     amount_ends: dict[int, int] = field(default_factory=dict)
     up_to: bool = False  # an amount followed by まで (a make)
     aa_declined: bool = False  # AA抜き / AAなし with another action: no side bet
@@ -635,9 +636,15 @@ def _judge_word(r: _Reading, i: int, prev: Word | None, ranks: set[str]) -> None
         # AAは結構です / 交換は無し decline (アンティ300で結構です agrees); AA抜きでオールイン
         # declines the side bet only
         s = w.start - r.clause.start
+        ws = r.clause.words
+        te = i + 1 < len(ws) and ws[i + 1].pos == PARTICLE and ws[i + 1].lemma in texts_of(
+            "request")
         if any(n == "aa" and p < s for p, n in f.actions) and len(
                 {n for _, n in f.actions}) > 1:
             f.aa_declined = True
+        elif te and any(p < s for p, _ in f.actions) and any(p > s for p, _ in f.actions):
+            # レイズも見送ってコールでしておきます: the one passed on, then the one taken
+            f.actions = [(p, n) for p, n in f.actions if p > s]
         else:
             f.negated = True
     elif not _is_around(w, v):
@@ -701,6 +708,9 @@ def _read_declaring(r: _Reading, i: int, prev: Word | None) -> None:
     w = ws[i]
     if w.lemma in texts_of("these"):
         f.these = True
+        nxt = ws[i + 1] if i + 1 < len(ws) else None
+        f.this_hand = f.this_hand or (nxt is not None and nxt.pos == PARTICLE and nxt.lemma in
+                                      texts_of("topic") and w.start - r.clause.start < r.hand_at)
     elif w.pos == AUX or w.lemma in v.declaring or (
             w.pos == PARTICLE and w.lemma in texts_of("declaring_end") and w is ws[-1]) or (
             w.pos2 == FINAL and prev is not None and prev.pos in (VERB, AUX)):

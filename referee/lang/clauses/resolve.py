@@ -1377,7 +1377,8 @@ def _action_kind(f: Frame, kinds: set[str], game: str) -> str:
         return "blocking"
     if f.negated:
         return "declined"
-    if f.these and not f.cards and kinds <= {"discard", "keep", "all"}:
+    if f.these and not f.cards and kinds <= {"discard", "keep", "all"} and not (
+            f.this_hand and not kinds):  # (これはセブンフラッシュです: the hand, declared)
         return "these"  # 「2hと4s！これ捨て！」
     if (f.weak and not f.declared and not f.cards and not f.amounts) or (
             f.hand and not f.actions and not f.polite):
