@@ -69,8 +69,9 @@ def _filled(got: Parsed, kept: list[Clause], game: str) -> Parsed | None:
     """「レイズしとくわ。千八百な」, 「オープン。ハートのAとKだけな」: the action's amount or
     cards said in a clause of their own after it."""
     extra = [c for c in kept if c.kind == "cards"]
-    if len(extra) != 1:
-        return None
+    acting = [i for i, c in enumerate(kept) if c.kind == "action"]
+    if len(extra) != 1 or (acting and kept.index(extra[0]) < acting[0] and got.action == "allin"):
+        return None  # (残りチップ400で、…オールインで: the stack told before, not a figure of it)
     text = extra[0].folded
     cards = [x for _, _, cs in cards_in(text) for x in cs]
     amounts = [m.group() for m in amount_pattern().finditer(text)]
@@ -981,6 +982,11 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
             c.commits = True  # 「…ですね、それで」: "with that", taking what was remarked on
     if got is not None and topic:
         got, c.kind = None, "blocking"  # メイクと申しますのは、…: the action as a topic
+    if c.rather and (got is not None or c.kind in _NAMING):
+        # (コールしてターンで悩むくらいなら、…: the alternative not chosen)
+        f = frame(c, game, hands)
+        got, c.kind, c.declines = None, "declined", frozenset(n for _, n in f.actions)
+        return
     if got is not None and got.action == "ante" and got.amount is None and got.aa is None and \
             any(w in c.folded for w in texts_of("vague_sizes")):
         got, c.kind = None, "blocking"  # 今日もアンティ控えめで: a way of playing, no figure

@@ -87,6 +87,7 @@ class Clause:
     only_way: bool = False  # the one way left after the speaker's reasons (…からオールインしかない)
     declines: frozenset[str] = frozenset()  # the actions a declined clause says no to
     ends_reason: bool = False  # ends with a conjunction of reason (フルハウスだから)
+    rather: bool = False  # ends with "rather than" (コールして悩むくらいなら): what is not chosen
     mark: str = ""  # what ended it: punctuation, a blank, or nothing (a cut between words)
     strict: bool = False  # vetoed other than by a remark: a wish, a condition, a question …
     kind: str = "chat"  # action | declined | blocking | chat
@@ -173,6 +174,7 @@ def split(text: str, fine: bool = True) -> list[Clause]:
     cuts = _mark_cuts(text, folded, ws, words_at, fine)  # (end of clause, start of next)
     cuts += _conjunction_cuts(text, folded, ws)
     cuts += _reason_cuts(text, folded, ws)
+    cuts += [(m.end(), m.end()) for m in _rather().finditer(folded)]
     cut_at = bounds(ws, len(text))
     corrections = _corrections(folded, words_at, cut_at, cuts)
     for a, b in corrections:
@@ -238,6 +240,12 @@ def _conjunction_cuts(text: str, folded: str, ws: tuple[Word, ...]) -> list[tupl
             if not _connective(text, folded, end):
                 cuts.append((end, end))
     return cuts
+
+
+@cache
+def _rather() -> re.Pattern[str]:
+    """"Rather than" (悩むくらいなら): what comes before it is the alternative not chosen."""
+    return re.compile("|".join(map(re.escape, texts_of("rather_than"))))
 
 
 def _reason_cuts(text: str, folded: str, ws: tuple[Word, ...]) -> list[tuple[int, int]]:
@@ -390,6 +398,7 @@ def _read_ends(c: Clause, ws: tuple[Word, ...], corrected: set[int]) -> None:
     c.words = tuple(w for w in ws if c.start <= w.start < c.start + len(c.text))
     stripped = c.folded.rstrip()
     c.told_concession = stripped.endswith(texts_of("told_concessions"))
+    c.rather = stripped.endswith(texts_of("rather_than"))
     c.ends_concessive = stripped.endswith(tuple(v.concessive)) and bool(c.words) \
         and c.words[-1].pos == PARTICLE and c.words[-1].pos2 == CONJUNCTIVE
     said = c.said()
