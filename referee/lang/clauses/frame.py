@@ -370,7 +370,12 @@ def _settle_actions(r: _Reading) -> None:
     if "allin" in r.t.actions:  # 残り3200全部いったる: "all of it" going in is the all-in
         _all_going_in(r)
     # 「相手のオールインにコール」: the action called is someone else's, the call is the act
-    f.actions = _called(f.actions, r.keyword_spans, folded)
+    kept = _called(f.actions, r.keyword_spans, folded)
+    for p, _ in set(f.actions) - set(kept):  # (600のベットにはコール: its figure is the bet's)
+        m = re.search(text_of("figure_of") + r"\s*$", folded[:p])
+        if m is not None:
+            r.spans.append((m.start(), p))
+    f.actions = kept
     _aa_passed(f, folded)
     # 「いまの降りますが…」: the action word after "the one just now" names a past action
     if f.actions and folded[:f.actions[0][0]].rstrip().endswith(
@@ -763,10 +768,10 @@ def _not_doing(f: Frame) -> None:
 def _called(actions: list[tuple[int, str]], spans: list[tuple[int, int]],
             folded: str) -> list[tuple[int, str]]:
     """The actions without one that the call after it answers (オールインにコール, レイズに
-    コールで): an action word, then に, then the call."""
+    コールで, 600のベットにはコールで): an action word, then に (には), then the call."""
     calls = [p for p, n in actions if n == "call"]
-    answered = {a for a, b in spans if folded.startswith(text_of("answered"), b) and any(
-        p == b + len(text_of("answered")) for p in calls)}
+    answered = {a for a, b in spans for w in texts_of("answered") if folded.startswith(w, b)
+                and any(p == b + len(w) for p in calls)}
     return [(p, n) for p, n in actions if p not in answered]
 
 
