@@ -627,6 +627,12 @@ def _judge_word(r: _Reading, i: int, prev: Word | None, ranks: set[str]) -> None
         return  # 2sと5dば捨てるけん: the ば of an object
     past = w.pos == AUX and w.lemma == text_of("past") and (
         prev is None or prev.lemma != text_of("polite"))
+    at = w.start - r.clause.start
+    if w.pos in (VERB, AUX, vocab.pos("adjective")) and w.cform.startswith(
+            text_of("conditional_form")) and any(p > at for p, _ in f.actions):
+        f.vetoed = f.strict = True  # Aハイなければフォールド: the act under a condition, a rule
+        f.why.append(w.surface)
+        return
     if w.pos == AUX and w.lemma == text_of("zu") and prev is not None and prev.pos == VERB \
             and not any(p < w.start - r.clause.start for p, _ in f.actions):
         return  # 欲張らずに替えます: the ず of a manner before the act negates the manner only

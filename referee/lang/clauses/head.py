@@ -89,8 +89,9 @@ def read_head(text: str, game: str, read: Reader, advice: bool = False) -> Parse
     for i, piece in enumerate(pieces):
         ends.append(text.find(piece, ends[-1] if ends else 0) + len(piece))
         got = _head(piece.strip(), game, read, folded, reasons=i > 0)
-        if got is None or _listed(got, pieces, i, read) or _quoted_next(text[ends[-1]:]):
-            continue
+        if got is None or _listed(got, pieces, i, read) or _quoted_next(text[ends[-1]:]) or \
+                text[ends[-1]:].lstrip().startswith(text_of("aside_open")):
+            continue  # (…時間切れチェック(できなきゃフォールド)になる: the sentence goes on)
         found.append((i, got))
     if not found:
         return None
@@ -273,6 +274,8 @@ def _free_before(ws: tuple[Word, ...], a: int, b: int, folded: str, last: re.Mat
     between = "".join(w.surface for w in ws[max(b - 1, 0):a])
     if any(x in between for x in texts_of("head_condition_pieces")):
         return False
+    if any(x in fold_nfkc(between) for x in texts_of("otherwise")):
+        return False  # (…なければフォールドで、それ以外はコール: a rule's other branch)
     pre = ws[b + 1:a]
     if b == a - 1 and b >= 0 and (ws[b].surface in texts_of("head_described_by")
                                   or ws[b].cform.startswith(text_of("attributive_cform"))):

@@ -207,6 +207,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                                    _past_choice(c, clauses[:i]) or _planned(c, clauses[:i]) or
                                    _times_done(c) or _quoted_by_next(clauses[i + 1:]) or
                                    _multiplied(c) or _gives_up_hand(c, clauses[:i]) or
+                                   _otherwise(c, clauses[:i]) or
                                    _opens_later(c)):
             c.kind, c.strict = "blocking", True
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
@@ -1122,6 +1123,15 @@ def _vague_agrees(clauses: list[Clause]) -> None:
             c.kind, c.parsed = "chat", None
             continue
         acted.append(p)
+
+
+def _otherwise(c: Clause, before: list[Clause]) -> bool:
+    """A betting action opened by "otherwise" (それ以外はコール) after a clause under a
+    condition (Aハイなければフォールドで): the other branch of a rule, told. (With cards, それ
+    以外は捨てる is a throw of the cards not named.)"""
+    p = c.parsed
+    return p is not None and p.action not in ("discard", "play") and bool(before) and \
+        before[-1].strict and fold_nfkc(c.folded).lstrip().startswith(texts_of("otherwise"))
 
 
 def _gives_up_hand(c: Clause, before: list[Clause]) -> bool:
