@@ -245,9 +245,10 @@ def _belief_before(r: _Reading) -> None:
     アンティ200でいきます): the manner of the act, no content."""
     if not r.f.actions:
         return
-    m = re.match(text_of("belief_before"), r.folded)
-    if m is not None and m.end() <= min(p for p, _ in r.f.actions):
-        r.spans.append(m.span())
+    for pattern in (text_of("belief_before"), text_of("as_before")):
+        m = re.match(pattern, r.folded)
+        if m is not None and m.end() <= min(p for p, _ in r.f.actions):
+            r.spans.append(m.span())  # (前に教わった通りHRで: as taught, the manner)
 
 
 def _cards_described(r: _Reading) -> None:
@@ -720,8 +721,10 @@ def _read_declaring(r: _Reading, i: int, prev: Word | None) -> None:
     if w.lemma in texts_of("these"):
         f.these = True
         nxt = ws[i + 1] if i + 1 < len(ws) else None
-        f.this_hand = f.this_hand or (nxt is not None and nxt.pos == PARTICLE and nxt.lemma in
-                                      texts_of("topic") and w.start - r.clause.start < r.hand_at)
+        at = w.start - r.clause.start
+        f.this_hand = f.this_hand or (nxt is not None and at < r.hand_at and (
+            (nxt.pos == PARTICLE and nxt.lemma in texts_of("topic"))
+            or nxt.start - r.clause.start == r.hand_at))  # (これビッグハウスです)
     elif w.pos == AUX or w.lemma in v.declaring or (
             w.pos == PARTICLE and w.lemma in texts_of("declaring_end") and w is ws[-1]) or (
             w.pos2 == FINAL and prev is not None and prev.pos in (VERB, AUX)):

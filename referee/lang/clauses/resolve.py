@@ -208,6 +208,7 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
                                    _times_done(c) or _quoted_by_next(clauses[i + 1:]) or
                                    _multiplied(c) or _gives_up_hand(c, clauses[:i]) or
                                    _otherwise(c, clauses[:i]) or
+                                   _nominalised_topic(c, clauses[i + 1:]) or
                                    _opens_later(c)):
             c.kind, c.strict = "blocking", True
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
@@ -464,7 +465,8 @@ def _times_done(c: Clause) -> bool:
     return any(w.lemma == text_of("times_counter") and k and (
         said[k - 1].pos2 == NUMERAL or said[k - 1].surface.isdigit()) and
         said[k - 1].surface not in once and not (
-        k + 1 < len(said) and said[k + 1].lemma == text_of("ordinal_suffix"))
+        k + 1 < len(said) and said[k + 1].lemma in (text_of("ordinal_suffix"),
+                                                    text_of("worth_suffix")))
         and (k + 1 == len(said) or any(x.pos == VERB for x in said[k + 1:]))
         for k, w in enumerate(said))
 
@@ -489,9 +491,10 @@ def _others_told(kept: list[Clause], decided: list[Clause]) -> str:
         return " ".join(c.text for c in kept)  # (佐藤さん、2は残すべき。…: all said to them)
     # (a 「ここは…」 taken as the speaker's own spot was read without it: :func:`_own_pointed`)
     # (…置けないから、もうオールインしかないでしょ: the one way left, the speaker's own)
-    return " ".join(c.text for c in kept if not c.pointed and not c.only_way and (
-        c in decided or not (c.kind == "blocking" and not any(
-            w in fold_nfkc(c.folded) for w in texts_of("past_pointers")))))
+    # (9hと9dは残して、Jcと5sを捨てます: what is kept, in the て form, goes with the throw)
+    return " ".join(c.text for c in kept if not c.pointed and not c.only_way and c.kind != "kept"
+                    and (c in decided or not (c.kind == "blocking" and not any(
+                        w in fold_nfkc(c.folded) for w in texts_of("past_pointers")))))
 
 
 def _of_someone_named(act: Clause, clauses: list[Clause]) -> bool:
@@ -993,7 +996,10 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         got, c.kind = None, "blocking"  # 今日もアンティ控えめで: a way of playing, no figure
     if got is not None:
         c.kind, c.parsed = "action", got
-        if c.told_concession:
+        if c.told_concession and got.hand is not None and not action_words(
+                c.folded, with_cards=False):
+            c.kind, c.parsed = "chat", None  # ワンペアだけど、…: the hand conceded, no act
+        elif c.told_concession:
             c.kind = "declined"  # フラッシュなんだけどな, コールしたいけど: said, not done
         elif c.hand_named and got.hand is not None and c.ends_reason:
             c.kind = "blocking"  # 私はフルハウスだから…: the hand given as a reason
@@ -1123,6 +1129,15 @@ def _vague_agrees(clauses: list[Clause]) -> None:
             c.kind, c.parsed = "chat", None
             continue
         acted.append(p)
+
+
+def _nominalised_topic(c: Clause, after: list[Clause]) -> bool:
+    """An action made a noun by の before a comma, that the rest of its sentence talks about
+    (ハイパーで2回分まとめて入れるの、いつか自分もやってみたいな): the act as a topic."""
+    said = c.said()
+    return bool(said) and said[-1].pos == PARTICLE and \
+        said[-1].pos2 == vocab.pos("nominalising_particle") and bool(after) and \
+        not after[0].after_stop and not any(ch in c.mark for ch in vocab.marks("sentence_stops"))
 
 
 def _otherwise(c: Clause, before: list[Clause]) -> bool:
