@@ -28,6 +28,7 @@ from referee.lang.clauses.vocabulary import (
     NOUN,
     NUMERAL,
     PARTICLE,
+    SURFACE_NAMES,
     SYMBOL,
     VERB,
     GrammarReader,
@@ -1055,7 +1056,11 @@ def _taken_out(decision: Clause, kept: list[Clause], clauses: list[Clause]) -> b
     house), a seat asked for first (席空いてたら座りたいです…アンティは100からで), a surprise
     (哇，全下了！)."""
     later = kept[kept.index(decision) + 1:]
-    if any(_holds_back(c) or _regrets(c) or _weighs(c) for c in later):
+    # (セブンストレートで！前回…外れたの、誰か覚えてる？: a later sentence asking the others
+    # about something else, which names no action, leaves the decision as it was)
+    done = any(ch in decision.mark for ch in text_of("full_stops"))
+    if any((_holds_back(c) and not (done and c.question and not action_words(
+            c.folded, with_cards=False))) or _regrets(c) or _weighs(c) for c in later):
         return True
     seat = any(c is not decision and any(w in fold_nfkc(c.folded) for w in texts_of(
         "seat_requests")) for c in clauses)
@@ -1121,8 +1126,13 @@ def _vague_agrees(clauses: list[Clause]) -> None:
         p = c.parsed
         if c.kind != "action" or p is None:
             continue
-        surfaces = [fold_nfkc(m.group()) for m in vocabulary().surface.finditer(c.folded)]
+        found = list(vocabulary().surface.finditer(c.folded))
+        surfaces = [fold_nfkc(m.group()) for m in found]
         contest = bool(surfaces) and all(w in texts_of("contest_words") for w in surfaces)
+        # (ポットベット。…今回はきっちりポットで: the pot alone says the pot bet again)
+        contest = contest or (bool(found) and all(SURFACE_NAMES[m.lastgroup or ""] == "pot"
+                                                  for m in found) and p.pot is True and
+                              any(x.pot and x.action == "bet" for x in acted))
         if (contest and any(x.action not in ("fold", "muck") for x in acted)) or (
                 p.action == "ante" and p.amount is None and p.aa is None and
                 any(x.action == "allin" for x in acted)):
