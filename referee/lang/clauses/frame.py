@@ -298,6 +298,10 @@ def _read_action_words(r: _Reading) -> None:
         if name not in allowed:
             _foreign_action(f, name, m.group())
             continue
+        if m.group() in texts_of("contest_words") and folded[:m.start()].rstrip().endswith(
+                text_of("subject_particle")):
+            f.vetoed = f.strict = True  # 家に帰るまでが勝負: what the contest is, told
+            f.why.append(m.group())
         f.actions.append((m.start(), name))
         r.spans.append(m.span())
         r.keyword_spans.append(m.span())

@@ -206,10 +206,11 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
         if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c) or
                                    _topic_of_next(c, clauses[i + 1:]) or _state_given(c) or
                                    _past_choice(c, clauses[:i]) or _planned(c, clauses[:i]) or
-                                   _times_done(c) or _quoted_by_next(clauses[i + 1:]) or
+                                   _times_done(c) or _quoted_by_next(clauses[i + 1:], c) or
                                    _multiplied(c) or _gives_up_hand(c, clauses[:i]) or
                                    _otherwise(c, clauses[:i]) or
-                                   _nominalised_topic(c, clauses[i + 1:]) or
+                                   _nominalised_topic(c, clauses[i + 1:]) or _later(c) or
+                                   _bracketed(c, clauses[:i]) or
                                    _opens_later(c)):
             c.kind, c.strict = "blocking", True
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
@@ -449,12 +450,18 @@ def _later_openers() -> tuple[str, ...]:
     return tuple(fold_nfkc(w) for w in texts_of("later_openers"))
 
 
-def _quoted_by_next(after: list[Clause]) -> bool:
+def _quoted_by_next(after: list[Clause], c: Clause | None = None) -> bool:
     """The next clause, an aside in brackets taken off, says the words were said (セブンストレ
-    ートです（ドヤ）って): someone's words, or words one would say, quoted."""
-    if not after or after[0].after_stop:
+    ートです（ドヤ）って): someone's words, or words one would say, quoted; an exclamation mark
+    may be part of the words (勝負！だけでも通るって: the word written, told)."""
+    if not after:
         return False
     rest = re.sub(text_of("aside_opening"), "", fold_nfkc(after[0].folded).lstrip())
+    if after[0].after_stop:
+        glued = c is not None and c.mark in texts_of("exclamations") and \
+            after[0].folded[:1].strip() != ""
+        return glued and rest.startswith(texts_of("only_words")) and any(
+            q in rest for q in texts_of("quote_followers"))
     return rest.startswith(texts_of("quote_followers"))
 
 
@@ -1118,27 +1125,52 @@ def _only_way(c: Clause, before: list[Clause], grammar: GrammarReader) -> None:
 
 
 def _vague_agrees(clauses: list[Clause]) -> None:
-    """What only names the contest (これで勝負します, 一発勝負いきます) after the speaker's
-    action, or an ante with no figure after an all-in (オールイン、AAはなしで。…今回はアンティ
-    に全部回す: the all-in's ante): the same decision said again, no second one."""
+    """What says the decision again in fewer words: only the contest (これで勝負します) after
+    the speaker's action; an ante with no figure after an all-in (…今回はアンティに全部回す: the
+    all-in's ante) or a fold (フォールドで。アンティだけで済ます: what the fold costs); the pot
+    alone beside a pot bet (ポットベット。…きっちりポットで); a raise verb with no figure after
+    an ante (アンティ200にします。…少しだけ上げる: the ante raised). No second decision."""
+    acts = [c for c in clauses if c.kind == "action" and c.parsed is not None]
+    pot_bet = any(c.parsed is not None and c.parsed.pot and c.parsed.action == "bet"
+                  for c in acts)
     acted: list[Parsed] = []
-    for c in clauses:
+    for c in acts:
         p = c.parsed
-        if c.kind != "action" or p is None:
-            continue
-        found = list(vocabulary().surface.finditer(c.folded))
-        surfaces = [fold_nfkc(m.group()) for m in found]
+        assert p is not None
+        names = [SURFACE_NAMES[m.lastgroup or ""] for m in vocabulary().surface.finditer(
+            c.folded)]
+        surfaces = [fold_nfkc(m.group()) for m in vocabulary().surface.finditer(c.folded)]
         contest = bool(surfaces) and all(w in texts_of("contest_words") for w in surfaces)
-        # (ポットベット。…今回はきっちりポットで: the pot alone says the pot bet again)
-        contest = contest or (bool(found) and all(SURFACE_NAMES[m.lastgroup or ""] == "pot"
-                                                  for m in found) and p.pot is True and
-                              any(x.pot and x.action == "bet" for x in acted))
+        bare = p.amount is None and p.aa is None and p.to is None
         if (contest and any(x.action not in ("fold", "muck") for x in acted)) or (
-                p.action == "ante" and p.amount is None and p.aa is None and
-                any(x.action == "allin" for x in acted)):
+                p.action == "ante" and bare and
+                any(x.action in ("allin", "fold") for x in acted)) or (
+                bool(names) and all(n == "pot" for n in names) and p.pot and pot_bet
+                and p.action != "bet") or (
+                p.action == "raise" and bare and not p.pot and
+                any(w in c.folded for w in texts_of("needs_amount")) and
+                any(x.action == "ante" for x in acted)):
             c.kind, c.parsed = "chat", None
             continue
         acted.append(p)
+
+
+def _bracketed(c: Clause, before: list[Clause]) -> bool:
+    """An action word alone in corner brackets after other words (降りるなら「フォールド」,
+    全部残すなら「そのまま」): the word to write, quoted, not written as one's own."""
+    open_, close = texts_of("quote_brackets")
+    return bool(before) and before[-1].mark.rstrip().endswith(open_) and \
+        c.mark.lstrip().startswith(close)
+
+
+def _later(c: Clause) -> bool:
+    """An action said of a later time as its topic (次は勝負します, 明日こそレイズ): a plan (今度は is
+    also "this time", against the last one)."""
+    said = fold_nfkc(c.folded).lstrip()
+    if re.match(text_of("belief_before"), said):
+        return False  # (次は自分の番と信じてアンティ200: what is believed, the act is now)
+    return any(said.startswith(w) and said[len(w):].startswith(texts_of("later_topics"))
+               for w in texts_of("later_topic_openers"))
 
 
 def _nominalised_topic(c: Clause, after: list[Clause]) -> bool:
