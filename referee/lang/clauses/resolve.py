@@ -197,21 +197,12 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     addressed and what is taken back, then find the one action the rest agrees with."""
     if not clauses:
         return Reading(None, True)
-    for c in clauses:
-        _classify(c, game, grammar, hands)
     for i, c in enumerate(clauses):
+        _classify(c, game, grammar, hands)
         _only_way(c, clauses[:i], grammar)
     _own_pointed(clauses, game, hands, advice)
     for i, c in enumerate(clauses):
-        if c.kind == "action" and (_narrated(c, clauses[i + 1:]) or _others_act(c) or
-                                   _topic_of_next(c, clauses[i + 1:]) or _state_given(c) or
-                                   _past_choice(c, clauses[:i]) or _planned(c, clauses[:i]) or
-                                   _times_done(c) or _quoted_by_next(clauses[i + 1:], c) or
-                                   _multiplied(c) or _gives_up_hand(c, clauses[:i]) or
-                                   _otherwise(c, clauses[:i]) or
-                                   _nominalised_topic(c, clauses[i + 1:]) or _later(c) or
-                                   _bracketed(c, clauses[:i]) or
-                                   _opens_later(c)):
+        if c.kind == "action" and _not_taken_now(c, clauses[:i], clauses[i + 1:]):
             c.kind, c.strict = "blocking", True
         elif c.kind in _NAMING and _of_people(c) and any(x.kind == "action" for x in clauses[:i]):
             c.kind = "chat"  # …ベット600、降りたい人はどうぞ: who else may, after the decision
@@ -994,23 +985,13 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
             c.commits = True  # 「…ですね、それで」: "with that", taking what was remarked on
     if got is not None and topic:
         got, c.kind = None, "blocking"  # メイクと申しますのは、…: the action as a topic
-    if c.rather and (got is not None or c.kind in _NAMING):
-        # (コールしてターンで悩むくらいなら、…: the alternative not chosen)
-        f = frame(c, game, hands)
-        got, c.kind, c.declines = None, "declined", frozenset(n for _, n in f.actions)
+    if _not_chosen(c, got, game, hands):
         return
     if got is not None and got.action == "ante" and got.amount is None and got.aa is None and \
             any(w in c.folded for w in texts_of("vague_sizes")):
         got, c.kind = None, "blocking"  # 今日もアンティ控えめで: a way of playing, no figure
     if got is not None:
-        c.kind, c.parsed = "action", got
-        if c.told_concession and got.hand is not None and not action_words(
-                c.folded, with_cards=False):
-            c.kind, c.parsed = "chat", None  # ワンペアだけど、…: the hand conceded, no act
-        elif c.told_concession:
-            c.kind = "declined"  # フラッシュなんだけどな, コールしたいけど: said, not done
-        elif c.hand_named and got.hand is not None and c.ends_reason:
-            c.kind = "blocking"  # 私はフルハウスだから…: the hand given as a reason
+        _read_as_action(c, got)
     elif c.kind == "chat" and c.quoted:
         pass  # someone else's words quoted (『マックしとけ』って言ってた人): neither act nor veto
     elif c.kind == "chat" and action_words(c.folded, with_cards=bool(cards_in(c.folded))):
@@ -1023,6 +1004,29 @@ def _classify(c: Clause, game: str, grammar: GrammarReader,
         c.kind = "vocative"  # 「ジェーン、just call」: said to someone, unless …
     elif c.kind == "chat" and supposes(c):
         c.kind = "supposing"  # 私なら、コール (not ポットじゃ！なめたらいけんで)
+
+
+def _read_as_action(c: Clause, got: Parsed) -> None:
+    """A clause that reads as an action: the act, unless conceded or given as a reason."""
+    c.kind, c.parsed = "action", got
+    if c.told_concession and got.hand is not None and not action_words(
+            c.folded, with_cards=False):
+        c.kind, c.parsed = "chat", None  # ワンペアだけど、…: the hand conceded, no act
+    elif c.told_concession:
+        c.kind = "declined"  # フラッシュなんだけどな, コールしたいけど: said, not done
+    elif c.hand_named and got.hand is not None and c.ends_reason:
+        c.kind = "blocking"  # 私はフルハウスだから…: the hand given as a reason
+
+
+def _not_chosen(c: Clause, got: Parsed | None, game: str,
+                hands: tuple[tuple[str, re.Pattern[str]], ...]) -> bool:
+    """「コールしてターンで悩むくらいなら、…」: the action of a clause that ends in "rather
+    than" is the alternative not chosen (declined)."""
+    if not c.rather or (got is None and c.kind not in _NAMING):
+        return False
+    c.kind, c.parsed = "declined", None
+    c.declines = frozenset(n for _, n in frame(c, game, hands).actions)
+    return True
 
 
 def _cards_said(c: Clause, grammar: GrammarReader) -> Parsed | None:
@@ -1155,6 +1159,17 @@ def _vague_agrees(clauses: list[Clause]) -> None:
         acted.append(p)
 
 
+def _not_taken_now(c: Clause, before: list[Clause], after: list[Clause]) -> bool:
+    """What makes an action clause no act of the speaker's now, in the words around it: told,
+    someone else's, a topic, a state, a past choice, a plan, a tally, a quotation, a rule."""
+    return (_narrated(c, after) or _others_act(c) or _topic_of_next(c, after) or
+            _state_given(c) or _past_choice(c, before) or _planned(c, before) or
+            _times_done(c) or _quoted_by_next(after, c) or _multiplied(c) or
+            _gives_up_hand(c, before) or _otherwise(c, before) or
+            _nominalised_topic(c, after) or _later(c) or _bracketed(c, before) or
+            _opens_later(c))
+
+
 def _bracketed(c: Clause, before: list[Clause]) -> bool:
     """An action word alone in corner brackets after other words (降りるなら「フォールド」,
     全部残すなら「そのまま」): the word to write, quoted, not written as one's own."""
@@ -1164,8 +1179,8 @@ def _bracketed(c: Clause, before: list[Clause]) -> bool:
 
 
 def _later(c: Clause) -> bool:
-    """An action said of a later time as its topic (次は勝負します, 明日こそレイズ): a plan (今度は is
-    also "this time", against the last one)."""
+    """An action said of a later time as its topic (次は勝負します, 明日こそレイズ): a plan
+    (今度は is also "this time", against the last one)."""
     said = fold_nfkc(c.folded).lstrip()
     if re.match(text_of("belief_before"), said):
         return False  # (次は自分の番と信じてアンティ200: what is believed, the act is now)
