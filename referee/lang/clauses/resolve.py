@@ -269,7 +269,8 @@ def _resolve(clauses: list[Clause], game: str, grammar: GrammarReader,
     if advice is not None and not (acts[-1].last and _own_turn(acts[-1])):
         # (「…続ければ役の可能性…、結論フォールド」: reasons weighed, then the speaker's own
         # conclusion, are no advice)
-        said_else = [c.text for c in kept if c.kind == "chat" and not c.quoted]
+        said_else = [c.text for c in kept if c.kind == "chat" and not c.quoted and
+                     not _cheer_or_invite(c)]
         if said_else and advice(" ".join(said_else)):
             return Reading(None, True)
     return Reading(first, False, decided=after_story)
@@ -492,6 +493,7 @@ def _others_told(kept: list[Clause], decided: list[Clause]) -> str:
     # (…置けないから、もうオールインしかないでしょ: the one way left, the speaker's own)
     # (9hと9dは残して、Jcと5sを捨てます: what is kept, in the て form, goes with the throw)
     return " ".join(c.text for c in kept if not c.pointed and not c.only_way and c.kind != "kept"
+                    and not _cheer_or_invite(c)
                     and (c in decided or not (c.kind == "blocking" and not any(
                         w in fold_nfkc(c.folded) for w in texts_of("past_pointers")))))
 
@@ -1092,6 +1094,17 @@ def _weighs(c: Clause) -> bool:
     # (two alternatives asked: XするかYするか; not one wondering, 倍にしてみようかな)
     return sum(w.pos == PARTICLE and w.lemma in texts_of("asking_end") and k > 0 and
                said[k - 1].pos in (VERB, AUX) for k, w in enumerate(said)) >= 2
+
+
+def _cheer_or_invite(c: Clause) -> bool:
+    """A clause said around the speaker's own decision that advises no one: the contest
+    cheered (勝負勝負) or the others invited by what they may do (降りる人は降りてね)."""
+    if c.kind == "chat" and _of_people(c):
+        return True
+    found = list(vocabulary().surface.finditer(c.folded))
+    rest = vocabulary().surface.sub("", c.folded).strip(vocab.marks("separators") + " ")
+    return len(found) > 1 and not rest and all(
+        fold_nfkc(m.group()) in texts_of("contest_words") for m in found)
 
 
 def _of_people(c: Clause) -> bool:
