@@ -487,7 +487,9 @@ def _others_told(kept: list[Clause], decided: list[Clause]) -> str:
     """The text of a story and its decision that could be advice to someone else: without the
     story's clauses that name nobody (…するよりは降りたほうがマシ、降ります; 普通のレイズはもった
     いないよね…えくで: the speaker weighing their own choices, not advice)."""
-    if any(_mentions_someone(c) for c in kept):
+    # (さっきのbobさんみたいにエクストラでいきます: the one the decision is made like)
+    if any(_mentions_someone(c) and not (c in decided and any(
+            w in c.folded for w in texts_of("likewise"))) for c in kept):
         return " ".join(c.text for c in kept)  # (佐藤さん、2は残すべき。…: all said to them)
     # (a 「ここは…」 taken as the speaker's own spot was read without it: :func:`_own_pointed`)
     # (…置けないから、もうオールインしかないでしょ: the one way left, the speaker's own)
