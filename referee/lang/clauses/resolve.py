@@ -620,7 +620,7 @@ def _predicates(kept: list[Clause], game: str,
              not c.strict or _only_hedged(c, game, hands))
              and not c.hand_named and not _of_another_time(c) and (
                  (_ends_in_action(c) and (c.self_polite or _declared_end(c, kept[i + 1:])))
-                 or _chosen_with(c))]
+                 or _chosen_with(c) or _done_then(c))]
     if len(found) == 1:
         c = kept[found[0]]
         f = frame(c, game, hands)
@@ -727,6 +727,25 @@ def _chosen_with(c: Clause) -> bool:
             w.cform.startswith(text_of("continuative_form")) and k + 2 < len(rest)
             and rest[k + 2].pos == VERB and rest[k + 2].lemma in texts_of("going_verbs")))
         for k, w in enumerate(rest[1:]))
+
+
+def _done_then(c: Clause) -> bool:
+    """The act in the て form, then what the speaker does or hopes after it, in the present
+    and polite (コールしておいて次の2枚に期待します): the one action word leads the clause."""
+    said, spans = _action_spans(c)
+    if len(spans) != 1 or spans[0].start() != 0 or not c.self_polite:
+        return False
+    rest = _words_after(c, said, spans[0].end())
+    k = 0
+    if k < len(rest) and rest[k].pos == VERB and rest[k].lemma in texts_of("doing"):
+        k += 1  # (コール し て)
+    if k >= len(rest) or rest[k].pos != PARTICLE or rest[k].lemma not in texts_of("request"):
+        return False
+    tail = rest[k + 1:]
+    return bool(tail) and tail[-1].pos == AUX and tail[-1].lemma == text_of("polite") and \
+        tail[-1].cform.startswith(text_of("final_form")) and not any(
+            w.pos == AUX and w.lemma in (text_of("past"), *texts_of("negating_aux"))
+            for w in tail)
 
 
 def _ends_in_action(c: Clause) -> bool:
