@@ -578,6 +578,10 @@ class Referee:
             },
             "flags": {i: (f.player, f.kind, f.confidence, f.status) for i, f in self.flags.items()},
             "penalties": list(self.penalties),
+            # what the memory horizon forgot, and the charged keys it still keeps
+            "forgotten": (self.discipline.open_forgotten, self.discipline.penalties_forgotten,
+                          self.discipline.penalties_dropped),
+            "charged": sorted(self.discipline.charged),
             "ranks": dict(self.ranks),
             "carried": self.carried,
             "moderators": sorted(self.moderators),
@@ -665,6 +669,9 @@ class Referee:
         if isinstance(self.discipline, kind):
             return self.discipline
         raise KeyError(kind.__name__)
+
+    def penalised(self, entry: dict[str, Any]) -> None:
+        self.discipline.remember_penalty(self.penalties, entry)
 
     def add_moderator(self, name: str) -> None:
         self.moderators.add(name)
