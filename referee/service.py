@@ -338,6 +338,9 @@ class Referee:
                 self._taking = None
         try:
             store.save(outcome)
+            # the ledger is the store's: memory keeps none of it (a year of buy-ins, cash-outs
+            # and penalties would otherwise stay in Bank.ledger), only the balances
+            self.bank.ledger.clear()
         except Exception:
             # Save, or it did not happen: the game goes back to exactly what the store
             # holds (a full disk, a read-only file, a figure SQLite cannot hold), and the
@@ -418,6 +421,8 @@ class Referee:
             self.persistence = saved
             self._track_processed = True
             self._rebuilding = False
+            if saved is not None:
+                self.bank.ledger.clear()  # the store holds it (see _save)
 
     # --- snapshots --------------------------------------------------------------------------------
     # A snapshot is the service-wide state (the head: bank balances, flags, penalties, rank

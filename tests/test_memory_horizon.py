@@ -105,3 +105,21 @@ def test_dismissed_points_and_reversal_marks_follow_their_penalty(
     assert reversals and reversals == [ev for o in outs_whole for ev in o.events
                                        if isinstance(ev, PenaltyReversed)]
     assert bounded.penalties == whole.penalties[-2:]
+
+
+def test_with_a_store_the_ledger_is_the_stores_and_memory_keeps_none() -> None:
+    """Buy-ins, cash-outs and penalties for a year: the store keeps every ledger row, the
+    service only the balances."""
+    from referee.store import Store
+
+    with Store(":memory:") as store:
+        ref = Referee(persistence=store)
+        for _ in _played(ref, 20):
+            assert ref.bank.ledger == []
+        rows = store.ledger()
+        assert rows and ref.state()["ledger"] == [
+            (r["player"], r["delta"], r["reason"]) for r in rows]
+        sums: dict[str, int] = {}
+        for r in rows:
+            sums[r["player"]] = sums.get(r["player"], 0) + r["delta"]
+        assert ref.bank.balances() == sums
