@@ -18,7 +18,9 @@ Printed per configuration (tables x store on/off), all in one process after the 
 - garbage collection: count and longest pause (CPU) of each generation (``gc.callbacks``);
 - memory at the start and at every tenth of the run: anonymous (what the process allocated and
   holds) and private (that plus file pages no other process maps: not this process's growth,
-  see :func:`memory_mb`), and Python's allocated blocks;
+  see :func:`memory_mb`), Python's allocated blocks and the objects frozen out of the
+  collector's walk (``gc.get_freeze_count``: with ``--gc`` every quiet full collection freezes
+  its survivors, so a cycle among them would show here as growth);
 - what the slowest 0.1 % of messages did (the tail that sets p99.9): chat lines, collections on
   the reply path, rooms pickled, a snapshot begun;
 - snapshot: the CPU time and size of ``Referee.snapshot()`` (what the store pickles, every
@@ -221,6 +223,14 @@ def run(tables: int, messages: int, store: bool, tune_gc: bool, chat: float, see
                 ref.process(inp)
         plays = [p for _, p in built]
         del built
+        # CPython keeps a non-ASCII string's UTF-8 form on the string once something asks for
+        # it (the store's JSON of each input does): one block a prepared input's text, made
+        # here instead of during the run, so the memory figures are the service's alone (the
+        # ~1 block a message the long runs showed before this).
+        from pydantic_core import to_json
+
+        for p in plays:
+            to_json([getattr(inp, "text", "") for inp in p])
         default_thresholds = gc.get_threshold()
         from referee.adapters import gc_tuning
 
@@ -238,6 +248,8 @@ def run(tables: int, messages: int, store: bool, tune_gc: bool, chat: float, see
         every = max(total // 10, 1)
         mem = [memory_mb()]
         blocks = [sys.getallocatedblocks()]
+        frozen_at = [gc.get_freeze_count()]
+        complete0 = getattr(gc_tuning, "complete", 0)  # (another tree's, --code-less runs)
         # the bench's own arrays are made whole before the run: its memory figures are the
         # service's (and the prepared inputs', which do not change)
         lat = array("d", bytes(8 * total))
@@ -282,6 +294,7 @@ def run(tables: int, messages: int, store: bool, tune_gc: bool, chat: float, see
             if done % every == 0:
                 mem.append(memory_mb())
                 blocks.append(sys.getallocatedblocks())
+                frozen_at.append(gc.get_freeze_count())
         wall = time.perf_counter() - wall0
         cpu = time.process_time() - cpu0
         gc.callbacks.remove(timer)
@@ -289,6 +302,7 @@ def run(tables: int, messages: int, store: bool, tune_gc: bool, chat: float, see
                                                                  strict=True)]
         walked = len(gc.get_objects())  # what a full collection walks now (frozen excluded)
         frozen = gc.get_freeze_count()
+        complete = getattr(gc_tuning, "complete", 0) - complete0
         t = time.thread_time()
         _, state = ref.snapshot()
         snap = time.thread_time() - t
@@ -320,11 +334,13 @@ def run(tables: int, messages: int, store: bool, tune_gc: bool, chat: float, see
             f"gen{g} {len(p):,}x, max {max(p, default=0) * 1000:.1f} ms"
             for g, p in timer.quiet.items()))
     print(f"  objects a full collection walks at the end: {walked:,} ({frozen:,} frozen); "
-          "garbage found by generation: " + " / ".join(f"{n:,}" for n in found))
+          "garbage found by generation: " + " / ".join(f"{n:,}" for n in found)
+          + f"; complete collections (everything unfrozen and walked): {complete}")
     print("  memory at the start and each tenth, MB (module doc of memory_mb):")
     print("    anonymous: " + " ".join(f"{a:.0f}" for _, a in mem))
     print("    private:   " + " ".join(f"{p:.0f}" for p, _ in mem))
     print("    Python blocks, thousands: " + " ".join(f"{b / 1000:.0f}" for b in blocks))
+    print("    frozen objects, thousands: " + " ".join(f"{b / 1000:.0f}" for b in frozen_at))
     parts = sorted(ref.part_cpu)
     if ref.head_cpu:
         print(f"  snapshots taken during the run: {len(ref.head_cpu)}; head (service-wide) "

@@ -13,6 +13,8 @@ from referee.outcome import LedgerEntry
 
 class Bank:
     def __init__(self) -> None:
+        # the entries applied; a service with a store keeps them there instead and clears
+        # this after each save (referee.service.Referee._save): only the balances stay
         self.ledger: list[LedgerEntry] = []
         self._balances: dict[str, int] = {}
 

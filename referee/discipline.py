@@ -25,6 +25,16 @@ The rulings (docs/rules.md "When the referee acts alone", "Hand information",
   and the room message says so.
 * A flag confirmed after its hand is over: the points and the removal apply (a removal during a
   later hand folds that hand, as any removal does).
+* **What the service remembers** (its memory horizon, docs/contracts.md "Memory horizon"): the
+  newest :data:`FLAGS_KEPT` flags, whatever their state, and the newest :data:`PENALTIES_KEPT`
+  penalties; a charged (room, hand, player) only while that hand is the room's current one or
+  a remembered undecided flag may still charge it. A year of a thousand tables would otherwise
+  keep every flag and penalty ever raised in memory and in every snapshot's head. The whole
+  record stays in the event log, which the moderators' console and ``referee records`` read.
+  A chat command about something older says so and where to look, with its code
+  (``flag_forgotten`` for ``!confirm`` / ``!dismiss``; ``flags_forgotten`` beside what
+  ``!flags`` still lists; ``penalties_forgotten`` / ``penalties_forgotten_only`` for
+  ``!penalties``).
 """
 
 from __future__ import annotations
@@ -61,6 +71,12 @@ Kind = Literal["information_leak", "interference"]
 Priority = Literal["high", "low"]
 PENALTY_KINDS = ("information_leak", "interference")
 
+#: The flags kept in memory, the newest (module doc): a flag older than these cannot be
+#: confirmed or dismissed from the chat; the console shows it.
+FLAGS_KEPT = 1000
+#: The penalties kept in memory for ``!penalties``, the newest of all players' (module doc).
+PENALTIES_KEPT = 1000
+
 
 @dataclass
 class FlagRecord:
@@ -68,13 +84,13 @@ class FlagRecord:
     room: str
     player: str
     kind: Kind
-    text: str
+    text: str  # an excerpt (all that !flags ever shows): not a 10,000-character line kept
     confidence: Priority
     status: Literal["open", "confirmed", "dismissed"] = "open"
     hand: int = 0  # the hand it was raised in (0: no hand)
     charged: bool = False  # a penalty was taken for it (and not reversed)
     points: int = 0
-    penalty_index: int | None = None  # into Referee.penalties
+    penalty_index: int | None = None  # the penalty's number (Referee.penalties, from 0)
     demoted_from: str = ""  # the rank mark taken by the penalty
 
 
@@ -130,10 +146,51 @@ class Discipline:
     """The flags and the one-penalty-per-hand ledger of a :class:`~referee.service.Referee`."""
 
     def __init__(self) -> None:
-        self.flags: dict[int, FlagRecord] = {}
+        self.flags: dict[int, FlagRecord] = {}  # the newest FLAGS_KEPT, by id (oldest first)
         self.next_id = 1
-        # (room, hand, player) charged for a leak or interference in that hand
+        # (room, hand, player) charged for a leak or interference in that hand, while it may
+        # still matter (:meth:`_forget_charged`)
         self.charged: set[tuple[str, int, str]] = set()
+        self._charged_mark = 16  # the size at which the charged keys are looked over again
+        # What is no longer remembered: undecided flags per room, penalties per player, and
+        # how many penalties in all (the first kept is penalty number ``penalties_dropped``).
+        self.open_forgotten: dict[str, int] = {}
+        self.penalties_forgotten: dict[str, int] = {}
+        self.penalties_dropped = 0
+
+    # --- the memory horizon (module doc) -------------------------------------------------------
+    def remember_penalty(self, penalties: list[dict[str, Any]], entry: dict[str, Any]) -> None:
+        """Keep a new penalty's record in ``penalties`` (the service's), forgetting the oldest
+        beyond :data:`PENALTIES_KEPT`."""
+        penalties.append(entry)
+        excess = len(penalties) - PENALTIES_KEPT
+        if excess <= 0:
+            return
+        for old in penalties[:excess]:
+            who = str(old["player"])
+            self.penalties_forgotten[who] = self.penalties_forgotten.get(who, 0) + 1
+        del penalties[:excess]
+        self.penalties_dropped += excess
+
+    def _forget_flags(self) -> None:
+        """Forget the flags older than the newest :data:`FLAGS_KEPT`."""
+        flags = self.flags
+        while len(flags) > FLAGS_KEPT:
+            old = flags.pop(next(iter(flags)))
+            if old.status == "open":
+                self.open_forgotten[old.room] = self.open_forgotten.get(old.room, 0) + 1
+
+    def _forget_charged(self, tables: dict[str, Table]) -> None:
+        """Keep only the charged keys a later penalty can still ask about: the hand a room's
+        table is at, and the hands of remembered undecided flags (a confirmation charges the
+        flag's hand). Looked over each time the set doubled: amortised, whatever the rate."""
+        current = {(room, t.engine.hand_no) for room, t in tables.items()}
+        pending = {(f.room, f.hand, f.player) for f in self.flags.values() if f.status == "open"}
+        self.charged = {k for k in self.charged if (k[0], k[1]) in current or k in pending}
+        self._charged_mark = 2 * len(self.charged) + 16
+
+    def _is_forgotten(self, fid: int) -> bool:
+        return 0 < fid < self.next_id and fid not in self.flags
 
     # --- checks --------------------------------------------------------------------------------
     def check_leak(self, turn: Turn, table: Table, player: str, said: str) -> None:
@@ -174,9 +231,11 @@ class Discipline:
     def _new_flag(self, turn: Turn, table: Table, player: str, kind: Kind, said: str,
                   priority: Priority) -> FlagRecord:
         hand = table.engine.hand_no
-        rec = FlagRecord(self.next_id, table.room, player, kind, said, priority, hand=hand)
+        rec = FlagRecord(self.next_id, table.room, player, kind, excerpt(said), priority,
+                         hand=hand)
         self.next_id += 1
         self.flags[rec.id] = rec
+        self._forget_flags()
         turn.emit([Flag(id=rec.id, player=player, kind=kind, text=said,
                         confidence=priority)])
         return rec
@@ -234,7 +293,9 @@ class Discipline:
             turn.emit([penalty])
         if hand:
             self.charged.add((room, hand, player))
-        idx = next((i for i in range(len(ref.penalties) - 1, -1, -1)
+            if len(self.charged) > self._charged_mark:
+                self._forget_charged(ref.tables)
+        idx = next((i + self.penalties_dropped for i in range(len(ref.penalties) - 1, -1, -1)
                     if ref.penalties[i]["player"] == player), None)
         demoted = ""
         if kind == "interference":
@@ -260,6 +321,8 @@ class Discipline:
             raise IllegalAction("flag_number_bad", arg=excerpt(args[0])) from None
         rec = self.flags.get(fid)
         if rec is None:
+            if self._is_forgotten(fid):
+                raise IllegalAction("flag_forgotten", id=fid, kept=FLAGS_KEPT)
             raise IllegalAction("flag_unknown", id=fid)
         return rec
 
@@ -290,8 +353,9 @@ class Discipline:
         if rec.points:
             turn.credit(rec.player, rec.points, f"penalty_reversed:{rec.kind}",
                         len(turn.events) - 1)
-        if rec.penalty_index is not None and rec.penalty_index < len(ref.penalties):
-            ref.penalties[rec.penalty_index]["reversed"] = True
+        at = -1 if rec.penalty_index is None else rec.penalty_index - self.penalties_dropped
+        if 0 <= at < len(ref.penalties):  # (a forgotten record is the console's)
+            ref.penalties[at]["reversed"] = True
         turn.say(line("reversed", id=rec.id, player=rec.player,
                       name=penalty_name(rec.kind), points=rec.points))
         if rec.demoted_from and not ref.ranks.get(rec.player, ""):
@@ -304,8 +368,13 @@ class Discipline:
         to = turn.reply_to
         open_ = [f for f in self.flags.values()
                  if f.status == "open" and (to != "room" or f.room == turn.room)]
+        forgotten = (self.open_forgotten.get(turn.room, 0) if to == "room"
+                     else sum(self.open_forgotten.values()))
+        if forgotten:  # undecided, but older than the memory: the console has them
+            turn.say(line("flags_forgotten", count=forgotten, kept=FLAGS_KEPT), to=to)
         if not open_:
-            turn.say(line("flags_none"), to=to)
+            if not forgotten:
+                turn.say(line("flags_none"), to=to)
             return
         key = "flags_item" if to == "room" else "flags_item_text"
         items = joined(line("list_joiner"), [
@@ -322,17 +391,27 @@ class Discipline:
         who = user_arg(args[0])
         self.apply_penalty(turn, turn.room, who, kind)
 
-    @staticmethod
-    def penalties_of(turn: Turn, who: str) -> Phrase:
+    def penalties_of(self, turn: Turn, who: str) -> Phrase:
         rows: list[dict[str, Any]] = [p for p in turn.desk.penalties if p["player"] == who]
+        older = self.penalties_forgotten.get(who, 0)
+        if older and not rows:  # all older than the memory: the console has them
+            return line("penalties_forgotten_only", player=who, older=older,
+                        kept=PENALTIES_KEPT)
+        if older:  # the rest is older than the memory
+            return line("penalties_forgotten", player=who, count=len(rows), older=older,
+                        kept=PENALTIES_KEPT, items=self._penalty_items(rows))
         if not rows:
             return line("penalties_none", player=who)
-        items = joined(line("list_joiner"), [
+        return line("penalties_list", player=who, count=len(rows),
+                    items=self._penalty_items(rows))
+
+    @staticmethod
+    def _penalty_items(rows: list[dict[str, Any]]) -> Phrase:
+        return joined(line("list_joiner"), [
             line("penalties_item_reversed" if p.get("reversed") else "penalties_item",
                  name=penalty_name(str(p["kind"])), points=int(p["points"]))
             for p in rows
         ])
-        return line("penalties_list", player=who, count=len(rows), items=items)
 
 
 # --- the discipline's commands (referee.registry) ----------------------------------------------
@@ -343,7 +422,7 @@ def _book(turn: Turn) -> Discipline:
 @command("penalties", others=True)
 def _penalties(turn: Turn, args: list[str]) -> None:
     who = target(turn, args, "what_penalties")
-    turn.say(Discipline.penalties_of(turn, who), to=turn.reply_to)
+    turn.say(_book(turn).penalties_of(turn, who), to=turn.reply_to)
 
 
 @command("penalty", moderator=True)

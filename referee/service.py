@@ -338,6 +338,9 @@ class Referee:
                 self._taking = None
         try:
             store.save(outcome)
+            # the ledger is the store's: memory keeps none of it (a year of buy-ins, cash-outs
+            # and penalties would otherwise stay in Bank.ledger), only the balances
+            self.bank.ledger.clear()
         except Exception:
             # Save, or it did not happen: the game goes back to exactly what the store
             # holds (a full disk, a read-only file, a figure SQLite cannot hold), and the
@@ -418,6 +421,8 @@ class Referee:
             self.persistence = saved
             self._track_processed = True
             self._rebuilding = False
+            if saved is not None:
+                self.bank.ledger.clear()  # the store holds it (see _save)
 
     # --- snapshots --------------------------------------------------------------------------------
     # A snapshot is the service-wide state (the head: bank balances, flags, penalties, rank
@@ -578,6 +583,10 @@ class Referee:
             },
             "flags": {i: (f.player, f.kind, f.confidence, f.status) for i, f in self.flags.items()},
             "penalties": list(self.penalties),
+            # what the memory horizon forgot, and the charged keys it still keeps
+            "forgotten": (self.discipline.open_forgotten, self.discipline.penalties_forgotten,
+                          self.discipline.penalties_dropped),
+            "charged": sorted(self.discipline.charged),
             "ranks": dict(self.ranks),
             "carried": self.carried,
             "moderators": sorted(self.moderators),
@@ -665,6 +674,9 @@ class Referee:
         if isinstance(self.discipline, kind):
             return self.discipline
         raise KeyError(kind.__name__)
+
+    def penalised(self, entry: dict[str, Any]) -> None:
+        self.discipline.remember_penalty(self.penalties, entry)
 
     def add_moderator(self, name: str) -> None:
         self.moderators.add(name)

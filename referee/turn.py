@@ -62,6 +62,11 @@ class Desk(Protocol):
 
     def table_chips(self, player: str) -> dict[str, int]: ...
 
+    def penalised(self, entry: dict[str, Any]) -> None:
+        """A penalty was emitted: keep its record (the newest ones only, see
+        :meth:`referee.discipline.Discipline.remember_penalty`)."""
+        ...
+
     def part(self, kind: type[P]) -> P:
         """The service's part of this type (its :class:`referee.discipline.Discipline`)."""
         ...
@@ -142,8 +147,8 @@ class Turn:
                 if ev.bank:
                     self.credit(ev.player, ev.bank, "leave", idx)
             elif isinstance(ev, Penalty):
-                self.desk.penalties.append({"player": ev.player, "kind": ev.kind,
-                                            "points": ev.points, "room": self.room})
+                self.desk.penalised({"player": ev.player, "kind": ev.kind,
+                                     "points": ev.points, "room": self.room})
                 if ev.points:
                     self.credit(ev.player, -ev.points, f"penalty:{ev.kind}", idx)
 

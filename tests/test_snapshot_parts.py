@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from referee import service
+from referee import discipline, service
 from referee.adapters import resume
 from referee.adapters.transcript import read
 from referee.history import HistoryBook
@@ -25,6 +25,7 @@ from referee.store import db as store_db
 
 sys.path.insert(0, str(Path(__file__).parent))
 from crash_transcript import omaha_transcript
+from flags_transcript import flags_transcript
 
 ROOMS = ("!a:x", "!b:x", "!c:x")
 
@@ -240,3 +241,30 @@ def test_the_spacing_grows_with_the_tables_and_a_restart_still_equals_the_full_r
     assert all(b - a >= 90 for a, b in itertools.pairwise(heads))
     state, warnings = _from_snapshot(db)
     assert warnings == [] and state == _full(db)
+
+
+@pytest.mark.usefixtures("small_snapshots")
+def test_a_restart_across_the_memory_horizon_equals_the_full_rerun(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Flags, penalties and charged hands forgotten all along (the newest 8 flags and 2
+    penalties kept): whatever the moment, the snapshot plus the inputs after it remember and
+    forget exactly what the full re-run does."""
+    monkeypatch.setattr(discipline, "FLAGS_KEPT", 8)
+    monkeypatch.setattr(discipline, "PENALTIES_KEPT", 2)
+    plays = {room: [line.given for line in read(flags_transcript(25, seed=20 + i), room=room)]
+             for i, room in enumerate(ROOMS[:2])}
+    checked = 0
+    with Store(tmp_path / "live.db") as s:
+        ref = Referee(persistence=s)
+        for n, inp in enumerate(_interleave(plays), start=1):
+            ref.process(inp)
+            if n % 41 == 0:
+                db = _copy(s.conn, tmp_path / f"at{n}.db")
+                state, warnings = _from_snapshot(db)
+                assert warnings == []
+                assert state == _full(db)
+                checked += 1
+        open_forgotten, penalties_forgotten, dropped = ref.state()["forgotten"]
+    assert checked >= 5
+    assert sum(open_forgotten.values()) > 0 and penalties_forgotten and dropped > 0

@@ -145,3 +145,30 @@ def test_a_dictionary_is_made_from_the_log_and_rows_shrink(tmp_path: Path) -> No
     conn = sqlite3.connect(tmp_path / "r.db")
     assert [r[1] for r in log_rows.rows(conn)] == [f"t:{i}" for i in range(1, TRAIN_FIRST + 50)]
     conn.close()
+
+
+def test_only_a_few_primed_dictionaries_stay_in_memory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dictionary every 16 rows (instead of 16,384): memory holds codec 0, the newest and at
+    most CODECS_KEPT others however many the log made, and every row still reads back (an old
+    dictionary is primed again from the database)."""
+    from referee.outcome import Outcome
+    from referee.store import log as store_log
+
+    monkeypatch.setattr(store_log, "TRAIN_EVERY", 16)
+    monkeypatch.setattr(store_log, "TRAIN_FIRST", 16)
+
+    def row(i: int) -> Outcome:
+        inp = {"kind": "message", "id": f"t:{i}", "room": "r", "sender": "alice",
+               "text": f"コール{i % 7}", "time": None, "dm": False, "line": i}
+        return Outcome(f"t:{i}", "r", inp, [])
+
+    with Store(tmp_path / "r.db") as s:
+        for i in range(1, 400):
+            s.save(row(i))
+            assert len(s.log._codecs) <= store_log.CODECS_KEPT + 2
+        made = s.conn.execute("SELECT count(*) FROM codecs").fetchone()[0]
+        assert made > 2 * store_log.CODECS_KEPT
+        assert [i["line"] for i in s.inputs()] == list(range(1, 400))
+        assert len(s.log._codecs) <= store_log.CODECS_KEPT + 2
+    assert check(tmp_path / "r.db").ok

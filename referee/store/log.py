@@ -42,6 +42,12 @@ from typing import Any
 TRAIN_FIRST = 64  # rows written without a dictionary before the first is made
 TRAIN_EVERY = 16384  # the most rows written with one dictionary before the next is made
 DICT_BYTES = 16384  # the window: a longer dictionary is never referred to
+# Primed codecs held in memory besides codec 0 and the newest, which writes (~100 KB each: a
+# compressor's and a decompressor's state and the dictionary): the last few made or read.
+# Older ones are primed again from ``codecs`` when a row of theirs is read; without this a log
+# that makes a dictionary every TRAIN_EVERY rows would hold one more every 16,384 inputs for as
+# long as the process runs (~600 MB in a year of a thousand tables).
+CODECS_KEPT = 4
 # Raw DEFLATE (the row says which dictionary), a 16 KB window: copying the primed compressor
 # (its window and hash tables) for every row is most of a row's cost, and twice the window
 # takes twice as long to copy for ~10% smaller rows; level 9 searches longer chains through
@@ -193,7 +199,16 @@ class Log:
             if row is None:
                 raise ValueError(f"row refers to no codec {codec}")
             primed = self._codecs[codec] = self._primed(bytes(row[0]))
+            self._keep_few()
         return primed
+
+    def _keep_few(self) -> None:
+        """Forget the primed codecs beyond :data:`CODECS_KEPT` (the oldest made or read first;
+        never codec 0 nor the newest, which writes)."""
+        codecs = self._codecs
+        newest = self._newest[0] if self._newest is not None else None
+        for old in [c for c in codecs if c not in (0, newest)][:-CODECS_KEPT or None]:
+            del codecs[old]
 
     def encode(self, codec: int, input_json: str | bytes, events_json: str | bytes) -> bytes:
         part = input_json if isinstance(input_json, bytes) else input_json.encode()
@@ -236,6 +251,7 @@ class Log:
                 codec = cur.lastrowid
                 self._codecs[codec] = self._primed(zdict)
             self._newest = (codec, next_seq)
+            self._keep_few()
         return codec
 
     def _train(self, before: int) -> bytes:
