@@ -178,7 +178,7 @@ def _frame(clause: Clause, game: str, hands: tuple[tuple[str, re.Pattern[str]], 
     f.cards.sort()
     _ante_raised(r)
     f.lemma_only = bool(r.lemma_found) and all(p in r.lemma_found for p, _ in f.actions)
-    _not_doing(f)
+    _not_doing(f, re.search(text_of("negated_condition"), r.folded) is not None)
     return f
 
 
@@ -763,10 +763,13 @@ def _veto_word(r: _Reading, gap: str) -> bool:
                for m in r.v.veto_words.finditer(gap))
 
 
-def _not_doing(f: Frame) -> None:
+def _not_doing(f: Frame, conditional: bool = False) -> None:
     """An action negated that is itself an action: not throwing is staying (交換せんで), not
     showing is the close (見せずに閉じます, 見せません)."""
     kinds = {n for _, n in f.actions}
+    if f.negated and conditional:  # (見せないともらえない: a condition, not the close)
+        f.vetoed = f.strict = True
+        return
     if f.negated and "discard" in kinds and kinds <= {"discard", "stay", "showdown"} \
             and not f.cards:
         f.actions = [(p, "stay") for p, _ in f.actions[:1]]  # 交換せんで: no change

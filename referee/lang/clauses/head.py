@@ -52,6 +52,7 @@ Reader = Callable[[str], "Parsed | None"]
 _MIN_KANA = 4
 _ADJECTIVE, _ADNOMINAL = vocab.pos("adjective"), vocab.pos("adnominal")
 _NOUN, _PERSON, _SUFFIX = vocab.pos("noun"), vocab.pos("person_name"), vocab.pos("suffix")
+_NOMINALISING = vocab.pos("nominalising_particle")
 _PROPER, _SYMBOL, _BLANK = vocab.pos("proper_noun"), vocab.pos("symbol"), vocab.pos("blank")
 
 
@@ -367,8 +368,8 @@ def _done_now(ws: tuple[Word, ...], a: int, message: str) -> bool:
     said = "".join(w.surface for w in tail)
     if tail and tail[0].surface in texts_of("head_topic_after"):
         return False
-    if any(w.pos == PARTICLE and w.pos2 == CONJUNCTIVE for w in tail):
-        return False  # (フルハウスにしちゃって、…: the story goes on)
+    if any(w.pos == PARTICLE and w.pos2 in (CONJUNCTIVE, _NOMINALISING) for w in tail):
+        return False  # (フルハウスにしちゃって、…: the story goes on; チェックで回るのつらい)
     if any(x in said for x in texts_of("head_not_now_pieces")):
         return False
     not_now = texts_of("head_not_now")

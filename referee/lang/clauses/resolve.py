@@ -351,6 +351,9 @@ def _others_act(c: Clause) -> bool:
             continue
         if w.lemma in texts_of("others_counters") and prev.pos2 == NUMERAL:
             return True
+        if w.pos == PARTICLE and w.lemma in texts_of("seat_acts") and \
+                fold_nfkc(prev.surface) in texts_of("seat_words"):
+            return True  # (BTNがレイズ: the seat's player acted)
         if w.pos == PARTICLE and w.lemma == text_of("subject_particle") and \
                 prev.lemma.split("-")[0] not in texts_of("speakers") and \
                 prev.surface not in texts_of("speakers"):
@@ -426,9 +429,11 @@ def _multiplied(c: Clause) -> bool:
     """A figure of the action that is a multiple (アンティ101倍とAA201倍で: what a hand paid),
     not chips."""
     p = c.parsed
+    times = re.search(rf"[0-9]\s*{re.escape(text_of('times'))}", c.folded) is not None
     if p is None or (p.amount is None and p.aa is None and p.to is None):
-        return False
-    return re.search(rf"[0-9]\s*{re.escape(text_of('times'))}", c.folded) is not None
+        # (フラッシュだとアンティ3.5倍で: the payout told, the figure not read as chips)
+        return times and p is not None and p.action == "ante"
+    return times
 
 
 def _opens_later(c: Clause) -> bool:
@@ -1297,9 +1302,13 @@ def _fold_then_shown(clauses: list[Clause], game: str,
             continue
         later = clauses[i + 1:]
         # (降ります。フォールドして、Ksだけ見せときます: the fold said twice)
+        # (降ります。前に何も見せずに降りたら…いじられたので、Kdだけ見せときます: the story
+        # between names actions of another time)
         b = next((c for k, c in enumerate(later) if (c.kind in _NAMING and not (
             c.kind == "action" and c.parsed is not None and c.parsed.action == pa.action
-            and not c.parsed.cards)) or (c.kind == "chat" and not c.strict and
+            and not c.parsed.cards) and not (c.kind == "blocking" and c.strict and
+                                             _of_another_time(c))) or (
+            c.kind == "chat" and not c.strict and
                                          _shown_with_reason(c, game, hands))
             or _shows_next(c, later[k + 1:], game, hands)), None)
         if b is None or b.question:
