@@ -1173,10 +1173,11 @@ def _vague_agrees(clauses: list[Clause]) -> None:
     all-in's ante) or a fold (フォールドで。アンティだけで済ます: what the fold costs); the pot
     alone beside a pot bet (ポットベット。…きっちりポットで); a raise verb with no figure after
     an ante (アンティ200にします。…少しだけ上げる: the ante raised). No second decision."""
-    acts = [c for c in clauses if c.kind == "action" and c.parsed is not None]
+    acts = [c for c in clauses if c.kind in ("action", "echo") and c.parsed is not None]
     pot_bet = any(c.parsed is not None and c.parsed.pot and c.parsed.action == "bet"
                   for c in acts)
     acted: list[Parsed] = []
+    corrected = any(c.kind == "correction" or c.correction for c in clauses)
     for c in acts:
         p = c.parsed
         assert p is not None
@@ -1185,6 +1186,11 @@ def _vague_agrees(clauses: list[Clause]) -> None:
         surfaces = [fold_nfkc(m.group()) for m in vocabulary().surface.finditer(c.folded)]
         contest = bool(surfaces) and all(w in texts_of("contest_words") for w in surfaces)
         bare = p.amount is None and p.aa is None and p.to is None
+        if c.kind == "echo":
+            if bare and not corrected and any(x.action == p.action and (x.amount or x.to or x.pot)
+                                              for x in acted):
+                c.kind, c.parsed = "chat", None  # (ポットベットで。…先に打っとく)
+            continue
         if (contest and any(x.action not in ("fold", "muck") for x in acted)) or (
                 p.action == "ante" and bare and
                 any(x.action in ("allin", "fold") for x in acted)) or (
@@ -1192,7 +1198,10 @@ def _vague_agrees(clauses: list[Clause]) -> None:
                 and p.action != "bet") or (
                 p.action == "raise" and bare and not p.pot and
                 any(w in c.folded for w in texts_of("needs_amount")) and
-                any(x.action == "ante" for x in acted)):
+                any(x.action == "ante" for x in acted)) or (
+                bare and not p.pot and not p.cards and not p.hand and not corrected and any(
+                    x.action == p.action and (x.amount or x.to or x.pot or x.cards)
+                    for x in acted)):  # (ポットベットで。…先に打っとく: the same bet)
             c.kind, c.parsed = "chat", None
             continue
         acted.append(p)
