@@ -748,8 +748,10 @@ def _asks_someone(r: _Reading, tail_at: int) -> bool:
     names_cards = (bool(f.cards) or rest) and {
         n for _, n in f.actions} <= {"discard", "keep", "all"} and any(
         n != "all" for _, n in f.actions)
+    # (ハイパーで両方まとめて: a word around the act in the て form, no request)
+    around = len(tail) > 1 and fold_nfkc(tail[-2].surface + tail[-1].surface) in r.v.around_words
     return clause.last and not names_cards and len(tail) > 1 and tail[-1].pos == PARTICLE \
-        and tail[-1].lemma in texts_of("request") and tail[-2].pos == VERB
+        and tail[-1].lemma in texts_of("request") and tail[-2].pos == VERB and not around
 
 
 def _veto_word(r: _Reading, gap: str) -> bool:
