@@ -22,6 +22,7 @@ Several clauses with the same action agree when one of them carries the values (
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from functools import cache
@@ -287,6 +288,9 @@ def _free_before(ws: tuple[Word, ...], a: int, b: int, folded: str, last: re.Mat
         return False
     if any(w.surface == text_of("head_subject") and w.pos == PARTICLE for w in pre):
         return False
+    if sum(1 for x, y in itertools.pairwise(pre) if x.pos == _NOUN and y.pos == PARTICLE
+           and y.lemma == text_of("also")) >= 2:
+        return False  # (仕事も恋愛もオールイン: said of things listed)
     if any(w.lemma in texts_of("head_when") or w.surface in texts_of("head_when") for w in pre):
         return False  # (全員降りたときはクローズ: what is done when something happens, a rule)
     if pre and pre[-1].surface in (*texts_of("tally_counters"), *texts_of("head_in_a_row")):

@@ -623,7 +623,7 @@ def _predicates(kept: list[Clause], game: str,
         return []  # (NPC弱いね、すぐ降りる: what someone else does)
     found = [i for i, c in enumerate(kept) if c.kind == "blocking" and (
              not c.strict or _only_hedged(c, game, hands))
-             and not c.hand_named and not _of_another_time(c) and (
+             and not c.hand_named and not _of_another_time(c) and not _said_of_things(c) and (
                  (_ends_in_action(c) and (c.self_polite or _declared_end(c, kept[i + 1:])))
                  or _chosen_with(c) or _done_then(c))]
     if len(found) == 1:
@@ -1215,7 +1215,19 @@ def _not_taken_now(c: Clause, before: list[Clause], after: list[Clause]) -> bool
             _times_done(c) or _quoted_by_next(after, c) or _multiplied(c) or
             _gives_up_hand(c, before) or _otherwise(c, before) or
             _nominalised_topic(c, after) or _later(c) or _bracketed(c, before) or
-            _opens_later(c))
+            _said_of_things(c) or _opens_later(c))
+
+
+def _said_of_things(c: Clause) -> bool:
+    """An action word said of two things listed with も (仕事も恋愛もオールイン): a word for
+    how one lives, not a move."""
+    m = vocabulary().surface.search(c.folded)
+    if m is None:
+        return False
+    said = [w for w in c.said() if w.start - c.start < m.start()]
+    listed = sum(1 for a, b in itertools.pairwise(said) if a.pos == NOUN and b.pos == PARTICLE
+                 and b.lemma == text_of("also"))
+    return listed >= 2
 
 
 def _bracketed(c: Clause, before: list[Clause]) -> bool:
