@@ -27,8 +27,10 @@ from referee.lang.clauses.vocabulary import (
     Traits,
     Vocabulary,
     amount_pattern,
+    ends_attributive,
     guarded,
     katakana_word,
+    names_a_person,
     text_of,
     texts_of,
     traits,
@@ -220,20 +222,22 @@ def _read_cards(r: _Reading, hands: Iterable[tuple[str, re.Pattern[str]]]) -> No
             break
 
 
+def _said_before(clause: Clause, at: int) -> list[Word]:
+    """The words of ``clause`` before offset ``at``, without marks and blanks."""
+    return [w for w in clause.words if w.start - clause.start < at and w.pos not in (
+        SYMBOL, BLANK)]
+
+
 def _action_described(r: _Reading) -> None:
     """Words that end in the attributive form right before the last action word describe it
     (半分がアンティになるオールインで行きます): no content, and no action of their own."""
-    f, clause = r.f, r.clause
-    if len(f.actions) < 1 or f.cards:
+    f = r.f
+    if not f.actions or f.cards:
         return
     last = max(p for p, _ in f.actions)
-    before = [w for w in clause.words if w.start - clause.start < last and w.pos not in (
-        SYMBOL, BLANK)]
-    if len(before) < 2 or before[-1].pos not in (VERB, AUX) or \
-            not before[-1].cform.startswith(text_of("attributive_cform")) or \
-            before[-1].lemma == text_of("past") or any(
-            w.pos3 == vocab.pos("person_name") or w.lemma in texts_of("name_suffixes")
-            or (w.pos == AUX and w.lemma == text_of("past")) for w in before):
+    before = _said_before(r.clause, last)
+    if len(before) < 2 or not ends_attributive(before) or names_a_person(before) or any(
+            w.pos == AUX and w.lemma == text_of("past") for w in before):
         return
     f.actions = [(p, n) for p, n in f.actions if p >= last]
     r.keyword_spans = [(a, b) for a, b in r.keyword_spans if a >= last]
@@ -254,18 +258,14 @@ def _belief_before(r: _Reading) -> None:
 def _cards_described(r: _Reading) -> None:
     """Words before the cards that end in the attributive form (ペアの邪魔になってる3cと7dを
     捨てます, 要らない3cを捨てます) describe the cards the action after them takes: no content."""
-    f, clause = r.f, r.clause
+    f = r.f
     if not f.cards or not f.actions:
         return
     first = min(p for p, _ in f.cards)
     if any(p < first for p, _ in f.actions):
         return
-    before = [w for w in clause.words if w.start - clause.start < first and w.pos not in (
-        SYMBOL, BLANK)]
-    if not before or before[-1].pos not in (VERB, AUX, vocab.pos("adjective")) or \
-            not before[-1].cform.startswith(text_of("attributive_cform")) or any(
-            w.pos3 == vocab.pos("person_name") or w.lemma in texts_of("name_suffixes")
-            for w in before):
+    before = _said_before(r.clause, first)
+    if not ends_attributive(before, adjective=True) or names_a_person(before):
         return
     r.spans.append((0, first))
     if 0 <= r.hand_at < first:
@@ -639,7 +639,7 @@ def _judge_word(r: _Reading, i: int, prev: Word | None, ranks: set[str]) -> None
         f.why.append(w.surface)
         return
     if w.pos == AUX and w.lemma == text_of("zu") and prev is not None and prev.pos == VERB \
-            and not any(p < w.start - r.clause.start for p, _ in f.actions):
+            and not any(p < at for p, _ in f.actions):
         return  # 欲張らずに替えます: the ず of a manner before the act negates the manner only
     if _is_veto(w, v) or _is_remark(prev, w, v) or past or _past_remark(prev, w, v):
         _veto(f, prev, w, v)

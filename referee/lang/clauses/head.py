@@ -38,6 +38,7 @@ from referee.lang.clauses.vocabulary import (
     VERB,
     action_spans,
     katakana_word,
+    names_a_person,
     placed_already,
     style_of_the_day,
     text_of,
@@ -148,8 +149,7 @@ def _spoken_freely(text: str, before: list[str], end: int, got: Parsed, advice: 
         return False  # (a question or praise before the decision is said: to someone)
     if any(x in upto for x in texts_of("second_person")):
         return False
-    if advice and any(w.pos3 == _PERSON or w.lemma in texts_of("name_suffixes")
-                      for w in words(upto)):
+    if advice and names_a_person(words(upto)):
         return False  # (bobさんそこでフォールドはないって、…コールしとこ: advice to bob)
     return not any(_calls_someone(piece) for piece in before)
 
@@ -306,7 +306,7 @@ def _free_before(ws: tuple[Word, ...], a: int, b: int, folded: str, last: re.Mat
     if any(o in said or o in said_folded for o in someone) or any(
             t in said if len(t) > 1 else any(w.surface == t for w in pre) for t in times):
         return False  # (one character is a word only as a word: 前 but not 前提)
-    return not any(w.pos3 == _PERSON or w.lemma in texts_of("name_suffixes") for w in pre)
+    return not names_a_person(pre)
 
 
 def _longest(piece: str, ws: tuple[Word, ...], a: int, b: int, read: Reader) -> Parsed | None:

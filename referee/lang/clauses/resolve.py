@@ -34,6 +34,7 @@ from referee.lang.clauses.vocabulary import (
     GrammarReader,
     action_words,
     amount_pattern,
+    ends_attributive,
     mentions,
     placed_already,
     style_of_the_day,
@@ -341,8 +342,7 @@ def _others_act(c: Clause) -> bool:
     m = spans[0]
     lead = [w for w in c.words if w.start - c.start < spans[-1].start() and w.pos not in (
         SYMBOL, BLANK)]
-    if lead and lead[-1].pos in (VERB, AUX) and lead[-1].cform.startswith(
-            text_of("attributive_cform")):
+    if ends_attributive(lead):
         return False  # (半分がアンティになるオールインで: the subject of what describes it)
     before = [w for w in c.words if w.start - c.start < m.start() and w.pos not in (SYMBOL, BLANK)]
     for k, w in enumerate(before):
@@ -1154,7 +1154,9 @@ def _only_way(c: Clause, before: list[Clause], grammar: GrammarReader) -> None:
         return
     said = c.said()
     spans = list(vocabulary().surface.finditer(c.folded))
-    at = next((k for k, w in enumerate(said) if spans and w.start - c.start >= spans[-1].end()),
+    if not spans:
+        return
+    at = next((k for k, w in enumerate(said) if w.start - c.start >= spans[-1].end()),
               None)  # (the first word after the action word, which may be two: オール イン)
     if at is None or len(said) < at + 2 or said[at].surface != text_of("head_only") or \
             said[at + 1].lemma not in texts_of("head_only_none"):
@@ -1181,9 +1183,9 @@ def _vague_agrees(clauses: list[Clause]) -> None:
     for c in acts:
         p = c.parsed
         assert p is not None
-        names = [SURFACE_NAMES[m.lastgroup or ""] for m in vocabulary().surface.finditer(
-            c.folded)]
-        surfaces = [fold_nfkc(m.group()) for m in vocabulary().surface.finditer(c.folded)]
+        found = list(vocabulary().surface.finditer(c.folded))
+        names = [SURFACE_NAMES[m.lastgroup or ""] for m in found]
+        surfaces = [fold_nfkc(m.group()) for m in found]
         contest = bool(surfaces) and all(w in texts_of("contest_words") for w in surfaces)
         bare = p.amount is None and p.aa is None and p.to is None
         if c.kind == "echo":

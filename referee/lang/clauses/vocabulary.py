@@ -332,6 +332,21 @@ def placed_already(text: str, said: Iterable[Word]) -> bool:
         w.lemma in texts_of("stake_verbs") for w in ws)
 
 
+def ends_attributive(ws: list[Word], adjective: bool = False) -> bool:
+    """The words end in a verb or an auxiliary (or, with ``adjective``, an adjective) in the
+    attributive form: they describe the noun after them (半分がアンティになるオールイン,
+    要らない3c)."""
+    kinds = (VERB, AUX, vocab.pos("adjective")) if adjective else (VERB, AUX)
+    return bool(ws) and ws[-1].pos in kinds and ws[-1].cform.startswith(
+        text_of("attributive_cform"))
+
+
+def names_a_person(ws: Iterable[Word]) -> bool:
+    """A person's name or a name's suffix (さん, くん) among the words."""
+    person = vocab.pos("person_name")
+    return any(w.pos3 == person or w.lemma in texts_of("name_suffixes") for w in ws)
+
+
 def style_of_the_day(action: str | None, text: str) -> bool:
     """「今日はコールで地道にいきます」: how the speaker plays today, the action only its style
     (an ante or an all-in is the stake itself: 今回はアンティ100に下げて地道にいきます)."""
